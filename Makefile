@@ -1,0 +1,99 @@
+# vagx: the front door.  `make demo` and `make check` are the two commands a
+# user needs; every other target is a step behind them, reachable on its own.
+# See README.md and docs/building.md.
+
+SHELL := /bin/bash
+TOP := $(CURDIR)
+B := $(TOP)/build
+# The pyenv python on these machines cannot see Debian's meson/mako modules.
+export PATH := /usr/bin:$(PATH)
+export CCACHE_DIR ?= $(HOME)/.cache/vagx/ccache
+export VAGX_CACHE ?= $(HOME)/.cache/vagx
+
+KREL = $(shell $(TOP)/scripts/kver.sh 2>/dev/null)
+QEMU_BIN := $(B)/qemu/qemu-system-x86_64
+HOST_BUILD := $(B)/host
+
+.PHONY: all deps host qemu mesa kernel check demo run host-run bench clean distclean help
+.DEFAULT_GOAL := help
+
+help:
+	@echo "vagx: make demo | make check"
+	@echo "  steps: deps host qemu kernel mesa | run [CMD='...'] | host-run CMD='...' | bench | clean | distclean"
+
+all: host qemu kernel mesa
+
+# --- dependencies -----------------------------------------------------------
+# One stamp per build tree: a fresh clone (or `make clean`) asks apt again,
+# which costs a second when nothing is missing.
+deps: $(B)/.deps-stamp
+$(B)/.deps-stamp: scripts/deps.sh scripts/packages.txt
+	@mkdir -p $(B) $(CCACHE_DIR)
+	@scripts/deps.sh
+	@ccache -M 10G >/dev/null 2>&1 || true
+	@touch $@
+
+# --- host-side C: generated headers, layout, renderer core, tools, tests -----
+host: deps
+	@if [ ! -f $(HOST_BUILD)/build.ninja ]; then \
+		echo "host: meson setup $(HOST_BUILD)"; \
+		meson setup $(HOST_BUILD) $(TOP) >$(B)/host-configure.log 2>&1 || \
+		{ tail -20 $(B)/host-configure.log; echo "host: meson setup failed (log: build/host-configure.log)"; exit 1; }; \
+	fi
+	@echo "host: building"
+	@ninja -C $(HOST_BUILD) | tail -1
+
+# --- QEMU 10.0.2 with the vagx device ----------------------------------------
+qemu: deps
+	@qemu-device/prepare-qemu.sh
+	@echo "qemu: building qemu-system-x86_64 (first build ~10 min on 2 cores)"
+	@ninja -C $(B)/qemu qemu-system-x86_64 $(if $(wildcard qemu-device/qemu/tests/qtest/vagx-test.c),tests/qtest/vagx-test) >$(B)/qemu-build.log 2>&1 || \
+		{ grep -B2 -A12 -m3 'error' $(B)/qemu-build.log; echo "qemu: build failed (log: build/qemu-build.log)"; exit 1; }
+	@tail -1 $(B)/qemu-build.log
+
+# --- Mesa 25.0.7 --------------------------------------------------------------
+mesa: deps
+	@userspace/prepare-mesa.sh
+	@echo "mesa: building and installing into build/mesa-install (first build ~15 min)"
+	@ninja -C $(B)/mesa install >$(B)/mesa-build.log 2>&1 || \
+		{ grep -B2 -A12 -m3 'error' $(B)/mesa-build.log; echo "mesa: build failed (log: build/mesa-build.log)"; exit 1; }
+	@grep -m1 -o '\[[0-9]*/[0-9]*\].*' $(B)/mesa-build.log | tail -1 >/dev/null; echo "mesa: ok"
+
+# --- vagx.ko ------------------------------------------------------------------
+# Kbuild of 6.12 builds external modules in their source directory, so the
+# module's sources are mirrored as symlinks into build/kernel and built there.
+kernel: deps
+	@if ls kernel/*.c >/dev/null 2>&1; then \
+		krel=$(KREL); [ -n "$$krel" ] || { echo "kernel: no 6.12 kernel with headers; run make deps"; exit 1; }; \
+		mkdir -p $(B)/kernel; \
+		for f in kernel/*; do ln -sfn $(TOP)/$$f $(B)/kernel/$$(basename $$f); done; \
+		echo "kernel: building vagx.ko against $$krel"; \
+		$(MAKE) -s -C /lib/modules/$$krel/build M=$(B)/kernel VAGX_TOP=$(TOP) W=1 modules || exit 1; \
+	else \
+		echo "kernel: no module sources yet (kernel/*.c)"; \
+	fi
+
+# --- the two commands -----------------------------------------------------------
+check: all
+	@tests/run-all
+
+demo: qemu kernel mesa
+	@tests/guest/demo
+
+# --- running things -------------------------------------------------------------
+run: qemu kernel
+	@if [ -n "$(CMD)" ]; then tests/guest/vagx-guest -- $(CMD); \
+	else tests/guest/vagx-guest --shell; fi
+
+host-run: mesa
+	@[ -n "$(CMD)" ] || { echo "usage: make host-run CMD='program args'"; exit 2; }
+	@userspace/vagx-env $(CMD)
+
+bench: all
+	@tests/bench/run-all
+
+clean:
+	rm -rf $(B)/host $(B)/kernel $(B)/guest $(B)/.deps-stamp
+
+distclean:
+	rm -rf $(B)
