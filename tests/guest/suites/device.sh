@@ -2,9 +2,8 @@
 # What the guest sees of the vagx device: the PCI function with the contract's
 # identity, and, once vagx.ko is built, the driver bound to it with a DRM node.
 top=$(cd "$(dirname "$0")/../../.." && pwd)
-hdr=$(ls "$top"/build/host/uapi/hw/vagx_hw.h 2>/dev/null)
-ven=$(sed -n 's/^#define VAGX_PCI_VENDOR_ID[[:space:]]*0x\([0-9a-fA-F]*\).*/\1/p' "$hdr")
-dev=$(sed -n 's/^#define VAGX_PCI_DEVICE_ID[[:space:]]*0x\([0-9a-fA-F]*\).*/\1/p' "$hdr")
+id=$("$top/tests/guest/hw-id")
+ven=${id%%:*} dev=${id##*:}
 n=0
 t() { n=$((n + 1)); if eval "$2"; then echo "ok $n $1"; else echo "not ok $n $1"; fi; }
 
