@@ -1,0 +1,170 @@
+/*
+ * vagx USC: the shader core of the renderer.  Decodes a program once into a
+ * pre-decoded form, caches it, and executes SIMD-32 groups with execution masks.
+ *
+ * Plain C11, no global state, no OS threads: a threadgroup's SIMD groups run
+ * cooperatively on the calling host thread (barriers switch groups).  Memory goes
+ * through the caller's translate callback (the device MMU); graphics-only
+ * instructions go through the caller's hook.  See docs/hw/isa.md.
+ */
+#ifndef VAGX_USC_H
+#define VAGX_USC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vagx_isa.h"
+
+#ifdef __cplusplus
+extern "C" {
+/* C++ users pass a pointer to a C-side atomic flag; they never touch it. */
+typedef struct vagx_usc_abort_flag vagx_usc_abort_t;
+#else
+#include <stdatomic.h>
+typedef _Atomic bool vagx_usc_abort_t;
+#endif
+
+#define VAGX_USC_LANES 32
+#define VAGX_USC_MAX_TG_THREADS 1024
+#define VAGX_USC_MAX_SHARED (64 * 1024)
+#define VAGX_USC_MAX_DEPTH 64
+#define VAGX_USC_MAX_INSTRS 65536
+
+enum vagx_usc_status {
+   VAGX_USC_OK = 0,
+   VAGX_USC_ILLEGAL_INSTRUCTION, /* result.isa_err, result.pc */
+   VAGX_USC_FAULT,               /* result.fault_va, result.fault_access, result.pc */
+   VAGX_USC_ABORTED,             /* *env->abort became true */
+   VAGX_USC_BUDGET,              /* env->budget instructions executed */
+   VAGX_USC_NOT_IMPLEMENTED,     /* graphics instruction with no hook */
+   VAGX_USC_BAD_DISPATCH,        /* threadgroup too large, shared too big, ... */
+   VAGX_USC_NOMEM,
+};
+
+/* Access kinds for translate and fault reports (bit set). */
+enum vagx_usc_access {
+   VAGX_USC_ACC_READ = 1,
+   VAGX_USC_ACC_WRITE = 2,
+   VAGX_USC_ACC_EXEC = 4,
+   VAGX_USC_ACC_SHARED = 8,     /* fault in threadgroup memory (va = byte offset) */
+   VAGX_USC_ACC_UNALIGNED = 16, /* fault because of alignment, not the MMU */
+};
+
+struct vagx_usc_mem_ops {
+   /* Maps [va, va + size) for `access` (VAGX_USC_ACC_READ/WRITE/EXEC, atomics
+    * ask READ|WRITE).  Returns the host address of va and stores in *span how
+    * many bytes from va are contiguous in host memory with the same rights
+    * (>= size); NULL is a fault.  The core caches the span for the rest of the
+    * run call, so mappings must not change while a job runs (the device
+    * invalidates at job boundaries). */
+   void *(*translate)(void *ctx, uint64_t va, uint32_t size, unsigned access,
+                      uint64_t *span);
+};
+
+/* A graphics-only instruction handed to the renderer (texture unit, iterator,
+ * tile buffer, vertex output). */
+struct vagx_usc_gfx_call {
+   const struct vagx_instr *instr;
+   uint32_t exec;               /* lanes to execute */
+   const uint32_t *src[3];      /* scalar sources after modifiers, 32 lanes each */
+   const uint32_t (*regs)[32];  /* register file, for vector sources (instr->src[i].idx) */
+   uint32_t (*out)[32];         /* results: out[component][lane], up to 4 */
+   unsigned simd_id;            /* SIMD group within the threadgroup */
+   const uint32_t (*sr)[32];    /* special registers of this group */
+};
+
+struct vagx_usc_gfx_ops {
+   /* Executes call->instr for call->exec lanes, writing call->out when the
+    * instruction has a destination (the core writes it back under the mask). */
+   enum vagx_usc_status (*exec)(void *ctx, struct vagx_usc_gfx_call *call);
+};
+
+/* What the device gives every run. */
+struct vagx_usc_env {
+   const struct vagx_usc_mem_ops *mem;
+   void *mem_ctx;
+   const struct vagx_usc_gfx_ops *gfx; /* may be NULL */
+   void *gfx_ctx;
+   vagx_usc_abort_t *abort;             /* may be NULL; polled every 256 instructions */
+   uint64_t budget;                   /* max SIMD instructions per run call, 0 = none */
+   const uint32_t *uniforms;          /* u0.. */
+   unsigned nuniforms;                /* missing uniforms read as 0 */
+};
+
+struct vagx_usc_compute {
+   uint32_t tg_size[3];  /* threads per threadgroup, product <= 1024 */
+   uint32_t ngroups[3];  /* grid size in threadgroups */
+   uint32_t shared_bytes;
+};
+
+struct vagx_usc_result {
+   enum vagx_usc_status status;
+   int isa_err;            /* enum vagx_isa_err for ILLEGAL_INSTRUCTION */
+   uint32_t pc;            /* byte offset of the stopping instruction */
+   uint64_t fault_va;
+   unsigned fault_access;  /* enum vagx_usc_access bits */
+   uint64_t instructions;  /* SIMD instructions executed by this call */
+};
+
+struct vagx_usc_program;  /* decoded program, immutable once built */
+struct vagx_usc;          /* per-host-thread executor (scratch, registers) */
+struct vagx_usc_cache;    /* decoded programs keyed by (VM root, VA) */
+
+/* Decodes the program at words[0..nwords).  On failure returns NULL with
+ * res->status ILLEGAL_INSTRUCTION (or NOMEM) and res->pc / res->isa_err set. */
+struct vagx_usc_program *vagx_usc_program_decode(const uint64_t *words, size_t nwords,
+                                                 struct vagx_usc_result *res);
+void vagx_usc_program_free(struct vagx_usc_program *prog);
+size_t vagx_usc_program_words(const struct vagx_usc_program *prog);
+
+struct vagx_usc *vagx_usc_create(void);
+void vagx_usc_destroy(struct vagx_usc *usc);
+
+/* Runs one compute threadgroup to completion (or error). */
+enum vagx_usc_status vagx_usc_run_threadgroup(struct vagx_usc *usc,
+                                              const struct vagx_usc_program *prog,
+                                              const struct vagx_usc_env *env,
+                                              const struct vagx_usc_compute *cs,
+                                              const uint32_t tgid[3],
+                                              struct vagx_usc_result *res);
+
+/* Runs a whole grid: every threadgroup in x-fastest order, stopping at the
+ * first error. */
+enum vagx_usc_status vagx_usc_run_grid(struct vagx_usc *usc, const struct vagx_usc_program *prog,
+                                       const struct vagx_usc_env *env,
+                                       const struct vagx_usc_compute *cs,
+                                       struct vagx_usc_result *res);
+
+/* Runs one SIMD group with caller-provided special registers and initial mask:
+ * the entry point for vertex and fragment work (VDM/PDM). */
+enum vagx_usc_status vagx_usc_run_simd(struct vagx_usc *usc, const struct vagx_usc_program *prog,
+                                       const struct vagx_usc_env *env,
+                                       const uint32_t (*sr)[32], uint32_t exec,
+                                       struct vagx_usc_result *res);
+
+/*
+ * Program cache.  Invalidation rule: entries are keyed by (page-table root, VA)
+ * and stamped with the cache generation.  The device calls
+ * vagx_usc_cache_invalidate() at every job start and every TLB invalidation; a
+ * lookup that finds a stale entry re-reads the code bytes and reuses the decoded
+ * program only if they are unchanged (otherwise decodes anew).  Code must not
+ * change while a job runs.  Thread-safe; programs replaced while other threads
+ * may run them are retired and freed by vagx_usc_cache_trim() (call when idle).
+ */
+struct vagx_usc_cache *vagx_usc_cache_create(void);
+void vagx_usc_cache_destroy(struct vagx_usc_cache *cache);
+void vagx_usc_cache_invalidate(struct vagx_usc_cache *cache);
+void vagx_usc_cache_trim(struct vagx_usc_cache *cache);
+const struct vagx_usc_program *vagx_usc_cache_get(struct vagx_usc_cache *cache,
+                                                  const struct vagx_usc_env *env,
+                                                  uint64_t root, uint64_t va,
+                                                  struct vagx_usc_result *res);
+
+const char *vagx_usc_status_name(enum vagx_usc_status s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

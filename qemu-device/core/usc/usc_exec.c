@@ -1,0 +1,309 @@
+/* Executor: runs the SIMD groups of a threadgroup cooperatively on the calling
+ * thread.  Each group runs until it ends or reaches a barrier; when every live
+ * group waits at a barrier they are all released.  No OS threads, no globals. */
+#include <stdlib.h>
+
+#include "usc_priv.h"
+
+#define CHECK_INTERVAL 256
+
+struct vagx_usc {
+   struct usc_grp *groups;
+   unsigned groups_cap;
+   uint32_t *regs;
+   size_t regs_cap;
+   uint32_t (*ub)[L];     /* uniforms broadcast to 32 lanes */
+   uint8_t *shared;
+   size_t shared_cap;
+};
+
+struct vagx_usc *vagx_usc_create(void)
+{
+   struct vagx_usc *usc = calloc(1, sizeof(*usc));
+   if (!usc)
+      return NULL;
+   usc->ub = calloc(256, sizeof(*usc->ub));
+   if (!usc->ub) {
+      free(usc);
+      return NULL;
+   }
+   return usc;
+}
+
+void vagx_usc_destroy(struct vagx_usc *usc)
+{
+   if (!usc)
+      return;
+   free(usc->groups);
+   free(usc->regs);
+   free(usc->ub);
+   free(usc->shared);
+   free(usc);
+}
+
+const char *vagx_usc_status_name(enum vagx_usc_status s)
+{
+   switch (s) {
+   case VAGX_USC_OK: return "OK";
+   case VAGX_USC_ILLEGAL_INSTRUCTION: return "ILLEGAL_INSTRUCTION";
+   case VAGX_USC_FAULT: return "FAULT";
+   case VAGX_USC_ABORTED: return "ABORTED";
+   case VAGX_USC_BUDGET: return "BUDGET";
+   case VAGX_USC_NOT_IMPLEMENTED: return "NOT_IMPLEMENTED";
+   case VAGX_USC_BAD_DISPATCH: return "BAD_DISPATCH";
+   case VAGX_USC_NOMEM: return "NOMEM";
+   }
+   return "?";
+}
+
+/* Abort flag and budget, polled every CHECK_INTERVAL instructions (every loop
+ * iteration executes at least its endloop, so infinite loops are caught). */
+static void slow_check(struct usc_run *run, struct usc_grp *g)
+{
+   const struct vagx_usc_env *env = run->env;
+   const struct usc_op *o = &run->prog->ops[g->pc];
+   if (env->abort && atomic_load_explicit(env->abort, memory_order_relaxed)) {
+      usc_error(g, o, VAGX_USC_ABORTED);
+      return;
+   }
+   if (env->budget && run->icount >= env->budget) {
+      usc_error(g, o, VAGX_USC_BUDGET);
+      return;
+   }
+   run->next_check = run->icount + CHECK_INTERVAL;
+   if (env->budget && run->next_check > env->budget)
+      run->next_check = env->budget;
+}
+
+static void run_group(struct usc_grp *g)
+{
+   struct usc_run *run = g->run;
+   const struct usc_op *ops = run->prog->ops;
+   while (g->state == USC_RUNNING) {
+      const struct usc_op *o = &ops[g->pc++];
+      o->fn(g, o);
+      if (++run->icount >= run->next_check && g->state == USC_RUNNING)
+         slow_check(run, g);
+   }
+}
+
+/* Runs groups[0..n) to completion, barriers included. */
+static enum vagx_usc_status run_groups(struct vagx_usc *usc, struct usc_run *run, unsigned n)
+{
+   for (;;) {
+      unsigned waiting = 0;
+      for (unsigned i = 0; i < n; i++) {
+         struct usc_grp *g = &usc->groups[i];
+         if (g->state == USC_RUNNING)
+            run_group(g);
+         if (g->state == USC_ERROR) {
+            run->res->instructions = run->icount;
+            return run->res->status;
+         }
+         waiting += g->state == USC_BARRIER;
+      }
+      if (!waiting)
+         break;
+      for (unsigned i = 0; i < n; i++)
+         if (usc->groups[i].state == USC_BARRIER)
+            usc->groups[i].state = USC_RUNNING;
+   }
+   run->res->instructions = run->icount;
+   run->res->status = VAGX_USC_OK;
+   return VAGX_USC_OK;
+}
+
+static bool reserve(struct vagx_usc *usc, const struct vagx_usc_program *prog, unsigned ngroups,
+                    uint32_t shared)
+{
+   size_t regs = (size_t)ngroups * prog->nregs * L;
+   if (ngroups > usc->groups_cap) {
+      void *p = realloc(usc->groups, ngroups * sizeof(*usc->groups));
+      if (!p)
+         return false;
+      usc->groups = p;
+      usc->groups_cap = ngroups;
+   }
+   if (regs > usc->regs_cap) {
+      void *p = realloc(usc->regs, regs * sizeof(uint32_t));
+      if (!p)
+         return false;
+      usc->regs = p;
+      usc->regs_cap = regs;
+   }
+   if (shared > usc->shared_cap) {
+      void *p = realloc(usc->shared, shared);
+      if (!p)
+         return false;
+      usc->shared = p;
+      usc->shared_cap = shared;
+   }
+   return true;
+}
+
+static void begin_run(struct vagx_usc *usc, struct usc_run *run, const struct vagx_usc_program *prog,
+                      const struct vagx_usc_env *env, struct vagx_usc_result *res)
+{
+   memset(res, 0, sizeof(*res));
+   memset(run, 0, sizeof(*run));
+   run->env = env;
+   run->prog = prog;
+   run->res = res;
+   run->next_check = CHECK_INTERVAL;
+   if (env->budget && env->budget < run->next_check)
+      run->next_check = env->budget;
+   /* Broadcast only the uniforms the program reads. */
+   for (unsigned u = 0; u < 256; u++) {
+      if (!(prog->u_used[u >> 6] >> (u & 63) & 1))
+         continue;
+      uint32_t v = env->uniforms && u < env->nuniforms ? env->uniforms[u] : 0;
+      for (int l = 0; l < L; l++)
+         usc->ub[u][l] = v;
+   }
+}
+
+static void init_group(struct vagx_usc *usc, struct usc_run *run, unsigned i, uint32_t exec)
+{
+   struct usc_grp *g = &usc->groups[i];
+   const struct vagx_usc_program *prog = run->prog;
+   g->r = usc->regs + (size_t)i * prog->nregs * L;
+   memset(g->r, 0, (size_t)prog->nregs * L * sizeof(uint32_t));
+   g->base[USC_B_R] = g->r;
+   g->base[USC_B_U] = usc->ub[0];
+   g->base[USC_B_SR] = g->sr[0];
+   g->base[USC_B_IMM] = prog->imm[0];
+   g->base[USC_B_CF] = NULL;
+   g->killed = 0;
+   g->pc = 0;
+   g->sp = 0;
+   g->loop = -1;
+   g->state = USC_RUNNING;
+   g->id = i;
+   g->run = run;
+   usc_set_exec(g, exec);
+}
+
+enum vagx_usc_status vagx_usc_run_threadgroup(struct vagx_usc *usc,
+                                              const struct vagx_usc_program *prog,
+                                              const struct vagx_usc_env *env,
+                                              const struct vagx_usc_compute *cs,
+                                              const uint32_t tgid[3],
+                                              struct vagx_usc_result *res)
+{
+   struct usc_run run;
+   const uint32_t sx = cs->tg_size[0], sy = cs->tg_size[1], sz = cs->tg_size[2];
+   uint64_t nthreads = (uint64_t)sx * sy * sz;
+
+   begin_run(usc, &run, prog, env, res);
+   if (!nthreads || nthreads > VAGX_USC_MAX_TG_THREADS || cs->shared_bytes > VAGX_USC_MAX_SHARED)
+      return res->status = VAGX_USC_BAD_DISPATCH;
+   unsigned ngroups = (unsigned)((nthreads + L - 1) / L);
+   if (!reserve(usc, prog, ngroups, cs->shared_bytes))
+      return res->status = VAGX_USC_NOMEM;
+   /* Threadgroup memory starts zeroed so runs are deterministic. */
+   if (cs->shared_bytes)
+      memset(usc->shared, 0, cs->shared_bytes);
+   run.shared = usc->shared;
+   run.shared_size = cs->shared_bytes;
+
+   for (unsigned i = 0; i < ngroups; i++) {
+      uint32_t exec = 0;
+      struct usc_grp *g = &usc->groups[i];
+      memset(g->sr, 0, sizeof(g->sr));
+      for (unsigned l = 0; l < L; l++) {
+         uint32_t t = i * L + l;
+         if (t >= nthreads)
+            continue;
+         exec |= 1u << l;
+         g->sr[VAGX_SR_LANE_ID][l] = l;
+         g->sr[VAGX_SR_TID_X][l] = t % sx;
+         g->sr[VAGX_SR_TID_Y][l] = (t / sx) % sy;
+         g->sr[VAGX_SR_TID_Z][l] = t / (sx * sy);
+         g->sr[VAGX_SR_TINDEX][l] = t;
+         g->sr[VAGX_SR_SIMD_ID][l] = i;
+         for (int k = 0; k < 3; k++) {
+            g->sr[VAGX_SR_TGID_X + k][l] = tgid[k];
+            g->sr[VAGX_SR_NGROUPS_X + k][l] = cs->ngroups[k];
+            g->sr[VAGX_SR_TGSIZE_X + k][l] = cs->tg_size[k];
+         }
+      }
+      init_group(usc, &run, i, exec);
+   }
+   return run_groups(usc, &run, ngroups);
+}
+
+enum vagx_usc_status vagx_usc_run_grid(struct vagx_usc *usc, const struct vagx_usc_program *prog,
+                                       const struct vagx_usc_env *env,
+                                       const struct vagx_usc_compute *cs,
+                                       struct vagx_usc_result *res)
+{
+   uint64_t total = 0;
+   uint32_t id[3];
+   for (id[2] = 0; id[2] < cs->ngroups[2]; id[2]++)
+      for (id[1] = 0; id[1] < cs->ngroups[1]; id[1]++)
+         for (id[0] = 0; id[0] < cs->ngroups[0]; id[0]++) {
+            enum vagx_usc_status st = vagx_usc_run_threadgroup(usc, prog, env, cs, id, res);
+            total += res->instructions;
+            res->instructions = total;
+            if (st != VAGX_USC_OK)
+               return st;
+         }
+   return VAGX_USC_OK;
+}
+
+enum vagx_usc_status vagx_usc_run_simd(struct vagx_usc *usc, const struct vagx_usc_program *prog,
+                                       const struct vagx_usc_env *env,
+                                       const uint32_t (*sr)[32], uint32_t exec,
+                                       struct vagx_usc_result *res)
+{
+   struct usc_run run;
+   begin_run(usc, &run, prog, env, res);
+   if (!reserve(usc, prog, 1, 0))
+      return res->status = VAGX_USC_NOMEM;
+   if (sr)
+      memcpy(usc->groups[0].sr, sr, sizeof(usc->groups[0].sr));
+   else
+      memset(usc->groups[0].sr, 0, sizeof(usc->groups[0].sr));
+   init_group(usc, &run, 0, exec);
+   return run_groups(usc, &run, 1);
+}
+
+/* Graphics-only instructions: handed to the renderer's hook with resolved
+ * scalar sources; results come back in out[] and are written under the mask. */
+void usc_op_gfx(struct usc_grp *g, const struct usc_op *o)
+{
+   const struct vagx_usc_env *env = g->run->env;
+   const struct vagx_op_info *info = vagx_info(o->I.op);
+   uint32_t tmp[3][L], out[4][L];
+   struct vagx_usc_gfx_call call;
+
+   if (!env->gfx || !env->gfx->exec) {
+      usc_error(g, o, VAGX_USC_NOT_IMPLEMENTED);
+      return;
+   }
+   memset(&call, 0, sizeof(call));
+   memset(out, 0, sizeof(out));
+   call.instr = &o->I;
+   call.exec = g->exec;
+   for (unsigned s = 0; s < o->nsrc; s++)
+      if (info->src[s] == VAGX_SK_U32 || info->src[s] == VAGX_SK_F32)
+         call.src[s] = usc_src(g, o, s, tmp[s]);
+   call.regs = (const uint32_t (*)[32])g->r;
+   call.out = out;
+   call.simd_id = g->id;
+   call.sr = (const uint32_t (*)[32])g->sr;
+   enum vagx_usc_status st = env->gfx->exec(env->gfx_ctx, &call);
+   if (st != VAGX_USC_OK) {
+      usc_error(g, o, st);
+      return;
+   }
+   if (info->dst == VAGX_DK_U32 || info->dst == VAGX_DK_F32) {
+      usc_wb(g, o, out[0]);
+   } else if (info->dst == VAGX_DK_VEC4) {
+      for (unsigned k = 0; k < 4; k++) {
+         uint32_t *d = g->r + (size_t)(o->dst + k) * L;
+         for (int l = 0; l < L; l++)
+            d[l] = (d[l] & ~g->lmask[l]) | (out[k][l] & g->lmask[l]);
+      }
+   }
+}

@@ -1,0 +1,277 @@
+/* Memory instruction handlers: device memory through the translate callback
+ * (with a one-entry cache per access kind for the run), threadgroup memory as a
+ * bounds-checked byte array.  Lanes access memory in ascending lane order. */
+#include "usc_priv.h"
+
+#define HANDLER(name) static void name(struct usc_grp *g, const struct usc_op *o)
+
+static uint8_t *xlate(struct usc_grp *g, const struct usc_op *o, uint64_t va, uint32_t size,
+                      unsigned acc)
+{
+   struct usc_run *run = g->run;
+   struct usc_tlb *t = (acc & VAGX_USC_ACC_WRITE) ? &run->tlb_w : &run->tlb_r;
+   if (va >= t->va && va + size <= t->end && va + size > va)
+      return t->host + (va - t->va);
+   uint64_t span = 0;
+   void *p = NULL;
+   if (run->env->mem && run->env->mem->translate && va + size > va)
+      p = run->env->mem->translate(run->env->mem_ctx, va, size, acc, &span);
+   if (!p) {
+      usc_fault(g, o, va, acc);
+      return NULL;
+   }
+   if (span < size)
+      span = size;
+   t->va = va;
+   t->end = va + span;
+   t->host = p;
+   return p;
+}
+
+static inline uint32_t ld_u32(const uint8_t *p)
+{
+   uint32_t v;
+   memcpy(&v, p, 4);
+   return v;
+}
+
+/* Loads one lane's value (n registers) from p according to memsize. */
+static inline void load_value(const uint8_t *p, unsigned size, uint32_t v[4])
+{
+   switch (size) {
+   case VAGX_MEMSIZE_U8: v[0] = p[0]; break;
+   case VAGX_MEMSIZE_S8: v[0] = (uint32_t)(int32_t)(int8_t)p[0]; break;
+   case VAGX_MEMSIZE_U16: v[0] = (uint32_t)p[0] | (uint32_t)p[1] << 8; break;
+   case VAGX_MEMSIZE_S16: v[0] = (uint32_t)(int32_t)(int16_t)(p[0] | p[1] << 8); break;
+   default:
+      for (unsigned k = 0; k < vagx_memsize_regs[size]; k++)
+         v[k] = ld_u32(p + 4 * k);
+      break;
+   }
+}
+
+static inline void store_value(uint8_t *p, unsigned size, const uint32_t v[4])
+{
+   switch (size) {
+   case VAGX_MEMSIZE_U8:
+   case VAGX_MEMSIZE_S8: p[0] = (uint8_t)v[0]; break;
+   case VAGX_MEMSIZE_U16:
+   case VAGX_MEMSIZE_S16: p[0] = (uint8_t)v[0]; p[1] = (uint8_t)(v[0] >> 8); break;
+   default: memcpy(p, v, 4u * vagx_memsize_regs[size]); break;
+   }
+}
+
+static inline unsigned align_of(unsigned bytes)
+{
+   return bytes < 4 ? bytes : 4;
+}
+
+/* 64-bit address of lane l from the register pair of source 0. */
+static inline uint64_t addr64(const struct usc_grp *g, const struct usc_op *o, int l)
+{
+   const uint32_t *lo = g->base[o->src[0].bfile] + (size_t)o->src[0].idx * L;
+   return (uint64_t)lo[l] | (uint64_t)lo[l + L] << 32;
+}
+
+HANDLER(op_ld_global)
+{
+   unsigned size = o->I.mod & 7, bytes = vagx_memsize_bytes[size];
+   unsigned n = vagx_memsize_regs[size];
+   uint32_t t1[L];
+   const uint32_t *off = usc_src(g, o, 1, t1);
+   uint32_t *d = g->r + (size_t)o->dst * L;
+   for (uint32_t m = g->exec; m; m &= m - 1) {
+      int l = __builtin_ctz(m);
+      uint64_t va = addr64(g, o, l) + (uint64_t)(int64_t)(int32_t)off[l];
+      uint32_t v[4];
+      if (va & (align_of(bytes) - 1)) {
+         usc_fault(g, o, va, VAGX_USC_ACC_READ | VAGX_USC_ACC_UNALIGNED);
+         return;
+      }
+      const uint8_t *p = xlate(g, o, va, bytes, VAGX_USC_ACC_READ);
+      if (!p)
+         return;
+      load_value(p, size, v);
+      for (unsigned k = 0; k < n; k++)
+         d[k * L + l] = v[k];
+   }
+}
+
+HANDLER(op_st_global)
+{
+   unsigned size = o->I.mod & 7, bytes = vagx_memsize_bytes[size];
+   unsigned n = vagx_memsize_regs[size];
+   uint32_t t1[L];
+   const uint32_t *off = usc_src(g, o, 1, t1);
+   const uint32_t *s = g->r + (size_t)o->src[2].idx * L;
+   for (uint32_t m = g->exec; m; m &= m - 1) {
+      int l = __builtin_ctz(m);
+      uint64_t va = addr64(g, o, l) + (uint64_t)(int64_t)(int32_t)off[l];
+      uint32_t v[4];
+      if (va & (align_of(bytes) - 1)) {
+         usc_fault(g, o, va, VAGX_USC_ACC_WRITE | VAGX_USC_ACC_UNALIGNED);
+         return;
+      }
+      uint8_t *p = xlate(g, o, va, bytes, VAGX_USC_ACC_WRITE);
+      if (!p)
+         return;
+      for (unsigned k = 0; k < n; k++)
+         v[k] = s[k * L + l];
+      store_value(p, size, v);
+   }
+}
+
+/* Atomic read-modify-write; `shared` memory is private to this host thread. */
+static inline uint32_t atom_apply(unsigned aop, uint32_t *p, uint32_t v, uint32_t cmp, int shared)
+{
+   uint32_t old, nv;
+   if (shared) {
+      old = *p;
+   } else {
+      switch (aop) {
+      case VAGX_ATOMOP_ADD: return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
+      case VAGX_ATOMOP_AND: return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);
+      case VAGX_ATOMOP_OR: return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);
+      case VAGX_ATOMOP_XOR: return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);
+      case VAGX_ATOMOP_XCHG: return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
+      case VAGX_ATOMOP_CMPXCHG:
+         old = cmp;
+         __atomic_compare_exchange_n(p, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+         return old;
+      default: break;
+      }
+      old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+   }
+   for (;;) {
+      switch (aop) {
+      case VAGX_ATOMOP_ADD: nv = old + v; break;
+      case VAGX_ATOMOP_SMIN: nv = (int32_t)v < (int32_t)old ? v : old; break;
+      case VAGX_ATOMOP_SMAX: nv = (int32_t)v > (int32_t)old ? v : old; break;
+      case VAGX_ATOMOP_UMIN: nv = v < old ? v : old; break;
+      case VAGX_ATOMOP_UMAX: nv = v > old ? v : old; break;
+      case VAGX_ATOMOP_AND: nv = old & v; break;
+      case VAGX_ATOMOP_OR: nv = old | v; break;
+      case VAGX_ATOMOP_XOR: nv = old ^ v; break;
+      case VAGX_ATOMOP_XCHG: nv = v; break;
+      default: nv = old == cmp ? v : old; break; /* cmpxchg */
+      }
+      if (shared) {
+         *p = nv;
+         return old;
+      }
+      if (__atomic_compare_exchange_n(p, &old, nv, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+         return old;
+   }
+}
+
+HANDLER(op_atom_global)
+{
+   uint32_t t1[L], t2[L], r[L] = { 0 };
+   const uint32_t *v = usc_src(g, o, 1, t1), *c = usc_src(g, o, 2, t2);
+   for (uint32_t m = g->exec; m; m &= m - 1) {
+      int l = __builtin_ctz(m);
+      uint64_t va = addr64(g, o, l);
+      unsigned acc = VAGX_USC_ACC_READ | VAGX_USC_ACC_WRITE;
+      if (va & 3) {
+         usc_fault(g, o, va, acc | VAGX_USC_ACC_UNALIGNED);
+         return;
+      }
+      uint8_t *p = xlate(g, o, va, 4, acc);
+      if (!p)
+         return;
+      r[l] = atom_apply(o->I.mod, (uint32_t *)(void *)p, v[l], c[l], 0);
+   }
+   usc_wb(g, o, r);
+}
+
+/* Threadgroup memory address check: returns the host pointer or faults. */
+static uint8_t *shared_ptr(struct usc_grp *g, const struct usc_op *o, uint64_t a, unsigned bytes,
+                           unsigned acc)
+{
+   acc |= VAGX_USC_ACC_SHARED;
+   if (a & (align_of(bytes) - 1)) {
+      usc_fault(g, o, a, acc | VAGX_USC_ACC_UNALIGNED);
+      return NULL;
+   }
+   if (a + bytes > g->run->shared_size) {
+      usc_fault(g, o, a, acc);
+      return NULL;
+   }
+   return g->run->shared + a;
+}
+
+HANDLER(op_ld_shared)
+{
+   unsigned size = o->I.mod & 7, bytes = vagx_memsize_bytes[size];
+   unsigned n = vagx_memsize_regs[size];
+   uint32_t t0[L], t1[L];
+   const uint32_t *a = usc_src(g, o, 0, t0), *b = usc_src(g, o, 1, t1);
+   uint32_t *d = g->r + (size_t)o->dst * L;
+   for (uint32_t m = g->exec; m; m &= m - 1) {
+      int l = __builtin_ctz(m);
+      uint32_t v[4];
+      const uint8_t *p = shared_ptr(g, o, (uint64_t)a[l] + b[l], bytes, VAGX_USC_ACC_READ);
+      if (!p)
+         return;
+      load_value(p, size, v);
+      for (unsigned k = 0; k < n; k++)
+         d[k * L + l] = v[k];
+   }
+}
+
+HANDLER(op_st_shared)
+{
+   unsigned size = o->I.mod & 7, bytes = vagx_memsize_bytes[size];
+   unsigned n = vagx_memsize_regs[size];
+   uint32_t t0[L], t1[L];
+   const uint32_t *a = usc_src(g, o, 0, t0), *b = usc_src(g, o, 1, t1);
+   const uint32_t *s = g->r + (size_t)o->src[2].idx * L;
+   for (uint32_t m = g->exec; m; m &= m - 1) {
+      int l = __builtin_ctz(m);
+      uint32_t v[4];
+      uint8_t *p = shared_ptr(g, o, (uint64_t)a[l] + b[l], bytes, VAGX_USC_ACC_WRITE);
+      if (!p)
+         return;
+      for (unsigned k = 0; k < n; k++)
+         v[k] = s[k * L + l];
+      store_value(p, size, v);
+   }
+}
+
+HANDLER(op_atom_shared)
+{
+   uint32_t t0[L], t1[L], t2[L], r[L] = { 0 };
+   const uint32_t *a = usc_src(g, o, 0, t0), *v = usc_src(g, o, 1, t1);
+   const uint32_t *c = usc_src(g, o, 2, t2);
+   for (uint32_t m = g->exec; m; m &= m - 1) {
+      int l = __builtin_ctz(m);
+      uint8_t *p = shared_ptr(g, o, a[l], 4, VAGX_USC_ACC_READ | VAGX_USC_ACC_WRITE);
+      if (!p)
+         return;
+      r[l] = atom_apply(o->I.mod, (uint32_t *)(void *)p, v[l], c[l], 1);
+   }
+   usc_wb(g, o, r);
+}
+
+/* Fences order memory; host accesses of one thread are already ordered and
+ * device atomics are sequentially consistent, so only a compiler/CPU fence. */
+HANDLER(op_fence)
+{
+   (void)g;
+   (void)o;
+   __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+usc_fn usc_mem_fn(const struct vagx_instr *I)
+{
+   switch (I->op) {
+   case VAGX_OP_LD_GLOBAL: return op_ld_global;
+   case VAGX_OP_ST_GLOBAL: return op_st_global;
+   case VAGX_OP_ATOM_GLOBAL: return op_atom_global;
+   case VAGX_OP_LD_SHARED: return op_ld_shared;
+   case VAGX_OP_ST_SHARED: return op_st_shared;
+   case VAGX_OP_ATOM_SHARED: return op_atom_shared;
+   case VAGX_OP_FENCE: return op_fence;
+   default: return NULL;
+   }
+}

@@ -1,0 +1,156 @@
+/* Internal structures of the USC interpreter: the pre-decoded program and the
+ * state of a running SIMD group, plus the operand fetch/writeback helpers every
+ * handler uses.  Handlers compute all 32 lanes and write back under the mask, so
+ * each instruction is one indirect call plus loops the compiler vectorises. */
+#ifndef VAGX_USC_PRIV_H
+#define VAGX_USC_PRIV_H
+
+#include <string.h>
+
+#include "usc.h"
+
+#define L VAGX_USC_LANES
+
+struct usc_grp;
+struct usc_op;
+typedef void (*usc_fn)(struct usc_grp *g, const struct usc_op *o);
+
+/* Where a source lives at run time: base array + index*32. */
+enum usc_bfile { USC_B_R, USC_B_U, USC_B_SR, USC_B_IMM, USC_B_CF, USC_B_COUNT };
+
+/* Source transform: half select then sign ops (bit ops, exact). */
+enum { USC_XF_LO = 1, USC_XF_HI = 2, USC_XF_ABS = 4, USC_XF_NEG = 8 };
+
+struct usc_src {
+   uint8_t bfile, xf;
+   uint16_t idx;   /* index within the base file (imm: program imm slot) */
+};
+
+struct usc_op {
+   usc_fn fn;
+   struct usc_src src[3];
+   uint16_t dst;
+   uint8_t dshift;      /* 0, or 16 for a high-half destination */
+   uint8_t nsrc;
+   uint32_t dmask;      /* bits of the destination written */
+   uint32_t target;     /* cf: op index of the matching else/endif, loop body, jump target */
+   uint32_t skip;       /* op index to continue at when no lane is left active */
+   uint32_t pc;         /* byte offset of the instruction */
+   struct vagx_instr I;
+};
+
+struct vagx_usc_program {
+   struct usc_op *ops;   /* nops + 1: the last is an implicit end */
+   uint32_t nops;
+   uint32_t (*imm)[L];   /* broadcast immediates */
+   uint32_t nimm;
+   uint64_t *code;       /* the code words, for cache revalidation */
+   uint32_t nwords;
+   uint32_t nregs;       /* GPRs touched: r0..nregs-1 */
+   uint32_t sr_used;     /* bit per special register */
+   uint64_t u_used[4];   /* bit per uniform register */
+   /* cache bookkeeping */
+   uint64_t root, va, gen;
+   struct vagx_usc_program *next;
+};
+
+enum usc_state { USC_RUNNING, USC_BARRIER, USC_DONE, USC_ERROR };
+
+struct usc_frame {
+   uint32_t saved;   /* active mask at if/loop */
+   uint32_t taken;   /* if: lanes that took it */
+   uint32_t brk, cont;
+   int8_t is_loop;
+   int8_t outer_loop; /* frame index of the enclosing loop, -1 */
+};
+
+struct usc_tlb {
+   uint64_t va, end;
+   uint8_t *host;
+};
+
+/* State shared by the groups of one run call. */
+struct usc_run {
+   const struct vagx_usc_env *env;
+   const struct vagx_usc_program *prog;
+   struct vagx_usc_result *res;
+   uint8_t *shared;
+   uint32_t shared_size;
+   uint64_t icount, next_check;
+   struct usc_tlb tlb_r, tlb_w;
+};
+
+struct usc_grp {
+   const uint32_t *base[USC_B_COUNT];
+   uint32_t *r;
+   uint32_t exec, killed;
+   uint32_t pc;
+   int sp, loop;       /* stack depth, innermost loop frame (-1) */
+   int state;
+   unsigned id;
+   struct usc_run *run;
+   uint32_t lmask[L];  /* exec as per-lane all-ones/zero, for branch-free writeback */
+   uint32_t sr[VAGX_SR_COUNT][L];
+   struct usc_frame stack[VAGX_USC_MAX_DEPTH];
+};
+
+static inline void usc_set_exec(struct usc_grp *g, uint32_t exec)
+{
+   g->exec = exec;
+   for (int l = 0; l < L; l++)
+      g->lmask[l] = 0u - ((exec >> l) & 1u);
+}
+
+/* Returns the 32 lanes of source s, transformed into tmp when needed. */
+static inline const uint32_t *usc_src(const struct usc_grp *g, const struct usc_op *o,
+                                      unsigned s, uint32_t *tmp)
+{
+   const struct usc_src *r = &o->src[s];
+   const uint32_t *p = g->base[r->bfile] + (size_t)r->idx * L;
+   if (!r->xf)
+      return p;
+   unsigned sh = (r->xf & USC_XF_HI) ? 16 : 0;
+   uint32_t hm = (r->xf & (USC_XF_LO | USC_XF_HI)) ? 0xffffu : 0xffffffffu;
+   uint32_t am = (r->xf & USC_XF_ABS) ? 0x7fffffffu : 0xffffffffu;
+   uint32_t xm = (r->xf & USC_XF_NEG) ? 0x80000000u : 0;
+   for (int l = 0; l < L; l++)
+      tmp[l] = (((p[l] >> sh) & hm) & am) ^ xm;
+   return tmp;
+}
+
+/* Writes res to the destination for active lanes (and the chosen half). */
+static inline void usc_wb(struct usc_grp *g, const struct usc_op *o, const uint32_t *res)
+{
+   uint32_t *d = g->r + (size_t)o->dst * L;
+   const unsigned sh = o->dshift;
+   const uint32_t dm = o->dmask;
+   for (int l = 0; l < L; l++) {
+      uint32_t wm = g->lmask[l] & dm;
+      d[l] = (d[l] & ~wm) | ((res[l] << sh) & wm);
+   }
+}
+
+static inline void usc_error(struct usc_grp *g, const struct usc_op *o,
+                             enum vagx_usc_status st)
+{
+   g->run->res->status = st;
+   g->run->res->pc = o->pc;
+   g->state = USC_ERROR;
+}
+
+static inline void usc_fault(struct usc_grp *g, const struct usc_op *o, uint64_t va,
+                             unsigned access)
+{
+   g->run->res->fault_va = va;
+   g->run->res->fault_access = access;
+   usc_error(g, o, VAGX_USC_FAULT);
+}
+
+/* Handler selection, one per instruction class. */
+usc_fn usc_alu_fn(const struct vagx_instr *I);
+usc_fn usc_mem_fn(const struct vagx_instr *I);
+usc_fn usc_cf_fn(const struct vagx_instr *I);
+void usc_op_gfx(struct usc_grp *g, const struct usc_op *o);
+void usc_op_end(struct usc_grp *g, const struct usc_op *o);
+
+#endif
