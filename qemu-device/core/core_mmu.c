@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The device MMU: 4-level page-table walk per VM root, per-thread TLBs and the
+ * access checks (VALID, READ_ONLY, NULL, NO_EXEC) of the contract.
+ *
+ * TLB protocol: every thread (worker or front-end) owns a private TLB.  A
+ * TLB invalidation bumps core->tlb_gen; a thread drops its whole TLB when it
+ * sees a new generation at the start of a slice (a batch of threadgroups or
+ * a copy chunk) -- so a stale translation can be used only by accesses of a
+ * slice that began before the invalidation, and TLB_INV_STATUS.BUSY stays 1
+ * until every such slice ended (core_regs.c).  Invalidations are therefore
+ * treated as "everything": always correct, cheap because they are rare.
+ */
+#include "core_priv.h"
+
+#include <stdlib.h>
+
+#define PAGE_MASK ((uint64_t)VAGX_PAGE_SIZE - 1)
+
+static bool fail(struct core_fault *f, uint64_t root, uint64_t va, enum vagx_fault_access acc,
+                 enum vagx_fault_reason reason, unsigned level)
+{
+   f->va = va;
+   f->root = root;
+   f->access = acc;
+   f->reason = reason;
+   f->level = level;
+   f->unit = VAGX_UNIT_NONE;
+   return false;
+}
+
+bool core_walk(core_read_fn rd, void *opaque, uint64_t root, uint64_t va,
+               enum vagx_fault_access access, struct core_xlate *x, struct core_fault *f)
+{
+   memset(x, 0, sizeof(*x));
+   if (!vagx_va_is_canonical(va))
+      return fail(f, root, va, access, VAGX_FAULT_REASON_ADDRESS_RANGE, 0);
+   if (root == 0 || (root & PAGE_MASK) || (root >> VAGX_PA_BITS))
+      return fail(f, root, va, access, VAGX_FAULT_REASON_BAD_ROOT, 0);
+
+   uint64_t table = root;
+   for (unsigned level = 0; level < VAGX_PT_LEVELS; level++) {
+      uint32_t raw[VAGX_PTE_DWORDS];
+      uint64_t pte_pa = table + (uint64_t)vagx_pt_index(va, level) * VAGX_PTE_SIZE;
+      if (rd(opaque, pte_pa, raw, sizeof(raw)))
+         return fail(f, root, va, access,
+                     level == 0 ? VAGX_FAULT_REASON_BAD_ROOT : VAGX_FAULT_REASON_BUS_ERROR, level);
+      struct vagx_pte pte;
+      bool ok = vagx_pte_unpack(raw, &pte, NULL);
+      if (!pte.valid)
+         return fail(f, root, va, access, VAGX_FAULT_REASON_NOT_PRESENT, level);
+      if (!ok)
+         return fail(f, root, va, access, VAGX_FAULT_REASON_RESERVED_BITS, level);
+      x->ro |= pte.read_only;
+      x->nx |= pte.no_exec;
+      if (pte.null) {
+         x->null = true;
+         x->pa = 0;
+         return true;
+      }
+      table = pte.addr;
+   }
+   x->pa = table;
+   return true;
+}
+
+/* Access rights on a finished walk.  NULL pages never fault (reads 0, writes
+ * dropped), even when READ_ONLY or NO_EXEC is set on the way. */
+static bool check_access(const struct core_xlate *x, uint64_t root, uint64_t va,
+                         enum vagx_fault_access access, struct core_fault *f)
+{
+   if (x->null)
+      return true;
+   if (x->ro && (access == VAGX_FAULT_ACCESS_WRITE || access == VAGX_FAULT_ACCESS_ATOMIC))
+      return fail(f, root, va, access, VAGX_FAULT_REASON_READ_ONLY, VAGX_PT_LEVELS - 1);
+   if (x->nx && access == VAGX_FAULT_ACCESS_EXEC)
+      return fail(f, root, va, access, VAGX_FAULT_REASON_NO_EXEC, VAGX_PT_LEVELS - 1);
+   return true;
+}
+
+void core_mmu_ctx_init(struct core_mmu_ctx *m, struct vagx_core *core)
+{
+   memset(m, 0, sizeof(*m));
+   m->core = core;
+   m->gen = atomic_load(&core->tlb_gen);
+}
+
+void core_mmu_sync(struct core_mmu_ctx *m)
+{
+   uint64_t g = atomic_load_explicit(&m->core->tlb_gen, memory_order_acquire);
+   if (g != m->gen) {
+      memset(m->tlb, 0, sizeof(m->tlb));
+      m->gen = g;
+   }
+}
+
+bool core_mmu_translate(struct core_mmu_ctx *m, uint64_t root, uint64_t va,
+                        enum vagx_fault_access access, struct core_xlate *x,
+                        struct core_fault *f)
+{
+   uint64_t vpn = va >> VAGX_PAGE_SHIFT;
+   struct core_tlb_entry *e = &m->tlb[(vpn ^ (root >> VAGX_PAGE_SHIFT)) % CORE_TLB_ENTRIES];
+   if (e->root == root && e->vpn == vpn && root != 0) {
+      m->hits++;
+      *x = e->x;
+      return check_access(x, root, va, access, f);
+   }
+   m->walks++;
+   struct vagx_core *core = m->core;
+   if (!core_walk(core->ops.read, core->opaque, root, va, access, x, f))
+      return false;
+   if (!x->null && core->ops.map)
+      x->host = core->ops.map(core->opaque, x->pa, VAGX_PAGE_SIZE, !x->ro);
+   e->root = root;
+   e->vpn = vpn;
+   e->x = *x;
+   return check_access(x, root, va, access, f);
+}
+
+bool core_mmu_read(struct core_mmu_ctx *m, uint64_t root, uint64_t va, void *buf, uint64_t len,
+                   struct core_fault *f)
+{
+   uint8_t *out = buf;
+   while (len) {
+      struct core_xlate x;
+      if (!core_mmu_translate(m, root, va, VAGX_FAULT_ACCESS_READ, &x, f))
+         return false;
+      uint64_t off = va & PAGE_MASK;
+      uint64_t n = VAGX_PAGE_SIZE - off;
+      if (n > len)
+         n = len;
+      if (x.null)
+         memset(out, 0, n);
+      else if (x.host)
+         memcpy(out, x.host + off, n);
+      else if (m->core->ops.read(m->core->opaque, x.pa + off, out, n))
+         return fail(f, root, va, VAGX_FAULT_ACCESS_READ, VAGX_FAULT_REASON_BUS_ERROR,
+                     VAGX_PT_LEVELS - 1);
+      out += n;
+      va += n;
+      len -= n;
+   }
+   return true;
+}
+
+bool core_mmu_write(struct core_mmu_ctx *m, uint64_t root, uint64_t va, const void *buf,
+                    uint64_t len, struct core_fault *f)
+{
+   const uint8_t *in = buf;
+   while (len) {
+      struct core_xlate x;
+      if (!core_mmu_translate(m, root, va, VAGX_FAULT_ACCESS_WRITE, &x, f))
+         return false;
+      uint64_t off = va & PAGE_MASK;
+      uint64_t n = VAGX_PAGE_SIZE - off;
+      if (n > len)
+         n = len;
+      if (x.null)
+         ; /* dropped */
+      else if (x.host)
+         memcpy(x.host + off, in, n);
+      else if (m->core->ops.write(m->core->opaque, x.pa + off, in, n))
+         return fail(f, root, va, VAGX_FAULT_ACCESS_WRITE, VAGX_FAULT_REASON_BUS_ERROR,
+                     VAGX_PT_LEVELS - 1);
+      in += n;
+      va += n;
+      len -= n;
+   }
+   return true;
+}

@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal structures of the vagx renderer core. */
+#ifndef VAGX_CORE_PRIV_H
+#define VAGX_CORE_PRIV_H
+
+/* Included first by every core source: POSIX/GNU declarations (usleep,
+ * pthread_condattr_setclock, aligned_alloc) whatever the build's flags. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <assert.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "vagx_hw.h"
+#include "vagx_core.h"
+
+#ifdef VAGX_CORE_HAVE_USC
+#include "usc.h"
+#endif
+
+static_assert(VAGX_MSIX_VECTORS <= 64, "vector mask is 64 bits");
+static_assert(VAGX_MAX_QUEUES <= 16, "queue fields");
+
+/* ERROR_STATUS.CODE values.  The contract gives them only in the field's doc
+ * string (see the report: they should be an <enum> in vagx_hw.xml). */
+enum core_reg_error {
+   CORE_ERR_BAD_ACCESS = 1,    /* write to RO/unknown offset */
+   CORE_ERR_RING_ENABLED = 2,  /* ring config while enabled */
+   CORE_ERR_BAD_RING = 3,      /* bad ring config */
+   CORE_ERR_TAIL = 4,          /* tail beyond head + ring size */
+   CORE_ERR_SCANOUT = 5,       /* scanout config invalid */
+};
+/* FAULT_STATUS.QUEUE value for scanout faults ("15 = scanout" in the doc). */
+#define CORE_FAULT_QUEUE_SCANOUT (VAGX_FAULT_STATUS_QUEUE__MASK >> VAGX_FAULT_STATUS_QUEUE__SHIFT)
+
+/* ---------------------------------------------------------------- MMU -- */
+
+struct core_fault {
+   uint64_t va, root;
+   enum vagx_fault_access access;
+   enum vagx_fault_reason reason;
+   unsigned level;
+   enum vagx_unit unit;
+};
+
+/* Result of a page walk. */
+struct core_xlate {
+   uint64_t pa;      /* page base (0 for NULL pages) */
+   bool null, ro, nx;
+   uint8_t *host;    /* host pointer of the page, or NULL */
+};
+
+#define CORE_TLB_ENTRIES 256
+struct core_tlb_entry {
+   uint64_t root, vpn;   /* vpn = va >> PAGE_SHIFT; root 0 = invalid */
+   struct core_xlate x;
+};
+
+/* A thread's view of the MMU: its private TLB.  One per worker plus one for
+ * the front-end; never shared. */
+struct core_mmu_ctx {
+   struct vagx_core *core;
+   uint64_t gen;   /* core->tlb_gen the TLB was filled under */
+   struct core_tlb_entry tlb[CORE_TLB_ENTRIES];
+   uint64_t walks, hits;
+};
+
+void core_mmu_ctx_init(struct core_mmu_ctx *m, struct vagx_core *core);
+/* Drops the TLB if an invalidation happened since the last sync. */
+void core_mmu_sync(struct core_mmu_ctx *m);
+/* Translates the page containing va.  Returns true, or false with *f filled. */
+bool core_mmu_translate(struct core_mmu_ctx *m, uint64_t root, uint64_t va,
+                        enum vagx_fault_access access, struct core_xlate *x,
+                        struct core_fault *f);
+/* Copies through the MMU (NULL pages: reads 0, writes dropped).  Return true
+ * or false with *f (unit left for the caller). */
+bool core_mmu_read(struct core_mmu_ctx *m, uint64_t root, uint64_t va, void *buf, uint64_t len,
+                   struct core_fault *f);
+bool core_mmu_write(struct core_mmu_ctx *m, uint64_t root, uint64_t va, const void *buf,
+                    uint64_t len, struct core_fault *f);
+
+/* Page walk on raw read callbacks (no TLB, no map): shared with the decoder. */
+typedef int (*core_read_fn)(void *opaque, uint64_t pa, void *buf, size_t len);
+bool core_walk(core_read_fn rd, void *opaque, uint64_t root, uint64_t va,
+               enum vagx_fault_access access, struct core_xlate *x, struct core_fault *f);
+
+/* --------------------------------------------------------------- pool -- */
+
+struct core_worker;
+struct core_task;
+/* Runs a slice of work; returns true to be queued again (at the tail). */
+typedef bool (*core_task_fn)(struct core_worker *w, struct core_task *t);
+
+struct core_job;
+struct core_render;
+struct vagx_render_device;
+struct core_task {
+   core_task_fn fn;
+   struct core_task *next;
+   struct core_job *job;
+   unsigned index;
+};
+
+struct core_worker {
+   struct vagx_core *core;
+   unsigned index;
+   pthread_t thread;
+   struct core_mmu_ctx mmu;
+   _Atomic uint64_t active_epoch;   /* 0 = idle, else tlb epoch at slice start */
+   uint8_t *sink;                   /* NULL-page write sink (one page) */
+#ifdef VAGX_CORE_HAVE_USC
+   struct vagx_usc *usc;
+#endif
+};
+
+struct core_pool {
+   pthread_mutex_t lock;
+   pthread_cond_t cond;
+   struct core_task *head, *tail;
+   bool stop;
+   unsigned nworkers;
+   struct core_worker *workers;
+};
+
+int core_pool_init(struct core_pool *p, struct vagx_core *core, unsigned n);
+void core_pool_fini(struct core_pool *p);
+void core_pool_submit(struct core_pool *p, struct core_task *t);
+
+/* ---------------------------------------------------------------- job -- */
+
+enum core_abort_reason { CORE_ABORT_NONE, CORE_ABORT_ABORT, CORE_ABORT_TIMEOUT, CORE_ABORT_DROP };
+
+struct core_job {
+   struct vagx_core *core;
+   unsigned q;
+   uint64_t slot_pa;
+   struct vagx_job_header hdr;
+   bool hdr_ok;                 /* header unpacked and validated */
+   _Atomic bool abort;
+   _Atomic int abort_reason;    /* enum core_abort_reason */
+   _Atomic int outstanding;     /* pool tasks not finished */
+   bool setup_done;             /* front-end finished setting the job up */
+   uint64_t start_ns, deadline_ns;
+
+   /* first error wins */
+   pthread_mutex_t err_lock;
+   bool failed;
+   struct vagx_job_result result;
+
+   /* payloads */
+   union {
+      struct vagx_copy_job copy;
+      struct vagx_fill_job fill;
+   } u;
+   _Atomic uint64_t cursor;     /* copy/fill: next byte; compute: next threadgroup */
+   uint64_t total;              /* bytes or threadgroups */
+
+   /* compute / render */
+   struct core_compute *cs;
+   struct core_render *render;
+   struct core_task tasks[];    /* allocated per job */
+};
+
+/* Records a failure (first one wins) and stops the job's other tasks. */
+void core_job_fail(struct core_job *job, enum vagx_job_status st, enum vagx_unit unit,
+                   uint32_t detail, uint64_t address);
+/* Records an MMU fault: job result + FAULT_* registers latch. */
+void core_job_fault(struct core_job *job, const struct core_fault *f);
+/* Reports a fault on the device's fault registers (latch + INT). */
+void core_latch_fault(struct vagx_core *core, const struct core_fault *f, unsigned queue);
+void core_free_job(struct core_job *job);
+/* A task of `job` finished (called by the pool after the slice ended);
+ * wakes the front-end when it was the last one. */
+void core_job_task_done(struct core_job *job);
+/* Called at slice boundaries: marks the worker active/idle for the TLB
+ * invalidation protocol. */
+void core_worker_slice_begin(struct core_worker *w);
+void core_worker_slice_end(struct core_worker *w);
+
+/* copy/fill (core_copy.c) */
+int core_copy_setup(struct core_job *job, const uint32_t *payload);
+int core_fill_setup(struct core_job *job, const uint32_t *payload);
+unsigned core_copy_ntasks(struct core_job *job);
+bool core_copy_task(struct core_worker *w, struct core_task *t);
+
+/* compute (core_compute.c): setup on the front-end (descriptor, uniforms,
+ * program); returns number of tasks to submit (0: finished or failed). */
+unsigned core_compute_setup(struct core_job *job, struct core_mmu_ctx *m);
+#ifdef VAGX_CORE_HAVE_USC
+/* Translation context of one USC run (one thread): the USC's translate
+ * callback walks the job's VM with the worker's TLB and records the first
+ * fault for the job result. */
+struct core_run_ctx {
+   struct core_worker *w;
+   uint64_t root;
+   bool faulted;
+   struct core_fault fault;
+};
+extern const struct vagx_usc_mem_ops core_usc_mem_ops;
+#endif
+bool core_compute_task(struct core_worker *w, struct core_task *t);
+void core_compute_free(struct core_job *job);
+void core_compute_trim(struct vagx_core *core);
+/* render (core_render.c, only with VAGX_CORE_HAVE_RENDER): one task running
+ * the tile pipeline of render/. */
+unsigned core_render_setup(struct core_job *job);
+bool core_render_task(struct core_worker *w, struct core_task *t);
+void core_render_free(struct core_job *job);
+void core_render_fini(struct vagx_core *core);
+int core_worker_usc_init(struct core_worker *w);
+void core_worker_usc_fini(struct core_worker *w);
+
+/* -------------------------------------------------------------- queue -- */
+
+struct core_queue {
+   uint32_t ring_base_lo, ring_base_hi, ring_size, control;
+   uint32_t head, tail;
+   uint32_t tail_db;         /* TAIL as seen by the last valid doorbell */
+   enum vagx_queue_state state;
+   enum vagx_job_status error;
+   uint64_t last_seqno;
+   uint32_t jobs_done;
+   unsigned vector;          /* vector of the last job (JOB_DONE/QUEUE_ERROR) */
+   bool reset_pending, stop_pending;
+   struct core_job *job;     /* running job (owned by the front-end) */
+};
+
+struct vagx_core {
+   struct vagx_core_host_ops ops;
+   void *opaque;
+   struct vagx_core_config cfg;
+   unsigned nqueues;
+
+   pthread_mutex_t lock;          /* registers below; never held over host ops */
+   pthread_cond_t cond;           /* front-end wakeup */
+   bool work;                     /* something for process() to look at */
+   bool in_process;
+
+   uint32_t int_status, int_enable;
+   uint64_t irq_vectors;          /* vectors to raise when the lock drops */
+   uint32_t scratch, error_status;
+   bool global_reset_pending;
+
+   uint32_t tlb_inv_regs[6];      /* ROOT_LO/HI, VA_LO/HI, SIZE_LO/HI */
+   bool tlb_busy;
+   uint64_t tlb_inv_epoch;        /* epoch of the pending invalidation */
+   uint32_t tlb_seq;
+   _Atomic uint64_t tlb_gen;      /* bumped per invalidation; workers resync */
+   _Atomic uint64_t epoch;        /* slice epoch counter */
+
+   uint32_t fault_status;
+   uint64_t fault_addr, fault_root;
+   uint64_t ts_latched;
+
+   struct {
+      uint32_t control, format, size, pitch, va_lo, va_hi, root_lo, root_hi;
+      bool commit_pending;
+      struct vagx_core_scanout active;
+      uint32_t vblank_count, status;
+   } scanout;
+
+   struct core_queue q[VAGX_MAX_QUEUES];
+
+   struct core_pool pool;
+   struct core_worker fe;         /* the front-end's MMU context */
+   _Atomic bool tlb_pending;      /* tlb_busy, readable without the lock */
+   uint8_t *zero_page;            /* NULL-page read source */
+
+   pthread_t fe_thread;
+   bool fe_running, fe_stop;
+
+#ifdef VAGX_CORE_HAVE_USC
+   struct vagx_usc_cache *usc_cache;
+#endif
+   struct vagx_render_device *render_dev[VAGX_MAX_QUEUES]; /* one per queue, lazily */
+};
+
+/* Register helpers (core_regs.c), called with core->lock held. */
+void core_int_set(struct vagx_core *core, uint32_t bits);
+void core_error_latch(struct vagx_core *core, unsigned code, uint32_t offset);
+void core_wake_locked(struct vagx_core *core);
+/* Raises the vectors collected under the lock.  Call without the lock, only
+ * from the MMIO or front-end thread. */
+void core_flush_irqs(struct vagx_core *core);
+void core_tlb_try_complete_locked(struct vagx_core *core);
+void core_queue_reset_locked(struct vagx_core *core, unsigned q);
+void core_global_reset_finish_locked(struct vagx_core *core);
+bool core_any_job_locked(struct vagx_core *core);
+
+static inline uint64_t core_ring_pa(const struct core_queue *q)
+{
+   return ((uint64_t)q->ring_base_hi << 32) | (q->ring_base_lo & ~(uint64_t)(VAGX_PAGE_SIZE - 1));
+}
+
+static inline uint64_t core_now(struct vagx_core *core)
+{
+   return core->ops.now_ns(core->opaque);
+}
+
+/* The device's timestamp counter (TIMESTAMP_FREQ Hz) from host time. */
+static inline uint64_t core_timestamp(struct vagx_core *core)
+{
+   const uint64_t ns_per_s = 1000000000ull;
+   return (uint64_t)((unsigned __int128)core_now(core) * VAGX_REG_TIMESTAMP_FREQ_RESET / ns_per_s);
+}
+
+#endif

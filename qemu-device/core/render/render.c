@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: MIT */
+/* vagx renderer: job entry point, memory access, program binding, errors. */
+#include <stdio.h>
+
+#include "render_priv.h"
+
+struct vagx_render_device *vagx_render_device_create(void)
+{
+   struct vagx_render_device *d = calloc(1, sizeof(*d));
+   if (!d)
+      return NULL;
+   d->cache = vagx_usc_cache_create();
+   if (!d->cache) {
+      free(d);
+      return NULL;
+   }
+   return d;
+}
+
+static void free_workers(struct vagx_render_device *d)
+{
+   for (unsigned i = 0; i < d->nw; i++) {
+      if (d->w[i].usc)
+         vagx_usc_destroy(d->w[i].usc);
+      free(d->w[i].tb);
+      free(d->w[i].depth);
+      free(d->w[i].stencil);
+   }
+   free(d->w);
+   d->w = NULL;
+   d->nw = 0;
+}
+
+void vagx_render_device_destroy(struct vagx_render_device *d)
+{
+   if (!d)
+      return;
+   free_workers(d);
+   vagx_usc_cache_destroy(d->cache);
+   free(d);
+}
+
+static bool ensure_workers(struct vagx_render_device *d, unsigned n)
+{
+   if (d->nw >= n)
+      return true;
+   free_workers(d);
+   d->w = calloc(n, sizeof(*d->w));
+   if (!d->w)
+      return false;
+   d->nw = n;
+   for (unsigned i = 0; i < n; i++) {
+      struct rworker *w = &d->w[i];
+      w->usc = vagx_usc_create();
+      w->tb = malloc((size_t)VAGX_MAX_RENDER_TARGETS * VAGX_MAX_SAMPLES * R_TS * R_TS * 16);
+      w->depth = malloc(sizeof(float) * VAGX_MAX_SAMPLES * R_TS * R_TS);
+      w->stencil = malloc(VAGX_MAX_SAMPLES * R_TS * R_TS);
+      if (!w->usc || !w->tb || !w->depth || !w->stencil)
+         return false;
+   }
+   return true;
+}
+
+void vagx_render_run_serial(void *opaque, unsigned n_items, vagx_render_item_fn fn, void *ctx)
+{
+   (void)opaque;
+   for (unsigned i = 0; i < n_items; i++)
+      fn(ctx, i, 0);
+}
+
+/* ------------------------------------------------------------ errors -- */
+
+void r_fail(struct rjob *j, enum vagx_job_status st, enum vagx_unit unit, uint32_t detail,
+            uint64_t addr)
+{
+   pthread_mutex_lock(&j->lock);
+   if (!atomic_load(&j->failed)) {
+      j->fault.status = st;
+      j->fault.unit = unit;
+      j->fault.detail = detail;
+      j->fault.address = addr;
+      atomic_store(&j->failed, true);
+   }
+   pthread_mutex_unlock(&j->lock);
+}
+
+void r_fault(struct rjob *j, unsigned worker, enum vagx_unit unit, uint64_t va, unsigned access)
+{
+   pthread_mutex_lock(&j->lock);
+   if (!atomic_load(&j->failed)) {
+      j->fault.status = VAGX_JOB_STATUS_MMU_FAULT;
+      j->fault.unit = unit;
+      j->fault.detail = 0;
+      j->fault.address = va;
+      j->fault.access = access;
+      j->fault.worker = worker;
+      atomic_store(&j->failed, true);
+   }
+   pthread_mutex_unlock(&j->lock);
+}
+
+bool r_stop(struct rjob *j)
+{
+   if (atomic_load_explicit(&j->failed, memory_order_relaxed))
+      return true;
+   if (j->env->abort && atomic_load_explicit(j->env->abort, memory_order_relaxed)) {
+      r_fail(j, VAGX_JOB_STATUS_ABORTED, VAGX_UNIT_NONE, 0, 0);
+      return true;
+   }
+   return false;
+}
+
+/* ------------------------------------------------------------ memory -- */
+
+void *r_mem_ctx(struct rjob *j, unsigned worker)
+{
+   const struct vagx_render_env *e = j->env;
+   return e->mem_ctx ? e->mem_ctx(e->mem_opaque, worker) : e->mem_opaque;
+}
+
+void *r_map(struct rjob *j, unsigned worker, uint64_t va, uint32_t size, unsigned access,
+            enum vagx_unit unit)
+{
+   uint64_t span = 0;
+   void *p = j->env->mem->translate(j->dev->w[worker].mem_ctx, va, size, access, &span);
+   if (!p || span < size) {
+      r_fault(j, worker, unit, va, access);
+      return NULL;
+   }
+   return p;
+}
+
+bool r_read(struct rjob *j, unsigned worker, uint64_t va, void *dst, uint64_t len,
+            enum vagx_unit unit)
+{
+   uint8_t *d = dst;
+   while (len) {
+      uint64_t span = 0;
+      uint32_t chunk = len > 4096 ? 4096 : (uint32_t)len;
+      void *p = j->env->mem->translate(j->dev->w[worker].mem_ctx, va, 1, VAGX_USC_ACC_READ, &span);
+      if (!p) {
+         r_fault(j, worker, unit, va, VAGX_USC_ACC_READ);
+         return false;
+      }
+      if (span < chunk)
+         chunk = (uint32_t)span;
+      memcpy(d, p, chunk);
+      d += chunk;
+      va += chunk;
+      len -= chunk;
+   }
+   return true;
+}
+
+bool r_write(struct rjob *j, unsigned worker, uint64_t va, const void *src, uint64_t len,
+             enum vagx_unit unit)
+{
+   const uint8_t *s = src;
+   while (len) {
+      uint64_t span = 0;
+      uint32_t chunk = len > 4096 ? 4096 : (uint32_t)len;
+      void *p = j->env->mem->translate(j->dev->w[worker].mem_ctx, va, 1, VAGX_USC_ACC_WRITE, &span);
+      if (!p) {
+         r_fault(j, worker, unit, va, VAGX_USC_ACC_WRITE);
+         return false;
+      }
+      if (span < chunk)
+         chunk = (uint32_t)span;
+      memcpy(p, s, chunk);
+      s += chunk;
+      va += chunk;
+      len -= chunk;
+   }
+   return true;
+}
+
+/* ------------------------------------------------------------ programs -- */
+
+void r_usc_env(struct rjob *j, unsigned worker, const struct rprog *p, struct vagx_usc_env *env,
+               const struct vagx_usc_gfx_ops *gfx, void *gfx_ctx)
+{
+   memset(env, 0, sizeof(*env));
+   env->mem = j->env->mem;
+   env->mem_ctx = j->dev->w[worker].mem_ctx;
+   env->gfx = gfx;
+   env->gfx_ctx = gfx_ctx;
+   env->abort = j->env->abort;
+   if (p) {
+      env->uniforms = p->uniforms;
+      env->nuniforms = p->desc.uniform_count;
+   }
+}
+
+void r_usc_fail(struct rjob *j, unsigned worker, const struct vagx_usc_result *res,
+                const struct rprog *p)
+{
+   uint64_t code = p ? p->desc.code_va : 0;
+   switch (res->status) {
+   case VAGX_USC_OK:
+   case VAGX_USC_BUDGET:
+      return;
+   case VAGX_USC_ABORTED:
+      r_fail(j, VAGX_JOB_STATUS_ABORTED, VAGX_UNIT_USC, 0, 0);
+      return;
+   case VAGX_USC_ILLEGAL_INSTRUCTION:
+      r_fail(j, VAGX_JOB_STATUS_ILLEGAL_INSTRUCTION, VAGX_UNIT_USC, (uint32_t)res->isa_err,
+             code + res->pc);
+      return;
+   case VAGX_USC_FAULT:
+      /* Our own hooks record their fault before returning FAULT; this is a
+       * no-op then (first error wins). */
+      if (res->fault_access & (VAGX_USC_ACC_SHARED | VAGX_USC_ACC_UNALIGNED))
+         r_fail(j, VAGX_JOB_STATUS_ILLEGAL_INSTRUCTION, VAGX_UNIT_USC, 0, code + res->pc);
+      else
+         r_fault(j, worker, VAGX_UNIT_USC, res->fault_va, res->fault_access);
+      return;
+   case VAGX_USC_NOT_IMPLEMENTED:
+      r_fail(j, VAGX_JOB_STATUS_UNSUPPORTED, VAGX_UNIT_USC, 0, code + res->pc);
+      return;
+   default:
+      r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_USC, 0, code + res->pc);
+      return;
+   }
+}
+
+/* Binds a program: fetch/decode (through the cache) and read its uniforms.
+ * Runs on the calling thread (worker index nworkers). */
+struct rprog *r_bind_program(struct rjob *j, const struct vagx_usc_program *d, enum vagx_unit unit,
+                             uint64_t where)
+{
+   const unsigned fe = j->env->nworkers;
+   (void)where;
+   struct rprog *p = calloc(1, sizeof(*p));
+   if (!p || (j->nprogs == j->cap_progs &&
+              !(j->cap_progs = j->cap_progs ? 2 * j->cap_progs : 16,
+                j->progs = realloc(j->progs, j->cap_progs * sizeof(*j->progs))))) {
+      free(p);
+      r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, unit, 0, 0);
+      return NULL;
+   }
+   j->progs[j->nprogs++] = p;
+   p->desc = *d;
+   if (d->uniform_count) {
+      p->uniforms = calloc(d->uniform_count, 4);
+      if (!p->uniforms) {
+         r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, unit, 0, 0);
+         return NULL;
+      }
+      if (!r_read(j, fe, d->uniform_va, p->uniforms, (uint64_t)d->uniform_count * 4, unit))
+         return NULL;
+   }
+   struct vagx_usc_env env;
+   r_usc_env(j, fe, p, &env, NULL, NULL);
+   struct vagx_usc_result res;
+   memset(&res, 0, sizeof(res));
+   p->prog = vagx_usc_cache_get(j->cache, &env, j->env->root, d->code_va, &res);
+   if (!p->prog) {
+      if (res.status == VAGX_USC_OK)
+         res.status = VAGX_USC_NOMEM;
+      if (res.status == VAGX_USC_FAULT)
+         r_fault(j, fe, unit, res.fault_va ? res.fault_va : d->code_va, VAGX_USC_ACC_EXEC);
+      else
+         r_usc_fail(j, fe, &res, p);
+      return NULL;
+   }
+   return p;
+}
+
+/* ------------------------------------------------------------ job -- */
+
+static void job_free(struct rjob *j)
+{
+   for (unsigned i = 0; i < j->nprogs; i++) {
+      free(j->progs[i]->uniforms);
+      free(j->progs[i]);
+   }
+   free(j->progs);
+   free(j->draws);
+   free(j->prims);
+   free(j->cfs);
+   if (j->bins)
+      for (unsigned i = 0; i < j->tiles_x * j->tiles_y; i++)
+         free(j->bins[i].v);
+   free(j->bins);
+   free(j->queries);
+   free(j->scratch);
+   pthread_mutex_destroy(&j->lock);
+}
+
+struct rj_ctx {
+   struct rjob *j;
+};
+
+static void tile_item(void *ctx, unsigned item, unsigned worker)
+{
+   r_tile(ctx, item, worker);
+}
+
+static bool setup(struct rjob *j)
+{
+   const unsigned fe = j->env->nworkers;
+   uint32_t raw[VAGX_RENDER_JOB_DWORDS];
+   if (!r_read(j, fe, j->desc_va, raw, sizeof(raw), VAGX_UNIT_JOB))
+      return false;
+   const char *err = NULL;
+   if (!vagx_render_job_unpack(raw, &j->rj, &err)) {
+      r_fail(j, VAGX_JOB_STATUS_INVALID_DESCRIPTOR, VAGX_UNIT_JOB, 0, j->desc_va);
+      return false;
+   }
+   struct vagx_render_job *rj = &j->rj;
+   j->samples = rj->samples == VAGX_MSAA_4X ? 4 : 1;
+   uint32_t off = 0;
+   for (unsigned i = 0; i < rj->rt_count; i++) {
+      enum vagx_format f = rj->rt_format[i];
+      if (!vagx_format_is_valid(f) || !vagx_format_render(f)) {
+         r_fail(j, VAGX_JOB_STATUS_INVALID_DESCRIPTOR, VAGX_UNIT_JOB, 16 + i, j->desc_va);
+         return false;
+      }
+      j->rt_bpp[i] = vagx_format_bytes_per_block(f);
+      j->rt_off[i] = off;
+      off += j->rt_bpp[i] * j->samples * R_TS * R_TS;
+   }
+   if (rj->zs_desc_va) {
+      uint32_t t[VAGX_TEXTURE_DWORDS];
+      if (!r_read(j, fe, rj->zs_desc_va, t, sizeof(t), VAGX_UNIT_JOB))
+         return false;
+      if (!vagx_texture_unpack(t, &j->zs, &err) || !vagx_format_is_valid(j->zs.format) ||
+          vagx_format_kind(j->zs.format) != VAGX_FORMAT_KIND_DEPTH_STENCIL ||
+          j->zs.samples != rj->samples || rj->zs_level >= j->zs.levels ||
+          rj->zs_layer >= j->zs.depth || !r_layout_from_texture(&j->zs, &j->zs_layout)) {
+         r_fail(j, VAGX_JOB_STATUS_INVALID_DESCRIPTOR, VAGX_UNIT_JOB, 32, rj->zs_desc_va);
+         return false;
+      }
+      j->have_zs = true;
+   }
+   j->tiles_x = vagx_tiles(rj->width);
+   j->tiles_y = vagx_tiles(rj->height);
+   j->bins = calloc((size_t)j->tiles_x * j->tiles_y, sizeof(*j->bins));
+   if (!j->bins) {
+      r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_JOB, 0, 0);
+      return false;
+   }
+   struct rprog *p = r_bind_program(j, &rj->bg_program, VAGX_UNIT_USC, j->desc_va);
+   if (!p)
+      return false;
+   j->bg = *p;
+   p = r_bind_program(j, &rj->eot_program, VAGX_UNIT_USC, j->desc_va);
+   if (!p)
+      return false;
+   j->eot = *p;
+   return true;
+}
+
+static void finish(struct rjob *j)
+{
+   const unsigned fe = j->env->nworkers;
+   for (unsigned i = 0; i < j->nqueries && !atomic_load(&j->failed); i++) {
+      struct rquery *q = &j->queries[i];
+      uint64_t n = atomic_load(&q->count), v;
+      if (q->type == VAGX_QUERY_TYPE_OCCLUSION_COUNTER) {
+         if (!r_read(j, fe, q->result_va, &v, 8, VAGX_UNIT_ISP))
+            return;
+         v += n;
+         r_write(j, fe, q->result_va, &v, 8, VAGX_UNIT_ISP);
+      } else if (n) {
+         v = 1;
+         r_write(j, fe, q->result_va, &v, 8, VAGX_UNIT_ISP);
+      }
+   }
+   for (unsigned i = 0; i < j->neoj_ts && !atomic_load(&j->failed); i++) {
+      uint64_t t = j->env->now_ns ? j->env->now_ns(j->env->now_opaque) : 0;
+      r_write(j, fe, j->eoj_ts[i], &t, 8, VAGX_UNIT_VDM);
+   }
+}
+
+enum vagx_job_status vagx_render_run(struct vagx_render_device *dev,
+                                     const struct vagx_render_env *env, uint64_t desc_va,
+                                     struct vagx_render_fault *fault)
+{
+   struct rjob *j = calloc(1, sizeof(*j));
+   memset(fault, 0, sizeof(*fault));
+   if (!j || !env || !env->mem || env->nworkers == 0 ||
+       !ensure_workers(dev, env->nworkers + 1)) {
+      free(j);
+      fault->status = VAGX_JOB_STATUS_DEVICE_ERROR;
+      return fault->status;
+   }
+   j->dev = dev;
+   j->env = env;
+   j->cache = env->cache ? env->cache : dev->cache;
+   if (!env->cache)
+      vagx_usc_cache_invalidate(dev->cache);
+   j->desc_va = desc_va;
+   pthread_mutex_init(&j->lock, NULL);
+   for (unsigned i = 0; i <= env->nworkers; i++)
+      dev->w[i].mem_ctx = r_mem_ctx(j, i);
+
+   if (setup(j)) {
+      r_geometry(j);
+      if (!r_stop(j)) {
+         unsigned n = j->tiles_x * j->tiles_y;
+         if (env->run)
+            env->run(env->run_opaque, n, tile_item, j);
+         else
+            vagx_render_run_serial(NULL, n, tile_item, j);
+      }
+      if (!r_stop(j))
+         finish(j);
+   }
+   enum vagx_job_status st = VAGX_JOB_STATUS_OK;
+   if (atomic_load(&j->failed)) {
+      *fault = j->fault;
+      st = fault->status;
+   } else {
+      fault->status = st;
+   }
+   job_free(j);
+   free(j);
+   if (env->cache == NULL)
+      vagx_usc_cache_trim(dev->cache);
+   return st;
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vagx renderer core II: the tile-based graphics pipeline (RENDER jobs).
+ *
+ * Plain C11, no QEMU dependency.  Executes one render_job (docs/hw/render.md)
+ * as the contract defines it: VDM (control stream, vertex shaders on the
+ * USC), PPP (assembly, clipping, culling, viewport), binning into 32x32
+ * tiles, then per tile (in parallel through the caller's pool): background
+ * program, ISP (rasterisation, depth/stencil, queries), fragment shaders with
+ * coefficient registers and tile-buffer access, end-of-tile program with PBE
+ * stores.  See docs/hw/renderer-pipeline.md.
+ *
+ * Memory is reached only through env->mem->translate (the core's MMU), with a
+ * per-worker translate context so each worker can use its own TLB.
+ */
+#ifndef VAGX_RENDER_H
+#define VAGX_RENDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "usc.h"
+#include "vagx_hw.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How a job ended when it did not end OK (mirrors job_result). */
+struct vagx_render_fault {
+   enum vagx_job_status status;
+   enum vagx_unit unit;
+   uint32_t detail;     /* byte offset / ISA error, as errors.md says */
+   uint64_t address;    /* fault VA, descriptor/command VA or instruction PC */
+   unsigned access;     /* MMU_FAULT: enum vagx_usc_access bits of the access */
+   unsigned worker;     /* MMU_FAULT: worker whose translate context faulted */
+};
+
+/* One item of parallel work.  `worker` < env->nworkers identifies the host
+ * thread (so per-worker state such as the MMU context can be used). */
+typedef void (*vagx_render_item_fn)(void *ctx, unsigned item, unsigned worker);
+
+struct vagx_render_env {
+   /* Translation, compatible with the shader core's vagx_usc_mem_ops. */
+   const struct vagx_usc_mem_ops *mem;
+   /* Translate context of worker w (0..nworkers-1) or of the calling thread
+    * (w == nworkers).  NULL: mem_opaque is used for every thread (then
+    * translate must be thread-safe). */
+   void *(*mem_ctx)(void *opaque, unsigned worker);
+   void *mem_opaque;
+   /* Parallel for: calls fn(ctx, i, worker) once for every i < n_items and
+    * returns when all are done.  NULL: serial on the calling thread with
+    * worker 0.  Workers must be < nworkers. */
+   void (*run)(void *opaque, unsigned n_items, vagx_render_item_fn fn, void *ctx);
+   void *run_opaque;
+   unsigned nworkers;             /* >= 1 */
+   /* Optional program cache shared with the rest of the core (keyed by
+    * root); NULL: the render device's own cache. */
+   struct vagx_usc_cache *cache;
+   uint64_t root;                 /* page-table root (cache key) */
+   vagx_usc_abort_t *abort;       /* may be NULL; polled between tiles and in shaders */
+   uint64_t (*now_ns)(void *opaque); /* timestamps; NULL writes 0 */
+   void *now_opaque;
+};
+
+struct vagx_render_device;
+
+struct vagx_render_device *vagx_render_device_create(void);
+void vagx_render_device_destroy(struct vagx_render_device *dev);
+
+/* Runs the render_job at desc_va to completion.  Returns VAGX_JOB_STATUS_OK,
+ * or another status with *fault filled (first error wins; partial writes
+ * remain).  One job at a time per device. */
+enum vagx_job_status vagx_render_run(struct vagx_render_device *dev,
+                                     const struct vagx_render_env *env, uint64_t desc_va,
+                                     struct vagx_render_fault *fault);
+
+/* Trivial serial implementation of env->run (for tests). */
+void vagx_render_run_serial(void *opaque, unsigned n_items, vagx_render_item_fn fn, void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

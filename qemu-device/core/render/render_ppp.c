@@ -1,0 +1,566 @@
+/* SPDX-License-Identifier: MIT */
+/* vagx renderer PPP: clipping, culling, viewport, triangle/line/point setup,
+ * coefficient registers and binning into 32x32 tiles. */
+#include <math.h>
+
+#include "render_priv.h"
+
+/* A clip-space vertex in the scratch: pos[4], cd[8], attrs[na]. */
+#define CV_POS 0
+#define CV_CD 4
+#define CV_ATTR 12
+
+struct layout {
+   unsigned n32, n16;         /* 32-bit words, 16-bit pair words */
+   unsigned na;               /* expanded attributes: n32 + 2*n16 */
+   unsigned stride;           /* doubles per clip vertex */
+   unsigned ps_word, cd_word, ncd;
+};
+
+static void get_layout(const struct vagx_cmd_bind_vertex_pipeline *vp, struct layout *l)
+{
+   l->n32 = vp->smooth32 + vp->flat32 + vp->linear32;
+   l->n16 = vp->smooth16 + vp->flat16 + vp->linear16;
+   l->na = l->n32 + 2 * l->n16;
+   l->stride = CV_ATTR + l->na;
+   l->ps_word = 4 + l->n32 + l->n16;
+   l->cd_word = l->ps_word + (vp->point_size ? 1 : 0);
+   l->ncd = vp->clip_distances;
+}
+
+static void load_vertex(const struct layout *l, const float *v, double *cv)
+{
+   for (unsigned i = 0; i < 4; i++)
+      cv[CV_POS + i] = v[i];
+   for (unsigned i = 0; i < 8; i++)
+      cv[CV_CD + i] = i < l->ncd ? v[l->cd_word + i] : 0;
+   for (unsigned i = 0; i < l->n32; i++)
+      cv[CV_ATTR + i] = v[4 + i];
+   for (unsigned i = 0; i < l->n16; i++) {
+      uint32_t w;
+      memcpy(&w, &v[4 + l->n32 + i], 4);
+      cv[CV_ATTR + l->n32 + 2 * i] = r_half_to_float((uint16_t)w);
+      cv[CV_ATTR + l->n32 + 2 * i + 1] = r_half_to_float((uint16_t)(w >> 16));
+   }
+}
+
+/* Clip planes: index -> signed distance (>= 0 inside). */
+enum { PL_W, PL_XL, PL_XR, PL_YT, PL_YB, PL_ZN, PL_ZF, PL_CD0, PL_COUNT = PL_CD0 + 8 };
+
+static double plane_dist(const struct rdraw *d, unsigned pl, const double *v)
+{
+   const double x = v[0], y = v[1], z = v[2], w = v[3];
+   const struct vagx_cmd_viewport *vp = &d->vp;
+   switch (pl) {
+   case PL_W: return w - 1e-9;
+   case PL_XL: return x * vp->scale_x + vp->offset_x * w + 32768.0 * w;
+   case PL_XR: return 32767.0 * w - (x * vp->scale_x + vp->offset_x * w);
+   case PL_YT: return y * vp->scale_y + vp->offset_y * w + 32768.0 * w;
+   case PL_YB: return 32767.0 * w - (y * vp->scale_y + vp->offset_y * w);
+   case PL_ZN: return z * vp->scale_z + vp->offset_z * w;
+   case PL_ZF: return w - (z * vp->scale_z + vp->offset_z * w);
+   default: return v[CV_CD + (pl - PL_CD0)];
+   }
+}
+
+static bool plane_on(const struct rdraw *d, const struct layout *l, unsigned pl)
+{
+   if (pl == PL_ZN || pl == PL_ZF)
+      return d->rs.depth_clip;
+   if (pl >= PL_CD0)
+      return pl - PL_CD0 < l->ncd;
+   return true;
+}
+
+static double *scratch(struct rjob *j, size_t n)
+{
+   if (n > j->scratch_cap) {
+      double *s = realloc(j->scratch, n * sizeof(double));
+      if (!s)
+         return NULL;
+      j->scratch = s;
+      j->scratch_cap = n;
+   }
+   return j->scratch;
+}
+
+bool r_push_prim(struct rjob *j, struct rprim **out)
+{
+   if (j->nprims == j->cap_prims) {
+      uint32_t cap = j->cap_prims ? 2 * j->cap_prims : 256;
+      struct rprim *n = realloc(j->prims, cap * sizeof(*n));
+      if (!n)
+         return false;
+      j->prims = n;
+      j->cap_prims = cap;
+   }
+   *out = &j->prims[j->nprims++];
+   memset(*out, 0, sizeof(**out));
+   return true;
+}
+
+static struct rcf *push_cfs(struct rjob *j, unsigned n, uint32_t *first)
+{
+   if (j->ncfs + n > j->cap_cfs) {
+      uint64_t cap = j->cap_cfs ? 2 * j->cap_cfs : 4096;
+      while (cap < j->ncfs + n)
+         cap *= 2;
+      struct rcf *c = realloc(j->cfs, cap * sizeof(*c));
+      if (!c)
+         return NULL;
+      j->cfs = c;
+      j->cap_cfs = cap;
+   }
+   *first = (uint32_t)j->ncfs;
+   struct rcf *r = &j->cfs[j->ncfs];
+   memset(r, 0, n * sizeof(*r));
+   j->ncfs += n;
+   return r;
+}
+
+/* Window-space vertex used for setup. */
+struct wv {
+   double x, y, z, iw;        /* snapped x/y in pixels, window z, 1/w */
+   int64_t fx, fy;
+   const double *a;           /* expanded attributes */
+};
+
+static void to_window(const struct rdraw *d, const double *cv, struct wv *o)
+{
+   const double w = cv[3], iw = 1.0 / w;
+   double x = cv[0] * iw * d->vp.scale_x + d->vp.offset_x;
+   double y = cv[1] * iw * d->vp.scale_y + d->vp.offset_y;
+   if (x < -32768.0) x = -32768.0;
+   if (x > 32767.0) x = 32767.0;
+   if (y < -32768.0) y = -32768.0;
+   if (y > 32767.0) y = 32767.0;
+   o->fx = llrint(x * R_SUBPIX);
+   o->fy = llrint(y * R_SUBPIX);
+   o->x = (double)o->fx / R_SUBPIX;
+   o->y = (double)o->fy / R_SUBPIX;
+   o->z = cv[2] * iw * d->vp.scale_z + d->vp.offset_z;
+   o->iw = iw;
+   o->a = cv + CV_ATTR;
+}
+
+/* Plane kinds for a primitive: 3 vertices (triangle), 2 (line), 1 (point). */
+struct setup {
+   unsigned n;
+   double x0, y0;
+   double m[2][2];            /* value deltas -> (a, b) */
+   const struct wv *v[3];
+};
+
+static void setup_init(struct setup *s, const struct wv *const *v, unsigned n)
+{
+   memset(s, 0, sizeof(*s));
+   s->n = n;
+   for (unsigned i = 0; i < n; i++)
+      s->v[i] = v[i];
+   s->x0 = v[0]->x;
+   s->y0 = v[0]->y;
+   if (n == 3) {
+      double dx1 = v[1]->x - s->x0, dy1 = v[1]->y - s->y0;
+      double dx2 = v[2]->x - s->x0, dy2 = v[2]->y - s->y0;
+      double det = dx1 * dy2 - dx2 * dy1;
+      if (det == 0)
+         det = 1;
+      /* a = (f1*dy2 - f2*dy1)/det, b = (f2*dx1 - f1*dx2)/det */
+      s->m[0][0] = dy2 / det;  s->m[0][1] = -dy1 / det;
+      s->m[1][0] = -dx2 / det; s->m[1][1] = dx1 / det;
+   } else if (n == 2) {
+      double dx = v[1]->x - s->x0, dy = v[1]->y - s->y0, l2 = dx * dx + dy * dy;
+      if (l2 == 0)
+         l2 = 1;
+      s->m[0][0] = dx / l2;
+      s->m[1][0] = dy / l2;
+   }
+}
+
+/* Plane of values f[0..n) at the setup's vertices. */
+static void plane(const struct setup *s, const double *f, double *a, double *b, double *c)
+{
+   *c = f[0];
+   *a = *b = 0;
+   if (s->n == 3) {
+      double f1 = f[1] - f[0], f2 = f[2] - f[0];
+      *a = f1 * s->m[0][0] + f2 * s->m[0][1];
+      *b = f1 * s->m[1][0] + f2 * s->m[1][1];
+   } else if (s->n == 2) {
+      double f1 = f[1] - f[0];
+      *a = f1 * s->m[0][0];
+      *b = f1 * s->m[1][0];
+   }
+}
+
+/* Coefficient registers for a primitive. */
+static bool setup_cfs(struct rjob *j, const struct rdraw *d, const struct layout *l,
+                      const struct setup *s, const float *prov, double prov_iw, double prov_z,
+                      struct rprim *p, double pc_x, double pc_y, double psize)
+{
+   struct rcf *cf = push_cfs(j, d->ncf ? d->ncf : 1, &p->cf);
+   if (!cf)
+      return false;
+   const unsigned first_user = d->fp.z_slot ? 2 : 1;
+   for (unsigned bi = 0; bi < d->fp.cf_binding_count; bi++) {
+      const struct vagx_cf_binding *b = &d->cfb[bi];
+      unsigned reg = b->cf;
+      for (unsigned k = 0; k < b->count; k++) {
+         double f[3] = {0, 0, 0}, a, bb, c;
+         if (b->source == VAGX_CF_SOURCE_POINT_COORD) {
+            if (reg >= d->ncf)
+               break;
+            if (s->n == 1 && psize > 0) {
+               if (k == 0) {
+                  cf[reg].a = 1.0 / psize;
+                  cf[reg].c = 0.5 + (s->x0 - pc_x) / psize;
+               } else if (k == 1) {
+                  double sg = d->rs.point_sprite_lower_left ? -1.0 : 1.0;
+                  cf[reg].b = sg / psize;
+                  cf[reg].c = 0.5 + sg * (s->y0 - pc_y) / psize;
+               }
+            }
+            cf[reg].flat = r_u((float)cf[reg].c);
+            reg++;
+            continue;
+         }
+         unsigned slot = b->slot + k;
+         int nregs = 1;
+         double f2[3] = {0, 0, 0};
+         uint32_t flat = 0, flat2 = 0;
+         bool persp = b->interp == VAGX_INTERP_SMOOTH, isflat = b->interp == VAGX_INTERP_FLAT;
+         if (slot == 0) {
+            for (unsigned i = 0; i < s->n; i++)
+               f[i] = s->v[i]->iw;
+            flat = r_u((float)prov_iw);
+            persp = false;
+         } else if (slot == 1 && d->fp.z_slot) {
+            for (unsigned i = 0; i < s->n; i++)
+               f[i] = s->v[i]->z;
+            flat = r_u((float)prov_z);
+            persp = false;
+         } else {
+            unsigned u = slot - first_user;
+            if (u < l->n32) {
+               for (unsigned i = 0; i < s->n; i++)
+                  f[i] = s->v[i]->a[u];
+               memcpy(&flat, &prov[4 + u], 4);
+            } else if (u - l->n32 < l->n16) {
+               unsigned h = u - l->n32;
+               uint32_t w;
+               memcpy(&w, &prov[4 + l->n32 + h], 4);
+               for (unsigned i = 0; i < s->n; i++) {
+                  f[i] = s->v[i]->a[l->n32 + 2 * h];
+                  f2[i] = s->v[i]->a[l->n32 + 2 * h + 1];
+               }
+               flat = r_u(r_half_to_float((uint16_t)w));
+               flat2 = r_u(r_half_to_float((uint16_t)(w >> 16)));
+               nregs = 2;
+            } else {
+               for (unsigned i = 0; i < s->n; i++)
+                  f[i] = 0;
+            }
+         }
+         for (int r = 0; r < nregs; r++, reg++) {
+            double *ff = r ? f2 : f;
+            uint32_t fl = r ? flat2 : flat;
+            if (reg >= d->ncf)
+               break;
+            if (isflat) {
+               cf[reg].a = cf[reg].b = 0;
+               cf[reg].c = r_f(fl);
+            } else {
+               double g[3] = {0, 0, 0};
+               for (unsigned i = 0; i < s->n; i++)
+                  g[i] = persp ? ff[i] * s->v[i]->iw : ff[i];
+               plane(s, g, &a, &bb, &c);
+               cf[reg].a = a;
+               cf[reg].b = bb;
+               cf[reg].c = c;
+            }
+            cf[reg].flat = fl;
+         }
+      }
+   }
+   return true;
+}
+
+static int64_t area2(const int64_t *x, const int64_t *y)
+{
+   return (x[1] - x[0]) * (y[2] - y[0]) - (x[2] - x[0]) * (y[1] - y[0]);
+}
+
+/* Stores triangle k of p with positive orientation. */
+static void put_tri(struct rprim *p, unsigned k, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
+                    int64_t x2, int64_t y2)
+{
+   int64_t x[3] = {x0, x1, x2}, y[3] = {y0, y1, y2};
+   if (area2(x, y) < 0) {
+      int64_t t = x[1]; x[1] = x[2]; x[2] = t;
+      t = y[1]; y[1] = y[2]; y[2] = t;
+   }
+   memcpy(p->vx[k], x, sizeof(x));
+   memcpy(p->vy[k], y, sizeof(y));
+}
+
+static void bin_prim(struct rjob *j, uint32_t id)
+{
+   struct rprim *p = &j->prims[id];
+   int64_t mnx = INT64_MAX, mny = INT64_MAX, mxx = INT64_MIN, mxy = INT64_MIN;
+   for (unsigned t = 0; t < p->ntri; t++)
+      for (unsigned i = 0; i < 3; i++) {
+         if (p->vx[t][i] < mnx) mnx = p->vx[t][i];
+         if (p->vx[t][i] > mxx) mxx = p->vx[t][i];
+         if (p->vy[t][i] < mny) mny = p->vy[t][i];
+         if (p->vy[t][i] > mxy) mxy = p->vy[t][i];
+      }
+   /* Pixels whose [x, x+1) square touches the bbox (sample points lie inside
+    * the pixel square). */
+   int64_t x0 = (mnx >> R_SUBPIX_BITS), x1 = (mxx >> R_SUBPIX_BITS) + 1;
+   int64_t y0 = (mny >> R_SUBPIX_BITS), y1 = (mxy >> R_SUBPIX_BITS) + 1;
+   const struct rdraw *d = &j->draws[p->draw];
+   int64_t sx0 = d->sc.min_x, sy0 = d->sc.min_y, sx1 = d->sc.max_x, sy1 = d->sc.max_y;
+   if (x0 < sx0) x0 = sx0;
+   if (y0 < sy0) y0 = sy0;
+   if (x1 > sx1) x1 = sx1;
+   if (y1 > sy1) y1 = sy1;
+   if (x0 < 0) x0 = 0;
+   if (y0 < 0) y0 = 0;
+   if (x1 > j->rj.width) x1 = j->rj.width;
+   if (y1 > j->rj.height) y1 = j->rj.height;
+   if (x0 >= x1 || y0 >= y1) {
+      j->nprims--;  /* nothing visible: drop (it is the last primitive) */
+      j->ncfs = p->cf;
+      return;
+   }
+   p->bx0 = (int32_t)x0; p->by0 = (int32_t)y0; p->bx1 = (int32_t)x1; p->by1 = (int32_t)y1;
+   for (int64_t ty = y0 >> 5; ty <= (y1 - 1) >> 5; ty++)
+      for (int64_t tx = x0 >> 5; tx <= (x1 - 1) >> 5; tx++) {
+         struct rlist *b = &j->bins[ty * j->tiles_x + tx];
+         if (b->n == b->cap) {
+            uint32_t cap = b->cap ? 2 * b->cap : 16;
+            uint32_t *n = realloc(b->v, cap * sizeof(*n));
+            if (!n) {
+               r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
+               return;
+            }
+            b->v = n;
+            b->cap = cap;
+         }
+         b->v[b->n++] = id;
+      }
+}
+
+static void set_z(struct rprim *p, const struct setup *s, const struct rdraw *d, bool offset)
+{
+   double f[3];
+   for (unsigned i = 0; i < s->n; i++)
+      f[i] = s->v[i]->z;
+   plane(s, f, &p->za, &p->zb, &p->zc);
+   p->x0 = s->x0;
+   p->y0 = s->y0;
+   if (offset) {
+      double m = fabs(p->za) > fabs(p->zb) ? fabs(p->za) : fabs(p->zb);
+      double o = d->rs.offset_factor * m + d->rs.offset_units * (1.0 / 8388608.0);
+      double cl = d->rs.offset_clamp;
+      if (cl > 0 && o > cl) o = cl;
+      if (cl < 0 && o < cl) o = cl;
+      p->zoff = o;
+   }
+}
+
+static void emit_triangle(struct rjob *j, const struct rdraw *d, unsigned drawi,
+                          const struct layout *l, const struct wv *a, const struct wv *b,
+                          const struct wv *c, const float *prov, double piw, double pz)
+{
+   int64_t x[3] = {a->fx, b->fx, c->fx}, y[3] = {a->fy, b->fy, c->fy};
+   int64_t ar = area2(x, y);
+   if (ar == 0)
+      return;
+   bool cw = ar > 0;  /* y down: positive area is clockwise on screen */
+   bool front = d->rs.front_face == VAGX_FRONT_FACE_CW ? cw : !cw;
+   if (d->rs.cull == VAGX_CULL_MODE_FRONT_AND_BACK ||
+       (d->rs.cull == VAGX_CULL_MODE_FRONT && front) || (d->rs.cull == VAGX_CULL_MODE_BACK && !front))
+      return;
+   struct rprim *p;
+   if (!r_push_prim(j, &p)) {
+      r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
+      return;
+   }
+   p->draw = drawi;
+   p->front = front;
+   p->ntri = 1;
+   put_tri(p, 0, x[0], y[0], x[1], y[1], x[2], y[2]);
+   const struct wv *v[3] = {a, b, c};
+   struct setup s;
+   setup_init(&s, v, 3);
+   set_z(p, &s, d, d->rs.offset_fill);
+   if (!setup_cfs(j, d, l, &s, prov, piw, pz, p, 0, 0, 0)) {
+      r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
+      return;
+   }
+   bin_prim(j, (uint32_t)(p - j->prims));
+}
+
+static void emit_line(struct rjob *j, const struct rdraw *d, unsigned drawi,
+                      const struct layout *l, const struct wv *a, const struct wv *b,
+                      const float *prov, double piw, double pz)
+{
+   double dx = b->x - a->x, dy = b->y - a->y;
+   if (dx == 0 && dy == 0)
+      return;
+   double hw = (d->rs.line_width > 0 ? d->rs.line_width : 1.0) * 0.5;
+   int64_t ox = 0, oy = 0;
+   if (fabs(dx) >= fabs(dy))
+      oy = llrint(hw * R_SUBPIX);
+   else
+      ox = llrint(hw * R_SUBPIX);
+   struct rprim *p;
+   if (!r_push_prim(j, &p)) {
+      r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
+      return;
+   }
+   p->draw = drawi;
+   p->front = true;
+   p->ntri = 2;
+   put_tri(p, 0, a->fx + ox, a->fy + oy, b->fx + ox, b->fy + oy, b->fx - ox, b->fy - oy);
+   put_tri(p, 1, a->fx + ox, a->fy + oy, b->fx - ox, b->fy - oy, a->fx - ox, a->fy - oy);
+   const struct wv *v[2] = {a, b};
+   struct setup s;
+   setup_init(&s, v, 2);
+   set_z(p, &s, d, false);
+   if (!setup_cfs(j, d, l, &s, prov, piw, pz, p, 0, 0, 0)) {
+      r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
+      return;
+   }
+   bin_prim(j, (uint32_t)(p - j->prims));
+}
+
+static void emit_point(struct rjob *j, const struct rdraw *d, unsigned drawi,
+                       const struct layout *l, const struct wv *a, const float *prov,
+                       double size)
+{
+   if (!(size > 0))
+      return;
+   if (size > 8192)
+      size = 8192;
+   int64_t h = llrint(size * 0.5 * R_SUBPIX);
+   struct rprim *p;
+   if (!r_push_prim(j, &p)) {
+      r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
+      return;
+   }
+   p->draw = drawi;
+   p->front = true;
+   p->ntri = 2;
+   put_tri(p, 0, a->fx - h, a->fy - h, a->fx + h, a->fy - h, a->fx + h, a->fy + h);
+   put_tri(p, 1, a->fx - h, a->fy - h, a->fx + h, a->fy + h, a->fx - h, a->fy + h);
+   const struct wv *v[1] = {a};
+   struct setup s;
+   setup_init(&s, v, 1);
+   set_z(p, &s, d, false);
+   if (!setup_cfs(j, d, l, &s, prov, a->iw, a->z, p, a->x, a->y, size)) {
+      r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
+      return;
+   }
+   bin_prim(j, (uint32_t)(p - j->prims));
+}
+
+void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
+                     const struct vagx_cmd_bind_vertex_pipeline *vp, const float *const *v,
+                     unsigned nv, unsigned provoking)
+{
+   struct layout l;
+   get_layout(vp, &l);
+   const unsigned st = l.stride, maxv = 3 + PL_COUNT + 2;
+   double *sc = scratch(j, (size_t)st * maxv * 2 + 64);
+   if (!sc) {
+      r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
+      return;
+   }
+   double *A = sc, *B = sc + (size_t)st * maxv;
+   for (unsigned i = 0; i < nv; i++)
+      load_vertex(&l, v[i], A + (size_t)i * st);
+   const float *prov = v[provoking];
+   const double pw = prov[3];
+   const double piw = 1.0 / pw;
+   const double pz = prov[2] * piw * d->vp.scale_z + d->vp.offset_z;
+
+   if (nv == 1) {
+      for (unsigned pl = 0; pl < PL_COUNT; pl++)
+         if (plane_on(d, &l, pl) && !(plane_dist(d, pl, A) >= 0))
+            return;
+      struct wv w;
+      to_window(d, A, &w);
+      double size = vp->point_size ? v[0][l.ps_word] : d->rs.point_size;
+      emit_point(j, d, drawi, &l, &w, prov, size);
+      return;
+   }
+   if (nv == 2) {
+      double t0 = 0, t1 = 1;
+      for (unsigned pl = 0; pl < PL_COUNT; pl++) {
+         if (!plane_on(d, &l, pl))
+            continue;
+         double d0 = plane_dist(d, pl, A), d1 = plane_dist(d, pl, A + st);
+         if (d0 < 0 && d1 < 0)
+            return;
+         if (d0 < 0) {
+            double t = d0 / (d0 - d1);
+            if (t > t0) t0 = t;
+         } else if (d1 < 0) {
+            double t = d0 / (d0 - d1);
+            if (t < t1) t1 = t;
+         }
+         if (!(t0 <= t1))
+            return;
+      }
+      double *P = B, *Q = B + st;
+      for (unsigned k = 0; k < st; k++) {
+         P[k] = A[k] + t0 * (A[st + k] - A[k]);
+         Q[k] = A[k] + t1 * (A[st + k] - A[k]);
+      }
+      struct wv w0, w1;
+      to_window(d, P, &w0);
+      to_window(d, Q, &w1);
+      emit_line(j, d, drawi, &l, &w0, &w1, prov, piw, pz);
+      return;
+   }
+   /* Triangle: Sutherland-Hodgman over the enabled planes. */
+   unsigned n = 3;
+   for (unsigned pl = 0; pl < PL_COUNT && n >= 3; pl++) {
+      if (!plane_on(d, &l, pl))
+         continue;
+      bool any_out = false;
+      double dist[3 + PL_COUNT + 2];
+      for (unsigned i = 0; i < n; i++) {
+         dist[i] = plane_dist(d, pl, A + (size_t)i * st);
+         if (!(dist[i] >= 0))
+            any_out = true;
+      }
+      if (!any_out)
+         continue;
+      unsigned m = 0;
+      for (unsigned i = 0; i < n && m + 2 <= maxv; i++) {
+         unsigned k = (i + 1) % n;
+         const double *vi = A + (size_t)i * st, *vk = A + (size_t)k * st;
+         bool in_i = dist[i] >= 0, in_k = dist[k] >= 0;
+         if (in_i)
+            memcpy(B + (size_t)m++ * st, vi, st * sizeof(double));
+         if (in_i != in_k) {
+            double t = dist[i] / (dist[i] - dist[k]);
+            double *o = B + (size_t)m++ * st;
+            for (unsigned c = 0; c < st; c++)
+               o[c] = vi[c] + t * (vk[c] - vi[c]);
+         }
+      }
+      double *tmp = A; A = B; B = tmp;
+      n = m;
+   }
+   if (n < 3)
+      return;
+   struct wv w[3 + PL_COUNT + 2];
+   for (unsigned i = 0; i < n; i++)
+      to_window(d, A + (size_t)i * st, &w[i]);
+   for (unsigned i = 1; i + 1 < n; i++)
+      emit_triangle(j, d, drawi, &l, &w[0], &w[i], &w[i + 1], prov, piw, pz);
+}

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal structures of the vagx tile renderer (see render.h). */
+#ifndef VAGX_RENDER_PRIV_H
+#define VAGX_RENDER_PRIV_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render.h"
+#include "vagx_layout.h"
+
+#define R_SUBPIX_BITS 8                 /* window x/y snapped to 1/256 pixel */
+#define R_SUBPIX (1 << R_SUBPIX_BITS)
+#define R_TS VAGX_TILE_SIZE
+#define R_MAX_OUT (4 + 3 * 127 + 3 * 127 + 1 + VAGX_MAX_CLIP_DISTANCES)
+
+struct rjob;
+
+/* A program bound to a stage, with its uniforms read at bind time. */
+struct rprog {
+   struct vagx_usc_program desc;
+   const struct vagx_usc_program *prog;
+   uint32_t *uniforms;
+};
+
+/* Per-draw fragment state snapshot (what the tiles need). */
+struct rdraw {
+   struct rprog *fs;
+   struct vagx_cmd_bind_fragment_pipeline fp;
+   struct vagx_cmd_rasterizer rs;
+   struct vagx_cmd_depth_stencil ds;
+   struct vagx_cmd_viewport vp;
+   struct vagx_cmd_scissor sc;
+   float blend[4];
+   int query;                 /* index into job queries or -1 */
+   struct vagx_cmd_bind_vertex_pipeline vpl; /* vertex output layout */
+   unsigned ncf;              /* coefficient registers per primitive */
+   struct vagx_cf_binding cfb[VAGX_MAX_CF_BINDINGS];
+};
+
+/* Coefficient register of one primitive: v(x,y) = c + a*(x-x0) + b*(y-y0). */
+struct rcf {
+   double a, b, c;
+   uint32_t flat;             /* raw provoking-vertex value (ldcf) */
+};
+
+/* A raster primitive: one or two triangles in 1/256-pixel fixed point that
+ * share one set of planes (lines and points are two triangles). */
+struct rprim {
+   uint32_t draw;
+   uint32_t cf;               /* first rcf in the job's arena */
+   uint8_t ntri;
+   bool front;
+   int64_t vx[2][3], vy[2][3];
+   int32_t bx0, by0, bx1, by1; /* pixel bbox, inclusive-exclusive, clamped to fb */
+   double x0, y0;             /* plane origin (pixels) */
+   double za, zb, zc;         /* window depth plane */
+   double zoff;               /* polygon offset */
+};
+
+struct rlist {
+   uint32_t *v;
+   uint32_t n, cap;
+};
+
+struct rquery {
+   uint64_t result_va;
+   enum vagx_query_type type;
+   _Atomic uint64_t count;
+};
+
+/* Per-worker state. */
+struct rworker {
+   struct vagx_usc *usc;
+   void *mem_ctx;
+   uint8_t *tb;               /* tile buffer: rt x sample x 32x32 x 16 B */
+   float *depth;              /* 32x32 x samples */
+   uint8_t *stencil;
+};
+
+struct vagx_render_device {
+   struct vagx_usc_cache *cache;
+   struct rworker *w;
+   unsigned nw;
+};
+
+struct rjob {
+   struct vagx_render_device *dev;
+   const struct vagx_render_env *env;
+   struct vagx_usc_cache *cache;
+   uint64_t desc_va;
+   struct vagx_render_job rj;
+   unsigned samples;          /* 1 or 4 */
+   unsigned tiles_x, tiles_y;
+   uint32_t rt_bpp[VAGX_MAX_RENDER_TARGETS];
+   uint32_t rt_off[VAGX_MAX_RENDER_TARGETS]; /* byte offset in tile buffer */
+   struct vagx_texture zs;
+   bool have_zs;
+   struct vagx_layout zs_layout;
+
+   /* results of the geometry phase */
+   struct rprog bg, eot;
+   struct rprog **progs; unsigned nprogs, cap_progs;
+   struct rdraw *draws; unsigned ndraws, cap_draws;
+   struct rprim *prims; uint32_t nprims, cap_prims;
+   struct rcf *cfs; uint64_t ncfs, cap_cfs;
+   struct rlist *bins;
+   struct rquery *queries; unsigned nqueries, cap_queries;
+   uint64_t eoj_ts[16]; unsigned neoj_ts;
+   double *scratch;           /* PPP clip scratch */
+   size_t scratch_cap;
+
+   /* error: first wins */
+   pthread_mutex_t lock;
+   _Atomic bool failed;
+   struct vagx_render_fault fault;
+   _Atomic bool nomem;
+};
+
+/* ---- errors & memory (render.c) ---- */
+void r_fail(struct rjob *j, enum vagx_job_status st, enum vagx_unit unit, uint32_t detail,
+            uint64_t addr);
+void r_fault(struct rjob *j, unsigned worker, enum vagx_unit unit, uint64_t va, unsigned access);
+bool r_stop(struct rjob *j);
+void *r_map(struct rjob *j, unsigned worker, uint64_t va, uint32_t size, unsigned access,
+            enum vagx_unit unit);
+bool r_read(struct rjob *j, unsigned worker, uint64_t va, void *dst, uint64_t len,
+            enum vagx_unit unit);
+bool r_write(struct rjob *j, unsigned worker, uint64_t va, const void *src, uint64_t len,
+             enum vagx_unit unit);
+void *r_mem_ctx(struct rjob *j, unsigned worker);
+struct rprog *r_bind_program(struct rjob *j, const struct vagx_usc_program *p, enum vagx_unit unit,
+                             uint64_t where);
+void r_usc_env(struct rjob *j, unsigned worker, const struct rprog *p, struct vagx_usc_env *env,
+               const struct vagx_usc_gfx_ops *gfx, void *gfx_ctx);
+void r_usc_fail(struct rjob *j, unsigned worker, const struct vagx_usc_result *res,
+                const struct rprog *p);
+
+/* ---- geometry (render_vdm.c, render_ppp.c) ---- */
+void r_geometry(struct rjob *j);
+void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
+                     const struct vagx_cmd_bind_vertex_pipeline *vp, const float *const *v,
+                     unsigned nv, unsigned provoking);
+bool r_push_prim(struct rjob *j, struct rprim **out);
+
+/* ---- tiles (render_tile.c) ---- */
+void r_tile(void *ctx, unsigned item, unsigned worker);
+
+/* ---- formats & textures (render_tex.c) ---- */
+void r_fmt_unpack(enum vagx_format f, const uint8_t *p, uint32_t out[4]);
+void r_fmt_pack(enum vagx_format f, const uint32_t in[4], uint8_t *p, bool srgb_encode);
+float r_half_to_float(uint16_t h);
+uint16_t r_float_to_half(float f);
+bool r_layout_from_texture(const struct vagx_texture *t, struct vagx_layout *l);
+struct rtexctx {
+   struct rjob *j;
+   unsigned worker;
+   const struct rprog *p;
+   bool fragment;          /* derivatives available (quads) */
+};
+enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *call);
+enum vagx_usc_status r_img_exec(struct rtexctx *c, struct vagx_usc_gfx_call *call, int eot_layer);
+
+static inline float r_f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static inline uint32_t r_u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+
+#endif

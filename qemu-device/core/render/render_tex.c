@@ -1,0 +1,775 @@
+/* SPDX-License-Identifier: MIT */
+/* vagx renderer: format pack/unpack, texture sampling, image load/store
+ * (PBE), all through the layout library. */
+#include <math.h>
+
+#include "render_priv.h"
+
+float r_half_to_float(uint16_t h)
+{
+   uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 31, m = h & 0x3ff;
+   if (e == 0)
+      return (s ? -1.0f : 1.0f) * ldexpf((float)m, -24);
+   if (e == 31)
+      return r_f(s | 0x7f800000u | (m << 13));
+   return r_f(s | ((e + 112) << 23) | (m << 13));
+}
+
+uint16_t r_float_to_half(float f)
+{
+   uint32_t u = r_u(f), s = (u >> 16) & 0x8000;
+   float a = fabsf(f);
+   if (a != a)
+      return 0x7e00;
+   if (a >= 65520.0f)
+      return (uint16_t)(s | 0x7c00);
+   if (a < ldexpf(1.0f, -14)) {
+      /* denormal: round to nearest even multiple of 2^-24 */
+      return (uint16_t)(s | (uint32_t)nearbyintf(a * 16777216.0f));
+   }
+   int e;
+   float m = frexpf(a, &e);             /* a = m * 2^e, m in [0.5, 1) */
+   uint32_t mant = (uint32_t)nearbyintf((m * 2.0f - 1.0f) * 1024.0f);
+   int he = e - 1 + 15;
+   if (mant == 1024) {
+      mant = 0;
+      he++;
+   }
+   if (he >= 31)
+      return (uint16_t)(s | 0x7c00);
+   return (uint16_t)(s | (uint32_t)he << 10 | mant);
+}
+
+/* unsigned small float: 5-bit exponent, mbits mantissa */
+static float uf_to_float(uint32_t v, unsigned mbits)
+{
+   uint32_t e = v >> mbits, m = v & ((1u << mbits) - 1);
+   if (e == 0)
+      return ldexpf((float)m, -14 - (int)mbits);
+   if (e == 31)
+      return m ? NAN : INFINITY;
+   return ldexpf(1.0f + (float)m / (float)(1u << mbits), (int)e - 15);
+}
+
+static uint32_t float_to_uf(float f, unsigned mbits)
+{
+   if (f != f)
+      return (31u << mbits) | 1;
+   if (!(f > 0))
+      return 0;
+   uint16_t h = r_float_to_half(f);   /* same exponent range as f16 */
+   uint32_t e = (h >> 10) & 31, m = h & 0x3ff;
+   uint32_t shift = 10 - mbits;
+   if (e == 31)
+      return 31u << mbits;
+   m = (m + ((1u << shift) >> 1)) >> shift;
+   if (m >> mbits) {
+      m = 0;
+      e++;
+   }
+   if (e >= 31)
+      return (30u << mbits) | ((1u << mbits) - 1);
+   return e << mbits | m;
+}
+
+static float srgb_to_linear(float c)
+{
+   return c <= 0.04045f ? c / 12.92f : powf((c + 0.055f) / 1.055f, 2.4f);
+}
+
+static float linear_to_srgb(float c)
+{
+   if (!(c > 0))
+      return 0;
+   if (c >= 1)
+      return 1;
+   return c < 0.0031308f ? c * 12.92f : 1.055f * powf(c, 1.0f / 2.4f) - 0.055f;
+}
+
+static uint32_t unorm_enc(float v, unsigned bits)
+{
+   double max = (double)((1ull << bits) - 1);
+   if (!(v > 0))
+      return 0;
+   if (v >= 1)
+      return (uint32_t)max;
+   return (uint32_t)nearbyint(v * max);
+}
+
+static uint32_t snorm_enc(float v, unsigned bits)
+{
+   double max = (double)((1ull << (bits - 1)) - 1);
+   if (v != v)
+      v = 0;
+   if (v > 1) v = 1;
+   if (v < -1) v = -1;
+   int32_t i = (int32_t)nearbyint(v * max);
+   return (uint32_t)i & (uint32_t)((1ull << bits) - 1);
+}
+
+static float unorm_dec(uint32_t v, unsigned bits)
+{
+   return (float)((double)v / (double)((1ull << bits) - 1));
+}
+
+static float snorm_dec(uint32_t v, unsigned bits)
+{
+   int32_t i = (int32_t)(v << (32 - bits)) >> (32 - bits);
+   float f = (float)((double)i / (double)((1ull << (bits - 1)) - 1));
+   return f < -1.0f ? -1.0f : f;
+}
+
+static uint32_t rd(const uint8_t *p, unsigned n)
+{
+   uint32_t v = 0;
+   for (unsigned i = 0; i < n; i++)
+      v |= (uint32_t)p[i] << (8 * i);
+   return v;
+}
+
+static void wr(uint8_t *p, unsigned n, uint32_t v)
+{
+   for (unsigned i = 0; i < n; i++)
+      p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Packed formats: bit widths and offsets per component (R, G, B, A). */
+static bool packed(enum vagx_format f, unsigned *w, unsigned *o)
+{
+   switch (f) {
+   case VAGX_FORMAT_RGB565_UNORM:
+      w[0] = 5; o[0] = 11; w[1] = 6; o[1] = 5; w[2] = 5; o[2] = 0; w[3] = 0; o[3] = 0;
+      return true;
+   case VAGX_FORMAT_RGBA4_UNORM:
+      w[0] = 4; o[0] = 12; w[1] = 4; o[1] = 8; w[2] = 4; o[2] = 4; w[3] = 4; o[3] = 0;
+      return true;
+   case VAGX_FORMAT_RGB5A1_UNORM:
+      w[0] = 5; o[0] = 11; w[1] = 5; o[1] = 6; w[2] = 5; o[2] = 1; w[3] = 1; o[3] = 0;
+      return true;
+   case VAGX_FORMAT_RGB10A2_UNORM:
+   case VAGX_FORMAT_RGB10A2_UINT:
+      w[0] = 10; o[0] = 0; w[1] = 10; o[1] = 10; w[2] = 10; o[2] = 20; w[3] = 2; o[3] = 30;
+      return true;
+   default:
+      return false;
+   }
+}
+
+void r_fmt_unpack(enum vagx_format f, const uint8_t *p, uint32_t out[4])
+{
+   const enum vagx_format_kind k = vagx_format_kind(f);
+   const unsigned bpb = vagx_format_bytes_per_block(f), nc = vagx_format_comps(f);
+   const bool integer = k == VAGX_FORMAT_KIND_UINT || k == VAGX_FORMAT_KIND_SINT;
+   unsigned w[4], o[4];
+   out[0] = out[1] = out[2] = 0;
+   out[3] = integer ? 1 : r_u(1.0f);
+   if (packed(f, w, o)) {
+      uint32_t v = rd(p, bpb);
+      for (unsigned c = 0; c < 4; c++) {
+         if (!w[c])
+            continue;
+         uint32_t x = (v >> o[c]) & ((1u << w[c]) - 1);
+         out[c] = integer ? x : r_u(unorm_dec(x, w[c]));
+      }
+      return;
+   }
+   switch (f) {
+   case VAGX_FORMAT_R11G11B10_FLOAT: {
+      uint32_t v = rd(p, 4);
+      out[0] = r_u(uf_to_float(v & 0x7ff, 6));
+      out[1] = r_u(uf_to_float((v >> 11) & 0x7ff, 6));
+      out[2] = r_u(uf_to_float(v >> 22, 5));
+      return;
+   }
+   case VAGX_FORMAT_RGB9E5_FLOAT: {
+      uint32_t v = rd(p, 4);
+      int e = (int)(v >> 27) - 15 - 9;
+      for (unsigned c = 0; c < 3; c++)
+         out[c] = r_u(ldexpf((float)((v >> (9 * c)) & 0x1ff), e));
+      return;
+   }
+   case VAGX_FORMAT_Z16_UNORM:
+      out[0] = r_u(unorm_dec(rd(p, 2), 16));
+      return;
+   case VAGX_FORMAT_Z24_UNORM_S8_UINT: {
+      uint32_t v = rd(p, 4);
+      out[0] = r_u((float)((double)(v & 0xffffff) / 16777215.0));
+      out[1] = v >> 24;
+      return;
+   }
+   case VAGX_FORMAT_Z32_FLOAT:
+      out[0] = rd(p, 4);
+      return;
+   case VAGX_FORMAT_S8_UINT:
+      out[0] = p[0];
+      return;
+   case VAGX_FORMAT_Z32_FLOAT_S8X24_UINT:
+      out[0] = rd(p, 4);
+      out[1] = p[4];
+      return;
+   default:
+      break;
+   }
+   if (!nc)
+      return;
+   const unsigned cb = bpb / nc;
+   for (unsigned c = 0; c < nc; c++) {
+      unsigned src = c;
+      if ((f == VAGX_FORMAT_BGRA8_UNORM || f == VAGX_FORMAT_BGRA8_SRGB) && c != 3)
+         src = 2 - c;
+      uint32_t x = rd(p + src * cb, cb);
+      switch (k) {
+      case VAGX_FORMAT_KIND_UNORM: out[c] = r_u(unorm_dec(x, 8 * cb)); break;
+      case VAGX_FORMAT_KIND_SRGB:
+         out[c] = r_u(c == 3 ? unorm_dec(x, 8) : srgb_to_linear(unorm_dec(x, 8)));
+         break;
+      case VAGX_FORMAT_KIND_SNORM: out[c] = r_u(snorm_dec(x, 8 * cb)); break;
+      case VAGX_FORMAT_KIND_UINT: out[c] = x; break;
+      case VAGX_FORMAT_KIND_SINT:
+         out[c] = cb == 4 ? x : (uint32_t)((int32_t)(x << (32 - 8 * cb)) >> (32 - 8 * cb));
+         break;
+      case VAGX_FORMAT_KIND_FLOAT:
+         out[c] = cb == 4 ? x : r_u(r_half_to_float((uint16_t)x));
+         break;
+      default: break;
+      }
+   }
+}
+
+void r_fmt_pack(enum vagx_format f, const uint32_t in[4], uint8_t *p, bool srgb_encode)
+{
+   const enum vagx_format_kind k = vagx_format_kind(f);
+   const unsigned bpb = vagx_format_bytes_per_block(f), nc = vagx_format_comps(f);
+   const bool integer = k == VAGX_FORMAT_KIND_UINT || k == VAGX_FORMAT_KIND_SINT;
+   unsigned w[4], o[4];
+   if (packed(f, w, o)) {
+      uint32_t v = 0;
+      for (unsigned c = 0; c < 4; c++) {
+         if (!w[c])
+            continue;
+         uint32_t m = (1u << w[c]) - 1;
+         uint32_t x = integer ? (in[c] > m ? m : in[c]) : unorm_enc(r_f(in[c]), w[c]);
+         v |= x << o[c];
+      }
+      wr(p, bpb, v);
+      return;
+   }
+   switch (f) {
+   case VAGX_FORMAT_R11G11B10_FLOAT:
+      wr(p, 4, float_to_uf(r_f(in[0]), 6) | float_to_uf(r_f(in[1]), 6) << 11 |
+                  float_to_uf(r_f(in[2]), 5) << 22);
+      return;
+   case VAGX_FORMAT_Z16_UNORM:
+      wr(p, 2, unorm_enc(r_f(in[0]), 16));
+      return;
+   case VAGX_FORMAT_Z24_UNORM_S8_UINT:
+      wr(p, 4, unorm_enc(r_f(in[0]), 24) | (in[1] & 0xff) << 24);
+      return;
+   case VAGX_FORMAT_Z32_FLOAT:
+      wr(p, 4, in[0]);
+      return;
+   case VAGX_FORMAT_S8_UINT:
+      p[0] = (uint8_t)in[0];
+      return;
+   case VAGX_FORMAT_Z32_FLOAT_S8X24_UINT:
+      wr(p, 4, in[0]);
+      wr(p + 4, 4, in[1] & 0xff);
+      return;
+   case VAGX_FORMAT_RGB9E5_FLOAT:
+      wr(p, 4, 0); /* not renderable */
+      return;
+   default:
+      break;
+   }
+   if (!nc)
+      return;
+   const unsigned cb = bpb / nc;
+   for (unsigned c = 0; c < nc; c++) {
+      unsigned dst = c;
+      if ((f == VAGX_FORMAT_BGRA8_UNORM || f == VAGX_FORMAT_BGRA8_SRGB) && c != 3)
+         dst = 2 - c;
+      uint32_t x = 0;
+      const unsigned bits = 8 * cb;
+      switch (k) {
+      case VAGX_FORMAT_KIND_UNORM: x = unorm_enc(r_f(in[c]), bits); break;
+      case VAGX_FORMAT_KIND_SRGB:
+         x = unorm_enc(c == 3 || !srgb_encode ? r_f(in[c]) : linear_to_srgb(r_f(in[c])), 8);
+         break;
+      case VAGX_FORMAT_KIND_SNORM: x = snorm_enc(r_f(in[c]), bits); break;
+      case VAGX_FORMAT_KIND_UINT: {
+         uint32_t m = bits == 32 ? 0xffffffffu : (1u << bits) - 1;
+         x = in[c] > m ? m : in[c];
+         break;
+      }
+      case VAGX_FORMAT_KIND_SINT: {
+         int32_t v = (int32_t)in[c];
+         if (bits < 32) {
+            int32_t mx = (1 << (bits - 1)) - 1, mn = -mx - 1;
+            v = v > mx ? mx : v < mn ? mn : v;
+         }
+         x = (uint32_t)v;
+         break;
+      }
+      case VAGX_FORMAT_KIND_FLOAT: x = cb == 4 ? in[c] : r_float_to_half(r_f(in[c])); break;
+      default: break;
+      }
+      wr(p + dst * cb, cb, x);
+   }
+}
+
+bool r_layout_from_texture(const struct vagx_texture *t, struct vagx_layout *l)
+{
+   memset(l, 0, sizeof(*l));
+   l->width_px = t->width;
+   l->height_px = t->height;
+   l->depth_px = t->depth;
+   l->levels = t->levels;
+   l->sample_count_sa = t->samples == VAGX_MSAA_4X ? 4 : 1;
+   l->block_width_px = l->block_height_px = 1;
+   l->bytes_per_block_B = vagx_format_bytes_per_block(t->format);
+   l->tiling = t->layout == VAGX_IMAGE_LAYOUT_LINEAR ? VAGX_TILING_LINEAR : VAGX_TILING_TWIDDLED;
+   l->mipmapped_z = t->dimension == VAGX_DIMENSION_3D;
+   l->linear_stride_B = t->stride;
+   return vagx_layout_init(l);
+}
+
+/* ---------------------------------------------------------------- sampling -- */
+
+struct tview {
+   struct vagx_texture t;
+   struct vagx_layout l;
+   uint64_t va;
+};
+
+static enum vagx_usc_status get_desc(struct rtexctx *c, uint64_t table, unsigned count, unsigned i,
+                                     uint32_t *raw, enum vagx_unit unit)
+{
+   uint64_t va = table + (uint64_t)i * 32;
+   if (i >= count) {
+      r_fail(c->j, VAGX_JOB_STATUS_INVALID_DESCRIPTOR, unit, 0, va);
+      return VAGX_USC_FAULT;
+   }
+   if (!r_read(c->j, c->worker, va, raw, 32, unit))
+      return VAGX_USC_FAULT;
+   return VAGX_USC_OK;
+}
+
+/* Reads one texel (unpacked); false on fault (already recorded). */
+static bool texel(struct rtexctx *c, const struct tview *v, unsigned level, unsigned layer,
+                  int x, int y, unsigned sample, uint32_t out[4])
+{
+   const struct vagx_layout *l = &v->l;
+   if (x < 0 || y < 0 || !vagx_layout_in_bounds(l, level, layer, (uint32_t)x, (uint32_t)y)) {
+      out[0] = out[1] = out[2] = out[3] = 0;
+      return true;
+   }
+   uint64_t off = vagx_layout_offset_B(l, level, layer, (uint32_t)x, (uint32_t)y) +
+                  (uint64_t)sample * l->bytes_per_block_B;
+   uint8_t *p = r_map(c->j, c->worker, v->va + off, l->bytes_per_block_B, VAGX_USC_ACC_READ,
+                      VAGX_UNIT_TEX);
+   if (!p)
+      return false;
+   r_fmt_unpack(v->t.format, p, out);
+   if (vagx_format_kind(v->t.format) == VAGX_FORMAT_KIND_DEPTH_STENCIL && v->t.sample_stencil) {
+      uint32_t s = v->t.format == VAGX_FORMAT_S8_UINT ? out[0] : out[1];
+      out[0] = s;
+      out[1] = out[2] = 0;
+      out[3] = 1;
+   } else if (vagx_format_kind(v->t.format) == VAGX_FORMAT_KIND_DEPTH_STENCIL) {
+      out[1] = out[2] = 0;
+      out[3] = r_u(1.0f);
+   }
+   return true;
+}
+
+static int wrap(int i, int size, enum vagx_wrap w, bool *border)
+{
+   switch (w) {
+   case VAGX_WRAP_REPEAT: {
+      int m = i % size;
+      return m < 0 ? m + size : m;
+   }
+   case VAGX_WRAP_MIRRORED_REPEAT: {
+      int p = 2 * size, m = i % p;
+      if (m < 0) m += p;
+      return m < size ? m : p - 1 - m;
+   }
+   case VAGX_WRAP_CLAMP_TO_BORDER:
+      if (i < 0 || i >= size)
+         *border = true;
+      return i;
+   case VAGX_WRAP_MIRROR_CLAMP_TO_EDGE:
+      if (i < 0)
+         i = -1 - i;
+      return i >= size ? size - 1 : i;
+   case VAGX_WRAP_CLAMP_TO_EDGE:
+   default:
+      return i < 0 ? 0 : i >= size ? size - 1 : i;
+   }
+}
+
+static bool fetch_wrapped(struct rtexctx *c, const struct tview *v, const struct vagx_sampler *s,
+                          unsigned level, unsigned layer, int x, int y, float out[4])
+{
+   const struct vagx_layout_level *lv = &v->l.level[level];
+   bool border = false;
+   x = wrap(x, (int)lv->width_px, s->wrap_s, &border);
+   y = wrap(y, (int)lv->height_px, s->wrap_t, &border);
+   uint32_t t[4];
+   if (border) {
+      for (unsigned i = 0; i < 4; i++)
+         out[i] = s->border_int ? (float)s->border_color[i] : r_f(s->border_color[i]);
+      return true;
+   }
+   if (!texel(c, v, level, layer, x, y, 0, t))
+      return false;
+   for (unsigned i = 0; i < 4; i++)
+      out[i] = r_f(t[i]);
+   return true;
+}
+
+/* Filtered sample of one level at normalised (u, v) (2D/array/cube face). */
+static bool sample_level(struct rtexctx *c, const struct tview *v, const struct vagx_sampler *s,
+                         unsigned level, unsigned layer, double u, double t, bool lin,
+                         float out[4])
+{
+   const struct vagx_layout_level *lv = &v->l.level[level];
+   double x = s->unnormalized ? u : u * lv->width_px;
+   double y = s->unnormalized ? t : t * lv->height_px;
+   if (v->t.dimension == VAGX_DIMENSION_1D || v->t.dimension == VAGX_DIMENSION_1D_ARRAY)
+      y = 0.5;
+   if (!lin)
+      return fetch_wrapped(c, v, s, level, layer, (int)floor(x), (int)floor(y), out);
+   x -= 0.5;
+   y -= 0.5;
+   int x0 = (int)floor(x), y0 = (int)floor(y);
+   double fx = x - x0, fy = y - y0;
+   float q[4][4];
+   for (unsigned i = 0; i < 4; i++)
+      if (!fetch_wrapped(c, v, s, level, layer, x0 + (int)(i & 1), y0 + (int)(i >> 1), q[i]))
+         return false;
+   for (unsigned k = 0; k < 4; k++)
+      out[k] = (float)((q[0][k] * (1 - fx) + q[1][k] * fx) * (1 - fy) +
+                       (q[2][k] * (1 - fx) + q[3][k] * fx) * fy);
+   return true;
+}
+
+static float cmp(enum vagx_compare_func f, float ref, float v)
+{
+   bool r;
+   switch (f) {
+   case VAGX_COMPARE_FUNC_NEVER: r = false; break;
+   case VAGX_COMPARE_FUNC_LESS: r = ref < v; break;
+   case VAGX_COMPARE_FUNC_EQUAL: r = ref == v; break;
+   case VAGX_COMPARE_FUNC_LEQUAL: r = ref <= v; break;
+   case VAGX_COMPARE_FUNC_GREATER: r = ref > v; break;
+   case VAGX_COMPARE_FUNC_NOTEQUAL: r = ref != v; break;
+   case VAGX_COMPARE_FUNC_GEQUAL: r = ref >= v; break;
+   default: r = true; break;
+   }
+   return r ? 1.0f : 0.0f;
+}
+
+static void cube_face(double x, double y, double z, unsigned *face, double *u, double *v)
+{
+   double ax = fabs(x), ay = fabs(y), az = fabs(z), ma, sc, tc;
+   if (ax >= ay && ax >= az) {
+      ma = ax;
+      *face = x >= 0 ? 0 : 1;
+      sc = x >= 0 ? -z : z;
+      tc = -y;
+   } else if (ay >= az) {
+      ma = ay;
+      *face = y >= 0 ? 2 : 3;
+      sc = x;
+      tc = y >= 0 ? z : -z;
+   } else {
+      ma = az;
+      *face = z >= 0 ? 4 : 5;
+      sc = z >= 0 ? x : -x;
+      tc = -y;
+   }
+   if (ma == 0)
+      ma = 1;
+   *u = 0.5 * (sc / ma + 1);
+   *v = 0.5 * (tc / ma + 1);
+}
+
+static unsigned coord_count(unsigned dim, bool array)
+{
+   unsigned n = dim == VAGX_DIM__1D || dim == VAGX_DIM_BUF ? 1 : dim == VAGX_DIM__2D || dim == VAGX_DIM__2DMS ? 2 : 3;
+   return n + (array ? 1 : 0);
+}
+
+static float swz(const float *t, enum vagx_swizzle s)
+{
+   return s <= VAGX_SWIZZLE_A ? t[s] : s == VAGX_SWIZZLE_ONE ? 1.0f : 0.0f;
+}
+
+enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *call)
+{
+   const struct vagx_instr *I = call->instr;
+   const unsigned mode = I->mod & 7, ti = I->imm[1] & 0xff, si = (I->imm[1] >> 8) & 0xff;
+   const unsigned dim = (I->imm[1] >> 16) & 7;
+   const bool array = (I->imm[1] >> 19) & 1, shadow = (I->imm[1] >> 20) & 1;
+   const struct vagx_usc_program *pd = &c->p->desc;
+   uint32_t raw[8];
+   const char *err;
+   struct tview v;
+   enum vagx_usc_status st = get_desc(c, pd->texture_va, pd->texture_count, ti, raw, VAGX_UNIT_TEX);
+   if (st)
+      return st;
+   if (!vagx_texture_unpack(raw, &v.t, &err) || !vagx_format_is_valid(v.t.format) ||
+       v.t.format == VAGX_FORMAT_INVALID || !r_layout_from_texture(&v.t, &v.l)) {
+      r_fail(c->j, VAGX_JOB_STATUS_INVALID_DESCRIPTOR, VAGX_UNIT_TEX, 0, pd->texture_va + ti * 32ull);
+      return VAGX_USC_FAULT;
+   }
+   v.va = v.t.base_va;
+   struct vagx_sampler s;
+   memset(&s, 0, sizeof(s));
+   s.wrap_s = s.wrap_t = s.wrap_r = VAGX_WRAP_CLAMP_TO_EDGE;
+   if (mode != VAGX_TEXMODE_FETCH && mode != VAGX_TEXMODE_SIZE && mode != VAGX_TEXMODE_LEVELS) {
+      st = get_desc(c, pd->sampler_va, pd->sampler_count, si, raw, VAGX_UNIT_TEX);
+      if (st)
+         return st;
+      if (!vagx_sampler_unpack(raw, &s, &err)) {
+         r_fail(c->j, VAGX_JOB_STATUS_INVALID_DESCRIPTOR, VAGX_UNIT_TEX, 0, pd->sampler_va + si * 32ull);
+         return VAGX_USC_FAULT;
+      }
+   }
+   const unsigned nc = coord_count(dim, array);
+   const unsigned r0 = I->src[0].idx;
+   if (r0 + nc > pd->gpr_count || (mode == VAGX_TEXMODE_GRAD && I->src[1].idx + 2 * nc > pd->gpr_count))
+      return VAGX_USC_ILLEGAL_INSTRUCTION;
+   const bool integer = vagx_format_is_integer(v.t.format) ||
+                        (vagx_format_kind(v.t.format) == VAGX_FORMAT_KIND_DEPTH_STENCIL && v.t.sample_stencil);
+   const unsigned base = v.t.base_level, maxl = v.t.max_level;
+
+   for (unsigned l = 0; l < 32; l++) {
+      if (!(call->exec >> l & 1))
+         continue;
+      float res[4] = {0, 0, 0, 0};
+      uint32_t ires[4] = {0, 0, 0, 0};
+      bool as_int = integer;
+      if (mode == VAGX_TEXMODE_SIZE) {
+         unsigned lv = base + call->src[1][l];
+         if (lv < v.l.levels_alloc && lv <= maxl) {
+            ires[0] = v.l.level[lv].width_px;
+            ires[1] = v.l.level[lv].height_px;
+            ires[2] = vagx_layout_level_depth(&v.l, lv);
+            if (v.t.dimension == VAGX_DIMENSION_CUBE || v.t.dimension == VAGX_DIMENSION_CUBE_ARRAY)
+               ires[2] /= 6;
+         }
+         as_int = true;
+      } else if (mode == VAGX_TEXMODE_LEVELS) {
+         ires[0] = maxl - base + 1;
+         as_int = true;
+      } else if (mode == VAGX_TEXMODE_FETCH) {
+         int x = (int)call->regs[r0][l], y = nc > 1 ? (int)call->regs[r0 + 1][l] : 0;
+         unsigned layer = 0;
+         unsigned lv = base + call->src[1][l];
+         if (dim == VAGX_DIM__3D || (nc >= 3 && array) || (dim == VAGX_DIM__1D && array))
+            layer = call->regs[r0 + nc - 1][l];
+         if (dim == VAGX_DIM__1D && array)
+            y = 0;
+         uint32_t t[4] = {0, 0, 0, 0};
+         unsigned smp = dim == VAGX_DIM__2DMS ? call->src[1][l] : 0;
+         if (dim == VAGX_DIM__2DMS)
+            lv = 0;
+         if (lv <= maxl && layer < 0x10000 && smp < v.l.sample_count_sa &&
+             !texel(c, &v, lv, layer, x, y, smp, t))
+            return VAGX_USC_FAULT;
+         for (unsigned k = 0; k < 4; k++)
+            res[k] = r_f(t[k]);
+         memcpy(ires, t, sizeof(t));
+      } else {
+         double u = r_f(call->regs[r0][l]);
+         double t = nc > 1 ? r_f(call->regs[r0 + 1][l]) : 0.5;
+         unsigned layer = 0;
+         double lodv = 0;
+         if (dim == VAGX_DIM_CUBE) {
+            unsigned face;
+            double cu, cv;
+            cube_face(u, t, r_f(call->regs[r0 + 2][l]), &face, &cu, &cv);
+            u = cu;
+            t = cv;
+            layer = face;
+            if (array)
+               layer += 6 * (unsigned)fmax(0, nearbyint(r_f(call->regs[r0 + 3][l])));
+         } else if (array) {
+            double a = nearbyint(r_f(call->regs[r0 + nc - 1][l]));
+            double mx = (double)v.t.depth - 1;
+            layer = (unsigned)(a < 0 ? 0 : a > mx ? mx : a);
+         }
+         double w3 = dim == VAGX_DIM__3D ? r_f(call->regs[r0 + 2][l]) : 0;
+         /* LOD */
+         if (mode == VAGX_TEXMODE_LOD) {
+            lodv = r_f(call->src[1][l]);
+         } else {
+            double dudx = 0, dudy = 0, dvdx = 0, dvdy = 0;
+            const struct vagx_layout_level *l0 = &v.l.level[base];
+            if (mode == VAGX_TEXMODE_GRAD) {
+               unsigned g = I->src[1].idx;
+               dudx = r_f(call->regs[g][l]);
+               dvdx = nc > 1 ? r_f(call->regs[g + 1][l]) : 0;
+               dudy = r_f(call->regs[g + nc][l]);
+               dvdy = nc > 1 ? r_f(call->regs[g + nc + 1][l]) : 0;
+            } else if (c->fragment) {
+               unsigned q = l & ~3u;
+               dudx = r_f(call->regs[r0][q + 1]) - r_f(call->regs[r0][q]);
+               dudy = r_f(call->regs[r0][q + 2]) - r_f(call->regs[r0][q]);
+               if (nc > 1) {
+                  dvdx = r_f(call->regs[r0 + 1][q + 1]) - r_f(call->regs[r0 + 1][q]);
+                  dvdy = r_f(call->regs[r0 + 1][q + 2]) - r_f(call->regs[r0 + 1][q]);
+               }
+            }
+            if (!s.unnormalized) {
+               dudx *= l0->width_px; dudy *= l0->width_px;
+               dvdx *= l0->height_px; dvdy *= l0->height_px;
+            }
+            double rx = dudx * dudx + dvdx * dvdx, ry = dudy * dudy + dvdy * dvdy;
+            double rho2 = rx > ry ? rx : ry;
+            lodv = rho2 > 0 ? 0.5 * log2(rho2) : -1000.0;
+            if (mode == VAGX_TEXMODE_BIAS)
+               lodv += r_f(call->src[1][l]);
+         }
+         lodv += s.lod_bias;
+         if (lodv > s.max_lod) lodv = s.max_lod;
+         if (lodv < s.min_lod) lodv = s.min_lod;
+         bool mag = lodv <= 0;
+         bool lin = (mag ? s.mag_filter : s.min_filter) == VAGX_FILTER_LINEAR;
+         unsigned l0 = base, l1 = base;
+         double mf = 0;
+         if (s.mip_filter != VAGX_MIP_FILTER_NONE && !mag) {
+            double lv = base + lodv;
+            if (lv > maxl) lv = maxl;
+            if (s.mip_filter == VAGX_MIP_FILTER_NEAREST) {
+               l0 = l1 = (unsigned)floor(lv + 0.5 - 1e-9 < base ? base : lv + 0.5 - 1e-9);
+               if (l0 > maxl) l0 = l1 = maxl;
+            } else {
+               l0 = (unsigned)floor(lv);
+               l1 = l0 + 1 > maxl ? maxl : l0 + 1;
+               mf = lv - l0;
+            }
+         }
+         float a[4], b[4];
+         unsigned lay0 = layer, lay1 = layer;
+         if (dim == VAGX_DIM__3D) {
+            /* 3D: nearest slice per level (trilinear in z not implemented) */
+            unsigned dz0 = vagx_layout_level_depth(&v.l, l0), dz1 = vagx_layout_level_depth(&v.l, l1);
+            bool bd = false;
+            lay0 = (unsigned)wrap((int)floor(w3 * dz0), (int)dz0, s.wrap_r, &bd);
+            lay1 = (unsigned)wrap((int)floor(w3 * dz1), (int)dz1, s.wrap_r, &bd);
+         }
+         if (!sample_level(c, &v, &s, l0, lay0, u, t, lin, a))
+            return VAGX_USC_FAULT;
+         if (l1 != l0 && mf > 0) {
+            if (!sample_level(c, &v, &s, l1, lay1, u, t, lin, b))
+               return VAGX_USC_FAULT;
+            for (unsigned k = 0; k < 4; k++)
+               a[k] = (float)(a[k] * (1 - mf) + b[k] * mf);
+         }
+         memcpy(res, a, sizeof(res));
+         if (integer)
+            for (unsigned k = 0; k < 4; k++)
+               ires[k] = (uint32_t)res[k];
+         if (shadow || s.compare_enable) {
+            float ref = r_f(call->src[2][l]);
+            res[0] = cmp(s.compare_func, ref, res[0]);
+            res[1] = res[2] = 0;
+            res[3] = 1;
+            as_int = false;
+         }
+      }
+      if (as_int) {
+         for (unsigned k = 0; k < 4; k++)
+            call->out[k][l] = ires[k];
+      } else {
+         float sw[4] = {swz(res, v.t.swizzle_r), swz(res, v.t.swizzle_g), swz(res, v.t.swizzle_b),
+                        swz(res, v.t.swizzle_a)};
+         if (mode == VAGX_TEXMODE_FETCH && integer)
+            for (unsigned k = 0; k < 4; k++)
+               call->out[k][l] = ires[k];
+         else
+            for (unsigned k = 0; k < 4; k++)
+               call->out[k][l] = r_u(sw[k]);
+      }
+   }
+   return VAGX_USC_OK;
+}
+
+/* img_ld / img_st through PBE descriptors.  eot_layer >= 0: end-of-tile
+ * store (the layer comes from the descriptor). */
+enum vagx_usc_status r_img_exec(struct rtexctx *c, struct vagx_usc_gfx_call *call, int eot_layer)
+{
+   const struct vagx_instr *I = call->instr;
+   const unsigned ii = I->imm[1] & 0xff, dim = (I->imm[1] >> 16) & 7;
+   const bool array = (I->imm[1] >> 19) & 1;
+   const struct vagx_usc_program *pd = &c->p->desc;
+   uint32_t raw[8];
+   const char *err;
+   struct vagx_pbe pbe;
+   enum vagx_usc_status st = get_desc(c, pd->image_va, pd->image_count, ii, raw, VAGX_UNIT_PBE);
+   if (st)
+      return st;
+   struct tview v;
+   if (!vagx_pbe_unpack(raw, &pbe, &err) || pbe.format == VAGX_FORMAT_INVALID) {
+      r_fail(c->j, VAGX_JOB_STATUS_INVALID_DESCRIPTOR, VAGX_UNIT_PBE, 0, pd->image_va + ii * 32ull);
+      return VAGX_USC_FAULT;
+   }
+   memset(&v.t, 0, sizeof(v.t));
+   v.t.format = pbe.format;
+   v.t.dimension = pbe.dimension;
+   v.t.layout = pbe.layout;
+   v.t.samples = pbe.samples;
+   v.t.width = pbe.width;
+   v.t.height = pbe.height;
+   v.t.depth = pbe.depth;
+   v.t.levels = pbe.levels;
+   v.t.stride = pbe.stride;
+   v.va = pbe.base_va;
+   if (!r_layout_from_texture(&v.t, &v.l)) {
+      r_fail(c->j, VAGX_JOB_STATUS_INVALID_DESCRIPTOR, VAGX_UNIT_PBE, 0, pd->image_va + ii * 32ull);
+      return VAGX_USC_FAULT;
+   }
+   const unsigned nc = coord_count(dim, array);
+   const unsigned r0 = I->src[0].idx;
+   const bool store = I->op == VAGX_OP_IMG_ST;
+   if (r0 + nc > pd->gpr_count || (store && I->src[1].idx + 4u > pd->gpr_count))
+      return VAGX_USC_ILLEGAL_INSTRUCTION;
+   const unsigned bpb = v.l.bytes_per_block_B;
+   for (unsigned l = 0; l < 32; l++) {
+      if (!(call->exec >> l & 1))
+         continue;
+      uint32_t x = call->regs[r0][l], y = nc > 1 ? call->regs[r0 + 1][l] : 0;
+      uint32_t layer = eot_layer >= 0 ? pbe.layer
+                       : (nc > 2 || (dim == VAGX_DIM__1D && array)) ? call->regs[r0 + nc - 1][l] : 0;
+      if (dim == VAGX_DIM__1D && array && eot_layer < 0)
+         y = 0;
+      uint32_t smp = call->src[store ? 2 : 1][l];
+      if (x >= v.l.level[pbe.level].width_px || y >= v.l.level[pbe.level].height_px ||
+          layer >= v.l.layers || smp >= v.l.sample_count_sa) {
+         if (!store)
+            for (unsigned k = 0; k < 4; k++)
+               call->out[k][l] = 0;
+         continue;
+      }
+      uint64_t off = vagx_layout_offset_B(&v.l, pbe.level, layer, x, y) + (uint64_t)smp * bpb;
+      uint8_t *p = r_map(c->j, c->worker, v.va + off, bpb,
+                         store ? VAGX_USC_ACC_WRITE : VAGX_USC_ACC_READ, VAGX_UNIT_PBE);
+      if (!p)
+         return VAGX_USC_FAULT;
+      if (store) {
+         uint32_t val[4];
+         for (unsigned k = 0; k < 4; k++)
+            val[k] = call->regs[I->src[1].idx + k][l];
+         r_fmt_pack(pbe.format, val, p, !pbe.srgb_encode_disable);
+      } else {
+         uint32_t val[4];
+         r_fmt_unpack(pbe.format, p, val);
+         for (unsigned k = 0; k < 4; k++)
+            call->out[k][l] = val[k];
+      }
+   }
+   return VAGX_USC_OK;
+}

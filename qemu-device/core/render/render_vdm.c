@@ -1,0 +1,456 @@
+/* SPDX-License-Identifier: MIT */
+/* vagx renderer VDM: control-stream parsing, draws, vertex shading, primitive
+ * assembly (the PPP proper is render_ppp.c). */
+#include "render_priv.h"
+
+#define MAX_COMMANDS (1u << 24)
+
+struct vstate {
+   bool have_vp, have_fp, have_viewport, have_scissor, have_rs, have_ds;
+   struct vagx_cmd_bind_vertex_pipeline vp;
+   struct rprog *vs;
+   struct rdraw cur;
+   int query;                 /* active query or -1 */
+};
+
+/* ---- vertex shader hook ---- */
+struct vsctx {
+   struct rjob *j;
+   unsigned worker;
+   const struct rprog *p;
+   float *out;                /* outputs of the group's lane 0 */
+   unsigned nout;
+};
+
+static enum vagx_usc_status vs_exec(void *ctx, struct vagx_usc_gfx_call *call)
+{
+   struct vsctx *c = ctx;
+   switch (call->instr->op) {
+   case VAGX_OP_ST_VAR:
+      for (unsigned l = 0; l < 32; l++) {
+         if (!(call->exec >> l & 1))
+            continue;
+         uint32_t idx = call->src[1][l];
+         if (idx < c->nout)
+            memcpy(&c->out[(size_t)l * c->nout + idx], &call->src[0][l], 4);
+      }
+      return VAGX_USC_OK;
+   case VAGX_OP_TEX: {
+      struct rtexctx t = {c->j, c->worker, c->p, false};
+      return r_tex_exec(&t, call);
+   }
+   case VAGX_OP_IMG_LD:
+   case VAGX_OP_IMG_ST: {
+      struct rtexctx t = {c->j, c->worker, c->p, false};
+      return r_img_exec(&t, call, -1);
+   }
+   default:
+      return VAGX_USC_ILLEGAL_INSTRUCTION;
+   }
+}
+static const struct vagx_usc_gfx_ops vs_ops = {.exec = vs_exec};
+
+static unsigned vp_nout(const struct vagx_cmd_bind_vertex_pipeline *vp)
+{
+   return 4 + vp->smooth32 + vp->flat32 + vp->linear32 + vp->smooth16 + vp->flat16 +
+          vp->linear16 + (vp->point_size ? 1 : 0) + vp->clip_distances;
+}
+
+/* Runs the vertex shader for n vertices (ids[i] = vertex id, -1 = restart). */
+static bool run_vs(struct rjob *j, struct vstate *s, const int64_t *ids, unsigned n,
+                   uint32_t instance, float *out, unsigned nout)
+{
+   const unsigned fe = j->env->nworkers;
+   struct vsctx c = {j, fe, s->vs, NULL, nout};
+   struct vagx_usc_env env;
+   r_usc_env(j, fe, s->vs, &env, &vs_ops, &c);
+   uint32_t sr[VAGX_SR_COUNT][32];
+   memset(sr, 0, sizeof(sr));
+   for (unsigned base = 0; base < n; base += 32) {
+      uint32_t exec = 0;
+      for (unsigned l = 0; l < 32 && base + l < n; l++) {
+         sr[VAGX_SR_LANE_ID][l] = l;
+         sr[VAGX_SR_VERTEX_ID][l] = (uint32_t)ids[base + l];
+         sr[VAGX_SR_INSTANCE_ID][l] = instance;
+         if (ids[base + l] >= 0 || ids[base + l] < -1)
+            exec |= 1u << l;
+      }
+      if (!exec)
+         continue;
+      c.out = out + (size_t)base * nout;
+      struct vagx_usc_result res;
+      memset(&res, 0, sizeof(res));
+      if (vagx_usc_run_simd(j->dev->w[fe].usc, s->vs->prog, &env,
+                            (const uint32_t(*)[32])sr, exec, &res) != VAGX_USC_OK) {
+         r_usc_fail(j, fe, &res, s->vs);
+         return false;
+      }
+      if (r_stop(j))
+         return false;
+   }
+   return true;
+}
+
+/* Assembles primitives out of one restart-free run of vertices. */
+static void assemble(struct rjob *j, const struct rdraw *d, unsigned drawi,
+                     enum vagx_primitive prim, const float *const *v, unsigned n)
+{
+   const struct vagx_cmd_bind_vertex_pipeline *vp = &d->vpl;
+   const bool last = d->rs.provoking == VAGX_PROVOKING_VERTEX_LAST;
+   const float *t[3];
+   switch (prim) {
+   case VAGX_PRIMITIVE_POINTS:
+      for (unsigned i = 0; i < n; i++)
+         r_ppp_primitive(j, d, drawi, vp, &v[i], 1, 0);
+      break;
+   case VAGX_PRIMITIVE_LINES:
+      for (unsigned i = 0; i + 1 < n; i += 2)
+         r_ppp_primitive(j, d, drawi, vp, &v[i], 2, last);
+      break;
+   case VAGX_PRIMITIVE_LINE_STRIP:
+   case VAGX_PRIMITIVE_LINE_LOOP:
+      for (unsigned i = 0; i + 1 < n; i++)
+         r_ppp_primitive(j, d, drawi, vp, &v[i], 2, last);
+      if (prim == VAGX_PRIMITIVE_LINE_LOOP && n >= 2) {
+         t[0] = v[n - 1];
+         t[1] = v[0];
+         r_ppp_primitive(j, d, drawi, vp, t, 2, last);
+      }
+      break;
+   case VAGX_PRIMITIVE_TRIANGLES:
+      for (unsigned i = 0; i + 2 < n; i += 3)
+         r_ppp_primitive(j, d, drawi, vp, &v[i], 3, last ? 2 : 0);
+      break;
+   case VAGX_PRIMITIVE_TRIANGLE_STRIP:
+      for (unsigned i = 0; i + 2 < n; i++) {
+         if (i & 1) {
+            t[0] = v[i + 1];
+            t[1] = v[i];
+            t[2] = v[i + 2];
+            r_ppp_primitive(j, d, drawi, vp, t, 3, last ? 2 : 1);
+         } else {
+            r_ppp_primitive(j, d, drawi, vp, &v[i], 3, last ? 2 : 0);
+         }
+      }
+      break;
+   case VAGX_PRIMITIVE_TRIANGLE_FAN:
+      for (unsigned i = 1; i + 1 < n; i++) {
+         t[0] = v[0];
+         t[1] = v[i];
+         t[2] = v[i + 1];
+         r_ppp_primitive(j, d, drawi, vp, t, 3, last ? 2 : 1);
+      }
+      break;
+   default:
+      break;
+   }
+}
+
+static bool push_draw(struct rjob *j, const struct rdraw *d)
+{
+   if (j->ndraws == j->cap_draws) {
+      unsigned cap = j->cap_draws ? 2 * j->cap_draws : 16;
+      struct rdraw *n = realloc(j->draws, cap * sizeof(*n));
+      if (!n)
+         return false;
+      j->draws = n;
+      j->cap_draws = cap;
+   }
+   j->draws[j->ndraws++] = *d;
+   return true;
+}
+
+static bool do_draw(struct rjob *j, struct vstate *s, const struct vagx_cmd_draw *dr, uint64_t cmd_va)
+{
+   const unsigned fe = j->env->nworkers;
+   uint32_t count = dr->count, instances = dr->instance_count, first = dr->first;
+   int32_t base_vertex = dr->base_vertex;
+   uint32_t base_instance = dr->base_instance;
+   const bool indexed = dr->index_size != VAGX_INDEX_SIZE_NONE;
+
+   if (!s->have_vp || !s->have_fp || !s->have_viewport || !s->have_scissor || !s->have_rs ||
+       !s->have_ds) {
+      r_fail(j, VAGX_JOB_STATUS_INVALID_COMMAND, VAGX_UNIT_VDM, 0, cmd_va);
+      return false;
+   }
+   if (dr->indirect) {
+      uint32_t a[5];
+      if (!r_read(j, fe, dr->indirect_va, a, indexed ? 20 : 16, VAGX_UNIT_VDM))
+         return false;
+      count = a[0];
+      instances = a[1];
+      first = a[2];
+      if (indexed) {
+         base_vertex = (int32_t)a[3];
+         base_instance = a[4];
+      } else {
+         base_instance = a[3];
+      }
+   }
+   if (!count || !instances)
+      return true;
+
+   struct rdraw d = s->cur;
+   d.vpl = s->vp;
+   d.query = s->query;
+   if (!push_draw(j, &d)) {
+      r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_VDM, 0, 0);
+      return false;
+   }
+   const unsigned drawi = j->ndraws - 1;
+   const unsigned nout = vp_nout(&s->vp);
+
+   /* Vertex ids (after restart: -1). */
+   int64_t *ids = malloc((size_t)count * sizeof(*ids));
+   float *out = malloc((size_t)count * nout * sizeof(float));
+   const float **vv = malloc((size_t)count * sizeof(*vv));
+   if (!ids || !out || !vv) {
+      free(ids);
+      free(out);
+      free(vv);
+      r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_VDM, 0, 0);
+      return false;
+   }
+   bool ok = true;
+   unsigned isz = dr->index_size == VAGX_INDEX_SIZE_U8 ? 1 : dr->index_size == VAGX_INDEX_SIZE_U16 ? 2 : 4;
+   uint32_t rmask = isz == 4 ? 0xffffffffu : (1u << (8 * isz)) - 1;
+   for (uint32_t i = 0; i < count && ok; i++) {
+      if (!indexed) {
+         ids[i] = (int64_t)(uint32_t)(first + i);
+         continue;
+      }
+      uint64_t off = ((uint64_t)first + i) * isz;
+      uint32_t idx = 0;
+      if (off + isz <= dr->index_buffer_size) {
+         uint8_t b[4] = {0};
+         if (!r_read(j, fe, dr->index_va + off, b, isz, VAGX_UNIT_VDM)) {
+            ok = false;
+            break;
+         }
+         idx = b[0] | (isz > 1 ? (uint32_t)b[1] << 8 : 0) |
+               (isz > 2 ? ((uint32_t)b[2] << 16 | (uint32_t)b[3] << 24) : 0);
+      }
+      if (dr->restart && idx == (dr->restart_index & rmask))
+         ids[i] = -1;
+      else
+         ids[i] = (int64_t)(uint32_t)(idx + (uint32_t)base_vertex);
+   }
+   for (uint32_t inst = 0; inst < instances && ok; inst++) {
+      memset(out, 0, (size_t)count * nout * sizeof(float));
+      if (!run_vs(j, s, ids, count, inst + base_instance, out, nout)) {
+         ok = false;
+         break;
+      }
+      if (d.rs.discard)
+         continue;
+      unsigned n = 0;
+      for (uint32_t i = 0; i <= count; i++) {
+         if (i == count || ids[i] == -1) {
+            if (n)
+               assemble(j, &j->draws[drawi], drawi, dr->primitive, vv, n);
+            n = 0;
+            continue;
+         }
+         vv[n++] = out + (size_t)i * nout;
+      }
+      if (r_stop(j))
+         ok = false;
+   }
+   free(ids);
+   free(out);
+   free(vv);
+   return ok;
+}
+
+static bool push_query(struct rjob *j, const struct vagx_cmd_query_begin *q)
+{
+   if (j->nqueries == j->cap_queries) {
+      unsigned cap = j->cap_queries ? 2 * j->cap_queries : 8;
+      struct rquery *n = realloc(j->queries, cap * sizeof(*n));
+      if (!n)
+         return false;
+      j->queries = n;
+      j->cap_queries = cap;
+   }
+   struct rquery *r = &j->queries[j->nqueries++];
+   r->result_va = q->result_va;
+   r->type = q->type;
+   atomic_init(&r->count, 0);
+   return true;
+}
+
+void r_geometry(struct rjob *j)
+{
+   const unsigned fe = j->env->nworkers;
+   struct vstate s;
+   memset(&s, 0, sizeof(s));
+   s.query = -1;
+   s.cur.query = -1;
+   uint64_t va = j->rj.cs_va, stack[VAGX_MAX_STREAM_CALL_DEPTH];
+   unsigned depth = 0;
+   const char *err;
+
+   for (uint32_t ncmd = 0;; ncmd++) {
+      if (ncmd >= MAX_COMMANDS || (va & 3)) {
+         r_fail(j, VAGX_JOB_STATUS_INVALID_COMMAND, VAGX_UNIT_VDM, 0, va);
+         return;
+      }
+      if (r_stop(j))
+         return;
+      uint32_t cmd[16];
+      if (!r_read(j, fe, va, cmd, 4, VAGX_UNIT_VDM))
+         return;
+      unsigned n = vagx_cmd_dwords(cmd[0]);
+      if (!n || n > 16) {
+         r_fail(j, VAGX_JOB_STATUS_INVALID_COMMAND, VAGX_UNIT_VDM, 0, va);
+         return;
+      }
+      if (n > 1 && !r_read(j, fe, va + 4, cmd + 1, (n - 1) * 4, VAGX_UNIT_VDM))
+         return;
+      const uint64_t cva = va;
+      va += n * 4;
+      bool ok = true;
+      err = NULL;
+      switch (cmd[0] & 0xff) {
+      case VAGX_CMD_OPCODE_END: {
+         struct vagx_cmd_end c;
+         ok = vagx_cmd_end_unpack(cmd, &c, &err);
+         if (ok) {
+            if (!depth)
+               return;
+            va = stack[--depth];
+         }
+         break;
+      }
+      case VAGX_CMD_OPCODE_JUMP: {
+         struct vagx_cmd_jump c;
+         ok = vagx_cmd_jump_unpack(cmd, &c, &err);
+         if (ok && c.call) {
+            if (depth >= VAGX_MAX_STREAM_CALL_DEPTH) {
+               ok = false;
+               break;
+            }
+            stack[depth++] = va;
+         }
+         if (ok)
+            va = c.target_va;
+         break;
+      }
+      case VAGX_CMD_OPCODE_NOP: {
+         struct vagx_cmd_nop c;
+         ok = vagx_cmd_nop_unpack(cmd, &c, &err);
+         break;
+      }
+      case VAGX_CMD_OPCODE_BIND_VERTEX_PIPELINE: {
+         ok = vagx_cmd_bind_vertex_pipeline_unpack(cmd, &s.vp, &err);
+         if (ok) {
+            s.vs = r_bind_program(j, &s.vp.program, VAGX_UNIT_VDM, cva);
+            if (!s.vs)
+               return;
+            s.have_vp = true;
+         }
+         break;
+      }
+      case VAGX_CMD_OPCODE_BIND_FRAGMENT_PIPELINE: {
+         struct vagx_cmd_bind_fragment_pipeline *c = &s.cur.fp;
+         ok = vagx_cmd_bind_fragment_pipeline_unpack(cmd, c, &err);
+         if (!ok)
+            break;
+         uint32_t w[VAGX_MAX_CF_BINDINGS];
+         if (c->cf_binding_count &&
+             !r_read(j, fe, c->cf_bindings_va, w, c->cf_binding_count * 4u, VAGX_UNIT_VDM))
+            return;
+         unsigned ncf = c->cf_count;
+         for (unsigned i = 0; i < c->cf_binding_count && ok; i++) {
+            ok = vagx_cf_binding_unpack(&w[i], &s.cur.cfb[i], &err);
+            if (ok) {
+               /* 16-bit slots take two registers (see renderer-pipeline.md). */
+               unsigned end = s.cur.cfb[i].cf + 2 * s.cur.cfb[i].count;
+               if (end > ncf)
+                  ncf = end;
+            }
+         }
+         if (!ok)
+            break;
+         s.cur.ncf = ncf > 256 ? 256 : ncf;
+         s.cur.fs = r_bind_program(j, &c->program, VAGX_UNIT_VDM, cva);
+         if (!s.cur.fs)
+            return;
+         s.have_fp = true;
+         break;
+      }
+      case VAGX_CMD_OPCODE_VIEWPORT:
+         ok = s.have_viewport = vagx_cmd_viewport_unpack(cmd, &s.cur.vp, &err);
+         break;
+      case VAGX_CMD_OPCODE_SCISSOR:
+         ok = s.have_scissor = vagx_cmd_scissor_unpack(cmd, &s.cur.sc, &err);
+         break;
+      case VAGX_CMD_OPCODE_RASTERIZER:
+         ok = s.have_rs = vagx_cmd_rasterizer_unpack(cmd, &s.cur.rs, &err);
+         break;
+      case VAGX_CMD_OPCODE_DEPTH_STENCIL:
+         ok = s.have_ds = vagx_cmd_depth_stencil_unpack(cmd, &s.cur.ds, &err);
+         break;
+      case VAGX_CMD_OPCODE_BLEND_CONSTANT: {
+         struct vagx_cmd_blend_constant c;
+         ok = vagx_cmd_blend_constant_unpack(cmd, &c, &err);
+         if (ok)
+            memcpy(s.cur.blend, c.color, sizeof(s.cur.blend));
+         break;
+      }
+      case VAGX_CMD_OPCODE_DRAW: {
+         struct vagx_cmd_draw c;
+         ok = vagx_cmd_draw_unpack(cmd, &c, &err);
+         if (ok && !do_draw(j, &s, &c, cva))
+            return;
+         break;
+      }
+      case VAGX_CMD_OPCODE_BARRIER: {
+         struct vagx_cmd_barrier c;
+         ok = vagx_cmd_barrier_unpack(cmd, &c, &err); /* vertex work is in order already */
+         break;
+      }
+      case VAGX_CMD_OPCODE_QUERY_BEGIN: {
+         struct vagx_cmd_query_begin c;
+         ok = vagx_cmd_query_begin_unpack(cmd, &c, &err) && s.query < 0;
+         if (ok) {
+            if (!push_query(j, &c)) {
+               r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_VDM, 0, 0);
+               return;
+            }
+            s.query = (int)j->nqueries - 1;
+         }
+         break;
+      }
+      case VAGX_CMD_OPCODE_QUERY_END: {
+         struct vagx_cmd_query_end c;
+         ok = vagx_cmd_query_end_unpack(cmd, &c, &err) && s.query >= 0;
+         s.query = -1;
+         break;
+      }
+      case VAGX_CMD_OPCODE_TIMESTAMP: {
+         struct vagx_cmd_timestamp c;
+         ok = vagx_cmd_timestamp_unpack(cmd, &c, &err);
+         if (!ok)
+            break;
+         if (c.stage == VAGX_TIMESTAMP_STAGE_VERTEX) {
+            uint64_t t = j->env->now_ns ? j->env->now_ns(j->env->now_opaque) : 0;
+            if (!r_write(j, fe, c.dst_va, &t, 8, VAGX_UNIT_VDM))
+               return;
+         } else if (j->neoj_ts < 16) {
+            j->eoj_ts[j->neoj_ts++] = c.dst_va;
+         } else {
+            ok = false;
+         }
+         break;
+      }
+      default:
+         ok = false;
+         break;
+      }
+      if (!ok) {
+         r_fail(j, VAGX_JOB_STATUS_INVALID_COMMAND, VAGX_UNIT_VDM, 0, cva);
+         return;
+      }
+   }
+}

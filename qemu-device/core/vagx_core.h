@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vagx renderer core: the device-level model of the vagx GPU (register file,
+ * MMU, queues, copy/fill engine, compute dispatch) as a plain C11 library.
+ * It has no QEMU dependency: guest memory, interrupts and time are reached
+ * only through struct vagx_core_host_ops, so the same core runs inside QEMU
+ * and in-process behind Mesa's drm-shim.  See docs/hw/renderer-core.md.
+ *
+ * THREADS
+ *
+ *  - MMIO thread(s): whoever calls vagx_core_mmio_read/write (in QEMU: a vCPU
+ *    thread holding the BQL).  These calls are cheap and never block on guest
+ *    memory or on job execution: they take the core's register lock for a
+ *    few hundred nanoseconds, record state, set abort flags and wake the
+ *    front-end.  Heavy work is deferred to vagx_core_process().  They may call
+ *    host_ops.raise_irq (INT_RAISE, INT_ENABLE, immediate resets, TLB
+ *    invalidation with nothing in flight), host_ops.now_ns (TIMESTAMP_LO) and
+ *    host_ops.kick.  They never call read/write/map.
+ *
+ *  - Front-end thread: exactly one thread at a time calls vagx_core_process()
+ *    (in QEMU: the device's own thread, woken by host_ops.kick).  It fetches
+ *    job headers from rings, validates them, sets jobs up, hands the work to
+ *    the worker pool, waits, then writes results, timestamps, completion
+ *    seqnos and raises interrupts.  It calls read/write/map, raise_irq and
+ *    now_ns.  vagx_core_frontend_start() creates such a thread inside the core
+ *    for users that do not have one (drm-shim, tests).
+ *
+ *  - Worker threads: owned by the core (vagx_core_config.num_workers, created
+ *    in vagx_core_create).  They execute copy/fill chunks and compute
+ *    threadgroups.  They call only host_ops.read/write/map.
+ *
+ *  LOCKS: the core never holds any of its locks while calling a host op.  So
+ *  host ops may take the BQL (or any other lock) and may call back into
+ *  vagx_core_mmio_read/write.  read/write/map must be thread-safe: workers and
+ *  the front-end call them concurrently.  raise_irq is called from the MMIO
+ *  thread (inside vagx_core_mmio_write) or from the front-end thread (inside
+ *  vagx_core_process), never from a worker; a QEMU binding must therefore
+ *  make it safe outside the BQL (take the BQL, or defer to a bottom half).
+ *
+ *  vagx_core_create/destroy/reset_host: not concurrently with anything else.
+ */
+#ifndef VAGX_CORE_H
+#define VAGX_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct vagx_core;
+
+struct vagx_core_host_ops {
+   /* Guest-physical memory.  Return 0 on success, nonzero when [pa, pa+len)
+    * is not guest RAM (the device reports BUS_ERROR / BAD_ROOT).  Required. */
+   int (*read)(void *opaque, uint64_t pa, void *buf, size_t len);
+   int (*write)(void *opaque, uint64_t pa, const void *buf, size_t len);
+   /* Optional fast path: host pointer for [pa, pa+len) (len <= one page,
+    * never crossing a page), or NULL.  The pointer must stay valid until
+    * vagx_core_destroy() (guest RAM does not move).  Compute jobs need it:
+    * the shader core accesses memory through host pointers; without map they
+    * fail with BUS_ERROR. */
+   void *(*map)(void *opaque, uint64_t pa, size_t len, bool write);
+   /* Signal MSI-X vector `vector` (< VAGX_MSIX_VECTORS).  Edge-triggered;
+    * INTx users compute the level from vagx_core_irq_pending(). */
+   void (*raise_irq)(void *opaque, unsigned vector);
+   /* Monotonic host time in nanoseconds.  Required. */
+   uint64_t (*now_ns)(void *opaque);
+   /* Optional: work is pending, call vagx_core_process() soon (front-end
+    * thread).  Called from the MMIO thread, no core lock held. */
+   void (*kick)(void *opaque);
+};
+
+struct vagx_core_config {
+   unsigned num_queues;  /* implemented queues, 1..VAGX_MAX_QUEUES; 0 = contract default */
+   unsigned num_workers; /* worker threads (CONFIG.NUM_CORES); 0 = host CPUs */
+   /* Test hooks (0 = defaults): number of threadgroups a worker runs before it
+    * yields to other jobs, bytes per copy/fill slice. */
+   unsigned tg_per_slice;
+   uint64_t copy_slice_bytes;
+};
+
+struct vagx_core *vagx_core_create(const struct vagx_core_host_ops *ops, void *opaque,
+                                   const struct vagx_core_config *cfg);
+/* Stops the front-end thread (if started) and the workers, drops running jobs
+ * without writes, frees everything. */
+void vagx_core_destroy(struct vagx_core *core);
+
+/* BAR0 register access (offset relative to BAR0, size 4; other sizes are
+ * treated as a 32-bit access of the containing register).  MMIO thread. */
+uint32_t vagx_core_mmio_read(struct vagx_core *core, uint32_t offset, unsigned size);
+void vagx_core_mmio_write(struct vagx_core *core, uint32_t offset, uint32_t value,
+                          unsigned size);
+
+/* Front-end: start every runnable job, wait for the work, complete jobs,
+ * repeat until no queue has runnable or running work.  One thread at a time.
+ * Returns the number of jobs completed (including failed ones). */
+unsigned vagx_core_process(struct vagx_core *core);
+/* True when vagx_core_process() has something to do (any thread). */
+bool vagx_core_has_work(struct vagx_core *core);
+
+/* Optional built-in front-end thread that runs vagx_core_process() whenever
+ * there is work (set by doorbells, resumes, resets...).  host_ops.kick is
+ * still called.  Returns 0 on success. */
+int vagx_core_frontend_start(struct vagx_core *core);
+void vagx_core_frontend_stop(struct vagx_core *core);
+
+/* INT_STATUS & INT_ENABLE, for INTx level computation (any thread). */
+uint32_t vagx_core_irq_pending(struct vagx_core *core);
+
+/* Device-level reset from the host (PCI reset): registers to reset values,
+ * all jobs dropped.  Not concurrently with process(). */
+void vagx_core_reset_host(struct vagx_core *core);
+
+/* ---- scanout support for the display side (QEMU console) ---- */
+struct vagx_core_scanout {
+   bool enable;
+   uint32_t format;   /* enum vagx_scanout_format */
+   uint32_t width, height, pitch;
+   uint64_t fb_va, root;
+};
+/* Called by the display timer at each vblank (front-end or display thread;
+ * raises VBLANK from the calling thread): latches a pending commit, counts,
+ * sets INT_STATUS.VBLANK.  Returns the active configuration. */
+void vagx_core_vblank(struct vagx_core *core, struct vagx_core_scanout *active);
+/* Reads `len` bytes of the scanout framebuffer VA range through the MMU
+ * (NULL pages read as zero).  On failure sets SCANOUT_STATUS.FAULT, latches
+ * the fault (unit SCANOUT) and returns nonzero. */
+int vagx_core_scanout_read(struct vagx_core *core, uint64_t va, void *buf, size_t len);
+
+/* ---- decoder (core_decode.c) ----
+ * Prints the job in the ring slot at slot_pa (guest-physical) and everything
+ * it references (descriptors, programs, control streams), reading memory only
+ * through ops->read (no map needed).  Never writes.  Returns 0, or nonzero if
+ * the slot itself could not be read. */
+typedef void (*vagx_core_print_fn)(void *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+   __attribute__((format(printf, 2, 3)))
+#endif
+   ;
+int vagx_core_decode_job(const struct vagx_core_host_ops *ops, void *opaque, uint64_t slot_pa,
+                         vagx_core_print_fn print, void *print_ctx);
+/* Prints every slot HEAD..TAIL-1 of a ring given its base, log2 size and
+ * free-running head/tail. */
+int vagx_core_decode_ring(const struct vagx_core_host_ops *ops, void *opaque, uint64_t ring_pa,
+                          unsigned log2_slots, uint32_t head, uint32_t tail,
+                          vagx_core_print_fn print, void *print_ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,1443 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Renderer-core tests: registers, MMU (walks, NULL, read-only, faults, TLB
+ * invalidation), rings (seqno + irq per job, two queues, abort, resets,
+ * timeouts, timestamps), copy/fill, compute kernels written in assembly and
+ * checked against C, hostile input, and the decoder.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+
+#include "core_test.h"
+#include "vagx_asm.h"
+
+#define RAM (64ull << 20)
+#define VA_BUF 0x0000004000000000ull   /* a user buffer region (L0 index 0x8) */
+#define VA_CODE 0x0000002000000000ull
+#define VA_DESC 0x0000003000000000ull
+#define VA_SPARSE 0x0000100000000000ull
+
+static uint32_t rnd_state = 12345;
+static uint32_t rnd(void)
+{
+   rnd_state = rnd_state * 1664525u + 1013904223u;
+   return rnd_state >> 7 ^ rnd_state << 9;
+}
+
+static void payload_fill(uint32_t *p, uint64_t dst, uint64_t size, uint32_t pattern)
+{
+   struct vagx_fill_job j;
+   vagx_fill_job_init(&j);
+   j.dst_va = dst;
+   j.size = size;
+   j.pattern = pattern;
+   memset(p, 0, VAGX_RING_SLOT_PAYLOAD_SIZE);
+   vagx_fill_job_pack(p, &j);
+}
+
+static void payload_copy(uint32_t *p, uint64_t dst, uint64_t src, uint64_t size)
+{
+   struct vagx_copy_job j;
+   vagx_copy_job_init(&j);
+   j.dst_va = dst;
+   j.src_va = src;
+   j.size = size;
+   memset(p, 0, VAGX_RING_SLOT_PAYLOAD_SIZE);
+   vagx_copy_job_pack(p, &j);
+}
+
+/* ---------------------------------------------------------- registers -- */
+
+static void test_registers(void)
+{
+   struct tdev d;
+   tdev_init(&d, RAM, 2, false);
+   CHECK(rd(&d, VAGX_REG_ID) == VAGX_ID_MAGIC, "id");
+   CHECK(VAGX_VERSION_MAJOR_GET(rd(&d, VAGX_REG_VERSION)) == VAGX_HW_VERSION_MAJOR, "version");
+   CHECK(VAGX_CONFIG_NUM_CORES_GET(rd(&d, VAGX_REG_CONFIG)) == 2, "cores");
+   CHECK(VAGX_CONFIG_NUM_QUEUES_GET(rd(&d, VAGX_REG_CONFIG)) >= 2, "queues");
+   CHECK(VAGX_CONFIG_NUM_MSIX_GET(rd(&d, VAGX_REG_CONFIG)) == VAGX_MSIX_VECTORS, "msix");
+   CHECK(rd(&d, VAGX_REG_FEATURES) == VAGX_REG_FEATURES_RESET, "features");
+   wr(&d, VAGX_REG_SCRATCH, 0xdeadbeef);
+   CHECK(rd(&d, VAGX_REG_SCRATCH) == 0xdeadbeef, "scratch");
+   CHECK(VAGX_STATUS_IDLE_GET(rd(&d, VAGX_REG_STATUS)), "idle");
+
+   /* write to a read-only register: ERROR_STATUS code + offset, DEVICE_ERROR */
+   unsigned before = atomic_load(&d.f->irq[VAGX_MSIX_VECTOR_ERROR]);
+   wr(&d, VAGX_REG_ID, 1);
+   uint32_t e = rd(&d, VAGX_REG_ERROR_STATUS);
+   CHECK(VAGX_ERROR_STATUS_VALID_GET(e) && VAGX_ERROR_STATUS_CODE_GET(e) == 1 &&
+         VAGX_ERROR_STATUS_OFFSET_GET(e) == VAGX_REG_ID, "error status %x", e);
+   CHECK(rd(&d, VAGX_REG_INT_STATUS) & VAGX_INT_DEVICE_ERROR(1), "device error int");
+   CHECK(atomic_load(&d.f->irq[VAGX_MSIX_VECTOR_ERROR]) == before + 1, "error vector");
+   wr(&d, 0x7ffc, 1); /* unknown offset */
+   CHECK(VAGX_ERROR_STATUS_MULTIPLE_GET(rd(&d, VAGX_REG_ERROR_STATUS)), "multiple");
+   wr(&d, VAGX_REG_ERROR_ACK, VAGX_ERROR_ACK_ACK(1));
+   CHECK(rd(&d, VAGX_REG_ERROR_STATUS) == 0, "error ack");
+
+   /* interrupts: W1C, enable, pending, raise */
+   wr(&d, VAGX_REG_INT_STATUS, ~0u);
+   CHECK(rd(&d, VAGX_REG_INT_STATUS) == 0, "w1c all");
+   wr(&d, VAGX_REG_INT_ENABLE, 0);
+   unsigned v3 = atomic_load(&d.f->irq[VAGX_MSIX_VECTOR_QUEUE0 + 3]);
+   wr(&d, VAGX_REG_INT_RAISE, VAGX_INT_JOB_DONE(3) | VAGX_INT_VBLANK(1));
+   CHECK(rd(&d, VAGX_REG_INT_STATUS) == (VAGX_INT_JOB_DONE(3) | VAGX_INT_VBLANK(1)), "raise");
+   CHECK(rd(&d, VAGX_REG_INT_PENDING) == 0, "pending masked");
+   CHECK(atomic_load(&d.f->irq[VAGX_MSIX_VECTOR_QUEUE0 + 3]) == v3, "masked: no msi");
+   wr(&d, VAGX_REG_INT_ENABLE, VAGX_INT_JOB_DONE(3));
+   CHECK(rd(&d, VAGX_REG_INT_PENDING) == VAGX_INT_JOB_DONE(3), "pending");
+   CHECK(atomic_load(&d.f->irq[VAGX_MSIX_VECTOR_QUEUE0 + 3]) == v3 + 1, "enable raises");
+   CHECK(vagx_core_irq_pending(d.core) == VAGX_INT_JOB_DONE(3), "irq_pending api");
+   wr(&d, VAGX_REG_INT_STATUS, VAGX_INT_JOB_DONE(3));
+   CHECK(rd(&d, VAGX_REG_INT_STATUS) == VAGX_INT_VBLANK(1), "w1c one");
+
+   /* timestamp latch */
+   uint32_t lo1 = rd(&d, VAGX_REG_TIMESTAMP_LO);
+   uint64_t t1 = lo1 | (uint64_t)rd(&d, VAGX_REG_TIMESTAMP_HI) << 32;
+   usleep(1000);
+   uint32_t lo2 = rd(&d, VAGX_REG_TIMESTAMP_LO);
+   uint64_t t2 = lo2 | (uint64_t)rd(&d, VAGX_REG_TIMESTAMP_HI) << 32;
+   CHECK(t2 > t1 && t2 - t1 >= VAGX_REG_TIMESTAMP_FREQ_RESET / 1000, "timestamp %llu %llu",
+         (unsigned long long)t1, (unsigned long long)t2);
+   CHECK(rd(&d, VAGX_REG_TIMESTAMP_FREQ) == VAGX_TIMESTAMP_FREQ_HZ, "freq");
+
+   /* ring configuration errors */
+   wr(&d, VAGX_REG_ERROR_ACK, 1);
+   wr(&d, VAGX_REG_Q_RING_SIZE(0), VAGX_Q_RING_SIZE_LOG2(VAGX_RING_MAX_LOG2 + 1));
+   wr(&d, VAGX_REG_Q_RING_BASE_LO(0), VAGX_PAGE_SIZE);
+   wr(&d, VAGX_REG_Q_CONTROL(0), VAGX_Q_CONTROL_ENABLE(1));
+   CHECK(VAGX_ERROR_STATUS_CODE_GET(rd(&d, VAGX_REG_ERROR_STATUS)) == 3, "bad ring");
+   CHECK(q_state(&d, 0) == VAGX_QUEUE_STATE_STOPPED, "stays stopped");
+   wr(&d, VAGX_REG_ERROR_ACK, 1);
+   struct tq t;
+   tq_init(&t, &d, 0, 2);
+   CHECK(q_state(&d, 0) == VAGX_QUEUE_STATE_IDLE, "enabled idle");
+   wr(&d, VAGX_REG_Q_RING_SIZE(0), VAGX_Q_RING_SIZE_LOG2(3));
+   CHECK(VAGX_ERROR_STATUS_CODE_GET(rd(&d, VAGX_REG_ERROR_STATUS)) == 2, "ring write enabled");
+   CHECK(VAGX_Q_RING_SIZE_LOG2_GET(rd(&d, VAGX_REG_Q_RING_SIZE(0))) == 2, "ignored");
+   wr(&d, VAGX_REG_ERROR_ACK, 1);
+   wr(&d, VAGX_REG_Q_TAIL(0), 5); /* 4-slot ring */
+   wr(&d, VAGX_REG_Q_DOORBELL(0), 1);
+   CHECK(VAGX_ERROR_STATUS_CODE_GET(rd(&d, VAGX_REG_ERROR_STATUS)) == 4, "tail beyond");
+   CHECK(vagx_core_process(d.core) == 0, "doorbell ignored");
+   CHECK(rd(&d, VAGX_REG_Q_HEAD(0)) == 0, "head");
+
+   /* queue blocks past NUM_QUEUES */
+   unsigned nq = VAGX_CONFIG_NUM_QUEUES_GET(rd(&d, VAGX_REG_CONFIG));
+   if (nq < VAGX_MAX_QUEUES)
+      CHECK(rd(&d, VAGX_REG_Q_STATUS(nq)) == 0, "absent queue reads 0");
+
+   /* global reset while idle completes at once */
+   wr(&d, VAGX_REG_RESET, VAGX_RESET_START(1));
+   CHECK(rd(&d, VAGX_REG_RESET) == 0, "reset done");
+   CHECK(rd(&d, VAGX_REG_INT_STATUS) == VAGX_INT_RESET_DONE(1), "reset int %x",
+         rd(&d, VAGX_REG_INT_STATUS));
+   CHECK(q_state(&d, 0) == VAGX_QUEUE_STATE_STOPPED, "reset stops");
+
+   /* scanout commit while disabled applies at once; vblank counts when enabled */
+   wr(&d, VAGX_REG_SCANOUT_FORMAT, VAGX_SCANOUT_FORMAT_XRGB8888);
+   wr(&d, VAGX_REG_SCANOUT_SIZE, VAGX_SCANOUT_SIZE_WIDTH(64) | VAGX_SCANOUT_SIZE_HEIGHT(32));
+   wr(&d, VAGX_REG_SCANOUT_PITCH, 256);
+   wr(&d, VAGX_REG_SCANOUT_COMMIT, 1);
+   CHECK(rd(&d, VAGX_REG_SCANOUT_COMMIT) == 0, "commit applied");
+   struct vagx_core_scanout so;
+   wr(&d, VAGX_REG_SCANOUT_CONTROL, 1);
+   vagx_core_vblank(d.core, &so);
+   CHECK(so.enable && so.width == 64 && so.height == 32, "scanout active");
+   CHECK(rd(&d, VAGX_REG_SCANOUT_VBLANK_COUNT) == 1, "vblank count");
+   wr(&d, VAGX_REG_SCANOUT_PITCH, 3);
+   wr(&d, VAGX_REG_SCANOUT_COMMIT, 1);
+   CHECK(VAGX_SCANOUT_STATUS_INVALID_GET(rd(&d, VAGX_REG_SCANOUT_STATUS)), "invalid scanout");
+   tdev_fini(&d);
+}
+
+/* ---------------------------------------------------------------- jobs -- */
+
+static void test_nop_jobs(void)
+{
+   struct tdev d;
+   tdev_init(&d, RAM, 2, false);
+   struct tq t;
+   tq_init(&t, &d, 1, 2);
+   unsigned irq0 = atomic_load(&d.f->irq[VAGX_MSIX_VECTOR_QUEUE0 + 1]);
+   /* 10 jobs through a 4-slot ring: the ring wraps */
+   for (unsigned i = 0; i < 10; i++) {
+      struct vagx_job_header h;
+      hdr_init(&t, &h, VAGX_JOB_TYPE_NOP, 0, 100 + i);
+      uint64_t slot = tq_submit(&t, &h, NULL);
+      CHECK(vagx_core_process(d.core) == 1, "one job");
+      CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_OK, "ok");
+      CHECK(pa_u64(d.f, d.completion_pa + 8) == 100 + i, "completion seqno");
+      CHECK(q_seqno(&d, 1) == 100 + i, "last seqno");
+      CHECK(atomic_load(&d.f->irq[VAGX_MSIX_VECTOR_QUEUE0 + 1]) == irq0 + i + 1, "irq per job");
+      CHECK(rd(&d, VAGX_REG_INT_STATUS) & VAGX_INT_JOB_DONE(1), "job done bit");
+      wr(&d, VAGX_REG_INT_STATUS, VAGX_INT_JOB_DONE(1));
+   }
+   CHECK(rd(&d, VAGX_REG_Q_HEAD(1)) == 10 && rd(&d, VAGX_REG_Q_JOBS_DONE(1)) == 10, "head");
+   CHECK(q_state(&d, 1) == VAGX_QUEUE_STATE_IDLE, "idle");
+
+   /* batch: 3 jobs, one doorbell, irq only on the last; custom vector */
+   uint32_t raw[3][VAGX_JOB_HEADER_DWORDS];
+   for (unsigned i = 0; i < 3; i++) {
+      struct vagx_job_header h;
+      hdr_init(&t, &h, VAGX_JOB_TYPE_NOP, 0, 200 + i);
+      h.irq = i == 2;
+      h.irq_vector = 5;
+      vagx_job_header_pack(raw[i], &h);
+      uint64_t slot = tq_slot(&t, t.tail);
+      memcpy(pa_ptr(d.f, slot), raw[i], sizeof(raw[i]));
+      t.tail++;
+   }
+   unsigned v5 = atomic_load(&d.f->irq[5]);
+   wr(&d, VAGX_REG_Q_TAIL(1), t.tail);
+   CHECK(vagx_core_process(d.core) == 0, "tail without doorbell does nothing");
+   wr(&d, VAGX_REG_Q_DOORBELL(1), 1);
+   CHECK(vagx_core_process(d.core) == 3, "three jobs");
+   CHECK(atomic_load(&d.f->irq[5]) == v5 + 1, "one irq on vector 5");
+   CHECK(q_seqno(&d, 1) == 202, "seqno");
+
+   /* timestamps */
+   uint64_t root = vm_new(d.f);
+   uint64_t ts_pa = vm_alloc(d.f, root, VA_BUF, VAGX_PAGE_SIZE, false);
+   struct vagx_job_header h;
+   hdr_init(&t, &h, VAGX_JOB_TYPE_NOP, root, 300);
+   h.timestamps = true;
+   h.timestamp_va = VA_BUF + 64;
+   uint64_t slot = tq_submit(&t, &h, NULL);
+   vagx_core_process(d.core);
+   struct vagx_job_timestamps ts;
+   vagx_job_timestamps_unpack(pa_u32(d.f, ts_pa + 64), &ts, NULL);
+   CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_OK, "ts job ok");
+   CHECK(ts.start != 0 && ts.end >= ts.start, "timestamps %llu %llu",
+         (unsigned long long)ts.start, (unsigned long long)ts.end);
+   /* timestamp write that faults */
+   h.timestamp_va = VA_BUF + (1u << 30);
+   slot = tq_submit(&t, &h, NULL);
+   vagx_core_process(d.core);
+   CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_MMU_FAULT, "ts fault");
+   CHECK(q_state(&d, 1) == VAGX_QUEUE_STATE_HALTED, "halted");
+   wr(&d, VAGX_REG_FAULT_ACK, 1);
+
+   /* disable with an empty queue */
+   wr(&d, VAGX_REG_Q_RESUME(1), 1);
+   wr(&d, VAGX_REG_Q_CONTROL(1), 0);
+   CHECK(q_state(&d, 1) == VAGX_QUEUE_STATE_STOPPED, "stopped");
+   tdev_fini(&d);
+}
+
+/* ----------------------------------------------------------------- MMU -- */
+
+static void test_mmu(void)
+{
+   struct tdev d;
+   tdev_init(&d, RAM, 1, false);
+   struct tq t;
+   tq_init(&t, &d, 0, 4);
+   uint64_t root = vm_new(d.f);
+   uint64_t pa = vm_alloc(d.f, root, VA_BUF, 4 * VAGX_PAGE_SIZE, false);
+   uint64_t ro_pa = vm_alloc(d.f, root, VA_BUF + 0x10000, VAGX_PAGE_SIZE, true);
+   vm_set_null(d.f, root, VA_SPARSE, 1);                       /* 1 GiB NULL */
+   vm_set_null(d.f, root, VA_BUF + 0x20000, VAGX_PT_LEVELS - 1); /* one NULL page */
+   uint32_t p[VAGX_RING_SLOT_PAYLOAD_SIZE / 4];
+   struct vagx_job_header h;
+   uint64_t seq = 1;
+
+   /* fill a mapped range, then read it back through a copy */
+   hdr_init(&t, &h, VAGX_JOB_TYPE_FILL, root, seq++);
+   payload_fill(p, VA_BUF + 4, 2 * VAGX_PAGE_SIZE, 0x11223344);
+   uint64_t slot = tq_submit(&t, &h, p);
+   vagx_core_process(d.core);
+   CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_OK, "fill");
+   CHECK(pa_u32(d.f, pa)[0] == 0 && pa_u32(d.f, pa)[1] == 0x11223344 &&
+         pa_u32(d.f, pa + 2 * VAGX_PAGE_SIZE)[0] == 0x11223344 &&
+         pa_u32(d.f, pa + 2 * VAGX_PAGE_SIZE)[1] == 0, "fill range");
+
+   /* NULL pages: writes dropped, reads zero, no fault */
+   hdr_init(&t, &h, VAGX_JOB_TYPE_FILL, root, seq++);
+   payload_fill(p, VA_SPARSE + 0x123000, 3 * VAGX_PAGE_SIZE, 0x55);
+   slot = tq_submit(&t, &h, p);
+   vagx_core_process(d.core);
+   CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_OK, "fill null");
+   hdr_init(&t, &h, VAGX_JOB_TYPE_COPY, root, seq++);
+   payload_copy(p, VA_BUF + 8, VA_BUF + 0x20000, 64); /* from the NULL page */
+   slot = tq_submit(&t, &h, p);
+   vagx_core_process(d.core);
+   CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_OK, "copy from null");
+   CHECK(pa_u32(d.f, pa)[2] == 0 && pa_u32(d.f, pa)[17] == 0 && pa_u32(d.f, pa)[18] == 0x11223344,
+         "null reads zero");
+   CHECK(rd(&d, VAGX_REG_FAULT_STATUS) == 0, "no fault latched");
+
+   /* read-only page: reads fine, writes fault with READ_ONLY */
+   pa_u32(d.f, ro_pa)[0] = 0xabcdef;
+   hdr_init(&t, &h, VAGX_JOB_TYPE_COPY, root, seq++);
+   payload_copy(p, VA_BUF + 0x3000, VA_BUF + 0x10000, 4);
+   slot = tq_submit(&t, &h, p);
+   vagx_core_process(d.core);
+   CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_OK && pa_u32(d.f, pa + 0x3000)[0] == 0xabcdef,
+         "ro read");
+   hdr_init(&t, &h, VAGX_JOB_TYPE_FILL, root, seq++);
+   payload_fill(p, VA_BUF + 0x10010, 16, 7);
+   slot = tq_submit(&t, &h, p);
+   unsigned err_irq = atomic_load(&d.f->irq[VAGX_MSIX_VECTOR_ERROR]);
+   vagx_core_process(d.core);
+   struct vagx_job_result r = slot_result(&d, slot);
+   CHECK(r.status == VAGX_JOB_STATUS_MMU_FAULT && r.unit == VAGX_UNIT_COPY &&
+         r.address == VA_BUF + 0x10010, "ro fault result %u %u %llx", r.status, r.unit,
+         (unsigned long long)r.address);
+   CHECK(pa_u64(d.f, d.completion_pa) == seq - 1, "failed job still completes");
+   uint32_t fs = rd(&d, VAGX_REG_FAULT_STATUS);
+   CHECK(VAGX_FAULT_STATUS_VALID_GET(fs) && VAGX_FAULT_STATUS_ACCESS_GET(fs) == VAGX_FAULT_ACCESS_WRITE &&
+         VAGX_FAULT_STATUS_REASON_GET(fs) == VAGX_FAULT_REASON_READ_ONLY &&
+         VAGX_FAULT_STATUS_UNIT_GET(fs) == VAGX_UNIT_COPY && VAGX_FAULT_STATUS_QUEUE_GET(fs) == 0 &&
+         VAGX_FAULT_STATUS_LEVEL_GET(fs) == VAGX_PT_LEVELS - 1, "fault status %x", fs);
+   CHECK(rd(&d, VAGX_REG_FAULT_ADDR_LO) == (uint32_t)(VA_BUF + 0x10010) &&
+         rd(&d, VAGX_REG_FAULT_ADDR_HI) == (uint32_t)((VA_BUF + 0x10010) >> 32), "fault addr");
+   CHECK(rd(&d, VAGX_REG_FAULT_ROOT_LO) == (uint32_t)root && rd(&d, VAGX_REG_FAULT_ROOT_HI) == 0,
+         "fault root");
+   CHECK(rd(&d, VAGX_REG_INT_STATUS) & VAGX_INT_MMU_FAULT(1), "mmu fault int");
+   CHECK(rd(&d, VAGX_REG_INT_STATUS) & VAGX_INT_QUEUE_ERROR(0), "queue error int");
+   CHECK(atomic_load(&d.f->irq[VAGX_MSIX_VECTOR_ERROR]) > err_irq, "error vector");
+   CHECK(q_state(&d, 0) == VAGX_QUEUE_STATE_HALTED &&
+         VAGX_Q_STATUS_ERROR_GET(rd(&d, VAGX_REG_Q_STATUS(0))) == VAGX_JOB_STATUS_MMU_FAULT,
+         "halted with error");
+
+   /* while halted nothing runs; RESUME continues */
+   hdr_init(&t, &h, VAGX_JOB_TYPE_NOP, 0, seq++);
+   slot = tq_submit(&t, &h, NULL);
+   CHECK(vagx_core_process(d.core) == 0, "halted queue does not run");
+   wr(&d, VAGX_REG_Q_RESUME(0), 1);
+   CHECK(vagx_core_process(d.core) == 1 && slot_result(&d, slot).status == VAGX_JOB_STATUS_OK,
+         "resumed");
+
+   /* a second fault while latched sets MULTIPLE; ACK clears */
+   struct {
+      uint64_t va;
+      enum vagx_fault_reason reason;
+      unsigned level;
+   } cases[] = {
+      {VA_BUF + (1ull << 30), VAGX_FAULT_REASON_NOT_PRESENT, 1}, /* L1 entry missing */
+      {VA_BUF + 0x30000, VAGX_FAULT_REASON_NOT_PRESENT, 3},       /* leaf missing */
+      {1ull << VAGX_VA_BITS, VAGX_FAULT_REASON_ADDRESS_RANGE, 0},
+      {0x0000700000000000ull, VAGX_FAULT_REASON_NOT_PRESENT, 0},
+   };
+   for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+      wr(&d, VAGX_REG_FAULT_ACK, 1);
+      wr(&d, VAGX_REG_Q_RESUME(0), 1);
+      hdr_init(&t, &h, VAGX_JOB_TYPE_COPY, root, seq++);
+      payload_copy(p, VA_BUF, cases[i].va, 8);
+      slot = tq_submit(&t, &h, p);
+      vagx_core_process(d.core);
+      fs = rd(&d, VAGX_REG_FAULT_STATUS);
+      CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_MMU_FAULT, "case %u", i);
+      CHECK(VAGX_FAULT_STATUS_REASON_GET(fs) == cases[i].reason &&
+            VAGX_FAULT_STATUS_LEVEL_GET(fs) == cases[i].level &&
+            VAGX_FAULT_STATUS_ACCESS_GET(fs) == VAGX_FAULT_ACCESS_READ, "case %u: %x", i, fs);
+   }
+   wr(&d, VAGX_REG_Q_RESUME(0), 1);
+   hdr_init(&t, &h, VAGX_JOB_TYPE_FILL, root, seq++);
+   payload_fill(p, VA_BUF + 0x30000, 4, 0);
+   tq_submit(&t, &h, p);
+   vagx_core_process(d.core);
+   CHECK(VAGX_FAULT_STATUS_MULTIPLE_GET(rd(&d, VAGX_REG_FAULT_STATUS)), "multiple");
+   CHECK(VAGX_FAULT_STATUS_REASON_GET(rd(&d, VAGX_REG_FAULT_STATUS)) == VAGX_FAULT_REASON_NOT_PRESENT &&
+         rd(&d, VAGX_REG_FAULT_ADDR_LO) == 0, "first fault kept");
+   wr(&d, VAGX_REG_FAULT_ACK, 1);
+   CHECK(rd(&d, VAGX_REG_FAULT_STATUS) == 0, "ack");
+
+   /* reserved PTE bits (derived from the generated packer) */
+   uint32_t resv[VAGX_PTE_DWORDS];
+   pte_reserved_mask(resv);
+   uint64_t e = vm_entry(d.f, root, VA_BUF + 0x3000, VAGX_PT_LEVELS - 1);
+   uint32_t saved[VAGX_PTE_DWORDS];
+   memcpy(saved, pa_ptr(d.f, e), sizeof(saved));
+   for (unsigned w = 0; w < VAGX_PTE_DWORDS; w++)
+      if (resv[w]) {
+         pa_u32(d.f, e)[w] |= resv[w] & -resv[w]; /* lowest reserved bit */
+         break;
+      }
+   wr(&d, VAGX_REG_TLB_INV_CMD, VAGX_TLB_INV_CMD_START(1) | VAGX_TLB_INV_CMD_ALL_ROOTS(1));
+   wr(&d, VAGX_REG_Q_RESUME(0), 1);
+   hdr_init(&t, &h, VAGX_JOB_TYPE_COPY, root, seq++);
+   payload_copy(p, VA_BUF, VA_BUF + 0x3000, 8);
+   slot = tq_submit(&t, &h, p);
+   vagx_core_process(d.core);
+   fs = rd(&d, VAGX_REG_FAULT_STATUS);
+   CHECK(VAGX_FAULT_STATUS_REASON_GET(fs) == VAGX_FAULT_REASON_RESERVED_BITS, "reserved %x", fs);
+   memcpy(pa_ptr(d.f, e), saved, sizeof(saved));
+   wr(&d, VAGX_REG_FAULT_ACK, 1);
+
+   /* bad roots: outside RAM, zero */
+   wr(&d, VAGX_REG_Q_RESUME(0), 1);
+   hdr_init(&t, &h, VAGX_JOB_TYPE_FILL, RAM + (1ull << 30), seq++);
+   payload_fill(p, VA_BUF, 4, 0);
+   slot = tq_submit(&t, &h, p);
+   vagx_core_process(d.core);
+   CHECK(VAGX_FAULT_STATUS_REASON_GET(rd(&d, VAGX_REG_FAULT_STATUS)) == VAGX_FAULT_REASON_BAD_ROOT,
+         "bad root");
+   wr(&d, VAGX_REG_FAULT_ACK, 1);
+   wr(&d, VAGX_REG_Q_RESUME(0), 1);
+   hdr_init(&t, &h, VAGX_JOB_TYPE_FILL, 0, seq++);
+   slot = tq_submit(&t, &h, p);
+   vagx_core_process(d.core);
+   r = slot_result(&d, slot);
+   CHECK(r.status == VAGX_JOB_STATUS_MMU_FAULT && r.unit == VAGX_UNIT_JOB, "zero root");
+   wr(&d, VAGX_REG_FAULT_ACK, 1);
+
+   /* page-table loop: an L1 entry pointing back at the root; the walk has a
+    * fixed depth, so it ends (here: in the root's own entries) */
+   struct vagx_pte loop;
+   vagx_pte_init(&loop);
+   loop.valid = true;
+   loop.addr = root;
+   uint64_t lva = 0x0000600000000000ull;
+   pte_store(d.f, vm_entry(d.f, root, lva, 1), &loop);
+   wr(&d, VAGX_REG_Q_RESUME(0), 1);
+   hdr_init(&t, &h, VAGX_JOB_TYPE_COPY, root, seq++);
+   payload_copy(p, VA_BUF, lva, 64);
+   slot = tq_submit(&t, &h, p);
+   CHECK(vagx_core_process(d.core) == 1, "loop job finished");
+   wr(&d, VAGX_REG_FAULT_ACK, 1);
+
+   /* physical page outside RAM -> BUS_ERROR */
+   vm_map_page(d.f, root, VA_BUF + 0x40000, RAM + 0x100000, false, false);
+   wr(&d, VAGX_REG_Q_RESUME(0), 1);
+   hdr_init(&t, &h, VAGX_JOB_TYPE_COPY, root, seq++);
+   payload_copy(p, VA_BUF, VA_BUF + 0x40000, 8);
+   slot = tq_submit(&t, &h, p);
+   vagx_core_process(d.core);
+   CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_MMU_FAULT &&
+         VAGX_FAULT_STATUS_REASON_GET(rd(&d, VAGX_REG_FAULT_STATUS)) == VAGX_FAULT_REASON_BUS_ERROR,
+         "bus error page %x", rd(&d, VAGX_REG_FAULT_STATUS));
+   wr(&d, VAGX_REG_FAULT_ACK, 1);
+   (void)pa;
+   tdev_fini(&d);
+}
+
+static void test_tlb(void)
+{
+   struct tdev d;
+   tdev_init(&d, RAM, 1, false); /* one worker: its TLB is deterministic */
+   struct tq t;
+   tq_init(&t, &d, 0, 3);
+   uint64_t root = vm_new(d.f);
+   uint64_t dst = vm_alloc(d.f, root, VA_BUF, VAGX_PAGE_SIZE, false);
+   uint64_t a = vm_alloc(d.f, root, VA_BUF + 0x1000, VAGX_PAGE_SIZE, false);
+   uint64_t b = pa_alloc(d.f, VAGX_PAGE_SIZE);
+   pa_u32(d.f, a)[0] = 0xaaaa;
+   pa_u32(d.f, b)[0] = 0xbbbb;
+   uint32_t p[VAGX_RING_SLOT_PAYLOAD_SIZE / 4];
+   struct vagx_job_header h;
+   payload_copy(p, VA_BUF, VA_BUF + 0x1000, 4);
+
+   hdr_init(&t, &h, VAGX_JOB_TYPE_COPY, root, 1);
+   tq_submit(&t, &h, p);
+   vagx_core_process(d.core);
+   CHECK(pa_u32(d.f, dst)[0] == 0xaaaa, "first");
+
+   /* remap VA_BUF+0x1000 -> b without invalidating: the cached translation
+    * may still be used (and with this device is) */
+   vm_map_page(d.f, root, VA_BUF + 0x1000, b, false, false);
+   hdr_init(&t, &h, VAGX_JOB_TYPE_COPY, root, 2);
+   tq_submit(&t, &h, p);
+   vagx_core_process(d.core);
+   CHECK(pa_u32(d.f, dst)[0] == 0xaaaa, "stale translation before invalidate: %x",
+         pa_u32(d.f, dst)[0]);
+
+   uint32_t seq0 = rd(&d, VAGX_REG_TLB_INV_SEQ);
+   wr(&d, VAGX_REG_TLB_INV_ROOT_LO, (uint32_t)root);
+   wr(&d, VAGX_REG_TLB_INV_ROOT_HI, (uint32_t)(root >> 32));
+   wr(&d, VAGX_REG_TLB_INV_VA_LO, (uint32_t)(VA_BUF + 0x1000));
+   wr(&d, VAGX_REG_TLB_INV_VA_HI, (uint32_t)((VA_BUF + 0x1000) >> 32));
+   wr(&d, VAGX_REG_TLB_INV_SIZE_LO, VAGX_PAGE_SIZE);
+   wr(&d, VAGX_REG_TLB_INV_CMD, VAGX_TLB_INV_CMD_START(1));
+   CHECK(VAGX_TLB_INV_STATUS_BUSY_GET(rd(&d, VAGX_REG_TLB_INV_STATUS)) == 0, "idle device: done");
+   CHECK(rd(&d, VAGX_REG_TLB_INV_SEQ) == seq0 + 1, "seq");
+   CHECK(rd(&d, VAGX_REG_INT_STATUS) & VAGX_INT_TLB_INV_DONE(1), "inv done int");
+
+   hdr_init(&t, &h, VAGX_JOB_TYPE_COPY, root, 3);
+   tq_submit(&t, &h, p);
+   vagx_core_process(d.core);
+   CHECK(pa_u32(d.f, dst)[0] == 0xbbbb, "new translation after invalidate: %x", pa_u32(d.f, dst)[0]);
+
+   /* unmap + invalidate -> fault */
+   vm_unmap(d.f, root, VA_BUF + 0x1000);
+   wr(&d, VAGX_REG_TLB_INV_CMD, VAGX_TLB_INV_CMD_START(1) | VAGX_TLB_INV_CMD_ALL_ROOTS(1));
+   hdr_init(&t, &h, VAGX_JOB_TYPE_COPY, root, 4);
+   uint64_t slot = tq_submit(&t, &h, p);
+   vagx_core_process(d.core);
+   CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_MMU_FAULT, "unmapped after invalidate");
+   tdev_fini(&d);
+}
+
+/* ---------------------------------------------------------- copy/fill -- */
+
+static void test_copy_fill(bool nomap)
+{
+   struct tdev d;
+   tdev_init(&d, RAM, 2, nomap);
+   struct tq t;
+   tq_init(&t, &d, 2, 3);
+   uint64_t root = vm_new(d.f);
+   /* source: 5 pages mapped to scattered physical pages (reverse order) */
+   const unsigned np = 5;
+   uint64_t src_pa[5], dst_pa[5];
+   for (unsigned i = 0; i < np; i++)
+      src_pa[np - 1 - i] = pa_alloc(d.f, VAGX_PAGE_SIZE);
+   for (unsigned i = 0; i < np; i++) {
+      vm_map_page(d.f, root, VA_BUF + i * VAGX_PAGE_SIZE, src_pa[i], false, false);
+      dst_pa[i] = pa_alloc(d.f, VAGX_PAGE_SIZE);
+      pa_alloc(d.f, VAGX_PAGE_SIZE); /* gap */
+      vm_map_page(d.f, root, VA_BUF + 0x100000 + i * VAGX_PAGE_SIZE, dst_pa[i], false, false);
+      for (unsigned k = 0; k < VAGX_PAGE_SIZE; k++)
+         ((uint8_t *)pa_ptr(d.f, src_pa[i]))[k] = (uint8_t)rnd();
+   }
+   uint32_t p[VAGX_RING_SLOT_PAYLOAD_SIZE / 4];
+   struct vagx_job_header h;
+   const uint64_t so = 123, doff = 4001, len = 3 * VAGX_PAGE_SIZE + 777;
+   hdr_init(&t, &h, VAGX_JOB_TYPE_COPY, root, 1);
+   payload_copy(p, VA_BUF + 0x100000 + doff, VA_BUF + so, len);
+   uint64_t slot = tq_submit(&t, &h, p);
+   vagx_core_process(d.core);
+   CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_OK, "copy");
+   unsigned bad = 0;
+   for (uint64_t i = 0; i < len; i++) {
+      uint64_t s = so + i, o = doff + i;
+      uint8_t want = ((uint8_t *)pa_ptr(d.f, src_pa[s / VAGX_PAGE_SIZE]))[s % VAGX_PAGE_SIZE];
+      uint8_t got = ((uint8_t *)pa_ptr(d.f, dst_pa[o / VAGX_PAGE_SIZE]))[o % VAGX_PAGE_SIZE];
+      bad += want != got;
+   }
+   CHECK(bad == 0, "copy across pages: %u bad bytes", bad);
+   CHECK(((uint8_t *)pa_ptr(d.f, dst_pa[0]))[doff - 1] == 0, "no write before");
+
+   /* zero-sized copy and fill are no-ops */
+   hdr_init(&t, &h, VAGX_JOB_TYPE_COPY, root, 2);
+   payload_copy(p, 0xdead0000, 0xbeef0000, 0);
+   slot = tq_submit(&t, &h, p);
+   vagx_core_process(d.core);
+   CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_OK, "zero copy");
+
+   /* fill across pages */
+   hdr_init(&t, &h, VAGX_JOB_TYPE_FILL, root, 3);
+   payload_fill(p, VA_BUF + 0x100000 + 4092, 8 + 2 * VAGX_PAGE_SIZE, 0xcafef00d);
+   slot = tq_submit(&t, &h, p);
+   vagx_core_process(d.core);
+   CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_OK, "fill");
+   CHECK(pa_u32(d.f, dst_pa[0])[1022] != 0xcafef00d && pa_u32(d.f, dst_pa[0])[1023] == 0xcafef00d &&
+         pa_u32(d.f, dst_pa[1])[500] == 0xcafef00d && pa_u32(d.f, dst_pa[3])[0] == 0xcafef00d &&
+         pa_u32(d.f, dst_pa[3])[1] != 0xcafef00d, "fill range");
+
+   /* misaligned fill -> INVALID_JOB (payload) */
+   hdr_init(&t, &h, VAGX_JOB_TYPE_FILL, root, 4);
+   payload_fill(p, VA_BUF + 2, 8, 1);
+   slot = tq_submit(&t, &h, p);
+   vagx_core_process(d.core);
+   struct vagx_job_result r = slot_result(&d, slot);
+   CHECK(r.status == VAGX_JOB_STATUS_INVALID_JOB && r.detail == VAGX_RING_SLOT_PAYLOAD_OFFSET,
+         "misaligned fill %u", r.status);
+   wr(&d, VAGX_REG_Q_RESUME(2), 1);
+
+   /* copy that faults part-way: the pages before the hole are written */
+   vm_unmap(d.f, root, VA_BUF + 0x100000 + 2 * VAGX_PAGE_SIZE);
+   memset(pa_ptr(d.f, dst_pa[1]), 0, VAGX_PAGE_SIZE);
+   hdr_init(&t, &h, VAGX_JOB_TYPE_COPY, root, 5);
+   payload_copy(p, VA_BUF + 0x100000, VA_BUF, 4 * VAGX_PAGE_SIZE);
+   slot = tq_submit(&t, &h, p);
+   vagx_core_process(d.core);
+   r = slot_result(&d, slot);
+   CHECK(r.status == VAGX_JOB_STATUS_MMU_FAULT && r.address == VA_BUF + 0x100000 + 2 * VAGX_PAGE_SIZE,
+         "partial copy fault %u %llx", r.status, (unsigned long long)r.address);
+   CHECK(memcmp(pa_ptr(d.f, dst_pa[1]), pa_ptr(d.f, src_pa[1]), VAGX_PAGE_SIZE) == 0,
+         "written before the fault");
+   CHECK(VAGX_FAULT_STATUS_ACCESS_GET(rd(&d, VAGX_REG_FAULT_STATUS)) == VAGX_FAULT_ACCESS_WRITE &&
+         VAGX_FAULT_STATUS_QUEUE_GET(rd(&d, VAGX_REG_FAULT_STATUS)) == 2, "write fault on q2");
+   tdev_fini(&d);
+}
+
+/* ----------------------------------------------- long jobs, abort, reset -- */
+
+/* A fill over a huge NULL range: runs for a long time, touches no memory. */
+static uint64_t submit_long_fill(struct tq *t, uint64_t root, uint64_t seq, uint32_t timeout_ms)
+{
+   uint32_t p[VAGX_RING_SLOT_PAYLOAD_SIZE / 4];
+   struct vagx_job_header h;
+   hdr_init(t, &h, VAGX_JOB_TYPE_FILL, root, seq);
+   h.timeout_ms = timeout_ms;
+   payload_fill(p, VA_SPARSE, 1ull << 47, 0x1);
+   return tq_submit(t, &h, p);
+}
+
+static void test_long_jobs(void)
+{
+   struct tdev d;
+   tdev_init(&d, RAM, 2, false);
+   uint64_t root = vm_new(d.f);
+   /* NULL from VA_SPARSE on for 2^47 bytes: a fill over it runs for minutes */
+   for (uint64_t va = VA_SPARSE; va < VA_SPARSE + (1ull << 47); va += 1ull << 39)
+      vm_set_null(d.f, root, va, 0);
+   struct tq t0, t1;
+   tq_init(&t0, &d, 0, 3);
+   tq_init(&t1, &d, 1, 5);
+   vagx_core_frontend_start(d.core);
+
+   /* queue 0 runs a long job; queue 1 keeps completing jobs meanwhile */
+   uint64_t slot0 = submit_long_fill(&t0, root, 10, 0);
+   CHECK(WAIT_UNTIL(q_state(&d, 0) == VAGX_QUEUE_STATE_RUNNING, 5), "q0 running");
+   for (unsigned i = 0; i < 20; i++) {
+      struct vagx_job_header h;
+      hdr_init(&t1, &h, VAGX_JOB_TYPE_NOP, 0, 1000 + i);
+      tq_submit(&t1, &h, NULL);
+   }
+   CHECK(WAIT_UNTIL(q_seqno(&d, 1) == 1019, 5), "q1 progressed while q0 busy: %llu",
+         (unsigned long long)q_seqno(&d, 1));
+   CHECK(q_state(&d, 0) == VAGX_QUEUE_STATE_RUNNING, "q0 still running");
+   CHECK(!VAGX_STATUS_IDLE_GET(rd(&d, VAGX_REG_STATUS)), "device busy");
+
+   /* abort */
+   double t_abort = t_now_s();
+   wr(&d, VAGX_REG_Q_ABORT(0), VAGX_Q_ABORT_ABORT(1));
+   CHECK(WAIT_UNTIL(q_state(&d, 0) == VAGX_QUEUE_STATE_HALTED, 5), "aborted");
+   CHECK(t_now_s() - t_abort < 1.0, "abort prompt: %.3f s", t_now_s() - t_abort);
+   CHECK(slot_result(&d, slot0).status == VAGX_JOB_STATUS_ABORTED, "ABORTED");
+   CHECK(VAGX_Q_STATUS_ERROR_GET(rd(&d, VAGX_REG_Q_STATUS(0))) == VAGX_JOB_STATUS_ABORTED, "error");
+   CHECK(pa_u64(d.f, d.completion_pa) == 10, "aborted job completes");
+   wr(&d, VAGX_REG_Q_RESUME(0), 1);
+
+   /* timeout */
+   uint64_t slot = submit_long_fill(&t0, root, 11, 30);
+   CHECK(WAIT_UNTIL(q_state(&d, 0) == VAGX_QUEUE_STATE_HALTED, 5), "timed out");
+   CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_TIMEOUT, "TIMEOUT %u",
+         slot_result(&d, slot).status);
+   wr(&d, VAGX_REG_Q_RESUME(0), 1);
+
+   /* queue reset of a running job: no result, no completion */
+   slot = submit_long_fill(&t0, root, 12, 0);
+   CHECK(WAIT_UNTIL(q_state(&d, 0) == VAGX_QUEUE_STATE_RUNNING, 5), "running again");
+   wr(&d, VAGX_REG_INT_STATUS, ~0u);
+   wr(&d, VAGX_REG_Q_RESET(0), VAGX_Q_RESET_START(1));
+   CHECK(WAIT_UNTIL(rd(&d, VAGX_REG_Q_RESET(0)) == 0, 5), "reset completes");
+   CHECK(q_state(&d, 0) == VAGX_QUEUE_STATE_STOPPED && rd(&d, VAGX_REG_Q_HEAD(0)) == 0 &&
+         rd(&d, VAGX_REG_Q_TAIL(0)) == 0 && rd(&d, VAGX_REG_Q_CONTROL(0)) == 0, "reset state");
+   CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_PENDING, "dropped: no result");
+   CHECK(pa_u64(d.f, d.completion_pa) == 11, "dropped: no completion");
+   CHECK(rd(&d, VAGX_REG_INT_STATUS) & VAGX_INT_RESET_DONE(1), "reset done");
+   CHECK(!(rd(&d, VAGX_REG_INT_STATUS) & (VAGX_INT_JOB_DONE(0) | VAGX_INT_QUEUE_ERROR(0))),
+         "queue bits clear");
+
+   /* the queue works again after re-enabling */
+   tq_init(&t0, &d, 0, 3);
+   struct vagx_job_header h;
+   hdr_init(&t0, &h, VAGX_JOB_TYPE_NOP, 0, 13);
+   slot = tq_submit(&t0, &h, NULL);
+   CHECK(WAIT_UNTIL(q_seqno(&d, 0) == 13, 5), "after reset");
+
+   /* global reset with two long jobs */
+   submit_long_fill(&t0, root, 14, 0);
+   submit_long_fill(&t1, root, 2000, 0);
+   CHECK(WAIT_UNTIL(q_state(&d, 0) == VAGX_QUEUE_STATE_RUNNING &&
+                       q_state(&d, 1) == VAGX_QUEUE_STATE_RUNNING, 5), "both running");
+   wr(&d, VAGX_REG_RESET, VAGX_RESET_START(1));
+   CHECK(WAIT_UNTIL(rd(&d, VAGX_REG_RESET) == 0, 5), "global reset completes");
+   CHECK(q_state(&d, 0) == VAGX_QUEUE_STATE_STOPPED && q_state(&d, 1) == VAGX_QUEUE_STATE_STOPPED,
+         "all stopped");
+   CHECK(rd(&d, VAGX_REG_INT_STATUS) == VAGX_INT_RESET_DONE(1), "only RESET_DONE");
+   CHECK(WAIT_UNTIL(VAGX_STATUS_IDLE_GET(rd(&d, VAGX_REG_STATUS)), 5), "idle");
+
+   /* disable while running: finishes the job then STOPPED */
+   tq_init(&t0, &d, 0, 3);
+   slot = submit_long_fill(&t0, root, 15, 20);
+   CHECK(WAIT_UNTIL(q_state(&d, 0) == VAGX_QUEUE_STATE_RUNNING, 5), "running");
+   wr(&d, VAGX_REG_Q_CONTROL(0), 0);
+   CHECK(WAIT_UNTIL(q_state(&d, 0) == VAGX_QUEUE_STATE_STOPPED, 5), "stopped after job");
+   CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_TIMEOUT, "job finished (timeout)");
+
+   /* destroy with a job still running must not hang or leak */
+   tq_init(&t0, &d, 0, 3);
+   submit_long_fill(&t0, root, 16, 0);
+   CHECK(WAIT_UNTIL(q_state(&d, 0) == VAGX_QUEUE_STATE_RUNNING, 5), "running at destroy");
+   tdev_fini(&d);
+}
+
+/* -------------------------------------------------------- hostile input -- */
+
+/* Reserved bits of a job header, derived from the generated packer. */
+static void header_reserved_mask(uint32_t out[VAGX_JOB_HEADER_DWORDS])
+{
+   struct vagx_job_header h;
+   memset(&h, 0xff, sizeof(h));
+   h.irq = h.timestamps = true;
+   uint32_t raw[VAGX_JOB_HEADER_DWORDS];
+   vagx_job_header_pack(raw, &h);
+   for (unsigned i = 0; i < VAGX_JOB_HEADER_DWORDS; i++)
+      out[i] = ~raw[i];
+}
+
+static void test_bad_input(void)
+{
+   struct tdev d;
+   tdev_init(&d, RAM, 2, false);
+   struct tq t;
+   tq_init(&t, &d, 0, 4);
+   uint64_t root = vm_new(d.f);
+   vm_alloc(d.f, root, VA_BUF, 16 * VAGX_PAGE_SIZE, false);
+   struct vagx_job_header h;
+   uint32_t raw[VAGX_JOB_HEADER_DWORDS];
+   uint64_t slot;
+   struct vagx_job_result r;
+   uint64_t seq = 1;
+
+#define EXPECT_FAIL(st, what)                                                   \
+   do {                                                                         \
+      vagx_core_process(d.core);                                                \
+      r = slot_result(&d, slot);                                                \
+      CHECK(r.status == (st), "%s: status %u", what, r.status);                \
+      CHECK(q_state(&d, 0) == VAGX_QUEUE_STATE_HALTED, "%s: halted", what);    \
+      wr(&d, VAGX_REG_Q_RESUME(0), 1);                                          \
+      wr(&d, VAGX_REG_FAULT_ACK, 1);                                            \
+   } while (0)
+
+   unsigned v0 = atomic_load(&d.f->irq[VAGX_MSIX_VECTOR_QUEUE0]);
+   hdr_init(&t, &h, VAGX_JOB_TYPE_NOP, 0, seq++);
+   h.irq_vector = VAGX_MSIX_VECTORS;
+   slot = tq_submit(&t, &h, NULL);
+   EXPECT_FAIL(VAGX_JOB_STATUS_INVALID_JOB, "irq_vector");
+   CHECK(r.unit == VAGX_UNIT_JOB, "unit JOB");
+   CHECK(atomic_load(&d.f->irq[VAGX_MSIX_VECTOR_QUEUE0]) == v0 + 1, "failure interrupts on q vector");
+
+   unsigned badtype = 0;
+   while (vagx_job_type_is_valid(badtype))
+      badtype++;
+   hdr_init(&t, &h, VAGX_JOB_TYPE_NOP, 0, seq++);
+   vagx_job_header_pack(raw, &h);
+   raw[0] |= badtype; /* type is the low field of dword 0 */
+   slot = tq_submit_raw(&t, raw, NULL);
+   EXPECT_FAIL(VAGX_JOB_STATUS_INVALID_JOB, "type");
+
+   uint32_t resv[VAGX_JOB_HEADER_DWORDS];
+   header_reserved_mask(resv);
+   for (unsigned w = 0; w < VAGX_JOB_HEADER_DWORDS; w++) {
+      if (!resv[w])
+         continue;
+      hdr_init(&t, &h, VAGX_JOB_TYPE_NOP, 0, seq++);
+      vagx_job_header_pack(raw, &h);
+      raw[w] |= resv[w] & -resv[w];
+      slot = tq_submit_raw(&t, raw, NULL);
+      EXPECT_FAIL(VAGX_JOB_STATUS_INVALID_JOB, "reserved bit");
+   }
+
+   hdr_init(&t, &h, VAGX_JOB_TYPE_NOP, 0, seq++);
+   h.desc_va = VA_BUF;
+   slot = tq_submit(&t, &h, NULL);
+   EXPECT_FAIL(VAGX_JOB_STATUS_INVALID_JOB, "desc_va on NOP");
+
+   uint32_t junk[VAGX_RING_SLOT_PAYLOAD_SIZE / 4] = {0};
+   junk[3] = 1;
+   hdr_init(&t, &h, VAGX_JOB_TYPE_NOP, 0, seq++);
+   slot = tq_submit(&t, &h, junk);
+   EXPECT_FAIL(VAGX_JOB_STATUS_INVALID_JOB, "payload on NOP");
+   CHECK(r.detail == VAGX_RING_SLOT_PAYLOAD_OFFSET + 12, "detail = offset %u", r.detail);
+
+   hdr_init(&t, &h, VAGX_JOB_TYPE_COMPUTE, root, seq++);
+   h.desc_va = VA_BUF;
+   h.desc_size = VAGX_COMPUTE_JOB_LENGTH + 4;
+   slot = tq_submit(&t, &h, NULL);
+   EXPECT_FAIL(VAGX_JOB_STATUS_INVALID_JOB, "desc_size");
+
+   hdr_init(&t, &h, VAGX_JOB_TYPE_RENDER, root, seq++);
+   h.desc_va = VA_BUF;
+   h.desc_size = VAGX_RENDER_JOB_LENGTH;
+   slot = tq_submit(&t, &h, NULL);
+#ifdef VAGX_CORE_HAVE_RENDER
+   EXPECT_FAIL(VAGX_JOB_STATUS_INVALID_DESCRIPTOR, "render job of zeros");
+#else
+   EXPECT_FAIL(VAGX_JOB_STATUS_UNSUPPORTED, "render (built without render/)");
+#endif
+
+   /* garbage compute descriptors */
+   {
+      uint64_t dpa = vm_alloc(d.f, root, VA_DESC, VAGX_PAGE_SIZE, false);
+      for (unsigned i = 0; i < 50; i++) {
+         for (unsigned k = 0; k < VAGX_COMPUTE_JOB_DWORDS; k++)
+            pa_u32(d.f, dpa)[k] = rnd();
+         hdr_init(&t, &h, VAGX_JOB_TYPE_COMPUTE, root, seq++);
+         h.desc_va = VA_DESC;
+         h.desc_size = VAGX_COMPUTE_JOB_LENGTH;
+         slot = tq_submit(&t, &h, NULL);
+         vagx_core_process(d.core);
+         r = slot_result(&d, slot);
+         CHECK(r.status != VAGX_JOB_STATUS_PENDING && r.status != VAGX_JOB_STATUS_OK,
+               "garbage desc %u", r.status);
+         wr(&d, VAGX_REG_Q_RESUME(0), 1);
+         wr(&d, VAGX_REG_FAULT_ACK, 1);
+      }
+   }
+
+   /* completion_pa outside guest RAM: BUS_ERROR, LAST_SEQNO still updates */
+   hdr_init(&t, &h, VAGX_JOB_TYPE_NOP, 0, 777);
+   h.completion_pa = RAM + 4096;
+   slot = tq_submit(&t, &h, NULL);
+   EXPECT_FAIL(VAGX_JOB_STATUS_BUS_ERROR, "completion outside RAM");
+   CHECK(q_seqno(&d, 0) == 777, "seqno updates");
+
+   /* random slots: never PENDING afterwards, never a crash */
+   unsigned n_ok = 0;
+   for (unsigned i = 0; i < 400; i++) {
+      for (unsigned k = 0; k < VAGX_JOB_HEADER_DWORDS; k++)
+         raw[k] = rnd();
+      if (i & 1) { /* mostly-valid headers with a random type and sizes */
+         hdr_init(&t, &h, (enum vagx_job_type)(rnd() % 5), root, seq++);
+         h.desc_va = (rnd() & 1) ? VA_DESC : 0;
+         h.desc_size = (rnd() & 1) ? VAGX_COMPUTE_JOB_LENGTH : 0;
+         h.completion_pa = (rnd() & 1) ? d.completion_pa : 0;
+         vagx_job_header_pack(raw, &h);
+      }
+      uint32_t pl[VAGX_RING_SLOT_PAYLOAD_SIZE / 4];
+      for (unsigned k = 0; k < VAGX_RING_SLOT_PAYLOAD_SIZE / 4; k++)
+         pl[k] = (rnd() & 3) ? 0 : rnd();
+      slot = tq_submit_raw(&t, raw, pl);
+      vagx_core_process(d.core);
+      r = slot_result(&d, slot);
+      CHECK(r.status != VAGX_JOB_STATUS_PENDING && vagx_job_status_is_valid(r.status),
+            "random %u: %u", i, r.status);
+      n_ok += r.status == VAGX_JOB_STATUS_OK;
+      wr(&d, VAGX_REG_Q_RESUME(0), 1);
+      wr(&d, VAGX_REG_FAULT_ACK, 1);
+   }
+   CHECK(rd(&d, VAGX_REG_Q_JOBS_DONE(0)) == t.tail, "every slot consumed %u %u",
+         rd(&d, VAGX_REG_Q_JOBS_DONE(0)), t.tail);
+
+   /* ring outside guest RAM: BUS_ERROR, queue halts */
+   wr(&d, VAGX_REG_Q_CONTROL(1), 0);
+   wr(&d, VAGX_REG_Q_RING_BASE_LO(1), 0);
+   wr(&d, VAGX_REG_Q_RING_BASE_HI(1), 1); /* 4 GiB: beyond the fake RAM */
+   wr(&d, VAGX_REG_Q_RING_SIZE(1), VAGX_Q_RING_SIZE_LOG2(VAGX_RING_MIN_LOG2));
+   wr(&d, VAGX_REG_Q_CONTROL(1), 1);
+   wr(&d, VAGX_REG_Q_TAIL(1), 1);
+   wr(&d, VAGX_REG_Q_DOORBELL(1), 1);
+   CHECK(vagx_core_process(d.core) == 1, "ring job consumed");
+   CHECK(q_state(&d, 1) == VAGX_QUEUE_STATE_HALTED &&
+         VAGX_Q_STATUS_ERROR_GET(rd(&d, VAGX_REG_Q_STATUS(1))) == VAGX_JOB_STATUS_BUS_ERROR,
+         "ring bus error");
+   tdev_fini(&d);
+#undef EXPECT_FAIL
+}
+
+/* ------------------------------------------------------------- compute -- */
+
+#ifdef VAGX_CORE_HAVE_USC
+
+struct cenv {
+   struct tdev *d;
+   struct tq *t;
+   uint64_t root, code_pa, desc_pa, data_pa;
+   uint64_t seq;
+};
+
+#define CODE_BYTES (64 * 1024)
+#define DATA_VA VA_BUF
+#define DATA_BYTES (1u << 20)
+
+static void cenv_init(struct cenv *c, struct tdev *d, struct tq *t)
+{
+   c->d = d;
+   c->t = t;
+   c->root = vm_new(d->f);
+   c->code_pa = vm_alloc(d->f, c->root, VA_CODE, CODE_BYTES, true);
+   c->desc_pa = vm_alloc(d->f, c->root, VA_DESC, VAGX_PAGE_SIZE, true);
+   c->data_pa = vm_alloc(d->f, c->root, DATA_VA, DATA_BYTES, false);
+   c->seq = 1;
+}
+
+static uint32_t *cdata(struct cenv *c, uint64_t off)
+{
+   return pa_u32(c->d->f, c->data_pa + off);
+}
+
+static void set_ptr(uint32_t *uni, unsigned u, uint64_t va)
+{
+   uni[u] = (uint32_t)va;
+   uni[u + 1] = (uint32_t)(va >> 32);
+}
+
+/* Assembles src (NULL: keep the code already there), writes descriptor and
+ * uniforms, submits a COMPUTE job.  Returns the slot. */
+static uint64_t submit_compute(struct cenv *c, const char *src, const uint32_t tg[3],
+                               const uint32_t grid[3], uint32_t shared, const uint32_t *uni,
+                               unsigned nuni, uint64_t indirect_va, uint32_t timeout_ms)
+{
+   struct fake *f = c->d->f;
+   if (src) {
+      struct vagx_asm_error err;
+      long n = vagx_asm_assemble(src, pa_u32(f, c->code_pa), CODE_BYTES / 4, &err);
+      CHECK(n > 0, "assemble: line %d: %s", err.line, err.msg);
+   }
+   struct vagx_compute_job j;
+   vagx_compute_job_init(&j);
+   j.grid_x = grid[0];
+   j.grid_y = grid[1];
+   j.grid_z = grid[2];
+   j.tg_x = tg[0];
+   j.tg_y = tg[1];
+   j.tg_z = tg[2];
+   j.indirect = indirect_va != 0;
+   j.indirect_va = indirect_va;
+   j.shared_size = shared;
+   j.program.code_va = VA_CODE;
+   j.program.gpr_count = 32;
+   j.program.uniform_count = nuni;
+   j.program.uniform_va = VA_DESC + 0x400;
+   const char *why = NULL;
+   CHECK(vagx_compute_job_validate(&j, &why), "descriptor: %s", why ? why : "");
+   vagx_compute_job_pack(pa_u32(f, c->desc_pa), &j);
+   if (nuni)
+      memcpy(pa_u32(f, c->desc_pa + 0x400), uni, nuni * 4);
+   struct vagx_job_header h;
+   hdr_init(c->t, &h, VAGX_JOB_TYPE_COMPUTE, c->root, c->seq++);
+   h.desc_va = VA_DESC;
+   h.desc_size = VAGX_COMPUTE_JOB_LENGTH;
+   h.timeout_ms = timeout_ms;
+   return tq_submit(c->t, &h, NULL);
+}
+
+static unsigned run_compute(struct cenv *c, const char *src, const uint32_t tg[3],
+                            const uint32_t grid[3], uint32_t shared, const uint32_t *uni,
+                            unsigned nuni, uint64_t indirect_va)
+{
+   uint64_t slot = submit_compute(c, src, tg, grid, shared, uni, nuni, indirect_va, 0);
+   vagx_core_process(c->d->core);
+   struct vagx_job_result r = slot_result(c->d, slot);
+   if (r.status != VAGX_JOB_STATUS_OK) {
+      wr(c->d, VAGX_REG_Q_RESUME(c->t->q), 1);
+      wr(c->d, VAGX_REG_FAULT_ACK, 1);
+   }
+   return r.status;
+}
+
+/* Kernels (syntax: docs/hw/isa.md).  u0:u1, u2:u3, u4:u5 are 64-bit pointers. */
+static const char *k_prefix_sum =
+   "shl r1, sr.tindex, #2\n"
+   "ld_global.b32 r2, u0, r1\n"
+   "st_shared.b32 r1, #0, r2\n"
+   "barrier.tg\n"
+   "mov r3, #1\n"
+   "loop\n"
+   "  icmp.uge r4, r3, #256\n"
+   "  break.cond r4\n"
+   "  mov r5, #0\n"
+   "  icmp.uge r4, sr.tindex, r3\n"
+   "  if.nz r4\n"
+   "    isub r6, sr.tindex, r3\n"
+   "    shl r6, r6, #2\n"
+   "    ld_shared.b32 r5, r6, #0\n"
+   "  endif\n"
+   "  barrier.tg\n"
+   "  ld_shared.b32 r7, r1, #0\n"
+   "  iadd r7, r7, r5\n"
+   "  st_shared.b32 r1, #0, r7\n"
+   "  barrier.tg\n"
+   "  shl r3, r3, #1\n"
+   "endloop\n"
+   "ld_shared.b32 r2, r1, #0\n"
+   "st_global.b32 u2, r1, r2\n"
+   "end\n";
+
+static const char *k_matmul =
+   "imad r1, sr.tgid_x, #8, sr.tid_x\n"
+   "imad r2, sr.tgid_y, #8, sr.tid_y\n"
+   "mov r3, #0\n"
+   "mov r4, #0\n"
+   "loop\n"
+   "  icmp.uge r5, r3, #32\n"
+   "  break.cond r5\n"
+   "  imad r6, r2, #32, r3\n  shl r6, r6, #2\n"
+   "  ld_global.b32 r7, u0, r6\n"
+   "  imad r6, r3, #32, r1\n  shl r6, r6, #2\n"
+   "  ld_global.b32 r8, u2, r6\n"
+   "  ffma r4, r7, r8, r4\n"
+   "  iadd r3, r3, #1\n"
+   "endloop\n"
+   "imad r6, r2, #32, r1\nshl r6, r6, #2\n"
+   "st_global.b32 u4, r6, r4\n"
+   "end\n";
+
+static const char *k_histogram =
+   "imad r1, sr.tgid_x, #256, sr.tindex\n"
+   "ld_global.u8 r2, u0, r1\n"
+   "and r2, r2, #63\n"
+   "shl r2, r2, #2\n"
+   "mov r3, u2\nmov r4, u3\n"
+   "iadd r3, r3, r2\n"
+   "atom_global.add r5, r3, #1, r0\n"
+   "end\n";
+
+static const char *k_reduction =
+   "imad r1, sr.tgid_x, #1024, sr.tindex\n"
+   "shl r1, r1, #2\n"
+   "ld_global.b32 r2, u0, r1\n"
+   "shl r3, sr.tindex, #2\n"
+   "st_shared.b32 r3, #0, r2\n"
+   "barrier.tg\n"
+   "mov r4, #512\n"
+   "loop\n"
+   "  icmp.eq r5, r4, #0\n"
+   "  break.cond r5\n"
+   "  icmp.ult r5, sr.tindex, r4\n"
+   "  if.nz r5\n"
+   "    shl r6, r4, #2\n"
+   "    iadd r6, r6, r3\n"
+   "    ld_shared.b32 r7, r6, #0\n"
+   "    ld_shared.b32 r8, r3, #0\n"
+   "    iadd r8, r8, r7\n"
+   "    st_shared.b32 r3, #0, r8\n"
+   "  endif\n"
+   "  barrier.tg\n"
+   "  shr r4, r4, #1\n"
+   "endloop\n"
+   "icmp.eq r5, sr.tindex, #0\n"
+   "if.nz r5\n"
+   "  ld_shared.b32 r8, r3, #0\n"
+   "  shl r9, sr.tgid_x, #2\n"
+   "  st_global.b32 u2, r9, r8\n"
+   "endif\n"
+   "end\n";
+
+/* Each thread writes its global linear id (z, y, x) to out[id]. */
+static const char *k_ids =
+   "imad r1, sr.tgid_z, sr.ngroups_y, sr.tgid_y\n"
+   "imad r1, r1, sr.ngroups_x, sr.tgid_x\n"
+   "shl r2, r1, #2\n"
+   "st_global.b32 u0, r2, r1\n"
+   "end\n";
+
+static const char *k_spin =
+   "mov r1, #0\n"
+   "loop\n"
+   "  iadd r1, r1, #1\n"
+   "endloop\n"
+   "end\n";
+
+static const char *k_nothing = "end\n";
+
+static const char *k_wild =
+   "mov r1, #0\n"
+   "ld_global.b32 r2, u0, r1\n"
+   "end\n";
+
+static void test_compute(unsigned workers)
+{
+   struct tdev d;
+   tdev_init(&d, RAM, workers, false);
+   struct tq t;
+   tq_init(&t, &d, 3, 4);
+   struct cenv c;
+   cenv_init(&c, &d, &t);
+   uint32_t uni[8] = {0};
+
+   /* prefix sum */
+   for (int i = 0; i < 256; i++)
+      cdata(&c, 0)[i] = rnd() & 0xffff;
+   set_ptr(uni, 0, DATA_VA);
+   set_ptr(uni, 2, DATA_VA + 0x1000);
+   unsigned st = run_compute(&c, k_prefix_sum, (uint32_t[3]){256, 1, 1}, (uint32_t[3]){1, 1, 1},
+                             1024, uni, 4, 0);
+   CHECK(st == VAGX_JOB_STATUS_OK, "prefix status %u", st);
+   uint32_t s = 0;
+   unsigned bad = 0;
+   for (int i = 0; i < 256; i++) {
+      s += cdata(&c, 0)[i];
+      bad += cdata(&c, 0x1000)[i] != s;
+   }
+   CHECK(bad == 0, "prefix sum: %u wrong", bad);
+
+   /* matmul 32x32 */
+   float *A = (float *)(void *)cdata(&c, 0x10000), *B = (float *)(void *)cdata(&c, 0x20000);
+   float *C = (float *)(void *)cdata(&c, 0x30000);
+   for (int i = 0; i < 1024; i++) {
+      A[i] = (float)((int)(rnd() % 200) - 100) / 16.0f;
+      B[i] = (float)((int)(rnd() % 200) - 100) / 32.0f;
+   }
+   set_ptr(uni, 0, DATA_VA + 0x10000);
+   set_ptr(uni, 2, DATA_VA + 0x20000);
+   set_ptr(uni, 4, DATA_VA + 0x30000);
+   st = run_compute(&c, k_matmul, (uint32_t[3]){8, 8, 1}, (uint32_t[3]){4, 4, 1}, 0, uni, 6, 0);
+   CHECK(st == VAGX_JOB_STATUS_OK, "matmul status %u", st);
+   bad = 0;
+   for (int r = 0; r < 32; r++)
+      for (int col = 0; col < 32; col++) {
+         float acc = 0;
+         for (int k = 0; k < 32; k++)
+            acc = fmaf(A[r * 32 + k], B[k * 32 + col], acc);
+         bad += C[r * 32 + col] != acc;
+      }
+   CHECK(bad == 0, "matmul: %u wrong", bad);
+
+   /* histogram with atomics: 64 threadgroups spread over the workers */
+   uint8_t *bytes = (uint8_t *)cdata(&c, 0x40000);
+   uint32_t hist[64] = {0};
+   for (int i = 0; i < 64 * 256; i++) {
+      bytes[i] = (uint8_t)rnd();
+      hist[bytes[i] & 63]++;
+   }
+   memset(cdata(&c, 0x50000), 0, 256);
+   set_ptr(uni, 0, DATA_VA + 0x40000);
+   set_ptr(uni, 2, DATA_VA + 0x50000);
+   st = run_compute(&c, k_histogram, (uint32_t[3]){256, 1, 1}, (uint32_t[3]){64, 1, 1}, 0, uni, 4, 0);
+   CHECK(st == VAGX_JOB_STATUS_OK, "histogram status %u", st);
+   bad = 0;
+   for (int b = 0; b < 64; b++)
+      bad += cdata(&c, 0x50000)[b] != hist[b];
+   CHECK(bad == 0, "histogram: %u wrong bins", bad);
+
+   /* reduction: 16 threadgroups of 1024 threads */
+   uint32_t sums[16] = {0};
+   for (int i = 0; i < 16 * 1024; i++) {
+      cdata(&c, 0x60000)[i] = rnd();
+      sums[i / 1024] += cdata(&c, 0x60000)[i];
+   }
+   set_ptr(uni, 0, DATA_VA + 0x60000);
+   set_ptr(uni, 2, DATA_VA + 0x80000);
+   st = run_compute(&c, k_reduction, (uint32_t[3]){1024, 1, 1}, (uint32_t[3]){16, 1, 1}, 4096, uni, 4, 0);
+   CHECK(st == VAGX_JOB_STATUS_OK, "reduction status %u", st);
+   bad = 0;
+   for (int g = 0; g < 16; g++)
+      bad += cdata(&c, 0x80000)[g] != sums[g];
+   CHECK(bad == 0, "reduction: %u wrong", bad);
+
+   /* indirect grid read from memory; 3D grid covers every group once */
+   cdata(&c, 0x90000)[0] = 5;
+   cdata(&c, 0x90000)[1] = 3;
+   cdata(&c, 0x90000)[2] = 1;
+   memset(cdata(&c, 0xa0000), 0xff, 4096);
+   set_ptr(uni, 0, DATA_VA + 0xa0000);
+   st = run_compute(&c, k_ids, (uint32_t[3]){1, 1, 1}, (uint32_t[3]){0, 0, 0}, 0, uni, 2,
+                    DATA_VA + 0x90000);
+   CHECK(st == VAGX_JOB_STATUS_OK, "indirect status %u", st);
+   bad = 0;
+   for (uint32_t i = 0; i < 15; i++)
+      bad += cdata(&c, 0xa0000)[i] != i;
+   CHECK(bad == 0 && cdata(&c, 0xa0000)[15] == 0xffffffffu, "indirect grid: %u wrong", bad);
+
+   /* zero-sized grid: OK, nothing runs */
+   memset(cdata(&c, 0xa0000), 0xff, 64);
+   st = run_compute(&c, k_ids, (uint32_t[3]){1, 1, 1}, (uint32_t[3]){0, 7, 7}, 0, uni, 2, 0);
+   CHECK(st == VAGX_JOB_STATUS_OK && cdata(&c, 0xa0000)[0] == 0xffffffffu, "zero grid");
+
+   /* illegal instruction: raw garbage as code */
+   for (unsigned i = 0; i < 8; i++)
+      pa_u32(d.f, c.code_pa)[i] = 0xffffffffu;
+   uint64_t slot = submit_compute(&c, NULL, (uint32_t[3]){32, 1, 1}, (uint32_t[3]){1, 1, 1}, 0, uni, 2, 0, 0);
+   vagx_core_process(d.core);
+   struct vagx_job_result r = slot_result(&d, slot);
+   CHECK(r.status == VAGX_JOB_STATUS_ILLEGAL_INSTRUCTION && r.unit == VAGX_UNIT_USC &&
+         r.address == VA_CODE, "illegal: %u %u %llx", r.status, r.unit, (unsigned long long)r.address);
+   wr(&d, VAGX_REG_Q_RESUME(3), 1);
+
+   /* wild address: MMU fault in the USC with the VA */
+   set_ptr(uni, 0, 0x0000500000000000ull);
+   slot = submit_compute(&c, k_wild, (uint32_t[3]){32, 1, 1}, (uint32_t[3]){4, 1, 1}, 0, uni, 2, 0, 0);
+   vagx_core_process(d.core);
+   r = slot_result(&d, slot);
+   CHECK(r.status == VAGX_JOB_STATUS_MMU_FAULT && r.unit == VAGX_UNIT_USC &&
+         r.address == 0x0000500000000000ull, "wild: %u %u %llx", r.status, r.unit,
+         (unsigned long long)r.address);
+   uint32_t fs = rd(&d, VAGX_REG_FAULT_STATUS);
+   CHECK(VAGX_FAULT_STATUS_UNIT_GET(fs) == VAGX_UNIT_USC && VAGX_FAULT_STATUS_QUEUE_GET(fs) == 3 &&
+         VAGX_FAULT_STATUS_ACCESS_GET(fs) == VAGX_FAULT_ACCESS_READ, "wild fault %x", fs);
+   wr(&d, VAGX_REG_FAULT_ACK, 1);
+   wr(&d, VAGX_REG_Q_RESUME(3), 1);
+
+   /* store to the read-only code page: WRITE fault READ_ONLY */
+   set_ptr(uni, 0, VA_CODE);
+   st = run_compute(&c, "mov r1, #0\nst_global.b32 u0, r1, r1\nend\n", (uint32_t[3]){32, 1, 1},
+                    (uint32_t[3]){1, 1, 1}, 0, uni, 2, 0);
+   CHECK(st == VAGX_JOB_STATUS_MMU_FAULT, "ro store %u", st);
+
+   /* code on an unmapped page */
+   vm_unmap(d.f, c.root, VA_CODE);
+   wr(&d, VAGX_REG_TLB_INV_CMD, VAGX_TLB_INV_CMD_START(1) | VAGX_TLB_INV_CMD_ALL_ROOTS(1));
+   slot = submit_compute(&c, NULL, (uint32_t[3]){32, 1, 1}, (uint32_t[3]){1, 1, 1}, 0, uni, 2, 0, 0);
+   vagx_core_process(d.core);
+   r = slot_result(&d, slot);
+   CHECK(r.status == VAGX_JOB_STATUS_MMU_FAULT && r.address == VA_CODE, "code fault %u", r.status);
+   fs = rd(&d, VAGX_REG_FAULT_STATUS);
+   CHECK(VAGX_FAULT_STATUS_ACCESS_GET(fs) == VAGX_FAULT_ACCESS_EXEC &&
+         VAGX_FAULT_STATUS_REASON_GET(fs) == VAGX_FAULT_REASON_NOT_PRESENT, "exec fault %x", fs);
+   wr(&d, VAGX_REG_Q_RESUME(3), 1);
+   wr(&d, VAGX_REG_FAULT_ACK, 1);
+   vm_map_page(d.f, c.root, VA_CODE, c.code_pa, true, false);
+   wr(&d, VAGX_REG_TLB_INV_CMD, VAGX_TLB_INV_CMD_START(1) | VAGX_TLB_INV_CMD_ALL_ROOTS(1));
+
+   /* enormous grid and an endless kernel: abort and reset stop them */
+   vagx_core_frontend_start(d.core);
+   slot = submit_compute(&c, k_nothing, (uint32_t[3]){1, 1, 1},
+                         (uint32_t[3]){0xffffffffu, 0xffffffffu, 0xffffffffu}, 0, uni, 0, 0, 0);
+   CHECK(WAIT_UNTIL(q_state(&d, 3) == VAGX_QUEUE_STATE_RUNNING, 5), "huge grid running");
+   usleep(20000);
+   double t0 = t_now_s();
+   wr(&d, VAGX_REG_Q_ABORT(3), 1);
+   CHECK(WAIT_UNTIL(q_state(&d, 3) == VAGX_QUEUE_STATE_HALTED, 5), "huge grid aborted");
+   CHECK(t_now_s() - t0 < 1.0, "prompt %.3f", t_now_s() - t0);
+   CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_ABORTED, "ABORTED");
+   wr(&d, VAGX_REG_Q_RESUME(3), 1);
+
+   slot = submit_compute(&c, k_spin, (uint32_t[3]){256, 1, 1}, (uint32_t[3]){64, 1, 1}, 0, uni, 0, 0, 0);
+   CHECK(WAIT_UNTIL(q_state(&d, 3) == VAGX_QUEUE_STATE_RUNNING, 5), "spin running");
+   usleep(20000);
+   t0 = t_now_s();
+   wr(&d, VAGX_REG_Q_ABORT(3), 1);
+   CHECK(WAIT_UNTIL(q_state(&d, 3) == VAGX_QUEUE_STATE_HALTED, 5), "spin aborted");
+   CHECK(t_now_s() - t0 < 1.0, "prompt %.3f", t_now_s() - t0);
+   CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_ABORTED, "spin ABORTED %u",
+         slot_result(&d, slot).status);
+   wr(&d, VAGX_REG_Q_RESUME(3), 1);
+
+   slot = submit_compute(&c, k_spin, (uint32_t[3]){64, 1, 1}, (uint32_t[3]){8, 1, 1}, 0, uni, 0, 0, 40);
+   CHECK(WAIT_UNTIL(q_state(&d, 3) == VAGX_QUEUE_STATE_HALTED, 5), "spin timed out");
+   CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_TIMEOUT, "TIMEOUT");
+   wr(&d, VAGX_REG_Q_RESUME(3), 1);
+
+   slot = submit_compute(&c, k_spin, (uint32_t[3]){64, 1, 1}, (uint32_t[3]){8, 1, 1}, 0, uni, 0, 0, 0);
+   CHECK(WAIT_UNTIL(q_state(&d, 3) == VAGX_QUEUE_STATE_RUNNING, 5), "spin running");
+   wr(&d, VAGX_REG_Q_RESET(3), 1);
+   CHECK(WAIT_UNTIL(q_state(&d, 3) == VAGX_QUEUE_STATE_STOPPED, 5), "spin reset");
+   CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_PENDING, "reset: no result");
+   vagx_core_frontend_stop(d.core);
+   tdev_fini(&d);
+}
+#endif
+
+/* -------------------------------------------------------------- render -- */
+
+#ifdef VAGX_CORE_HAVE_RENDER
+/* A render job through the core: background program clears the tile buffer,
+ * end-of-tile program stores it through a PBE descriptor (docs/hw/render.md). */
+static uint64_t submit_clear(struct tdev *d, struct tq *t, uint64_t root, uint64_t seq,
+                             uint64_t code_pa, uint64_t desc_pa, unsigned w, unsigned h,
+                             uint64_t fb_va, const float clear[4], uint32_t timeout_ms)
+{
+   struct fake *f = d->f;
+   static const char *bg = "mov r0, u0\nmov r1, u1\nmov r2, u2\nmov r3, u3\nst_tile.rt0 r0, #0\nend\n";
+   static const char *eot = "mov r4, sr.pix_x\nmov r5, sr.pix_y\nld_tile.rt0 r0, #0\n"
+                            "img_st.i0.2d r4, r0, #0\nend\n";
+   struct vagx_asm_error err;
+   long n = vagx_asm_assemble(bg, pa_u32(f, code_pa), 1024, &err);
+   CHECK(n > 0, "bg asm: %s", err.msg);
+   n = vagx_asm_assemble(eot, pa_u32(f, code_pa + 0x1000), 1024, &err);
+   CHECK(n > 0, "eot asm: %s", err.msg);
+
+   uint32_t stride = (w * 4 + VAGX_LINEAR_STRIDE_ALIGN - 1) & ~(uint32_t)(VAGX_LINEAR_STRIDE_ALIGN - 1);
+   struct vagx_pbe pbe;
+   vagx_pbe_init(&pbe);
+   pbe.format = VAGX_FORMAT_RGBA8_UNORM;
+   pbe.dimension = VAGX_DIMENSION_2D;
+   pbe.layout = VAGX_IMAGE_LAYOUT_LINEAR;
+   pbe.samples = VAGX_MSAA_1X;
+   pbe.width = w;
+   pbe.height = h;
+   pbe.depth = 1;
+   pbe.levels = 1;
+   pbe.stride = stride;
+   pbe.base_va = fb_va;
+   vagx_pbe_pack(pa_u32(f, desc_pa + 0x400), &pbe);
+   memcpy(pa_u32(f, desc_pa + 0x300), clear, 16);
+   struct vagx_cmd_end end;
+   vagx_cmd_end_init(&end);
+   vagx_cmd_end_pack(pa_u32(f, desc_pa + 0x200), &end);
+
+   struct vagx_render_job rj;
+   vagx_render_job_init(&rj);
+   rj.width = w;
+   rj.height = h;
+   rj.samples = VAGX_MSAA_1X;
+   rj.rt_count = 1;
+   rj.process_empty_tiles = 1;
+   rj.cs_va = VA_DESC + 0x200;
+   for (unsigned i = 0; i < VAGX_MAX_RENDER_TARGETS; i++)
+      rj.rt_format[i] = VAGX_FORMAT_INVALID;
+   rj.rt_format[0] = VAGX_FORMAT_RGBA8_UNORM;
+   vagx_usc_program_init(&rj.bg_program);
+   rj.bg_program.code_va = VA_CODE;
+   rj.bg_program.gpr_count = 16;
+   rj.bg_program.uniform_count = 4;
+   rj.bg_program.uniform_va = VA_DESC + 0x300;
+   vagx_usc_program_init(&rj.eot_program);
+   rj.eot_program.code_va = VA_CODE + 0x1000;
+   rj.eot_program.gpr_count = 16;
+   rj.eot_program.image_count = 1;
+   rj.eot_program.image_va = VA_DESC + 0x400;
+   const char *why = NULL;
+   CHECK(vagx_render_job_validate(&rj, &why), "render_job: %s", why ? why : "");
+   vagx_render_job_pack(pa_u32(f, desc_pa), &rj);
+
+   struct vagx_job_header hh;
+   hdr_init(t, &hh, VAGX_JOB_TYPE_RENDER, root, seq);
+   hh.desc_va = VA_DESC;
+   hh.desc_size = VAGX_RENDER_JOB_LENGTH;
+   hh.timeout_ms = timeout_ms;
+   return tq_submit(t, &hh, NULL);
+}
+
+static void test_render(unsigned workers)
+{
+   struct tdev d;
+   tdev_init(&d, RAM, workers, false);
+   struct tq t;
+   tq_init(&t, &d, 2, 3);
+   uint64_t root = vm_new(d.f);
+   uint64_t code_pa = vm_alloc(d.f, root, VA_CODE, 2 * VAGX_PAGE_SIZE, true);
+   uint64_t desc_pa = vm_alloc(d.f, root, VA_DESC, VAGX_PAGE_SIZE, false);
+   const unsigned w = 100, h = 70; /* 4 x 3 tiles, partial ones at the edges */
+   uint32_t stride = (w * 4 + VAGX_LINEAR_STRIDE_ALIGN - 1) & ~(uint32_t)(VAGX_LINEAR_STRIDE_ALIGN - 1);
+   uint64_t fb_pa = vm_alloc(d.f, root, VA_BUF, (uint64_t)stride * h, false);
+   const float clear[4] = {1.0f, 0.0f, 0.5f, 1.0f};
+   uint64_t slot = submit_clear(&d, &t, root, 1, code_pa, desc_pa, w, h, VA_BUF, clear, 0);
+   vagx_core_process(d.core);
+   struct vagx_job_result r = slot_result(&d, slot);
+   CHECK(r.status == VAGX_JOB_STATUS_OK, "render: %u unit %u addr %llx", r.status, r.unit,
+         (unsigned long long)r.address);
+   unsigned bad = 0;
+   for (unsigned y = 0; y < h; y++)
+      for (unsigned x = 0; x < w; x++) {
+         const uint8_t *p = (const uint8_t *)pa_ptr(d.f, fb_pa + (uint64_t)y * stride + 4 * x);
+         bad += p[0] != 255 || p[1] != 0 || (p[2] != 127 && p[2] != 128) || p[3] != 255;
+      }
+   CHECK(bad == 0, "render clear: %u wrong pixels", bad);
+   CHECK(pa_u64(d.f, d.completion_pa + 16) == 1, "render completion");
+
+   /* framebuffer not mapped: MMU fault from the PBE, latched */
+   wr(&d, VAGX_REG_INT_STATUS, ~0u);
+   slot = submit_clear(&d, &t, root, 2, code_pa, desc_pa, w, h, VA_BUF + (1ull << 32), clear, 0);
+   vagx_core_process(d.core);
+   r = slot_result(&d, slot);
+   CHECK(r.status == VAGX_JOB_STATUS_MMU_FAULT && r.address >= VA_BUF + (1ull << 32),
+         "render fault %u %llx", r.status, (unsigned long long)r.address);
+   uint32_t fs = rd(&d, VAGX_REG_FAULT_STATUS);
+   CHECK(VAGX_FAULT_STATUS_VALID_GET(fs) && VAGX_FAULT_STATUS_QUEUE_GET(fs) == 2 &&
+         VAGX_FAULT_STATUS_ACCESS_GET(fs) == VAGX_FAULT_ACCESS_WRITE, "render fault status %x", fs);
+   wr(&d, VAGX_REG_FAULT_ACK, 1);
+   wr(&d, VAGX_REG_Q_RESUME(2), 1);
+
+   /* a huge render (16384^2 over NULL pages) is abortable */
+   for (uint64_t va = VA_SPARSE; va < VA_SPARSE + (2ull << 30); va += 1ull << 30)
+      vm_set_null(d.f, root, va, 1);
+   vagx_core_frontend_start(d.core);
+   slot = submit_clear(&d, &t, root, 3, code_pa, desc_pa, VAGX_MAX_FRAMEBUFFER_SIZE,
+                       VAGX_MAX_FRAMEBUFFER_SIZE, VA_SPARSE, clear, 0);
+   CHECK(WAIT_UNTIL(q_state(&d, 2) == VAGX_QUEUE_STATE_RUNNING, 5), "huge render running");
+   usleep(30000);
+   double t0 = t_now_s();
+   wr(&d, VAGX_REG_Q_ABORT(2), 1);
+   CHECK(WAIT_UNTIL(q_state(&d, 2) == VAGX_QUEUE_STATE_HALTED, 10), "huge render aborted");
+   CHECK(t_now_s() - t0 < 1.0, "render abort prompt %.3f", t_now_s() - t0);
+   CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_ABORTED, "render ABORTED %u",
+         slot_result(&d, slot).status);
+   vagx_core_frontend_stop(d.core);
+   tdev_fini(&d);
+}
+#endif
+
+/* ------------------------------------------------------------- decoder -- */
+
+struct sbuf {
+   char buf[1 << 16];
+   size_t len;
+};
+
+static void sbuf_print(void *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sbuf_print(void *ctx, const char *fmt, ...)
+{
+   struct sbuf *b = (struct sbuf *)ctx;
+   va_list ap;
+   va_start(ap, fmt);
+   int n = vsnprintf(b->buf + b->len, sizeof(b->buf) - b->len, fmt, ap);
+   va_end(ap);
+   if (n > 0)
+      b->len += (size_t)n < sizeof(b->buf) - b->len ? (size_t)n : sizeof(b->buf) - b->len - 1;
+}
+
+static void test_decode(void)
+{
+   struct tdev d;
+   tdev_init(&d, RAM, 1, false);
+   struct tq t;
+   tq_init(&t, &d, 0, 2);
+   uint64_t root = vm_new(d.f);
+   uint64_t dpa = vm_alloc(d.f, root, VA_DESC, VAGX_PAGE_SIZE, false);
+   uint64_t cpa = vm_alloc(d.f, root, VA_CODE, VAGX_PAGE_SIZE, false);
+   struct vagx_asm_error err;
+   long n = vagx_asm_assemble("mov r1, #7\nend\n", pa_u32(d.f, cpa), 1024, &err);
+   CHECK(n > 0, "asm");
+   struct vagx_compute_job j;
+   vagx_compute_job_init(&j);
+   j.grid_x = 3;
+   j.grid_y = j.grid_z = 1;
+   j.tg_x = 32;
+   j.tg_y = j.tg_z = 1;
+   j.program.code_va = VA_CODE;
+   j.program.gpr_count = 4;
+   vagx_compute_job_pack(pa_u32(d.f, dpa), &j);
+   struct vagx_job_header h;
+   hdr_init(&t, &h, VAGX_JOB_TYPE_COMPUTE, root, 42);
+   h.desc_va = VA_DESC;
+   h.desc_size = VAGX_COMPUTE_JOB_LENGTH;
+   uint64_t slot = tq_submit(&t, &h, NULL);
+   uint32_t p[VAGX_RING_SLOT_PAYLOAD_SIZE / 4];
+   hdr_init(&t, &h, VAGX_JOB_TYPE_FILL, root, 43);
+   payload_fill(p, VA_DESC + 0x800, 64, 0xabc);
+   tq_submit(&t, &h, p);
+
+   struct sbuf *b = (struct sbuf *)calloc(1, sizeof(*b));
+   CHECK(vagx_core_decode_job(&fake_ops, d.f, slot, sbuf_print, b) == 0, "decode");
+   CHECK(strstr(b->buf, "COMPUTE") && strstr(b->buf, "grid_x") && strstr(b->buf, "mov") &&
+         strstr(b->buf, "seqno"), "decoded text:\n%s", b->buf);
+   b->len = 0;
+   b->buf[0] = 0;
+   CHECK(vagx_core_decode_ring(&fake_ops, d.f, t.ring_pa, 2, 0, 2, sbuf_print, b) == 0, "ring");
+   CHECK(strstr(b->buf, "FILL") && strstr(b->buf, "pattern"), "ring text:\n%s", b->buf);
+
+   /* garbage everywhere: the decoder prints INVALID and stays bounded */
+   for (unsigned i = 0; i < 300; i++) {
+      for (unsigned k = 0; k < VAGX_RING_ENTRY_SIZE / 4; k++)
+         pa_u32(d.f, slot)[k] = rnd();
+      if (i & 1) { /* valid header pointing at random descriptors/code */
+         hdr_init(&t, &h, (i & 2) ? VAGX_JOB_TYPE_RENDER : VAGX_JOB_TYPE_COMPUTE, root, i);
+         h.desc_va = VA_DESC;
+         h.desc_size = (i & 2) ? VAGX_RENDER_JOB_LENGTH : VAGX_COMPUTE_JOB_LENGTH;
+         vagx_job_header_pack(pa_u32(d.f, slot), &h);
+         for (unsigned k = 0; k < VAGX_PAGE_SIZE / 4; k++) {
+            pa_u32(d.f, dpa)[k] = (rnd() & 1) ? (uint32_t)(VA_DESC + (rnd() & 0xffc)) : rnd();
+            if (k & 1)
+               pa_u32(d.f, dpa)[k] = (rnd() & 3) ? 0 : rnd();
+            pa_u32(d.f, cpa)[k] = rnd();
+         }
+      }
+      b->len = 0;
+      vagx_core_decode_job(&fake_ops, d.f, slot, sbuf_print, b);
+   }
+   CHECK(vagx_core_decode_job(&fake_ops, d.f, RAM + 4096, sbuf_print, b) != 0, "slot outside RAM");
+   free(b);
+   tdev_fini(&d);
+}
+
+int main(void)
+{
+   test_registers();
+   test_nop_jobs();
+   test_mmu();
+   test_tlb();
+   test_copy_fill(false);
+   test_copy_fill(true);
+   test_long_jobs();
+   test_bad_input();
+#ifdef VAGX_CORE_HAVE_USC
+   test_compute(1);
+   test_compute(4);
+#endif
+#ifdef VAGX_CORE_HAVE_RENDER
+   test_render(1);
+   test_render(3);
+#endif
+   test_decode();
+   printf("core: %d checks, %d failures\n", t_checks, t_failures);
+   return t_failures ? 1 : 0;
+}
