@@ -35,7 +35,7 @@ fi
 
 # Overlay: mirror qemu-device/qemu/ as symlinks; the device also sees the
 # hardware contract (uapi/) and the renderer core through two directory links.
-(cd "$top/qemu-device/qemu" && find . -type f) | while read -r f; do
+(cd "$top/qemu-device/qemu" && find . \( -type f -o -type l \)) | while read -r f; do
 	mkdir -p "$src/$(dirname "$f")"
 	ln -sfn "$top/qemu-device/qemu/$f" "$src/$f"
 done

@@ -1,0 +1,753 @@
+/*
+ * vagx: an AGX-like tile-based GPU as a QEMU PCI device.
+ *
+ * This file is only the QEMU binding.  The device itself (registers, MMU,
+ * queues, copy/fill/compute/render engines, worker pool) is the renderer
+ * core in core/ (vagx_core.h), a plain C11 library that reaches guest
+ * memory, interrupts and time only through struct vagx_core_host_ops.
+ *
+ * Threads (docs/qemu-device.md has the full picture):
+ *  - vCPU threads (BQL held) run the BAR0 handlers: they call the core's
+ *    cheap vagx_core_mmio_read/write; doorbells end in host_ops.kick, which
+ *    wakes the front-end thread.
+ *  - the front-end thread "vagx-fe" (RCU-registered) calls
+ *    vagx_core_process(): ring fetch, job setup, completion writes, IRQs.
+ *  - the core's worker threads run copy chunks and compute threadgroups.
+ *    They touch guest memory through host_ops read/write/map, which register
+ *    the calling thread with RCU on first use.
+ *  - the main loop (BQL) runs the vblank timer, the console update and the
+ *    interrupt bottom half.
+ * Guest memory is reached through the PCI bus-master address space and only
+ * when it is RAM: bus mastering off, MMIO or holes are a BUS_ERROR for the
+ * job, never a re-entrant MMIO dispatch.  Interrupts raised outside the BQL
+ * are deferred to a bottom half, so no device thread ever waits for the BQL
+ * and reset/unrealize can wait for the front-end while holding it.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "qemu/osdep.h"
+#include "qemu/units.h"
+#include "qemu/log.h"
+#include "qemu/thread.h"
+#include "qemu/main-loop.h"
+#include "qemu/rcu.h"
+#include "qemu/timer.h"
+#include "qemu/atomic.h"
+#include "qemu/bswap.h"
+#include "qapi/error.h"
+#include "hw/pci/pci_device.h"
+#include "hw/pci/msix.h"
+#include "hw/pci/pcie.h"
+#include "hw/qdev-properties.h"
+#include "migration/vmstate.h"
+#include "system/dma.h"
+#include "system/runstate.h"
+#include "exec/memory.h"
+#include "ui/console.h"
+
+#include "hw/display/vagx/vagx_hw.h"
+#include "vagx_core.h"
+
+#define TYPE_VAGX "vagx"
+OBJECT_DECLARE_SIMPLE_TYPE(VagxState, VAGX)
+
+/* Largest scanout frame we convert (bytes of source framebuffer per row). */
+#define VAGX_DEFAULT_XRES 640
+#define VAGX_DEFAULT_YRES 480
+
+struct VagxState {
+    PCIDevice parent_obj;
+
+    MemoryRegion bar0;          /* container: registers + MSI-X */
+    MemoryRegion regs;          /* whole BAR0 at priority -1 */
+
+    struct vagx_core *core;
+
+    /* front-end thread */
+    QemuThread fe_thread;
+    QemuMutex fe_lock;
+    QemuCond fe_cond;           /* kicks, pause/exit requests */
+    QemuCond fe_idle_cond;      /* fe_busy went false */
+    bool fe_started;
+    bool fe_exit;
+    bool fe_kicked;
+    bool fe_busy;               /* inside vagx_core_process() */
+    unsigned fe_pause;          /* reset in progress */
+    bool fe_vm_stopped;         /* VM not running: start no new work */
+    VMChangeStateEntry *vmse;
+
+    /* interrupts raised outside the BQL, delivered by irq_bh */
+    QEMUBH *irq_bh;
+    uint32_t irq_deferred;      /* atomic: bitmask of vectors */
+    bool in_reset;              /* drop interrupts while resetting */
+
+    /* scanout */
+    QemuConsole *con;
+    QEMUTimer *vblank_timer;
+    struct vagx_core_scanout active;
+    uint8_t *row_buf;
+    size_t row_buf_size;
+
+    /* properties */
+    uint32_t num_queues;
+    uint32_t num_workers;
+    uint32_t xres, yres;
+};
+
+/* ------------------------------------------------------------------------ */
+/* RCU registration for threads the core creates                            */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The core's worker threads are plain pthreads.  Anything that walks the
+ * memory map must be RCU-registered, so the host ops register such a thread
+ * the first time it calls them and unregister it from a pthread key
+ * destructor when it exits.  Threads holding the BQL (main loop, vCPUs) and
+ * our own front-end thread are already registered.
+ */
+static __thread bool vagx_thread_rcu_registered;
+static pthread_key_t vagx_rcu_key;
+static pthread_once_t vagx_rcu_once = PTHREAD_ONCE_INIT;
+
+static void vagx_rcu_thread_exit(void *unused)
+{
+    if (vagx_thread_rcu_registered) {
+        rcu_unregister_thread();
+        vagx_thread_rcu_registered = false;
+    }
+}
+
+static void vagx_rcu_key_init(void)
+{
+    pthread_key_create(&vagx_rcu_key, vagx_rcu_thread_exit);
+}
+
+static void vagx_rcu_ensure(void)
+{
+    if (likely(vagx_thread_rcu_registered) || bql_locked()) {
+        return;
+    }
+    pthread_once(&vagx_rcu_once, vagx_rcu_key_init);
+    rcu_register_thread();
+    vagx_thread_rcu_registered = true;
+    /* Any non-NULL value makes the destructor run at thread exit. */
+    pthread_setspecific(vagx_rcu_key, (void *)1);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Host ops: guest memory, interrupts, time                                 */
+/* ------------------------------------------------------------------------ */
+
+/* True if [pa, pa+len) is guest RAM reachable by bus-master DMA. */
+static bool vagx_dma_is_ram(VagxState *s, uint64_t pa, size_t len,
+                            bool is_write)
+{
+    AddressSpace *as = pci_get_address_space(PCI_DEVICE(s));
+    MemTxAttrs attrs = MEMTXATTRS_UNSPECIFIED;
+
+    if (pa + len < pa) {
+        return false;
+    }
+    RCU_READ_LOCK_GUARD();
+    while (len) {
+        hwaddr xlat, l = len;
+        MemoryRegion *mr = address_space_translate(as, pa, &xlat, &l,
+                                                   is_write, attrs);
+        if (!l || !memory_access_is_direct(mr, is_write, attrs)) {
+            return false;
+        }
+        pa += l;
+        len -= l;
+    }
+    return true;
+}
+
+static int vagx_host_read(void *opaque, uint64_t pa, void *buf, size_t len)
+{
+    VagxState *s = opaque;
+
+    vagx_rcu_ensure();
+    if (!vagx_dma_is_ram(s, pa, len, false)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vagx: DMA read of 0x%zx bytes at "
+                      "0x%" PRIx64 " is not guest RAM (or bus mastering "
+                      "is off)\n", len, pa);
+        return -1;
+    }
+    return pci_dma_read(PCI_DEVICE(s), pa, buf, len) != MEMTX_OK;
+}
+
+static int vagx_host_write(void *opaque, uint64_t pa, const void *buf,
+                           size_t len)
+{
+    VagxState *s = opaque;
+
+    vagx_rcu_ensure();
+    if (!vagx_dma_is_ram(s, pa, len, true)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vagx: DMA write of 0x%zx bytes at "
+                      "0x%" PRIx64 " is not guest RAM (or bus mastering "
+                      "is off)\n", len, pa);
+        return -1;
+    }
+    return pci_dma_write(PCI_DEVICE(s), pa, buf, len) != MEMTX_OK;
+}
+
+/*
+ * Host pointer for [pa, pa+len) inside one page.  Guest RAM blocks do not
+ * move while the device exists, so the pointer stays valid as the core
+ * requires.  (Writes through it bypass dirty tracking; the device is
+ * unmigratable.)
+ */
+static void *vagx_host_map(void *opaque, uint64_t pa, size_t len,
+                           bool is_write)
+{
+    VagxState *s = opaque;
+    AddressSpace *as = pci_get_address_space(PCI_DEVICE(s));
+    MemTxAttrs attrs = MEMTXATTRS_UNSPECIFIED;
+    hwaddr xlat, l = len;
+    MemoryRegion *mr;
+
+    if (pa + len < pa) {
+        return NULL;
+    }
+    vagx_rcu_ensure();
+    RCU_READ_LOCK_GUARD();
+    mr = address_space_translate(as, pa, &xlat, &l, is_write, attrs);
+    if (l < len || !memory_access_is_direct(mr, is_write, attrs) ||
+        !mr->ram_block) {
+        return NULL;
+    }
+    return qemu_map_ram_ptr(mr->ram_block, xlat);
+}
+
+static void vagx_update_intx(VagxState *s)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+
+    pci_set_irq(pdev, !s->in_reset && !msix_enabled(pdev) &&
+                vagx_core_irq_pending(s->core) != 0);
+}
+
+/* BQL held. */
+static void vagx_deliver_irqs(VagxState *s, uint32_t vectors)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+
+    if (s->in_reset) {
+        return;
+    }
+    if (msix_enabled(pdev)) {
+        for (unsigned v = 0; v < VAGX_MSIX_VECTORS; v++) {
+            if (vectors & (1u << v)) {
+                msix_notify(pdev, v);
+            }
+        }
+    }
+    vagx_update_intx(s);
+}
+
+static void vagx_irq_bh(void *opaque)
+{
+    VagxState *s = opaque;
+    uint32_t vectors = qatomic_xchg(&s->irq_deferred, 0);
+
+    vagx_deliver_irqs(s, vectors);
+}
+
+static void vagx_host_raise_irq(void *opaque, unsigned vector)
+{
+    VagxState *s = opaque;
+
+    if (vector >= VAGX_MSIX_VECTORS) {
+        return;
+    }
+    if (bql_locked()) {
+        vagx_deliver_irqs(s, 1u << vector);
+    } else {
+        /* Front-end thread: never wait for the BQL, defer. */
+        qatomic_or(&s->irq_deferred, 1u << vector);
+        qemu_bh_schedule(s->irq_bh);
+    }
+}
+
+static uint64_t vagx_host_now_ns(void *opaque)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+}
+
+static void vagx_host_kick(void *opaque)
+{
+    VagxState *s = opaque;
+
+    qemu_mutex_lock(&s->fe_lock);
+    s->fe_kicked = true;
+    qemu_cond_signal(&s->fe_cond);
+    qemu_mutex_unlock(&s->fe_lock);
+}
+
+static const struct vagx_core_host_ops vagx_host_ops = {
+    .read = vagx_host_read,
+    .write = vagx_host_write,
+    .map = vagx_host_map,
+    .raise_irq = vagx_host_raise_irq,
+    .now_ns = vagx_host_now_ns,
+    .kick = vagx_host_kick,
+};
+
+/* ------------------------------------------------------------------------ */
+/* Front-end thread                                                         */
+/* ------------------------------------------------------------------------ */
+
+static void *vagx_frontend_thread(void *opaque)
+{
+    VagxState *s = opaque;
+
+    rcu_register_thread();
+    vagx_thread_rcu_registered = true;
+
+    qemu_mutex_lock(&s->fe_lock);
+    while (!s->fe_exit) {
+        if (s->fe_pause || s->fe_vm_stopped ||
+            !(s->fe_kicked || vagx_core_has_work(s->core))) {
+            qemu_cond_wait(&s->fe_cond, &s->fe_lock);
+            continue;
+        }
+        s->fe_kicked = false;
+        s->fe_busy = true;
+        qemu_mutex_unlock(&s->fe_lock);
+
+        vagx_core_process(s->core);
+
+        qemu_mutex_lock(&s->fe_lock);
+        s->fe_busy = false;
+        qemu_cond_broadcast(&s->fe_idle_cond);
+    }
+    qemu_mutex_unlock(&s->fe_lock);
+
+    vagx_thread_rcu_registered = false;
+    rcu_unregister_thread();
+    return NULL;
+}
+
+/*
+ * Stop the front-end from calling vagx_core_process() and wait until it is
+ * outside.  Safe with the BQL held: the front-end never takes the BQL.
+ */
+static void vagx_frontend_pause(VagxState *s)
+{
+    qemu_mutex_lock(&s->fe_lock);
+    s->fe_pause++;
+    while (s->fe_busy) {
+        qemu_cond_wait(&s->fe_idle_cond, &s->fe_lock);
+    }
+    qemu_mutex_unlock(&s->fe_lock);
+}
+
+static void vagx_frontend_resume(VagxState *s)
+{
+    qemu_mutex_lock(&s->fe_lock);
+    assert(s->fe_pause > 0);
+    s->fe_pause--;
+    qemu_cond_signal(&s->fe_cond);
+    qemu_mutex_unlock(&s->fe_lock);
+}
+
+static void vagx_vm_state_change(void *opaque, bool running, RunState state)
+{
+    VagxState *s = opaque;
+
+    qemu_mutex_lock(&s->fe_lock);
+    s->fe_vm_stopped = !running;
+    qemu_cond_signal(&s->fe_cond);
+    qemu_mutex_unlock(&s->fe_lock);
+}
+
+/* ------------------------------------------------------------------------ */
+/* BAR0                                                                     */
+/* ------------------------------------------------------------------------ */
+
+static uint64_t vagx_regs_read(void *opaque, hwaddr addr, unsigned size)
+{
+    VagxState *s = opaque;
+
+    if (addr >= VAGX_MSIX_TABLE_OFFSET) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vagx: read of reserved BAR0 offset "
+                      "0x%" HWADDR_PRIx "\n", addr);
+        return 0;
+    }
+    return vagx_core_mmio_read(s->core, addr, size);
+}
+
+static void vagx_regs_write(void *opaque, hwaddr addr, uint64_t val,
+                            unsigned size)
+{
+    VagxState *s = opaque;
+
+    if (addr >= VAGX_MSIX_TABLE_OFFSET) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vagx: write 0x%" PRIx64 " to reserved "
+                      "BAR0 offset 0x%" HWADDR_PRIx "\n", val, addr);
+        return;
+    }
+    vagx_core_mmio_write(s->core, addr, val, size);
+    /* INT_STATUS/INT_ENABLE may have changed the INTx level. */
+    vagx_update_intx(s);
+}
+
+static const MemoryRegionOps vagx_regs_ops = {
+    .read = vagx_regs_read,
+    .write = vagx_regs_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = { .min_access_size = 4, .max_access_size = 8 },
+    .impl = { .min_access_size = 4, .max_access_size = 4 },
+};
+
+static void vagx_msix_use_all(PCIDevice *pdev)
+{
+    if (!msix_present(pdev)) {
+        return;
+    }
+    msix_unuse_all_vectors(pdev);
+    for (int i = 0; i < VAGX_MSIX_VECTORS; i++) {
+        msix_vector_use(pdev, i);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Scanout                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static bool vagx_scanout_usable(const struct vagx_core_scanout *a)
+{
+    uint32_t bpp;
+
+    if (!a->enable || !vagx_scanout_format_is_valid(a->format) ||
+        a->width < 1 || a->width > VAGX_SCANOUT_MAX_WIDTH ||
+        a->height < 1 || a->height > VAGX_SCANOUT_MAX_HEIGHT) {
+        return false;
+    }
+    bpp = vagx_scanout_format_bpp((enum vagx_scanout_format)a->format);
+    return bpp && (uint64_t)a->pitch >= (uint64_t)a->width * bpp;
+}
+
+static void vagx_convert_row(uint32_t *dst, const uint8_t *src,
+                             uint32_t format, uint32_t width)
+{
+    for (uint32_t x = 0; x < width; x++) {
+        uint32_t v, r, g, b;
+
+        switch (format) {
+        case VAGX_SCANOUT_FORMAT_XRGB8888:
+        case VAGX_SCANOUT_FORMAT_ARGB8888:
+            dst[x] = ldl_le_p(src + 4 * x) & 0xffffff;
+            break;
+        case VAGX_SCANOUT_FORMAT_XBGR8888:
+        case VAGX_SCANOUT_FORMAT_ABGR8888:
+            v = ldl_le_p(src + 4 * x);
+            dst[x] = ((v & 0xff) << 16) | (v & 0xff00) | ((v >> 16) & 0xff);
+            break;
+        case VAGX_SCANOUT_FORMAT_RGB565:
+            v = lduw_le_p(src + 2 * x);
+            r = (v >> 11) & 0x1f;
+            g = (v >> 5) & 0x3f;
+            b = v & 0x1f;
+            dst[x] = (((r << 3) | (r >> 2)) << 16) |
+                     (((g << 2) | (g >> 4)) << 8) | ((b << 3) | (b >> 2));
+            break;
+        default:
+            dst[x] = 0;
+            break;
+        }
+    }
+}
+
+/* Main loop, BQL held: on display refresh and for screendump. */
+static void vagx_gfx_update(void *opaque)
+{
+    VagxState *s = opaque;
+    struct vagx_core_scanout a = s->active;
+    bool ok = vagx_scanout_usable(&a);
+    DisplaySurface *ds = qemu_console_surface(s->con);
+    uint32_t w, h, bpp;
+    size_t row_bytes;
+
+    if (ok) {
+        w = a.width;
+        h = a.height;
+    } else if (ds) {
+        w = surface_width(ds);
+        h = surface_height(ds);
+    } else {
+        w = s->xres;
+        h = s->yres;
+    }
+    if (!ds || surface_width(ds) != w || surface_height(ds) != h ||
+        surface_format(ds) != PIXMAN_x8r8g8b8) {
+        ds = qemu_create_displaysurface(w, h);
+        dpy_gfx_replace_surface(s->con, ds);
+    }
+
+    if (ok) {
+        bpp = vagx_scanout_format_bpp((enum vagx_scanout_format)a.format);
+        row_bytes = (size_t)w * bpp;
+        if (s->row_buf_size < row_bytes) {
+            g_free(s->row_buf);
+            s->row_buf = g_malloc(row_bytes);
+            s->row_buf_size = row_bytes;
+        }
+        for (uint32_t y = 0; y < h; y++) {
+            uint32_t *dst = (uint32_t *)(surface_data(ds) +
+                                         (size_t)y * surface_stride(ds));
+            /* Faults set SCANOUT_STATUS.FAULT and latch FAULT_* (unit
+             * SCANOUT) in the core; the frame is shown black. */
+            if (vagx_core_scanout_read(s->core, a.fb_va + (uint64_t)y * a.pitch,
+                                       s->row_buf, row_bytes)) {
+                ok = false;
+                break;
+            }
+            vagx_convert_row(dst, s->row_buf, a.format, w);
+        }
+    }
+    if (!ok) {
+        for (uint32_t y = 0; y < h; y++) {
+            memset(surface_data(ds) + (size_t)y * surface_stride(ds), 0,
+                   (size_t)w * 4);
+        }
+    }
+    dpy_gfx_update_full(s->con);
+}
+
+static void vagx_gfx_invalidate(void *opaque)
+{
+}
+
+static const GraphicHwOps vagx_gfx_ops = {
+    .invalidate = vagx_gfx_invalidate,
+    .gfx_update = vagx_gfx_update,
+};
+
+static int64_t vagx_frame_ns(VagxState *s)
+{
+    uint32_t mhz = vagx_core_mmio_read(s->core, VAGX_REG_SCANOUT_REFRESH, 4);
+
+    if (mhz < 1000 || mhz > 1000000) {
+        mhz = VAGX_SCANOUT_REFRESH_MHZ;
+    }
+    return (int64_t)(1000000000000ULL / mhz);
+}
+
+/* QEMU_CLOCK_VIRTUAL timer, main loop: one vblank per frame. */
+static void vagx_vblank_timer(void *opaque)
+{
+    VagxState *s = opaque;
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+
+    vagx_core_vblank(s->core, &s->active);
+    timer_mod(s->vblank_timer, now + vagx_frame_ns(s));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Lifecycle                                                                */
+/* ------------------------------------------------------------------------ */
+
+static void vagx_realize(PCIDevice *pdev, Error **errp)
+{
+    VagxState *s = VAGX(pdev);
+    struct vagx_core_config cfg = { 0 };
+
+    if (s->num_queues < 1 || s->num_queues > VAGX_MAX_QUEUES) {
+        error_setg(errp, "vagx: queues must be in 1..%d", VAGX_MAX_QUEUES);
+        return;
+    }
+    if (s->num_workers > 64) {
+        error_setg(errp, "vagx: workers must be in 0..64 (0: host CPUs)");
+        return;
+    }
+    if (s->xres < 1 || s->xres > VAGX_SCANOUT_MAX_WIDTH ||
+        s->yres < 1 || s->yres > VAGX_SCANOUT_MAX_HEIGHT) {
+        error_setg(errp, "vagx: xres/yres out of range");
+        return;
+    }
+
+    cfg.num_queues = s->num_queues;
+    cfg.num_workers = s->num_workers;
+    s->core = vagx_core_create(&vagx_host_ops, s, &cfg);
+    if (!s->core) {
+        error_setg(errp, "vagx: cannot create the renderer core");
+        return;
+    }
+
+    pdev->config[PCI_INTERRUPT_PIN] = 1;
+
+    memory_region_init(&s->bar0, OBJECT(s), "vagx-bar0", VAGX_BAR0_SIZE);
+    memory_region_init_io(&s->regs, OBJECT(s), &vagx_regs_ops, s,
+                          "vagx-regs", VAGX_BAR0_SIZE);
+    /* The MSI-X table and PBA (priority 0) sit on top of the registers. */
+    memory_region_add_subregion_overlap(&s->bar0, 0, &s->regs, -1);
+
+    if (pci_bus_is_express(pci_get_bus(pdev))) {
+        pcie_endpoint_cap_init(pdev, 0x80);
+        pcie_cap_flr_init(pdev);
+    } else {
+        pdev->cap_present &= ~QEMU_PCI_CAP_EXPRESS;
+    }
+
+    if (msix_init(pdev, VAGX_MSIX_VECTORS, &s->bar0, 0, VAGX_MSIX_TABLE_OFFSET,
+                  &s->bar0, 0, VAGX_MSIX_PBA_OFFSET, 0, errp)) {
+        if (pdev->cap_present & QEMU_PCI_CAP_EXPRESS) {
+            pcie_cap_exit(pdev);
+        }
+        vagx_core_destroy(s->core);
+        s->core = NULL;
+        return;
+    }
+    vagx_msix_use_all(pdev);
+    pci_register_bar(pdev, 0, PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->bar0);
+
+    s->irq_bh = qemu_bh_new_guarded(vagx_irq_bh, s,
+                                    &DEVICE(pdev)->mem_reentrancy_guard);
+
+    qemu_mutex_init(&s->fe_lock);
+    qemu_cond_init(&s->fe_cond);
+    qemu_cond_init(&s->fe_idle_cond);
+    s->fe_vm_stopped = !runstate_is_running();
+    qemu_thread_create(&s->fe_thread, "vagx-fe", vagx_frontend_thread, s,
+                       QEMU_THREAD_JOINABLE);
+    s->fe_started = true;
+    s->vmse = qemu_add_vm_change_state_handler(vagx_vm_state_change, s);
+
+    s->con = graphic_console_init(DEVICE(pdev), 0, &vagx_gfx_ops, s);
+    s->vblank_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, vagx_vblank_timer, s);
+    timer_mod(s->vblank_timer,
+              qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + vagx_frame_ns(s));
+}
+
+static void vagx_exit(PCIDevice *pdev)
+{
+    VagxState *s = VAGX(pdev);
+
+    if (s->vblank_timer) {
+        timer_free(s->vblank_timer);
+        s->vblank_timer = NULL;
+    }
+    if (s->con) {
+        graphic_console_close(s->con);
+        s->con = NULL;
+    }
+    if (s->vmse) {
+        qemu_del_vm_change_state_handler(s->vmse);
+        s->vmse = NULL;
+    }
+    if (s->fe_started) {
+        qemu_mutex_lock(&s->fe_lock);
+        s->fe_exit = true;
+        qemu_cond_signal(&s->fe_cond);
+        qemu_mutex_unlock(&s->fe_lock);
+        /* Make a long job return at its next safe point. */
+        s->in_reset = true;
+        vagx_core_mmio_write(s->core, VAGX_REG_RESET, VAGX_RESET_START(1), 4);
+        qemu_thread_join(&s->fe_thread);
+        s->fe_started = false;
+        qemu_cond_destroy(&s->fe_idle_cond);
+        qemu_cond_destroy(&s->fe_cond);
+        qemu_mutex_destroy(&s->fe_lock);
+    }
+    if (s->core) {
+        vagx_core_destroy(s->core);     /* joins the workers */
+        s->core = NULL;
+    }
+    if (s->irq_bh) {
+        qemu_bh_delete(s->irq_bh);
+        s->irq_bh = NULL;
+    }
+    g_free(s->row_buf);
+    s->row_buf = NULL;
+    s->row_buf_size = 0;
+    msix_uninit(pdev, &s->bar0, &s->bar0);
+    if (pdev->cap_present & QEMU_PCI_CAP_EXPRESS) {
+        pcie_cap_exit(pdev);
+    }
+}
+
+/*
+ * Device reset (system reset, FLR, bus reset): abort every job, wait for the
+ * front-end to leave vagx_core_process(), reset the core to power-on state.
+ * The PCI core has already reset config space and MSI-X.
+ */
+static void vagx_reset_hold(Object *obj, ResetType type)
+{
+    VagxState *s = VAGX(obj);
+    PCIDevice *pdev = PCI_DEVICE(obj);
+
+    if (!s->core) {
+        return;
+    }
+    s->in_reset = true;
+    /* Aborts running jobs at their next safe point, no completion writes. */
+    vagx_core_mmio_write(s->core, VAGX_REG_RESET, VAGX_RESET_START(1), 4);
+    vagx_frontend_pause(s);
+    vagx_core_reset_host(s->core);
+    qatomic_set(&s->irq_deferred, 0);
+    memset(&s->active, 0, sizeof(s->active));
+    s->in_reset = false;
+    vagx_frontend_resume(s);
+
+    vagx_msix_use_all(pdev);
+    pci_set_irq(pdev, 0);
+}
+
+static void vagx_instance_init(Object *obj)
+{
+    PCI_DEVICE(obj)->cap_present |= QEMU_PCI_CAP_EXPRESS;
+}
+
+static const Property vagx_props[] = {
+    DEFINE_PROP_UINT32("queues", VagxState, num_queues, 4),
+    DEFINE_PROP_UINT32("workers", VagxState, num_workers, 0),
+    DEFINE_PROP_UINT32("xres", VagxState, xres, VAGX_DEFAULT_XRES),
+    DEFINE_PROP_UINT32("yres", VagxState, yres, VAGX_DEFAULT_YRES),
+};
+
+/* Jobs run on host threads with host pointers into guest RAM: no migration. */
+static const VMStateDescription vmstate_vagx = {
+    .name = "vagx",
+    .unmigratable = 1,
+};
+
+static void vagx_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
+    ResettableClass *rc = RESETTABLE_CLASS(klass);
+
+    k->realize = vagx_realize;
+    k->exit = vagx_exit;
+    k->vendor_id = VAGX_PCI_VENDOR_ID;
+    k->device_id = VAGX_PCI_DEVICE_ID;
+    k->subsystem_vendor_id = VAGX_PCI_SUBSYSTEM_VENDOR_ID;
+    k->subsystem_id = VAGX_PCI_SUBSYSTEM_ID;
+    k->class_id = VAGX_PCI_CLASS;
+    k->revision = VAGX_PCI_REVISION;
+    rc->phases.hold = vagx_reset_hold;
+    dc->desc = "vagx AGX-like tile-based GPU";
+    dc->vmsd = &vmstate_vagx;
+    dc->hotpluggable = false;
+    device_class_set_props(dc, vagx_props);
+    set_bit(DEVICE_CATEGORY_DISPLAY, dc->categories);
+}
+
+static const TypeInfo vagx_types[] = {
+    {
+        .name = TYPE_VAGX,
+        .parent = TYPE_PCI_DEVICE,
+        .instance_size = sizeof(VagxState),
+        .instance_init = vagx_instance_init,
+        .class_init = vagx_class_init,
+        .interfaces = (InterfaceInfo[]) {
+            { INTERFACE_PCIE_DEVICE },
+            { INTERFACE_CONVENTIONAL_PCI_DEVICE },
+            { },
+        },
+    },
+};
+
+DEFINE_TYPES(vagx_types)

@@ -1,0 +1,1062 @@
+/*
+ * qtest for the vagx PCI device: identity, resets, copy and compute jobs
+ * through rings in guest memory with MSI-X, MMU faults, abort and queue
+ * reset, scanout screendump, and a bounded register/ring fuzzer.
+ *
+ * Every number comes from the generated contract header.  MSI-X vectors are
+ * pointed at guest RAM words (there is no CPU/APIC under qtest), so an
+ * interrupt is a word that changes.  Device threads run in real time:
+ * polls use wall-clock deadlines.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "qemu/osdep.h"
+#include <glib/gstdio.h>
+#include "libqtest.h"
+#include "libqos/libqos-pc.h"
+#include "libqos/pci.h"
+#include "hw/pci/pci_regs.h"
+#include "qemu/bswap.h"
+
+#include "hw/display/vagx/vagx_hw.h"
+#include "hw/display/vagx/vagx_isa.h"
+
+#define TIMEOUT_US (20 * G_USEC_PER_SEC)
+#define MSI_MAGIC 0x5a000000u
+#define RING_LOG2 4
+#define RING_SLOTS (1u << RING_LOG2)
+#define VA_BASE 0x100000000ull      /* where test buffers are mapped */
+
+#define INT_ALL (VAGX_INT_JOB_DONE__MASK | VAGX_INT_QUEUE_ERROR__MASK | \
+                 VAGX_INT_MMU_FAULT__MASK | VAGX_INT_TLB_INV_DONE__MASK | \
+                 VAGX_INT_RESET_DONE__MASK | VAGX_INT_DEVICE_ERROR__MASK | \
+                 VAGX_INT_VBLANK__MASK | VAGX_INT_SCANOUT_FAULT__MASK)
+
+typedef struct {
+    QOSState *qs;
+    QTestState *qts;
+    QPCIDevice *dev;
+    QPCIBar bar0;
+    uint64_t msi;                   /* VAGX_MSIX_VECTORS words */
+    uint64_t ring[VAGX_MAX_QUEUES];
+    uint32_t tail[VAGX_MAX_QUEUES];
+    uint64_t root;                  /* level-0 table of the test VM */
+    uint64_t next_va;
+} Vagx;
+
+/* ------------------------------------------------------------------------ */
+/* Plumbing                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static void save_fn(QPCIDevice *dev, int devfn, void *data)
+{
+    *(QPCIDevice **)data = dev;
+}
+
+static uint32_t rd(Vagx *v, uint32_t off)
+{
+    return qpci_io_readl(v->dev, v->bar0, off);
+}
+
+static void wr(Vagx *v, uint32_t off, uint32_t val)
+{
+    qpci_io_writel(v->dev, v->bar0, off, val);
+}
+
+static uint32_t qrd(Vagx *v, unsigned q, uint32_t reg)
+{
+    return rd(v, VAGX_QUEUE_REG(q, reg));
+}
+
+static void qwr(Vagx *v, unsigned q, uint32_t reg, uint32_t val)
+{
+    wr(v, VAGX_QUEUE_REG(q, reg), val);
+}
+
+static uint64_t galloc(Vagx *v, size_t size)
+{
+    uint64_t pa = guest_alloc(&v->qs->alloc, ROUND_UP(size, 4096));
+
+    g_assert(pa);
+    g_assert_cmphex(pa & 4095, ==, 0);
+    qtest_memset(v->qts, pa, 0, ROUND_UP(size, 4096));
+    return pa;
+}
+
+static void msix_setup(Vagx *v)
+{
+    qpci_msix_enable(v->dev);
+    for (unsigned i = 0; i < VAGX_MSIX_VECTORS; i++) {
+        uint64_t e = v->dev->msix_table_off + i * PCI_MSIX_ENTRY_SIZE;
+        uint64_t a = v->msi + 4 * i;
+
+        qpci_io_writel(v->dev, v->dev->msix_table_bar,
+                       e + PCI_MSIX_ENTRY_LOWER_ADDR, (uint32_t)a);
+        qpci_io_writel(v->dev, v->dev->msix_table_bar,
+                       e + PCI_MSIX_ENTRY_UPPER_ADDR, a >> 32);
+        qpci_io_writel(v->dev, v->dev->msix_table_bar,
+                       e + PCI_MSIX_ENTRY_DATA, MSI_MAGIC | i);
+        qpci_io_writel(v->dev, v->dev->msix_table_bar,
+                       e + PCI_MSIX_ENTRY_VECTOR_CTRL, 0);
+    }
+}
+
+/* (Re)discover and enable the device: after boot and after system_reset. */
+static void vagx_probe(Vagx *v)
+{
+    uint64_t size = 0;
+
+    g_free(v->dev);
+    v->dev = NULL;
+    qpci_device_foreach(v->qs->pcibus, VAGX_PCI_VENDOR_ID, VAGX_PCI_DEVICE_ID,
+                        save_fn, &v->dev);
+    g_assert(v->dev);
+    qpci_device_enable(v->dev);
+    v->bar0 = qpci_iomap(v->dev, 0, &size);
+    g_assert_cmpuint(size, ==, VAGX_BAR0_SIZE);
+    /* qpci_msix_enable() maps BAR0 again (table and PBA live in it). */
+    msix_setup(v);
+    g_assert_cmpuint(v->dev->msix_table_bar.addr, ==, v->dev->msix_pba_bar.addr);
+    v->bar0 = v->dev->msix_table_bar;
+    memset(v->tail, 0, sizeof(v->tail));
+}
+
+static void vagx_start(Vagx *v, const char *extra)
+{
+    memset(v, 0, sizeof(*v));
+    v->qs = qtest_pc_boot("-vga none -nodefaults -device vagx,id=gpu0%s",
+                          extra ? extra : "");
+    g_assert(v->qs);
+    v->qts = v->qs->qts;
+    v->msi = galloc(v, 4096);
+    vagx_probe(v);
+    v->root = galloc(v, 4096);
+    v->next_va = VA_BASE;
+}
+
+static void vagx_stop(Vagx *v)
+{
+    g_free(v->dev);
+    qtest_shutdown(v->qs);
+}
+
+static uint32_t msi_word(Vagx *v, unsigned vec)
+{
+    return qtest_readl(v->qts, v->msi + 4 * vec);
+}
+
+static void msi_clear(Vagx *v)
+{
+    qtest_memset(v->qts, v->msi, 0, 4 * VAGX_MSIX_VECTORS);
+}
+
+static bool wait_msi(Vagx *v, unsigned vec)
+{
+    gint64 end = g_get_monotonic_time() + TIMEOUT_US;
+
+    while (g_get_monotonic_time() < end) {
+        if (msi_word(v, vec) == (MSI_MAGIC | vec)) {
+            return true;
+        }
+        g_usleep(200);
+    }
+    return false;
+}
+
+static bool wait_u64(Vagx *v, uint64_t pa, uint64_t val)
+{
+    gint64 end = g_get_monotonic_time() + TIMEOUT_US;
+
+    while (g_get_monotonic_time() < end) {
+        if (qtest_readq(v->qts, pa) == val) {
+            return true;
+        }
+        g_usleep(200);
+    }
+    return false;
+}
+
+static bool wait_reg(Vagx *v, uint32_t off, uint32_t mask, uint32_t val)
+{
+    gint64 end = g_get_monotonic_time() + TIMEOUT_US;
+
+    while (g_get_monotonic_time() < end) {
+        if ((rd(v, off) & mask) == val) {
+            return true;
+        }
+        g_usleep(200);
+    }
+    return false;
+}
+
+static bool wait_qstate(Vagx *v, unsigned q, unsigned state)
+{
+    return wait_reg(v, VAGX_QUEUE_REG(q, VAGX_Q_STATUS),
+                    VAGX_Q_STATUS_STATE__MASK, VAGX_Q_STATUS_STATE(state));
+}
+
+static void write_words(Vagx *v, uint64_t pa, const uint32_t *w, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        qtest_writel(v->qts, pa + 4 * i, w[i]);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Page tables (built in guest memory from the contract's PTE layout)       */
+/* ------------------------------------------------------------------------ */
+
+static void write_pte(Vagx *v, uint64_t pa, const struct vagx_pte *pte)
+{
+    uint32_t w[VAGX_PTE_DWORDS];
+
+    vagx_pte_pack(w, pte);
+    write_words(v, pa, w, VAGX_PTE_DWORDS);
+}
+
+static unsigned va_index(uint64_t va, unsigned level)
+{
+    unsigned shift = VAGX_PAGE_SHIFT +
+                     VAGX_PT_BITS_PER_LEVEL * (VAGX_PT_LEVELS - 1 - level);
+
+    return (va >> shift) & (VAGX_PT_ENTRIES - 1);
+}
+
+/* Map one 4 KiB page va -> pa; creates intermediate tables as needed. */
+static void vm_map(Vagx *v, uint64_t root, uint64_t va, uint64_t pa,
+                   bool read_only)
+{
+    uint64_t table = root;
+
+    for (unsigned level = 0; level < VAGX_PT_LEVELS - 1; level++) {
+        uint64_t e = table + 8 * va_index(va, level);
+        uint32_t lo = qtest_readl(v->qts, e);
+
+        if (lo & 1) {
+            table = ((uint64_t)qtest_readl(v->qts, e + 4) << 32 | lo) &
+                    0x000ffffffffff000ull;
+        } else {
+            struct vagx_pte pte;
+
+            vagx_pte_init(&pte);
+            pte.valid = true;
+            pte.addr = galloc(v, 4096);
+            write_pte(v, e, &pte);
+            table = pte.addr;
+        }
+    }
+    {
+        struct vagx_pte pte;
+
+        vagx_pte_init(&pte);
+        pte.valid = true;
+        pte.read_only = read_only;
+        pte.addr = pa;
+        write_pte(v, table + 8 * va_index(va, VAGX_PT_LEVELS - 1), &pte);
+    }
+}
+
+/* Allocate `size` bytes of guest RAM and map them at a fresh VA. */
+static uint64_t vm_buf(Vagx *v, size_t size, bool read_only, uint64_t *pa_out)
+{
+    uint64_t pa = galloc(v, size);
+    uint64_t va = v->next_va;
+
+    for (size_t off = 0; off < size; off += 4096) {
+        vm_map(v, v->root, va + off, pa + off, read_only);
+    }
+    v->next_va += ROUND_UP(size, 4096) + 4096;  /* leave a hole */
+    if (pa_out) {
+        *pa_out = pa;
+    }
+    return va;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Rings                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static void ring_setup(Vagx *v, unsigned q)
+{
+    if (!v->ring[q]) {
+        v->ring[q] = galloc(v, RING_SLOTS * VAGX_RING_ENTRY_SIZE);
+    }
+    qwr(v, q, VAGX_Q_RING_BASE_LO, (uint32_t)v->ring[q]);
+    qwr(v, q, VAGX_Q_RING_BASE_HI, v->ring[q] >> 32);
+    qwr(v, q, VAGX_Q_RING_SIZE, VAGX_Q_RING_SIZE_LOG2(RING_LOG2));
+    qwr(v, q, VAGX_Q_CONTROL, VAGX_Q_CONTROL_ENABLE(1));
+    g_assert(wait_qstate(v, q, VAGX_QUEUE_STATE_IDLE));
+    v->tail[q] = 0;
+    wr(v, VAGX_REG_INT_ENABLE, INT_ALL);
+}
+
+static uint64_t slot_pa(Vagx *v, unsigned q, uint32_t idx)
+{
+    return v->ring[q] + (idx % RING_SLOTS) * VAGX_RING_ENTRY_SIZE;
+}
+
+/* Writes the job into the next slot, rings the doorbell; returns the slot. */
+static uint64_t submit(Vagx *v, unsigned q, const struct vagx_job_header *h,
+                       const uint32_t *payload)
+{
+    uint64_t slot = slot_pa(v, q, v->tail[q]);
+    uint32_t w[VAGX_JOB_HEADER_DWORDS];
+    const char *err = NULL;
+
+    g_assert(vagx_job_header_validate(h, &err));
+    vagx_job_header_pack(w, h);
+    qtest_memset(v->qts, slot, 0, VAGX_RING_ENTRY_SIZE);
+    write_words(v, slot + VAGX_RING_SLOT_HEADER_OFFSET, w,
+                VAGX_JOB_HEADER_DWORDS);
+    if (payload) {
+        write_words(v, slot + VAGX_RING_SLOT_PAYLOAD_OFFSET, payload,
+                    VAGX_RING_SLOT_PAYLOAD_SIZE / 4);
+    }
+    v->tail[q]++;
+    qwr(v, q, VAGX_Q_TAIL, v->tail[q]);
+    qwr(v, q, VAGX_Q_DOORBELL, 1);
+    return slot;
+}
+
+static struct vagx_job_result slot_result(Vagx *v, uint64_t slot)
+{
+    uint32_t w[VAGX_JOB_RESULT_DWORDS];
+    struct vagx_job_result r;
+    const char *err = NULL;
+
+    for (unsigned i = 0; i < VAGX_JOB_RESULT_DWORDS; i++) {
+        w[i] = qtest_readl(v->qts, slot + VAGX_RING_SLOT_RESULT_OFFSET + 4 * i);
+    }
+    vagx_job_result_unpack(w, &r, &err);
+    return r;
+}
+
+static void header_init(Vagx *v, struct vagx_job_header *h,
+                        enum vagx_job_type type, uint64_t fence, uint64_t seq,
+                        unsigned vector)
+{
+    vagx_job_header_init(h);
+    h->type = type;
+    h->irq = true;
+    h->irq_vector = vector;
+    h->pt_root = v->root;
+    h->completion_pa = fence;
+    h->seqno = seq;
+}
+
+static uint64_t submit_copy(Vagx *v, unsigned q, uint64_t src, uint64_t dst,
+                            uint64_t size, uint64_t fence, uint64_t seq)
+{
+    struct vagx_job_header h;
+    struct vagx_copy_job c;
+    uint32_t payload[VAGX_RING_SLOT_PAYLOAD_SIZE / 4] = { 0 };
+
+    header_init(v, &h, VAGX_JOB_TYPE_COPY, fence, seq, q);
+    vagx_copy_job_init(&c);
+    c.src_va = src;
+    c.dst_va = dst;
+    c.size = size;
+    vagx_copy_job_pack(payload, &c);
+    return submit(v, q, &h, payload);
+}
+
+/* A good copy job on queue q; asserts success, fence and MSI-X. */
+static void run_good_copy(Vagx *v, unsigned q, uint64_t seq)
+{
+    uint64_t spa, dpa, fence = galloc(v, 4096);
+    uint64_t src = vm_buf(v, 8192, true, &spa);
+    uint64_t dst = vm_buf(v, 8192, false, &dpa);
+    g_autofree uint8_t *a = g_malloc(8192);
+    g_autofree uint8_t *b = g_malloc(8192);
+    uint64_t slot;
+
+    for (int i = 0; i < 8192; i++) {
+        a[i] = i * 7 + seq;
+    }
+    qtest_memwrite(v->qts, spa, a, 8192);
+    msi_clear(v);
+    slot = submit_copy(v, q, src + 100, dst + 100, 8000, fence, seq);
+    g_assert(wait_u64(v, fence, seq));
+    g_assert(wait_msi(v, q));
+    g_assert_cmpuint(slot_result(v, slot).status, ==, VAGX_JOB_STATUS_OK);
+    qtest_memread(v->qts, dpa, b, 8192);
+    g_assert(memcmp(a + 100, b + 100, 8000) == 0);
+    g_assert_cmpuint(b[99], ==, 0);
+    g_assert_cmpuint(b[8100], ==, 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tests                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static void test_identity(void)
+{
+    Vagx v;
+    uint32_t cfg;
+
+    vagx_start(&v, ",queues=3,workers=2");
+    g_assert_cmphex(qpci_config_readw(v.dev, PCI_VENDOR_ID), ==,
+                    VAGX_PCI_VENDOR_ID);
+    g_assert_cmphex(qpci_config_readw(v.dev, PCI_DEVICE_ID), ==,
+                    VAGX_PCI_DEVICE_ID);
+    g_assert_cmphex(qpci_config_readw(v.dev, PCI_CLASS_DEVICE), ==,
+                    VAGX_PCI_CLASS);
+    g_assert_cmphex(qpci_config_readb(v.dev, PCI_REVISION_ID), ==,
+                    VAGX_PCI_REVISION);
+    g_assert_cmphex(qpci_config_readw(v.dev, PCI_SUBSYSTEM_VENDOR_ID), ==,
+                    VAGX_PCI_SUBSYSTEM_VENDOR_ID);
+    g_assert_cmphex(qpci_config_readw(v.dev, PCI_SUBSYSTEM_ID), ==,
+                    VAGX_PCI_SUBSYSTEM_ID);
+    g_assert_cmpuint(qpci_msix_table_size(v.dev), ==, VAGX_MSIX_VECTORS);
+    g_assert_cmpuint(v.dev->msix_table_off, ==, VAGX_MSIX_TABLE_OFFSET);
+    g_assert_cmpuint(v.dev->msix_pba_off, ==, VAGX_MSIX_PBA_OFFSET);
+
+    g_assert_cmphex(rd(&v, VAGX_REG_ID), ==, VAGX_ID_MAGIC);
+    g_assert_cmphex(rd(&v, VAGX_REG_VERSION), ==,
+                    VAGX_VERSION_MAJOR(VAGX_HW_VERSION_MAJOR) |
+                    VAGX_VERSION_MINOR(VAGX_HW_VERSION_MINOR));
+    cfg = rd(&v, VAGX_REG_CONFIG);
+    g_assert_cmpuint(VAGX_CONFIG_NUM_QUEUES_GET(cfg), ==, 3);
+    g_assert_cmpuint(VAGX_CONFIG_NUM_CORES_GET(cfg), ==, 2);
+    g_assert_cmpuint(VAGX_CONFIG_NUM_MSIX_GET(cfg), ==, VAGX_MSIX_VECTORS);
+    g_assert_cmpuint(VAGX_CONFIG_NUM_SCANOUTS_GET(cfg), ==, 1);
+    g_assert_cmphex(rd(&v, VAGX_REG_TIMESTAMP_FREQ), ==,
+                    VAGX_REG_TIMESTAMP_FREQ_RESET);
+    g_assert_cmphex(rd(&v, VAGX_REG_SCANOUT_REFRESH), ==,
+                    VAGX_SCANOUT_REFRESH_MHZ);
+    g_assert(rd(&v, VAGX_REG_STATUS) & VAGX_STATUS_IDLE(1));
+    wr(&v, VAGX_REG_SCRATCH, 0xdeadbeef);
+    g_assert_cmphex(rd(&v, VAGX_REG_SCRATCH), ==, 0xdeadbeef);
+    /* 64-bit access: two registers. */
+    g_assert_cmphex(qpci_io_readq(v.dev, v.bar0, VAGX_REG_ID), ==,
+                    ((uint64_t)rd(&v, VAGX_REG_VERSION) << 32) | VAGX_ID_MAGIC);
+    /* The reserved part of BAR0 reads as zero and ignores writes. */
+    wr(&v, VAGX_MSIX_TABLE_OFFSET + 0x1000, 0x12345678);
+    g_assert_cmphex(rd(&v, VAGX_MSIX_TABLE_OFFSET + 0x1000), ==, 0);
+    vagx_stop(&v);
+}
+
+static void test_interrupt_selftest(void)
+{
+    Vagx v;
+
+    vagx_start(&v, NULL);
+    msi_clear(&v);
+    wr(&v, VAGX_REG_INT_ENABLE, INT_ALL);
+    wr(&v, VAGX_REG_INT_RAISE, VAGX_INT_DEVICE_ERROR(1));
+    g_assert(wait_msi(&v, VAGX_MSIX_VECTOR_ERROR));
+    g_assert(rd(&v, VAGX_REG_INT_STATUS) & VAGX_INT_DEVICE_ERROR(1));
+    wr(&v, VAGX_REG_INT_STATUS, VAGX_INT_DEVICE_ERROR(1));
+    g_assert_cmphex(rd(&v, VAGX_REG_INT_STATUS) & VAGX_INT_DEVICE_ERROR(1),
+                    ==, 0);
+    /* A masked vector sets its PBA bit instead of writing. */
+    msi_clear(&v);
+    qpci_io_writel(v.dev, v.dev->msix_table_bar, v.dev->msix_table_off +
+                   VAGX_MSIX_VECTOR_DISPLAY * PCI_MSIX_ENTRY_SIZE +
+                   PCI_MSIX_ENTRY_VECTOR_CTRL, PCI_MSIX_ENTRY_CTRL_MASKBIT);
+    wr(&v, VAGX_REG_INT_RAISE, VAGX_INT_VBLANK(1));
+    g_assert(qpci_msix_pending(v.dev, VAGX_MSIX_VECTOR_DISPLAY));
+    g_assert_cmphex(msi_word(&v, VAGX_MSIX_VECTOR_DISPLAY), ==, 0);
+    vagx_stop(&v);
+}
+
+static void test_reset(void)
+{
+    Vagx v;
+
+    vagx_start(&v, NULL);
+    /* Global reset through the register. */
+    ring_setup(&v, 0);
+    msi_clear(&v);
+    wr(&v, VAGX_REG_RESET, VAGX_RESET_START(1));
+    g_assert(wait_reg(&v, VAGX_REG_STATUS, VAGX_STATUS_RESET_BUSY__MASK, 0));
+    g_assert(rd(&v, VAGX_REG_INT_STATUS) & VAGX_INT_RESET_DONE(1));
+    g_assert(wait_msi(&v, VAGX_MSIX_VECTOR_ERROR));
+    g_assert_cmpuint(VAGX_Q_STATUS_STATE_GET(qrd(&v, 0, VAGX_Q_STATUS)), ==,
+                     VAGX_QUEUE_STATE_STOPPED);
+    ring_setup(&v, 0);
+    run_good_copy(&v, 0, 1);
+
+    /* System reset: config space, MSI-X and every register back to reset. */
+    wr(&v, VAGX_REG_SCRATCH, 0x1234);
+    qtest_qmp_assert_success(v.qts, "{'execute':'system_reset'}");
+    qtest_qmp_eventwait(v.qts, "RESET");
+    g_assert_cmphex(qpci_config_readw(v.dev, PCI_COMMAND) &
+                    PCI_COMMAND_MASTER, ==, 0);
+    vagx_probe(&v);
+    g_assert_cmphex(rd(&v, VAGX_REG_SCRATCH), ==, 0);
+    g_assert_cmphex(rd(&v, VAGX_REG_INT_ENABLE), ==, 0);
+    g_assert_cmpuint(VAGX_Q_STATUS_STATE_GET(qrd(&v, 0, VAGX_Q_STATUS)), ==,
+                     VAGX_QUEUE_STATE_STOPPED);
+    ring_setup(&v, 0);
+    run_good_copy(&v, 0, 2);
+    vagx_stop(&v);
+}
+
+static void test_copy(void)
+{
+    Vagx v;
+
+    vagx_start(&v, NULL);
+    for (unsigned q = 0; q < 4; q++) {
+        ring_setup(&v, q);
+    }
+    for (unsigned i = 0; i < 2 * RING_SLOTS + 3; i++) {    /* wraps */
+        unsigned q = i % 4;
+
+        run_good_copy(&v, q, 100 + i);
+        g_assert_cmpuint(qrd(&v, q, VAGX_Q_LAST_SEQNO_LO), ==, 100 + i);
+        g_assert_cmpuint(qrd(&v, q, VAGX_Q_HEAD), ==, v.tail[q]);
+    }
+    g_assert(rd(&v, VAGX_REG_INT_STATUS) & VAGX_INT_JOB_DONE(0));
+    /* Bus mastering off: the job cannot even be fetched. */
+    qpci_config_writew(v.dev, PCI_COMMAND, PCI_COMMAND_MEMORY);
+    {
+        uint64_t fence = galloc(&v, 4096);
+
+        submit_copy(&v, 0, VA_BASE, VA_BASE + 0x100000, 16, fence, 77);
+        g_usleep(100 * 1000);
+        g_assert_cmphex(qtest_readq(v.qts, fence), ==, 0);
+    }
+    vagx_stop(&v);
+}
+
+/* out[i] = i * 3 + 7 for i = global thread index, via st_global. */
+static void build_compute_program(Vagx *v, uint64_t code_pa)
+{
+    struct vagx_instr I[6];
+    uint64_t words[12];
+    unsigned n = 0;
+
+    memset(I, 0, sizeof(I));
+    /* r0 = tgid_x */
+    I[0].op = VAGX_OP_MOV; I[0].dst = 0;
+    I[0].src[0].file = VAGX_FILE_SR; I[0].src[0].idx = VAGX_SR_TGID_X;
+    /* r1 = tgsize_x */
+    I[1].op = VAGX_OP_MOV; I[1].dst = 1;
+    I[1].src[0].file = VAGX_FILE_SR; I[1].src[0].idx = VAGX_SR_TGSIZE_X;
+    /* r2 = tindex */
+    I[2].op = VAGX_OP_MOV; I[2].dst = 2;
+    I[2].src[0].file = VAGX_FILE_SR; I[2].src[0].idx = VAGX_SR_TINDEX;
+    /* r0 = r0 * r1 + r2 */
+    I[3].op = VAGX_OP_IMAD; I[3].dst = 0;
+    I[3].src[0].idx = 0; I[3].src[1].idx = 1; I[3].src[2].idx = 2;
+    /* r1 = r0 * 4 + 0 ; r2 = r0 * 3 + 7 */
+    I[4].op = VAGX_OP_IMAD; I[4].dst = 3; I[4].x = 1;
+    I[4].src[0].idx = 0;
+    I[4].src[1].file = VAGX_FILE_IMM; I[4].src[1].idx = 0;
+    I[4].src[2].file = VAGX_FILE_IMM; I[4].src[2].idx = 1;
+    I[4].imm[0] = 3; I[4].imm[1] = 7;
+    for (unsigned i = 0; i < 5; i++) {
+        int r = vagx_encode(&I[i], &words[n]);
+
+        g_assert_cmpint(r, >, 0);
+        n += r;
+    }
+    {
+        struct vagx_instr J[3];
+
+        memset(J, 0, sizeof(J));
+        /* r1 = r0 << 2 via imad r0 * 4 + 0 */
+        J[0].op = VAGX_OP_IMAD; J[0].dst = 1; J[0].x = 1;
+        J[0].src[0].idx = 0;
+        J[0].src[1].file = VAGX_FILE_IMM; J[0].src[1].idx = 0;
+        J[0].src[2].file = VAGX_FILE_IMM; J[0].src[2].idx = 1;
+        J[0].imm[0] = 4; J[0].imm[1] = 0;
+        /* store.b32 [u0:u1 + r1] = r3 */
+        J[1].op = VAGX_OP_ST_GLOBAL; J[1].mod = VAGX_MEMSIZE_B32;
+        J[1].src[0].file = VAGX_FILE_U; J[1].src[0].idx = 0;
+        J[1].src[1].idx = 1;
+        J[1].src[2].idx = 3;
+        J[2].op = VAGX_OP_END;
+        for (unsigned i = 0; i < 3; i++) {
+            int r = vagx_encode(&J[i], &words[n]);
+
+            g_assert_cmpint(r, >, 0);
+            n += r;
+        }
+    }
+    for (unsigned i = 0; i < n; i++) {
+        qtest_writeq(v->qts, code_pa + 8 * i, words[i]);
+    }
+}
+
+static void test_compute(void)
+{
+    Vagx v;
+    const unsigned groups = 5, tg = 48, total = groups * tg;
+    uint64_t code_pa, uni_pa, out_pa, desc_pa, fence, slot;
+    uint64_t code_va, uni_va, out_va, desc_va;
+    struct vagx_compute_job cj;
+    struct vagx_job_header h;
+    uint32_t w[VAGX_COMPUTE_JOB_LENGTH / 4];
+    const char *err = NULL;
+
+    vagx_start(&v, NULL);
+    ring_setup(&v, 1);
+    code_va = vm_buf(&v, 4096, true, &code_pa);
+    uni_va = vm_buf(&v, 4096, true, &uni_pa);
+    out_va = vm_buf(&v, total * 4, false, &out_pa);
+    desc_va = vm_buf(&v, 4096, true, &desc_pa);
+    fence = galloc(&v, 4096);
+    build_compute_program(&v, code_pa);
+    qtest_writel(v.qts, uni_pa, (uint32_t)out_va);
+    qtest_writel(v.qts, uni_pa + 4, out_va >> 32);
+
+    vagx_compute_job_init(&cj);
+    cj.grid_x = groups;
+    cj.grid_y = cj.grid_z = 1;
+    cj.tg_x = tg;
+    cj.tg_y = cj.tg_z = 1;
+    cj.program.code_va = code_va;
+    cj.program.gpr_count = 8;
+    cj.program.uniform_count = 2;
+    cj.program.uniform_va = uni_va;
+    g_assert(vagx_compute_job_validate(&cj, &err));
+    vagx_compute_job_pack(w, &cj);
+    write_words(&v, desc_pa, w, VAGX_COMPUTE_JOB_LENGTH / 4);
+
+    header_init(&v, &h, VAGX_JOB_TYPE_COMPUTE, fence, 9, 1);
+    h.desc_va = desc_va;
+    h.desc_size = VAGX_COMPUTE_JOB_LENGTH;
+    msi_clear(&v);
+    slot = submit(&v, 1, &h, NULL);
+    g_assert(wait_u64(&v, fence, 9));
+    g_assert(wait_msi(&v, 1));
+    {
+        struct vagx_job_result r = slot_result(&v, slot);
+
+        if (r.status != VAGX_JOB_STATUS_OK) {
+            g_test_message("compute: status %u unit %u detail 0x%x addr 0x%"
+                           PRIx64, r.status, r.unit, r.detail, r.address);
+        }
+        g_assert_cmpuint(r.status, ==, VAGX_JOB_STATUS_OK);
+    }
+    for (unsigned i = 0; i < total; i++) {
+        g_assert_cmpuint(qtest_readl(v.qts, out_pa + 4 * i), ==, i * 3 + 7);
+    }
+    vagx_stop(&v);
+}
+
+static void test_mmu_fault(void)
+{
+    Vagx v;
+    uint64_t fence, slot, ro, rw, unmapped;
+    uint32_t fs;
+    struct vagx_job_result r;
+
+    vagx_start(&v, NULL);
+    ring_setup(&v, 2);
+    fence = galloc(&v, 4096);
+    ro = vm_buf(&v, 4096, true, NULL);
+    rw = vm_buf(&v, 4096, false, NULL);
+    unmapped = v.next_va + 0x10000;
+
+    /* Read from a VA nobody mapped. */
+    msi_clear(&v);
+    slot = submit_copy(&v, 2, unmapped + 0x10, rw, 64, fence, 5);
+    g_assert(wait_qstate(&v, 2, VAGX_QUEUE_STATE_HALTED));
+    g_assert(wait_msi(&v, 2));
+    g_assert(wait_msi(&v, VAGX_MSIX_VECTOR_ERROR));
+    r = slot_result(&v, slot);
+    g_assert_cmpuint(r.status, ==, VAGX_JOB_STATUS_MMU_FAULT);
+    g_assert_cmphex(r.address, ==, unmapped + 0x10);
+    g_assert_cmpuint(VAGX_Q_STATUS_ERROR_GET(qrd(&v, 2, VAGX_Q_STATUS)), ==,
+                     VAGX_JOB_STATUS_MMU_FAULT);
+    fs = rd(&v, VAGX_REG_FAULT_STATUS);
+    g_assert(VAGX_FAULT_STATUS_VALID_GET(fs));
+    g_assert_cmpuint(VAGX_FAULT_STATUS_ACCESS_GET(fs), ==,
+                     VAGX_FAULT_ACCESS_READ);
+    g_assert_cmpuint(VAGX_FAULT_STATUS_REASON_GET(fs), ==,
+                     VAGX_FAULT_REASON_NOT_PRESENT);
+    g_assert_cmpuint(VAGX_FAULT_STATUS_UNIT_GET(fs), ==, VAGX_UNIT_COPY);
+    g_assert_cmpuint(VAGX_FAULT_STATUS_QUEUE_GET(fs), ==, 2);
+    g_assert_cmphex(rd(&v, VAGX_REG_FAULT_ADDR_LO), ==,
+                    (uint32_t)(unmapped + 0x10));
+    g_assert_cmphex(rd(&v, VAGX_REG_FAULT_ADDR_HI), ==,
+                    (unmapped + 0x10) >> 32);
+    g_assert_cmphex(rd(&v, VAGX_REG_FAULT_ROOT_LO), ==, (uint32_t)v.root);
+    g_assert(rd(&v, VAGX_REG_INT_STATUS) & VAGX_INT_MMU_FAULT(1));
+    g_assert(rd(&v, VAGX_REG_INT_STATUS) & VAGX_INT_QUEUE_ERROR(2));
+    /* Failed jobs still complete: result first, then the fence. */
+    g_assert(wait_u64(&v, fence, 5));
+
+    /* Write to a read-only page. */
+    wr(&v, VAGX_REG_FAULT_ACK, VAGX_FAULT_ACK_ACK(1));
+    g_assert_cmphex(rd(&v, VAGX_REG_FAULT_STATUS), ==, 0);
+    qwr(&v, 2, VAGX_Q_RESUME, 1);
+    g_assert(wait_qstate(&v, 2, VAGX_QUEUE_STATE_IDLE));
+    slot = submit_copy(&v, 2, rw, ro + 8, 64, fence, 6);
+    g_assert(wait_qstate(&v, 2, VAGX_QUEUE_STATE_HALTED));
+    r = slot_result(&v, slot);
+    g_assert_cmpuint(r.status, ==, VAGX_JOB_STATUS_MMU_FAULT);
+    fs = rd(&v, VAGX_REG_FAULT_STATUS);
+    g_assert(VAGX_FAULT_STATUS_VALID_GET(fs));
+    g_assert_cmpuint(VAGX_FAULT_STATUS_ACCESS_GET(fs), ==,
+                     VAGX_FAULT_ACCESS_WRITE);
+    g_assert_cmpuint(VAGX_FAULT_STATUS_REASON_GET(fs), ==,
+                     VAGX_FAULT_REASON_READ_ONLY);
+
+    /* A page-table root outside guest RAM. */
+    wr(&v, VAGX_REG_FAULT_ACK, VAGX_FAULT_ACK_ACK(1));
+    qwr(&v, 2, VAGX_Q_RESUME, 1);
+    g_assert(wait_qstate(&v, 2, VAGX_QUEUE_STATE_IDLE));
+    {
+        uint64_t saved = v.root;
+
+        v.root = 0xfff0000000ull;
+        slot = submit_copy(&v, 2, rw, rw + 64, 64, fence, 7);
+        v.root = saved;
+    }
+    g_assert(wait_qstate(&v, 2, VAGX_QUEUE_STATE_HALTED));
+    r = slot_result(&v, slot);
+    g_assert_cmpuint(r.status, !=, VAGX_JOB_STATUS_OK);
+    g_assert_cmpuint(r.status, !=, VAGX_JOB_STATUS_PENDING);
+
+    /* The queue still works afterwards. */
+    wr(&v, VAGX_REG_FAULT_ACK, VAGX_FAULT_ACK_ACK(1));
+    qwr(&v, 2, VAGX_Q_RESUME, 1);
+    g_assert(wait_qstate(&v, 2, VAGX_QUEUE_STATE_IDLE));
+    run_good_copy(&v, 2, 8);
+    vagx_stop(&v);
+}
+
+/*
+ * A copy that runs for a long time: 256 GiB from a NULL (sparse) subtree to
+ * a NULL subtree.  Level-0 NULL entries cover 512 GiB each.
+ */
+static uint64_t long_job_va(Vagx *v)
+{
+    struct vagx_pte pte;
+    uint64_t va = 0x800000000000ull - 0x10000000000ull;    /* top 1 TiB */
+
+    vagx_pte_init(&pte);
+    pte.valid = true;
+    pte.null = true;
+    write_pte(v, v->root + 8 * va_index(va, 0), &pte);
+    write_pte(v, v->root + 8 * va_index(va + 0x8000000000ull, 0), &pte);
+    return va;
+}
+
+static void test_abort_and_queue_reset(void)
+{
+    Vagx v;
+    uint64_t fence, slot, nva;
+    struct vagx_job_result r;
+
+    vagx_start(&v, NULL);
+    ring_setup(&v, 0);
+    fence = galloc(&v, 4096);
+    nva = long_job_va(&v);
+
+    /* Abort: the job completes with ABORTED and the queue halts. */
+    msi_clear(&v);
+    slot = submit_copy(&v, 0, nva, nva + 0x4000000000ull, 0x4000000000ull,
+                       fence, 11);
+    g_assert(wait_qstate(&v, 0, VAGX_QUEUE_STATE_RUNNING) ||
+             VAGX_Q_STATUS_STATE_GET(qrd(&v, 0, VAGX_Q_STATUS)) ==
+             VAGX_QUEUE_STATE_HALTED);
+    qwr(&v, 0, VAGX_Q_ABORT, VAGX_Q_ABORT_ABORT(1));
+    g_assert(wait_qstate(&v, 0, VAGX_QUEUE_STATE_HALTED));
+    r = slot_result(&v, slot);
+    g_assert_cmpuint(r.status, ==, VAGX_JOB_STATUS_ABORTED);
+    g_assert_cmpuint(VAGX_Q_STATUS_ERROR_GET(qrd(&v, 0, VAGX_Q_STATUS)), ==,
+                     VAGX_JOB_STATUS_ABORTED);
+    g_assert(wait_msi(&v, 0));
+    qwr(&v, 0, VAGX_Q_RESUME, 1);
+    g_assert(wait_qstate(&v, 0, VAGX_QUEUE_STATE_IDLE));
+    run_good_copy(&v, 0, 12);
+
+    /* Queue reset while a job runs: no result, no completion, STOPPED. */
+    qtest_writeq(v.qts, fence, 0);
+    slot = submit_copy(&v, 0, nva, nva + 0x4000000000ull, 0x4000000000ull,
+                       fence, 13);
+    g_assert(wait_qstate(&v, 0, VAGX_QUEUE_STATE_RUNNING));
+    msi_clear(&v);
+    qwr(&v, 0, VAGX_Q_RESET, VAGX_Q_RESET_START(1));
+    g_assert(wait_qstate(&v, 0, VAGX_QUEUE_STATE_STOPPED));
+    g_assert(wait_reg(&v, VAGX_QUEUE_REG(0, VAGX_Q_RESET),
+                      VAGX_Q_RESET_START__MASK, 0));
+    g_assert_cmpuint(qrd(&v, 0, VAGX_Q_HEAD), ==, 0);
+    g_assert_cmpuint(qrd(&v, 0, VAGX_Q_TAIL), ==, 0);
+    g_assert_cmpuint(qrd(&v, 0, VAGX_Q_CONTROL), ==, 0);
+    g_assert(rd(&v, VAGX_REG_INT_STATUS) & VAGX_INT_RESET_DONE(1));
+    g_assert(wait_msi(&v, VAGX_MSIX_VECTOR_ERROR));
+    g_assert_cmphex(qtest_readq(v.qts, fence), ==, 0);
+    g_assert_cmpuint(slot_result(&v, slot).status, ==,
+                     VAGX_JOB_STATUS_PENDING);
+    ring_setup(&v, 0);
+    run_good_copy(&v, 0, 14);
+
+    /* System reset while a job runs: QEMU must quiesce, not hang. */
+    submit_copy(&v, 0, nva, nva + 0x4000000000ull, 0x4000000000ull, fence, 15);
+    g_assert(wait_qstate(&v, 0, VAGX_QUEUE_STATE_RUNNING));
+    qtest_qmp_assert_success(v.qts, "{'execute':'system_reset'}");
+    qtest_qmp_eventwait(v.qts, "RESET");
+    vagx_probe(&v);
+    g_assert_cmpuint(VAGX_Q_STATUS_STATE_GET(qrd(&v, 0, VAGX_Q_STATUS)), ==,
+                     VAGX_QUEUE_STATE_STOPPED);
+    ring_setup(&v, 0);
+    run_good_copy(&v, 0, 16);
+    vagx_stop(&v);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Scanout                                                                  */
+/* ------------------------------------------------------------------------ */
+
+#define FB_W 64
+#define FB_H 48
+#define FB_PITCH (FB_W * 4 + 64)
+
+static uint32_t fb_pixel(unsigned x, unsigned y)
+{
+    return ((x * 4) << 16) | ((y * 5) << 8) | ((x ^ y) & 0xff);
+}
+
+/* Expected 0x00RRGGBB of what the framebuffer word shows in `format`. */
+static uint32_t expect_rgb(uint32_t word, uint32_t format)
+{
+    if (format == VAGX_SCANOUT_FORMAT_XBGR8888) {
+        return ((word & 0xff) << 16) | (word & 0xff00) | ((word >> 16) & 0xff);
+    }
+    return word & 0xffffff;
+}
+
+static void screendump_check(Vagx *v, uint32_t format, bool black)
+{
+    g_autofree char *ppm = g_strdup_printf("%s/vagx-test-%d.ppm",
+                                           g_get_tmp_dir(), getpid());
+    g_autofree char *png = g_strdup_printf("%s/vagx-test-%d.png",
+                                           g_get_tmp_dir(), getpid());
+    g_autofree char *data = NULL;
+    gsize len = 0;
+    int w = 0, h = 0, max = 0, hdr = 0;
+
+    qtest_qmp_assert_success(v->qts, "{'execute':'screendump','arguments':"
+                             "{'filename':%s,'device':'gpu0'}}", ppm);
+    g_assert(g_file_get_contents(ppm, &data, &len, NULL));
+    unlink(ppm);
+    g_assert_cmpint(sscanf(data, "P6 %d %d %d%n", &w, &h, &max, &hdr), ==, 3);
+    g_assert_cmpint(w, ==, FB_W);
+    g_assert_cmpint(h, ==, FB_H);
+    g_assert_cmpint(max, ==, 255);
+    hdr++;                                  /* the single whitespace */
+    g_assert_cmpuint(len, ==, hdr + FB_W * FB_H * 3);
+    for (int y = 0; y < FB_H; y++) {
+        for (int x = 0; x < FB_W; x++) {
+            const uint8_t *p = (const uint8_t *)data + hdr + 3 * (y * FB_W + x);
+            uint32_t got = (p[0] << 16) | (p[1] << 8) | p[2];
+            uint32_t want = black ? 0 : expect_rgb(fb_pixel(x, y), format);
+
+            if (got != want) {
+                g_test_message("pixel %d,%d: got %06x want %06x", x, y, got,
+                               want);
+                g_assert_not_reached();
+            }
+        }
+    }
+
+    /* PNG works too (QEMU is built with libpng). */
+    qtest_qmp_assert_success(v->qts, "{'execute':'screendump','arguments':"
+                             "{'filename':%s,'device':'gpu0','format':'png'}}",
+                             png);
+    g_free(data);
+    data = NULL;
+    g_assert(g_file_get_contents(png, &data, &len, NULL));
+    unlink(png);
+    g_assert_cmpuint(len, >, 24);
+    g_assert(memcmp(data, "\x89PNG\r\n\x1a\n", 8) == 0);
+    g_assert_cmpuint(ldl_be_p(data + 16), ==, FB_W);   /* IHDR */
+    g_assert_cmpuint(ldl_be_p(data + 20), ==, FB_H);
+}
+
+static void test_scanout(void)
+{
+    Vagx v;
+    uint64_t fb_va = 0x7f0000000ull;
+    uint64_t pages[(FB_PITCH * FB_H + 4095) / 4096];
+    const unsigned npages = ARRAY_SIZE(pages);
+    uint32_t count;
+
+    vagx_start(&v, NULL);
+    /* Framebuffer pages scattered in reverse order, mapped contiguously. */
+    for (unsigned i = 0; i < npages; i++) {
+        pages[i] = galloc(&v, 4096);
+    }
+    for (unsigned i = 0; i < npages; i++) {
+        vm_map(&v, v.root, fb_va + 4096 * i, pages[npages - 1 - i], true);
+    }
+    for (unsigned y = 0; y < FB_H; y++) {
+        for (unsigned x = 0; x < FB_W; x++) {
+            uint64_t off = (uint64_t)y * FB_PITCH + 4 * x;
+
+            qtest_writel(v.qts, pages[npages - 1 - off / 4096] + off % 4096,
+                         fb_pixel(x, y));
+        }
+    }
+    wr(&v, VAGX_REG_INT_ENABLE, INT_ALL);
+    msi_clear(&v);
+
+    wr(&v, VAGX_REG_SCANOUT_FORMAT, VAGX_SCANOUT_FORMAT_XRGB8888);
+    wr(&v, VAGX_REG_SCANOUT_SIZE, VAGX_SCANOUT_SIZE_WIDTH(FB_W) |
+                                  VAGX_SCANOUT_SIZE_HEIGHT(FB_H));
+    wr(&v, VAGX_REG_SCANOUT_PITCH, FB_PITCH);
+    wr(&v, VAGX_REG_SCANOUT_FB_VA_LO, (uint32_t)fb_va);
+    wr(&v, VAGX_REG_SCANOUT_FB_VA_HI, fb_va >> 32);
+    wr(&v, VAGX_REG_SCANOUT_ROOT_LO, (uint32_t)v.root);
+    wr(&v, VAGX_REG_SCANOUT_ROOT_HI, v.root >> 32);
+    wr(&v, VAGX_REG_SCANOUT_COMMIT, VAGX_SCANOUT_COMMIT_PENDING(1));
+    g_assert_cmpuint(rd(&v, VAGX_REG_SCANOUT_STATUS), ==, 0);
+    wr(&v, VAGX_REG_SCANOUT_CONTROL, VAGX_SCANOUT_CONTROL_ENABLE(1));
+
+    /* Vblanks follow QEMU_CLOCK_VIRTUAL: step two frames. */
+    count = rd(&v, VAGX_REG_SCANOUT_VBLANK_COUNT);
+    qtest_clock_step(v.qts, 2 * 1000000000000ll / VAGX_SCANOUT_REFRESH_MHZ);
+    g_assert_cmpuint(rd(&v, VAGX_REG_SCANOUT_VBLANK_COUNT) - count, >=, 1);
+    g_assert(rd(&v, VAGX_REG_INT_STATUS) & VAGX_INT_VBLANK(1));
+    g_assert(wait_msi(&v, VAGX_MSIX_VECTOR_DISPLAY));
+    screendump_check(&v, VAGX_SCANOUT_FORMAT_XRGB8888, false);
+
+    /* Page flip to another format: takes effect at the next vblank. */
+    wr(&v, VAGX_REG_SCANOUT_FORMAT, VAGX_SCANOUT_FORMAT_XBGR8888);
+    wr(&v, VAGX_REG_SCANOUT_COMMIT, VAGX_SCANOUT_COMMIT_PENDING(1));
+    g_assert(rd(&v, VAGX_REG_SCANOUT_COMMIT) & VAGX_SCANOUT_COMMIT_PENDING(1));
+    qtest_clock_step(v.qts, 2 * 1000000000000ll / VAGX_SCANOUT_REFRESH_MHZ);
+    g_assert_cmpuint(rd(&v, VAGX_REG_SCANOUT_COMMIT) &
+                     VAGX_SCANOUT_COMMIT_PENDING(1), ==, 0);
+    screendump_check(&v, VAGX_SCANOUT_FORMAT_XBGR8888, false);
+
+    /* Framebuffer not mapped: black, SCANOUT_STATUS.FAULT, fault latched. */
+    wr(&v, VAGX_REG_SCANOUT_FB_VA_LO, (uint32_t)(fb_va + 0x100000));
+    wr(&v, VAGX_REG_SCANOUT_COMMIT, VAGX_SCANOUT_COMMIT_PENDING(1));
+    qtest_clock_step(v.qts, 2 * 1000000000000ll / VAGX_SCANOUT_REFRESH_MHZ);
+    screendump_check(&v, VAGX_SCANOUT_FORMAT_XBGR8888, true);
+    g_assert(rd(&v, VAGX_REG_SCANOUT_STATUS) & VAGX_SCANOUT_STATUS_FAULT(1));
+    g_assert_cmpuint(VAGX_FAULT_STATUS_UNIT_GET(rd(&v, VAGX_REG_FAULT_STATUS)),
+                     ==, VAGX_UNIT_SCANOUT);
+
+    /* Disabled: black, and no more vblanks. */
+    wr(&v, VAGX_REG_SCANOUT_CONTROL, 0);
+    qtest_clock_step(v.qts, 2 * 1000000000000ll / VAGX_SCANOUT_REFRESH_MHZ);
+    count = rd(&v, VAGX_REG_SCANOUT_VBLANK_COUNT);
+    qtest_clock_step(v.qts, 4 * 1000000000000ll / VAGX_SCANOUT_REFRESH_MHZ);
+    g_assert_cmpuint(rd(&v, VAGX_REG_SCANOUT_VBLANK_COUNT), ==, count);
+    vagx_stop(&v);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Fuzzer                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static void test_fuzz(void)
+{
+    Vagx v;
+    GRand *rng = g_rand_new_with_seed(0x7a6b5c4d);
+    uint64_t junk;
+
+    vagx_start(&v, NULL);
+    junk = galloc(&v, 4 * 4096);
+
+    for (unsigned iter = 0; iter < 3000; iter++) {
+        uint32_t r = g_rand_int(rng);
+        uint32_t val = g_rand_int(rng);
+        uint32_t off;
+
+        switch (r % 8) {
+        case 0: case 1: case 2:
+            /* Any register of the global block or a queue block. */
+            off = g_rand_int_range(rng, 0, 0x2000) & ~3u;
+            break;
+        case 3:
+            off = g_rand_int_range(rng, 0, 0x500) & ~3u;
+            break;
+        case 4: {
+            /* Random ring contents, and a ring pointing at them. */
+            unsigned q = g_rand_int_range(rng, 0, 4);
+            uint8_t buf[VAGX_RING_ENTRY_SIZE];
+
+            for (unsigned i = 0; i < sizeof(buf); i++) {
+                buf[i] = g_rand_int(rng);
+            }
+            /* Sometimes a plausible header so the job gets further. */
+            if (g_rand_boolean(rng)) {
+                buf[0] = g_rand_int_range(rng, 0, 6);
+                buf[1] = 0;
+                buf[2] = g_rand_int_range(rng, 0, VAGX_MSIX_VECTORS);
+                buf[3] = 0;
+                stq_le_p(buf + 8, junk + 4096 * g_rand_int_range(rng, 0, 4));
+            }
+            qtest_memwrite(v.qts, junk + VAGX_RING_ENTRY_SIZE *
+                           g_rand_int_range(rng, 0, 4 * 4096 /
+                                            VAGX_RING_ENTRY_SIZE),
+                           buf, sizeof(buf));
+            if (g_rand_int_range(rng, 0, 4) == 0) {
+                qwr(&v, q, VAGX_Q_CONTROL, 0);
+                qwr(&v, q, VAGX_Q_RING_BASE_LO, (uint32_t)junk +
+                    4096 * g_rand_int_range(rng, 0, 4));
+                qwr(&v, q, VAGX_Q_RING_BASE_HI, 0);
+                qwr(&v, q, VAGX_Q_RING_SIZE, g_rand_int_range(rng, 0, 16));
+                qwr(&v, q, VAGX_Q_CONTROL, 1);
+            }
+            qwr(&v, q, VAGX_Q_TAIL, qrd(&v, q, VAGX_Q_HEAD) +
+                g_rand_int_range(rng, 0, 40));
+            qwr(&v, q, VAGX_Q_DOORBELL, 1);
+            continue;
+        }
+        case 5: {
+            /* Doorbells, aborts, resumes and resets hammered together. */
+            unsigned q = g_rand_int_range(rng, 0, VAGX_MAX_QUEUES);
+            static const uint32_t regs[] = {
+                VAGX_Q_DOORBELL, VAGX_Q_ABORT, VAGX_Q_RESUME, VAGX_Q_RESET,
+                VAGX_Q_DOORBELL, VAGX_Q_TAIL,
+            };
+            off = VAGX_QUEUE_REG(q, regs[val % ARRAY_SIZE(regs)]);
+            val = g_rand_int_range(rng, 0, 4);
+            if (r & 0x100) {
+                wr(&v, VAGX_REG_RESET, 1);
+            }
+            break;
+        }
+        case 6:
+            /* 64-bit accesses anywhere in the register file. */
+            qpci_io_writeq(v.dev, v.bar0, g_rand_int_range(rng, 0, 0x2000) &
+                           ~7u, ((uint64_t)val << 32) | g_rand_int(rng));
+            continue;
+        default:
+            (void)rd(&v, g_rand_int_range(rng, 0, 0x8000) & ~3u);
+            continue;
+        }
+        /* Keep MSI-X, bus mastering and the BAR itself sane. */
+        wr(&v, off, val);
+    }
+    g_rand_free(rng);
+
+    /* QEMU is alive and the device still runs a good job after a reset. */
+    wr(&v, VAGX_REG_RESET, VAGX_RESET_START(1));
+    g_assert(wait_reg(&v, VAGX_REG_STATUS, VAGX_STATUS_RESET_BUSY__MASK, 0));
+    wr(&v, VAGX_REG_SCANOUT_CONTROL, 0);
+    wr(&v, VAGX_REG_ERROR_ACK, 1);
+    wr(&v, VAGX_REG_FAULT_ACK, 1);
+    g_assert_cmphex(rd(&v, VAGX_REG_ID), ==, VAGX_ID_MAGIC);
+    for (unsigned q = 0; q < 4; q++) {
+        ring_setup(&v, q);
+        run_good_copy(&v, q, 1000 + q);
+    }
+    vagx_stop(&v);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    qtest_add_func("/vagx/identity", test_identity);
+    qtest_add_func("/vagx/interrupts", test_interrupt_selftest);
+    qtest_add_func("/vagx/reset", test_reset);
+    qtest_add_func("/vagx/copy", test_copy);
+    qtest_add_func("/vagx/compute", test_compute);
+    qtest_add_func("/vagx/mmu-fault", test_mmu_fault);
+    qtest_add_func("/vagx/abort-and-queue-reset", test_abort_and_queue_reset);
+    qtest_add_func("/vagx/scanout", test_scanout);
+    qtest_add_func("/vagx/fuzz", test_fuzz);
+    return g_test_run();
+}
