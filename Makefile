@@ -40,24 +40,20 @@ host: deps
 		meson setup $(HOST_BUILD) $(TOP) >$(B)/host-configure.log 2>&1 || \
 		{ tail -20 $(B)/host-configure.log; echo "host: meson setup failed (log: build/host-configure.log)"; exit 1; }; \
 	fi
-	@echo "host: building"
-	@ninja -C $(HOST_BUILD) | tail -1
+	@scripts/ninja-progress host $(B)/host-build.log -C $(HOST_BUILD)
 
 # --- QEMU 10.0.2 with the vagx device ----------------------------------------
 qemu: deps
 	@qemu-device/prepare-qemu.sh
 	@echo "qemu: building qemu-system-x86_64 (first build ~10 min on 2 cores)"
-	@ninja -C $(B)/qemu qemu-system-x86_64 $(if $(wildcard qemu-device/qemu/tests/qtest/vagx-test.c),tests/qtest/vagx-test) >$(B)/qemu-build.log 2>&1 || \
-		{ grep -B2 -A12 -m3 'error' $(B)/qemu-build.log; echo "qemu: build failed (log: build/qemu-build.log)"; exit 1; }
-	@tail -1 $(B)/qemu-build.log
+	@scripts/ninja-progress qemu $(B)/qemu-build.log -C $(B)/qemu qemu-system-x86_64 \
+		$(if $(wildcard qemu-device/qemu/tests/qtest/vagx-test.c),tests/qtest/vagx-test)
 
 # --- Mesa 25.0.7 --------------------------------------------------------------
 mesa: deps
 	@userspace/prepare-mesa.sh
 	@echo "mesa: building and installing into build/mesa-install (first build ~15 min)"
-	@ninja -C $(B)/mesa install >$(B)/mesa-build.log 2>&1 || \
-		{ grep -B2 -A12 -m3 'error' $(B)/mesa-build.log; echo "mesa: build failed (log: build/mesa-build.log)"; exit 1; }
-	@grep -m1 -o '\[[0-9]*/[0-9]*\].*' $(B)/mesa-build.log | tail -1 >/dev/null; echo "mesa: ok"
+	@scripts/ninja-progress mesa $(B)/mesa-build.log -C $(B)/mesa install
 
 # --- vagx.ko ------------------------------------------------------------------
 # Kbuild of 6.12 builds external modules in their source directory, so the
@@ -69,6 +65,7 @@ kernel: deps
 		for f in kernel/*; do ln -sfn $(TOP)/$$f $(B)/kernel/$$(basename $$f); done; \
 		echo "kernel: building vagx.ko against $$krel"; \
 		$(MAKE) -s -C /lib/modules/$$krel/build M=$(B)/kernel VAGX_TOP=$(TOP) W=1 modules || exit 1; \
+		tests/uapi/build.sh; \
 	else \
 		echo "kernel: no module sources yet (kernel/*.c)"; \
 	fi

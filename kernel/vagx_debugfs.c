@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/* Copyright (C) 2025 The vagx authors */
+
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include <drm/drm_debugfs.h>
+#include <drm/drm_file.h>
+#include <drm/drm_print.h>
+
+#include "vagx_device.h"
+#include "vagx_gem.h"
+#include "vagx_mmu.h"
+#include "vagx_sched.h"
+
+static int vagx_debugfs_bos(struct seq_file *m, void *data)
+{
+	struct drm_debugfs_entry *entry = m->private;
+	struct vagx_device *vdev = to_vagx_device(entry->dev);
+	struct vagx_bo *bo;
+	size_t total = 0;
+
+	mutex_lock(&vdev->objs_lock);
+	list_for_each_entry(bo, &vdev->objs, node) {
+		struct drm_gem_object *obj = &bo->base.base;
+
+		mutex_lock(&bo->label_lock);
+		seq_printf(m, "bo %p size %zu flags %#x private %d imported %d pages %d use %u label \"%s\"\n",
+			   bo, obj->size, bo->flags, !!bo->exclusive_vm_root_gem,
+			   !!obj->import_attach, !!bo->base.pages,
+			   READ_ONCE(bo->base.pages_use_count),
+			   bo->label ? bo->label : "");
+		mutex_unlock(&bo->label_lock);
+		total += obj->size;
+	}
+	mutex_unlock(&vdev->objs_lock);
+	seq_printf(m, "total %zu bytes\n", total);
+	return 0;
+}
+
+static int vagx_debugfs_vms(struct seq_file *m, void *data)
+{
+	struct drm_debugfs_entry *entry = m->private;
+
+	vagx_mmu_debugfs_show(to_vagx_device(entry->dev), m);
+	return 0;
+}
+
+static int vagx_debugfs_rings(struct seq_file *m, void *data)
+{
+	struct drm_debugfs_entry *entry = m->private;
+
+	vagx_sched_debugfs_show(to_vagx_device(entry->dev), m);
+	return 0;
+}
+
+static const struct drm_debugfs_info vagx_debugfs_list[] = {
+	{ "vagx_bos", vagx_debugfs_bos, 0 },
+	{ "vagx_vms", vagx_debugfs_vms, 0 },
+	{ "vagx_rings", vagx_debugfs_rings, 0 },
+};
+
+static int vagx_inject_get(void *data, u64 *val)
+{
+	*val = atomic_read((atomic_t *)data);
+	return 0;
+}
+
+static int vagx_inject_set(void *data, u64 val)
+{
+	atomic_set((atomic_t *)data, (int)min_t(u64, val, INT_MAX));
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(vagx_inject_fops, vagx_inject_get, vagx_inject_set,
+			 "%llu\n");
+
+/**
+ * vagx_debugfs_init() - &drm_driver.debugfs_init hook
+ * @minor: DRM minor.
+ */
+void vagx_debugfs_init(struct drm_minor *minor)
+{
+	struct vagx_device *vdev = to_vagx_device(minor->dev);
+
+	drm_debugfs_add_files(minor->dev, vagx_debugfs_list,
+			      ARRAY_SIZE(vagx_debugfs_list));
+	/* Fail the next N asynchronous binds when they execute. */
+	debugfs_create_file_unsafe("vagx_inject_bind_fail", 0600,
+				   minor->debugfs_root,
+				   &vdev->inject_bind_fail, &vagx_inject_fops);
+	/* Fail the next N bind operations while they are prepared (-ENOMEM). */
+	debugfs_create_file_unsafe("vagx_inject_bind_prep_fail", 0600,
+				   minor->debugfs_root,
+				   &vdev->inject_bind_prep_fail,
+				   &vagx_inject_fops);
+}

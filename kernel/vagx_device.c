@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/* Copyright (C) 2025 The vagx authors */
+
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
+#include <linux/iopoll.h>
+
+#include <drm/drm_print.h>
+
+#include "vagx_device.h"
+#include "vagx_mmu.h"
+#include "vagx_sched.h"
+
+#define VAGX_RESET_TIMEOUT_US	1000000
+#define VAGX_TLB_TIMEOUT_US	1000000
+
+static DEFINE_SPINLOCK(vagx_irq_lock);
+
+/**
+ * vagx_device_reset() - Global reset of the device
+ * @vdev: Device.
+ *
+ * Aborts every job without completion writes and stops every queue.
+ *
+ * Return: 0 or -ETIMEDOUT.
+ */
+int vagx_device_reset(struct vagx_device *vdev)
+{
+	u32 status;
+	int ret;
+
+	vagx_write(vdev, VAGX_REG_RESET, VAGX_RESET_START(1));
+	ret = readl_poll_timeout(vdev->mmio + VAGX_REG_STATUS, status,
+				 !VAGX_STATUS_RESET_BUSY_GET(status), 10,
+				 VAGX_RESET_TIMEOUT_US);
+	if (ret) {
+		drm_err(&vdev->drm, "device reset timed out (STATUS=%#x)\n",
+			status);
+		return ret;
+	}
+	vagx_write(vdev, VAGX_REG_INT_STATUS, ~0u);
+	vagx_write(vdev, VAGX_REG_FAULT_ACK, VAGX_FAULT_ACK_ACK(1));
+	vagx_write(vdev, VAGX_REG_ERROR_ACK, VAGX_ERROR_ACK_ACK(1));
+	return 0;
+}
+
+/**
+ * vagx_device_timestamp() - Read the 64-bit GPU timestamp counter
+ * @vdev: Device.
+ *
+ * Return: the counter, in ticks of TIMESTAMP_FREQ.
+ */
+u64 vagx_device_timestamp(struct vagx_device *vdev)
+{
+	u32 lo, hi;
+
+	/* Reading LO latches the counter; HI returns the latched bits. */
+	lo = vagx_read(vdev, VAGX_REG_TIMESTAMP_LO);
+	hi = vagx_read(vdev, VAGX_REG_TIMESTAMP_HI);
+	return ((u64)hi << 32) | lo;
+}
+
+/**
+ * vagx_device_tlb_invalidate() - Drop cached translations of a VM range
+ * @vdev: Device.
+ * @root: Bus address of the level-0 page table of the VM.
+ * @va: First VA of the range.
+ * @size: Size of the range in bytes, 0 for the whole address space.
+ *
+ * Waits until every access that may have used a stale translation has
+ * finished, so the pages that were mapped can be released afterwards.
+ *
+ * Return: 0 or -ETIMEDOUT.
+ */
+int vagx_device_tlb_invalidate(struct vagx_device *vdev, u64 root,
+			       u64 va, u64 size)
+{
+	u32 status;
+	int ret;
+
+	mutex_lock(&vdev->tlb_lock);
+	vagx_write(vdev, VAGX_REG_TLB_INV_ROOT_LO, lower_32_bits(root));
+	vagx_write(vdev, VAGX_REG_TLB_INV_ROOT_HI, upper_32_bits(root));
+	vagx_write(vdev, VAGX_REG_TLB_INV_VA_LO, lower_32_bits(va));
+	vagx_write(vdev, VAGX_REG_TLB_INV_VA_HI, upper_32_bits(va));
+	vagx_write(vdev, VAGX_REG_TLB_INV_SIZE_LO, lower_32_bits(size));
+	vagx_write(vdev, VAGX_REG_TLB_INV_SIZE_HI, upper_32_bits(size));
+	vagx_write(vdev, VAGX_REG_TLB_INV_CMD, VAGX_TLB_INV_CMD_START(1));
+	ret = readl_poll_timeout(vdev->mmio + VAGX_REG_TLB_INV_STATUS, status,
+				 !VAGX_TLB_INV_STATUS_BUSY_GET(status), 1,
+				 VAGX_TLB_TIMEOUT_US);
+	mutex_unlock(&vdev->tlb_lock);
+	if (ret)
+		drm_err(&vdev->drm, "TLB invalidation timed out\n");
+	return ret;
+}
+
+static irqreturn_t vagx_irq_handler(int irq, void *data)
+{
+	struct vagx_device *vdev = data;
+	unsigned long flags;
+	u32 pending, q;
+
+	spin_lock_irqsave(&vagx_irq_lock, flags);
+	pending = vagx_read(vdev, VAGX_REG_INT_PENDING);
+	if (!pending || pending == ~0u) {
+		spin_unlock_irqrestore(&vagx_irq_lock, flags);
+		return IRQ_NONE;
+	}
+	vagx_write(vdev, VAGX_REG_INT_STATUS, pending);
+
+	if (pending & VAGX_INT_MMU_FAULT__MASK)
+		vagx_mmu_fault_irq(vdev);
+
+	for (q = 0; q < vdev->num_rings; q++) {
+		bool err = pending & VAGX_INT_QUEUE_ERROR(q);
+
+		if (err || (pending & VAGX_INT_JOB_DONE(q)))
+			vagx_ring_irq(&vdev->rings[q], err);
+	}
+
+	if (pending & VAGX_INT_DEVICE_ERROR__MASK) {
+		u32 err = vagx_read(vdev, VAGX_REG_ERROR_STATUS);
+
+		drm_err_ratelimited(&vdev->drm,
+				    "device error: code %u at offset %#x\n",
+				    VAGX_ERROR_STATUS_CODE_GET(err),
+				    VAGX_ERROR_STATUS_OFFSET_GET(err));
+		vagx_write(vdev, VAGX_REG_ERROR_ACK, VAGX_ERROR_ACK_ACK(1));
+	}
+	spin_unlock_irqrestore(&vagx_irq_lock, flags);
+	return IRQ_HANDLED;
+}
+
+static int vagx_irq_init(struct vagx_device *vdev)
+{
+	struct pci_dev *pdev = vdev->pdev;
+	int i, ret;
+
+	vdev->nvec = pci_alloc_irq_vectors(pdev, 1, VAGX_MSIX_VECTORS,
+					   PCI_IRQ_MSIX | PCI_IRQ_MSI |
+					   PCI_IRQ_INTX);
+	if (vdev->nvec < 0)
+		return vdev->nvec;
+
+	for (i = 0; i < vdev->nvec; i++) {
+		ret = devm_request_irq(&pdev->dev, pci_irq_vector(pdev, i),
+				       vagx_irq_handler,
+				       pdev->msix_enabled ? 0 : IRQF_SHARED,
+				       VAGX_DRIVER_NAME, vdev);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static u32 vagx_int_mask(struct vagx_device *vdev)
+{
+	u32 mask = VAGX_INT_MMU_FAULT__MASK | VAGX_INT_DEVICE_ERROR__MASK;
+	u32 q;
+
+	for (q = 0; q < vdev->num_rings; q++)
+		mask |= VAGX_INT_JOB_DONE(q) | VAGX_INT_QUEUE_ERROR(q);
+	return mask;
+}
+
+/**
+ * vagx_device_init() - Identify, reset and set up the device
+ * @vdev: Device, with @pdev and @mmio set.
+ *
+ * Return: 0 or a negative errno.
+ */
+int vagx_device_init(struct vagx_device *vdev)
+{
+	struct pci_dev *pdev = vdev->pdev;
+	u32 id, major;
+	int ret;
+
+	id = vagx_read(vdev, VAGX_REG_ID);
+	if (id != VAGX_ID_MAGIC) {
+		drm_err(&vdev->drm, "bad ID register %#x\n", id);
+		return -ENODEV;
+	}
+	vdev->hw_version = vagx_read(vdev, VAGX_REG_VERSION);
+	major = VAGX_VERSION_MAJOR_GET(vdev->hw_version);
+	if (major != VAGX_HW_VERSION_MAJOR) {
+		drm_err(&vdev->drm, "unsupported hardware contract %u.%u\n",
+			major, VAGX_VERSION_MINOR_GET(vdev->hw_version));
+		return -ENODEV;
+	}
+	vdev->hw_features = vagx_read(vdev, VAGX_REG_FEATURES);
+	vdev->hw_config = vagx_read(vdev, VAGX_REG_CONFIG);
+	vdev->ts_freq = vagx_read(vdev, VAGX_REG_TIMESTAMP_FREQ);
+	if (!vdev->ts_freq)
+		vdev->ts_freq = VAGX_TIMESTAMP_FREQ_HZ;
+	vdev->num_rings = clamp_t(u32, VAGX_CONFIG_NUM_QUEUES_GET(vdev->hw_config),
+				  1, VAGX_MAX_QUEUES);
+
+	ret = dma_set_mask_and_coherent(&pdev->dev,
+					DMA_BIT_MASK(VAGX_PA_BITS));
+	if (ret)
+		return ret;
+	pci_set_master(pdev);
+
+	ret = vagx_device_reset(vdev);
+	if (ret)
+		return ret;
+
+	mutex_init(&vdev->tlb_lock);
+	mutex_init(&vdev->reset_lock);
+	mutex_init(&vdev->objs_lock);
+	INIT_LIST_HEAD(&vdev->objs);
+
+	mutex_init(&vdev->vms_lock);
+	INIT_LIST_HEAD(&vdev->vms);
+	vdev->bind_wq = alloc_ordered_workqueue("vagx-bind", 0);
+	if (!vdev->bind_wq)
+		return -ENOMEM;
+	vdev->release_wq = alloc_workqueue("vagx-release", WQ_UNBOUND, 0);
+	if (!vdev->release_wq) {
+		ret = -ENOMEM;
+		goto err_wq;
+	}
+
+	ret = vagx_rings_init(vdev);
+	if (ret)
+		goto err_wq;
+
+	ret = vagx_irq_init(vdev);
+	if (ret)
+		goto err_rings;
+
+	vagx_write(vdev, VAGX_REG_INT_ENABLE, vagx_int_mask(vdev));
+	vdev->hw_runs_jobs = vagx_rings_probe_nop(vdev);
+
+	drm_info(&vdev->drm,
+		 "vagx %u.%u: %u queues, %u cores, features %#x, %d irq vectors\n",
+		 major, VAGX_VERSION_MINOR_GET(vdev->hw_version),
+		 vdev->num_rings, VAGX_CONFIG_NUM_CORES_GET(vdev->hw_config),
+		 vdev->hw_features, vdev->nvec);
+	return 0;
+
+err_rings:
+	vagx_rings_fini(vdev);
+err_wq:
+	if (vdev->release_wq)
+		destroy_workqueue(vdev->release_wq);
+	destroy_workqueue(vdev->bind_wq);
+	return ret;
+}
+
+/**
+ * vagx_device_fini() - Quiesce the device
+ * @vdev: Device.
+ */
+void vagx_device_fini(struct vagx_device *vdev)
+{
+	int i;
+
+	/* VMs of closed files are torn down asynchronously. */
+	destroy_workqueue(vdev->release_wq);
+	vagx_write(vdev, VAGX_REG_INT_ENABLE, 0);
+	vagx_device_reset(vdev);
+	for (i = 0; i < vdev->nvec; i++)
+		devm_free_irq(&vdev->pdev->dev, pci_irq_vector(vdev->pdev, i),
+			      vdev);
+	vagx_rings_fini(vdev);
+	destroy_workqueue(vdev->bind_wq);
+	pci_free_irq_vectors(vdev->pdev);
+	pci_clear_master(vdev->pdev);
+}

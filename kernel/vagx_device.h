@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/* Copyright (C) 2025 The vagx authors */
+#ifndef __VAGX_DEVICE_H__
+#define __VAGX_DEVICE_H__
+
+#include <linux/atomic.h>
+#include <linux/io.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/spinlock.h>
+#include <linux/xarray.h>
+
+#include <drm/drm_device.h>
+#include <drm/drm_file.h>
+#include <drm/gpu_scheduler.h>
+
+#include "vagx_drm.h"
+#include "vagx_hw.h"
+
+#define VAGX_DRIVER_NAME	"vagx"
+#define VAGX_DRIVER_DESC	"vagx tile-based GPU"
+#define VAGX_DRIVER_MAJOR	1
+#define VAGX_DRIVER_MINOR	0
+
+/* Limits advertised through DRM_VAGX_DEV_QUERY_GPU_INFO. */
+#define VAGX_MAX_BIND_OPS	1024
+#define VAGX_MAX_SYNCS		128
+#define VAGX_MAX_CMDS		64
+#define VAGX_MAX_LABEL		4096
+#define VAGX_MAX_VMS_PER_FILE	1024
+#define VAGX_MAX_QUEUES_PER_FILE 256
+
+/* User VA window: page 0 and the top 4 GiB belong to the kernel. */
+#define VAGX_USER_VA_START	0x10000ull
+#define VAGX_USER_VA_END	((1ull << VAGX_VA_BITS) - (1ull << 32))
+
+/* Ring geometry and timeouts. */
+#define VAGX_RING_LOG2		8
+#define VAGX_JOB_HW_TIMEOUT_MS	5000
+#define VAGX_JOB_SCHED_TIMEOUT_MS 10000
+
+struct vagx_job;
+struct vagx_vm;
+
+/**
+ * struct vagx_ring - One hardware queue of the device
+ *
+ * Owns a ring of job slots in coherent DMA memory and the drm_sched
+ * scheduler that feeds it. User queues are entities of this scheduler.
+ */
+struct vagx_ring {
+	/** @vdev: Owning device. */
+	struct vagx_device *vdev;
+	/** @idx: Hardware queue index. */
+	u32 idx;
+	/** @name: Scheduler name. */
+	char name[16];
+	/** @sched: Scheduler feeding this ring. */
+	struct drm_gpu_scheduler sched;
+	/** @sched_ready: @sched was initialised. */
+	bool sched_ready;
+	/** @slots: CPU address of the slots. */
+	u8 *slots;
+	/** @slots_dma: Bus address of the slots. */
+	dma_addr_t slots_dma;
+	/** @tail: Free-running index of the next free slot. */
+	u32 tail;
+	/** @seqno: Last sequence number handed out. */
+	u64 seqno;
+	/** @lock: Protects @tail, @seqno and @inflight, taken in IRQ. */
+	spinlock_t lock;
+	/** @fence_lock: Lock of the hardware fences of this ring. */
+	spinlock_t fence_lock;
+	/** @fence_ctx: dma_fence context of the hardware fences. */
+	u64 fence_ctx;
+	/** @inflight: Jobs written to the ring and not retired, in order. */
+	struct list_head inflight;
+	/** @resets: Number of resets of this ring. */
+	atomic_t resets;
+	/** @fault: MMU fault latched for the job that halts the ring. */
+	struct drm_vagx_fault_info fault;
+	/** @fault_valid: @fault is set (under @lock). */
+	bool fault_valid;
+};
+
+/**
+ * struct vagx_device - The vagx PCI function
+ */
+struct vagx_device {
+	/** @drm: DRM device, must be first. */
+	struct drm_device drm;
+	/** @pdev: PCI device. */
+	struct pci_dev *pdev;
+	/** @mmio: BAR0. */
+	void __iomem *mmio;
+
+	/** @hw_version: VERSION register. */
+	u32 hw_version;
+	/** @hw_features: FEATURES register. */
+	u32 hw_features;
+	/** @hw_config: CONFIG register. */
+	u32 hw_config;
+	/** @ts_freq: TIMESTAMP_FREQ register. */
+	u32 ts_freq;
+	/** @num_rings: Implemented hardware queues. */
+	u32 num_rings;
+	/** @nvec: Allocated interrupt vectors. */
+	int nvec;
+
+	/** @rings: Hardware queues. */
+	struct vagx_ring rings[VAGX_MAX_QUEUES];
+	/** @completion: One u64 completion word per ring. */
+	u64 *completion;
+	/** @completion_dma: Bus address of @completion. */
+	dma_addr_t completion_dma;
+
+	/** @tlb_lock: Serialises TLB invalidations. */
+	struct mutex tlb_lock;
+	/** @reset_lock: Serialises ring resets. */
+	struct mutex reset_lock;
+
+	/** @bind_wq: Ordered workqueue of the VM bind schedulers. */
+	struct workqueue_struct *bind_wq;
+	/** @release_wq: Workqueue tearing down VMs. */
+	struct workqueue_struct *release_wq;
+	/** @vms_lock: Protects @vms. */
+	struct mutex vms_lock;
+	/** @vms: All VMs of the device, for debugfs. */
+	struct list_head vms;
+	/** @ring_rr: Round-robin counter for ring selection. */
+	atomic_t ring_rr;
+	/** @hw_runs_jobs: A NOP job completed at probe time. */
+	bool hw_runs_jobs;
+
+	/** @objs_lock: Protects @objs (debugfs). */
+	struct mutex objs_lock;
+	/** @objs: All BOs of the device, for debugfs. */
+	struct list_head objs;
+
+	/** @inject_bind_fail: Debugfs knob: fail the next N async binds. */
+	atomic_t inject_bind_fail;
+	/** @inject_bind_prep_fail: Debugfs knob: fail the next N bind preparations. */
+	atomic_t inject_bind_prep_fail;
+};
+
+/**
+ * struct vagx_file - Per-open-file state
+ */
+struct vagx_file {
+	/** @vdev: Device. */
+	struct vagx_device *vdev;
+	/** @vms: VM id -> struct vagx_vm. */
+	struct xarray vms;
+	/** @queues: Queue id -> struct vagx_queue. */
+	struct xarray queues;
+	/** @lock: Serialises creation/destruction of ids. */
+	struct mutex lock;
+};
+
+#define to_vagx_device(d) container_of_const(d, struct vagx_device, drm)
+
+static inline u32 vagx_read(struct vagx_device *vdev, u32 reg)
+{
+	return readl(vdev->mmio + reg);
+}
+
+static inline void vagx_write(struct vagx_device *vdev, u32 reg, u32 val)
+{
+	writel(val, vdev->mmio + reg);
+}
+
+int vagx_device_init(struct vagx_device *vdev);
+void vagx_device_fini(struct vagx_device *vdev);
+int vagx_device_reset(struct vagx_device *vdev);
+u64 vagx_device_timestamp(struct vagx_device *vdev);
+int vagx_device_tlb_invalidate(struct vagx_device *vdev, u64 root,
+			       u64 va, u64 size);
+
+void vagx_debugfs_init(struct drm_minor *minor);
+
+#endif /* __VAGX_DEVICE_H__ */

@@ -1,0 +1,1154 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/* Copyright (C) 2025 The vagx authors */
+
+#include <linux/capability.h>
+#include <linux/delay.h>
+#include <linux/dma-fence-chain.h>
+#include <linux/dma-mapping.h>
+#include <linux/iopoll.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include <drm/drm_auth.h>
+#include <drm/drm_exec.h>
+#include <drm/drm_print.h>
+#include <drm/drm_syncobj.h>
+
+#include "vagx_device.h"
+#include "vagx_mmu.h"
+#include "vagx_sched.h"
+
+/* struct drm_vagx_sync and struct drm_vagx_cmd as of UAPI 1.0. */
+#define VAGX_SYNC_MIN_SIZE	offsetofend(struct drm_vagx_sync, timeline_value)
+#define VAGX_CMD_MIN_SIZE	offsetofend(struct drm_vagx_cmd, syncs)
+
+/**
+ * struct vagx_fence - Hardware fence of a job: signalled from the IRQ
+ */
+struct vagx_fence {
+	/** @base: dma_fence. */
+	struct dma_fence base;
+	/** @ring_name: Timeline name. */
+	const char *ring_name;
+};
+
+/**
+ * struct vagx_job - One command of a SUBMIT
+ */
+struct vagx_job {
+	/** @base: drm_sched job. */
+	struct drm_sched_job base;
+	/** @queue: Queue (referenced). */
+	struct vagx_queue *queue;
+	/** @vm: VM (user reference). */
+	struct vagx_vm *vm;
+	/** @desc_va: Job descriptor VA, 0 for a no-op. */
+	u64 desc_va;
+	/** @fence: Hardware fence, initialised by run_job. */
+	struct vagx_fence *fence;
+	/** @fence_init: @fence was initialised. */
+	bool fence_init;
+	/** @cancelled: Job was turned into a NOP after its queue died. */
+	bool cancelled;
+	/** @sched_init: drm_sched_job_init() succeeded. */
+	bool sched_init;
+	/** @slot: Ring slot index. */
+	u32 slot;
+	/** @node: Entry in vagx_ring::inflight. */
+	struct list_head node;
+	/** @syncs: Parsed syncs of the command. */
+	struct vagx_sync_op *syncs;
+	/** @nsyncs: Number of @syncs. */
+	u32 nsyncs;
+};
+
+static const char *vagx_fence_driver_name(struct dma_fence *fence)
+{
+	return VAGX_DRIVER_NAME;
+}
+
+static const char *vagx_fence_timeline_name(struct dma_fence *fence)
+{
+	return container_of(fence, struct vagx_fence, base)->ring_name;
+}
+
+static const struct dma_fence_ops vagx_fence_ops = {
+	.get_driver_name = vagx_fence_driver_name,
+	.get_timeline_name = vagx_fence_timeline_name,
+};
+
+/**
+ * vagx_copy_array() - Copy a &struct drm_vagx_obj_array from userspace
+ * @arr: Array descriptor.
+ * @elem_size: Size of the kernel's element.
+ * @min_size: Size of the first version of the element.
+ * @max_count: Largest accepted count.
+ * @out: Out: kvmalloc'ed array (NULL if empty).
+ *
+ * Return: 0, -EINVAL, -E2BIG, -EFAULT or -ENOMEM.
+ */
+int vagx_copy_array(const struct drm_vagx_obj_array *arr, size_t elem_size,
+		    size_t min_size, u32 max_count, void **out)
+{
+	u8 *buf;
+	u32 i;
+	int ret;
+
+	*out = NULL;
+	if (!arr->count)
+		return 0;
+	if (arr->count > max_count)
+		return -E2BIG;
+	if (arr->stride < min_size)
+		return -EINVAL;
+
+	buf = kvmalloc_array(arr->count, elem_size, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	for (i = 0; i < arr->count; i++) {
+		ret = copy_struct_from_user(buf + i * elem_size, elem_size,
+					    u64_to_user_ptr(arr->array +
+							    (u64)i * arr->stride),
+					    arr->stride);
+		if (ret) {
+			kvfree(buf);
+			return ret;
+		}
+	}
+	*out = buf;
+	return 0;
+}
+
+/**
+ * vagx_syncs_free() - Release parsed sync operations
+ * @ops: Operations or NULL.
+ * @count: Number of operations.
+ */
+void vagx_syncs_free(struct vagx_sync_op *ops, u32 count)
+{
+	u32 i;
+
+	if (!ops)
+		return;
+	for (i = 0; i < count; i++) {
+		if (ops[i].syncobj)
+			drm_syncobj_put(ops[i].syncobj);
+		dma_fence_chain_free(ops[i].chain);
+		dma_fence_put(ops[i].fence);
+	}
+	kvfree(ops);
+}
+
+static int vagx_sync_resolve_wait(struct drm_file *file,
+				  struct vagx_sync_op *op)
+{
+	struct dma_fence *fence = NULL;
+	int ret;
+
+	/* On error the helper may leave a stale, released pointer behind. */
+	ret = drm_syncobj_find_fence(file, op->handle, op->point, 0, &fence);
+	op->fence = ret ? NULL : fence;
+	return ret;
+}
+
+static int vagx_syncs_parse_one(struct drm_file *file, struct vagx_sync_op *op,
+				const struct drm_vagx_sync *s)
+{
+	if (s->pad || (s->flags & ~DRM_VAGX_SYNC_SIGNAL))
+		return -EINVAL;
+	switch (s->type) {
+	case DRM_VAGX_SYNC_TYPE_SYNCOBJ:
+		if (s->timeline_value)
+			return -EINVAL;
+		break;
+	case DRM_VAGX_SYNC_TYPE_TIMELINE_SYNCOBJ:
+		if (!s->timeline_value)
+			return -EINVAL;
+		op->timeline = true;
+		break;
+	default:
+		return -EINVAL;
+	}
+	op->signal = s->flags & DRM_VAGX_SYNC_SIGNAL;
+	op->handle = s->handle;
+	op->point = s->timeline_value;
+	if (!op->signal)
+		return 0;
+
+	op->syncobj = drm_syncobj_find(file, s->handle);
+	if (!op->syncobj)
+		return -ENOENT;
+	if (op->timeline) {
+		op->chain = dma_fence_chain_alloc();
+		if (!op->chain)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int vagx_syncs_parse_nowait(struct drm_file *file,
+				   const struct drm_vagx_obj_array *arr,
+				   struct vagx_sync_op **ops_out,
+				   u32 *count_out)
+{
+	struct drm_vagx_sync *usyncs;
+	struct vagx_sync_op *ops;
+	u32 i;
+	int ret;
+
+	*ops_out = NULL;
+	*count_out = 0;
+	ret = vagx_copy_array(arr, sizeof(*usyncs), VAGX_SYNC_MIN_SIZE,
+			      VAGX_MAX_SYNCS, (void **)&usyncs);
+	if (ret || !arr->count)
+		return ret;
+
+	ops = kvcalloc(arr->count, sizeof(*ops), GFP_KERNEL);
+	if (!ops) {
+		kvfree(usyncs);
+		return -ENOMEM;
+	}
+	for (i = 0; i < arr->count; i++) {
+		ret = vagx_syncs_parse_one(file, &ops[i], &usyncs[i]);
+		if (ret)
+			break;
+	}
+	kvfree(usyncs);
+	if (ret) {
+		vagx_syncs_free(ops, arr->count);
+		return ret;
+	}
+	*ops_out = ops;
+	*count_out = arr->count;
+	return 0;
+}
+
+/**
+ * vagx_syncs_parse() - Copy, validate and look up an array of syncs
+ * @file: DRM file.
+ * @arr: Array of &struct drm_vagx_sync.
+ * @ops_out: Out: parsed operations.
+ * @count_out: Out: number of operations.
+ *
+ * Waits are resolved to fences, signals get their syncobj and, for
+ * timelines, a preallocated chain node.
+ *
+ * Return: 0 or a negative errno.
+ */
+int vagx_syncs_parse(struct drm_file *file,
+		     const struct drm_vagx_obj_array *arr,
+		     struct vagx_sync_op **ops_out, u32 *count_out)
+{
+	u32 i;
+	int ret;
+
+	ret = vagx_syncs_parse_nowait(file, arr, ops_out, count_out);
+	if (ret)
+		return ret;
+	for (i = 0; i < *count_out; i++) {
+		struct vagx_sync_op *op = &(*ops_out)[i];
+
+		if (op->signal)
+			continue;
+		ret = vagx_sync_resolve_wait(file, op);
+		if (ret) {
+			vagx_syncs_free(*ops_out, *count_out);
+			*ops_out = NULL;
+			*count_out = 0;
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/**
+ * vagx_syncs_add_deps() - Make a job wait for the resolved wait fences
+ * @job: Job, initialised.
+ * @ops: Parsed operations.
+ * @count: Number of operations.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int vagx_syncs_add_deps(struct drm_sched_job *job, struct vagx_sync_op *ops,
+			u32 count)
+{
+	u32 i;
+	int ret;
+
+	for (i = 0; i < count; i++) {
+		if (ops[i].signal || !ops[i].fence)
+			continue;
+		ret = drm_sched_job_add_dependency(job,
+						   dma_fence_get(ops[i].fence));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * vagx_syncs_signal() - Install a fence in every signal operation
+ * @ops: Parsed operations.
+ * @count: Number of operations.
+ * @fence: Fence to install.
+ */
+void vagx_syncs_signal(struct vagx_sync_op *ops, u32 count,
+		       struct dma_fence *fence)
+{
+	u32 i;
+
+	for (i = 0; i < count; i++) {
+		struct vagx_sync_op *op = &ops[i];
+
+		if (!op->signal)
+			continue;
+		if (op->timeline) {
+			drm_syncobj_add_point(op->syncobj, op->chain, fence,
+					      op->point);
+			op->chain = NULL;
+		} else {
+			drm_syncobj_replace_fence(op->syncobj, fence);
+		}
+	}
+}
+
+/* ---- hardware rings ---------------------------------------------------- */
+
+static u32 vagx_ring_slots(void)
+{
+	return 1u << VAGX_RING_LOG2;
+}
+
+static u32 *vagx_ring_slot(struct vagx_ring *ring, u32 slot)
+{
+	return (u32 *)(ring->slots + (size_t)slot * VAGX_RING_ENTRY_SIZE);
+}
+
+static void vagx_ring_program(struct vagx_ring *ring)
+{
+	struct vagx_device *vdev = ring->vdev;
+	u32 q = ring->idx;
+
+	vagx_write(vdev, VAGX_REG_Q_CONTROL(q), 0);
+	vagx_write(vdev, VAGX_REG_Q_RING_BASE_LO(q), lower_32_bits(ring->slots_dma));
+	vagx_write(vdev, VAGX_REG_Q_RING_BASE_HI(q), upper_32_bits(ring->slots_dma));
+	vagx_write(vdev, VAGX_REG_Q_RING_SIZE(q),
+		   VAGX_Q_RING_SIZE_LOG2(VAGX_RING_LOG2));
+	vagx_write(vdev, VAGX_REG_Q_CONTROL(q), VAGX_Q_CONTROL_ENABLE(1));
+	ring->tail = 0;
+}
+
+static int vagx_ring_hw_reset(struct vagx_ring *ring)
+{
+	struct vagx_device *vdev = ring->vdev;
+	u32 val;
+	int ret;
+
+	vagx_write(vdev, VAGX_REG_Q_RESET(ring->idx), VAGX_Q_RESET_START(1));
+	ret = readl_poll_timeout(vdev->mmio + VAGX_REG_Q_RESET(ring->idx), val,
+				 !VAGX_Q_RESET_START_GET(val), 10, 1000000);
+	if (ret)
+		drm_err(&vdev->drm, "ring %u reset timed out\n", ring->idx);
+	atomic_inc(&ring->resets);
+	return ret;
+}
+
+static void vagx_job_fence_signal(struct vagx_job *job, int error)
+{
+	list_del_init(&job->node);
+	if (error)
+		dma_fence_set_error(&job->fence->base, error);
+	dma_fence_signal(&job->fence->base);
+}
+
+/* Turn the queue's remaining jobs in the ring into NOPs (ring->lock held). */
+static void vagx_ring_cancel_queue(struct vagx_ring *ring,
+				   struct vagx_queue *queue)
+{
+	struct vagx_job *job;
+
+	list_for_each_entry(job, &ring->inflight, node) {
+		u32 *w = vagx_ring_slot(ring, job->slot);
+
+		if (job->queue != queue || job->cancelled)
+			continue;
+		/* job_header.type is dword 0 bits 3:0; NOP is 0. */
+		WRITE_ONCE(w[0], w[0] & ~0xfu);
+		w[4] = 0;
+		w[5] = 0;
+		w[6] = 0;
+		job->cancelled = true;
+	}
+}
+
+static void vagx_ring_job_failed(struct vagx_ring *ring, struct vagx_job *job,
+				 u32 status)
+{
+	struct vagx_queue *queue = job->queue;
+	int error;
+
+	switch (status) {
+	case VAGX_JOB_STATUS_MMU_FAULT:
+		error = -EFAULT;
+		atomic_or(DRM_VAGX_QUEUE_STATE_FAULTED, &queue->state);
+		if (!ring->fault_valid) {
+			u32 *w = vagx_ring_slot(ring, job->slot);
+			u32 *r = w + VAGX_RING_SLOT_RESULT_OFFSET / 4;
+
+			/* The FAULT_* registers were not latched for us. */
+			ring->fault.addr = r[2] | ((u64)r[3] << 32);
+			ring->fault.access = DRM_VAGX_FAULT_ACCESS_READ;
+			ring->fault.reason = DRM_VAGX_FAULT_REASON_UNMAPPED;
+		}
+		queue->fault = ring->fault;
+		vagx_vm_record_fault(job->vm, &ring->fault);
+		ring->fault_valid = false;
+		break;
+	case VAGX_JOB_STATUS_TIMEOUT:
+	case VAGX_JOB_STATUS_ABORTED:
+		error = -ETIMEDOUT;
+		atomic_or(DRM_VAGX_QUEUE_STATE_TIMEDOUT, &queue->state);
+		break;
+	default:
+		error = -EIO;
+		atomic_or(DRM_VAGX_QUEUE_STATE_FAULTED, &queue->state);
+		break;
+	}
+	drm_dbg_driver(&ring->vdev->drm, "ring %u job %llu failed: status %u\n",
+		       ring->idx, job->fence->base.seqno, status);
+	vagx_job_fence_signal(job, error);
+	vagx_ring_cancel_queue(ring, queue);
+}
+
+/**
+ * vagx_ring_irq() - Retire completed jobs of a ring (IRQ context)
+ * @ring: Ring.
+ * @error: The ring reported an error (it may be HALTED).
+ */
+void vagx_ring_irq(struct vagx_ring *ring, bool error)
+{
+	struct vagx_device *vdev = ring->vdev;
+	struct vagx_job *job, *tmp;
+	bool failed = false;
+
+	spin_lock(&ring->lock);
+	list_for_each_entry_safe(job, tmp, &ring->inflight, node) {
+		u32 *w = vagx_ring_slot(ring, job->slot);
+		u32 status = READ_ONCE(w[VAGX_RING_SLOT_RESULT_OFFSET / 4]) & 0xff;
+
+		if (status == VAGX_JOB_STATUS_PENDING)
+			break;
+		/* Read the result before anything the job wrote. */
+		dma_rmb();
+		if (status == VAGX_JOB_STATUS_OK) {
+			vagx_job_fence_signal(job, job->cancelled ? -ECANCELED : 0);
+		} else {
+			vagx_ring_job_failed(ring, job, status);
+			failed = true;
+		}
+	}
+	if (error || failed) {
+		u32 st = vagx_read(vdev, VAGX_REG_Q_STATUS(ring->idx));
+
+		if (VAGX_Q_STATUS_STATE_GET(st) == VAGX_QUEUE_STATE_HALTED)
+			vagx_write(vdev, VAGX_REG_Q_RESUME(ring->idx),
+				   VAGX_Q_RESUME_RESUME(1));
+	}
+	spin_unlock(&ring->lock);
+}
+
+static struct dma_fence *vagx_ring_run_job(struct drm_sched_job *sched_job)
+{
+	struct vagx_job *job = container_of(sched_job, struct vagx_job, base);
+	struct vagx_queue *queue = job->queue;
+	struct vagx_ring *ring = queue->ring;
+	struct vagx_device *vdev = ring->vdev;
+	struct vagx_job_header hdr;
+	struct dma_fence *prev;
+	unsigned long flags;
+	u32 *w;
+
+	if (atomic_read(&queue->state) || READ_ONCE(job->vm->unusable))
+		return ERR_PTR(-ECANCELED);
+	if (sched_job->s_fence->finished.error)
+		return ERR_PTR(sched_job->s_fence->finished.error);
+	prev = queue->last_run;
+	queue->last_run = dma_fence_get(&sched_job->s_fence->finished);
+	/* No-op command: completes with the previous job of the queue. */
+	if (!job->desc_va) {
+		struct dma_fence *ret = NULL;
+
+		if (prev && !dma_fence_is_signaled(prev))
+			ret = dma_fence_get(prev);
+		dma_fence_put(prev);
+		return ret;
+	}
+	dma_fence_put(prev);
+
+	vagx_job_header_init(&hdr);
+	if (queue->type == DRM_VAGX_QUEUE_TYPE_RENDER) {
+		hdr.type = VAGX_JOB_TYPE_RENDER;
+		hdr.desc_size = VAGX_RENDER_JOB_LENGTH;
+	} else {
+		hdr.type = VAGX_JOB_TYPE_COMPUTE;
+		hdr.desc_size = VAGX_COMPUTE_JOB_LENGTH;
+	}
+	hdr.irq = true;
+	hdr.irq_vector = ring->idx < vdev->nvec ? ring->idx : 0;
+	if (VAGX_FEATURES_TIMEOUT_GET(vdev->hw_features))
+		hdr.timeout_ms = VAGX_JOB_HW_TIMEOUT_MS;
+	hdr.pt_root = vagx_vm_root_dma(job->vm);
+	hdr.desc_va = job->desc_va;
+	hdr.completion_pa = vdev->completion_dma + ring->idx * sizeof(u64);
+
+	spin_lock_irqsave(&ring->lock, flags);
+	hdr.seqno = ++ring->seqno;
+	job->slot = ring->tail & (vagx_ring_slots() - 1);
+	w = vagx_ring_slot(ring, job->slot);
+	memset(w, 0, VAGX_RING_ENTRY_SIZE);
+	vagx_job_header_pack(w, &hdr);
+	job->fence->ring_name = ring->name;
+	dma_fence_init(&job->fence->base, &vagx_fence_ops, &ring->fence_lock,
+		       ring->fence_ctx, hdr.seqno);
+	job->fence_init = true;
+	list_add_tail(&job->node, &ring->inflight);
+	ring->tail++;
+	/* Slot contents before the tail update. */
+	wmb();
+	vagx_write(vdev, VAGX_REG_Q_TAIL(ring->idx), ring->tail);
+	vagx_write(vdev, VAGX_REG_Q_DOORBELL(ring->idx), 1);
+	spin_unlock_irqrestore(&ring->lock, flags);
+
+	return dma_fence_get(&job->fence->base);
+}
+
+static enum drm_gpu_sched_stat
+vagx_ring_timedout_job(struct drm_sched_job *sched_job)
+{
+	struct vagx_job *job = container_of(sched_job, struct vagx_job, base);
+	struct vagx_ring *ring = job->queue->ring;
+	struct vagx_device *vdev = ring->vdev;
+	struct vagx_job *j, *tmp;
+	unsigned long flags;
+	int i;
+
+	for (i = 0; i < vdev->nvec; i++)
+		synchronize_irq(pci_irq_vector(vdev->pdev, i));
+	if (job->fence_init && dma_fence_is_signaled(&job->fence->base))
+		return DRM_GPU_SCHED_STAT_NOMINAL;
+
+	drm_warn(&vdev->drm, "ring %u: job timed out, resetting the ring\n",
+		 ring->idx);
+	mutex_lock(&vdev->reset_lock);
+	drm_sched_stop(&ring->sched, sched_job);
+	vagx_ring_hw_reset(ring);
+
+	spin_lock_irqsave(&ring->lock, flags);
+	list_for_each_entry_safe(j, tmp, &ring->inflight, node) {
+		if (j == job) {
+			atomic_or(DRM_VAGX_QUEUE_STATE_TIMEDOUT,
+				  &j->queue->state);
+			vagx_job_fence_signal(j, -ETIMEDOUT);
+		} else {
+			if (j->queue != job->queue &&
+			    !(atomic_read(&j->queue->state) &
+			      (DRM_VAGX_QUEUE_STATE_TIMEDOUT |
+			       DRM_VAGX_QUEUE_STATE_FAULTED)))
+				atomic_or(DRM_VAGX_QUEUE_STATE_INNOCENT,
+					  &j->queue->state);
+			vagx_job_fence_signal(j, -ECANCELED);
+		}
+	}
+	atomic_or(DRM_VAGX_QUEUE_STATE_TIMEDOUT, &job->queue->state);
+	vagx_ring_program(ring);
+	spin_unlock_irqrestore(&ring->lock, flags);
+
+	drm_sched_start(&ring->sched);
+	mutex_unlock(&vdev->reset_lock);
+	return DRM_GPU_SCHED_STAT_NOMINAL;
+}
+
+static void vagx_queue_release(struct kref *kref)
+{
+	struct vagx_queue *queue = container_of(kref, struct vagx_queue,
+						refcount);
+
+	dma_fence_put(queue->last_run);
+	vagx_vm_put(queue->vm);
+	mutex_destroy(&queue->submit_lock);
+	kfree(queue);
+}
+
+static void vagx_queue_put(struct vagx_queue *queue)
+{
+	if (queue)
+		kref_put(&queue->refcount, vagx_queue_release);
+}
+
+static void vagx_job_free(struct vagx_job *job)
+{
+	if (job->fence_init)
+		dma_fence_put(&job->fence->base);
+	else
+		kfree(job->fence);
+	vagx_syncs_free(job->syncs, job->nsyncs);
+	vagx_vm_put(job->vm);
+	vagx_queue_put(job->queue);
+	kfree(job);
+}
+
+static void vagx_ring_free_job(struct drm_sched_job *sched_job)
+{
+	struct vagx_job *job = container_of(sched_job, struct vagx_job, base);
+
+	drm_sched_job_cleanup(sched_job);
+	vagx_job_free(job);
+}
+
+static const struct drm_sched_backend_ops vagx_ring_sched_ops = {
+	.run_job = vagx_ring_run_job,
+	.timedout_job = vagx_ring_timedout_job,
+	.free_job = vagx_ring_free_job,
+};
+
+/**
+ * vagx_rings_init() - Set up the hardware rings and their schedulers
+ * @vdev: Device.
+ *
+ * Return: 0 or a negative errno.
+ */
+int vagx_rings_init(struct vagx_device *vdev)
+{
+	struct device *dev = vdev->drm.dev;
+	u32 q;
+	int ret;
+
+	vdev->completion = dma_alloc_coherent(dev, PAGE_SIZE,
+					      &vdev->completion_dma,
+					      GFP_KERNEL);
+	if (!vdev->completion)
+		return -ENOMEM;
+
+	for (q = 0; q < vdev->num_rings; q++) {
+		struct vagx_ring *ring = &vdev->rings[q];
+
+		ring->vdev = vdev;
+		ring->idx = q;
+		snprintf(ring->name, sizeof(ring->name), "vagx-ring%u", q);
+		spin_lock_init(&ring->lock);
+		spin_lock_init(&ring->fence_lock);
+		INIT_LIST_HEAD(&ring->inflight);
+		ring->fence_ctx = dma_fence_context_alloc(1);
+		ring->slots = dma_alloc_coherent(dev, vagx_ring_slots() *
+						 VAGX_RING_ENTRY_SIZE,
+						 &ring->slots_dma, GFP_KERNEL);
+		if (!ring->slots) {
+			ret = -ENOMEM;
+			goto err;
+		}
+		ret = drm_sched_init(&ring->sched, &vagx_ring_sched_ops, NULL,
+				     DRM_SCHED_PRIORITY_COUNT,
+				     vagx_ring_slots() - 1, 0,
+				     msecs_to_jiffies(VAGX_JOB_SCHED_TIMEOUT_MS),
+				     NULL, NULL, ring->name, dev);
+		if (ret)
+			goto err;
+		ring->sched_ready = true;
+		vagx_ring_program(ring);
+	}
+	return 0;
+
+err:
+	vagx_rings_fini(vdev);
+	return ret;
+}
+
+/**
+ * vagx_rings_fini() - Tear down the rings (no job may be pending)
+ * @vdev: Device.
+ */
+void vagx_rings_fini(struct vagx_device *vdev)
+{
+	struct device *dev = vdev->drm.dev;
+	u32 q;
+
+	for (q = 0; q < vdev->num_rings; q++) {
+		struct vagx_ring *ring = &vdev->rings[q];
+
+		if (ring->sched_ready)
+			drm_sched_fini(&ring->sched);
+		ring->sched_ready = false;
+		if (ring->slots) {
+			vagx_write(vdev, VAGX_REG_Q_CONTROL(q), 0);
+			dma_free_coherent(dev, vagx_ring_slots() *
+					  VAGX_RING_ENTRY_SIZE,
+					  ring->slots, ring->slots_dma);
+			ring->slots = NULL;
+		}
+	}
+	if (vdev->completion)
+		dma_free_coherent(dev, PAGE_SIZE, vdev->completion,
+				  vdev->completion_dma);
+	vdev->completion = NULL;
+}
+
+/**
+ * vagx_rings_probe_nop() - Check that the device executes jobs
+ * @vdev: Device, rings programmed, interrupts enabled.
+ *
+ * Writes a NOP job into ring 0 and waits briefly for its completion word.
+ * A device model that only implements the registers never completes it;
+ * the ring is then reset so that it is empty again.
+ *
+ * Return: true if the NOP completed.
+ */
+bool vagx_rings_probe_nop(struct vagx_device *vdev)
+{
+	struct vagx_ring *ring = &vdev->rings[0];
+	struct vagx_job_header hdr;
+	unsigned long flags;
+	u64 seqno;
+	int i;
+
+	vagx_job_header_init(&hdr);
+	hdr.type = VAGX_JOB_TYPE_NOP;
+	hdr.completion_pa = vdev->completion_dma;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	seqno = ++ring->seqno;
+	hdr.seqno = seqno;
+	memset(vagx_ring_slot(ring, 0), 0, VAGX_RING_ENTRY_SIZE);
+	vagx_job_header_pack(vagx_ring_slot(ring, 0), &hdr);
+	ring->tail = 1;
+	/* Slot contents before the tail update. */
+	wmb();
+	vagx_write(vdev, VAGX_REG_Q_TAIL(0), ring->tail);
+	vagx_write(vdev, VAGX_REG_Q_DOORBELL(0), 1);
+	spin_unlock_irqrestore(&ring->lock, flags);
+
+	for (i = 0; i < 200; i++) {
+		if (READ_ONCE(vdev->completion[0]) == seqno)
+			break;
+		usleep_range(1000, 2000);
+	}
+	if (READ_ONCE(vdev->completion[0]) == seqno)
+		return true;
+
+	drm_warn(&vdev->drm, "device does not execute jobs (NOP probe timed out)\n");
+	vagx_ring_hw_reset(ring);
+	spin_lock_irqsave(&ring->lock, flags);
+	vagx_ring_program(ring);
+	spin_unlock_irqrestore(&ring->lock, flags);
+	return false;
+}
+
+/* ---- queues ---------------------------------------------------------- */
+
+static u32 vagx_queue_types(struct vagx_device *vdev)
+{
+	u32 types = BIT(DRM_VAGX_QUEUE_TYPE_RENDER);
+
+	if (VAGX_FEATURES_COMPUTE_GET(vdev->hw_features))
+		types |= BIT(DRM_VAGX_QUEUE_TYPE_COMPUTE);
+	return types;
+}
+
+static struct vagx_queue *vagx_queue_lookup(struct vagx_file *vfile, u32 id)
+{
+	struct vagx_queue *queue;
+
+	xa_lock(&vfile->queues);
+	queue = xa_load(&vfile->queues, id);
+	if (queue)
+		kref_get(&queue->refcount);
+	xa_unlock(&vfile->queues);
+	return queue;
+}
+
+/**
+ * vagx_ioctl_queue_create() - DRM_IOCTL_VAGX_QUEUE_CREATE
+ * @drm: DRM device.
+ * @data: &struct drm_vagx_queue_create.
+ * @file: DRM file.
+ *
+ * Return: 0 or a negative errno.
+ */
+int vagx_ioctl_queue_create(struct drm_device *drm, void *data,
+			    struct drm_file *file)
+{
+	static const enum drm_sched_priority prio[] = {
+		[DRM_VAGX_PRIORITY_LOW] = DRM_SCHED_PRIORITY_LOW,
+		[DRM_VAGX_PRIORITY_MEDIUM] = DRM_SCHED_PRIORITY_NORMAL,
+		[DRM_VAGX_PRIORITY_HIGH] = DRM_SCHED_PRIORITY_HIGH,
+	};
+	struct vagx_device *vdev = to_vagx_device(drm);
+	struct vagx_file *vfile = file->driver_priv;
+	struct drm_vagx_queue_create *args = data;
+	struct drm_gpu_scheduler *sched;
+	struct vagx_queue *queue;
+	struct vagx_vm *vm;
+	u32 id, ring;
+	int ret;
+
+	if (args->flags || args->pad)
+		return -EINVAL;
+	if (args->type >= 32 || !(vagx_queue_types(vdev) & BIT(args->type)))
+		return -EINVAL;
+	if (args->priority > DRM_VAGX_PRIORITY_HIGH)
+		return -EINVAL;
+	if (args->priority == DRM_VAGX_PRIORITY_HIGH &&
+	    !capable(CAP_SYS_NICE) && !drm_is_current_master(file))
+		return -EACCES;
+
+	vm = vagx_vm_lookup(vfile, args->vm_id);
+	if (!vm)
+		return -ENOENT;
+	if (READ_ONCE(vm->unusable)) {
+		vagx_vm_put(vm);
+		return -ECANCELED;
+	}
+
+	queue = kzalloc(sizeof(*queue), GFP_KERNEL);
+	if (!queue) {
+		vagx_vm_put(vm);
+		return -ENOMEM;
+	}
+	kref_init(&queue->refcount);
+	mutex_init(&queue->submit_lock);
+	queue->vdev = vdev;
+	queue->vm = vm;
+	queue->type = args->type;
+	queue->priority = args->priority;
+
+	/* High priority gets ring 0 to itself when there are several. */
+	if (vdev->num_rings == 1 || args->priority == DRM_VAGX_PRIORITY_HIGH)
+		ring = 0;
+	else
+		ring = 1 + ((u32)atomic_inc_return(&vdev->ring_rr) %
+			    (vdev->num_rings - 1));
+	atomic_inc(&vm->queue_count);
+	queue->ring = &vdev->rings[ring];
+	sched = &queue->ring->sched;
+
+	ret = drm_sched_entity_init(&queue->entity, prio[args->priority],
+				    &sched, 1, NULL);
+	if (ret)
+		goto err_put;
+
+	mutex_lock(&vfile->lock);
+	ret = xa_alloc(&vfile->queues, &id, queue,
+		       XA_LIMIT(1, VAGX_MAX_QUEUES_PER_FILE), GFP_KERNEL);
+	mutex_unlock(&vfile->lock);
+	if (ret) {
+		if (ret == -EBUSY)
+			ret = -ENOSPC;
+		goto err_entity;
+	}
+	queue->id = id;
+	args->queue_id = id;
+	return 0;
+
+err_entity:
+	drm_sched_entity_destroy(&queue->entity);
+err_put:
+	atomic_dec(&vm->queue_count);
+	vagx_queue_put(queue);
+	return ret;
+}
+
+static void vagx_queue_destroy(struct vagx_queue *queue)
+{
+	drm_sched_entity_destroy(&queue->entity);
+	atomic_dec(&queue->vm->queue_count);
+	vagx_queue_put(queue);
+}
+
+/**
+ * vagx_ioctl_queue_destroy() - DRM_IOCTL_VAGX_QUEUE_DESTROY
+ * @drm: DRM device.
+ * @data: &struct drm_vagx_queue_destroy.
+ * @file: DRM file.
+ *
+ * Return: 0 or a negative errno.
+ */
+int vagx_ioctl_queue_destroy(struct drm_device *drm, void *data,
+			     struct drm_file *file)
+{
+	struct vagx_file *vfile = file->driver_priv;
+	struct drm_vagx_queue_destroy *args = data;
+	struct vagx_queue *queue;
+
+	if (args->pad)
+		return -EINVAL;
+	mutex_lock(&vfile->lock);
+	queue = xa_erase(&vfile->queues, args->queue_id);
+	mutex_unlock(&vfile->lock);
+	if (!queue)
+		return -ENOENT;
+	vagx_queue_destroy(queue);
+	return 0;
+}
+
+/**
+ * vagx_ioctl_queue_get_state() - DRM_IOCTL_VAGX_QUEUE_GET_STATE
+ * @drm: DRM device.
+ * @data: &struct drm_vagx_queue_get_state.
+ * @file: DRM file.
+ *
+ * Return: 0 or a negative errno.
+ */
+int vagx_ioctl_queue_get_state(struct drm_device *drm, void *data,
+			       struct drm_file *file)
+{
+	struct drm_vagx_queue_get_state *args = data;
+	struct vagx_queue *queue;
+	unsigned long flags;
+
+	queue = vagx_queue_lookup(file->driver_priv, args->queue_id);
+	if (!queue)
+		return -ENOENT;
+	spin_lock_irqsave(&queue->ring->lock, flags);
+	args->state = atomic_read(&queue->state);
+	args->fault = queue->fault;
+	spin_unlock_irqrestore(&queue->ring->lock, flags);
+	vagx_queue_put(queue);
+	return 0;
+}
+
+/**
+ * vagx_file_release_queues() - Destroy every queue of a closing file
+ * @vfile: File.
+ */
+void vagx_file_release_queues(struct vagx_file *vfile)
+{
+	struct vagx_queue *queue;
+	unsigned long id;
+
+	xa_for_each(&vfile->queues, id, queue) {
+		xa_erase(&vfile->queues, id);
+		vagx_queue_destroy(queue);
+	}
+}
+
+/* ---- submission ------------------------------------------------------ */
+
+static int vagx_submit_check_cmd(struct vagx_queue *queue,
+				 const struct drm_vagx_cmd *cmd)
+{
+	if (cmd->flags || cmd->type != queue->type)
+		return -EINVAL;
+	if (cmd->desc_va &&
+	    (!IS_ALIGNED(cmd->desc_va, VAGX_JOB_DESC_ALIGN) ||
+	     cmd->desc_va < VAGX_USER_VA_START ||
+	     cmd->desc_va >= VAGX_USER_VA_END))
+		return -EINVAL;
+	if (cmd->syncs.count > VAGX_MAX_SYNCS)
+		return -E2BIG;
+	return 0;
+}
+
+/* Index of an earlier job of this submit that signals what @op waits for. */
+static int vagx_submit_find_intra(struct vagx_job **jobs, u32 j,
+				  const struct vagx_sync_op *op)
+{
+	int i;
+	u32 k;
+
+	for (i = j - 1; i >= 0; i--) {
+		for (k = 0; k < jobs[i]->nsyncs; k++) {
+			const struct vagx_sync_op *s = &jobs[i]->syncs[k];
+
+			if (!s->signal || s->handle != op->handle ||
+			    s->timeline != op->timeline)
+				continue;
+			if (!op->timeline || s->point >= op->point)
+				return i;
+		}
+	}
+	return -1;
+}
+
+/**
+ * vagx_ioctl_submit() - DRM_IOCTL_VAGX_SUBMIT
+ * @drm: DRM device.
+ * @data: &struct drm_vagx_submit.
+ * @file: DRM file.
+ *
+ * Return: 0 or a negative errno; nothing is queued on error.
+ */
+int vagx_ioctl_submit(struct drm_device *drm, void *data,
+		      struct drm_file *file)
+{
+	struct vagx_file *vfile = file->driver_priv;
+	struct drm_vagx_submit *args = data;
+	struct drm_vagx_cmd *cmds = NULL;
+	struct vagx_job **jobs = NULL;
+	struct drm_gem_object *r_obj;
+	struct vagx_queue *queue;
+	struct drm_exec exec;
+	u32 i, k, n = 0;
+	int ret;
+
+	args->failed_cmd = DRM_VAGX_NO_FAILED_INDEX;
+	if (args->flags || args->pad)
+		return -EINVAL;
+	queue = vagx_queue_lookup(vfile, args->queue_id);
+	if (!queue)
+		return -ENOENT;
+	if (atomic_read(&queue->state) || READ_ONCE(queue->vm->unusable)) {
+		ret = -ECANCELED;
+		goto out_queue;
+	}
+
+	ret = vagx_copy_array(&args->cmds, sizeof(*cmds), VAGX_CMD_MIN_SIZE,
+			      VAGX_MAX_CMDS, (void **)&cmds);
+	if (ret || !args->cmds.count)
+		goto out_queue;
+
+	jobs = kcalloc(args->cmds.count, sizeof(*jobs), GFP_KERNEL);
+	if (!jobs) {
+		ret = -ENOMEM;
+		goto out_cmds;
+	}
+
+	/* Validate, allocate and resolve external waits. */
+	for (i = 0; i < args->cmds.count; i++) {
+		struct vagx_job *job;
+
+		args->failed_cmd = i;
+		ret = vagx_submit_check_cmd(queue, &cmds[i]);
+		if (ret)
+			goto out_jobs;
+		job = kzalloc(sizeof(*job), GFP_KERNEL);
+		if (!job) {
+			ret = -ENOMEM;
+			goto out_jobs;
+		}
+		jobs[n++] = job;
+		INIT_LIST_HEAD(&job->node);
+		kref_get(&queue->refcount);
+		job->queue = queue;
+		job->vm = vagx_vm_get(queue->vm);
+		job->desc_va = cmds[i].desc_va;
+		job->fence = kzalloc(sizeof(*job->fence), GFP_KERNEL);
+		if (!job->fence) {
+			ret = -ENOMEM;
+			goto out_jobs;
+		}
+		ret = vagx_syncs_parse_nowait(file, &cmds[i].syncs, &job->syncs,
+					      &job->nsyncs);
+		if (ret)
+			goto out_jobs;
+		for (k = 0; k < job->nsyncs; k++) {
+			struct vagx_sync_op *op = &job->syncs[k];
+
+			if (op->signal || vagx_submit_find_intra(jobs, i, op) >= 0)
+				continue;
+			ret = vagx_sync_resolve_wait(file, op);
+			if (ret)
+				goto out_jobs;
+		}
+		ret = drm_sched_job_init(&job->base, &queue->entity, 1, queue);
+		if (ret)
+			goto out_jobs;
+		job->sched_init = true;
+		ret = vagx_syncs_add_deps(&job->base, job->syncs, job->nsyncs);
+		if (ret)
+			goto out_jobs;
+	}
+	args->failed_cmd = DRM_VAGX_NO_FAILED_INDEX;
+
+	mutex_lock(&queue->submit_lock);
+	r_obj = vagx_vm_root_gem(queue->vm);
+	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT, 1);
+	drm_exec_until_all_locked(&exec) {
+		ret = drm_exec_prepare_obj(&exec, r_obj, n);
+		drm_exec_retry_on_contention(&exec);
+		if (ret)
+			goto out_unlock;
+	}
+
+	/* Intra-submit dependencies need the earlier jobs armed. */
+	for (i = 0; i < n; i++) {
+		struct vagx_job *job = jobs[i];
+
+		for (k = 0; k < job->nsyncs && !ret; k++) {
+			struct dma_fence *f;
+			int src;
+
+			if (job->syncs[k].signal || job->syncs[k].fence)
+				continue;
+			src = vagx_submit_find_intra(jobs, i, &job->syncs[k]);
+			if (src < 0)
+				continue;
+			f = &jobs[src]->base.s_fence->finished;
+			ret = drm_sched_job_add_dependency(&job->base,
+							   dma_fence_get(f));
+		}
+		if (ret)
+			goto out_unlock;
+		drm_sched_job_arm(&job->base);
+	}
+
+	/* Point of no return. */
+	for (i = 0; i < n; i++) {
+		struct dma_fence *f = &jobs[i]->base.s_fence->finished;
+
+		dma_resv_add_fence(r_obj->resv, f, DMA_RESV_USAGE_BOOKKEEP);
+		vagx_syncs_signal(jobs[i]->syncs, jobs[i]->nsyncs, f);
+	}
+	for (i = 0; i < n; i++)
+		drm_sched_entity_push_job(&jobs[i]->base);
+	atomic64_add(n, &queue->submitted);
+	drm_exec_fini(&exec);
+	mutex_unlock(&queue->submit_lock);
+	n = 0;
+	goto out_jobs;
+
+out_unlock:
+	drm_exec_fini(&exec);
+	mutex_unlock(&queue->submit_lock);
+out_jobs:
+	for (i = 0; i < n; i++) {
+		if (jobs[i]->sched_init)
+			drm_sched_job_cleanup(&jobs[i]->base);
+		vagx_job_free(jobs[i]);
+	}
+	kfree(jobs);
+out_cmds:
+	kvfree(cmds);
+out_queue:
+	vagx_queue_put(queue);
+	return ret;
+}
+
+/**
+ * vagx_sched_debugfs_show() - Print the rings and their in-flight jobs
+ * @vdev: Device.
+ * @m: seq_file.
+ */
+void vagx_sched_debugfs_show(struct vagx_device *vdev, struct seq_file *m)
+{
+	u32 q;
+
+	seq_printf(m, "hw_runs_jobs: %d\n", vdev->hw_runs_jobs);
+	for (q = 0; q < vdev->num_rings; q++) {
+		struct vagx_ring *ring = &vdev->rings[q];
+		struct vagx_job *job;
+		unsigned long flags;
+
+		spin_lock_irqsave(&ring->lock, flags);
+		seq_printf(m, "ring %u: tail %u seqno %llu completed %llu head %u status %#x resets %d\n",
+			   q, ring->tail, ring->seqno, vdev->completion[q],
+			   vagx_read(vdev, VAGX_REG_Q_HEAD(q)),
+			   vagx_read(vdev, VAGX_REG_Q_STATUS(q)),
+			   atomic_read(&ring->resets));
+		list_for_each_entry(job, &ring->inflight, node)
+			seq_printf(m, "  job seqno %llu queue %u desc %#llx%s\n",
+				   job->fence->base.seqno, job->queue->id,
+				   job->desc_va,
+				   job->cancelled ? " cancelled" : "");
+		spin_unlock_irqrestore(&ring->lock, flags);
+	}
+}
