@@ -23,7 +23,7 @@ if [ "$(cat "$src/.vagx-prepared" 2>/dev/null)" != "$want" ]; then
 fi
 
 if [ -d "$top/userspace/mesa" ]; then
-	(cd "$top/userspace/mesa" && find . -type f) | while read -r f; do
+	(cd "$top/userspace/mesa" && find . \( -type f -o -type l \)) | while read -r f; do
 		mkdir -p "$src/$(dirname "$f")"
 		ln -sfn "$top/userspace/mesa/$f" "$src/$f"
 	done

@@ -1,0 +1,1 @@
+../../../../uapi/drm/vagx_drm.h

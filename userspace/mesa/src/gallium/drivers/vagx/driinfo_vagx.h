@@ -1,0 +1,1 @@
+/* vagx driconf options (none yet) */

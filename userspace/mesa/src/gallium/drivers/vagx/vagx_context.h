@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef VAGX_CONTEXT_H
+#define VAGX_CONTEXT_H
+
+#include "pipe/p_context.h"
+#include "pipe/p_screen.h"
+#include "pipe/p_state.h"
+#include "util/disk_cache.h"
+#include "util/slab.h"
+#include "util/u_dynarray.h"
+#include "util/u_transfer_helper.h"
+#include "compiler/nir/nir.h"
+#include "vagx_device.h"
+#include "vagx_compiler.h"
+#include "vagx_layout.h"
+
+struct blitter_context;
+
+struct vagx_screen {
+   struct pipe_screen base;
+   struct vagx_device dev;
+   struct slab_parent_pool transfer_pool;
+   struct disk_cache *disk_cache;
+   uint32_t debug;
+};
+
+static inline struct vagx_screen *vagx_screen(struct pipe_screen *p) { return (struct vagx_screen *)p; }
+
+struct vagx_resource {
+   struct pipe_resource base;
+   struct vagx_bo *bo;
+   struct vagx_layout layout;
+   uint64_t modifier;
+   unsigned vformat;          /* enum vagx_format */
+   struct vagx_batch *writer; /* batch currently writing this resource */
+   unsigned reader_mask;      /* batches reading it */
+   struct vagx_resource *separate_stencil;
+};
+
+static inline struct vagx_resource *vagx_resource(struct pipe_resource *p) { return (struct vagx_resource *)p; }
+
+struct vagx_transfer {
+   struct pipe_transfer base;
+   void *staging;
+   unsigned staging_stride;
+};
+
+struct vagx_fence {
+   struct pipe_reference reference;
+   uint32_t syncobj;
+   int status;          /* 0 ok, else negative errno reported by the job */
+};
+
+struct vagx_uncompiled_shader {
+   nir_shader *nir;
+   struct vagx_shader_info base_variant; /* default key, compiled at CSO creation */
+   bool base_ok;
+   struct util_dynarray variants;      /* struct vagx_compiled_shader * */
+   const char *error;
+};
+
+struct vagx_compiled_shader {
+   struct vagx_fs_key key;
+   struct vagx_shader_info info;
+   struct vagx_bo *bo;   /* code */
+   bool ok;
+};
+
+#define VAGX_MAX_BATCHES 8
+
+struct vagx_batch {
+   struct vagx_context *ctx;
+   unsigned idx;
+   bool active;
+   struct pipe_framebuffer_state key;
+   struct util_dynarray bos;       /* struct vagx_bo * referenced */
+   struct vagx_bo *cs;             /* control stream + descriptors pool */
+   uint32_t cs_used;
+   unsigned clear;                 /* PIPE_CLEAR_* */
+   union pipe_color_union clear_color[8];
+   double clear_depth;
+   unsigned clear_stencil;
+   unsigned draws;
+   unsigned resolve;
+   bool failed;
+};
+
+struct vagx_vertex_elements {
+   unsigned count;
+   struct pipe_vertex_element el[PIPE_MAX_ATTRIBS];
+};
+
+struct vagx_context {
+   struct pipe_context base;
+   struct vagx_screen *screen;
+   struct slab_child_pool transfer_pool;
+   struct blitter_context *blitter;
+
+   struct pipe_framebuffer_state fb;
+   struct vagx_batch batches[VAGX_MAX_BATCHES];
+   struct vagx_batch *batch;
+   uint32_t last_syncobj;
+   uint64_t batch_seq;
+
+   struct pipe_blend_state *blend;
+   struct pipe_rasterizer_state *rast;
+   struct pipe_depth_stencil_alpha_state *zsa;
+   struct vagx_vertex_elements *vtx;
+   struct vagx_uncompiled_shader *vs, *fs;
+   struct pipe_vertex_buffer vb[PIPE_MAX_ATTRIBS];
+   unsigned vb_count;
+   struct pipe_constant_buffer cb[PIPE_SHADER_TYPES][PIPE_MAX_CONSTANT_BUFFERS];
+   struct pipe_sampler_view *views[PIPE_SHADER_TYPES][PIPE_MAX_SHADER_SAMPLER_VIEWS];
+   unsigned view_count[PIPE_SHADER_TYPES];
+   struct pipe_sampler_state *samplers[PIPE_SHADER_TYPES][PIPE_MAX_SAMPLERS];
+   unsigned sampler_count[PIPE_SHADER_TYPES];
+   struct pipe_viewport_state viewport;
+   struct pipe_scissor_state scissor;
+   struct pipe_blend_color blend_color;
+   struct pipe_stencil_ref stencil_ref;
+   struct pipe_clip_state clip;
+   unsigned sample_mask;
+};
+
+static inline struct vagx_context *vagx_context(struct pipe_context *p) { return (struct vagx_context *)p; }
+
+/* vagx_screen.c */
+struct pipe_context *vagx_context_create(struct pipe_screen *pscreen, void *priv, unsigned flags);
+/* vagx_resource.c */
+void vagx_init_resource_functions(struct pipe_screen *pscreen);
+void vagx_init_context_resource_functions(struct pipe_context *pctx);
+/* vagx_state.c */
+void vagx_init_state_functions(struct pipe_context *pctx);
+struct vagx_compiled_shader *vagx_get_variant(struct vagx_context *ctx,
+                                              struct vagx_uncompiled_shader *so,
+                                              const struct vagx_fs_key *key);
+/* vagx_draw.c */
+void vagx_init_draw_functions(struct pipe_context *pctx);
+struct vagx_batch *vagx_get_batch(struct vagx_context *ctx);
+void vagx_flush_batch(struct vagx_context *ctx, struct vagx_batch *batch);
+void vagx_flush_all(struct vagx_context *ctx);
+void vagx_flush_writer(struct vagx_context *ctx, struct vagx_resource *rsrc);
+void vagx_flush_readers(struct vagx_context *ctx, struct vagx_resource *rsrc);
+void vagx_batch_destroy_all(struct vagx_context *ctx);
+
+#endif

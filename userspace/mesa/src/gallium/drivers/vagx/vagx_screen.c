@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: MIT */
+/* vagx screen: caps (25.0 caps struct), formats, fences, timestamps,
+ * compiler options and the disk shader cache. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pipe/p_defines.h"
+#include "util/format/u_format.h"
+#include "util/os_time.h"
+#include "util/u_inlines.h"
+#include "util/u_memory.h"
+#include "util/u_screen.h"
+#include "util/xmlconfig.h"
+#include "vagx_context.h"
+#include "vagx_hw.h"
+#include "vagx_public.h"
+
+static const char *
+vagx_get_name(struct pipe_screen *pscreen)
+{
+   return "vagx (AGX-like TBDR, emulated)";
+}
+
+static const char *
+vagx_get_vendor(struct pipe_screen *pscreen)
+{
+   return "vagx";
+}
+
+static int
+vagx_get_screen_fd(struct pipe_screen *pscreen)
+{
+   return vagx_screen(pscreen)->dev.fd;
+}
+
+static void
+vagx_init_screen_caps(struct vagx_screen *screen)
+{
+   struct pipe_caps *caps = (struct pipe_caps *)&screen->base.caps;
+   u_init_pipe_screen_caps(&screen->base, 1);
+
+   caps->npot_textures = true;
+   caps->blend_equation_separate = true;
+   caps->uma = true;
+   caps->texture_swizzle = true;
+   caps->fragment_shader_texture_lod = true;
+   caps->fragment_shader_derivatives = true;
+   caps->vertex_color_unclamped = true;
+   caps->fs_coord_origin_upper_left = true;
+   caps->fs_coord_pixel_center_half_integer = true;
+   caps->fs_position_is_sysval = true;
+   caps->fs_point_is_sysval = true;
+   caps->fs_face_is_integer_sysval = true;
+   caps->flatshade = false;
+   caps->alpha_test = false;
+   caps->two_sided_color = false;
+   caps->clip_planes = 0;
+   caps->max_render_targets = 1;
+   caps->max_dual_source_render_targets = 0;
+   caps->max_texture_2d_size = VAGX_MAX_TEXTURE_SIZE;
+   caps->max_texture_3d_levels = 12;
+   caps->max_texture_cube_levels = VAGX_MAX_TEXTURE_LEVELS;
+   caps->max_texture_array_layers = 0;
+   caps->glsl_feature_level = 120;
+   caps->glsl_feature_level_compatibility = 120;
+   caps->essl_feature_level = 100;
+   caps->constant_buffer_offset_alignment = 16;
+   caps->min_map_buffer_alignment = 64;
+   caps->texture_transfer_modes = 0;
+   caps->shareable_shaders = false;
+   caps->query_timestamp = true;
+   caps->timer_resolution = 1;
+   caps->occlusion_query = false;
+   caps->vendor_id = VAGX_PCI_VENDOR_ID;
+   caps->device_id = VAGX_PCI_DEVICE_ID;
+   caps->video_memory = 1024;
+   caps->prefer_pot_aligned_varyings = false;
+   caps->supported_prim_modes = BITFIELD_BIT(MESA_PRIM_POINTS) | BITFIELD_BIT(MESA_PRIM_LINES) |
+                                BITFIELD_BIT(MESA_PRIM_LINE_LOOP) |
+                                BITFIELD_BIT(MESA_PRIM_LINE_STRIP) |
+                                BITFIELD_BIT(MESA_PRIM_TRIANGLES) |
+                                BITFIELD_BIT(MESA_PRIM_TRIANGLE_STRIP) |
+                                BITFIELD_BIT(MESA_PRIM_TRIANGLE_FAN);
+   caps->supported_prim_modes_with_restart = caps->supported_prim_modes;
+   caps->primitive_restart = true;
+   caps->primitive_restart_fixed_index = true;
+   caps->min_line_width = caps->min_line_width_aa = 1;
+   caps->min_point_size = caps->min_point_size_aa = 1;
+   caps->point_size_granularity = caps->line_width_granularity = 0.1f;
+   caps->max_line_width = caps->max_line_width_aa = 16.0f;
+   caps->max_point_size = caps->max_point_size_aa = 512.0f;
+   caps->max_texture_anisotropy = 1.0f;
+   caps->max_texture_lod_bias = 16.0f;
+}
+
+static int
+vagx_get_shader_param(struct pipe_screen *pscreen, enum pipe_shader_type shader,
+                      enum pipe_shader_cap param)
+{
+   if (shader != PIPE_SHADER_VERTEX && shader != PIPE_SHADER_FRAGMENT)
+      return 0;
+   switch (param) {
+   case PIPE_SHADER_CAP_MAX_INSTRUCTIONS:
+   case PIPE_SHADER_CAP_MAX_ALU_INSTRUCTIONS:
+   case PIPE_SHADER_CAP_MAX_TEX_INSTRUCTIONS:
+   case PIPE_SHADER_CAP_MAX_TEX_INDIRECTIONS:
+      return 65536;
+   case PIPE_SHADER_CAP_MAX_CONTROL_FLOW_DEPTH:
+      return 64;
+   case PIPE_SHADER_CAP_MAX_INPUTS:
+      return shader == PIPE_SHADER_VERTEX ? 16 : 16;
+   case PIPE_SHADER_CAP_MAX_OUTPUTS:
+      return shader == PIPE_SHADER_VERTEX ? 16 : 1;
+   case PIPE_SHADER_CAP_MAX_TEMPS:
+      return 256;
+   case PIPE_SHADER_CAP_MAX_CONST_BUFFER0_SIZE:
+      return 16 * 1024;
+   case PIPE_SHADER_CAP_MAX_CONST_BUFFERS:
+      return 1;
+   case PIPE_SHADER_CAP_INDIRECT_TEMP_ADDR:
+   case PIPE_SHADER_CAP_INDIRECT_CONST_ADDR:
+      return 1;
+   case PIPE_SHADER_CAP_INTEGERS:
+      return 1;
+   case PIPE_SHADER_CAP_MAX_TEXTURE_SAMPLERS:
+   case PIPE_SHADER_CAP_MAX_SAMPLER_VIEWS:
+      return 16;
+   case PIPE_SHADER_CAP_SUPPORTED_IRS:
+      return 1 << PIPE_SHADER_IR_NIR;
+   default:
+      return 0;
+   }
+}
+
+static int
+vagx_get_compute_param(struct pipe_screen *pscreen, enum pipe_shader_ir ir,
+                       enum pipe_compute_cap param, void *ret)
+{
+   return 0;
+}
+
+static bool
+vagx_is_format_supported(struct pipe_screen *pscreen, enum pipe_format format,
+                         enum pipe_texture_target target, unsigned sample_count,
+                         unsigned storage_sample_count, unsigned usage)
+{
+   if (sample_count > 1)
+      return false;
+   if (MAX2(1, sample_count) != MAX2(1, storage_sample_count))
+      return false;
+   if (usage & PIPE_BIND_VERTEX_BUFFER) {
+      /* vertex fetch is in-shader 32-bit loads; u_vbuf converts the rest */
+      switch (format) {
+      case PIPE_FORMAT_R32_FLOAT: case PIPE_FORMAT_R32G32_FLOAT:
+      case PIPE_FORMAT_R32G32B32_FLOAT: case PIPE_FORMAT_R32G32B32A32_FLOAT:
+      case PIPE_FORMAT_R32_UINT: case PIPE_FORMAT_R32G32_UINT:
+      case PIPE_FORMAT_R32G32B32_UINT: case PIPE_FORMAT_R32G32B32A32_UINT:
+      case PIPE_FORMAT_R32_SINT: case PIPE_FORMAT_R32G32_SINT:
+      case PIPE_FORMAT_R32G32B32_SINT: case PIPE_FORMAT_R32G32B32A32_SINT:
+         break;
+      default:
+         return false;
+      }
+      usage &= ~PIPE_BIND_VERTEX_BUFFER;
+   }
+   if (usage & PIPE_BIND_INDEX_BUFFER) {
+      if (format != PIPE_FORMAT_R8_UINT && format != PIPE_FORMAT_R16_UINT &&
+          format != PIPE_FORMAT_R32_UINT)
+         return false;
+      usage &= ~PIPE_BIND_INDEX_BUFFER;
+   }
+   if (target == PIPE_BUFFER)
+      return usage == 0 || format == PIPE_FORMAT_R8_UNORM;
+   if (!usage)
+      return true;
+   unsigned v = vagx_format_from_pipe(format);
+   if (v == VAGX_FORMAT_INVALID)
+      return false;
+   if (usage & PIPE_BIND_RENDER_TARGET) {
+      if (!vagx_format_render(v))
+         return false;
+   }
+   if (usage & PIPE_BIND_DEPTH_STENCIL) {
+      if (!vagx_format_depth(v) && !vagx_format_stencil(v))
+         return false;
+   }
+   if (usage & PIPE_BIND_SAMPLER_VIEW) {
+      /* the X variants would need a swizzle to force alpha = 1: use A variants */
+      if (format == PIPE_FORMAT_Z24X8_UNORM)
+         return true;
+   }
+   return true;
+}
+
+static void
+vagx_fence_reference(struct pipe_screen *pscreen, struct pipe_fence_handle **ptr,
+                     struct pipe_fence_handle *f)
+{
+   struct vagx_fence **p = (struct vagx_fence **)ptr;
+   struct vagx_fence *fence = (struct vagx_fence *)f;
+   if (pipe_reference(&(*p)->reference, &fence->reference)) {
+      struct vagx_screen *screen = vagx_screen(pscreen);
+      if ((*p)->syncobj)
+         screen->dev.ops->syncobj_destroy(&screen->dev, (*p)->syncobj);
+      FREE(*p);
+   }
+   *p = fence;
+}
+
+static bool
+vagx_fence_finish(struct pipe_screen *pscreen, struct pipe_context *ctx,
+                  struct pipe_fence_handle *f, uint64_t timeout)
+{
+   struct vagx_screen *screen = vagx_screen(pscreen);
+   struct vagx_fence *fence = (struct vagx_fence *)f;
+   if (ctx)
+      ctx->flush(ctx, NULL, 0);
+   if (!fence->syncobj)
+      return true;
+   int64_t abs = os_time_get_absolute_timeout(timeout);
+   if (abs == OS_TIMEOUT_INFINITE)
+      abs = INT64_MAX;
+   return screen->dev.ops->syncobj_wait(&screen->dev, fence->syncobj, abs) == 0;
+}
+
+static uint64_t
+vagx_get_timestamp(struct pipe_screen *pscreen)
+{
+   struct vagx_screen *screen = vagx_screen(pscreen);
+   uint64_t ts = 0;
+   if (screen->dev.ops->timestamp(&screen->dev, &ts))
+      return os_time_get_nano();
+   uint64_t hz = screen->dev.info.timestamp_frequency_hz;
+   if (hz && hz != 1000000000ull)
+      ts = (uint64_t)((double)ts * (1e9 / (double)hz));
+   return ts;
+}
+
+static const void *
+vagx_get_compiler_options(struct pipe_screen *pscreen, enum pipe_shader_ir ir,
+                          enum pipe_shader_type shader)
+{
+   return &vagx_nir_options;
+}
+
+static struct disk_cache *
+vagx_get_disk_shader_cache(struct pipe_screen *pscreen)
+{
+   return vagx_screen(pscreen)->disk_cache;
+}
+
+static void
+vagx_destroy_screen(struct pipe_screen *pscreen)
+{
+   struct vagx_screen *screen = vagx_screen(pscreen);
+   if (pscreen->transfer_helper)
+      u_transfer_helper_destroy(pscreen->transfer_helper);
+   disk_cache_destroy(screen->disk_cache);
+   slab_destroy_parent(&screen->transfer_pool);
+   vagx_device_close(&screen->dev);
+   close(screen->dev.fd);
+   FREE(screen);
+}
+
+static void
+vagx_query_memory_info(struct pipe_screen *pscreen, struct pipe_memory_info *info)
+{
+   memset(info, 0, sizeof(*info));
+   info->total_device_memory = 1024 * 1024;
+   info->avail_device_memory = 1024 * 1024;
+}
+
+struct pipe_screen *
+vagx_screen_create(int fd, const struct pipe_screen_config *config, struct renderonly *ro)
+{
+   struct vagx_screen *screen = CALLOC_STRUCT(vagx_screen);
+   if (!screen)
+      return NULL;
+   if (!vagx_device_open(&screen->dev, fd)) {
+      FREE(screen);
+      return NULL;
+   }
+   screen->debug = vagx_debug_flags();
+   struct pipe_screen *p = &screen->base;
+   p->destroy = vagx_destroy_screen;
+   p->get_name = vagx_get_name;
+   p->get_vendor = vagx_get_vendor;
+   p->get_device_vendor = vagx_get_vendor;
+   p->get_screen_fd = vagx_get_screen_fd;
+   p->get_shader_param = vagx_get_shader_param;
+   p->get_compute_param = vagx_get_compute_param;
+   p->is_format_supported = vagx_is_format_supported;
+   p->context_create = vagx_context_create;
+   p->fence_reference = vagx_fence_reference;
+   p->fence_finish = vagx_fence_finish;
+   p->get_timestamp = vagx_get_timestamp;
+   p->get_compiler_options = vagx_get_compiler_options;
+   p->get_disk_shader_cache = vagx_get_disk_shader_cache;
+   p->query_memory_info = vagx_query_memory_info;
+   vagx_init_resource_functions(p);
+   slab_create_parent(&screen->transfer_pool, sizeof(struct vagx_transfer), 16);
+
+   screen->disk_cache = disk_cache_create("vagx", "vagx-0.1", 0);
+   vagx_init_screen_caps(screen);
+   return p;
+}

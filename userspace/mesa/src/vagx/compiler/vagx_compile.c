@@ -1,0 +1,1028 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * NIR -> vagx IR instruction selection, plus the NIR lowering recipe for a
+ * scalar SIMD-32 ISA (mesa-anchors §3.4).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "compiler/nir/nir.h"
+#include "compiler/nir/nir_builder.h"
+#include "compiler/nir/nir_lower_blend.h"
+#include "compiler/glsl_types.h"
+#include "util/u_debug.h"
+#include "vagx_hw.h"
+#include "vagx_ir.h"
+
+static const struct debug_named_value vagx_debug_options[] = {
+   { "shaders", VAGX_DBG_SHADERS, "Print shader disassembly" },
+   { "shaderdb", VAGX_DBG_SHADERDB, "Print shader-db statistics" },
+   { "trace", VAGX_DBG_TRACE, "Decode every submitted job" },
+   { "sync", VAGX_DBG_SYNC, "Wait for every submit" },
+   { "nir", VAGX_DBG_NIR, "Print final NIR" },
+   DEBUG_NAMED_VALUE_END
+};
+DEBUG_GET_ONCE_FLAGS_OPTION(vagx_debug, "VAGX_DEBUG", vagx_debug_options, 0)
+
+uint32_t
+vagx_debug_flags(void)
+{
+   return (uint32_t)debug_get_option_vagx_debug();
+}
+
+const nir_shader_compiler_options vagx_nir_options = {
+   .lower_fdiv = true,
+   .lower_flrp32 = true,
+   .lower_fpow = true,
+   .lower_fmod = true,
+   .lower_ldexp = true,
+   .lower_bitfield_insert = true,
+   .lower_uadd_carry = true,
+   .lower_usub_borrow = true,
+   .lower_isign = true,
+   .lower_fsign = true,
+   .lower_scmp = true,
+   .lower_fdph = true,
+   .lower_fisnormal = true,
+   .lower_pack_half_2x16 = true,
+   .lower_pack_unorm_2x16 = true,
+   .lower_pack_snorm_2x16 = true,
+   .lower_pack_unorm_4x8 = true,
+   .lower_pack_snorm_4x8 = true,
+   .lower_pack_64_2x32 = true,
+   .lower_pack_32_2x16 = true,
+   .lower_unpack_half_2x16 = true,
+   .lower_unpack_unorm_2x16 = true,
+   .lower_unpack_snorm_2x16 = true,
+   .lower_unpack_unorm_4x8 = true,
+   .lower_unpack_snorm_4x8 = true,
+   .lower_pack_split = true,
+   .lower_extract_byte = true,
+   .lower_extract_word = true,
+   .lower_insert_byte = true,
+   .lower_insert_word = true,
+   .lower_hadd = true,
+   .lower_mul_2x32_64 = true,
+   .lower_fquantize2f16 = true,
+   .lower_uniforms_to_ubo = true,
+   .has_isub = true,
+   .has_bfe = false,
+   .discard_is_demote = false,
+   .lower_to_scalar = true,
+   .lower_int64_options = ~0u,
+   .lower_doubles_options = ~0u,
+   .max_unroll_iterations = 32,
+   .support_indirect_inputs = 0,
+   .support_indirect_outputs = 0,
+   .lower_all_io_to_temps = true,
+   .scalarize_ddx = true,
+   .force_indirect_unrolling = nir_var_shader_in | nir_var_shader_out | nir_var_function_temp,
+};
+
+static int
+type_size_vec4(const struct glsl_type *type, bool bindless)
+{
+   return glsl_count_attribute_slots(type, false);
+}
+
+static void
+optimize(nir_shader *nir)
+{
+   bool progress;
+   unsigned iter = 0;
+   do {
+      progress = false;
+      NIR_PASS(progress, nir, nir_lower_vars_to_ssa);
+      NIR_PASS(progress, nir, nir_copy_prop);
+      NIR_PASS(progress, nir, nir_opt_remove_phis);
+      NIR_PASS(progress, nir, nir_lower_alu_to_scalar, NULL, NULL);
+      NIR_PASS(progress, nir, nir_lower_phis_to_scalar, true);
+      NIR_PASS(progress, nir, nir_opt_dce);
+      NIR_PASS(progress, nir, nir_opt_dead_cf);
+      NIR_PASS(progress, nir, nir_opt_cse);
+      NIR_PASS(progress, nir, nir_opt_peephole_select, 8, true, true);
+      NIR_PASS(progress, nir, nir_opt_algebraic);
+      NIR_PASS(progress, nir, nir_opt_constant_folding);
+      NIR_PASS(progress, nir, nir_opt_undef);
+      NIR_PASS(progress, nir, nir_opt_loop_unroll);
+   } while (progress && ++iter < 64);
+}
+
+void
+vagx_preprocess_nir(nir_shader *nir)
+{
+   NIR_PASS(_, nir, nir_lower_global_vars_to_local);
+   NIR_PASS(_, nir, nir_split_var_copies);
+   NIR_PASS(_, nir, nir_lower_var_copies);
+   NIR_PASS(_, nir, nir_lower_vars_to_ssa);
+   NIR_PASS(_, nir, nir_lower_indirect_derefs,
+            nir_var_function_temp | nir_var_shader_in | nir_var_shader_out, UINT32_MAX);
+
+   if (!nir->info.io_lowered) {
+      if (nir->info.stage == MESA_SHADER_FRAGMENT)
+         nir_assign_io_var_locations(nir, nir_var_shader_out, &nir->num_outputs,
+                                     nir->info.stage);
+      NIR_PASS(_, nir, nir_lower_io, nir_var_shader_in | nir_var_shader_out, type_size_vec4,
+               nir_lower_io_use_interpolated_input_intrinsics);
+      nir->info.io_lowered = true;
+   }
+   NIR_PASS(_, nir, nir_lower_system_values);
+
+   nir_lower_tex_options tex = {
+      .lower_txp = ~0u,
+      .lower_rect = false,
+      .lower_txd = true,
+      .lower_invalid_implicit_lod = true,
+      .lower_txf_offset = true,
+      .lower_rect_offset = true,
+   };
+   NIR_PASS(_, nir, nir_lower_tex, &tex);
+
+   NIR_PASS(_, nir, nir_lower_frexp);
+   NIR_PASS(_, nir, nir_lower_flrp, 32, false);
+   NIR_PASS(_, nir, nir_lower_int64);
+   NIR_PASS(_, nir, nir_lower_alu_to_scalar, NULL, NULL);
+   NIR_PASS(_, nir, nir_lower_load_const_to_scalar);
+   NIR_PASS(_, nir, nir_lower_phis_to_scalar, true);
+   optimize(nir);
+   NIR_PASS(_, nir, nir_opt_move, nir_move_load_input | nir_move_const_undef);
+}
+
+/* ---------------------------------------------------------------------- */
+
+struct ctx {
+   nir_shader *nir;
+   vagx_ir ir;
+   struct vagx_shader_info *info;
+   const struct vagx_fs_key *fs_key;
+   vagx_ir_src **defs;    /* per SSA index: per component operand */
+   uint32_t *regs;        /* per nir register (decl_reg def index): vreg */
+   uint8_t user_loc_word[VARYING_SLOT_MAX]; /* vs: first user word of location, 0xff none */
+   unsigned psiz_word, clip_word;
+};
+
+static vagx_ir_src
+get_src(struct ctx *c, nir_src *src, unsigned comp)
+{
+   nir_def *d = src->ssa;
+   return c->defs[d->index][comp];
+}
+
+static vagx_ir_src
+alu_src(struct ctx *c, nir_alu_instr *alu, unsigned i)
+{
+   return get_src(c, &alu->src[i].src, alu->src[i].swizzle[0]);
+}
+
+static vagx_ir_src *
+def_slots(struct ctx *c, nir_def *def)
+{
+   if (!c->defs[def->index])
+      c->defs[def->index] = calloc(def->num_components, sizeof(vagx_ir_src));
+   return c->defs[def->index];
+}
+
+static void
+set_def(struct ctx *c, nir_def *def, unsigned comp, vagx_ir_src s)
+{
+   def_slots(c, def)[comp] = s;
+}
+
+static vagx_ir_src
+uniform_word(struct ctx *c, unsigned kind, unsigned arg)
+{
+   return ir_file(IR_U, vagx_push_word(c->info, kind, arg));
+}
+
+/* Two adjacent uniform words (lo, hi) for a 64-bit address. */
+static vagx_ir_src
+uniform_addr(struct ctx *c, unsigned kind_lo, unsigned kind_hi, unsigned arg)
+{
+   struct vagx_shader_info *info = c->info;
+   for (unsigned i = 0; i + 1 < info->push_count; i++)
+      if (info->push[i].kind == kind_lo && info->push[i].arg == arg)
+         return ir_file(IR_U, i);
+   unsigned lo = info->push_count;
+   info->push[info->push_count++] = (struct vagx_push){ kind_lo, arg };
+   info->push[info->push_count++] = (struct vagx_push){ kind_hi, arg };
+   return ir_file(IR_U, lo);
+}
+
+static vagx_ir_src
+mov_to_vreg(struct ctx *c, vagx_ir_src s)
+{
+   uint32_t v = vagx_ir_new_vreg(&c->ir, 1);
+   vagx_ir_emit(&c->ir, VAGX_OP_MOV, v, 0, s, ir_none(), ir_none());
+   return ir_vreg(v, 0);
+}
+
+/* Build an n-register vector vreg from scalar operands. */
+static uint32_t
+make_vec(struct ctx *c, const vagx_ir_src *s, unsigned n)
+{
+   uint32_t v = vagx_ir_new_vreg(&c->ir, n);
+   for (unsigned i = 0; i < n; i++)
+      vagx_ir_emit(&c->ir, VAGX_OP_MOV, v, i, s[i], ir_none(), ir_none());
+   return v;
+}
+
+static void
+def_from_vec(struct ctx *c, nir_def *def, uint32_t v)
+{
+   for (unsigned i = 0; i < def->num_components; i++)
+      set_def(c, def, i, ir_vreg(v, i));
+}
+
+static bool
+emit_alu(struct ctx *c, nir_alu_instr *alu)
+{
+   vagx_ir *ir = &c->ir;
+   nir_def *def = &alu->def;
+   unsigned nsrc = nir_op_infos[alu->op].num_inputs;
+   vagx_ir_src s[3] = { ir_none(), ir_none(), ir_none() };
+
+   if (alu->op == nir_op_mov || alu->op == nir_op_vec2 || alu->op == nir_op_vec3 ||
+       alu->op == nir_op_vec4) {
+      for (unsigned i = 0; i < def->num_components; i++) {
+         if (alu->op == nir_op_mov)
+            set_def(c, def, i, get_src(c, &alu->src[0].src, alu->src[0].swizzle[i]));
+         else
+            set_def(c, def, i, alu_src(c, alu, i));
+      }
+      return true;
+   }
+   if (def->num_components != 1) {
+      ir->error = "vector ALU instruction after scalarisation";
+      return false;
+   }
+   if (def->bit_size != 32 && def->bit_size != 1) {
+      ir->error = "non-32-bit ALU instruction";
+      return false;
+   }
+   for (unsigned i = 0; i < nsrc; i++)
+      s[i] = alu_src(c, alu, i);
+
+   unsigned op, mod = 0;
+   bool neg1 = false;
+   vagx_ir_src r;
+#define OP(nop, vop, m)                                                         \
+   case nir_op_##nop:                                                          \
+      op = VAGX_OP_##vop;                                                      \
+      mod = m;                                                                 \
+      break;
+   switch (alu->op) {
+      OP(fadd, FADD, 0)
+      OP(fmul, FMUL, 0)
+      OP(ffma, FFMA, 0)
+      OP(fmin, FMIN, 0)
+      OP(fmax, FMAX, 0)
+      OP(ffloor, FFLOOR, 0)
+      OP(fceil, FCEIL, 0)
+      OP(ftrunc, FTRUNC, 0)
+      OP(fround_even, FRND, 0)
+      OP(ffract, FFRACT, 0)
+      OP(frcp, FRCP, 0)
+      OP(frsq, FRSQRT, 0)
+      OP(fsqrt, FSQRT, 0)
+      OP(fexp2, FEXP2, 0)
+      OP(flog2, FLOG2, 0)
+      OP(fsin, FSIN, 0)
+      OP(fcos, FCOS, 0)
+      OP(flt, FCMP, VAGX_FCOND_OLT)
+      OP(fge, FCMP, VAGX_FCOND_OGE)
+      OP(feq, FCMP, VAGX_FCOND_OEQ)
+      OP(fneu, FCMP, VAGX_FCOND_UNE)
+      OP(ilt, ICMP, VAGX_ICOND_SLT)
+      OP(ige, ICMP, VAGX_ICOND_SGE)
+      OP(ieq, ICMP, VAGX_ICOND_EQ)
+      OP(ine, ICMP, VAGX_ICOND_NE)
+      OP(ult, ICMP, VAGX_ICOND_ULT)
+      OP(uge, ICMP, VAGX_ICOND_UGE)
+      OP(f2i32, F2I, VAGX_RMODE_RTZ)
+      OP(f2u32, F2U, VAGX_RMODE_RTZ)
+      OP(i2f32, I2F, 0)
+      OP(u2f32, U2F, 0)
+      OP(iadd, IADD, 0)
+      OP(isub, ISUB, 0)
+      OP(imul, IMUL, 0)
+      OP(imul_high, IMULHI, 0)
+      OP(umul_high, UMULHI, 0)
+      OP(idiv, IDIV, 0)
+      OP(udiv, UDIV, 0)
+      OP(irem, IREM, 0)
+      OP(umod, UMOD, 0)
+      OP(iadd_sat, IADD_SAT, 0)
+      OP(uadd_sat, UADD_SAT, 0)
+      OP(isub_sat, ISUB_SAT, 0)
+      OP(usub_sat, USUB_SAT, 0)
+      OP(imin, IMIN, 0)
+      OP(imax, IMAX, 0)
+      OP(umin, UMIN, 0)
+      OP(umax, UMAX, 0)
+      OP(iand, AND, 0)
+      OP(ior, OR, 0)
+      OP(ixor, XOR, 0)
+      OP(inot, NOT, 0)
+      OP(ishl, SHL, 0)
+      OP(ishr, ASHR, 0)
+      OP(ushr, SHR, 0)
+      OP(ubitfield_extract, BFE, VAGX_SIGNEDNESS_U)
+      OP(ibitfield_extract, BFE, VAGX_SIGNEDNESS_S)
+      OP(bit_count, POPCNT, 0)
+      OP(bitfield_reverse, BITREV, 0)
+      OP(find_lsb, FFS, 0)
+      OP(ufind_msb, FMSB, VAGX_SIGNEDNESS_U)
+      OP(ifind_msb, FMSB, VAGX_SIGNEDNESS_S)
+      OP(iabs, IABS, 0)
+      OP(ineg, INEG, 0)
+      OP(bcsel, SEL, 0)
+      OP(f2f32, FMOV, 0)
+      OP(i2i32, MOV, 0)
+      OP(u2u32, MOV, 0)
+   case nir_op_fsub:
+      op = VAGX_OP_FADD;
+      neg1 = true;
+      break;
+   case nir_op_fneg:
+      op = VAGX_OP_FMOV;
+      s[0].neg ^= 1;
+      break;
+   case nir_op_fabs:
+      op = VAGX_OP_FMOV;
+      s[0].abs = 1;
+      s[0].neg = 0;
+      break;
+   case nir_op_fsat: {
+      uint32_t d = vagx_ir_new_vreg(ir, 1);
+      vagx_ir_instr *I = vagx_ir_emit(ir, VAGX_OP_FMOV, d, 0, s[0], ir_none(), ir_none());
+      I->sat = 1;
+      set_def(c, def, 0, ir_vreg(d, 0));
+      return true;
+   }
+   case nir_op_b2f32:
+      r = vagx_ir_alu(ir, VAGX_OP_AND, 0, s[0], ir_imm(0x3f800000), ir_none());
+      set_def(c, def, 0, r);
+      return true;
+   case nir_op_b2i32:
+      r = vagx_ir_alu(ir, VAGX_OP_AND, 0, s[0], ir_imm(1), ir_none());
+      set_def(c, def, 0, r);
+      return true;
+   case nir_op_imod: {
+      vagx_ir_src rem = vagx_ir_alu(ir, VAGX_OP_IREM, 0, s[0], s[1], ir_none());
+      vagx_ir_src x = vagx_ir_alu(ir, VAGX_OP_XOR, 0, rem, s[1], ir_none());
+      vagx_ir_src c1 = vagx_ir_alu(ir, VAGX_OP_ICMP, VAGX_ICOND_SLT, x, ir_imm(0), ir_none());
+      vagx_ir_src c2 = vagx_ir_alu(ir, VAGX_OP_ICMP, VAGX_ICOND_NE, rem, ir_imm(0), ir_none());
+      vagx_ir_src cc = vagx_ir_alu(ir, VAGX_OP_AND, 0, c1, c2, ir_none());
+      vagx_ir_src add = vagx_ir_alu(ir, VAGX_OP_AND, 0, cc, s[1], ir_none());
+      set_def(c, def, 0, vagx_ir_alu(ir, VAGX_OP_IADD, 0, rem, add, ir_none()));
+      return true;
+   }
+   case nir_op_b2b1:
+   case nir_op_b2b32:
+      set_def(c, def, 0, s[0]);
+      return true;
+   default:
+      ir->error = nir_op_infos[alu->op].name;
+      return false;
+   }
+#undef OP
+   if (neg1)
+      s[1].neg ^= 1;
+   /* Integer operands never carry float modifiers: materialise them. */
+   const struct vagx_op_info *inf = vagx_info(op);
+   for (unsigned i = 0; i < 3; i++) {
+      if ((s[i].neg || s[i].abs) && inf->src[i] != VAGX_SK_F32) {
+         vagx_ir_src t = s[i];
+         uint32_t d = vagx_ir_new_vreg(ir, 1);
+         vagx_ir_emit(ir, VAGX_OP_FMOV, d, 0, t, ir_none(), ir_none());
+         s[i] = ir_vreg(d, 0);
+      }
+   }
+   set_def(c, def, 0, vagx_ir_alu(ir, op, mod, s[0], s[1], s[2]));
+   return true;
+}
+
+static unsigned
+const_src(nir_src *src, bool *ok)
+{
+   *ok = nir_src_is_const(*src);
+   return *ok ? nir_src_as_uint(*src) : 0;
+}
+
+static bool
+emit_vs_input(struct ctx *c, nir_intrinsic_instr *intr)
+{
+   vagx_ir *ir = &c->ir;
+   unsigned attr = nir_intrinsic_base(intr);
+   unsigned comp = nir_intrinsic_component(intr);
+   unsigned n = intr->def.num_components;
+   bool ok;
+   attr += const_src(&intr->src[0], &ok);
+   if (!ok) {
+      ir->error = "indirect vertex input";
+      return false;
+   }
+   vagx_ir_src base = uniform_addr(c, VAGX_PUSH_VBO_LO, VAGX_PUSH_VBO_HI, attr);
+   vagx_ir_src stride = uniform_word(c, VAGX_PUSH_VBO_STRIDE, attr);
+   vagx_ir_src divisor = uniform_word(c, VAGX_PUSH_VBO_DIVISOR, attr);
+   vagx_ir_src inst = vagx_ir_alu(ir, VAGX_OP_UDIV, 0, ir_file(IR_SR, VAGX_SR_INSTANCE_ID),
+                                  divisor, ir_none());
+   vagx_ir_src idx = vagx_ir_alu(ir, VAGX_OP_SEL, 0, divisor, inst,
+                                 ir_file(IR_SR, VAGX_SR_VERTEX_ID));
+   vagx_ir_src off = vagx_ir_alu(ir, VAGX_OP_IMAD, 0, idx, stride, ir_imm(comp * 4));
+   uint32_t v = vagx_ir_new_vreg(ir, n);
+   vagx_ir_instr *I = vagx_ir_emit(ir, VAGX_OP_LD_GLOBAL, v, 0, base, off, ir_none());
+   I->mod = VAGX_MEMSIZE_B32 + (n - 1);
+   def_from_vec(c, &intr->def, v);
+   return true;
+}
+
+static unsigned
+fs_cf_for(struct ctx *c, unsigned location, unsigned comp, unsigned interp)
+{
+   struct vagx_shader_info *info = c->info;
+   for (unsigned i = 0; i < info->fs_cf_count; i++)
+      if (info->fs_cf[i].location == location && info->fs_cf[i].component == comp &&
+          info->fs_cf[i].interp == interp)
+         return info->fs_cf_base + i;
+   if (info->fs_cf_count >= VAGX_MAX_FS_CF) {
+      c->ir.error = "too many fragment inputs";
+      return 0;
+   }
+   info->fs_cf[info->fs_cf_count] = (struct vagx_fs_cf){ location, comp, interp };
+   return info->fs_cf_base + info->fs_cf_count++;
+}
+
+static unsigned
+interp_of(nir_intrinsic_instr *bary)
+{
+   switch (nir_intrinsic_interp_mode(bary)) {
+   case INTERP_MODE_NOPERSPECTIVE:
+      return VAGX_INTERP_LINEAR;
+   case INTERP_MODE_FLAT:
+      return VAGX_INTERP_FLAT;
+   default:
+      return VAGX_INTERP_SMOOTH;
+   }
+}
+
+static bool
+emit_fs_input(struct ctx *c, nir_intrinsic_instr *intr, bool interpolated)
+{
+   vagx_ir *ir = &c->ir;
+   nir_io_semantics sem = nir_intrinsic_io_semantics(intr);
+   unsigned comp = nir_intrinsic_component(intr);
+   unsigned interp = VAGX_INTERP_FLAT, loc = VAGX_ITERLOC_CENTER;
+   vagx_ir_src sample = ir_imm(0);
+   bool ok;
+   unsigned location = sem.location + const_src(&intr->src[interpolated ? 1 : 0], &ok);
+   if (!ok) {
+      ir->error = "indirect fragment input";
+      return false;
+   }
+   if (interpolated) {
+      nir_intrinsic_instr *bary = nir_src_as_intrinsic(intr->src[0]);
+      if (!bary) {
+         ir->error = "barycentric source";
+         return false;
+      }
+      interp = interp_of(bary);
+      if (bary->intrinsic == nir_intrinsic_load_barycentric_centroid)
+         loc = VAGX_ITERLOC_CENTROID;
+      else if (bary->intrinsic == nir_intrinsic_load_barycentric_sample) {
+         loc = VAGX_ITERLOC_SAMPLE;
+         sample = ir_file(IR_SR, VAGX_SR_SAMPLE_ID);
+      }
+   }
+   if (location == VARYING_SLOT_PNTC)
+      interp = VAGX_INTERP_LINEAR;
+   for (unsigned i = 0; i < intr->def.num_components; i++) {
+      unsigned cf = fs_cf_for(c, location, comp + i, interp);
+      vagx_ir_src r;
+      if (interp == VAGX_INTERP_FLAT) {
+         r = vagx_ir_alu(ir, VAGX_OP_LDCF, 0, ir_file(IR_CF, cf), ir_none(), ir_none());
+      } else {
+         unsigned mod = loc | (interp == VAGX_INTERP_SMOOTH ? 4 : 0);
+         r = vagx_ir_alu(ir, VAGX_OP_ITER, mod, ir_file(IR_CF, cf), ir_file(IR_CF, 0), sample);
+      }
+      set_def(c, &intr->def, i, r);
+   }
+   return true;
+}
+
+static bool
+emit_vs_output(struct ctx *c, nir_intrinsic_instr *intr)
+{
+   nir_io_semantics sem = nir_intrinsic_io_semantics(intr);
+   unsigned comp = nir_intrinsic_component(intr);
+   unsigned mask = nir_intrinsic_write_mask(intr);
+   bool ok;
+   unsigned location = sem.location + const_src(&intr->src[1], &ok);
+   if (!ok) {
+      c->ir.error = "indirect vertex output";
+      return false;
+   }
+   for (unsigned i = 0; i < intr->src[0].ssa->num_components; i++) {
+      if (!(mask & (1u << i)))
+         continue;
+      unsigned word;
+      unsigned cc = comp + i;
+      if (location == VARYING_SLOT_POS)
+         word = cc;
+      else if (location == VARYING_SLOT_PSIZ)
+         word = c->psiz_word;
+      else if (location == VARYING_SLOT_CLIP_DIST0 || location == VARYING_SLOT_CLIP_DIST1)
+         word = c->clip_word + (location - VARYING_SLOT_CLIP_DIST0) * 4 + cc;
+      else if (location < VARYING_SLOT_MAX && c->user_loc_word[location] != 0xff)
+         word = 4 + c->user_loc_word[location] + cc;
+      else
+         continue; /* not consumed by the hardware (e.g. edge flag) */
+      vagx_ir_src v = get_src(c, &intr->src[0], i);
+      vagx_ir_emit(&c->ir, VAGX_OP_ST_VAR, -1, 0, v, ir_imm(word), ir_none());
+   }
+   return true;
+}
+
+static bool
+emit_fs_output(struct ctx *c, nir_intrinsic_instr *intr)
+{
+   nir_io_semantics sem = nir_intrinsic_io_semantics(intr);
+   unsigned comp = nir_intrinsic_component(intr);
+   if (sem.location == FRAG_RESULT_DEPTH || sem.location == FRAG_RESULT_STENCIL) {
+      c->ir.error = "depth/stencil output: the ISA has no instruction to write fragment depth";
+      return false;
+   }
+   if (sem.location == FRAG_RESULT_SAMPLE_MASK) {
+      c->ir.error = "sample mask output not supported";
+      return false;
+   }
+   unsigned rt = sem.location == FRAG_RESULT_COLOR ? 0 : sem.location - FRAG_RESULT_DATA0;
+   rt += sem.dual_source_blend_index;
+   if (c->fs_key && rt >= c->fs_key->nr_cbufs)
+      return true;
+   vagx_ir_src v[4];
+   for (unsigned i = 0; i < 4; i++)
+      v[i] = ir_imm(i == 3 ? 0x3f800000 : 0);
+   for (unsigned i = 0; i < intr->src[0].ssa->num_components && comp + i < 4; i++)
+      v[comp + i] = get_src(c, &intr->src[0], i);
+   uint32_t vec = make_vec(c, v, 4);
+   vagx_ir_instr *I =
+      vagx_ir_emit(&c->ir, VAGX_OP_ST_TILE, -1, 0, ir_vreg(vec, 0), ir_imm(0), ir_none());
+   I->mod = rt;
+   return true;
+}
+
+static bool
+emit_intrinsic(struct ctx *c, nir_intrinsic_instr *intr)
+{
+   vagx_ir *ir = &c->ir;
+   gl_shader_stage stage = c->nir->info.stage;
+   bool ok;
+   switch (intr->intrinsic) {
+   case nir_intrinsic_decl_reg: {
+      unsigned n = nir_intrinsic_num_components(intr);
+      unsigned arr = MAX2(nir_intrinsic_num_array_elems(intr), 1);
+      if (arr > 1 || nir_intrinsic_bit_size(intr) > 32) {
+         ir->error = "register arrays / 64-bit registers";
+         return false;
+      }
+      c->regs[intr->def.index] = vagx_ir_new_vreg(ir, n);
+      return true;
+   }
+   case nir_intrinsic_load_reg: {
+      nir_intrinsic_instr *decl = nir_reg_get_decl(intr->src[0].ssa);
+      uint32_t v = c->regs[decl->def.index];
+      def_from_vec(c, &intr->def, v);
+      return true;
+   }
+   case nir_intrinsic_store_reg: {
+      nir_intrinsic_instr *decl = nir_reg_get_decl(intr->src[1].ssa);
+      uint32_t v = c->regs[decl->def.index];
+      unsigned mask = nir_intrinsic_write_mask(intr);
+      for (unsigned i = 0; i < intr->src[0].ssa->num_components; i++)
+         if (mask & (1u << i))
+            vagx_ir_emit(ir, VAGX_OP_MOV, v, i, get_src(c, &intr->src[0], i), ir_none(),
+                         ir_none());
+      return true;
+   }
+   case nir_intrinsic_load_input:
+      if (stage == MESA_SHADER_VERTEX)
+         return emit_vs_input(c, intr);
+      return emit_fs_input(c, intr, false);
+   case nir_intrinsic_load_interpolated_input:
+      return emit_fs_input(c, intr, true);
+   case nir_intrinsic_load_barycentric_pixel:
+   case nir_intrinsic_load_barycentric_centroid:
+   case nir_intrinsic_load_barycentric_sample:
+      return true; /* consumed by load_interpolated_input */
+   case nir_intrinsic_load_point_coord:
+      for (unsigned i = 0; i < 2; i++) {
+         unsigned cf = fs_cf_for(c, VARYING_SLOT_PNTC, i, VAGX_INTERP_LINEAR);
+         set_def(c, &intr->def, i,
+                 vagx_ir_alu(ir, VAGX_OP_ITER, VAGX_ITERLOC_CENTER, ir_file(IR_CF, cf),
+                             ir_file(IR_CF, 0), ir_imm(0)));
+      }
+      return true;
+   case nir_intrinsic_store_output:
+      if (stage == MESA_SHADER_VERTEX)
+         return emit_vs_output(c, intr);
+      return emit_fs_output(c, intr);
+   case nir_intrinsic_load_output: {
+      /* framebuffer fetch from nir_lower_blend */
+      nir_io_semantics sem = nir_intrinsic_io_semantics(intr);
+      unsigned rt = sem.location == FRAG_RESULT_COLOR ? 0 : sem.location - FRAG_RESULT_DATA0;
+      uint32_t v = vagx_ir_new_vreg(ir, 4);
+      vagx_ir_instr *I = vagx_ir_emit(ir, VAGX_OP_LD_TILE, v, 0, ir_imm(0), ir_none(), ir_none());
+      I->mod = rt;
+      c->info->fs_reads_tile = true;
+      for (unsigned i = 0; i < intr->def.num_components; i++)
+         set_def(c, &intr->def, i, ir_vreg(v, nir_intrinsic_component(intr) + i));
+      return true;
+   }
+   case nir_intrinsic_load_frag_coord: {
+      vagx_ir_src x = vagx_ir_alu(ir, VAGX_OP_U2F, 0, ir_file(IR_SR, VAGX_SR_PIX_X), ir_none(), ir_none());
+      vagx_ir_src y = vagx_ir_alu(ir, VAGX_OP_U2F, 0, ir_file(IR_SR, VAGX_SR_PIX_Y), ir_none(), ir_none());
+      set_def(c, &intr->def, 0, vagx_ir_alu(ir, VAGX_OP_FADD, 0, x, ir_imm(0x3f000000), ir_none()));
+      set_def(c, &intr->def, 1, vagx_ir_alu(ir, VAGX_OP_FADD, 0, y, ir_imm(0x3f000000), ir_none()));
+      c->info->fs_z_slot = true;
+      set_def(c, &intr->def, 2,
+              vagx_ir_alu(ir, VAGX_OP_ITER, VAGX_ITERLOC_CENTER, ir_file(IR_CF, 1),
+                          ir_file(IR_CF, 0), ir_imm(0)));
+      set_def(c, &intr->def, 3,
+              vagx_ir_alu(ir, VAGX_OP_ITER, VAGX_ITERLOC_CENTER, ir_file(IR_CF, 0),
+                          ir_file(IR_CF, 0), ir_imm(0)));
+      return true;
+   }
+   case nir_intrinsic_load_front_face:
+      set_def(c, &intr->def, 0,
+              vagx_ir_alu(ir, VAGX_OP_ICMP, VAGX_ICOND_NE, ir_file(IR_SR, VAGX_SR_FRONT_FACE),
+                          ir_imm(0), ir_none()));
+      return true;
+   case nir_intrinsic_load_vertex_id:
+      set_def(c, &intr->def, 0, ir_file(IR_SR, VAGX_SR_VERTEX_ID));
+      return true;
+   case nir_intrinsic_load_instance_id:
+      set_def(c, &intr->def, 0,
+              vagx_ir_alu(ir, VAGX_OP_ISUB, 0, ir_file(IR_SR, VAGX_SR_INSTANCE_ID),
+                          uniform_word(c, VAGX_PUSH_BASE_INSTANCE, 0), ir_none()));
+      return true;
+   case nir_intrinsic_load_base_instance:
+      set_def(c, &intr->def, 0, uniform_word(c, VAGX_PUSH_BASE_INSTANCE, 0));
+      return true;
+   case nir_intrinsic_load_sample_id:
+      set_def(c, &intr->def, 0, ir_file(IR_SR, VAGX_SR_SAMPLE_ID));
+      return true;
+   case nir_intrinsic_load_helper_invocation:
+      set_def(c, &intr->def, 0, ir_file(IR_SR, VAGX_SR_HELPER));
+      return true;
+   case nir_intrinsic_load_blend_const_color_r_float:
+   case nir_intrinsic_load_blend_const_color_g_float:
+   case nir_intrinsic_load_blend_const_color_b_float:
+   case nir_intrinsic_load_blend_const_color_a_float:
+      set_def(c, &intr->def, 0,
+              uniform_word(c, VAGX_PUSH_BLEND_CONST,
+                           intr->intrinsic - nir_intrinsic_load_blend_const_color_r_float));
+      return true;
+   case nir_intrinsic_load_ubo: {
+      unsigned idx = const_src(&intr->src[0], &ok);
+      if (!ok) {
+         ir->error = "indirect UBO index";
+         return false;
+      }
+      if (intr->def.bit_size != 32) {
+         ir->error = "non-32-bit UBO load";
+         return false;
+      }
+      bool okoff;
+      unsigned off = const_src(&intr->src[1], &okoff);
+      unsigned n = intr->def.num_components;
+      if (idx == 0 && okoff && (off % 4) == 0 && off / 4 + n <= 160) {
+         for (unsigned i = 0; i < n; i++)
+            set_def(c, &intr->def, i, uniform_word(c, VAGX_PUSH_CB0, off / 4 + i));
+         return true;
+      }
+      vagx_ir_src base = uniform_addr(c, VAGX_PUSH_UBO_LO, VAGX_PUSH_UBO_HI, idx);
+      vagx_ir_src o = get_src(c, &intr->src[1], 0);
+      uint32_t v = vagx_ir_new_vreg(ir, n);
+      vagx_ir_instr *I = vagx_ir_emit(ir, VAGX_OP_LD_GLOBAL, v, 0, base, o, ir_none());
+      I->mod = VAGX_MEMSIZE_B32 + (n - 1);
+      def_from_vec(c, &intr->def, v);
+      return true;
+   }
+   case nir_intrinsic_ddx:
+   case nir_intrinsic_ddx_fine:
+   case nir_intrinsic_ddx_coarse:
+   case nir_intrinsic_ddy:
+   case nir_intrinsic_ddy_fine:
+   case nir_intrinsic_ddy_coarse: {
+      bool y = intr->intrinsic == nir_intrinsic_ddy || intr->intrinsic == nir_intrinsic_ddy_fine ||
+               intr->intrinsic == nir_intrinsic_ddy_coarse;
+      bool coarse = intr->intrinsic == nir_intrinsic_ddx_coarse ||
+                    intr->intrinsic == nir_intrinsic_ddy_coarse;
+      for (unsigned i = 0; i < intr->def.num_components; i++)
+         set_def(c, &intr->def, i,
+                 vagx_ir_alu(ir, y ? VAGX_OP_FDDY : VAGX_OP_FDDX,
+                             coarse ? VAGX_DERIV_COARSE : VAGX_DERIV_FINE,
+                             get_src(c, &intr->src[0], i), ir_none(), ir_none()));
+      return true;
+   }
+   case nir_intrinsic_terminate:
+   case nir_intrinsic_demote:
+      c->info->fs_discards = true;
+      vagx_ir_emit(ir, VAGX_OP_DISCARD, -1, 0, ir_none(), ir_none(), ir_none());
+      return true;
+   case nir_intrinsic_terminate_if:
+   case nir_intrinsic_demote_if: {
+      c->info->fs_discards = true;
+      vagx_ir_instr *I = vagx_ir_emit(ir, VAGX_OP_DISCARD, -1, 0, get_src(c, &intr->src[0], 0),
+                                      ir_none(), ir_none());
+      I->mod = 1;
+      return true;
+   }
+   default:
+      ir->error = nir_intrinsic_infos[intr->intrinsic].name;
+      return false;
+   }
+}
+
+static unsigned
+tex_dim(nir_tex_instr *tex)
+{
+   switch (tex->sampler_dim) {
+   case GLSL_SAMPLER_DIM_1D:
+      return VAGX_DIM__1D;
+   case GLSL_SAMPLER_DIM_3D:
+      return VAGX_DIM__3D;
+   case GLSL_SAMPLER_DIM_CUBE:
+      return VAGX_DIM_CUBE;
+   case GLSL_SAMPLER_DIM_MS:
+      return VAGX_DIM__2DMS;
+   case GLSL_SAMPLER_DIM_BUF:
+      return VAGX_DIM_BUF;
+   default:
+      return VAGX_DIM__2D;
+   }
+}
+
+static bool
+emit_tex(struct ctx *c, nir_tex_instr *tex)
+{
+   vagx_ir *ir = &c->ir;
+   unsigned mode;
+   switch (tex->op) {
+   case nir_texop_tex:
+      mode = VAGX_TEXMODE_AUTO;
+      break;
+   case nir_texop_txl:
+      mode = VAGX_TEXMODE_LOD;
+      break;
+   case nir_texop_txb:
+      mode = VAGX_TEXMODE_BIAS;
+      break;
+   case nir_texop_txf:
+   case nir_texop_txf_ms:
+      mode = VAGX_TEXMODE_FETCH;
+      break;
+   case nir_texop_txs:
+      mode = VAGX_TEXMODE_SIZE;
+      break;
+   case nir_texop_query_levels:
+      mode = VAGX_TEXMODE_LEVELS;
+      break;
+   default:
+      ir->error = "unsupported texture op";
+      return false;
+   }
+   vagx_ir_src coords[4] = { ir_imm(0), ir_imm(0), ir_imm(0), ir_imm(0) };
+   vagx_ir_src lod = ir_file(IR_SR, 0), ref = ir_file(IR_SR, 0);
+   unsigned ncoord = 0;
+   for (unsigned i = 0; i < tex->num_srcs; i++) {
+      nir_tex_src *s = &tex->src[i];
+      switch (s->src_type) {
+      case nir_tex_src_coord:
+         ncoord = s->src.ssa->num_components;
+         for (unsigned k = 0; k < ncoord && k < 4; k++)
+            coords[k] = get_src(c, &s->src, k);
+         break;
+      case nir_tex_src_lod:
+      case nir_tex_src_bias:
+      case nir_tex_src_ms_index:
+         lod = get_src(c, &s->src, 0);
+         break;
+      case nir_tex_src_comparator:
+         ref = get_src(c, &s->src, 0);
+         break;
+      case nir_tex_src_texture_offset:
+      case nir_tex_src_sampler_offset:
+         ir->error = "indirect texture/sampler index";
+         return false;
+      default:
+         ir->error = "unsupported texture source";
+         return false;
+      }
+   }
+   unsigned dim = tex_dim(tex);
+   struct vagx_instr tmp = { 0 };
+   tmp.imm[1] = (dim << 16) | (tex->is_array ? (1u << 19) : 0);
+   unsigned nregs = vagx_coord_regs(&tmp);
+   if (mode == VAGX_TEXMODE_SIZE || mode == VAGX_TEXMODE_LEVELS)
+      ncoord = 0;
+   uint32_t cv = make_vec(c, coords, nregs);
+   uint32_t d = vagx_ir_new_vreg(ir, 4);
+   vagx_ir_instr *I = vagx_ir_emit(ir, VAGX_OP_TEX, d, 0, ir_vreg(cv, 0), lod, ref);
+   I->mod = mode;
+   I->ext = (tex->texture_index & 0xff) | ((tex->sampler_index & 0xff) << 8) | (dim << 16) |
+            (tex->is_array ? (1u << 19) : 0) | (tex->is_shadow ? (1u << 20) : 0);
+   c->info->texture_count = MAX2(c->info->texture_count, tex->texture_index + 1);
+   if (nir_tex_instr_need_sampler(tex))
+      c->info->sampler_count = MAX2(c->info->sampler_count, tex->sampler_index + 1);
+   for (unsigned i = 0; i < tex->def.num_components; i++)
+      set_def(c, &tex->def, i, ir_vreg(d, i));
+   return true;
+}
+
+static bool emit_cf_list(struct ctx *c, struct exec_list *list);
+
+static bool
+emit_block(struct ctx *c, nir_block *block)
+{
+   nir_foreach_instr(instr, block) {
+      bool ok = true;
+      switch (instr->type) {
+      case nir_instr_type_alu:
+         ok = emit_alu(c, nir_instr_as_alu(instr));
+         break;
+      case nir_instr_type_intrinsic:
+         ok = emit_intrinsic(c, nir_instr_as_intrinsic(instr));
+         break;
+      case nir_instr_type_load_const: {
+         nir_load_const_instr *lc = nir_instr_as_load_const(instr);
+         for (unsigned i = 0; i < lc->def.num_components; i++) {
+            uint32_t v = lc->def.bit_size == 1 ? (lc->value[i].b ? ~0u : 0u) : lc->value[i].u32;
+            set_def(c, &lc->def, i, ir_imm(v));
+         }
+         break;
+      }
+      case nir_instr_type_undef: {
+         nir_undef_instr *u = nir_instr_as_undef(instr);
+         for (unsigned i = 0; i < u->def.num_components; i++)
+            set_def(c, &u->def, i, ir_imm(0));
+         break;
+      }
+      case nir_instr_type_tex:
+         ok = emit_tex(c, nir_instr_as_tex(instr));
+         break;
+      case nir_instr_type_jump: {
+         nir_jump_instr *j = nir_instr_as_jump(instr);
+         if (j->type == nir_jump_break)
+            vagx_ir_emit(&c->ir, VAGX_OP_BREAK, -1, 0, ir_none(), ir_none(), ir_none());
+         else if (j->type == nir_jump_continue)
+            vagx_ir_emit(&c->ir, VAGX_OP_CONTINUE, -1, 0, ir_none(), ir_none(), ir_none());
+         else {
+            c->ir.error = "unsupported jump";
+            ok = false;
+         }
+         break;
+      }
+      default:
+         c->ir.error = "unsupported NIR instruction type";
+         ok = false;
+      }
+      if (!ok)
+         return false;
+   }
+   return true;
+}
+
+static bool
+emit_cf_list(struct ctx *c, struct exec_list *list)
+{
+   foreach_list_typed(nir_cf_node, node, node, list) {
+      switch (node->type) {
+      case nir_cf_node_block:
+         if (!emit_block(c, nir_cf_node_as_block(node)))
+            return false;
+         break;
+      case nir_cf_node_if: {
+         nir_if *nif = nir_cf_node_as_if(node);
+         vagx_ir_emit(&c->ir, VAGX_OP_IF, -1, 0, get_src(c, &nif->condition, 0), ir_none(),
+                      ir_none());
+         if (!emit_cf_list(c, &nif->then_list))
+            return false;
+         if (!nir_cf_list_is_empty_block(&nif->else_list)) {
+            vagx_ir_emit(&c->ir, VAGX_OP_ELSE, -1, 0, ir_none(), ir_none(), ir_none());
+            if (!emit_cf_list(c, &nif->else_list))
+               return false;
+         }
+         vagx_ir_emit(&c->ir, VAGX_OP_ENDIF, -1, 0, ir_none(), ir_none(), ir_none());
+         break;
+      }
+      case nir_cf_node_loop: {
+         nir_loop *loop = nir_cf_node_as_loop(node);
+         vagx_ir_emit(&c->ir, VAGX_OP_LOOP, -1, 0, ir_none(), ir_none(), ir_none());
+         if (!emit_cf_list(c, &loop->body))
+            return false;
+         vagx_ir_emit(&c->ir, VAGX_OP_ENDLOOP, -1, 0, ir_none(), ir_none(), ir_none());
+         break;
+      }
+      default:
+         c->ir.error = "unsupported control flow";
+         return false;
+      }
+   }
+   return true;
+}
+
+static void
+vs_layout(struct ctx *c)
+{
+   struct vagx_shader_info *info = c->info;
+   uint64_t written = c->nir->info.outputs_written;
+   unsigned words = 0;
+   memset(c->user_loc_word, 0xff, sizeof(c->user_loc_word));
+   u_foreach_bit64(loc, written) {
+      if (loc == VARYING_SLOT_POS || loc == VARYING_SLOT_PSIZ ||
+          loc == VARYING_SLOT_CLIP_DIST0 || loc == VARYING_SLOT_CLIP_DIST1 ||
+          loc == VARYING_SLOT_CLIP_VERTEX || loc == VARYING_SLOT_EDGE ||
+          loc == VARYING_SLOT_LAYER || loc == VARYING_SLOT_VIEWPORT)
+         continue;
+      if (words + 4 > VAGX_MAX_VARYING_WORDS)
+         break;
+      c->user_loc_word[loc] = words;
+      for (unsigned k = 0; k < 4; k++) {
+         info->vs_word_location[words + k] = loc;
+         info->vs_word_component[words + k] = k;
+      }
+      words += 4;
+   }
+   info->vs_user_words = words;
+   info->vs_point_size = !!(written & VARYING_BIT_PSIZ);
+   c->psiz_word = 4 + words;
+   c->clip_word = 4 + words + (info->vs_point_size ? 1 : 0);
+   info->vs_clip_distances = c->nir->info.clip_distance_array_size;
+}
+
+static bool
+lower_blend_for_key(nir_shader *nir, const struct vagx_fs_key *key)
+{
+   /* blending is part of the key in the driver: see vagx_state.c */
+   return false;
+}
+
+bool
+vagx_compile_shader(nir_shader *nir, const struct vagx_fs_key *fs_key,
+                    struct vagx_shader_info *info, const char **err)
+{
+   struct ctx c = { 0 };
+   memset(info, 0, sizeof(*info));
+   info->stage = nir->info.stage;
+   c.nir = nir;
+   c.info = info;
+   c.fs_key = fs_key;
+   (void)lower_blend_for_key;
+
+   if (nir->info.stage == MESA_SHADER_FRAGMENT) {
+      info->fs_cf_base = 2; /* cf0 = W, cf1 = Z (bound only when used) */
+   }
+
+   /* late lowering */
+   NIR_PASS(_, nir, nir_lower_alu_to_scalar, NULL, NULL);
+   NIR_PASS(_, nir, nir_opt_algebraic_late);
+   NIR_PASS(_, nir, nir_opt_constant_folding);
+   NIR_PASS(_, nir, nir_copy_prop);
+   NIR_PASS(_, nir, nir_opt_dce);
+   NIR_PASS(_, nir, nir_opt_cse);
+   /* 1-bit booleans are selected as 32-bit ~0/0 masks (the ISA's fcmp/icmp
+    * results), so no nir_lower_bool_to_int32. */
+   NIR_PASS(_, nir, nir_convert_from_ssa, true, false);
+   nir_trivialize_registers(nir);
+   nir_index_ssa_defs(nir_shader_get_entrypoint(nir));
+
+   if (vagx_debug_flags() & VAGX_DBG_NIR)
+      nir_print_shader(nir, stderr);
+
+   nir_function_impl *impl = nir_shader_get_entrypoint(nir);
+   vagx_ir_init(&c.ir, info, nir->info.stage);
+   c.defs = calloc(impl->ssa_alloc + 1, sizeof(vagx_ir_src *));
+   c.regs = calloc(impl->ssa_alloc + 1, sizeof(uint32_t));
+   if (nir->info.stage == MESA_SHADER_VERTEX)
+      vs_layout(&c);
+
+   bool ok = emit_cf_list(&c, &impl->body);
+   if (ok) {
+      vagx_ir_emit(&c.ir, VAGX_OP_END, -1, 0, ir_none(), ir_none(), ir_none());
+      if (info->push_count >= VAGX_MAX_PUSH) {
+         c.ir.error = "too many uniform words";
+         ok = false;
+      } else {
+         ok = vagx_ir_finish(&c.ir);
+      }
+   }
+   if (!ok && err)
+      *err = c.ir.error ? c.ir.error : "unknown";
+   for (unsigned i = 0; i <= impl->ssa_alloc; i++)
+      free(c.defs[i]);
+   free(c.defs);
+   free(c.regs);
+   vagx_ir_fini(&c.ir);
+   return ok;
+}

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vagx NIR compiler: NIR -> vagx IR -> linear-scan register allocation ->
+ * machine code through the ISA generator's vagx_encode().  See
+ * docs/mesa-driver.md for the pipeline.
+ */
+#ifndef VAGX_COMPILER_H
+#define VAGX_COMPILER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "compiler/nir/nir.h"
+#include "util/format/u_formats.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What the driver must write into each uniform register word (u0..) before
+ * a program runs.  The compiler decides the layout; the driver fills it. */
+enum vagx_push_kind {
+   VAGX_PUSH_ZERO = 0,
+   VAGX_PUSH_CB0,          /* arg: 32-bit word of constant buffer 0 */
+   VAGX_PUSH_UBO_LO,       /* arg: ubo index: GPU VA low / high */
+   VAGX_PUSH_UBO_HI,
+   VAGX_PUSH_VBO_LO,       /* arg: vertex element: VA of element 0 (buffer+offsets) */
+   VAGX_PUSH_VBO_HI,
+   VAGX_PUSH_VBO_STRIDE,   /* arg: vertex element: stride in bytes */
+   VAGX_PUSH_VBO_DIVISOR,  /* arg: vertex element: instance divisor (0 = per vertex) */
+   VAGX_PUSH_BASE_INSTANCE,
+   VAGX_PUSH_BLEND_CONST,  /* arg: component */
+   VAGX_PUSH_CLEAR,        /* arg: rt * 4 + component (background programs) */
+};
+
+struct vagx_push {
+   uint8_t kind;
+   uint8_t arg;
+};
+
+#define VAGX_MAX_PUSH 256
+#define VAGX_MAX_VS_WORDS 128
+#define VAGX_MAX_FS_CF 64
+
+struct vagx_fs_cf {
+   uint8_t location;  /* gl_varying_slot, or VARYING_SLOT_PNTC for point coord */
+   uint8_t component;
+   uint8_t interp;    /* enum vagx_interp */
+};
+
+struct vagx_shader_info {
+   gl_shader_stage stage;
+   uint64_t *code;          /* malloc'ed, code_words 64-bit words */
+   unsigned code_words;
+   unsigned gpr_count;
+   unsigned push_count;
+   struct vagx_push push[VAGX_MAX_PUSH];
+   unsigned texture_count, sampler_count, image_count;
+
+   /* Vertex: output words after the 4 position words. */
+   unsigned vs_user_words;           /* smooth32 count */
+   uint8_t vs_word_location[VAGX_MAX_VS_WORDS];
+   uint8_t vs_word_component[VAGX_MAX_VS_WORDS];
+   bool vs_point_size;
+   unsigned vs_clip_distances;
+
+   /* Fragment: coefficient registers.  cf0 = W (slot 0), cf1 = Z when
+    * fs_z_slot; user bindings follow in fs_cf[] starting at fs_cf_base. */
+   bool fs_z_slot;
+   unsigned fs_cf_base;
+   unsigned fs_cf_count;            /* user cfs in fs_cf[] */
+   struct vagx_fs_cf fs_cf[VAGX_MAX_FS_CF];
+   bool fs_discards, fs_writes_depth, fs_reads_tile, fs_side_effects;
+
+   /* shader-db style statistics */
+   unsigned stat_instrs, stat_bytes, stat_spills;
+};
+
+/* Variant key for fragment shaders: what the tile buffer holds. */
+struct vagx_fs_key {
+   enum pipe_format rt_format[8];
+   unsigned nr_cbufs;
+   uint32_t blend_hash; /* driver's blend state hash (lowered with nir_lower_blend) */
+};
+
+extern const nir_shader_compiler_options vagx_nir_options;
+
+/* Driver-independent lowering, once per CSO (io lowering, scalarisation,
+ * idiv, int64/fp64, texture lowering, optimisation loop). */
+void vagx_preprocess_nir(nir_shader *nir);
+
+/* Variant compile.  Takes ownership of nothing; nir is modified.  Returns
+ * false (with a message in *err) when the shader cannot be compiled. */
+bool vagx_compile_shader(nir_shader *nir, const struct vagx_fs_key *fs_key,
+                         struct vagx_shader_info *info, const char **err);
+
+/* Background / end-of-tile programs for a framebuffer: for every render target
+ * rt < nr_cbufs: bg op CLEAR (push VAGX_PUSH_CLEAR words), LOAD (tex fetch of
+ * texture rt at the pixel) or DONT_CARE; eot stores rt through PBE image rt. */
+enum vagx_bg_op { VAGX_BG_DONT_CARE = 0, VAGX_BG_CLEAR, VAGX_BG_LOAD };
+struct vagx_bg_eot_key {
+   unsigned nr_cbufs;
+   enum pipe_format format[8];
+   uint8_t op[8];       /* bg: enum vagx_bg_op; eot: store (1) or not (0) */
+};
+bool vagx_compile_bg(const struct vagx_bg_eot_key *key, struct vagx_shader_info *info);
+bool vagx_compile_eot(const struct vagx_bg_eot_key *key, struct vagx_shader_info *info);
+
+void vagx_shader_info_free(struct vagx_shader_info *info);
+/* Disassembly to a FILE* (VAGX_DEBUG=shaders). */
+void vagx_disassemble(FILE *fp, const uint64_t *code, unsigned words);
+/* "SHADER-DB: ..." line */
+void vagx_print_stats(FILE *fp, const struct vagx_shader_info *info, const char *name);
+
+/* VAGX_DEBUG flags */
+#define VAGX_DBG_SHADERS  (1u << 0)
+#define VAGX_DBG_SHADERDB (1u << 1)
+#define VAGX_DBG_TRACE    (1u << 2)
+#define VAGX_DBG_SYNC     (1u << 3)
+#define VAGX_DBG_NIR      (1u << 4)
+uint32_t vagx_debug_flags(void);
+
+/* Tile-buffer/PBE format for a gallium format (VAGX_FORMAT_INVALID = 0 if none). */
+unsigned vagx_format_from_pipe(enum pipe_format f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
