@@ -47,9 +47,15 @@ bpo=()
 while read -r name suite; do
 	[ -n "$name" ] || continue
 	case "$name" in \#*) continue ;; esac
-	if ! dpkg-query -W -f='${Status}\n' "$name" 2>/dev/null | grep -q '^install ok installed'; then
-		if [ "${suite:-}" = backports ]; then bpo+=("$name"); else missing+=("$name"); fi
-	fi
+	st=$(dpkg-query -W -f='${Status} ${Version}\n' "$name" 2>/dev/null)
+	case "$st" in
+	"install ok installed "*)
+		# A backports package at bookworm's version (installed before the
+		# backports source existed) does not count: upgrade it.
+		if [ "${suite:-}" = backports ] && [[ "$st" != *bpo* ]]; then bpo+=("$name"); fi ;;
+	*)
+		if [ "${suite:-}" = backports ]; then bpo+=("$name"); else missing+=("$name"); fi ;;
+	esac
 done <"$list"
 
 # The 6.12 kernel image/headers must be from backports and installed together.

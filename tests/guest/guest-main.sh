@@ -3,7 +3,9 @@
 # vagx.ko, runs the command or a shell, and hands the exit status and the
 # kernel log back to the host through the transfer share.
 xfer=/run/vagx-xfer
+set -a  # the command sees VAGX_TOP and friends
 . $xfer/env
+set +a
 export HOME=/root TERM=${TERM:-linux} LANG=C.UTF-8
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 hostname vagx-guest 2>/dev/null

@@ -428,11 +428,24 @@ emit_vs_input(struct ctx *c, nir_intrinsic_instr *intr)
                                   divisor, ir_none());
    vagx_ir_src idx = vagx_ir_alu(ir, VAGX_OP_SEL, 0, divisor, inst,
                                  ir_file(IR_SR, VAGX_SR_VERTEX_ID));
-   vagx_ir_src off = vagx_ir_alu(ir, VAGX_OP_IMAD, 0, idx, stride, ir_imm(comp * 4));
-   uint32_t v = vagx_ir_new_vreg(ir, n);
-   vagx_ir_instr *I = vagx_ir_emit(ir, VAGX_OP_LD_GLOBAL, v, 0, base, off, ir_none());
-   I->mod = VAGX_MEMSIZE_B32 + (n - 1);
-   def_from_vec(c, &intr->def, v);
+   unsigned have = 4;
+   bool is_int = false;
+   if (c->fs_key && attr < ARRAY_SIZE(c->fs_key->vs_attr_comps) && c->fs_key->vs_attr_comps[attr]) {
+      have = c->fs_key->vs_attr_comps[attr];
+      is_int = c->fs_key->vs_attr_int & (1u << attr);
+   }
+   unsigned nload = comp < have ? MIN2(n, have - comp) : 0;
+   if (nload) {
+      vagx_ir_src off = vagx_ir_alu(ir, VAGX_OP_IMAD, 0, idx, stride, ir_imm(comp * 4));
+      uint32_t v = vagx_ir_new_vreg(ir, nload);
+      vagx_ir_instr *I = vagx_ir_emit(ir, VAGX_OP_LD_GLOBAL, v, 0, base, off, ir_none());
+      I->mod = VAGX_MEMSIZE_B32 + (nload - 1);
+      for (unsigned i = 0; i < nload; i++)
+         set_def(c, &intr->def, i, ir_vreg(v, i));
+   }
+   /* missing components: (0, 0, 0, 1) */
+   for (unsigned i = nload; i < n; i++)
+      set_def(c, &intr->def, i, ir_imm(comp + i == 3 ? (is_int ? 1u : 0x3f800000u) : 0u));
    return true;
 }
 

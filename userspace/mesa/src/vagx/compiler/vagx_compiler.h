@@ -80,6 +80,13 @@ struct vagx_fs_key {
    enum pipe_format rt_format[8];
    unsigned nr_cbufs;
    uint32_t blend_hash; /* driver's blend state hash (lowered with nir_lower_blend) */
+   /* Vertex shaders: components present in each vertex element's format
+    * (0 = unknown: fetch what the shader reads) and which elements are pure
+    * integer. Components the format lacks read as (0, 0, 0, 1) and are never
+    * fetched (a 4-word fetch of an RGB32F attribute would read the next
+    * vertex, or past the end of the buffer). */
+   uint8_t vs_attr_comps[16];
+   uint16_t vs_attr_int;
 };
 
 extern const nir_shader_compiler_options vagx_nir_options;

@@ -438,9 +438,30 @@ drm_shim_driver_init(void)
    shim_device.version_major = 1;
    shim_device.version_minor = 0;
 
-   drm_shim_override_file("DRIVER=vagx\nPCI_CLASS=38000\nPCI_ID=1234:A9E0\n"
-                          "PCI_SUBSYS_ID=1AF4:1100\nPCI_SLOT_NAME=0000:00:05.0\n",
-                          "/sys/dev/char/%d:%d/device/uevent", DRM_MAJOR, render_node_minor);
+   /* libdrm's drmGetDevices2() (used by the EGL surfaceless/device
+    * platforms) parses a PCI device from uevent (PCI_SLOT_NAME) and from the
+    * separate sysfs files vendor, device, subsystem_vendor, subsystem_device, revision; a device whose
+    * PCI info cannot be read is silently dropped from the list. */
+   static char uevent[256];
+   snprintf(uevent, sizeof(uevent),
+            "DRIVER=vagx\nPCI_CLASS=38000\nPCI_ID=%04X:%04X\n"
+            "PCI_SUBSYS_ID=%04X:%04X\nPCI_SLOT_NAME=0000:00:05.0\n",
+            VAGX_PCI_VENDOR_ID, VAGX_PCI_DEVICE_ID, VAGX_PCI_SUBSYSTEM_VENDOR_ID,
+            VAGX_PCI_SUBSYSTEM_ID);
+   drm_shim_override_file(uevent, "/sys/dev/char/%d:%d/device/uevent", DRM_MAJOR,
+                          render_node_minor);
+   static char ids[5][16];
+   static const char *const names[5] = { "vendor", "device", "subsystem_vendor",
+                                         "subsystem_device", "revision" };
+   const unsigned vals[5] = { VAGX_PCI_VENDOR_ID, VAGX_PCI_DEVICE_ID,
+                              VAGX_PCI_SUBSYSTEM_VENDOR_ID, VAGX_PCI_SUBSYSTEM_ID,
+                              VAGX_PCI_REVISION };
+   for (unsigned i = 0; i < 5; i++) {
+      char path[64];
+      snprintf(ids[i], sizeof(ids[i]), "0x%04x\n", vals[i]);
+      snprintf(path, sizeof(path), "/sys/dev/char/%%d:%%d/device/%s", names[i]);
+      drm_shim_override_file(ids[i], path, DRM_MAJOR, render_node_minor);
+   }
 
    mtx_init(&S.lock, mtx_plain);
    S.mem = mmap(NULL, SHIM_MEM_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, shim_device.mem_fd, 0);

@@ -75,7 +75,8 @@ struct vagx_batch {
    struct pipe_framebuffer_state key;
    struct util_dynarray bos;       /* struct vagx_bo * referenced */
    struct vagx_bo *cs;             /* control stream + descriptors pool */
-   uint32_t cs_used;
+   uint32_t cs_used;               /* control stream bytes (first half) */
+   uint32_t data_used;             /* descriptor/uniform bytes (second half) */
    unsigned clear;                 /* PIPE_CLEAR_* */
    union pipe_color_union clear_color[8];
    double clear_depth;

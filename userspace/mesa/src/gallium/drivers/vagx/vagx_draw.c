@@ -24,32 +24,50 @@ batch_add_bo(struct vagx_batch *b, struct vagx_bo *bo)
    util_dynarray_append(&b->bos, struct vagx_bo *, bo);
 }
 
+/* The pool BO holds the control stream in its first half (commands must be
+ * contiguous from cs_va: the device parses them in order) and descriptors,
+ * uniforms and shader data in its second half. */
+#define CS_CMD_SIZE (CS_SIZE / 2)
+
 static uint64_t
 batch_alloc(struct vagx_batch *b, unsigned size, unsigned align, void **cpu)
 {
-   b->cs_used = ALIGN(b->cs_used, align);
-   if (b->cs_used + size > CS_SIZE) {
+   uint32_t off = ALIGN(CS_CMD_SIZE + b->data_used, align);
+   if (off + size > CS_SIZE) {
       b->failed = true;
       *cpu = NULL;
       return 0;
    }
-   *cpu = (uint8_t *)b->cs->map + b->cs_used;
-   uint64_t va = b->cs->va + b->cs_used;
-   b->cs_used += size;
+   *cpu = (uint8_t *)b->cs->map + off;
+   uint64_t va = b->cs->va + off;
+   b->data_used = off + size - CS_CMD_SIZE;
    return va;
 }
 
 static uint32_t *
 cs_emit(struct vagx_batch *b, unsigned bytes)
 {
-   void *p;
-   batch_alloc(b, bytes, 4, &p);
+   static uint32_t scratch[64];
+   /* keep room for the final cmd_end */
+   if (b->cs_used + bytes + VAGX_CMD_END_LENGTH > CS_CMD_SIZE) {
+      b->failed = true;
+      memset(scratch, 0, sizeof(scratch));
+      return scratch;
+   }
+   uint32_t *p = (uint32_t *)((uint8_t *)b->cs->map + b->cs_used);
+   b->cs_used += ALIGN(bytes, 4);
    return p;
 }
 
+/* Dependencies between batches of one context: batches are submitted in
+ * flush order, so a batch that reads a resource another pending batch writes
+ * (render to texture, then sample it) must flush that writer first, and a
+ * batch that writes a resource must flush other pending readers and writers. */
 static void
 batch_read(struct vagx_batch *b, struct vagx_resource *r)
 {
+   if (r->writer && r->writer != b && r->writer->ctx == b->ctx)
+      vagx_flush_batch(b->ctx, r->writer);
    batch_add_bo(b, r->bo);
    r->reader_mask |= 1u << b->idx;
 }
@@ -57,6 +75,12 @@ batch_read(struct vagx_batch *b, struct vagx_resource *r)
 static void
 batch_write(struct vagx_batch *b, struct vagx_resource *r)
 {
+   if (r->writer && r->writer != b && r->writer->ctx == b->ctx)
+      vagx_flush_batch(b->ctx, r->writer);
+   u_foreach_bit(i, r->reader_mask & ~(1u << b->idx))
+      if (i < VAGX_MAX_BATCHES)
+         vagx_flush_batch(b->ctx, &b->ctx->batches[i]);
+   r->reader_mask &= 1u << b->idx;
    batch_add_bo(b, r->bo);
    r->writer = b;
 }
@@ -86,6 +110,7 @@ vagx_get_batch(struct vagx_context *ctx)
    b->draws = 0;
    b->failed = false;
    b->cs_used = 0;
+   b->data_used = 0;
    util_dynarray_init(&b->bos, NULL);
    if (!b->cs)
       b->cs = vagx_bo_create(&ctx->screen->dev, CS_SIZE, "control stream");
@@ -420,8 +445,11 @@ vagx_draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info,
             : rs->cull_face == PIPE_FACE_BACK ? VAGX_CULL_MODE_BACK
             : rs->cull_face == PIPE_FACE_FRONT_AND_BACK ? VAGX_CULL_MODE_FRONT_AND_BACK
                                                         : VAGX_CULL_MODE_NONE;
-   /* gallium's front_ccw is in GL window space (y up); ours is y down */
-   r.front_face = rs->front_ccw ? VAGX_FRONT_FACE_CW : VAGX_FRONT_FACE_CCW;
+   /* gallium's front_ccw already refers to the window coordinates the
+    * viewport produces (st flips it for y-inverted winsys buffers), with the
+    * same orientation as the hardware's (softpipe: det > 0 is back-facing
+    * with front_ccw), so it maps 1:1 */
+   r.front_face = rs->front_ccw ? VAGX_FRONT_FACE_CCW : VAGX_FRONT_FACE_CW;
    r.fill_front = rs->fill_front == PIPE_POLYGON_MODE_LINE ? VAGX_FILL_MODE_LINE
                   : rs->fill_front == PIPE_POLYGON_MODE_POINT ? VAGX_FILL_MODE_POINT : VAGX_FILL_MODE_FILL;
    r.fill_back = rs->fill_back == PIPE_POLYGON_MODE_LINE ? VAGX_FILL_MODE_LINE

@@ -4,8 +4,10 @@
  * framebuffer/blend key at draw time. */
 #include <stdio.h>
 #include <string.h>
+#include "compiler/nir/nir_builder.h"
 #include "compiler/nir/nir_lower_blend.h"
 #include "nir/tgsi_to_nir.h"
+#include "util/format/u_format.h"
 #include "util/hash_table.h"
 #include "util/u_framebuffer.h"
 #include "util/u_inlines.h"
@@ -181,6 +183,20 @@ vagx_create_shader_state(struct pipe_context *p, const struct pipe_shader_state 
    return so;
 }
 
+static bool
+fragcolor_to_data0(nir_builder *b, nir_intrinsic_instr *intr, void *data)
+{
+   if (intr->intrinsic != nir_intrinsic_store_output &&
+       intr->intrinsic != nir_intrinsic_load_output)
+      return false;
+   nir_io_semantics sem = nir_intrinsic_io_semantics(intr);
+   if (sem.location != FRAG_RESULT_COLOR)
+      return false;
+   sem.location = FRAG_RESULT_DATA0;
+   nir_intrinsic_set_io_semantics(intr, sem);
+   return true;
+}
+
 struct vagx_compiled_shader *
 vagx_get_variant(struct vagx_context *ctx, struct vagx_uncompiled_shader *so,
                  const struct vagx_fs_key *key)
@@ -189,6 +205,13 @@ vagx_get_variant(struct vagx_context *ctx, struct vagx_uncompiled_shader *so,
    if (so->nir->info.stage == MESA_SHADER_FRAGMENT) {
       k = *key;
       k.blend_hash = ctx->blend ? _mesa_hash_data(ctx->blend, sizeof(*ctx->blend)) : 0;
+   } else if (ctx->vtx) {
+      for (unsigned i = 0; i < ctx->vtx->count && i < ARRAY_SIZE(k.vs_attr_comps); i++) {
+         enum pipe_format f = ctx->vtx->el[i].src_format;
+         k.vs_attr_comps[i] = util_format_get_nr_components(f);
+         if (util_format_is_pure_integer(f))
+            k.vs_attr_int |= 1u << i;
+      }
    }
    util_dynarray_foreach(&so->variants, struct vagx_compiled_shader *, it) {
       if (!memcmp(&(*it)->key, &k, sizeof(k)))
@@ -198,7 +221,13 @@ vagx_get_variant(struct vagx_context *ctx, struct vagx_uncompiled_shader *so,
    v->key = k;
    nir_shader *nir = nir_shader_clone(NULL, so->nir);
    if (nir->info.stage == MESA_SHADER_FRAGMENT) {
-      NIR_PASS(_, nir, nir_lower_fragcolor, k.nr_cbufs);
+      /* The NIR is IO-lowered by now (vagx_preprocess_nir), so
+       * nir_lower_fragcolor (a variable pass) is a no-op: gl_FragColor is a
+       * store_output to FRAG_RESULT_COLOR, which nir_lower_blend rejects.
+       * With one render target (caps.max_render_targets = 1) broadcasting
+       * gl_FragColor is just renaming it to DATA0. */
+      NIR_PASS(_, nir, nir_shader_intrinsics_pass, fragcolor_to_data0,
+               nir_metadata_control_flow, NULL);
       if (ctx->blend) {
          nir_lower_blend_options opts = { .scalar_blend_const = true };
          for (unsigned rt = 0; rt < k.nr_cbufs; rt++) {
@@ -225,8 +254,7 @@ vagx_get_variant(struct vagx_context *ctx, struct vagx_uncompiled_shader *so,
       }
    }
    const char *err = NULL;
-   v->ok = vagx_compile_shader(nir, nir->info.stage == MESA_SHADER_FRAGMENT ? &k : NULL,
-                               &v->info, &err);
+   v->ok = vagx_compile_shader(nir, &k, &v->info, &err);
    ralloc_free(nir);
    if (!v->ok) {
       so->error = err;

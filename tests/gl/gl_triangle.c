@@ -1,0 +1,726 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gl_triangle OUTDIR [CASE...]: render the GLES2 test cases into a 64x64
+ * RGBA8 FBO (EGL surfaceless platform, configless + surfaceless context, so
+ * no EGLConfig or window system is needed), read each image back with
+ * glReadPixels and write it to OUTDIR/<case>.ppm (top row first).
+ *
+ * gl_triangle --compare REF.ppm TEST.ppm: compare two images with the suite's
+ * tolerance (see compare() below); exit 0 if they match.
+ *
+ * The runner (tests/gl/run) renders every case twice, once on vagx (drm-shim)
+ * and once on softpipe (the reference), and compares them per case.
+ * Rendering prints one line per case: "case NAME ok" or "case NAME error: ...".
+ */
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GLES2/gl2.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define W 64
+#define H 64
+
+static const char *outdir;
+
+/* ---------------------------------------------------------------- images */
+
+static bool
+write_ppm(const char *path, const unsigned char *rgba)
+{
+   FILE *f = fopen(path, "wb");
+   if (!f)
+      return false;
+   fprintf(f, "P6\n%d %d\n255\n", W, H);
+   /* GL rows are bottom-up; PPM is top-down */
+   for (int y = H - 1; y >= 0; y--)
+      for (int x = 0; x < W; x++)
+         fwrite(rgba + 4 * (y * W + x), 1, 3, f);
+   return fclose(f) == 0;
+}
+
+static unsigned char *
+read_ppm(const char *path, int *w, int *h)
+{
+   FILE *f = fopen(path, "rb");
+   if (!f)
+      return NULL;
+   int maxv;
+   if (fscanf(f, "P6 %d %d %d", w, h, &maxv) != 3 || maxv != 255) {
+      fclose(f);
+      return NULL;
+   }
+   fgetc(f);
+   unsigned char *p = malloc((size_t)*w * *h * 3);
+   if (fread(p, 3, (size_t)*w * *h, f) != (size_t)*w * *h) {
+      free(p);
+      p = NULL;
+   }
+   fclose(f);
+   return p;
+}
+
+/*
+ * Tolerance:
+ *  - every pixel: each channel within TOL (3/255) of the reference;
+ *  - except "edge" pixels: pixels whose 3x3 neighbourhood in the reference
+ *    contains a colour discontinuity (some channel differs by >= EDGE from
+ *    the centre). There the rasterisers may legitimately disagree on
+ *    coverage, so the test pixel must only match (within TOL) the reference
+ *    colour of some pixel in that 3x3 neighbourhood.
+ *  Interior coverage and colour must therefore be exact up to rounding.
+ */
+#define TOL 3
+#define EDGE 24
+
+static int
+px_diff(const unsigned char *a, const unsigned char *b)
+{
+   int m = 0;
+   for (int c = 0; c < 3; c++) {
+      int d = abs((int)a[c] - (int)b[c]);
+      if (d > m)
+         m = d;
+   }
+   return m;
+}
+
+static int
+compare(const char *refp, const char *testp)
+{
+   int rw, rh, tw, th;
+   unsigned char *r = read_ppm(refp, &rw, &rh), *t = read_ppm(testp, &tw, &th);
+   if (!r || !t || rw != tw || rh != th) {
+      printf("# cannot read or size mismatch: %s %s\n", refp, testp);
+      return 2;
+   }
+   int bad = 0, edge_ok = 0, maxd = 0, first_x = -1, first_y = -1;
+   for (int y = 0; y < rh; y++) {
+      for (int x = 0; x < rw; x++) {
+         const unsigned char *rp = r + 3 * (y * rw + x), *tp = t + 3 * (y * rw + x);
+         int d = px_diff(rp, tp);
+         if (d > maxd)
+            maxd = d;
+         if (d <= TOL)
+            continue;
+         bool edge = false, near = false;
+         for (int dy = -1; dy <= 1; dy++) {
+            for (int dx = -1; dx <= 1; dx++) {
+               int nx = x + dx, ny = y + dy;
+               if (nx < 0 || ny < 0 || nx >= rw || ny >= rh)
+                  continue;
+               const unsigned char *np = r + 3 * (ny * rw + nx);
+               if (px_diff(np, rp) >= EDGE)
+                  edge = true;
+               if (px_diff(np, tp) <= TOL)
+                  near = true;
+            }
+         }
+         if (edge && near) {
+            edge_ok++;
+         } else {
+            if (!bad) {
+               first_x = x;
+               first_y = y;
+            }
+            bad++;
+         }
+      }
+   }
+   if (bad) {
+      const unsigned char *rp = r + 3 * (first_y * rw + first_x);
+      const unsigned char *tp = t + 3 * (first_y * rw + first_x);
+      printf("# %d pixels differ (max channel diff %d, %d edge pixels tolerated); "
+             "first at (%d,%d) from top-left: ref %d,%d,%d test %d,%d,%d\n",
+             bad, maxd, edge_ok, first_x, first_y, rp[0], rp[1], rp[2], tp[0], tp[1],
+             tp[2]);
+   } else {
+      printf("# match (max channel diff %d, %d edge pixels tolerated)\n", maxd, edge_ok);
+   }
+   free(r);
+   free(t);
+   return bad ? 1 : 0;
+}
+
+/* ---------------------------------------------------------------- GL helpers */
+
+static char errbuf[512];
+
+static GLuint
+compile(GLenum type, const char *src)
+{
+   GLuint s = glCreateShader(type);
+   glShaderSource(s, 1, &src, NULL);
+   glCompileShader(s);
+   GLint ok = 0;
+   glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+   if (!ok) {
+      char log[256] = "";
+      glGetShaderInfoLog(s, sizeof(log), NULL, log);
+      snprintf(errbuf, sizeof(errbuf), "shader compile failed: %s", log);
+      return 0;
+   }
+   return s;
+}
+
+static GLuint
+program(const char *vs, const char *fs)
+{
+   GLuint v = compile(GL_VERTEX_SHADER, vs), f = compile(GL_FRAGMENT_SHADER, fs);
+   if (!v || !f)
+      return 0;
+   GLuint p = glCreateProgram();
+   glAttachShader(p, v);
+   glAttachShader(p, f);
+   glBindAttribLocation(p, 0, "pos");
+   glBindAttribLocation(p, 1, "attr");
+   glLinkProgram(p);
+   GLint ok = 0;
+   glGetProgramiv(p, GL_LINK_STATUS, &ok);
+   if (!ok) {
+      char log[256] = "";
+      glGetProgramInfoLog(p, sizeof(log), NULL, log);
+      snprintf(errbuf, sizeof(errbuf), "link failed: %s", log);
+      return 0;
+   }
+   glUseProgram(p);
+   return p;
+}
+
+static const char *vs_color =
+   "attribute vec4 pos;\n"
+   "attribute vec4 attr;\n"
+   "varying vec4 v;\n"
+   "void main() { gl_Position = pos; v = attr; }\n";
+static const char *fs_color =
+   "precision mediump float;\n"
+   "varying vec4 v;\n"
+   "void main() { gl_FragColor = v; }\n";
+static const char *fs_uniform =
+   "precision mediump float;\n"
+   "uniform vec4 color;\n"
+   "void main() { gl_FragColor = color; }\n";
+static const char *fs_tex =
+   "precision mediump float;\n"
+   "varying vec4 v;\n"
+   "uniform sampler2D tex;\n"
+   "void main() { gl_FragColor = texture2D(tex, v.xy); }\n";
+
+/* pos: 3 floats (z used by the depth case), attr: 4 floats */
+static void
+draw(GLenum mode, const float *pos, const float *attr, int n)
+{
+   glEnableVertexAttribArray(0);
+   glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 0, pos);
+   if (attr) {
+      glEnableVertexAttribArray(1);
+      glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, 0, attr);
+   } else {
+      glDisableVertexAttribArray(1);
+   }
+   glDrawArrays(mode, 0, n);
+}
+
+static const float quad_pos[] = { -1, -1, 0, 1, -1, 0, -1, 1, 0, 1, 1, 0 };
+
+/* ---------------------------------------------------------------- cases */
+
+static bool
+case_clear(void)
+{
+   glClearColor(0.2f, 0.4f, 0.6f, 1.0f);
+   glClear(GL_COLOR_BUFFER_BIT);
+   return true;
+}
+
+static bool
+case_triangle(void)
+{
+   static const float pos[] = { -0.8f, -0.8f, 0, 0.8f, -0.6f, 0, -0.1f, 0.85f, 0 };
+   static const float col[] = { 1, 0, 0, 1, 0, 1, 0, 1, 0, 0, 1, 1 };
+   glClearColor(0.1f, 0.1f, 0.1f, 1.0f);
+   glClear(GL_COLOR_BUFFER_BIT);
+   if (!program(vs_color, fs_color))
+      return false;
+   draw(GL_TRIANGLES, pos, col, 3);
+   return true;
+}
+
+static bool
+case_multi_draw(void)
+{
+   glClearColor(0, 0, 0, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   GLuint p = program(vs_color, fs_uniform);
+   if (!p)
+      return false;
+   GLint loc = glGetUniformLocation(p, "color");
+   for (int i = 0; i < 4; i++) {
+      float x0 = -0.9f + 0.45f * i;
+      float pos[] = { x0, -0.7f, 0, x0 + 0.4f, -0.7f, 0, x0 + 0.2f, 0.3f + 0.15f * i, 0 };
+      glUniform4f(loc, i & 1 ? 1.0f : 0.25f, i & 2 ? 1.0f : 0.5f, 0.75f - 0.2f * i, 1);
+      draw(GL_TRIANGLES, pos, NULL, 3);
+   }
+   return true;
+}
+
+static bool
+case_scissor(void)
+{
+   glClearColor(0, 0, 1, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   glEnable(GL_SCISSOR_TEST);
+   glScissor(8, 16, 24, 20);
+   glClearColor(1, 1, 0, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   glDisable(GL_SCISSOR_TEST);
+   return true;
+}
+
+static bool
+case_depth(void)
+{
+   glClearColor(0, 0, 0, 1);
+   glClearDepthf(1.0f);
+   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+   glEnable(GL_DEPTH_TEST);
+   glDepthFunc(GL_LESS);
+   GLuint p = program(vs_color, fs_uniform);
+   if (!p)
+      return false;
+   GLint loc = glGetUniformLocation(p, "color");
+   /* near (z=-0.5) green drawn first, far (z=0.5) red second: red must be
+    * hidden where they overlap; a sloped blue triangle crosses both */
+   static const float near[] = { -0.9f, -0.9f, -0.5f, 0.5f, -0.9f, -0.5f, -0.2f, 0.6f, -0.5f };
+   static const float far[] = { -0.5f, -0.6f, 0.5f, 0.9f, -0.6f, 0.5f, 0.2f, 0.9f, 0.5f };
+   static const float slope[] = { -1, 0.1f, -1, 1, 0.1f, 1, 0, -1, 0 };
+   glUniform4f(loc, 0, 1, 0, 1);
+   draw(GL_TRIANGLES, near, NULL, 3);
+   glUniform4f(loc, 1, 0, 0, 1);
+   draw(GL_TRIANGLES, far, NULL, 3);
+   glUniform4f(loc, 0, 0, 1, 1);
+   draw(GL_TRIANGLES, slope, NULL, 3);
+   glDisable(GL_DEPTH_TEST);
+   return true;
+}
+
+static bool
+case_blend(void)
+{
+   glClearColor(0.0f, 0.0f, 0.5f, 1.0f);
+   glClear(GL_COLOR_BUFFER_BIT);
+   GLuint p = program(vs_color, fs_uniform);
+   if (!p)
+      return false;
+   GLint loc = glGetUniformLocation(p, "color");
+   glEnable(GL_BLEND);
+   glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+   static const float a[] = { -0.9f, -0.9f, 0, 0.6f, -0.9f, 0, -0.9f, 0.6f, 0 };
+   static const float b[] = { 0.9f, 0.9f, 0, -0.6f, 0.9f, 0, 0.9f, -0.6f, 0 };
+   glUniform4f(loc, 1, 0, 0, 0.5f);
+   draw(GL_TRIANGLES, a, NULL, 3);
+   glBlendFunc(GL_ONE, GL_ONE); /* additive */
+   glUniform4f(loc, 0, 0.5f, 0, 1);
+   draw(GL_TRIANGLES, b, NULL, 3);
+   glDisable(GL_BLEND);
+   return true;
+}
+
+static bool
+case_texture(void)
+{
+   glClearColor(0, 0, 0, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   unsigned char texels[8 * 8 * 4];
+   for (int y = 0; y < 8; y++)
+      for (int x = 0; x < 8; x++) {
+         unsigned char *t = texels + 4 * (y * 8 + x);
+         bool on = (x ^ y) & 1;
+         t[0] = on ? 255 : 32 * x;
+         t[1] = on ? 255 : 32 * y;
+         t[2] = on ? 0 : 128;
+         t[3] = 255;
+      }
+   GLuint tex;
+   glGenTextures(1, &tex);
+   glActiveTexture(GL_TEXTURE0);
+   glBindTexture(GL_TEXTURE_2D, tex);
+   glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, 8, 8, 0, GL_RGBA, GL_UNSIGNED_BYTE, texels);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+   GLuint p = program(vs_color, fs_tex);
+   if (!p)
+      return false;
+   glUniform1i(glGetUniformLocation(p, "tex"), 0);
+   static const float uv[] = { 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 1, 1, 0, 0 };
+   draw(GL_TRIANGLE_STRIP, quad_pos, uv, 4);
+   glDeleteTextures(1, &tex);
+   return true;
+}
+
+static bool
+case_texture_linear(void)
+{
+   glClearColor(0, 0, 0, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   static const unsigned char texels[] = { 255, 0, 0, 255, 0, 255, 0, 255,
+                                           0, 0, 255, 255, 255, 255, 255, 255 };
+   GLuint tex;
+   glGenTextures(1, &tex);
+   glBindTexture(GL_TEXTURE_2D, tex);
+   glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, 2, 2, 0, GL_RGBA, GL_UNSIGNED_BYTE, texels);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+   GLuint p = program(vs_color, fs_tex);
+   if (!p)
+      return false;
+   glUniform1i(glGetUniformLocation(p, "tex"), 0);
+   static const float uv[] = { 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 1, 1, 0, 0 };
+   draw(GL_TRIANGLE_STRIP, quad_pos, uv, 4);
+   glDeleteTextures(1, &tex);
+   return true;
+}
+
+
+static bool
+case_indexed_vbo(void)
+{
+   glClearColor(0.1f, 0.0f, 0.1f, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   if (!program(vs_color, fs_color))
+      return false;
+   /* interleaved: xyz float + rgba unorm8 (16 bytes/vertex), from a VBO */
+   struct vtx {
+      float p[3];
+      unsigned char c[4];
+   } v[] = {
+      { { -0.9f, -0.9f, 0 }, { 255, 0, 0, 255 } }, { { -0.1f, -0.9f, 0 }, { 0, 255, 0, 255 } },
+      { { -0.1f, -0.1f, 0 }, { 0, 0, 255, 255 } }, { { -0.9f, -0.1f, 0 }, { 255, 255, 0, 255 } },
+      { { 0.5f, 0.5f, 0 }, { 255, 255, 255, 255 } }, { { 0.9f, 0.5f, 0 }, { 255, 0, 255, 255 } },
+      { { 0.8f, 0.9f, 0 }, { 0, 255, 255, 255 } }, { { 0.2f, 0.9f, 0 }, { 128, 128, 128, 255 } },
+      { { 0.1f, 0.6f, 0 }, { 255, 128, 0, 255 } },
+   };
+   static const unsigned short idx[] = { 0, 1, 2, 0, 2, 3, 4, 5, 6, 7, 8 };
+   GLuint bo[2];
+   glGenBuffers(2, bo);
+   glBindBuffer(GL_ARRAY_BUFFER, bo[0]);
+   glBufferData(GL_ARRAY_BUFFER, sizeof(v), v, GL_STATIC_DRAW);
+   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, bo[1]);
+   glBufferData(GL_ELEMENT_ARRAY_BUFFER, sizeof(idx), idx, GL_STATIC_DRAW);
+   glEnableVertexAttribArray(0);
+   glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, sizeof(struct vtx), (void *)0);
+   glEnableVertexAttribArray(1);
+   glVertexAttribPointer(1, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(struct vtx), (void *)12);
+   glDrawElements(GL_TRIANGLES, 6, GL_UNSIGNED_SHORT, (void *)0);
+   glDrawElements(GL_TRIANGLE_FAN, 5, GL_UNSIGNED_SHORT, (void *)(6 * sizeof(short)));
+   glBindBuffer(GL_ARRAY_BUFFER, 0);
+   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, 0);
+   glDeleteBuffers(2, bo);
+   return true;
+}
+
+static bool
+case_cull(void)
+{
+   glClearColor(0, 0, 0, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   GLuint p = program(vs_color, fs_uniform);
+   if (!p)
+      return false;
+   GLint loc = glGetUniformLocation(p, "color");
+   static const float ccw[] = { -0.9f, -0.5f, 0, -0.1f, -0.5f, 0, -0.5f, 0.5f, 0 };
+   static const float cw[] = { 0.1f, -0.5f, 0, 0.5f, 0.5f, 0, 0.9f, -0.5f, 0 };
+   glEnable(GL_CULL_FACE);
+   glCullFace(GL_BACK);
+   glFrontFace(GL_CCW);
+   glUniform4f(loc, 1, 0.5f, 0, 1);
+   draw(GL_TRIANGLES, ccw, NULL, 3); /* front: drawn */
+   draw(GL_TRIANGLES, cw, NULL, 3);  /* back: culled */
+   glFrontFace(GL_CW);
+   static const float cw2[] = { -0.3f, 0.6f, 0, 0.3f, 0.95f, 0, 0.3f, 0.6f, 0 };
+   glUniform4f(loc, 0, 0.5f, 1, 1);
+   draw(GL_TRIANGLES, cw2, NULL, 3); /* front with CW: drawn */
+   glDisable(GL_CULL_FACE);
+   glFrontFace(GL_CCW);
+   return true;
+}
+
+static bool
+case_shader_loop(void)
+{
+   static const char *fs =
+      "precision highp float;\n"
+      "void main() {\n"
+      "   vec2 c = gl_FragCoord.xy / 64.0 * 2.5 - vec2(2.0, 1.25);\n"
+      "   vec2 z = vec2(0.0);\n"
+      "   float n = 0.0;\n"
+      "   for (int i = 0; i < 24; i++) {\n"
+      "      if (dot(z, z) > 4.0) break;\n"
+      "      z = vec2(z.x * z.x - z.y * z.y, 2.0 * z.x * z.y) + c;\n"
+      "      n += 1.0;\n"
+      "   }\n"
+      "   gl_FragColor = vec4(n / 24.0, fract(n / 5.0), c.x > -0.5 ? 1.0 : 0.25, 1.0);\n"
+      "}\n";
+   glClearColor(0, 0, 0, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   if (!program(vs_color, fs))
+      return false;
+   draw(GL_TRIANGLE_STRIP, quad_pos, NULL, 4);
+   return true;
+}
+
+static bool
+case_render_to_texture(void)
+{
+   /* pass 1: a triangle into a 32x32 texture through a second FBO */
+   GLuint tex, fbo;
+   glGenTextures(1, &tex);
+   glBindTexture(GL_TEXTURE_2D, tex);
+   glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, 32, 32, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+   GLint main_fbo;
+   glGetIntegerv(GL_FRAMEBUFFER_BINDING, &main_fbo);
+   glGenFramebuffers(1, &fbo);
+   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+   glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
+   if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
+      snprintf(errbuf, sizeof(errbuf), "texture FBO incomplete");
+      return false;
+   }
+   glViewport(0, 0, 32, 32);
+   glClearColor(0.3f, 0.3f, 0.0f, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   if (!program(vs_color, fs_color))
+      return false;
+   static const float pos[] = { -0.9f, -0.9f, 0, 0.9f, -0.9f, 0, 0, 0.9f, 0 };
+   static const float col[] = { 1, 0, 0, 1, 0, 1, 0, 1, 0, 0, 1, 1 };
+   draw(GL_TRIANGLES, pos, col, 3);
+   /* pass 2: sample it on a quad in the main FBO */
+   glBindFramebuffer(GL_FRAMEBUFFER, main_fbo);
+   glViewport(0, 0, W, H);
+   glClearColor(0, 0, 0, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   GLuint p = program(vs_color, fs_tex);
+   if (!p)
+      return false;
+   glUniform1i(glGetUniformLocation(p, "tex"), 0);
+   static const float qpos[] = { -0.75f, -0.75f, 0, 0.75f, -0.75f, 0, -0.75f, 0.75f, 0, 0.75f, 0.75f, 0 };
+   static const float uv[] = { 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 1, 1, 0, 0 };
+   draw(GL_TRIANGLE_STRIP, qpos, uv, 4);
+   glDeleteFramebuffers(1, &fbo);
+   glDeleteTextures(1, &tex);
+   return true;
+}
+
+static bool
+case_stencil(void)
+{
+   /* own FBO with a packed depth/stencil renderbuffer (OES_packed_depth_stencil) */
+   if (!strstr((const char *)glGetString(GL_EXTENSIONS), "GL_OES_packed_depth_stencil")) {
+      snprintf(errbuf, sizeof(errbuf), "GL_OES_packed_depth_stencil not exposed");
+      return false;
+   }
+   GLint main_fbo, color;
+   glGetIntegerv(GL_FRAMEBUFFER_BINDING, &main_fbo);
+   glGetFramebufferAttachmentParameteriv(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+                                         GL_FRAMEBUFFER_ATTACHMENT_OBJECT_NAME, &color);
+   GLuint fbo, ds;
+   glGenFramebuffers(1, &fbo);
+   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+   glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, color, 0);
+   glGenRenderbuffers(1, &ds);
+   glBindRenderbuffer(GL_RENDERBUFFER, ds);
+   glRenderbufferStorage(GL_RENDERBUFFER, 0x88F0 /* DEPTH24_STENCIL8_OES */, W, H);
+   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, ds);
+   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_STENCIL_ATTACHMENT, GL_RENDERBUFFER, ds);
+   if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
+      snprintf(errbuf, sizeof(errbuf), "depth/stencil FBO incomplete");
+      return false;
+   }
+   glClearColor(0, 0, 0, 1);
+   glClearStencil(0);
+   glClear(GL_COLOR_BUFFER_BIT | GL_STENCIL_BUFFER_BIT);
+   GLuint p = program(vs_color, fs_uniform);
+   if (!p)
+      return false;
+   GLint loc = glGetUniformLocation(p, "color");
+   glEnable(GL_STENCIL_TEST);
+   /* write 1 inside a triangle, colour writes off */
+   glStencilFunc(GL_ALWAYS, 1, 0xff);
+   glStencilOp(GL_KEEP, GL_KEEP, GL_REPLACE);
+   glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+   static const float tri[] = { -0.8f, -0.8f, 0, 0.8f, -0.8f, 0, 0, 0.8f, 0 };
+   draw(GL_TRIANGLES, tri, NULL, 3);
+   glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+   /* full quad where stencil == 1: green; where != 1: magenta */
+   glStencilOp(GL_KEEP, GL_KEEP, GL_KEEP);
+   glStencilFunc(GL_EQUAL, 1, 0xff);
+   glUniform4f(loc, 0, 1, 0, 1);
+   draw(GL_TRIANGLE_STRIP, quad_pos, NULL, 4);
+   glStencilFunc(GL_NOTEQUAL, 1, 0xff);
+   glUniform4f(loc, 1, 0, 1, 1);
+   static const float half[] = { -1, -1, 0, 0, -1, 0, -1, 1, 0, 0, 1, 0 };
+   draw(GL_TRIANGLE_STRIP, half, NULL, 4);
+   glDisable(GL_STENCIL_TEST);
+   glBindFramebuffer(GL_FRAMEBUFFER, main_fbo);
+   glDeleteFramebuffers(1, &fbo);
+   glDeleteRenderbuffers(1, &ds);
+   return true;
+}
+
+static const char *vs_psize =
+   "attribute vec4 pos;\n"
+   "attribute vec4 attr;\n"
+   "varying vec4 v;\n"
+   "void main() { gl_Position = pos; gl_PointSize = 5.0; v = attr; }\n";
+
+/* width-1 lines: GL's diamond-exit rule (softpipe) leaves out the last pixel
+ * when the endpoint lies inside its diamond */
+static bool
+case_lines(void)
+{
+   glClearColor(0, 0, 0, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   if (!program(vs_psize, fs_color))
+      return false;
+   static const float lpos[] = { -0.9f, -0.9f, 0, 0.9f, -0.3f, 0, -0.9f, 0.8f, 0, 0.2f, -0.8f, 0 };
+   static const float lcol[] = { 1, 0, 0, 1, 1, 1, 0, 1, 0, 1, 1, 1, 0, 0, 1, 1 };
+   draw(GL_LINES, lpos, lcol, 4);
+   return true;
+}
+
+static bool
+case_points(void)
+{
+   glClearColor(0, 0, 0, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   if (!program(vs_psize, fs_color))
+      return false;
+   static const float ppos[] = { 0.5f, 0.5f, 0, -0.5f, 0.3f, 0, 0.7f, 0.85f, 0 };
+   static const float pcol[] = { 1, 1, 1, 1, 1, 0, 1, 1, 0, 1, 0, 1 };
+   draw(GL_POINTS, ppos, pcol, 3);
+   return true;
+}
+
+static const struct {
+   const char *name;
+   bool (*fn)(void);
+} cases[] = {
+   { "clear", case_clear },
+   { "triangle", case_triangle },
+   { "multi_draw", case_multi_draw },
+   { "scissor_clear", case_scissor },
+   { "depth", case_depth },
+   { "blend", case_blend },
+   { "texture_nearest", case_texture },
+   { "texture_linear", case_texture_linear },
+   { "indexed_vbo", case_indexed_vbo },
+   { "cull", case_cull },
+   { "shader_loop", case_shader_loop },
+   { "render_to_texture", case_render_to_texture },
+   { "stencil", case_stencil },
+   { "points", case_points },
+   { "lines", case_lines },
+};
+
+/* ---------------------------------------------------------------- main */
+
+int
+main(int argc, char **argv)
+{
+   if (argc == 4 && !strcmp(argv[1], "--compare"))
+      return compare(argv[2], argv[3]);
+   if (argc == 2 && !strcmp(argv[1], "--list")) {
+      for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+         printf("%s\n", cases[i].name);
+      return 0;
+   }
+   if (argc < 2) {
+      fprintf(stderr, "usage: %s OUTDIR [CASE...] | --compare REF TEST | --list\n", argv[0]);
+      return 2;
+   }
+   outdir = argv[1];
+
+   PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
+      (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
+   EGLDisplay dpy = get_display ? get_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL)
+                                : EGL_NO_DISPLAY;
+   if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, NULL, NULL)) {
+      fprintf(stderr, "gl_triangle: no surfaceless EGL display (0x%x)\n", eglGetError());
+      return 3;
+   }
+   eglBindAPI(EGL_OPENGL_ES_API);
+   static const EGLint ctx_attr[] = { EGL_CONTEXT_CLIENT_VERSION, 2, EGL_NONE };
+   EGLContext ctx = eglCreateContext(dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, ctx_attr);
+   if (ctx == EGL_NO_CONTEXT || !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
+      fprintf(stderr, "gl_triangle: cannot create/bind a GLES2 context (0x%x)\n", eglGetError());
+      return 3;
+   }
+   printf("renderer %s | %s\n", glGetString(GL_RENDERER), glGetString(GL_VERSION));
+
+   GLuint fbo, color, depth;
+   glGenFramebuffers(1, &fbo);
+   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+   glGenTextures(1, &color);
+   glBindTexture(GL_TEXTURE_2D, color);
+   glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, W, H, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+   glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, color, 0);
+   glGenRenderbuffers(1, &depth);
+   glBindRenderbuffer(GL_RENDERBUFFER, depth);
+   glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT16, W, H);
+   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, depth);
+   GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+   if (st != GL_FRAMEBUFFER_COMPLETE) {
+      fprintf(stderr, "gl_triangle: FBO incomplete (0x%x)\n", st);
+      return 3;
+   }
+
+   int failed = 0;
+   for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+      bool want = argc == 2;
+      for (int a = 2; a < argc; a++)
+         want |= !strcmp(argv[a], cases[i].name);
+      if (!want)
+         continue;
+      errbuf[0] = 0;
+      glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+      glViewport(0, 0, W, H);
+      glUseProgram(0);
+      bool ok = cases[i].fn();
+      static unsigned char px[W * H * 4];
+      memset(px, 0, sizeof(px));
+      glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
+      GLenum err = glGetError();
+      if (ok && err != GL_NO_ERROR) {
+         snprintf(errbuf, sizeof(errbuf), "GL error 0x%x", err);
+         ok = false;
+      }
+      char path[1024];
+      snprintf(path, sizeof(path), "%s/%s.ppm", outdir, cases[i].name);
+      if (!write_ppm(path, px)) {
+         snprintf(errbuf, sizeof(errbuf), "cannot write %s", path);
+         ok = false;
+      }
+      if (ok)
+         printf("case %s ok\n", cases[i].name);
+      else
+         printf("case %s error: %s\n", cases[i].name, errbuf);
+      fflush(stdout);
+      failed += !ok;
+   }
+   eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+   eglDestroyContext(dpy, ctx);
+   eglTerminate(dpy);
+   return failed ? 1 : 0;
+}
