@@ -125,9 +125,12 @@ static bool reserve(struct vagx_usc *usc, const struct vagx_usc_program *prog, u
       usc->groups_cap = ngroups;
    }
    if (regs > usc->regs_cap) {
-      void *p = realloc(usc->regs, regs * sizeof(uint32_t));
+      /* 64-byte aligned: every register (128 bytes) then starts a cache line
+       * and the handlers' vector stores are aligned.  Contents need not be kept. */
+      void *p = aligned_alloc(64, regs * sizeof(uint32_t));
       if (!p)
          return false;
+      free(usc->regs);
       usc->regs = p;
       usc->regs_cap = regs;
    }
@@ -206,27 +209,38 @@ enum vagx_usc_status vagx_usc_run_threadgroup(struct vagx_usc *usc,
    run.shared = usc->shared;
    run.shared_size = cs->shared_bytes;
 
+   /* Thread coordinates by counting (no division per lane); inactive lanes of
+    * the last group keep zeros. */
+   uint32_t tx = 0, ty = 0, tz = 0;
    for (unsigned i = 0; i < ngroups; i++) {
-      uint32_t exec = 0;
       struct usc_grp *g = &usc->groups[i];
+      uint64_t left = nthreads - (uint64_t)i * L;
+      unsigned n = left < L ? (unsigned)left : L;
+      uint32_t exec = n == L ? ~0u : (1u << n) - 1;
       memset(g->sr, 0, sizeof(g->sr));
-      for (unsigned l = 0; l < L; l++) {
-         uint32_t t = i * L + l;
-         if (t >= nthreads)
-            continue;
-         exec |= 1u << l;
+      for (unsigned l = 0; l < n; l++) {
+         g->sr[VAGX_SR_TID_X][l] = tx;
+         g->sr[VAGX_SR_TID_Y][l] = ty;
+         g->sr[VAGX_SR_TID_Z][l] = tz;
+         if (++tx == sx) {
+            tx = 0;
+            if (++ty == sy) {
+               ty = 0;
+               tz++;
+            }
+         }
+      }
+      for (unsigned l = 0; l < n; l++) {
          g->sr[VAGX_SR_LANE_ID][l] = l;
-         g->sr[VAGX_SR_TID_X][l] = t % sx;
-         g->sr[VAGX_SR_TID_Y][l] = (t / sx) % sy;
-         g->sr[VAGX_SR_TID_Z][l] = t / (sx * sy);
-         g->sr[VAGX_SR_TINDEX][l] = t;
+         g->sr[VAGX_SR_TINDEX][l] = i * L + l;
          g->sr[VAGX_SR_SIMD_ID][l] = i;
-         for (int k = 0; k < 3; k++) {
+      }
+      for (int k = 0; k < 3; k++)
+         for (unsigned l = 0; l < n; l++) {
             g->sr[VAGX_SR_TGID_X + k][l] = tgid[k];
             g->sr[VAGX_SR_NGROUPS_X + k][l] = cs->ngroups[k];
             g->sr[VAGX_SR_TGSIZE_X + k][l] = cs->tg_size[k];
          }
-      }
       init_group(usc, &run, i, exec);
    }
    return run_groups(usc, &run, ngroups);

@@ -51,7 +51,7 @@ static inline uint32_t usc_sat(uint32_t u)
  * the correctly rounded fused result. */
 static inline float usc_fma(float a, float b, float c)
 {
-#ifdef __FMA__
+#if defined(__FMA__) || defined(__FP_FAST_FMAF)
    return __builtin_fmaf(a, b, c);
 #else
    double p = (double)a * (double)b;

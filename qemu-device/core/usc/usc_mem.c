@@ -73,22 +73,86 @@ static inline uint64_t addr64(const struct usc_grp *g, const struct usc_op *o, i
    return (uint64_t)lo[l] | (uint64_t)lo[l + L] << 32;
 }
 
+/* Fast path of global loads/stores: computes every lane's address into va[]
+ * and, when all active lanes are aligned and fall in one cached translation,
+ * returns that TLB entry (one translation per instruction instead of per lane).
+ * Returns NULL when the per-lane path must run (misaligned lanes, several
+ * pages), or with *faulted set after the same fault the per-lane path would
+ * have reported first (the first active lane's translation). */
+static struct usc_tlb *mem_fast(struct usc_grp *g, const struct usc_op *o, const uint32_t *off,
+                                unsigned bytes, unsigned acc, uint64_t va[L], int *faulted)
+{
+   const uint32_t *lo = g->base[o->src[0].bfile] + (size_t)o->src[0].idx * L, *hi = lo + L;
+   const uint32_t exec = g->exec;
+   uint64_t mn = UINT64_MAX, mx = 0, mis = 0;
+   *faulted = 0;
+   for (int l = 0; l < L; l++)
+      va[l] = ((uint64_t)lo[l] | (uint64_t)hi[l] << 32) + (uint64_t)(int64_t)(int32_t)off[l];
+   for (int l = 0; l < L; l++) {
+      uint64_t m = 0 - (uint64_t)((exec >> l) & 1), v = va[l];
+      mis |= v & m;
+      mn = (v | ~m) < mn ? (v | ~m) : mn;
+      mx = (v & m) > mx ? (v & m) : mx;
+   }
+   if (!exec || (mis & (align_of(bytes) - 1)) || mx + bytes < mx)
+      return NULL;
+   struct usc_run *run = g->run;
+   struct usc_tlb *t = (acc & VAGX_USC_ACC_WRITE) ? &run->tlb_w : &run->tlb_r;
+   if (!(mn >= t->va && mx + bytes <= t->end)) {
+      if (!xlate(g, o, va[__builtin_ctz(exec)], bytes, acc)) {
+         *faulted = 1;
+         return NULL;
+      }
+      if (!(mn >= t->va && mx + bytes <= t->end))
+         return NULL;
+   }
+   return t;
+}
+
+/* Every lane active and lane l at va[0] + l * bytes. */
+static inline int contiguous(uint32_t exec, const uint64_t va[L], unsigned bytes)
+{
+   uint64_t bad = 0;
+   for (int l = 0; l < L; l++)
+      bad |= va[l] ^ (va[0] + (uint64_t)l * bytes);
+   return exec == ~0u && !bad;
+}
+
 HANDLER(op_ld_global)
 {
    unsigned size = o->I.mod & 7, bytes = vagx_memsize_bytes[size];
    unsigned n = vagx_memsize_regs[size];
    uint32_t t1[L];
+   uint64_t va[L];
+   int faulted;
    const uint32_t *off = usc_src(g, o, 1, t1);
    uint32_t *d = g->r + (size_t)o->dst * L;
-   for (uint32_t m = g->exec; m; m &= m - 1) {
-      int l = __builtin_ctz(m);
-      uint64_t va = addr64(g, o, l) + (uint64_t)(int64_t)(int32_t)off[l];
-      uint32_t v[4];
-      if (va & (align_of(bytes) - 1)) {
-         usc_fault(g, o, va, VAGX_USC_ACC_READ | VAGX_USC_ACC_UNALIGNED);
+   struct usc_tlb *t = mem_fast(g, o, off, bytes, VAGX_USC_ACC_READ, va, &faulted);
+   if (faulted)
+      return;
+   if (t) {
+      if (n == 1 && bytes == 4 && contiguous(g->exec, va, 4)) {
+         memcpy(d, t->host + (va[0] - t->va), L * 4);
          return;
       }
-      const uint8_t *p = xlate(g, o, va, bytes, VAGX_USC_ACC_READ);
+      for (uint32_t m = g->exec; m; m &= m - 1) {
+         int l = __builtin_ctz(m);
+         uint32_t v[4];
+         load_value(t->host + (va[l] - t->va), size, v);
+         for (unsigned k = 0; k < n; k++)
+            d[k * L + l] = v[k];
+      }
+      return;
+   }
+   for (uint32_t m = g->exec; m; m &= m - 1) {
+      int l = __builtin_ctz(m);
+      uint64_t a = addr64(g, o, l) + (uint64_t)(int64_t)(int32_t)off[l];
+      uint32_t v[4];
+      if (a & (align_of(bytes) - 1)) {
+         usc_fault(g, o, a, VAGX_USC_ACC_READ | VAGX_USC_ACC_UNALIGNED);
+         return;
+      }
+      const uint8_t *p = xlate(g, o, a, bytes, VAGX_USC_ACC_READ);
       if (!p)
          return;
       load_value(p, size, v);
@@ -102,17 +166,37 @@ HANDLER(op_st_global)
    unsigned size = o->I.mod & 7, bytes = vagx_memsize_bytes[size];
    unsigned n = vagx_memsize_regs[size];
    uint32_t t1[L];
+   uint64_t va[L];
+   int faulted;
    const uint32_t *off = usc_src(g, o, 1, t1);
    const uint32_t *s = g->r + (size_t)o->src[2].idx * L;
-   for (uint32_t m = g->exec; m; m &= m - 1) {
-      int l = __builtin_ctz(m);
-      uint64_t va = addr64(g, o, l) + (uint64_t)(int64_t)(int32_t)off[l];
-      uint32_t v[4];
-      if (va & (align_of(bytes) - 1)) {
-         usc_fault(g, o, va, VAGX_USC_ACC_WRITE | VAGX_USC_ACC_UNALIGNED);
+   struct usc_tlb *t = mem_fast(g, o, off, bytes, VAGX_USC_ACC_WRITE, va, &faulted);
+   if (faulted)
+      return;
+   if (t) {
+      if (n == 1 && bytes == 4 && contiguous(g->exec, va, 4)) {
+         memcpy(t->host + (va[0] - t->va), s, L * 4);
          return;
       }
-      uint8_t *p = xlate(g, o, va, bytes, VAGX_USC_ACC_WRITE);
+      /* Ascending lane order: the highest lane wins on overlap. */
+      for (uint32_t m = g->exec; m; m &= m - 1) {
+         int l = __builtin_ctz(m);
+         uint32_t v[4];
+         for (unsigned k = 0; k < n; k++)
+            v[k] = s[k * L + l];
+         store_value(t->host + (va[l] - t->va), size, v);
+      }
+      return;
+   }
+   for (uint32_t m = g->exec; m; m &= m - 1) {
+      int l = __builtin_ctz(m);
+      uint64_t a = addr64(g, o, l) + (uint64_t)(int64_t)(int32_t)off[l];
+      uint32_t v[4];
+      if (a & (align_of(bytes) - 1)) {
+         usc_fault(g, o, a, VAGX_USC_ACC_WRITE | VAGX_USC_ACC_UNALIGNED);
+         return;
+      }
+      uint8_t *p = xlate(g, o, a, bytes, VAGX_USC_ACC_WRITE);
       if (!p)
          return;
       for (unsigned k = 0; k < n; k++)

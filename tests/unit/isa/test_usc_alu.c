@@ -3,6 +3,7 @@
  * and f16 conversions.  Each instruction runs on every (a, b, c) input triple. */
 #include <math.h>
 
+#include "usc_simd.h"
 #include "usc_test.h"
 
 #define QNAN 0x7fc00000u
@@ -331,12 +332,87 @@ static void run_transcendental(struct t_mem *mem)
    }
 }
 
+/* The host-specific fast handlers (AVX2 + hardware FMA on x86-64) against the
+ * baseline ones (ffma emulated exactly in software), bit for bit, on every
+ * triple of float edge cases plus random and near-tie inputs, for ffma and the
+ * other float operations that have both copies.  Also checks ffma against libm's
+ * correctly rounded fmaf. */
+#define NX (32 * 1024)
+static void run_simd_levels(void)
+{
+   static const char *const lines[] = {
+      "ffma r0, r1, r2, r3", "ffma r0, -r1, |r2|, r3", "ffma.sat r0, r1, r2, r3",
+      "fadd r0, r1, r2", "fmul r0, r1, r2", "fmin r0, r1, r2", "fmax r0, r1, r2",
+      "fcmp.ult r0, r1, r2", "fsel r0, r1, r2, r3", "fsqrt r0, r1", "ffract r0, r1",
+      "f2i.rne r0, r1", "i2f r0, r1", "imad r0, r1, r2, r3", "umulhi r0, r1, r2",
+   };
+   const size_t ne = sizeof(fedge) / 4;
+   struct t_mem mem = { calloc(5, NX * 4), 5 * NX * 4 };
+   uint32_t *A = (uint32_t *)(void *)mem.buf, *B = A + NX, *C = B + NX, *O = C + NX, *O2 = O + NX;
+   for (unsigned i = 0; i < NX; i++) {
+      if (i < ne * ne * ne) {
+         A[i] = fedge[i % ne];
+         B[i] = fedge[(i / ne) % ne];
+         C[i] = fedge[i / (ne * ne)];
+      } else if (i & 1) {
+         /* Products near -c: cancellation, denormal and tie-breaking results. */
+         A[i] = t_rand();
+         B[i] = (t_rand() & 0x807fffffu) | (((t_rand() % 60) + 97u) << 23);
+         float p = t_uf(A[i]) * t_uf(B[i]);
+         C[i] = t_fu(-p) ^ (t_rand() & 7);
+      } else {
+         A[i] = t_rand();
+         B[i] = t_rand();
+         C[i] = t_rand();
+      }
+   }
+   uint64_t base = T_BASE;
+   uint32_t uni[8] = { (uint32_t)base, (uint32_t)(base >> 32),
+                       (uint32_t)(base + 4 * NX), (uint32_t)((base + 4 * NX) >> 32),
+                       (uint32_t)(base + 8 * NX), (uint32_t)((base + 8 * NX) >> 32),
+                       (uint32_t)(base + 12 * NX), (uint32_t)((base + 12 * NX) >> 32) };
+   uint32_t tg[3] = { 1024, 1, 1 }, ng[3] = { NX / 1024, 1, 1 };
+   printf("usc_alu: SIMD level of this host: %d\n", usc_simd_host_level());
+   for (size_t k = 0; k < sizeof(lines) / sizeof(lines[0]); k++) {
+      char src[1024];
+      struct vagx_usc_result res;
+      snprintf(src, sizeof(src),
+               "imad r10, sr.tgid_x, #1024, sr.tindex\nshl r10, r10, #2\n"
+               "ld_global.b32 r1, u0, r10\nld_global.b32 r2, u2, r10\n"
+               "ld_global.b32 r3, u4, r10\n%s\nst_global.b32 u6, r10, r0\nend\n", lines[k]);
+      usc_simd_force(USC_SIMD_GENERIC);
+      CHECK(usc_simd_level() == USC_SIMD_GENERIC, "forced level");
+      CHECK(t_run(src, &mem, uni, 8, tg, ng, 0, &res) == VAGX_USC_OK, "%s generic", lines[k]);
+      memcpy(O2, O, NX * 4);
+      usc_simd_force(USC_SIMD_AUTO);
+      CHECK(t_run(src, &mem, uni, 8, tg, ng, 0, &res) == VAGX_USC_OK, "%s host", lines[k]);
+      int bad = 0;
+      for (unsigned i = 0; i < NX && bad < 3; i++)
+         if (O[i] != O2[i]) {
+            bad++;
+            CHECK(0, "%s: a=%08x b=%08x c=%08x generic %08x host %08x", lines[k], A[i], B[i],
+                  C[i], O2[i], O[i]);
+         }
+      t_checks++;
+      if (k == 0)
+         for (unsigned i = 0; i < NX && bad < 3; i++)
+            if (O[i] != r_ffma(A[i], B[i], C[i])) {
+               bad++;
+               CHECK(0, "ffma vs fmaf: a=%08x b=%08x c=%08x got %08x want %08x", A[i], B[i],
+                     C[i], O[i], r_ffma(A[i], B[i], C[i]));
+            }
+   }
+   usc_simd_force(USC_SIMD_AUTO);
+   free(mem.buf);
+}
+
 int main(void)
 {
    struct t_mem mem = { calloc(16, N), 16 * N };
    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
       run_case(&cases[i], &mem);
    run_transcendental(&mem);
+   run_simd_levels();
 
    free(mem.buf);
    return t_report("usc_alu");
