@@ -8,6 +8,10 @@ B := $(TOP)/build
 # The pyenv python on these machines cannot see Debian's meson/mako modules.
 export PATH := /usr/bin:$(PATH)
 export CCACHE_DIR ?= $(HOME)/.cache/vagx/ccache
+# Paths below the tree are hashed relative to it, so a clone elsewhere (CI)
+# hits the cache of this one; debug info then names relative paths.
+export CCACHE_BASEDIR := $(TOP)
+export CCACHE_NOHASHDIR := 1
 export VAGX_CACHE ?= $(HOME)/.cache/vagx
 
 KREL = $(shell $(TOP)/scripts/kver.sh 2>/dev/null)

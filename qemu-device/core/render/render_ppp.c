@@ -306,18 +306,24 @@ static void put_tri(struct rprim *p, unsigned k, int64_t x0, int64_t y0, int64_t
 static void bin_prim(struct rjob *j, uint32_t id)
 {
    struct rprim *p = &j->prims[id];
-   int64_t mnx = INT64_MAX, mny = INT64_MAX, mxx = INT64_MIN, mxy = INT64_MIN;
-   for (unsigned t = 0; t < p->ntri; t++)
-      for (unsigned i = 0; i < 3; i++) {
-         if (p->vx[t][i] < mnx) mnx = p->vx[t][i];
-         if (p->vx[t][i] > mxx) mxx = p->vx[t][i];
-         if (p->vy[t][i] < mny) mny = p->vy[t][i];
-         if (p->vy[t][i] > mxy) mxy = p->vy[t][i];
-      }
-   /* Pixels whose [x, x+1) square touches the bbox (sample points lie inside
-    * the pixel square). */
-   int64_t x0 = (mnx >> R_SUBPIX_BITS), x1 = (mxx >> R_SUBPIX_BITS) + 1;
-   int64_t y0 = (mny >> R_SUBPIX_BITS), y1 = (mxy >> R_SUBPIX_BITS) + 1;
+   int64_t x0, x1, y0, y1;
+   if (p->kind == R_PRIM_LINE) {
+      /* exact pixel bbox from emit_line */
+      x0 = p->bx0; x1 = p->bx1; y0 = p->by0; y1 = p->by1;
+   } else {
+      int64_t mnx = INT64_MAX, mny = INT64_MAX, mxx = INT64_MIN, mxy = INT64_MIN;
+      for (unsigned t = 0; t < p->ntri; t++)
+         for (unsigned i = 0; i < 3; i++) {
+            if (p->vx[t][i] < mnx) mnx = p->vx[t][i];
+            if (p->vx[t][i] > mxx) mxx = p->vx[t][i];
+            if (p->vy[t][i] < mny) mny = p->vy[t][i];
+            if (p->vy[t][i] > mxy) mxy = p->vy[t][i];
+         }
+      /* Pixels whose [x, x+1) square touches the bbox (sample points lie
+       * inside the pixel square). */
+      x0 = (mnx >> R_SUBPIX_BITS); x1 = (mxx >> R_SUBPIX_BITS) + 1;
+      y0 = (mny >> R_SUBPIX_BITS); y1 = (mxy >> R_SUBPIX_BITS) + 1;
+   }
    const struct rdraw *d = &j->draws[p->draw];
    int64_t sx0 = d->sc.min_x, sy0 = d->sc.min_y, sx1 = d->sc.max_x, sy1 = d->sc.max_y;
    if (x0 < sx0) x0 = sx0;
@@ -402,13 +408,158 @@ static void emit_triangle(struct rjob *j, const struct rdraw *d, unsigned drawi,
    bin_prim(j, (uint32_t)(p - j->prims));
 }
 
+/* ---- lines: GL's diamond-exit rule (see renderer-pipeline.md) ---- */
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+   int64_t q = a / b;
+   if (a % b != 0 && ((a < 0) != (b < 0)))
+      q--;
+   return q;
+}
+
+/* Minor pixel index of the line at the centre of major pixel M.  The minor
+ * coordinate there is am + (C - aM) * dm / dM; pixel m owns the open interval
+ * of half-width 1/2 around its centre m + ctr.  On an exact boundary the
+ * endpoint perturbation (-eps, -eps^2) decides: an x-major line with dy > 0
+ * moves to the greater row, every other line to the smaller index. */
+int64_t r_line_row(const struct rline *l, int64_t M)
+{
+   const int64_t C = M * R_SUBPIX + l->ctr;
+   const int64_t den = l->dM * R_SUBPIX;
+   const int64_t num = (l->am - l->ctr + R_SUBPIX / 2) * l->dM + (C - l->aM) * l->dm;
+   int64_t r = floor_div(num, den);
+   if (num == r * den && !l->tie_up)
+      r--;
+   return r;
+}
+
+/* Is the perturbed point (x, y) - (eps, eps^2) inside the open diamond
+ * |x - cx| + |y - cy| < 1/2 of pixel (px, py)?  On the boundary it is inside
+ * exactly when x > cx (the perturbation then moves it inwards). */
+static bool in_diamond(int64_t x, int64_t y, int64_t px, int64_t py, int64_t ctr)
+{
+   const int64_t u = x - (px * R_SUBPIX + ctr), v = y - (py * R_SUBPIX + ctr);
+   const int64_t dd = (u < 0 ? -u : u) + (v < 0 ? -v : v);
+   return dd < R_SUBPIX / 2 || (dd == R_SUBPIX / 2 && u > 0);
+}
+
+struct line_ends {
+   const struct rline *l;
+   int64_t ax, ay, bx, by;    /* minor-shifted endpoints, x/y */
+   int64_t lo, hi;            /* major pixels whose centre lies in [min, max) */
+};
+
+/* GL 14.5.1: the segment from pa' to pb' meets the diamond of the pixel and
+ * pb' is not inside it.  Only the row r_line_row(M) of column M can meet it. */
+static bool line_column(const struct line_ends *e, int64_t M)
+{
+   const struct rline *l = e->l;
+   const int64_t m = r_line_row(l, M);
+   const int64_t px = l->ymajor ? m : M, py = l->ymajor ? M : m;
+   if (in_diamond(e->bx, e->by, px, py, l->ctr))
+      return false;
+   return (M >= e->lo && M <= e->hi) || in_diamond(e->ax, e->ay, px, py, l->ctr);
+}
+
+static void emit_line_ms(struct rjob *j, const struct rdraw *d, unsigned drawi,
+                         const struct layout *l, const struct wv *a, const struct wv *b,
+                         const float *prov, double piw, double pz);
+
 static void emit_line(struct rjob *j, const struct rdraw *d, unsigned drawi,
                       const struct layout *l, const struct wv *a, const struct wv *b,
                       const float *prov, double piw, double pz)
 {
-   double dx = b->x - a->x, dy = b->y - a->y;
-   if (dx == 0 && dy == 0)
+   if (a->fx == b->fx && a->fy == b->fy)
       return;
+   if (j->samples == 4 && d->rs.multisample) {
+      emit_line_ms(j, d, drawi, l, a, b, prov, piw, pz);
+      return;
+   }
+   /* width: rounded to the nearest integer, at least 1 */
+   double wf = d->rs.line_width;
+   int32_t w = 1;
+   if (wf >= 1.5)
+      w = wf >= 8192 ? 8192 : (int32_t)lround(wf);
+   const int64_t S = R_SUBPIX, shift = (int64_t)(w - 1) * S / 2;
+   const int64_t dx = b->fx - a->fx, dy = b->fy - a->fy;
+   struct rline L;
+   memset(&L, 0, sizeof(L));
+   L.ymajor = (dy < 0 ? -dy : dy) > (dx < 0 ? -dx : dx);
+   L.ctr = d->rs.half_pixel_center ? S / 2 : 0;
+   L.w = w;
+   struct line_ends e = {.l = &L, .ax = a->fx, .ay = a->fy, .bx = b->fx, .by = b->fy};
+   if (L.ymajor) {
+      e.ax -= shift;
+      e.bx -= shift;
+   } else {
+      e.ay -= shift;
+      e.by -= shift;
+   }
+   const int64_t aM = L.ymajor ? e.ay : e.ax, am = L.ymajor ? e.ax : e.ay;
+   const int64_t bM = L.ymajor ? e.by : e.bx, bm = L.ymajor ? e.bx : e.by;
+   if (bM > aM) {
+      L.aM = aM; L.am = am; L.dM = bM - aM; L.dm = bm - am;
+   } else {
+      L.aM = bM; L.am = bm; L.dM = aM - bM; L.dm = am - bm;
+   }
+   L.tie_up = !L.ymajor && L.dm > 0;
+   /* centres M*S + ctr in [L.aM, L.aM + L.dM) */
+   e.lo = -floor_div(-(L.aM - L.ctr), S);
+   e.hi = -floor_div(-(L.aM + L.dM - L.ctr), S) - 1;
+   /* the first and last covered columns are within one of [lo, hi] */
+   int64_t m0 = INT64_MAX, m1 = INT64_MIN;
+   const int64_t cand[4] = {e.lo - 1, e.lo, e.hi, e.hi + 1};
+   for (unsigned i = 0; i < 4; i++)
+      if (line_column(&e, cand[i])) {
+         if (cand[i] < m0) m0 = cand[i];
+         if (cand[i] > m1) m1 = cand[i];
+      }
+   if (e.lo + 1 <= e.hi - 1) {
+      if (e.lo + 1 < m0) m0 = e.lo + 1;
+      if (e.hi - 1 > m1) m1 = e.hi - 1;
+   }
+   if (m0 > m1)
+      return;
+   L.m0 = (int32_t)m0;
+   L.m1 = (int32_t)m1;
+   int64_t r0 = r_line_row(&L, m0), r1 = r_line_row(&L, m1);
+   if (r0 > r1) {
+      int64_t t = r0; r0 = r1; r1 = t;
+   }
+   struct rprim *p;
+   if (!r_push_prim(j, &p)) {
+      r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
+      return;
+   }
+   p->draw = drawi;
+   p->front = true;
+   p->kind = R_PRIM_LINE;
+   p->line = L;
+   /* pixel bbox, inclusive-exclusive (clamped by bin_prim) */
+   int64_t M0 = m0, M1 = m1 + 1, n0 = r0, n1 = r1 + w;
+   p->bx0 = (int32_t)(L.ymajor ? n0 : M0);
+   p->bx1 = (int32_t)(L.ymajor ? n1 : M1);
+   p->by0 = (int32_t)(L.ymajor ? M0 : n0);
+   p->by1 = (int32_t)(L.ymajor ? M1 : n1);
+   const struct wv *v[2] = {a, b};
+   struct setup s;
+   setup_init(&s, v, 2);
+   set_z(p, &s, d, false);
+   if (!setup_cfs(j, d, l, &s, prov, piw, pz, p, 0, 0, 0)) {
+      r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
+      return;
+   }
+   bin_prim(j, (uint32_t)(p - j->prims));
+}
+
+/* Multisampled lines (4X with multisample = 1): a parallelogram of the line
+ * width, offset in the minor direction, sampled at the 4X positions. */
+static void emit_line_ms(struct rjob *j, const struct rdraw *d, unsigned drawi,
+                         const struct layout *l, const struct wv *a, const struct wv *b,
+                         const float *prov, double piw, double pz)
+{
+   double dx = b->x - a->x, dy = b->y - a->y;
    double hw = (d->rs.line_width > 0 ? d->rs.line_width : 1.0) * 0.5;
    int64_t ox = 0, oy = 0;
    if (fabs(dx) >= fabs(dy))

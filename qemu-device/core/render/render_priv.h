@@ -46,14 +46,34 @@ struct rcf {
    uint32_t flat;             /* raw provoking-vertex value (ldcf) */
 };
 
+/* Non-multisampled line under GL's diamond-exit rule (R_PRIM_LINE), in
+ * major/minor axes (x/y for x-major, y/x for y-major), 1/256 fixed point.
+ * Pixel (M, m) is covered when m0 <= M <= m1 and row(M) <= m < row(M) + w,
+ * where row(M) is the minor pixel index of the (minor-shifted) line at the
+ * pixel centre of column M (render_ppp.c: r_line_row). */
+struct rline {
+   bool ymajor;
+   bool tie_up;               /* centre exactly on a minor pixel boundary: take the upper index */
+   int64_t aM, am;            /* start point (minor already shifted by -(w-1)/2) */
+   int64_t dM, dm;            /* direction, dM > 0 */
+   int64_t ctr;               /* pixel-centre offset inside a pixel (half_pixel_center) */
+   int32_t m0, m1;            /* covered major pixel range, inclusive */
+   int32_t w;                 /* pixels in the minor direction per column */
+};
+
+enum { R_PRIM_TRI = 0, R_PRIM_LINE = 1 };
+
 /* A raster primitive: one or two triangles in 1/256-pixel fixed point that
- * share one set of planes (lines and points are two triangles). */
+ * share one set of planes (multisampled lines and points are two triangles),
+ * or a diamond-exit line (kind R_PRIM_LINE). */
 struct rprim {
    uint32_t draw;
    uint32_t cf;               /* first rcf in the job's arena */
    uint8_t ntri;
+   uint8_t kind;
    bool front;
    int64_t vx[2][3], vy[2][3];
+   struct rline line;
    int32_t bx0, by0, bx1, by1; /* pixel bbox, inclusive-exclusive, clamped to fb */
    double x0, y0;             /* plane origin (pixels) */
    double za, zb, zc;         /* window depth plane */
@@ -144,6 +164,7 @@ void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
                      const struct vagx_cmd_bind_vertex_pipeline *vp, const float *const *v,
                      unsigned nv, unsigned provoking);
 bool r_push_prim(struct rjob *j, struct rprim **out);
+int64_t r_line_row(const struct rline *l, int64_t M);
 
 /* ---- tiles (render_tile.c) ---- */
 void r_tile(void *ctx, unsigned item, unsigned worker);

@@ -258,6 +258,32 @@ static bool inside(const struct rprim *p, int64_t px, int64_t py)
    return false;
 }
 
+/* Diamond-exit line: pixel (gx, gy) covered (see struct rline). */
+static bool line_covers(const struct rline *l, int gx, int gy)
+{
+   const int64_t M = l->ymajor ? gy : gx, m = l->ymajor ? gx : gy;
+   if (M < l->m0 || M > l->m1)
+      return false;
+   const int64_t r = r_line_row(l, M);
+   return m >= r && m < r + l->w;
+}
+
+/* Can a line cover any pixel of [x0,x1) x [y0,y1)?  (rows are monotonic) */
+static bool line_block(const struct rline *l, int x0, int y0, int x1, int y1)
+{
+   int64_t M0 = l->ymajor ? y0 : x0, M1 = (l->ymajor ? y1 : x1) - 1;
+   const int64_t n0 = l->ymajor ? x0 : y0, n1 = (l->ymajor ? x1 : y1) - 1;
+   if (M0 < l->m0) M0 = l->m0;
+   if (M1 > l->m1) M1 = l->m1;
+   if (M0 > M1)
+      return false;
+   int64_t r0 = r_line_row(l, M0), r1 = r_line_row(l, M1);
+   if (r0 > r1) {
+      int64_t t = r0; r0 = r1; r1 = t;
+   }
+   return r1 + l->w - 1 >= n0 && r0 <= n1;
+}
+
 static double frag_depth(const struct rdraw *d, const struct rprim *p, double x, double y)
 {
    double z = p->zc + p->za * (x - p->x0) + p->zb * (y - p->y0) + p->zoff;
@@ -299,8 +325,13 @@ static void do_prim(struct tctx *c, const struct rprim *p)
    for (unsigned s = 0; s < ns; s++)
       sample_pos(j, d, s, &spx[s], &spy[s]);
 
+   const bool is_line = p->kind == R_PRIM_LINE;
+   const uint32_t all = (1u << ns) - 1;
    for (int by = by0; by < y1 - c->ty0; by += 4)
       for (int bx = bx0; bx < x1 - c->tx0; bx += 8) {
+         if (is_line && !line_block(&p->line, c->tx0 + bx, c->ty0 + by, c->tx0 + bx + 8,
+                                    c->ty0 + by + 4))
+            continue;
          uint32_t live = 0;
          double zs[32][4];
          for (unsigned l = 0; l < 32; l++) {
@@ -313,7 +344,9 @@ static void do_prim(struct tctx *c, const struct rprim *p)
             if (gx < x0 || gx >= x1 || gy < y0 || gy >= y1)
                continue;
             uint32_t m = 0;
-            for (unsigned s = 0; s < ns; s++) {
+            if (is_line)
+               m = line_covers(&p->line, gx, gy) ? all : 0;
+            for (unsigned s = 0; s < ns && !is_line; s++) {
                int64_t fx = (int64_t)gx * R_SUBPIX + (int64_t)(spx[s] * R_SUBPIX);
                int64_t fy = (int64_t)gy * R_SUBPIX + (int64_t)(spy[s] * R_SUBPIX);
                if (inside(p, fx, fy))

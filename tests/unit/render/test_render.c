@@ -823,6 +823,285 @@ static void test_msaa(void)
       save_ppm("msaa");
 }
 
+/* ------------------------------------------------------------ lines -- */
+/* Reference for GL 4.6 14.5.1, written from the definition: the segment
+ * from pa' to pb' (pa' = pa - (e, e^2), e -> 0+) produces pixel f when it
+ * meets the open diamond |x - xf| + |y - yf| < 1/2 and pb' is not inside it.
+ * Values are polynomials c0 + c1 e + c2 e^2 compared lexicographically;
+ * every number is a short dyadic, so the doubles are exact. */
+struct eps { double c[3]; };
+
+static int eps_cmp(struct eps a, struct eps b)
+{
+   for (unsigned k = 0; k < 3; k++)
+      if (a.c[k] != b.c[k])
+         return a.c[k] < b.c[k] ? -1 : 1;
+   return 0;
+}
+
+static struct eps eps_scale(struct eps a, double s)
+{
+   for (unsigned k = 0; k < 3; k++)
+      a.c[k] *= s;
+   return a;
+}
+
+static const int dn[4][2] = {{1, 1}, {1, -1}, {-1, 1}, {-1, -1}};
+
+/* n . (p' - c) */
+static struct eps eps_ndot(unsigned i, double px_, double py_, double cx, double cy)
+{
+   struct eps r = {{dn[i][0] * (px_ - cx) + dn[i][1] * (py_ - cy), -dn[i][0], -dn[i][1]}};
+   return r;
+}
+
+static bool ref_in_diamond(double px_, double py_, double cx, double cy)
+{
+   const struct eps half = {{0.5, 0, 0}};
+   for (unsigned i = 0; i < 4; i++)
+      if (eps_cmp(eps_ndot(i, px_, py_, cx, cy), half) >= 0)
+         return false;
+   return true;
+}
+
+/* Does a' + t (b - a), t in [0, 1], meet the open diamond around (cx, cy)?
+ * Bounds on t are num/den with den > 0 (Liang-Barsky). */
+static bool ref_meets(double ax, double ay, double bx, double by, double cx, double cy)
+{
+   struct eps lo_n[5] = {{{0, 0, 0}}}, hi_n[5] = {{{1, 0, 0}}};
+   double lo_d[5] = {1}, hi_d[5] = {1};
+   unsigned nlo = 1, nhi = 1;
+   for (unsigned i = 0; i < 4; i++) {
+      struct eps a = eps_ndot(i, ax, ay, cx, cy), num = {{0.5 - a.c[0], -a.c[1], -a.c[2]}};
+      double B = dn[i][0] * (bx - ax) + dn[i][1] * (by - ay);
+      if (B == 0) {
+         struct eps z = {{0, 0, 0}};
+         if (eps_cmp(num, z) <= 0)
+            return false;
+      } else if (B > 0) {
+         hi_n[nhi] = num;
+         hi_d[nhi++] = B;
+      } else {
+         lo_n[nlo] = eps_scale(num, -1);
+         lo_d[nlo++] = -B;
+      }
+   }
+   for (unsigned i = 0; i < nlo; i++)
+      for (unsigned k = 0; k < nhi; k++)
+         if (eps_cmp(eps_scale(lo_n[i], hi_d[k]), eps_scale(hi_n[k], lo_d[i])) >= 0)
+            return false;
+   return true;
+}
+
+/* Adds the fragments of one segment of width w (GL's wide-line rule: the
+ * segment shifted by -(w-1)/2 in the minor direction, each fragment
+ * replicated w times in +minor) to cnt[H][W]. */
+static void ref_line(unsigned *cnt, double ax, double ay, double bx, double by, int w)
+{
+   const bool ymajor = fabs(by - ay) > fabs(bx - ax);
+   const double sh = (w - 1) / 2.0;
+   if (ymajor) {
+      ax -= sh;
+      bx -= sh;
+   } else {
+      ay -= sh;
+      by -= sh;
+   }
+   const int m = w + 3;
+   for (int y = -m; y < (int)H + m; y++)
+      for (int x = -m; x < (int)W + m; x++) {
+         const double cx = x + 0.5, cy = y + 0.5;
+         if (ref_in_diamond(bx, by, cx, cy) || !ref_meets(ax, ay, bx, by, cx, cy))
+            continue;
+         for (int k = 0; k < w; k++) {
+            int fx = ymajor ? x + k : x, fy = ymajor ? y : y + k;
+            if (fx >= 0 && fy >= 0 && fx < (int)W && fy < (int)H)
+               cnt[fy * W + fx]++;
+         }
+      }
+}
+
+/* Draws nv vertices as prim with width w (additive count shader) and
+ * compares the per-pixel counts with ref[]. Returns the differing pixels. */
+static unsigned draw_lines_check(const char *name, enum vagx_primitive prim, const double (*v)[2],
+                                 unsigned nv, float width, const unsigned *ref)
+{
+   ncs = 0;
+   uint64_t vb = vbuf_tris(v, nv, 0, NULL, NULL, NULL);
+   struct prog fs = {.code = assemble(fs_count)};
+   emit_state(0, 0, 0, vb, &fs, NULL, 0, 0, false);
+   EMIT(cmd_rasterizer, v_.half_pixel_center = 1; v_.point_size = 1; v_.line_width = width;
+        v_.sample_mask = 0xf; v_.depth_clip = 1);
+   draw(prim, nv);
+   EMIT(cmd_end);
+   struct job_opts o = {.clear = {0, 0, 0, 0}};
+   uint64_t job = make_job(&o);
+   struct vagx_render_fault f;
+   CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "%s: status", name);
+   unsigned bad = 0;
+   for (unsigned y = 0; y < H; y++)
+      for (unsigned x = 0; x < W; x++)
+         if (px(x, y)[0] != ref[y * W + x]) {
+            if (bad < 4)
+               fprintf(stderr, "  %s: (%u,%u) got %u want %u\n", name, x, y, px(x, y)[0],
+                       ref[y * W + x]);
+            bad++;
+         }
+   if (bad)
+      save_ppm(name);
+   return bad;
+}
+
+static double rnd_grid(unsigned *seed, double lo, double hi)
+{
+   *seed = *seed * 1103515245u + 12345u;
+   double r = ((*seed >> 8) & 0xffffff) / 16777216.0;
+   return floor((lo + r * (hi - lo)) * 256) / 256;
+}
+
+static void test_lines(void)
+{
+   W = 64; H = 64;
+   unsigned *ref = calloc(W * H, sizeof(unsigned));
+   /* hand-picked: x-major, y-major, 45 degrees both ways, horizontal and
+    * vertical on pixel boundaries, endpoints on pixel centres (Bresenham
+    * case), inside/outside/on the boundary of their diamonds, both directions */
+   static const double hand[][4] = {
+      {3.5, 3.5, 20.5, 9.5},      {20.5, 9.5, 3.5, 3.5},      /* centres, x-major */
+      {5.5, 10.5, 9.5, 40.5},     {9.5, 40.5, 5.5, 10.5},     /* centres, y-major */
+      {10.5, 12.5, 30.5, 32.5},   {30.5, 12.5, 10.5, 32.5},   /* 45 degrees */
+      {33.0, 40.0, 53.0, 60.0},   {53.0, 40.0, 33.0, 60.0},   /* 45, pixel corners */
+      {2.0, 50.0, 30.0, 50.0},    {30.0, 52.0, 2.0, 52.0},    /* horizontal on boundary */
+      {40.0, 2.0, 40.0, 30.0},    {44.0, 30.0, 44.0, 2.0},    /* vertical on boundary */
+      {35.75, 5.5, 60.25, 5.5},   {60.25, 7.5, 35.75, 7.5},   /* ends 1/4 from centre */
+      {35.0, 9.5, 61.0, 9.5},     {61.0, 11.5, 35.0, 11.5},   /* ends on left/right vertex */
+      {36.5, 13.0, 60.5, 14.0},   {60.5, 20.0, 36.5, 19.0},   /* ends on top/bottom vertex */
+      {37.25, 22.75, 59.75, 25.25}, {59.75, 27.25, 37.25, 29.75}, /* on diamond edges */
+      {12.0, 44.0, 12.5, 44.25},  {14.4, 44.6, 14.6, 44.4},   /* short, inside one pixel */
+      {16.1, 44.5, 16.9, 44.5},   {20.75, 44.5, 21.25, 44.5}, /* short, crossing centres */
+   };
+   const unsigned nh = sizeof(hand) / sizeof(hand[0]);
+   unsigned bad = 0, lit = 0;
+   for (unsigned i = 0; i < nh; i++) {
+      double v[2][2] = {{floor(hand[i][0] * 256) / 256, floor(hand[i][1] * 256) / 256},
+                        {floor(hand[i][2] * 256) / 256, floor(hand[i][3] * 256) / 256}};
+      memset(ref, 0, W * H * sizeof(unsigned));
+      ref_line(ref, v[0][0], v[0][1], v[1][0], v[1][1], 1);
+      bad += draw_lines_check("line-hand", VAGX_PRIMITIVE_LINES, (const double(*)[2])v, 2, 1, ref);
+      for (unsigned k = 0; k < W * H; k++)
+         lit += ref[k];
+   }
+   CHECK(bad == 0, "hand-picked lines: %u pixels differ from the diamond-exit reference", bad);
+   CHECK(lit > 300, "hand-picked lines drew only %u fragments", lit);
+
+   /* random subpixel segments, 8 per job, with widths 1..4 */
+   unsigned seed = 777;
+   bad = 0;
+   for (unsigned it = 0; it < 48; it++) {
+      double v[16][2];
+      int w = it < 24 ? 1 : 1 + (int)(it % 4);
+      memset(ref, 0, W * H * sizeof(unsigned));
+      for (unsigned k = 0; k < 16; k += 2) {
+         for (unsigned e = 0; e < 2; e++) {
+            v[k + e][0] = rnd_grid(&seed, -3, W + 3);
+            v[k + e][1] = rnd_grid(&seed, -3, H + 3);
+            /* sometimes snap to a centre, corner or diamond vertex */
+            seed = seed * 1103515245u + 12345u;
+            switch ((seed >> 16) % 6) {
+            case 0: v[k + e][0] = floor(v[k + e][0]) + 0.5; v[k + e][1] = floor(v[k + e][1]) + 0.5; break;
+            case 1: v[k + e][0] = floor(v[k + e][0]); v[k + e][1] = floor(v[k + e][1]); break;
+            case 2: v[k + e][0] = floor(v[k + e][0]) + 0.5; v[k + e][1] = floor(v[k + e][1]); break;
+            default: break;
+            }
+         }
+         if (k == 2) {  /* an exact 45-degree segment */
+            double d = v[k + 1][0] - v[k][0];
+            v[k + 1][1] = v[k][1] + ((seed >> 20) & 1 ? d : -d);
+         }
+         ref_line(ref, v[k][0], v[k][1], v[k + 1][0], v[k + 1][1], w);
+      }
+      bad += draw_lines_check("line-rand", VAGX_PRIMITIVE_LINES, (const double(*)[2])v, 16,
+                              (float)w, ref);
+   }
+   CHECK(bad == 0, "random lines: %u pixels differ from the diamond-exit reference", bad);
+
+   /* strips and loops: the sum of their segments; shared vertices of
+    * segments with the same major axis are never drawn twice */
+   static const double poly[][2] = {{4.5, 4.5}, {30.25, 10.75}, {55.5, 12.0}, {58.0, 40.5},
+                                    {50.5, 58.5}, {20.75, 55.25}, {8.0, 30.0}, {12.5, 20.5}};
+   const unsigned np = sizeof(poly) / sizeof(poly[0]);
+   for (unsigned loop = 0; loop < 2; loop++) {
+      memset(ref, 0, W * H * sizeof(unsigned));
+      for (unsigned i = 0; i + 1 < np + loop; i++) {
+         const double *a = poly[i], *b = poly[(i + 1) % np];
+         ref_line(ref, a[0], a[1], b[0], b[1], 1);
+      }
+      unsigned maxc = 0;
+      for (unsigned k = 0; k < W * H; k++)
+         maxc = ref[k] > maxc ? ref[k] : maxc;
+      bad = draw_lines_check(loop ? "line-loop" : "line-strip",
+                             loop ? VAGX_PRIMITIVE_LINE_LOOP : VAGX_PRIMITIVE_LINE_STRIP, poly, np,
+                             1, ref);
+      CHECK(bad == 0, "%s: %u pixels differ", loop ? "loop" : "strip", bad);
+      CHECK(maxc == 1, "%s: reference hits a pixel %u times", loop ? "loop" : "strip", maxc);
+   }
+   /* an x-major strip zig-zagging through pixel centres: exactly Bresenham,
+    * half-open, shared vertices once */
+   {
+      double zz[6][2] = {{2.5, 30.5}, {12.5, 25.5}, {22.5, 33.5}, {40.5, 30.5}, {52.5, 36.5},
+                         {61.5, 29.5}};
+      memset(ref, 0, W * H * sizeof(unsigned));
+      for (unsigned i = 0; i + 1 < 6; i++)
+         ref_line(ref, zz[i][0], zz[i][1], zz[i + 1][0], zz[i + 1][1], 1);
+      bad = draw_lines_check("line-zigzag", VAGX_PRIMITIVE_LINE_STRIP, (const double(*)[2])zz, 6,
+                             1, ref);
+      unsigned cols = 0;
+      for (unsigned x = 0; x < W; x++) {
+         unsigned n = 0;
+         for (unsigned y = 0; y < H; y++)
+            n += px(x, y)[0];
+         cols += n == 1;
+      }
+      CHECK(bad == 0 && cols == 59, "zig-zag strip: %u bad, %u columns with one fragment", bad,
+            cols);
+   }
+   free(ref);
+
+   /* varyings and depth along a line: r goes 0 -> 1 (smooth, w = 1) from
+    * x = 4.5 to 60.5; z goes 0 -> 1 and the depth test LESS against 0.5
+    * keeps the first half */
+   ncs = 0;
+   double lv[2][2] = {{4.5, 20.5}, {60.5, 20.5}};
+   float var[2] = {0, 1}, zv[2] = {0, 1};
+   uint64_t vb = vbuf_tris(lv, 2, 1, var, NULL, zv);
+   struct prog fs = {.code = assemble("iter.center.persp r0, cf1, cf0, r0\nmov r1, #0\n"
+                                      "mov r2, #0\nmov r3, #1.0\nst_tile.rt0 r0, #0\nend\n")};
+   uint32_t cfb[2] = {binding(0, 1, 0, VAGX_INTERP_LINEAR), binding(1, 1, 1, VAGX_INTERP_SMOOTH)};
+   emit_state(1, 0, 0, vb, &fs, cfb, 2, 2, false);
+   EMIT(cmd_depth_stencil, v_.depth_test = 1; v_.depth_write = 1;
+        v_.depth_func = VAGX_COMPARE_FUNC_LESS);
+   draw(VAGX_PRIMITIVE_LINES, 2);
+   EMIT(cmd_end);
+   struct job_opts o = {.clear = {0, 0, 1, 1}, .clear_depth = 0.5f};
+   uint64_t job = make_job(&o);
+   struct vagx_render_fault f;
+   CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "line varyings status");
+   unsigned vbad = 0;
+   for (unsigned x = 0; x < W; x++) {
+      /* pixel x's centre is at t = (x + 0.5 - 4.5) / 56; drawn for x in [4, 60)
+       * with z = t < 0.5 */
+      double t = (x + 0.5 - 4.5) / 56.0;
+      bool in = x >= 4 && x < 60 && t < 0.5;
+      const uint8_t *p = px(x, 20);
+      bool ok = in ? (p[2] == 0 && fabs(p[0] - t * 255.0) <= 1.0) : (p[2] == 255 && p[0] == 0);
+      if (!ok)
+         vbad++;
+   }
+   CHECK(vbad == 0, "line varyings/depth: %u pixels wrong", vbad);
+   if (vbad)
+      save_ppm("line-varyings");
+}
+
 int main(void)
 {
    mem = calloc(1, MEM_SIZE);
@@ -837,6 +1116,7 @@ int main(void)
       {"strip_fan_clip", test_strip_fan_clip},
       {"textures", test_textures},
       {"msaa", test_msaa},
+      {"lines", test_lines},
       {"faults", test_faults},
    };
    for (unsigned i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
