@@ -94,4 +94,8 @@ void vagx_debugfs_init(struct drm_minor *minor)
 				   minor->debugfs_root,
 				   &vdev->inject_bind_prep_fail,
 				   &vagx_inject_fops);
+	/* Make the next N job timeouts skip Q_ABORT and reset the ring. */
+	debugfs_create_file_unsafe("vagx_inject_abort_fail", 0600,
+				   minor->debugfs_root,
+				   &vdev->inject_abort_fail, &vagx_inject_fops);
 }

@@ -9,6 +9,7 @@
 #include <drm/drm_print.h>
 
 #include "vagx_device.h"
+#include "vagx_kms.h"
 #include "vagx_mmu.h"
 #include "vagx_sched.h"
 
@@ -112,6 +113,9 @@ static irqreturn_t vagx_irq_handler(int irq, void *data)
 
 	if (pending & VAGX_INT_MMU_FAULT__MASK)
 		vagx_mmu_fault_irq(vdev);
+
+	if (pending & (VAGX_INT_VBLANK__MASK | VAGX_INT_SCANOUT_FAULT__MASK))
+		vagx_kms_irq(vdev, pending);
 
 	for (q = 0; q < vdev->num_rings; q++) {
 		bool err = pending & VAGX_INT_QUEUE_ERROR(q);

@@ -34,12 +34,15 @@
 #define VAGX_USER_VA_START	0x10000ull
 #define VAGX_USER_VA_END	((1ull << VAGX_VA_BITS) - (1ull << 32))
 
-/* Ring geometry and timeouts. */
+/* Ring geometry and timeouts (defaults of the module parameters). */
 #define VAGX_RING_LOG2		8
 #define VAGX_JOB_HW_TIMEOUT_MS	5000
 #define VAGX_JOB_SCHED_TIMEOUT_MS 10000
+/* How long the timeout handler waits for Q_ABORT before resetting the ring. */
+#define VAGX_ABORT_GRACE_MS	2000
 
 struct vagx_job;
+struct vagx_kms;
 struct vagx_vm;
 
 /**
@@ -81,6 +84,8 @@ struct vagx_ring {
 	struct drm_vagx_fault_info fault;
 	/** @fault_valid: @fault is set (under @lock). */
 	bool fault_valid;
+	/** @abort_seqno: Seqno of the job the driver aborted (under @lock). */
+	u64 abort_seqno;
 };
 
 /**
@@ -93,6 +98,8 @@ struct vagx_device {
 	struct pci_dev *pdev;
 	/** @mmio: BAR0. */
 	void __iomem *mmio;
+	/** @kms: Display (vagx_kms.c), NULL without a scanout engine. */
+	struct vagx_kms *kms;
 
 	/** @hw_version: VERSION register. */
 	u32 hw_version;
@@ -131,6 +138,8 @@ struct vagx_device {
 	atomic_t ring_rr;
 	/** @hw_runs_jobs: A NOP job completed at probe time. */
 	bool hw_runs_jobs;
+	/** @dev_node: Entry in the list of devices (job_timeout_ms updates). */
+	struct list_head dev_node;
 
 	/** @objs_lock: Protects @objs (debugfs). */
 	struct mutex objs_lock;
@@ -141,6 +150,8 @@ struct vagx_device {
 	atomic_t inject_bind_fail;
 	/** @inject_bind_prep_fail: Debugfs knob: fail the next N bind preparations. */
 	atomic_t inject_bind_prep_fail;
+	/** @inject_abort_fail: Debugfs knob: skip Q_ABORT in the next N timeouts. */
+	atomic_t inject_abort_fail;
 };
 
 /**

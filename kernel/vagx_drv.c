@@ -19,6 +19,7 @@
 #include "vagx_drm.h"
 #include "vagx_device.h"
 #include "vagx_gem.h"
+#include "vagx_kms.h"
 #include "vagx_mmu.h"
 #include "vagx_sched.h"
 
@@ -316,13 +317,11 @@ static const struct file_operations vagx_fops = {
 	.show_fdinfo = drm_show_fdinfo,
 };
 
-/*
- * KMS (DRIVER_MODESET | DRIVER_ATOMIC) is added with the display engine;
- * the render node and the primary node share this driver.
- */
+/* Render node and KMS (vagx_kms.c) on the same DRM device. */
 static const struct drm_driver vagx_drm_driver = {
 	.driver_features = DRIVER_RENDER | DRIVER_GEM | DRIVER_SYNCOBJ |
-			   DRIVER_SYNCOBJ_TIMELINE | DRIVER_GEM_GPUVA,
+			   DRIVER_SYNCOBJ_TIMELINE | DRIVER_GEM_GPUVA |
+			   DRIVER_MODESET | DRIVER_ATOMIC,
 	.open = vagx_open,
 	.postclose = vagx_postclose,
 	.show_fdinfo = vagx_show_fdinfo,
@@ -331,6 +330,7 @@ static const struct drm_driver vagx_drm_driver = {
 	.fops = &vagx_fops,
 	.gem_create_object = vagx_gem_create_object,
 	.gem_prime_import_sg_table = drm_gem_shmem_prime_import_sg_table,
+	.dumb_create = vagx_kms_dumb_create,
 #ifdef CONFIG_DEBUG_FS
 	.debugfs_init = vagx_debugfs_init,
 #endif
@@ -363,12 +363,18 @@ static int vagx_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = vagx_device_init(vdev);
 	if (ret)
 		return ret;
+	ret = vagx_kms_init(vdev);
+	if (ret) {
+		vagx_device_fini(vdev);
+		return ret;
+	}
 
 	ret = drm_dev_register(&vdev->drm, 0);
 	if (ret) {
 		vagx_device_fini(vdev);
 		return ret;
 	}
+	vagx_kms_register(vdev);
 	return 0;
 }
 
@@ -377,6 +383,7 @@ static void vagx_pci_remove(struct pci_dev *pdev)
 	struct vagx_device *vdev = pci_get_drvdata(pdev);
 
 	drm_dev_unplug(&vdev->drm);
+	vagx_kms_fini(vdev);
 	vagx_device_fini(vdev);
 }
 

@@ -1039,6 +1039,7 @@ int vagx_ioctl_vm_get_state(struct drm_device *drm, void *data,
 			    struct drm_file *file)
 {
 	struct drm_vagx_vm_get_state *args = data;
+	unsigned long flags;
 	struct vagx_vm *vm;
 
 	if (args->pad)
@@ -1049,10 +1050,11 @@ int vagx_ioctl_vm_get_state(struct drm_device *drm, void *data,
 
 	args->state = READ_ONCE(vm->unusable) ? DRM_VAGX_VM_STATE_UNUSABLE :
 						 DRM_VAGX_VM_STATE_USABLE;
-	spin_lock(&vm->fault_lock);
+	/* The IRQ handler records faults: keep interrupts off. */
+	spin_lock_irqsave(&vm->fault_lock, flags);
 	args->last_fault = vm->last_fault;
 	args->fault_count = vm->fault_count;
-	spin_unlock(&vm->fault_lock);
+	spin_unlock_irqrestore(&vm->fault_lock, flags);
 	vagx_vm_put(vm);
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include <linux/dma-fence-chain.h>
 #include <linux/dma-mapping.h>
 #include <linux/iopoll.h>
+#include <linux/moduleparam.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -18,6 +19,49 @@
 #include "vagx_device.h"
 #include "vagx_mmu.h"
 #include "vagx_sched.h"
+
+static unsigned int vagx_job_timeout_ms = VAGX_JOB_SCHED_TIMEOUT_MS;
+static unsigned int vagx_hw_job_timeout_ms = VAGX_JOB_HW_TIMEOUT_MS;
+
+/* Devices whose schedulers follow job_timeout_ms. */
+static LIST_HEAD(vagx_devices);
+static DEFINE_MUTEX(vagx_devices_lock);
+
+static int vagx_job_timeout_set(const char *val, const struct kernel_param *kp)
+{
+	struct vagx_device *vdev;
+	unsigned int ms;
+	u32 q;
+	int ret;
+
+	ret = kstrtouint(val, 0, &ms);
+	if (ret)
+		return ret;
+	if (ms < 10 || ms > 3600 * 1000)
+		return -EINVAL;
+	mutex_lock(&vagx_devices_lock);
+	WRITE_ONCE(vagx_job_timeout_ms, ms);
+	/* Takes effect the next time a ring arms its timeout. */
+	list_for_each_entry(vdev, &vagx_devices, dev_node)
+		for (q = 0; q < vdev->num_rings; q++)
+			WRITE_ONCE(vdev->rings[q].sched.timeout,
+				   msecs_to_jiffies(ms));
+	mutex_unlock(&vagx_devices_lock);
+	return 0;
+}
+
+static const struct kernel_param_ops vagx_job_timeout_ops = {
+	.set = vagx_job_timeout_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(job_timeout_ms, &vagx_job_timeout_ops, &vagx_job_timeout_ms,
+		0644);
+MODULE_PARM_DESC(job_timeout_ms,
+		 "drm_sched job timeout in ms (10..3600000, default 10000); writable at runtime");
+module_param_named(hw_job_timeout_ms, vagx_hw_job_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(hw_job_timeout_ms,
+		 "Device-side job time limit in ms written to each job header (0 = none, default 5000)");
 
 /* struct drm_vagx_sync and struct drm_vagx_cmd as of UAPI 1.0. */
 #define VAGX_SYNC_MIN_SIZE	offsetofend(struct drm_vagx_sync, timeline_value)
@@ -405,8 +449,19 @@ static void vagx_ring_job_failed(struct vagx_ring *ring, struct vagx_job *job,
 		vagx_vm_record_fault(job->vm, &ring->fault);
 		ring->fault_valid = false;
 		break;
-	case VAGX_JOB_STATUS_TIMEOUT:
 	case VAGX_JOB_STATUS_ABORTED:
+		if (READ_ONCE(queue->closing)) {
+			error = -ECANCELED;
+			break;
+		}
+		if (job->fence->base.seqno != ring->abort_seqno) {
+			/* Q_ABORT raced with the completion of the guilty job. */
+			error = -ECANCELED;
+			atomic_or(DRM_VAGX_QUEUE_STATE_INNOCENT, &queue->state);
+			break;
+		}
+		fallthrough;
+	case VAGX_JOB_STATUS_TIMEOUT:
 		error = -ETIMEDOUT;
 		atomic_or(DRM_VAGX_QUEUE_STATE_TIMEDOUT, &queue->state);
 		break;
@@ -469,7 +524,8 @@ static struct dma_fence *vagx_ring_run_job(struct drm_sched_job *sched_job)
 	unsigned long flags;
 	u32 *w;
 
-	if (atomic_read(&queue->state) || READ_ONCE(job->vm->unusable))
+	if (atomic_read(&queue->state) || READ_ONCE(queue->closing) ||
+	    READ_ONCE(job->vm->unusable))
 		return ERR_PTR(-ECANCELED);
 	if (sched_job->s_fence->finished.error)
 		return ERR_PTR(sched_job->s_fence->finished.error);
@@ -497,7 +553,7 @@ static struct dma_fence *vagx_ring_run_job(struct drm_sched_job *sched_job)
 	hdr.irq = true;
 	hdr.irq_vector = ring->idx < vdev->nvec ? ring->idx : 0;
 	if (VAGX_FEATURES_TIMEOUT_GET(vdev->hw_features))
-		hdr.timeout_ms = VAGX_JOB_HW_TIMEOUT_MS;
+		hdr.timeout_ms = READ_ONCE(vagx_hw_job_timeout_ms);
 	hdr.pt_root = vagx_vm_root_dma(job->vm);
 	hdr.desc_va = job->desc_va;
 	hdr.completion_pa = vdev->completion_dma + ring->idx * sizeof(u64);
@@ -523,25 +579,32 @@ static struct dma_fence *vagx_ring_run_job(struct drm_sched_job *sched_job)
 	return dma_fence_get(&job->fence->base);
 }
 
-static enum drm_gpu_sched_stat
-vagx_ring_timedout_job(struct drm_sched_job *sched_job)
+/*
+ * Q_ABORT the job running on the ring if it is @job (ring->lock held).
+ * The device completes it with ABORTED at its next safe point, halts, and
+ * the IRQ handler retires it like any failed job.
+ */
+static bool vagx_ring_abort_locked(struct vagx_ring *ring, struct vagx_job *job)
 {
-	struct vagx_job *job = container_of(sched_job, struct vagx_job, base);
-	struct vagx_ring *ring = job->queue->ring;
-	struct vagx_device *vdev = ring->vdev;
+	struct vagx_job *first;
+
+	first = list_first_entry_or_null(&ring->inflight, struct vagx_job, node);
+	if (first != job)
+		return false;
+	ring->abort_seqno = job->fence->base.seqno;
+	vagx_write(ring->vdev, VAGX_REG_Q_ABORT(ring->idx),
+		   VAGX_Q_ABORT_ABORT(1));
+	return true;
+}
+
+/* Reset the ring: every job in it ends, innocent ones -ECANCELED. */
+static void vagx_ring_reset_all(struct vagx_ring *ring, struct vagx_job *job)
+{
 	struct vagx_job *j, *tmp;
 	unsigned long flags;
-	int i;
 
-	for (i = 0; i < vdev->nvec; i++)
-		synchronize_irq(pci_irq_vector(vdev->pdev, i));
-	if (job->fence_init && dma_fence_is_signaled(&job->fence->base))
-		return DRM_GPU_SCHED_STAT_NOMINAL;
-
-	drm_warn(&vdev->drm, "ring %u: job timed out, resetting the ring\n",
+	drm_warn(&ring->vdev->drm, "ring %u: abort failed, resetting the ring\n",
 		 ring->idx);
-	mutex_lock(&vdev->reset_lock);
-	drm_sched_stop(&ring->sched, sched_job);
 	vagx_ring_hw_reset(ring);
 
 	spin_lock_irqsave(&ring->lock, flags);
@@ -563,8 +626,57 @@ vagx_ring_timedout_job(struct drm_sched_job *sched_job)
 	atomic_or(DRM_VAGX_QUEUE_STATE_TIMEDOUT, &job->queue->state);
 	vagx_ring_program(ring);
 	spin_unlock_irqrestore(&ring->lock, flags);
+}
 
-	drm_sched_start(&ring->sched);
+static enum drm_gpu_sched_stat
+vagx_ring_timedout_job(struct drm_sched_job *sched_job)
+{
+	struct vagx_job *job = container_of(sched_job, struct vagx_job, base);
+	struct vagx_ring *ring = job->queue->ring;
+	struct vagx_device *vdev = ring->vdev;
+	unsigned long flags;
+	bool aborted;
+	long ret;
+	int i;
+
+	mutex_lock(&vdev->reset_lock);
+	/*
+	 * Park run_job/free_job while the ring may be reset.  The jobs keep
+	 * their hardware fence callbacks: drm_sched_stop()/drm_sched_start()
+	 * would drop them and complete every pending job of the ring with
+	 * -ECANCELED, innocent ones included.
+	 */
+	drm_sched_wqueue_stop(&ring->sched);
+	for (i = 0; i < vdev->nvec; i++)
+		synchronize_irq(pci_irq_vector(vdev->pdev, i));
+	if (!job->fence_init || dma_fence_is_signaled(&job->fence->base))
+		goto out;
+
+	drm_warn(&vdev->drm, "ring %u: job %llu of queue %u timed out, aborting it\n",
+		 ring->idx, job->fence->base.seqno, job->queue->id);
+	aborted = false;
+	if (!atomic_add_unless(&vdev->inject_abort_fail, -1, 0)) {
+		spin_lock_irqsave(&ring->lock, flags);
+		aborted = vagx_ring_abort_locked(ring, job);
+		spin_unlock_irqrestore(&ring->lock, flags);
+	}
+	ret = 0;
+	if (aborted)
+		ret = dma_fence_wait_timeout(&job->fence->base, false,
+					     msecs_to_jiffies(VAGX_ABORT_GRACE_MS));
+	if (ret <= 0)
+		vagx_ring_reset_all(ring, job);
+out:
+	/*
+	 * drm_sched took the job off its pending list; put it back so that it
+	 * is freed once its fence signals (what DRM_GPU_SCHED_STAT_NO_HANG
+	 * does in later kernels).  Restarting the work items also runs the
+	 * free_job work for a job that already completed.
+	 */
+	spin_lock(&ring->sched.job_list_lock);
+	list_add(&sched_job->list, &ring->sched.pending_list);
+	spin_unlock(&ring->sched.job_list_lock);
+	drm_sched_wqueue_start(&ring->sched);
 	mutex_unlock(&vdev->reset_lock);
 	return DRM_GPU_SCHED_STAT_NOMINAL;
 }
@@ -624,6 +736,7 @@ int vagx_rings_init(struct vagx_device *vdev)
 	u32 q;
 	int ret;
 
+	INIT_LIST_HEAD(&vdev->dev_node);
 	vdev->completion = dma_alloc_coherent(dev, PAGE_SIZE,
 					      &vdev->completion_dma,
 					      GFP_KERNEL);
@@ -657,6 +770,12 @@ int vagx_rings_init(struct vagx_device *vdev)
 		ring->sched_ready = true;
 		vagx_ring_program(ring);
 	}
+	mutex_lock(&vagx_devices_lock);
+	for (q = 0; q < vdev->num_rings; q++)
+		vdev->rings[q].sched.timeout =
+			msecs_to_jiffies(READ_ONCE(vagx_job_timeout_ms));
+	list_add_tail(&vdev->dev_node, &vagx_devices);
+	mutex_unlock(&vagx_devices_lock);
 	return 0;
 
 err:
@@ -673,6 +792,10 @@ void vagx_rings_fini(struct vagx_device *vdev)
 	struct device *dev = vdev->drm.dev;
 	u32 q;
 
+	mutex_lock(&vagx_devices_lock);
+	if (!list_empty(&vdev->dev_node))
+		list_del_init(&vdev->dev_node);
+	mutex_unlock(&vagx_devices_lock);
 	for (q = 0; q < vdev->num_rings; q++) {
 		struct vagx_ring *ring = &vdev->rings[q];
 
@@ -859,7 +982,15 @@ err_put:
 
 static void vagx_queue_destroy(struct vagx_queue *queue)
 {
-	drm_sched_entity_destroy(&queue->entity);
+	/*
+	 * QUEUE_DESTROY lets the queued jobs run (flush, then fini); a closing
+	 * file does not wait for their dependencies: fini kills the jobs that
+	 * the scheduler has not taken yet (-ESRCH once their waits resolve).
+	 */
+	if (READ_ONCE(queue->closing))
+		drm_sched_entity_fini(&queue->entity);
+	else
+		drm_sched_entity_destroy(&queue->entity);
 	atomic_dec(&queue->vm->queue_count);
 	vagx_queue_put(queue);
 }
@@ -923,11 +1054,26 @@ int vagx_ioctl_queue_get_state(struct drm_device *drm, void *data,
 void vagx_file_release_queues(struct vagx_file *vfile)
 {
 	struct vagx_queue *queue;
-	unsigned long id;
+	unsigned long id, flags;
 
 	xa_for_each(&vfile->queues, id, queue) {
+		struct vagx_ring *ring = queue->ring;
+		struct vagx_job *first;
+
 		xa_erase(&vfile->queues, id);
+		/* Nothing of a closed file runs any more. */
+		WRITE_ONCE(queue->closing, true);
+		kref_get(&queue->refcount);
 		vagx_queue_destroy(queue);
+
+		spin_lock_irqsave(&ring->lock, flags);
+		vagx_ring_cancel_queue(ring, queue);
+		first = list_first_entry_or_null(&ring->inflight,
+						 struct vagx_job, node);
+		if (first && first->queue == queue)
+			vagx_ring_abort_locked(ring, first);
+		spin_unlock_irqrestore(&ring->lock, flags);
+		vagx_queue_put(queue);
 	}
 }
 

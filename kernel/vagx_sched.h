@@ -65,6 +65,8 @@ struct vagx_queue {
 	struct mutex submit_lock;
 	/** @last_run: Finished fence of the last job given to run_job. */
 	struct dma_fence *last_run;
+	/** @closing: The file is closing: cancel everything left. */
+	bool closing;
 };
 
 int vagx_syncs_parse(struct drm_file *file,

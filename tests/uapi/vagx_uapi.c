@@ -4,7 +4,8 @@
  *   tests/guest/vagx-guest -- build/uapi-tests/vagx_uapi
  * Every ioctl's success paths and documented errnos. Tests that need the
  * device to execute jobs SKIP while it cannot (debugfs vagx_rings says
- * hw_runs_jobs: 0).
+ * hw_runs_jobs: 0). The gpu_* tests run real compute jobs, encoded with the
+ * generated vagx_hw.h / vagx_isa.h (tests/uapi/build.sh generates them).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -19,8 +20,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sys/wait.h>
+#include <linux/sync_file.h>
+
 #include "drm.h"
 #include "vagx_drm.h"
+#include "vagx_hw.h"
+#include "vagx_isa.h"
 #include "kselftest_harness.h"
 
 #define PAGE 4096ull
@@ -1172,6 +1178,907 @@ TEST_F(vagx, fdinfo)
 	buf[n] = 0;
 	EXPECT_NE(NULL, strstr(buf, "drm-driver:\tvagx"));
 	EXPECT_NE(NULL, strstr(buf, "drm-total-memory:"));
+}
+
+/* ---- compute jobs on the device ---- */
+
+/* Where the GPU tests put things in their VMs. */
+#define GPU_CODE_VA	(0x100000000ull)	/* code, uniforms, descriptor */
+#define GPU_OUT_VA	(0x200000000ull)
+#define GPU_OUT2_VA	(0x300000000ull)
+#define GPU_SRC_VA	(0x400000000ull)
+#define GPU_DST_VA	(0x500000000ull)
+#define GPU_HOLE_VA	(0x600000000ull)	/* never mapped */
+#define GPU_TG		64
+
+static int fence_status(int fd, uint32_t syncobj)
+{
+	struct drm_syncobj_handle h = {
+		.handle = syncobj,
+		.flags = DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE,
+		.fd = -1,
+	};
+	struct sync_file_info info = { 0 };
+	int ret;
+
+	if (ioctl(fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &h))
+		return -1000 - errno;
+	ret = ioctl(h.fd, SYNC_IOC_FILE_INFO, &info);
+	close(h.fd);
+	return ret ? -2000 - errno : info.status;
+}
+
+static int syncobj_wait_ms(int fd, uint32_t handle, int ms)
+{
+	struct timespec ts;
+	struct drm_syncobj_wait w = { .handles = (uintptr_t)&handle,
+				      .count_handles = 1 };
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	w.timeout_nsec = (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec +
+			 (int64_t)ms * 1000000ll;
+	return vioctl(fd, DRM_IOCTL_SYNCOBJ_WAIT, &w);
+}
+
+static struct vagx_src R(unsigned int i)
+{
+	return (struct vagx_src){ .idx = i, .file = VAGX_FILE_R };
+}
+
+static struct vagx_src U(unsigned int i)
+{
+	return (struct vagx_src){ .idx = i, .file = VAGX_FILE_U };
+}
+
+static struct vagx_src SR(unsigned int i)
+{
+	return (struct vagx_src){ .idx = i, .file = VAGX_FILE_SR };
+}
+
+static struct vagx_src IMM(unsigned int slot)
+{
+	return (struct vagx_src){ .idx = slot, .file = VAGX_FILE_IMM };
+}
+
+static struct vagx_instr i_mov_sr(unsigned int dst, unsigned int sr)
+{
+	return (struct vagx_instr){ .op = VAGX_OP_MOV, .dst = dst,
+				    .src = { SR(sr) } };
+}
+
+/* dst = src * a + b */
+static struct vagx_instr i_imad(unsigned int dst, unsigned int src,
+				uint32_t a, uint32_t b)
+{
+	return (struct vagx_instr){ .op = VAGX_OP_IMAD, .dst = dst, .x = 1,
+				    .src = { R(src), IMM(0), IMM(1) },
+				    .imm = { a, b } };
+}
+
+/* dst = *(u32 *)(u[ubase]:u[ubase+1] + r[off]) */
+static struct vagx_instr i_ld(unsigned int dst, unsigned int ubase,
+			      unsigned int off)
+{
+	return (struct vagx_instr){ .op = VAGX_OP_LD_GLOBAL, .dst = dst,
+				    .mod = VAGX_MEMSIZE_B32,
+				    .src = { U(ubase), R(off) } };
+}
+
+static struct vagx_instr i_st(unsigned int ubase, unsigned int off,
+			      unsigned int val)
+{
+	return (struct vagx_instr){ .op = VAGX_OP_ST_GLOBAL,
+				    .mod = VAGX_MEMSIZE_B32,
+				    .src = { U(ubase), R(off), R(val) } };
+}
+
+static struct vagx_instr i_op(unsigned int op)
+{
+	return (struct vagx_instr){ .op = op };
+}
+
+/* A VM with a code/uniform/descriptor BO mapped at GPU_CODE_VA. */
+struct gpu {
+	int fd;
+	uint32_t vm;
+	uint32_t bo;
+	uint8_t *map;	/* pages 0-3 code, 4 uniforms, 8 descriptors */
+};
+
+static int gpu_init(int fd, struct gpu *g)
+{
+	int ret;
+
+	g->fd = fd;
+	ret = vm_create(fd, &g->vm);
+	if (ret)
+		return ret;
+	ret = bo_create(fd, 16 * PAGE, DRM_VAGX_BO_WB_MMAP, g->vm, &g->bo);
+	if (ret)
+		return ret;
+	g->map = bo_map(fd, g->bo, 16 * PAGE);
+	if (!g->map)
+		return -ENOMEM;
+	return bind1(fd, g->vm, DRM_VAGX_BIND_OP_MAP, g->bo, 0, GPU_CODE_VA,
+		     16 * PAGE);
+}
+
+/* A BO of @size bytes filled with @fill, mapped at @va; returns its CPU map. */
+static uint32_t *gpu_buf(struct gpu *g, uint64_t va, uint64_t size,
+			 uint32_t fill, uint32_t *handle)
+{
+	uint32_t h, *p;
+
+	if (bo_create(g->fd, size, DRM_VAGX_BO_WB_MMAP, g->vm, &h))
+		return NULL;
+	p = bo_map(g->fd, h, size);
+	if (!p)
+		return NULL;
+	for (uint64_t i = 0; i < size / 4; i++)
+		p[i] = fill;
+	if (bind1(g->fd, g->vm, DRM_VAGX_BIND_OP_MAP, h, 0, va, size))
+		return NULL;
+	if (handle)
+		*handle = h;
+	return p;
+}
+
+/*
+ * Write program @ins (at most 32 instructions) in code slot @slot (< 32),
+ * its uniforms and a compute_job descriptor; returns the descriptor VA.
+ */
+static uint64_t gpu_job(struct gpu *g, unsigned int slot,
+			const struct vagx_instr *ins, unsigned int n,
+			const uint64_t *uni, unsigned int nuni,
+			uint32_t grid, uint32_t tg)
+{
+	uint64_t *code = (uint64_t *)(g->map + slot * 512);
+	uint32_t *u = (uint32_t *)(g->map + 4 * PAGE + slot * 128);
+	uint64_t code_va = GPU_CODE_VA + slot * 512;
+	uint64_t uni_va = GPU_CODE_VA + 4 * PAGE + slot * 128;
+	uint64_t desc_off = 8 * PAGE + slot * 128;
+	struct vagx_compute_job cj;
+	unsigned int w = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		int r = vagx_encode(&ins[i], &code[w]);
+
+		if (r <= 0)
+			return 0;
+		w += r;
+	}
+	for (unsigned int i = 0; i < nuni; i++) {
+		u[2 * i] = (uint32_t)uni[i];
+		u[2 * i + 1] = uni[i] >> 32;
+	}
+	vagx_compute_job_init(&cj);
+	cj.grid_x = grid;
+	cj.grid_y = cj.grid_z = 1;
+	cj.tg_x = tg;
+	cj.tg_y = cj.tg_z = 1;
+	cj.program.code_va = code_va;
+	cj.program.gpr_count = 16;
+	cj.program.uniform_count = 2 * nuni;
+	cj.program.uniform_va = uni_va;
+	vagx_compute_job_pack((uint32_t *)(g->map + desc_off), &cj);
+	__sync_synchronize();
+	return GPU_CODE_VA + desc_off;
+}
+
+/* out[gid] = gid * mul + add for every thread; uniforms: out. */
+static uint64_t gpu_pattern_job(struct gpu *g, unsigned int slot,
+				uint64_t out_va, uint32_t mul, uint32_t add,
+				uint32_t groups)
+{
+	const struct vagx_instr p[] = {
+		i_mov_sr(0, VAGX_SR_TGID_X),
+		i_mov_sr(1, VAGX_SR_TGSIZE_X),
+		i_mov_sr(2, VAGX_SR_TINDEX),
+		{ .op = VAGX_OP_IMAD, .dst = 0, .src = { R(0), R(1), R(2) } },
+		i_imad(3, 0, mul, add),
+		i_imad(1, 0, 4, 0),
+		i_st(0, 1, 3),
+		i_op(VAGX_OP_END),
+	};
+	uint64_t uni[] = { out_va };
+
+	return gpu_job(g, slot, p, ARRAY_SIZE(p), uni, 1, groups, GPU_TG);
+}
+
+/* out[gid] = in[gid] + add; uniforms: in, out. */
+static uint64_t gpu_add_job(struct gpu *g, unsigned int slot, uint64_t in_va,
+			    uint64_t out_va, uint32_t add, uint32_t groups)
+{
+	const struct vagx_instr p[] = {
+		i_mov_sr(0, VAGX_SR_TGID_X),
+		i_mov_sr(1, VAGX_SR_TGSIZE_X),
+		i_mov_sr(2, VAGX_SR_TINDEX),
+		{ .op = VAGX_OP_IMAD, .dst = 0, .src = { R(0), R(1), R(2) } },
+		i_imad(1, 0, 4, 0),
+		i_ld(3, 0, 1),
+		i_imad(3, 3, 1, add),
+		i_st(2, 1, 3),
+		i_op(VAGX_OP_END),
+	};
+	uint64_t uni[] = { in_va, out_va };
+
+	return gpu_job(g, slot, p, ARRAY_SIZE(p), uni, 2, groups, GPU_TG);
+}
+
+/* An endless loop: only abort, timeout or reset ends it. */
+static uint64_t gpu_hang_job(struct gpu *g, unsigned int slot)
+{
+	const struct vagx_instr p[] = {
+		i_op(VAGX_OP_LOOP),
+		i_imad(0, 0, 1, 1),
+		i_op(VAGX_OP_ENDLOOP),
+		i_op(VAGX_OP_END),
+	};
+
+	return gpu_job(g, slot, p, ARRAY_SIZE(p), NULL, 0, 1, 1);
+}
+
+/* Submit one compute command, optionally signalling binary syncobj @out. */
+static int gpu_submit(int fd, uint32_t q, uint64_t desc, uint32_t out)
+{
+	struct drm_vagx_sync sy = { .type = DRM_VAGX_SYNC_TYPE_SYNCOBJ,
+				    .flags = DRM_VAGX_SYNC_SIGNAL,
+				    .handle = out };
+	struct drm_vagx_cmd c = { .type = DRM_VAGX_QUEUE_TYPE_COMPUTE,
+				  .desc_va = desc };
+
+	if (out)
+		c.syncs = (struct drm_vagx_obj_array)DRM_VAGX_OBJ_ARRAY(1, &sy);
+	return submit(fd, q, &c, 1, NULL);
+}
+
+static int check_pattern(const uint32_t *p, unsigned int n, uint32_t mul,
+			 uint32_t add)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (p[i] != i * mul + add) {
+			fprintf(stderr, "# word %u: %#x, expected %#x\n", i,
+				p[i], i * mul + add);
+			return 0;
+		}
+	return 1;
+}
+
+static int param_write(const char *name, const char *val)
+{
+	char path[128];
+	int f, ret;
+
+	snprintf(path, sizeof(path), "/sys/module/vagx/parameters/%s", name);
+	f = open(path, O_WRONLY);
+	if (f < 0)
+		return -errno;
+	ret = write(f, val, strlen(val)) < 0 ? -errno : 0;
+	close(f);
+	return ret;
+}
+
+static int param_read(const char *name, char *buf, size_t len)
+{
+	char path[128];
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof(path), "/sys/module/vagx/parameters/%s", name);
+	f = open(path, O_RDONLY);
+	if (f < 0)
+		return -errno;
+	n = read(f, buf, len - 1);
+	close(f);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = 0;
+	return 0;
+}
+
+#define REQUIRE_GPU() do {						\
+	if (!hw_runs_jobs(self->fd))					\
+		SKIP(return, "the device does not execute jobs");	\
+	if (!(self->info.queue_types & (1u << DRM_VAGX_QUEUE_TYPE_COMPUTE))) \
+		SKIP(return, "no compute queues");			\
+} while (0)
+
+/* Basic end to end: VM_BIND, SUBMIT with an out-syncobj, wait, read back. */
+TEST_F(vagx, gpu_compute_pattern)
+{
+	const unsigned int groups = 4, n = groups * GPU_TG;
+	struct gpu g;
+	uint32_t q, done, *out;
+
+	REQUIRE_GPU();
+	ASSERT_EQ(0, gpu_init(self->fd, &g));
+	out = gpu_buf(&g, GPU_OUT_VA, PAGE, 0xffffffff, NULL);
+	ASSERT_NE(NULL, out);
+	ASSERT_EQ(0, queue_create(self->fd, g.vm, DRM_VAGX_QUEUE_TYPE_COMPUTE,
+				  DRM_VAGX_PRIORITY_MEDIUM, &q));
+	done = syncobj_create(self->fd);
+	ASSERT_EQ(0, gpu_submit(self->fd, q,
+				gpu_pattern_job(&g, 0, GPU_OUT_VA, 3, 7, groups),
+				done));
+	ASSERT_EQ(0, syncobj_wait(self->fd, done, 0));
+	EXPECT_EQ(1, fence_status(self->fd, done));
+	EXPECT_TRUE(check_pattern(out, n, 3, 7));
+	EXPECT_EQ(0xffffffff, out[n]);	/* nothing beyond the grid */
+
+	/* Again, through a different descriptor, on the same queue. */
+	ASSERT_EQ(0, gpu_submit(self->fd, q,
+				gpu_pattern_job(&g, 1, GPU_OUT_VA, 5, 1, groups),
+				done));
+	ASSERT_EQ(0, syncobj_wait(self->fd, done, 0));
+	EXPECT_EQ(1, fence_status(self->fd, done));
+	EXPECT_TRUE(check_pattern(out, n, 5, 1));
+}
+
+/*
+ * Two dependent submits on two queues (different rings, no implicit order),
+ * chained through timeline points: B reads what A wrote.
+ */
+TEST_F(vagx, gpu_timeline_chain)
+{
+	const unsigned int groups = 8, n = groups * GPU_TG;
+	struct drm_vagx_sync sa[1], sb[2], sc[2];
+	struct drm_vagx_cmd ca = { .type = DRM_VAGX_QUEUE_TYPE_COMPUTE };
+	struct drm_vagx_cmd cb = { .type = DRM_VAGX_QUEUE_TYPE_COMPUTE };
+	struct drm_vagx_cmd cc = { .type = DRM_VAGX_QUEUE_TYPE_COMPUTE };
+	struct gpu g;
+	uint32_t qa, qb, tl, *o1, *o2;
+
+	REQUIRE_GPU();
+	ASSERT_EQ(0, gpu_init(self->fd, &g));
+	o1 = gpu_buf(&g, GPU_OUT_VA, 4 * PAGE, 0, NULL);
+	o2 = gpu_buf(&g, GPU_OUT2_VA, 4 * PAGE, 0, NULL);
+	ASSERT_NE(NULL, o1);
+	ASSERT_NE(NULL, o2);
+	ASSERT_EQ(0, queue_create(self->fd, g.vm, DRM_VAGX_QUEUE_TYPE_COMPUTE,
+				  DRM_VAGX_PRIORITY_MEDIUM, &qa));
+	ASSERT_EQ(0, queue_create(self->fd, g.vm, DRM_VAGX_QUEUE_TYPE_COMPUTE,
+				  DRM_VAGX_PRIORITY_MEDIUM, &qb));
+	tl = syncobj_create(self->fd);
+
+	/* A: o1 = i*2+1 -> point 1.  B (qb): wait 1, o2 = o1 + 100 -> point 2.
+	 * C (qa): wait 2, o1 = o2 + 1000 -> point 3. */
+	sa[0] = (struct drm_vagx_sync){ .type = DRM_VAGX_SYNC_TYPE_TIMELINE_SYNCOBJ,
+					.flags = DRM_VAGX_SYNC_SIGNAL,
+					.handle = tl, .timeline_value = 1 };
+	sb[0] = (struct drm_vagx_sync){ .type = DRM_VAGX_SYNC_TYPE_TIMELINE_SYNCOBJ,
+					.handle = tl, .timeline_value = 1 };
+	sb[1] = (struct drm_vagx_sync){ .type = DRM_VAGX_SYNC_TYPE_TIMELINE_SYNCOBJ,
+					.flags = DRM_VAGX_SYNC_SIGNAL,
+					.handle = tl, .timeline_value = 2 };
+	sc[0] = (struct drm_vagx_sync){ .type = DRM_VAGX_SYNC_TYPE_TIMELINE_SYNCOBJ,
+					.handle = tl, .timeline_value = 2 };
+	sc[1] = (struct drm_vagx_sync){ .type = DRM_VAGX_SYNC_TYPE_TIMELINE_SYNCOBJ,
+					.flags = DRM_VAGX_SYNC_SIGNAL,
+					.handle = tl, .timeline_value = 3 };
+	ca.desc_va = gpu_pattern_job(&g, 0, GPU_OUT_VA, 2, 1, groups);
+	cb.desc_va = gpu_add_job(&g, 1, GPU_OUT_VA, GPU_OUT2_VA, 100, groups);
+	cc.desc_va = gpu_add_job(&g, 2, GPU_OUT2_VA, GPU_OUT_VA, 1000, groups);
+	ca.syncs = (struct drm_vagx_obj_array)DRM_VAGX_OBJ_ARRAY(1, sa);
+	cb.syncs = (struct drm_vagx_obj_array)DRM_VAGX_OBJ_ARRAY(2, sb);
+	cc.syncs = (struct drm_vagx_obj_array)DRM_VAGX_OBJ_ARRAY(2, sc);
+	ASSERT_EQ(0, submit(self->fd, qa, &ca, 1, NULL));
+	ASSERT_EQ(0, submit(self->fd, qb, &cb, 1, NULL));
+	ASSERT_EQ(0, submit(self->fd, qa, &cc, 1, NULL));
+	ASSERT_EQ(0, syncobj_wait(self->fd, tl, 3));
+	EXPECT_TRUE(check_pattern(o2, n, 2, 101));
+	EXPECT_TRUE(check_pattern(o1, n, 2, 1101));
+	EXPECT_EQ(0, o2[n]);
+}
+
+/*
+ * MAP_NULL through the GPU: loads from NULL pages read 0, stores to them are
+ * dropped (a load after the store still reads 0), and a MAP_NULL that
+ * replaces a BO mapping takes effect for the next job (TLB invalidated).
+ */
+TEST_F(vagx, gpu_map_null)
+{
+	const struct vagx_instr p[] = {
+		i_mov_sr(0, VAGX_SR_TINDEX),
+		i_imad(1, 0, 4, 0),
+		i_ld(2, 0, 1),			/* r2 = src[i] */
+		i_imad(3, 0, 0, 0xdeadbeef),
+		i_st(2, 1, 3),			/* dst[i] = 0xdeadbeef */
+		i_ld(4, 2, 1),			/* r4 = dst[i] */
+		i_imad(2, 2, 1, 0x1000),
+		i_imad(4, 4, 1, 0x2000),
+		i_st(4, 1, 2),			/* out[i] = src[i] + 0x1000 */
+		i_imad(5, 0, 4, GPU_TG * 4),
+		i_st(4, 5, 4),			/* out[64 + i] = dst[i] + 0x2000 */
+		i_op(VAGX_OP_END),
+	};
+	uint64_t uni[] = { GPU_SRC_VA, GPU_DST_VA, GPU_OUT_VA };
+	uint32_t q, done, h, *out, *data;
+	uint64_t desc;
+	struct gpu g;
+
+	REQUIRE_GPU();
+	if (!(self->info.features & DRM_VAGX_FEATURE_MAP_NULL))
+		SKIP(return, "no MAP_NULL");
+	ASSERT_EQ(0, gpu_init(self->fd, &g));
+	out = gpu_buf(&g, GPU_OUT_VA, PAGE, 0xffffffff, NULL);
+	ASSERT_NE(NULL, out);
+	/* src starts as a real BO, dst is NULL from the start. */
+	data = gpu_buf(&g, GPU_SRC_VA, 2 * PAGE, 0x11111111, &h);
+	ASSERT_NE(NULL, data);
+	ASSERT_EQ(0, bind1(self->fd, g.vm, DRM_VAGX_BIND_OP_MAP_NULL, 0, 0,
+			   GPU_DST_VA, 1ull << 21));
+	ASSERT_EQ(0, queue_create(self->fd, g.vm, DRM_VAGX_QUEUE_TYPE_COMPUTE,
+				  DRM_VAGX_PRIORITY_MEDIUM, &q));
+	done = syncobj_create(self->fd);
+	desc = gpu_job(&g, 0, p, ARRAY_SIZE(p), uni, 3, 1, GPU_TG);
+	ASSERT_NE(0, desc);
+
+	ASSERT_EQ(0, gpu_submit(self->fd, q, desc, done));
+	ASSERT_EQ(0, syncobj_wait(self->fd, done, 0));
+	ASSERT_EQ(1, fence_status(self->fd, done));
+	for (int i = 0; i < GPU_TG; i++) {
+		ASSERT_EQ(0x11112111, out[i]);
+		ASSERT_EQ(0x2000, out[GPU_TG + i]);
+	}
+
+	/* Replace the BO by NULL pages; the job now reads zeros. */
+	ASSERT_EQ(0, bind1(self->fd, g.vm, DRM_VAGX_BIND_OP_MAP_NULL, 0, 0,
+			   GPU_SRC_VA, 2 * PAGE));
+	EXPECT_TRUE(has_mapping(self->fd, GPU_SRC_VA, GPU_SRC_VA + 2 * PAGE,
+				"null"));
+	memset(out, 0xff, PAGE);
+	ASSERT_EQ(0, gpu_submit(self->fd, q, desc, done));
+	ASSERT_EQ(0, syncobj_wait(self->fd, done, 0));
+	ASSERT_EQ(1, fence_status(self->fd, done));
+	for (int i = 0; i < GPU_TG; i++) {
+		ASSERT_EQ(0x1000, out[i]);
+		ASSERT_EQ(0x2000, out[GPU_TG + i]);
+	}
+	/* The BO itself was not touched, and the queue is healthy. */
+	for (int i = 0; i < 2 * PAGE / 4; i++)
+		ASSERT_EQ(0x11111111, data[i]);
+
+	/* Map the BO over the NULL dst: the job's stores land in it now. */
+	ASSERT_EQ(0, bind1(self->fd, g.vm, DRM_VAGX_BIND_OP_MAP, h, 0,
+			   GPU_DST_VA, PAGE));
+	ASSERT_EQ(0, gpu_submit(self->fd, q, desc, done));
+	ASSERT_EQ(0, syncobj_wait(self->fd, done, 0));
+	ASSERT_EQ(1, fence_status(self->fd, done));
+	for (int i = 0; i < GPU_TG; i++) {
+		ASSERT_EQ(0x1000, out[i]);
+		ASSERT_EQ(0xdeadbeef + 0x2000, out[GPU_TG + i]);
+		ASSERT_EQ(0xdeadbeef, data[i]);
+	}
+	ASSERT_EQ(0x11111111, data[GPU_TG]);
+}
+
+/*
+ * A shader store to an unmapped VA: the job's fence gets -EFAULT, the rest of
+ * its queue -ECANCELED, the queue and VM report the fault, the queue is dead;
+ * another queue of the VM and another file keep working.
+ */
+TEST_F(vagx, gpu_fault_store)
+{
+	const struct vagx_instr p[] = {
+		i_mov_sr(0, VAGX_SR_TINDEX),
+		i_imad(1, 0, 4, 0x24),
+		i_st(0, 1, 0),
+		i_op(VAGX_OP_END),
+	};
+	const unsigned int groups = 2, n = groups * GPU_TG;
+	struct drm_vagx_queue_get_state st = { 0 };
+	struct drm_vagx_vm_get_state vst = { 0 };
+	struct drm_vagx_sync s0 = { .type = DRM_VAGX_SYNC_TYPE_SYNCOBJ,
+				    .flags = DRM_VAGX_SYNC_SIGNAL };
+	struct drm_vagx_sync s1 = s0;
+	struct drm_vagx_cmd c[2];
+	uint64_t uni[] = { GPU_HOLE_VA };
+	uint32_t q, q2, f0, f1, done, *out, *out2;
+	struct gpu g, g2;
+	int fd2;
+
+	REQUIRE_GPU();
+	ASSERT_EQ(0, gpu_init(self->fd, &g));
+	out = gpu_buf(&g, GPU_OUT_VA, PAGE, 0, NULL);
+	ASSERT_NE(NULL, out);
+	ASSERT_EQ(0, queue_create(self->fd, g.vm, DRM_VAGX_QUEUE_TYPE_COMPUTE,
+				  DRM_VAGX_PRIORITY_MEDIUM, &q));
+	ASSERT_EQ(0, queue_create(self->fd, g.vm, DRM_VAGX_QUEUE_TYPE_COMPUTE,
+				  DRM_VAGX_PRIORITY_MEDIUM, &q2));
+	f0 = syncobj_create(self->fd);
+	f1 = syncobj_create(self->fd);
+	done = syncobj_create(self->fd);
+	s0.handle = f0;
+	s1.handle = f1;
+	memset(c, 0, sizeof(c));
+	c[0].type = c[1].type = DRM_VAGX_QUEUE_TYPE_COMPUTE;
+	c[0].desc_va = gpu_job(&g, 0, p, ARRAY_SIZE(p), uni, 1, 1, 1);
+	c[1].desc_va = gpu_pattern_job(&g, 1, GPU_OUT_VA, 1, 1, groups);
+	c[0].syncs = (struct drm_vagx_obj_array)DRM_VAGX_OBJ_ARRAY(1, &s0);
+	c[1].syncs = (struct drm_vagx_obj_array)DRM_VAGX_OBJ_ARRAY(1, &s1);
+	ASSERT_EQ(0, submit(self->fd, q, c, 2, NULL));
+	ASSERT_EQ(0, syncobj_wait(self->fd, f1, 0));
+	ASSERT_EQ(0, syncobj_wait(self->fd, f0, 0));
+	EXPECT_EQ(-EFAULT, fence_status(self->fd, f0));
+	EXPECT_EQ(-ECANCELED, fence_status(self->fd, f1));
+	EXPECT_EQ(0, out[0]);	/* the cancelled job did not run */
+
+	st.queue_id = q;
+	ASSERT_EQ(0, vioctl(self->fd, DRM_IOCTL_VAGX_QUEUE_GET_STATE, &st));
+	EXPECT_EQ(DRM_VAGX_QUEUE_STATE_FAULTED, st.state);
+	EXPECT_EQ(GPU_HOLE_VA + 0x24, st.fault.addr);
+	EXPECT_EQ(DRM_VAGX_FAULT_ACCESS_WRITE, st.fault.access);
+	EXPECT_EQ(DRM_VAGX_FAULT_REASON_UNMAPPED, st.fault.reason);
+	vst.vm_id = g.vm;
+	ASSERT_EQ(0, vioctl(self->fd, DRM_IOCTL_VAGX_VM_GET_STATE, &vst));
+	EXPECT_EQ(DRM_VAGX_VM_STATE_USABLE, vst.state);
+	EXPECT_EQ(1, vst.fault_count);
+	EXPECT_EQ(GPU_HOLE_VA + 0x24, vst.last_fault.addr);
+	EXPECT_EQ(DRM_VAGX_FAULT_ACCESS_WRITE, vst.last_fault.access);
+
+	/* The dead queue refuses work, even no-ops. */
+	EXPECT_EQ(-ECANCELED, gpu_submit(self->fd, q, c[1].desc_va, 0));
+	EXPECT_EQ(-ECANCELED, gpu_submit(self->fd, q, 0, 0));
+
+	/* Another queue on the same VM works. */
+	ASSERT_EQ(0, gpu_submit(self->fd, q2, c[1].desc_va, done));
+	ASSERT_EQ(0, syncobj_wait(self->fd, done, 0));
+	EXPECT_EQ(1, fence_status(self->fd, done));
+	EXPECT_TRUE(check_pattern(out, n, 1, 1));
+	st.queue_id = q2;
+	ASSERT_EQ(0, vioctl(self->fd, DRM_IOCTL_VAGX_QUEUE_GET_STATE, &st));
+	EXPECT_EQ(0, st.state);
+
+	/* So do queues of another file. */
+	fd2 = open_vagx();
+	ASSERT_GE(fd2, 0);
+	ASSERT_EQ(0, gpu_init(fd2, &g2));
+	out2 = gpu_buf(&g2, GPU_OUT_VA, PAGE, 0, NULL);
+	ASSERT_NE(NULL, out2);
+	for (int i = 0; i < 3; i++) {
+		uint32_t q3, d3 = syncobj_create(fd2);
+
+		ASSERT_EQ(0, queue_create(fd2, g2.vm,
+					  DRM_VAGX_QUEUE_TYPE_COMPUTE,
+					  DRM_VAGX_PRIORITY_MEDIUM, &q3));
+		ASSERT_EQ(0, gpu_submit(fd2, q3,
+					gpu_pattern_job(&g2, i, GPU_OUT_VA, 7,
+							i, groups), d3));
+		ASSERT_EQ(0, syncobj_wait(fd2, d3, 0));
+		EXPECT_EQ(1, fence_status(fd2, d3));
+		EXPECT_TRUE(check_pattern(out2, n, 7, i));
+	}
+	close(fd2);
+}
+
+/* Sum of the "resets N" counters of debugfs vagx_rings. */
+static int ring_resets(int fd)
+{
+	char *s = debugfs_read(fd, "vagx_rings");
+	int n = 0;
+
+	for (char *p = s; p && (p = strstr(p, "resets ")); p += 7)
+		n += atoi(p + 7);
+	free(s);
+	return n;
+}
+
+/* Queues of one priority are spread round-robin over rings 1..N-1. */
+static unsigned int same_ring_stride(const struct drm_vagx_gpu_info *info)
+{
+	return info->num_hw_queues > 1 ? info->num_hw_queues - 1 : 1;
+}
+
+/*
+ * Timeout recovery: an endless shader is aborted after job_timeout_ms; its
+ * fence ends -ETIMEDOUT, the rest of its queue -ECANCELED, jobs of other
+ * queues queued behind it on the same ring still complete (uapi.md: other
+ * queues unaffected); the queue is TIMEDOUT and dead; a new queue works.
+ */
+TEST_F(vagx, gpu_timeout)
+{
+	const unsigned int groups = 2, n = groups * GPU_TG;
+	struct drm_vagx_queue_get_state st = { 0 };
+	uint32_t q[8], qn = 0, fh, fc, fi, done, *o1, *o2, *o3;
+	unsigned int stride, i;
+	int resets;
+	char old[32];
+	struct timespec t0, t1;
+	struct gpu g;
+	double secs;
+
+	REQUIRE_GPU();
+	ASSERT_EQ(0, param_read("job_timeout_ms", old, sizeof(old)));
+	ASSERT_EQ(0, param_write("job_timeout_ms", "500"));
+	ASSERT_EQ(-EINVAL, param_write("job_timeout_ms", "1"));
+	resets = ring_resets(self->fd);
+	ASSERT_EQ(0, gpu_init(self->fd, &g));
+	o1 = gpu_buf(&g, GPU_OUT_VA, PAGE, 0, NULL);
+	o2 = gpu_buf(&g, GPU_OUT2_VA, PAGE, 0, NULL);
+	o3 = gpu_buf(&g, GPU_DST_VA, PAGE, 0, NULL);
+	ASSERT_NE(NULL, o1);
+	ASSERT_NE(NULL, o2);
+	ASSERT_NE(NULL, o3);
+
+	/* q[0] and q[stride] share a ring. */
+	stride = same_ring_stride(&self->info);
+	ASSERT_LT(stride, 8);
+	for (i = 0; i <= stride; i++)
+		ASSERT_EQ(0, queue_create(self->fd, g.vm,
+					  DRM_VAGX_QUEUE_TYPE_COMPUTE,
+					  DRM_VAGX_PRIORITY_MEDIUM, &q[i]));
+	fh = syncobj_create(self->fd);
+	fc = syncobj_create(self->fd);
+	fi = syncobj_create(self->fd);
+	done = syncobj_create(self->fd);
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ASSERT_EQ(0, gpu_submit(self->fd, q[0], gpu_hang_job(&g, 0), fh));
+	ASSERT_EQ(0, gpu_submit(self->fd, q[0],
+				gpu_pattern_job(&g, 1, GPU_OUT_VA, 1, 5, groups),
+				fc));
+	ASSERT_EQ(0, gpu_submit(self->fd, q[stride],
+				gpu_pattern_job(&g, 2, GPU_OUT2_VA, 2, 9, groups),
+				fi));
+	ASSERT_EQ(0, syncobj_wait_ms(self->fd, fh, 20000));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	TH_LOG("hang detected after %.2f s", secs);
+	EXPECT_LT(secs, 4.5);	/* the TDR, not the 5 s device limit */
+	EXPECT_EQ(-ETIMEDOUT, fence_status(self->fd, fh));
+	ASSERT_EQ(0, syncobj_wait_ms(self->fd, fc, 5000));
+	EXPECT_EQ(-ECANCELED, fence_status(self->fd, fc));
+	EXPECT_EQ(0, o1[0]);
+	ASSERT_EQ(0, syncobj_wait_ms(self->fd, fi, 5000));
+	EXPECT_EQ(1, fence_status(self->fd, fi));
+	EXPECT_TRUE(check_pattern(o2, n, 2, 9));
+
+	st.queue_id = q[0];
+	ASSERT_EQ(0, vioctl(self->fd, DRM_IOCTL_VAGX_QUEUE_GET_STATE, &st));
+	EXPECT_EQ(DRM_VAGX_QUEUE_STATE_TIMEDOUT, st.state);
+	st.queue_id = q[stride];
+	ASSERT_EQ(0, vioctl(self->fd, DRM_IOCTL_VAGX_QUEUE_GET_STATE, &st));
+	EXPECT_EQ(0, st.state);
+	EXPECT_EQ(-ECANCELED, gpu_submit(self->fd, q[0], 0, 0));
+
+	/* A fresh queue (on the guilty ring again) works. */
+	for (i = 0; i < stride; i++)
+		ASSERT_EQ(0, queue_create(self->fd, g.vm,
+					  DRM_VAGX_QUEUE_TYPE_COMPUTE,
+					  DRM_VAGX_PRIORITY_MEDIUM, &qn));
+	ASSERT_EQ(0, gpu_submit(self->fd, qn,
+				gpu_pattern_job(&g, 3, GPU_DST_VA, 3, 3, groups),
+				done));
+	ASSERT_EQ(0, syncobj_wait(self->fd, done, 0));
+	EXPECT_EQ(1, fence_status(self->fd, done));
+	EXPECT_TRUE(check_pattern(o3, n, 3, 3));
+	/* And the innocent queue too. */
+	memset(o2, 0, PAGE);
+	ASSERT_EQ(0, gpu_submit(self->fd, q[stride],
+				gpu_pattern_job(&g, 2, GPU_OUT2_VA, 2, 9, groups),
+				done));
+	ASSERT_EQ(0, syncobj_wait(self->fd, done, 0));
+	EXPECT_TRUE(check_pattern(o2, n, 2, 9));
+	/* Q_ABORT sufficed: no ring was reset. */
+	EXPECT_EQ(resets, ring_resets(self->fd));
+	param_write("job_timeout_ms", old);
+}
+
+/*
+ * Closing a file with an endless job in flight and more queued: the jobs
+ * are cancelled (the running one aborted), the VM goes away, and the ring
+ * keeps serving others without waiting for a timeout.
+ */
+TEST_F(vagx, gpu_close_in_flight)
+{
+	const unsigned int groups = 2, n = groups * GPU_TG;
+	uint32_t q, qs[8], f, done, *out, *o2;
+	struct timespec t0, t1;
+	struct gpu g, g2;
+	unsigned int stride, i;
+	double secs;
+	int fd2;
+
+	REQUIRE_GPU();
+	stride = same_ring_stride(&self->info);
+	fd2 = open_vagx();
+	ASSERT_GE(fd2, 0);
+	ASSERT_EQ(0, gpu_init(fd2, &g2));
+	o2 = gpu_buf(&g2, GPU_OUT_VA, PAGE, 0, NULL);
+	ASSERT_NE(NULL, o2);
+	ASSERT_EQ(0, queue_create(fd2, g2.vm, DRM_VAGX_QUEUE_TYPE_COMPUTE,
+				  DRM_VAGX_PRIORITY_MEDIUM, &q));
+	f = syncobj_create(fd2);
+	ASSERT_EQ(0, gpu_submit(fd2, q, gpu_hang_job(&g2, 0), f));
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, gpu_submit(fd2, q,
+					gpu_pattern_job(&g2, 1, GPU_OUT_VA, 1,
+							i, groups), 0));
+	usleep(100000);		/* let it start */
+
+	/* A job of this file, on the same ring, queued behind the hang. */
+	ASSERT_EQ(0, gpu_init(self->fd, &g));
+	out = gpu_buf(&g, GPU_OUT_VA, PAGE, 0, NULL);
+	ASSERT_NE(NULL, out);
+	for (i = 0; i < stride; i++)
+		ASSERT_EQ(0, queue_create(self->fd, g.vm,
+					  DRM_VAGX_QUEUE_TYPE_COMPUTE,
+					  DRM_VAGX_PRIORITY_MEDIUM, &qs[i]));
+	done = syncobj_create(self->fd);
+	ASSERT_EQ(0, gpu_submit(self->fd, qs[stride - 1],
+				gpu_pattern_job(&g, 0, GPU_OUT_VA, 4, 4, groups),
+				done));
+	/* It is stuck behind the endless job. */
+	EXPECT_EQ(-ETIME, syncobj_wait_ms(self->fd, done, 300));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* Mappings hold the file open: drop them so close() releases it. */
+	munmap(g2.map, 16 * PAGE);
+	munmap(o2, PAGE);
+	close(fd2);
+	ASSERT_EQ(0, syncobj_wait_ms(self->fd, done, 20000));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	TH_LOG("job behind the closed file's hang done after %.2f s", secs);
+	EXPECT_LT(secs, 4.0);	/* no job timeout (10 s) was needed */
+	EXPECT_EQ(1, fence_status(self->fd, done));
+	EXPECT_TRUE(check_pattern(out, n, 4, 4));
+}
+
+/*
+ * When Q_ABORT does not stop the job (debugfs vagx_inject_abort_fail), the
+ * timeout handler resets the ring: the guilty job ends -ETIMEDOUT, the jobs
+ * of other queues in that ring -ECANCELED with their queues INNOCENT.
+ */
+TEST_F(vagx, gpu_timeout_ring_reset)
+{
+	const unsigned int groups = 2, n = groups * GPU_TG;
+	struct drm_vagx_queue_get_state st = { 0 };
+	uint32_t q[8], qn = 0, fh, fi, done, *o2, *o3;
+	unsigned int stride, i;
+	int resets;
+	char old[32];
+	struct gpu g;
+
+	REQUIRE_GPU();
+	if (debugfs_write(self->fd, "vagx_inject_abort_fail", "1"))
+		SKIP(return, "no debugfs fault injection");
+	ASSERT_EQ(0, param_read("job_timeout_ms", old, sizeof(old)));
+	ASSERT_EQ(0, param_write("job_timeout_ms", "500"));
+	ASSERT_EQ(0, gpu_init(self->fd, &g));
+	o2 = gpu_buf(&g, GPU_OUT2_VA, PAGE, 0, NULL);
+	o3 = gpu_buf(&g, GPU_DST_VA, PAGE, 0, NULL);
+	ASSERT_NE(NULL, o2);
+	ASSERT_NE(NULL, o3);
+	stride = same_ring_stride(&self->info);
+	for (i = 0; i <= stride; i++)
+		ASSERT_EQ(0, queue_create(self->fd, g.vm,
+					  DRM_VAGX_QUEUE_TYPE_COMPUTE,
+					  DRM_VAGX_PRIORITY_MEDIUM, &q[i]));
+	fh = syncobj_create(self->fd);
+	fi = syncobj_create(self->fd);
+	done = syncobj_create(self->fd);
+	resets = ring_resets(self->fd);
+	ASSERT_EQ(0, gpu_submit(self->fd, q[0], gpu_hang_job(&g, 0), fh));
+	ASSERT_EQ(0, gpu_submit(self->fd, q[stride],
+				gpu_pattern_job(&g, 2, GPU_OUT2_VA, 2, 9, groups),
+				fi));
+	ASSERT_EQ(0, syncobj_wait_ms(self->fd, fh, 20000));
+	EXPECT_EQ(-ETIMEDOUT, fence_status(self->fd, fh));
+	ASSERT_EQ(0, syncobj_wait_ms(self->fd, fi, 5000));
+	EXPECT_EQ(-ECANCELED, fence_status(self->fd, fi));
+	EXPECT_EQ(0, o2[1]);
+	st.queue_id = q[0];
+	ASSERT_EQ(0, vioctl(self->fd, DRM_IOCTL_VAGX_QUEUE_GET_STATE, &st));
+	EXPECT_EQ(DRM_VAGX_QUEUE_STATE_TIMEDOUT, st.state);
+	st.queue_id = q[stride];
+	ASSERT_EQ(0, vioctl(self->fd, DRM_IOCTL_VAGX_QUEUE_GET_STATE, &st));
+	EXPECT_EQ(DRM_VAGX_QUEUE_STATE_INNOCENT, st.state);
+	EXPECT_EQ(-ECANCELED, gpu_submit(self->fd, q[stride], 0, 0));
+	EXPECT_EQ(resets + 1, ring_resets(self->fd));
+	/* The reset ring serves a fresh queue. */
+	for (i = 0; i < stride; i++)
+		ASSERT_EQ(0, queue_create(self->fd, g.vm,
+					  DRM_VAGX_QUEUE_TYPE_COMPUTE,
+					  DRM_VAGX_PRIORITY_MEDIUM, &qn));
+	ASSERT_EQ(0, gpu_submit(self->fd, qn,
+				gpu_pattern_job(&g, 3, GPU_DST_VA, 3, 3, groups),
+				done));
+	ASSERT_EQ(0, syncobj_wait(self->fd, done, 0));
+	EXPECT_EQ(1, fence_status(self->fd, done));
+	EXPECT_TRUE(check_pattern(o3, n, 3, 3));
+	param_write("job_timeout_ms", old);
+}
+
+/*
+ * Closing a file does not wait for the dependencies of its queued jobs: a
+ * job waiting on another file's endless job is dropped at close.
+ */
+TEST_F(vagx, gpu_close_waiting)
+{
+	struct drm_syncobj_handle ex = { .fd = -1 };
+	struct drm_vagx_sync w = { .type = DRM_VAGX_SYNC_TYPE_SYNCOBJ };
+	struct drm_vagx_cmd c = { .type = DRM_VAGX_QUEUE_TYPE_COMPUTE };
+	uint32_t q, q2, hang, *o2;
+	struct timespec t0, t1;
+	struct gpu g, g2;
+	char old[32];
+	double secs;
+	int fd2;
+
+	REQUIRE_GPU();
+	ASSERT_EQ(0, param_read("job_timeout_ms", old, sizeof(old)));
+	ASSERT_EQ(0, param_write("job_timeout_ms", "3000"));
+	ASSERT_EQ(0, gpu_init(self->fd, &g));
+	ASSERT_EQ(0, queue_create(self->fd, g.vm, DRM_VAGX_QUEUE_TYPE_COMPUTE,
+				  DRM_VAGX_PRIORITY_MEDIUM, &q));
+	hang = syncobj_create(self->fd);
+	ASSERT_EQ(0, gpu_submit(self->fd, q, gpu_hang_job(&g, 0), hang));
+	ex.handle = hang;
+	ASSERT_EQ(0, vioctl(self->fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &ex));
+
+	fd2 = open_vagx();
+	ASSERT_GE(fd2, 0);
+	ASSERT_EQ(0, gpu_init(fd2, &g2));
+	o2 = gpu_buf(&g2, GPU_OUT_VA, PAGE, 0, NULL);
+	ASSERT_NE(NULL, o2);
+	ASSERT_EQ(0, queue_create(fd2, g2.vm, DRM_VAGX_QUEUE_TYPE_COMPUTE,
+				  DRM_VAGX_PRIORITY_MEDIUM, &q2));
+	{
+		struct drm_syncobj_handle im = { .fd = ex.fd };
+
+		ASSERT_EQ(0, vioctl(fd2, DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE, &im));
+		w.handle = im.handle;
+	}
+	close(ex.fd);
+	c.desc_va = gpu_pattern_job(&g2, 1, GPU_OUT_VA, 1, 1, 1);
+	c.syncs = (struct drm_vagx_obj_array)DRM_VAGX_OBJ_ARRAY(1, &w);
+	ASSERT_EQ(0, submit(fd2, q2, &c, 1, NULL));
+	munmap(g2.map, 16 * PAGE);
+	munmap(o2, PAGE);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	close(fd2);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	TH_LOG("close took %.2f s", secs);
+	EXPECT_LT(secs, 1.0);
+	/* The endless job still ends by the timeout. */
+	ASSERT_EQ(0, syncobj_wait_ms(self->fd, hang, 10000));
+	EXPECT_EQ(-ETIMEDOUT, fence_status(self->fd, hang));
+	param_write("job_timeout_ms", old);
+}
+
+/* QUEUE_DESTROY with jobs pending: they still run and signal. */
+TEST_F(vagx, gpu_destroy_pending)
+{
+	const unsigned int groups = 2, n = groups * GPU_TG;
+	struct drm_vagx_queue_destroy d = { 0 };
+	uint32_t q, fs[8], *out[8];
+	struct gpu g;
+	int i;
+
+	REQUIRE_GPU();
+	ASSERT_EQ(0, gpu_init(self->fd, &g));
+	ASSERT_EQ(0, queue_create(self->fd, g.vm, DRM_VAGX_QUEUE_TYPE_COMPUTE,
+				  DRM_VAGX_PRIORITY_MEDIUM, &q));
+	for (i = 0; i < 8; i++) {
+		out[i] = gpu_buf(&g, GPU_OUT_VA + i * 0x100000ull, PAGE, 0, NULL);
+		ASSERT_NE(NULL, out[i]);
+		fs[i] = syncobj_create(self->fd);
+		ASSERT_EQ(0, gpu_submit(self->fd, q,
+					gpu_pattern_job(&g, i, GPU_OUT_VA +
+							i * 0x100000ull, 1, i,
+							groups), fs[i]));
+	}
+	d.queue_id = q;
+	ASSERT_EQ(0, vioctl(self->fd, DRM_IOCTL_VAGX_QUEUE_DESTROY, &d));
+	EXPECT_EQ(-ENOENT, gpu_submit(self->fd, q, 0, 0));
+	/* Its VM can go too, while the jobs still reference it. */
+	EXPECT_EQ(0, vm_destroy(self->fd, g.vm));
+	for (i = 0; i < 8; i++) {
+		ASSERT_EQ(0, syncobj_wait(self->fd, fs[i], 0));
+		EXPECT_EQ(1, fence_status(self->fd, fs[i]));
+		EXPECT_TRUE(check_pattern(out[i], n, 1, i));
+	}
 }
 
 TEST_HARNESS_MAIN

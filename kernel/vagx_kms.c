@@ -1,0 +1,935 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/* Copyright (C) 2025 The vagx authors */
+
+/*
+ * Display: atomic KMS on the scanout engine (docs/display.md).
+ *
+ * One CRTC, one primary plane, one encoder and one always-connected virtual
+ * connector drive the single scanout head. The engine reads the framebuffer
+ * through the device MMU, so every framebuffer is mapped into a kernel-owned
+ * scanout address space (its own page-table root, never visible to user
+ * space) when it is created and unmapped when it is destroyed.
+ *
+ * The scanout registers are shadowed: the plane update writes them and the
+ * CRTC flush sets SCANOUT_COMMIT.PENDING, which the device applies at the
+ * next vblank (immediately while the head is disabled). The flip completes
+ * on the first VBLANK interrupt at which PENDING reads 0; that is when the
+ * page-flip event is sent.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+
+#include <drm/drm_atomic.h>
+#include <drm/drm_atomic_helper.h>
+#include <drm/drm_crtc.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_edid.h>
+#include <drm/drm_encoder.h>
+#include <drm/drm_fbdev_shmem.h>
+#include <drm/drm_fourcc.h>
+#include <drm/drm_framebuffer.h>
+#include <drm/drm_gem_atomic_helper.h>
+#include <drm/drm_gem_framebuffer_helper.h>
+#include <drm/drm_gem_shmem_helper.h>
+#include <drm/drm_managed.h>
+#include <drm/drm_mm.h>
+#include <drm/drm_modeset_helper_vtables.h>
+#include <drm/drm_plane.h>
+#include <drm/drm_print.h>
+#include <drm/drm_probe_helper.h>
+#include <drm/drm_vblank.h>
+
+#include "vagx_device.h"
+#include "vagx_kms.h"
+
+/* Scanout address space: where framebuffers are mapped in the scanout VM. */
+#define VAGX_KMS_VA_START	BIT_ULL(32)
+#define VAGX_KMS_VA_SIZE	BIT_ULL(32)
+
+#define VAGX_KMS_PT_SHIFT(level) \
+	(VAGX_PAGE_SHIFT + VAGX_PT_BITS_PER_LEVEL * (VAGX_PT_LEVELS - 1 - (level)))
+#define VAGX_KMS_PT_INDEX(va, level) \
+	(((va) >> VAGX_KMS_PT_SHIFT(level)) & (VAGX_PT_ENTRIES - 1))
+
+#define VAGX_KMS_DEFAULT_WIDTH	1024
+#define VAGX_KMS_DEFAULT_HEIGHT	768
+
+/* One page-table page of the scanout VM, shadowed by a software tree. */
+struct vagx_kms_pt {
+	u64 *cpu;
+	dma_addr_t dma;
+	struct vagx_kms_pt **children;
+};
+
+/* The scanout registers the driver programmed, for vagx_kms_hw_restore(). */
+struct vagx_kms_regs {
+	u32 format;
+	u32 size;
+	u32 pitch;
+	u64 va;
+	bool enabled;
+};
+
+struct vagx_kms {
+	struct vagx_device *vdev;
+	struct drm_plane primary;
+	struct drm_crtc crtc;
+	struct drm_encoder encoder;
+	struct drm_connector connector;
+	/** @refresh_mhz: SCANOUT_REFRESH. */
+	u32 refresh_mhz;
+	u32 max_width;
+	u32 max_height;
+
+	/** @vm_lock: Protects @mm and the scanout page tables. */
+	struct mutex vm_lock;
+	struct drm_mm mm;
+	struct vagx_kms_pt *root;
+
+	/** @irq_lock: Serialises read-modify-writes of INT_ENABLE. */
+	spinlock_t irq_lock;
+	/** @event: Flip completion pending on PENDING == 0 (event_lock). */
+	struct drm_pending_vblank_event *event;
+	/** @regs: Last programmed state (irq_lock). */
+	struct vagx_kms_regs regs;
+	/** @faults: SCANOUT_FAULT interrupts seen. */
+	atomic_t faults;
+};
+
+struct vagx_fb {
+	struct drm_framebuffer base;
+	/** @node: VA range of the framebuffer in the scanout VM. */
+	struct drm_mm_node node;
+};
+
+static const u32 vagx_kms_formats[] = {
+	DRM_FORMAT_XRGB8888,
+	DRM_FORMAT_ARGB8888,
+	DRM_FORMAT_XBGR8888,
+	DRM_FORMAT_ABGR8888,
+	DRM_FORMAT_RGB565,
+};
+
+static const u64 vagx_kms_modifiers[] = {
+	DRM_FORMAT_MOD_LINEAR,
+	DRM_FORMAT_MOD_INVALID,
+};
+
+/* Modes of the virtual connector, largest first; 1024x768 is preferred. */
+static const struct {
+	u16 w, h;
+} vagx_kms_sizes[] = {
+	{ 1920, 1080 }, { 1680, 1050 }, { 1600, 900 }, { 1440, 900 },
+	{ 1280, 1024 }, { 1280, 800 }, { 1280, 720 }, { 1024, 768 },
+	{ 800, 600 }, { 640, 480 },
+};
+
+static inline struct vagx_kms *to_vagx_kms(struct drm_device *drm)
+{
+	return to_vagx_device(drm)->kms;
+}
+
+static inline struct vagx_fb *to_vagx_fb(struct drm_framebuffer *fb)
+{
+	return container_of(fb, struct vagx_fb, base);
+}
+
+static u32 vagx_kms_hw_format(u32 fourcc)
+{
+	switch (fourcc) {
+	case DRM_FORMAT_XRGB8888:
+		return VAGX_SCANOUT_FORMAT_XRGB8888;
+	case DRM_FORMAT_ARGB8888:
+		return VAGX_SCANOUT_FORMAT_ARGB8888;
+	case DRM_FORMAT_XBGR8888:
+		return VAGX_SCANOUT_FORMAT_XBGR8888;
+	case DRM_FORMAT_ABGR8888:
+		return VAGX_SCANOUT_FORMAT_ABGR8888;
+	case DRM_FORMAT_RGB565:
+		return VAGX_SCANOUT_FORMAT_RGB565;
+	}
+	return 0;
+}
+
+/* ---- Scanout VM ------------------------------------------------------- */
+
+static u64 vagx_kms_pte(u64 addr, bool leaf)
+{
+	struct vagx_pte pte;
+	u32 w[2];
+
+	vagx_pte_init(&pte);
+	pte.valid = true;
+	/* The scanout engine only reads. */
+	pte.read_only = leaf;
+	pte.no_exec = leaf;
+	pte.addr = addr;
+	vagx_pte_pack(w, &pte);
+	return ((u64)w[1] << 32) | w[0];
+}
+
+static struct vagx_kms_pt *vagx_kms_pt_alloc(struct vagx_kms *kms, int level)
+{
+	struct device *dev = kms->vdev->drm.dev;
+	struct vagx_kms_pt *pt;
+
+	pt = kzalloc(sizeof(*pt), GFP_KERNEL);
+	if (!pt)
+		return NULL;
+	pt->cpu = dma_alloc_coherent(dev, VAGX_PAGE_SIZE, &pt->dma, GFP_KERNEL);
+	if (!pt->cpu)
+		goto err_free;
+	if (level < VAGX_PT_LEVELS - 1) {
+		pt->children = kcalloc(VAGX_PT_ENTRIES, sizeof(*pt->children),
+				       GFP_KERNEL);
+		if (!pt->children)
+			goto err_dma;
+	}
+	return pt;
+
+err_dma:
+	dma_free_coherent(dev, VAGX_PAGE_SIZE, pt->cpu, pt->dma);
+err_free:
+	kfree(pt);
+	return NULL;
+}
+
+static void vagx_kms_pt_free(struct vagx_kms *kms, struct vagx_kms_pt *pt)
+{
+	int i;
+
+	if (!pt)
+		return;
+	if (pt->children) {
+		for (i = 0; i < VAGX_PT_ENTRIES; i++)
+			vagx_kms_pt_free(kms, pt->children[i]);
+		kfree(pt->children);
+	}
+	dma_free_coherent(kms->vdev->drm.dev, VAGX_PAGE_SIZE, pt->cpu, pt->dma);
+	kfree(pt);
+}
+
+/*
+ * Leaf entry of @va, allocating missing tables when @alloc. Tables stay
+ * until the device goes away, like the render VMs' tables.
+ */
+static u64 *vagx_kms_pt_leaf(struct vagx_kms *kms, u64 va, bool alloc)
+{
+	struct vagx_kms_pt *pt = kms->root;
+	int level;
+
+	lockdep_assert_held(&kms->vm_lock);
+	for (level = 0; level < VAGX_PT_LEVELS - 1; level++) {
+		u32 idx = VAGX_KMS_PT_INDEX(va, level);
+		struct vagx_kms_pt *child = pt->children[idx];
+
+		if (!child) {
+			if (!alloc)
+				return NULL;
+			child = vagx_kms_pt_alloc(kms, level + 1);
+			if (!child)
+				return NULL;
+			pt->children[idx] = child;
+			WRITE_ONCE(pt->cpu[idx], vagx_kms_pte(child->dma, false));
+		}
+		pt = child;
+	}
+	return &pt->cpu[VAGX_KMS_PT_INDEX(va, VAGX_PT_LEVELS - 1)];
+}
+
+static void vagx_kms_pt_clear(struct vagx_kms *kms, u64 va, u64 end)
+{
+	for (; va < end; va += VAGX_PAGE_SIZE) {
+		u64 *e = vagx_kms_pt_leaf(kms, va, false);
+
+		if (e)
+			WRITE_ONCE(*e, 0);
+	}
+}
+
+static int vagx_kms_map_fb(struct vagx_kms *kms, struct vagx_fb *vfb)
+{
+	struct drm_gem_object *obj = vfb->base.obj[0];
+	struct sg_dma_page_iter iter;
+	struct sg_table *sgt;
+	u64 va, end;
+	int ret;
+
+	sgt = drm_gem_shmem_get_pages_sgt(to_drm_gem_shmem_obj(obj));
+	if (IS_ERR(sgt))
+		return PTR_ERR(sgt);
+
+	mutex_lock(&kms->vm_lock);
+	ret = drm_mm_insert_node_generic(&kms->mm, &vfb->node, obj->size,
+					 VAGX_PAGE_SIZE, 0, DRM_MM_INSERT_BEST);
+	if (ret)
+		goto out;
+	va = vfb->node.start;
+	end = va + vfb->node.size;
+	for_each_sgtable_dma_page(sgt, &iter, 0) {
+		u64 *e;
+
+		if (va >= end)
+			break;
+		e = vagx_kms_pt_leaf(kms, va, true);
+		if (!e) {
+			ret = -ENOMEM;
+			break;
+		}
+		WRITE_ONCE(*e, vagx_kms_pte(sg_page_iter_dma_address(&iter),
+					    true));
+		va += VAGX_PAGE_SIZE;
+	}
+	if (!ret && va < end)
+		ret = -EINVAL;
+	if (ret) {
+		/* Never visible to the device: no TLB invalidation needed. */
+		vagx_kms_pt_clear(kms, vfb->node.start, va);
+		drm_mm_remove_node(&vfb->node);
+	}
+out:
+	mutex_unlock(&kms->vm_lock);
+	return ret;
+}
+
+static void vagx_kms_unmap_fb(struct vagx_kms *kms, struct vagx_fb *vfb)
+{
+	struct vagx_device *vdev = kms->vdev;
+	int idx;
+
+	mutex_lock(&kms->vm_lock);
+	if (!drm_mm_node_allocated(&vfb->node))
+		goto out;
+	vagx_kms_pt_clear(kms, vfb->node.start,
+			  vfb->node.start + vfb->node.size);
+	/* The device is gone after unplug: nothing can use the mapping. */
+	if (drm_dev_enter(&vdev->drm, &idx)) {
+		vagx_device_tlb_invalidate(vdev, kms->root->dma,
+					   vfb->node.start, vfb->node.size);
+		drm_dev_exit(idx);
+	}
+	drm_mm_remove_node(&vfb->node);
+out:
+	mutex_unlock(&kms->vm_lock);
+}
+
+/* ---- Framebuffers ----------------------------------------------------- */
+
+static void vagx_fb_destroy(struct drm_framebuffer *fb)
+{
+	vagx_kms_unmap_fb(to_vagx_kms(fb->dev), to_vagx_fb(fb));
+	/* Frees the vagx_fb: base is its first member. */
+	drm_gem_fb_destroy(fb);
+}
+
+static const struct drm_framebuffer_funcs vagx_fb_funcs = {
+	.destroy = vagx_fb_destroy,
+	.create_handle = drm_gem_fb_create_handle,
+};
+
+static struct drm_framebuffer *
+vagx_fb_create(struct drm_device *drm, struct drm_file *file,
+	       const struct drm_mode_fb_cmd2 *cmd)
+{
+	struct vagx_kms *kms = to_vagx_kms(drm);
+	struct vagx_fb *vfb;
+	int ret;
+
+	if (!vagx_kms_hw_format(cmd->pixel_format))
+		return ERR_PTR(-EINVAL);
+	if ((cmd->flags & DRM_MODE_FB_MODIFIERS) &&
+	    cmd->modifier[0] != DRM_FORMAT_MOD_LINEAR)
+		return ERR_PTR(-EINVAL);
+	/* SCANOUT_PITCH and SCANOUT_FB_VA must be 4-byte aligned. */
+	if (!IS_ALIGNED(cmd->pitches[0], 4) || !IS_ALIGNED(cmd->offsets[0], 4))
+		return ERR_PTR(-EINVAL);
+
+	vfb = kzalloc(sizeof(*vfb), GFP_KERNEL);
+	if (!vfb)
+		return ERR_PTR(-ENOMEM);
+	ret = drm_gem_fb_init_with_funcs(drm, &vfb->base, file, cmd,
+					 &vagx_fb_funcs);
+	if (ret) {
+		kfree(vfb);
+		return ERR_PTR(ret);
+	}
+	ret = vagx_kms_map_fb(kms, vfb);
+	if (ret) {
+		drm_framebuffer_put(&vfb->base);
+		return ERR_PTR(ret);
+	}
+	return &vfb->base;
+}
+
+/**
+ * vagx_kms_dumb_create() - DRM_IOCTL_MODE_CREATE_DUMB
+ * @file: DRM file.
+ * @drm: DRM device.
+ * @args: Dumb buffer request; pitch and size are returned.
+ *
+ * A shmem BO whose pitch is a multiple of 64 bytes (the scanout needs 4).
+ *
+ * Return: 0 or a negative errno.
+ */
+int vagx_kms_dumb_create(struct drm_file *file, struct drm_device *drm,
+			 struct drm_mode_create_dumb *args)
+{
+	u64 pitch;
+
+	if (!args->width || !args->height || !args->bpp)
+		return -EINVAL;
+	pitch = ALIGN(DIV_ROUND_UP((u64)args->width * args->bpp, 8), 64);
+	if (pitch > U32_MAX || pitch * args->height > U32_MAX)
+		return -EINVAL;
+	args->pitch = pitch;
+	args->size = PAGE_ALIGN(pitch * args->height);
+	return drm_gem_shmem_dumb_create(file, drm, args);
+}
+
+/* ---- Hardware programming --------------------------------------------- */
+
+static void vagx_kms_write_regs(struct vagx_kms *kms)
+{
+	struct vagx_device *vdev = kms->vdev;
+	u64 root = kms->root->dma;
+
+	vagx_write(vdev, VAGX_REG_SCANOUT_FORMAT, kms->regs.format);
+	vagx_write(vdev, VAGX_REG_SCANOUT_SIZE, kms->regs.size);
+	vagx_write(vdev, VAGX_REG_SCANOUT_PITCH, kms->regs.pitch);
+	vagx_write(vdev, VAGX_REG_SCANOUT_FB_VA_LO, lower_32_bits(kms->regs.va));
+	vagx_write(vdev, VAGX_REG_SCANOUT_FB_VA_HI, upper_32_bits(kms->regs.va));
+	vagx_write(vdev, VAGX_REG_SCANOUT_ROOT_LO, lower_32_bits(root));
+	vagx_write(vdev, VAGX_REG_SCANOUT_ROOT_HI, upper_32_bits(root));
+}
+
+static void vagx_kms_int_enable(struct vagx_kms *kms, u32 bits, bool on)
+{
+	struct vagx_device *vdev = kms->vdev;
+	unsigned long flags;
+	u32 v;
+
+	spin_lock_irqsave(&kms->irq_lock, flags);
+	v = vagx_read(vdev, VAGX_REG_INT_ENABLE);
+	v = on ? v | bits : v & ~bits;
+	vagx_write(vdev, VAGX_REG_INT_ENABLE, v);
+	spin_unlock_irqrestore(&kms->irq_lock, flags);
+}
+
+/**
+ * vagx_kms_hw_restore() - Reprogram the scanout after a global reset
+ * @vdev: Device.
+ *
+ * RESET.START disables the scanout and clears INT_ENABLE; call this after
+ * a global reset (and after INT_ENABLE was rewritten) to show the current
+ * framebuffer again. The vblank counter restarts at 0 after a reset.
+ */
+void vagx_kms_hw_restore(struct vagx_device *vdev)
+{
+	struct vagx_kms *kms = vdev->kms;
+	struct drm_vblank_crtc *vblank;
+	u32 bits = VAGX_INT_SCANOUT_FAULT__MASK;
+	unsigned long flags;
+
+	if (!kms)
+		return;
+	vblank = drm_crtc_vblank_crtc(&kms->crtc);
+	if (READ_ONCE(vblank->enabled))
+		bits |= VAGX_INT_VBLANK__MASK;
+	vagx_kms_int_enable(kms, bits, true);
+
+	spin_lock_irqsave(&kms->irq_lock, flags);
+	if (kms->regs.enabled) {
+		vagx_kms_write_regs(kms);
+		vagx_write(vdev, VAGX_REG_SCANOUT_COMMIT,
+			   VAGX_SCANOUT_COMMIT_PENDING(1));
+		vagx_write(vdev, VAGX_REG_SCANOUT_CONTROL,
+			   VAGX_SCANOUT_CONTROL_ENABLE(1));
+	}
+	spin_unlock_irqrestore(&kms->irq_lock, flags);
+}
+
+/**
+ * vagx_kms_irq() - Display events of the interrupt handler
+ * @vdev: Device.
+ * @pending: INT_PENDING bits already acknowledged by the caller.
+ *
+ * Called in hard-irq context.
+ */
+void vagx_kms_irq(struct vagx_device *vdev, u32 pending)
+{
+	struct vagx_kms *kms = vdev->kms;
+	struct drm_crtc *crtc;
+	bool put = false;
+
+	if (!kms)
+		return;
+	crtc = &kms->crtc;
+	if (pending & VAGX_INT_SCANOUT_FAULT__MASK) {
+		atomic_inc(&kms->faults);
+		drm_dbg_kms(&vdev->drm, "scanout fault, SCANOUT_STATUS %#x\n",
+			    vagx_read(vdev, VAGX_REG_SCANOUT_STATUS));
+	}
+	if (!(pending & VAGX_INT_VBLANK__MASK))
+		return;
+
+	drm_crtc_handle_vblank(crtc);
+	spin_lock(&vdev->drm.event_lock);
+	if (kms->event &&
+	    !VAGX_SCANOUT_COMMIT_PENDING_GET(vagx_read(vdev,
+						       VAGX_REG_SCANOUT_COMMIT))) {
+		drm_crtc_send_vblank_event(crtc, kms->event);
+		kms->event = NULL;
+		put = true;
+	}
+	spin_unlock(&vdev->drm.event_lock);
+	if (put)
+		drm_crtc_vblank_put(crtc);
+}
+
+/* ---- Plane ------------------------------------------------------------ */
+
+static int vagx_plane_atomic_check(struct drm_plane *plane,
+				   struct drm_atomic_state *state)
+{
+	struct drm_plane_state *new = drm_atomic_get_new_plane_state(state,
+								      plane);
+	struct drm_crtc_state *crtc_state = NULL;
+	struct drm_framebuffer *fb = new->fb;
+	u32 x;
+	int ret;
+
+	if (new->crtc)
+		crtc_state = drm_atomic_get_new_crtc_state(state, new->crtc);
+	ret = drm_atomic_helper_check_plane_state(new, crtc_state,
+						  DRM_PLANE_NO_SCALING,
+						  DRM_PLANE_NO_SCALING,
+						  false, false);
+	if (ret || !new->visible)
+		return ret;
+
+	/* The head shows exactly the source rectangle: no scaling, no offset. */
+	x = new->src.x1 >> 16;
+	if (!IS_ALIGNED(x * fb->format->cpp[0], 4))
+		return -EINVAL;
+	if (drm_rect_width(&new->dst) > to_vagx_kms(plane->dev)->max_width ||
+	    drm_rect_height(&new->dst) > to_vagx_kms(plane->dev)->max_height)
+		return -EINVAL;
+	return 0;
+}
+
+static void vagx_plane_atomic_update(struct drm_plane *plane,
+				     struct drm_atomic_state *state)
+{
+	struct drm_plane_state *new = drm_atomic_get_new_plane_state(state,
+								      plane);
+	struct vagx_kms *kms = to_vagx_kms(plane->dev);
+	struct drm_framebuffer *fb = new->fb;
+	unsigned long flags;
+	u32 x, y;
+	int idx;
+
+	if (!fb || !new->visible)
+		return;
+	if (!drm_dev_enter(plane->dev, &idx))
+		return;
+	x = new->src.x1 >> 16;
+	y = new->src.y1 >> 16;
+
+	spin_lock_irqsave(&kms->irq_lock, flags);
+	kms->regs.format = VAGX_SCANOUT_FORMAT_FORMAT(vagx_kms_hw_format(fb->format->format));
+	kms->regs.size = VAGX_SCANOUT_SIZE_WIDTH(drm_rect_width(&new->dst)) |
+			 VAGX_SCANOUT_SIZE_HEIGHT(drm_rect_height(&new->dst));
+	kms->regs.pitch = fb->pitches[0];
+	kms->regs.va = to_vagx_fb(fb)->node.start + fb->offsets[0] +
+		       (u64)y * fb->pitches[0] + x * fb->format->cpp[0];
+	vagx_kms_write_regs(kms);
+	spin_unlock_irqrestore(&kms->irq_lock, flags);
+	drm_dev_exit(idx);
+}
+
+static const struct drm_plane_helper_funcs vagx_plane_helper_funcs = {
+	.prepare_fb = drm_gem_plane_helper_prepare_fb,
+	.atomic_check = vagx_plane_atomic_check,
+	.atomic_update = vagx_plane_atomic_update,
+};
+
+static const struct drm_plane_funcs vagx_plane_funcs = {
+	.update_plane = drm_atomic_helper_update_plane,
+	.disable_plane = drm_atomic_helper_disable_plane,
+	.reset = drm_atomic_helper_plane_reset,
+	.atomic_duplicate_state = drm_atomic_helper_plane_duplicate_state,
+	.atomic_destroy_state = drm_atomic_helper_plane_destroy_state,
+	.destroy = drm_plane_cleanup,
+};
+
+/* ---- CRTC ------------------------------------------------------------- */
+
+static enum drm_mode_status
+vagx_crtc_mode_valid(struct drm_crtc *crtc, const struct drm_display_mode *mode)
+{
+	struct vagx_kms *kms = to_vagx_kms(crtc->dev);
+	int hz = DIV_ROUND_CLOSEST(kms->refresh_mhz, 1000);
+
+	if (mode->hdisplay > kms->max_width)
+		return MODE_VIRTUAL_X;
+	if (mode->vdisplay > kms->max_height)
+		return MODE_VIRTUAL_Y;
+	if (mode->flags & (DRM_MODE_FLAG_INTERLACE | DRM_MODE_FLAG_DBLSCAN))
+		return MODE_NO_INTERLACE;
+	/* The head refreshes at SCANOUT_REFRESH whatever the timings say. */
+	if (abs(drm_mode_vrefresh(mode) - hz) > 1)
+		return MODE_BAD;
+	return MODE_OK;
+}
+
+static int vagx_crtc_atomic_check(struct drm_crtc *crtc,
+				  struct drm_atomic_state *state)
+{
+	struct drm_crtc_state *crtc_state =
+		drm_atomic_get_new_crtc_state(state, crtc);
+
+	/* An enabled head always scans out a framebuffer. */
+	if (!crtc_state->enable)
+		return 0;
+	return drm_atomic_helper_check_crtc_primary_plane(crtc_state);
+}
+
+static void vagx_crtc_atomic_flush(struct drm_crtc *crtc,
+				   struct drm_atomic_state *state)
+{
+	struct vagx_kms *kms = to_vagx_kms(crtc->dev);
+	struct vagx_device *vdev = kms->vdev;
+	struct drm_pending_vblank_event *event = crtc->state->event;
+	unsigned long flags;
+	int idx;
+
+	crtc->state->event = NULL;
+	if (crtc->state->active && drm_dev_enter(crtc->dev, &idx)) {
+		spin_lock_irqsave(&crtc->dev->event_lock, flags);
+		vagx_write(vdev, VAGX_REG_SCANOUT_COMMIT,
+			   VAGX_SCANOUT_COMMIT_PENDING(1));
+		/*
+		 * With vblank interrupts on, complete the flip at the first
+		 * vblank at which the commit was applied; otherwise (head
+		 * still off: the commit applied at once) complete it now.
+		 */
+		if (event && drm_crtc_vblank_get(crtc) == 0) {
+			WARN_ON(kms->event);
+			kms->event = event;
+			event = NULL;
+		}
+		spin_unlock_irqrestore(&crtc->dev->event_lock, flags);
+		drm_dev_exit(idx);
+	}
+	if (event) {
+		spin_lock_irqsave(&crtc->dev->event_lock, flags);
+		drm_crtc_send_vblank_event(crtc, event);
+		spin_unlock_irqrestore(&crtc->dev->event_lock, flags);
+	}
+}
+
+static void vagx_crtc_atomic_enable(struct drm_crtc *crtc,
+				    struct drm_atomic_state *state)
+{
+	struct vagx_kms *kms = to_vagx_kms(crtc->dev);
+	unsigned long flags;
+	int idx;
+
+	if (drm_dev_enter(crtc->dev, &idx)) {
+		spin_lock_irqsave(&kms->irq_lock, flags);
+		kms->regs.enabled = true;
+		vagx_write(kms->vdev, VAGX_REG_SCANOUT_CONTROL,
+			   VAGX_SCANOUT_CONTROL_ENABLE(1));
+		spin_unlock_irqrestore(&kms->irq_lock, flags);
+		drm_dev_exit(idx);
+	}
+	drm_crtc_vblank_on(crtc);
+}
+
+static void vagx_crtc_atomic_disable(struct drm_crtc *crtc,
+				     struct drm_atomic_state *state)
+{
+	struct vagx_kms *kms = to_vagx_kms(crtc->dev);
+	struct drm_pending_vblank_event *event;
+	unsigned long flags;
+	int idx;
+
+	drm_crtc_vblank_off(crtc);
+	if (drm_dev_enter(crtc->dev, &idx)) {
+		spin_lock_irqsave(&kms->irq_lock, flags);
+		kms->regs.enabled = false;
+		vagx_write(kms->vdev, VAGX_REG_SCANOUT_CONTROL, 0);
+		spin_unlock_irqrestore(&kms->irq_lock, flags);
+		drm_dev_exit(idx);
+	}
+
+	/* A flip still waiting for its vblank completes now. */
+	spin_lock_irqsave(&crtc->dev->event_lock, flags);
+	event = kms->event;
+	kms->event = NULL;
+	if (event)
+		drm_crtc_send_vblank_event(crtc, event);
+	spin_unlock_irqrestore(&crtc->dev->event_lock, flags);
+	if (event)
+		drm_crtc_vblank_put(crtc);
+}
+
+static int vagx_crtc_enable_vblank(struct drm_crtc *crtc)
+{
+	vagx_kms_int_enable(to_vagx_kms(crtc->dev), VAGX_INT_VBLANK__MASK,
+			    true);
+	return 0;
+}
+
+static void vagx_crtc_disable_vblank(struct drm_crtc *crtc)
+{
+	int idx;
+
+	if (!drm_dev_enter(crtc->dev, &idx))
+		return;
+	vagx_kms_int_enable(to_vagx_kms(crtc->dev), VAGX_INT_VBLANK__MASK,
+			    false);
+	drm_dev_exit(idx);
+}
+
+static u32 vagx_crtc_get_vblank_counter(struct drm_crtc *crtc)
+{
+	struct vagx_kms *kms = to_vagx_kms(crtc->dev);
+	u32 count = 0;
+	int idx;
+
+	if (drm_dev_enter(crtc->dev, &idx)) {
+		count = vagx_read(kms->vdev, VAGX_REG_SCANOUT_VBLANK_COUNT);
+		drm_dev_exit(idx);
+	}
+	return count;
+}
+
+static const struct drm_crtc_helper_funcs vagx_crtc_helper_funcs = {
+	.mode_valid = vagx_crtc_mode_valid,
+	.atomic_check = vagx_crtc_atomic_check,
+	.atomic_flush = vagx_crtc_atomic_flush,
+	.atomic_enable = vagx_crtc_atomic_enable,
+	.atomic_disable = vagx_crtc_atomic_disable,
+};
+
+static const struct drm_crtc_funcs vagx_crtc_funcs = {
+	.reset = drm_atomic_helper_crtc_reset,
+	.set_config = drm_atomic_helper_set_config,
+	.page_flip = drm_atomic_helper_page_flip,
+	.atomic_duplicate_state = drm_atomic_helper_crtc_duplicate_state,
+	.atomic_destroy_state = drm_atomic_helper_crtc_destroy_state,
+	.enable_vblank = vagx_crtc_enable_vblank,
+	.disable_vblank = vagx_crtc_disable_vblank,
+	.get_vblank_counter = vagx_crtc_get_vblank_counter,
+};
+
+/* ---- Connector -------------------------------------------------------- */
+
+static int vagx_connector_get_modes(struct drm_connector *connector)
+{
+	struct vagx_kms *kms = to_vagx_kms(connector->dev);
+	struct drm_display_mode *mode;
+	int i, count = 0;
+
+	for (i = 0; i < ARRAY_SIZE(vagx_kms_sizes); i++) {
+		u16 w = vagx_kms_sizes[i].w, h = vagx_kms_sizes[i].h;
+
+		if (w > kms->max_width || h > kms->max_height)
+			continue;
+		mode = drm_cvt_mode(connector->dev, w, h,
+				    DIV_ROUND_CLOSEST(kms->refresh_mhz, 1000),
+				    false, false, false);
+		if (!mode)
+			continue;
+		/* Timings whose refresh rate is the head's SCANOUT_REFRESH. */
+		mode->clock = DIV_ROUND_CLOSEST_ULL((u64)kms->refresh_mhz *
+						    mode->htotal * mode->vtotal,
+						    1000000);
+		mode->type = DRM_MODE_TYPE_DRIVER;
+		if (w == VAGX_KMS_DEFAULT_WIDTH && h == VAGX_KMS_DEFAULT_HEIGHT)
+			mode->type |= DRM_MODE_TYPE_PREFERRED;
+		drm_mode_set_name(mode);
+		drm_mode_probed_add(connector, mode);
+		count++;
+	}
+	return count;
+}
+
+static const struct drm_connector_helper_funcs vagx_connector_helper_funcs = {
+	.get_modes = vagx_connector_get_modes,
+};
+
+static const struct drm_connector_funcs vagx_connector_funcs = {
+	.fill_modes = drm_helper_probe_single_connector_modes,
+	.reset = drm_atomic_helper_connector_reset,
+	.atomic_duplicate_state = drm_atomic_helper_connector_duplicate_state,
+	.atomic_destroy_state = drm_atomic_helper_connector_destroy_state,
+};
+
+/* ---- Mode config ------------------------------------------------------ */
+
+/*
+ * Like drm_atomic_helper_commit_tail(), but waits for the flips to complete
+ * (every CRTC in a commit gets an event) instead of counting vblanks.
+ */
+static void vagx_kms_commit_tail(struct drm_atomic_state *state)
+{
+	struct drm_device *drm = state->dev;
+
+	drm_atomic_helper_commit_modeset_disables(drm, state);
+	drm_atomic_helper_commit_planes(drm, state, 0);
+	drm_atomic_helper_commit_modeset_enables(drm, state);
+	drm_atomic_helper_fake_vblank(state);
+	drm_atomic_helper_commit_hw_done(state);
+	drm_atomic_helper_wait_for_flip_done(drm, state);
+	drm_atomic_helper_cleanup_planes(drm, state);
+}
+
+static const struct drm_mode_config_helper_funcs vagx_mode_config_helpers = {
+	.atomic_commit_tail = vagx_kms_commit_tail,
+};
+
+static const struct drm_mode_config_funcs vagx_mode_config_funcs = {
+	.fb_create = vagx_fb_create,
+	.atomic_check = drm_atomic_helper_check,
+	.atomic_commit = drm_atomic_helper_commit,
+};
+
+/* Runs when the last reference to the DRM device is dropped. */
+static void vagx_kms_release(struct drm_device *drm, void *data)
+{
+	struct vagx_kms *kms = data;
+
+	drm_mm_takedown(&kms->mm);
+	vagx_kms_pt_free(kms, kms->root);
+	mutex_destroy(&kms->vm_lock);
+}
+
+/**
+ * vagx_kms_init() - Set up KMS on the scanout engine
+ * @vdev: Device, initialised by vagx_device_init().
+ *
+ * Does nothing when the device has no scanout engine.
+ *
+ * Return: 0 or a negative errno.
+ */
+int vagx_kms_init(struct vagx_device *vdev)
+{
+	struct drm_device *drm = &vdev->drm;
+	struct vagx_kms *kms;
+	u32 max;
+	int ret;
+
+	if (!VAGX_FEATURES_SCANOUT_GET(vdev->hw_features) ||
+	    !VAGX_CONFIG_NUM_SCANOUTS_GET(vdev->hw_config)) {
+		drm_info(drm, "no scanout engine: render only\n");
+		drm->driver_features &= ~(DRIVER_MODESET | DRIVER_ATOMIC);
+		return 0;
+	}
+
+	kms = drmm_kzalloc(drm, sizeof(*kms), GFP_KERNEL);
+	if (!kms)
+		return -ENOMEM;
+	kms->vdev = vdev;
+	spin_lock_init(&kms->irq_lock);
+	mutex_init(&kms->vm_lock);
+	atomic_set(&kms->faults, 0);
+	drm_mm_init(&kms->mm, VAGX_KMS_VA_START, VAGX_KMS_VA_SIZE);
+	kms->root = vagx_kms_pt_alloc(kms, 0);
+	if (!kms->root) {
+		drm_mm_takedown(&kms->mm);
+		return -ENOMEM;
+	}
+	/* Registered before the mode config: outlives every framebuffer. */
+	ret = drmm_add_action_or_reset(drm, vagx_kms_release, kms);
+	if (ret)
+		return ret;
+
+	kms->refresh_mhz = vagx_read(vdev, VAGX_REG_SCANOUT_REFRESH);
+	if (!kms->refresh_mhz)
+		kms->refresh_mhz = VAGX_SCANOUT_REFRESH_MHZ;
+	max = vagx_read(vdev, VAGX_REG_SCANOUT_MAX_SIZE);
+	kms->max_width = VAGX_SCANOUT_MAX_SIZE_WIDTH_GET(max) ?: VAGX_SCANOUT_MAX_WIDTH;
+	kms->max_height = VAGX_SCANOUT_MAX_SIZE_HEIGHT_GET(max) ?: VAGX_SCANOUT_MAX_HEIGHT;
+
+	ret = drmm_mode_config_init(drm);
+	if (ret)
+		return ret;
+	drm->mode_config.min_width = 1;
+	drm->mode_config.min_height = 1;
+	drm->mode_config.max_width = kms->max_width;
+	drm->mode_config.max_height = kms->max_height;
+	drm->mode_config.preferred_depth = 24;
+	drm->mode_config.funcs = &vagx_mode_config_funcs;
+	drm->mode_config.helper_private = &vagx_mode_config_helpers;
+
+	ret = drm_universal_plane_init(drm, &kms->primary, 1, &vagx_plane_funcs,
+				       vagx_kms_formats,
+				       ARRAY_SIZE(vagx_kms_formats),
+				       vagx_kms_modifiers,
+				       DRM_PLANE_TYPE_PRIMARY, NULL);
+	if (ret)
+		return ret;
+	drm_plane_helper_add(&kms->primary, &vagx_plane_helper_funcs);
+
+	ret = drmm_crtc_init_with_planes(drm, &kms->crtc, &kms->primary, NULL,
+					 &vagx_crtc_funcs, NULL);
+	if (ret)
+		return ret;
+	drm_crtc_helper_add(&kms->crtc, &vagx_crtc_helper_funcs);
+
+	ret = drmm_encoder_init(drm, &kms->encoder, NULL,
+				DRM_MODE_ENCODER_VIRTUAL, NULL);
+	if (ret)
+		return ret;
+	kms->encoder.possible_crtcs = drm_crtc_mask(&kms->crtc);
+
+	ret = drmm_connector_init(drm, &kms->connector, &vagx_connector_funcs,
+				  DRM_MODE_CONNECTOR_VIRTUAL, NULL);
+	if (ret)
+		return ret;
+	drm_connector_helper_add(&kms->connector, &vagx_connector_helper_funcs);
+	ret = drm_connector_attach_encoder(&kms->connector, &kms->encoder);
+	if (ret)
+		return ret;
+
+	/* The vblank counter is SCANOUT_VBLANK_COUNT (32 bits, wraps). */
+	drm->max_vblank_count = U32_MAX;
+	ret = drm_vblank_init(drm, 1);
+	if (ret)
+		return ret;
+
+	drm_mode_config_reset(drm);
+	vdev->kms = kms;
+	vagx_kms_int_enable(kms, VAGX_INT_SCANOUT_FAULT__MASK, true);
+	drm_info(drm, "scanout: up to %ux%u, %u.%03u Hz\n", kms->max_width,
+		 kms->max_height, kms->refresh_mhz / 1000,
+		 kms->refresh_mhz % 1000);
+	return 0;
+}
+
+/**
+ * vagx_kms_register() - Start the fbdev console, after drm_dev_register()
+ * @vdev: Device.
+ */
+void vagx_kms_register(struct vagx_device *vdev)
+{
+	if (vdev->kms)
+		drm_fbdev_shmem_setup(&vdev->drm, 32);
+}
+
+/**
+ * vagx_kms_fini() - Turn the display off, before vagx_device_fini()
+ * @vdev: Device.
+ */
+void vagx_kms_fini(struct vagx_device *vdev)
+{
+	if (!vdev->kms)
+		return;
+	drm_atomic_helper_shutdown(&vdev->drm);
+	vagx_kms_int_enable(vdev->kms, VAGX_INT_VBLANK__MASK |
+			    VAGX_INT_SCANOUT_FAULT__MASK, false);
+}

@@ -1,0 +1,715 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/* Copyright (C) 2025 The vagx authors */
+/*
+ * KMS tests of vagx.ko (kselftest harness), run in the guest:
+ *   build/uapi-tests/vagx_kms [harness options]
+ * and a pattern helper for tests/guest/screendump-test:
+ *   build/uapi-tests/vagx_kms --show FORMAT WIDTH HEIGHT HOLD_SECONDS
+ * which modesets the pattern vagx_kms_pattern() describes, prints
+ * "vagx-kms: showing ..." and keeps it on screen for HOLD_SECONDS.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/dma-heap.h>
+#include <linux/fb.h>
+
+#include "drm.h"
+#include "drm_mode.h"
+#include "drm_fourcc.h"
+#include "vagx_drm.h"
+#include "kselftest_harness.h"
+
+#define CARD "/dev/dri/card0"
+
+struct kms {
+	int fd;
+	uint32_t crtc, conn, plane;
+	struct drm_mode_modeinfo modes[64];
+	int nmodes;
+	int preferred;
+};
+
+struct dumb {
+	uint32_t handle, pitch, fb;
+	uint64_t size;
+	void *map;
+};
+
+static int kms_ioctl(int fd, unsigned long req, void *arg)
+{
+	int ret;
+
+	do {
+		ret = ioctl(fd, req, arg);
+	} while (ret == -1 && (errno == EINTR || errno == EAGAIN));
+	return ret ? -errno : 0;
+}
+
+static int kms_open(struct kms *k)
+{
+	struct drm_mode_card_res res = {};
+	struct drm_mode_get_connector conn = {};
+	uint32_t crtcs[4], conns[4], encs[4];
+	int i;
+
+	memset(k, 0, sizeof(*k));
+	k->fd = open(CARD, O_RDWR | O_CLOEXEC);
+	if (k->fd < 0)
+		return -errno;
+	if (kms_ioctl(k->fd, DRM_IOCTL_MODE_GETRESOURCES, &res))
+		return -1;
+	if (res.count_crtcs != 1 || res.count_connectors != 1 ||
+	    res.count_encoders != 1)
+		return -2;
+	res.crtc_id_ptr = (uintptr_t)crtcs;
+	res.connector_id_ptr = (uintptr_t)conns;
+	res.encoder_id_ptr = (uintptr_t)encs;
+	res.count_fbs = 0;
+	if (kms_ioctl(k->fd, DRM_IOCTL_MODE_GETRESOURCES, &res))
+		return -3;
+	k->crtc = crtcs[0];
+	k->conn = conns[0];
+
+	conn.connector_id = k->conn;
+	if (kms_ioctl(k->fd, DRM_IOCTL_MODE_GETCONNECTOR, &conn))
+		return -4;
+	if (conn.count_modes > 64)
+		return -5;
+	conn.modes_ptr = (uintptr_t)k->modes;
+	conn.count_props = 0;
+	conn.count_encoders = 0;
+	if (kms_ioctl(k->fd, DRM_IOCTL_MODE_GETCONNECTOR, &conn))
+		return -6;
+	k->nmodes = conn.count_modes;
+	k->preferred = -1;
+	for (i = 0; i < k->nmodes; i++)
+		if (k->modes[i].type & DRM_MODE_TYPE_PREFERRED)
+			k->preferred = i;
+	return 0;
+}
+
+static int kms_find_mode(struct kms *k, int w, int h)
+{
+	int i;
+
+	for (i = 0; i < k->nmodes; i++)
+		if (k->modes[i].hdisplay == w && k->modes[i].vdisplay == h)
+			return i;
+	return -1;
+}
+
+static int dumb_create(int fd, struct dumb *d, uint32_t w, uint32_t h,
+		       uint32_t bpp)
+{
+	struct drm_mode_create_dumb c = { .width = w, .height = h, .bpp = bpp };
+	struct drm_mode_map_dumb m = {};
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	ret = kms_ioctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, &c);
+	if (ret)
+		return ret;
+	d->handle = c.handle;
+	d->pitch = c.pitch;
+	d->size = c.size;
+	m.handle = c.handle;
+	ret = kms_ioctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &m);
+	if (ret)
+		return ret;
+	d->map = mmap(NULL, d->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		      m.offset);
+	if (d->map == MAP_FAILED)
+		return -errno;
+	return 0;
+}
+
+static int add_fb(int fd, uint32_t handle, uint32_t w, uint32_t h,
+		  uint32_t format, uint32_t pitch, uint32_t offset,
+		  uint32_t *fb_id)
+{
+	struct drm_mode_fb_cmd2 f = {
+		.width = w, .height = h, .pixel_format = format,
+	};
+	int ret;
+
+	f.handles[0] = handle;
+	f.pitches[0] = pitch;
+	f.offsets[0] = offset;
+	ret = kms_ioctl(fd, DRM_IOCTL_MODE_ADDFB2, &f);
+	if (!ret)
+		*fb_id = f.fb_id;
+	return ret;
+}
+
+static int set_crtc(struct kms *k, uint32_t fb, struct drm_mode_modeinfo *mode)
+{
+	struct drm_mode_crtc c = {
+		.crtc_id = k->crtc,
+		.fb_id = fb,
+		.set_connectors_ptr = (uintptr_t)&k->conn,
+		.count_connectors = 1,
+		.mode = *mode,
+		.mode_valid = 1,
+	};
+
+	return kms_ioctl(k->fd, DRM_IOCTL_MODE_SETCRTC, &c);
+}
+
+/*
+ * The test pattern, as 0xRRGGBB: a red ramp along x, a green ramp along y,
+ * blue checkerboard of 32x32 squares. tests/guest/screendump-test computes
+ * the same function independently (in Python) from the screendump.
+ */
+static uint32_t vagx_kms_pattern(uint32_t x, uint32_t y, uint32_t w,
+				 uint32_t h)
+{
+	uint32_t r = x * 255 / (w - 1), g = y * 255 / (h - 1);
+	uint32_t b = ((x / 32 + y / 32) & 1) ? 0xff : 0x20;
+
+	return r << 16 | g << 8 | b;
+}
+
+static void fill_pattern(void *map, uint32_t pitch, uint32_t format,
+			 uint32_t w, uint32_t h)
+{
+	uint32_t x, y;
+
+	for (y = 0; y < h; y++) {
+		uint8_t *row = (uint8_t *)map + (size_t)y * pitch;
+
+		for (x = 0; x < w; x++) {
+			uint32_t c = vagx_kms_pattern(x, y, w, h);
+			uint32_t r = c >> 16 & 0xff, g = c >> 8 & 0xff, b = c & 0xff;
+
+			switch (format) {
+			case DRM_FORMAT_XRGB8888:
+			case DRM_FORMAT_ARGB8888:
+				((uint32_t *)row)[x] = 0xff000000u | c;
+				break;
+			case DRM_FORMAT_XBGR8888:
+			case DRM_FORMAT_ABGR8888:
+				((uint32_t *)row)[x] = 0xff000000u | b << 16 |
+						       g << 8 | r;
+				break;
+			case DRM_FORMAT_RGB565:
+				((uint16_t *)row)[x] = (r >> 3) << 11 |
+						       (g >> 2) << 5 | b >> 3;
+				break;
+			}
+		}
+	}
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Wait for one DRM event on @fd; returns its type or a negative errno. */
+static int read_event(int fd, void *buf, size_t len, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct drm_event *e = buf;
+	ssize_t n;
+
+	if (poll(&p, 1, timeout_ms) != 1)
+		return -ETIMEDOUT;
+	n = read(fd, buf, len);
+	if (n < (ssize_t)sizeof(*e))
+		return -EIO;
+	return e->type;
+}
+
+static int refresh_hz(const struct drm_mode_modeinfo *m)
+{
+	return m->vrefresh;
+}
+
+FIXTURE(kms) {
+	struct kms k;
+	int mode;
+};
+
+FIXTURE_SETUP(kms)
+{
+	int ret = kms_open(&self->k);
+
+	if (ret == -ENOENT)
+		SKIP(return, "no " CARD);
+	ASSERT_EQ(0, ret);
+	ASSERT_GE(self->k.preferred, 0);
+	self->mode = self->k.preferred;
+}
+
+FIXTURE_TEARDOWN(kms)
+{
+	close(self->k.fd);
+}
+
+/* One CRTC/encoder/connector; virtual connector, modes up to 1920x1080. */
+TEST_F(kms, resources)
+{
+	struct drm_mode_get_connector conn = { .connector_id = self->k.conn };
+	struct drm_mode_modeinfo *pref = &self->k.modes[self->k.preferred];
+	int i;
+
+	ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_MODE_GETCONNECTOR, &conn));
+	EXPECT_EQ(DRM_MODE_CONNECTOR_VIRTUAL, conn.connector_type);
+	EXPECT_EQ(1, conn.connection) /* connected */;
+	EXPECT_EQ(1024, pref->hdisplay);
+	EXPECT_EQ(768, pref->vdisplay);
+	EXPECT_LE(0, kms_find_mode(&self->k, 1920, 1080));
+	EXPECT_LE(0, kms_find_mode(&self->k, 640, 480));
+	for (i = 0; i < self->k.nmodes; i++) {
+		EXPECT_LE(self->k.modes[i].hdisplay, 1920);
+		EXPECT_LE(self->k.modes[i].vdisplay, 1080);
+		EXPECT_EQ(60, refresh_hz(&self->k.modes[i]));
+	}
+}
+
+TEST_F(kms, primary_plane_formats)
+{
+	struct drm_mode_get_plane_res pr = {};
+	struct drm_mode_get_plane p = {};
+	static const uint32_t want[] = {
+		DRM_FORMAT_XRGB8888, DRM_FORMAT_ARGB8888, DRM_FORMAT_XBGR8888,
+		DRM_FORMAT_ABGR8888, DRM_FORMAT_RGB565,
+	};
+	uint32_t planes[4], fmts[32];
+	unsigned int i, j;
+
+	ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_SET_CLIENT_CAP,
+			       &(struct drm_set_client_cap){
+				       DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1 }));
+	ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_MODE_GETPLANERESOURCES, &pr));
+	ASSERT_EQ(1, pr.count_planes);
+	pr.plane_id_ptr = (uintptr_t)planes;
+	ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_MODE_GETPLANERESOURCES, &pr));
+	p.plane_id = planes[0];
+	p.format_type_ptr = (uintptr_t)fmts;
+	p.count_format_types = 32;
+	ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_MODE_GETPLANE, &p));
+	EXPECT_EQ(1, p.possible_crtcs);
+	EXPECT_EQ(5, p.count_format_types);
+	for (i = 0; i < 5; i++) {
+		for (j = 0; j < p.count_format_types; j++)
+			if (fmts[j] == want[i])
+				break;
+		EXPECT_LT(j, p.count_format_types);
+	}
+}
+
+/* Modeset with a dumb buffer, in every scanout format, then read it back. */
+TEST_F(kms, modeset_dumb)
+{
+	static const struct { uint32_t fourcc, bpp; } f[] = {
+		{ DRM_FORMAT_XRGB8888, 32 }, { DRM_FORMAT_ARGB8888, 32 },
+		{ DRM_FORMAT_XBGR8888, 32 }, { DRM_FORMAT_ABGR8888, 32 },
+		{ DRM_FORMAT_RGB565, 16 },
+	};
+	struct drm_mode_modeinfo *m = &self->k.modes[self->mode];
+	unsigned int i;
+
+	for (i = 0; i < 5; i++) {
+		struct drm_mode_crtc get = { .crtc_id = self->k.crtc };
+		struct dumb d;
+
+		ASSERT_EQ(0, dumb_create(self->k.fd, &d, m->hdisplay,
+					 m->vdisplay, f[i].bpp));
+		EXPECT_EQ(0, d.pitch % 64);
+		fill_pattern(d.map, d.pitch, f[i].fourcc, m->hdisplay,
+			     m->vdisplay);
+		ASSERT_EQ(0, add_fb(self->k.fd, d.handle, m->hdisplay,
+				    m->vdisplay, f[i].fourcc, d.pitch, 0,
+				    &d.fb));
+		ASSERT_EQ(0, set_crtc(&self->k, d.fb, m));
+		ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_MODE_GETCRTC, &get));
+		EXPECT_EQ(d.fb, get.fb_id);
+		EXPECT_EQ(1, get.mode_valid);
+		EXPECT_EQ(m->hdisplay, get.mode.hdisplay);
+		munmap(d.map, d.size);
+	}
+}
+
+/* Every listed mode, the largest one included, can be set. */
+TEST_F(kms, all_modes)
+{
+	int i;
+
+	for (i = 0; i < self->k.nmodes; i++) {
+		struct drm_mode_modeinfo *m = &self->k.modes[i];
+		struct dumb d;
+
+		ASSERT_EQ(0, dumb_create(self->k.fd, &d, m->hdisplay,
+					 m->vdisplay, 32));
+		ASSERT_EQ(0, add_fb(self->k.fd, d.handle, m->hdisplay,
+				    m->vdisplay, DRM_FORMAT_XRGB8888, d.pitch,
+				    0, &d.fb));
+		EXPECT_EQ(0, set_crtc(&self->k, d.fb, m)) {
+			TH_LOG("mode %s", m->name);
+		}
+		munmap(d.map, d.size);
+		kms_ioctl(self->k.fd, DRM_IOCTL_MODE_RMFB, &d.fb);
+	}
+}
+
+TEST_F(kms, bad_framebuffers)
+{
+	struct dumb d;
+	uint32_t fb;
+
+	ASSERT_EQ(0, dumb_create(self->k.fd, &d, 256, 64, 32));
+	/* Pitch not a multiple of 4. */
+	EXPECT_EQ(-EINVAL, add_fb(self->k.fd, d.handle, 3, 2,
+				  DRM_FORMAT_RGB565, 6, 0, &fb));
+	/* Offset not 4-byte aligned. */
+	EXPECT_EQ(-EINVAL, add_fb(self->k.fd, d.handle, 64, 2,
+				  DRM_FORMAT_XRGB8888, 256, 2, &fb));
+	/* A format the scanout does not have. */
+	EXPECT_EQ(-EINVAL, add_fb(self->k.fd, d.handle, 64, 2,
+				  DRM_FORMAT_XRGB2101010, 256, 0, &fb));
+	/* Larger than the BO. */
+	EXPECT_EQ(-EINVAL, add_fb(self->k.fd, d.handle, 256, 4096,
+				  DRM_FORMAT_XRGB8888, 1024, 0, &fb));
+	/* Framebuffer smaller than the mode. */
+	ASSERT_EQ(0, add_fb(self->k.fd, d.handle, 256, 64,
+			    DRM_FORMAT_XRGB8888, d.pitch, 0, &fb));
+	EXPECT_NE(0, set_crtc(&self->k, fb, &self->k.modes[self->mode]));
+	munmap(d.map, d.size);
+}
+
+/* Page flips complete with an event at a vblank. */
+TEST_F(kms, page_flip_event)
+{
+	struct drm_mode_modeinfo *m = &self->k.modes[self->mode];
+	struct dumb d[2];
+	uint32_t last_seq = 0;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, dumb_create(self->k.fd, &d[i], m->hdisplay,
+					 m->vdisplay, 32));
+		memset(d[i].map, i ? 0x40 : 0x80, d[i].size);
+		ASSERT_EQ(0, add_fb(self->k.fd, d[i].handle, m->hdisplay,
+				    m->vdisplay, DRM_FORMAT_XRGB8888,
+				    d[i].pitch, 0, &d[i].fb));
+	}
+	ASSERT_EQ(0, set_crtc(&self->k, d[0].fb, m));
+
+	for (i = 1; i <= 10; i++) {
+		struct drm_mode_crtc_page_flip flip = {
+			.crtc_id = self->k.crtc,
+			.fb_id = d[i & 1].fb,
+			.flags = DRM_MODE_PAGE_FLIP_EVENT,
+			.user_data = 0x1000 + i,
+		};
+		struct drm_mode_crtc get = { .crtc_id = self->k.crtc };
+		struct drm_event_vblank ev;
+		double t0 = now_s();
+
+		ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_MODE_PAGE_FLIP,
+				       &flip));
+		/* A second flip before the first completed is refused. */
+		if (i == 1) {
+			flip.user_data = 0;
+			EXPECT_EQ(-EBUSY, kms_ioctl(self->k.fd,
+						    DRM_IOCTL_MODE_PAGE_FLIP,
+						    &flip));
+		}
+		ASSERT_EQ(DRM_EVENT_FLIP_COMPLETE,
+			  read_event(self->k.fd, &ev, sizeof(ev), 2000));
+		EXPECT_EQ(0x1000 + i, ev.user_data);
+		EXPECT_EQ(self->k.crtc, ev.crtc_id);
+		if (i > 1)
+			EXPECT_GT(ev.sequence, last_seq);
+		last_seq = ev.sequence;
+		/* Completed at a vblank, not at once. */
+		EXPECT_GT(now_s() - t0, 0.001);
+		ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_MODE_GETCRTC, &get));
+		EXPECT_EQ(d[i & 1].fb, get.fb_id);
+	}
+}
+
+/* DRM_IOCTL_WAIT_VBLANK: sequence numbers and timing vs the mode refresh. */
+TEST_F(kms, vblank_timing)
+{
+	struct drm_mode_modeinfo *m = &self->k.modes[self->mode];
+	union drm_wait_vblank vb;
+	double period = 1.0 / refresh_hz(m), t0, t1, ts0, ts1, wall;
+	uint32_t seq0, seq1;
+	const int frames = 60;
+	struct dumb d;
+	int i;
+
+	ASSERT_EQ(0, dumb_create(self->k.fd, &d, m->hdisplay, m->vdisplay, 32));
+	ASSERT_EQ(0, add_fb(self->k.fd, d.handle, m->hdisplay, m->vdisplay,
+			    DRM_FORMAT_XRGB8888, d.pitch, 0, &d.fb));
+	ASSERT_EQ(0, set_crtc(&self->k, d.fb, m));
+
+	memset(&vb, 0, sizeof(vb));
+	vb.request.type = _DRM_VBLANK_RELATIVE;
+	vb.request.sequence = 1;
+	ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_WAIT_VBLANK, &vb));
+	seq0 = vb.reply.sequence;
+	ts0 = vb.reply.tval_sec + vb.reply.tval_usec / 1e6;
+	t0 = now_s();
+	for (i = 0; i < frames; i++) {
+		uint32_t prev = vb.reply.sequence;
+
+		memset(&vb, 0, sizeof(vb));
+		vb.request.type = _DRM_VBLANK_RELATIVE;
+		vb.request.sequence = 1;
+		ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_WAIT_VBLANK, &vb));
+		EXPECT_GT(vb.reply.sequence, prev);
+	}
+	t1 = now_s();
+	seq1 = vb.reply.sequence;
+	ts1 = vb.reply.tval_sec + vb.reply.tval_usec / 1e6;
+	wall = t1 - t0;
+	TH_LOG("%d waits: %u vblanks, %.3f s wall, %.3f ms per vblank (timestamps), mode %d Hz",
+	       frames, seq1 - seq0, wall, (ts1 - ts0) * 1000 / (seq1 - seq0),
+	       refresh_hz(m));
+	ASSERT_GE(seq1 - seq0, frames);
+	/* Counter vs timestamps: the period of the mode, +-10%. */
+	EXPECT_GT((ts1 - ts0) / (seq1 - seq0), period * 0.9);
+	EXPECT_LT((ts1 - ts0) / (seq1 - seq0), period * 1.1);
+	/* Counter vs wall clock: loose, the guest may be starved. */
+	EXPECT_GT(wall, (seq1 - seq0) * period * 0.8);
+	EXPECT_LT(wall, (seq1 - seq0) * period * 3);
+
+	/* An absolute wait with an event arrives at the requested count. */
+	memset(&vb, 0, sizeof(vb));
+	vb.request.type = _DRM_VBLANK_ABSOLUTE | _DRM_VBLANK_EVENT;
+	vb.request.sequence = seq1 + 5;
+	vb.request.signal = 0xabcd;
+	ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_WAIT_VBLANK, &vb));
+	{
+		struct drm_event_vblank ev;
+
+		ASSERT_EQ(DRM_EVENT_VBLANK,
+			  read_event(self->k.fd, &ev, sizeof(ev), 2000));
+		EXPECT_EQ(0xabcd, ev.user_data);
+		EXPECT_EQ(seq1 + 5, ev.sequence);
+	}
+	munmap(d.map, d.size);
+}
+
+/* The vblank interrupt stops with the head and restarts with it. */
+TEST_F(kms, vblank_off_on)
+{
+	struct drm_mode_modeinfo *m = &self->k.modes[self->mode];
+	struct drm_mode_crtc off = { .crtc_id = self->k.crtc };
+	union drm_wait_vblank vb;
+	struct dumb d;
+
+	ASSERT_EQ(0, dumb_create(self->k.fd, &d, m->hdisplay, m->vdisplay, 32));
+	ASSERT_EQ(0, add_fb(self->k.fd, d.handle, m->hdisplay, m->vdisplay,
+			    DRM_FORMAT_XRGB8888, d.pitch, 0, &d.fb));
+	ASSERT_EQ(0, set_crtc(&self->k, d.fb, m));
+	ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_MODE_SETCRTC, &off));
+	memset(&vb, 0, sizeof(vb));
+	vb.request.type = _DRM_VBLANK_RELATIVE;
+	vb.request.sequence = 1;
+	EXPECT_NE(0, kms_ioctl(self->k.fd, DRM_IOCTL_WAIT_VBLANK, &vb));
+	ASSERT_EQ(0, set_crtc(&self->k, d.fb, m));
+	memset(&vb, 0, sizeof(vb));
+	vb.request.type = _DRM_VBLANK_RELATIVE;
+	vb.request.sequence = 2;
+	EXPECT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_WAIT_VBLANK, &vb));
+	munmap(d.map, d.size);
+}
+
+/* A vagx BO (DRM_IOCTL_VAGX_BO_CREATE) can be scanned out. */
+TEST_F(kms, vagx_bo_scanout)
+{
+	struct drm_mode_modeinfo *m = &self->k.modes[self->mode];
+	uint32_t pitch = m->hdisplay * 4, fb;
+	struct drm_vagx_bo_create bo = {
+		.size = (uint64_t)pitch * m->vdisplay,
+	};
+	struct drm_vagx_bo_mmap_offset off = {};
+	void *map;
+
+	ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_VAGX_BO_CREATE, &bo));
+	off.handle = bo.handle;
+	ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_VAGX_BO_MMAP_OFFSET, &off));
+	map = mmap(NULL, bo.size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   self->k.fd, off.offset);
+	ASSERT_NE(MAP_FAILED, map);
+	fill_pattern(map, pitch, DRM_FORMAT_XRGB8888, m->hdisplay, m->vdisplay);
+	ASSERT_EQ(0, add_fb(self->k.fd, bo.handle, m->hdisplay, m->vdisplay,
+			    DRM_FORMAT_XRGB8888, pitch, 0, &fb));
+	EXPECT_EQ(0, set_crtc(&self->k, fb, m));
+	munmap(map, bo.size);
+}
+
+/* PRIME: a dma-buf from another exporter (the system dma-heap) scans out. */
+TEST_F(kms, prime_import_scanout)
+{
+	struct drm_mode_modeinfo *m = &self->k.modes[self->mode];
+	uint32_t pitch = m->hdisplay * 4, fb;
+	struct dma_heap_allocation_data a = {
+		.len = (uint64_t)pitch * m->vdisplay,
+		.fd_flags = O_RDWR | O_CLOEXEC,
+	};
+	struct drm_prime_handle h = {};
+	int heap;
+	void *map;
+
+	heap = open("/dev/dma_heap/system", O_RDONLY | O_CLOEXEC);
+	if (heap < 0)
+		SKIP(return, "no /dev/dma_heap/system");
+	ASSERT_EQ(0, kms_ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &a));
+	close(heap);
+	map = mmap(NULL, a.len, PROT_READ | PROT_WRITE, MAP_SHARED, a.fd, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	fill_pattern(map, pitch, DRM_FORMAT_XRGB8888, m->hdisplay, m->vdisplay);
+	h.fd = a.fd;
+	ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &h));
+	ASSERT_EQ(0, add_fb(self->k.fd, h.handle, m->hdisplay, m->vdisplay,
+			    DRM_FORMAT_XRGB8888, pitch, 0, &fb));
+	EXPECT_EQ(0, set_crtc(&self->k, fb, m));
+	munmap(map, a.len);
+	close(a.fd);
+}
+
+/* PRIME: export a dumb buffer, re-import it, flip to it. */
+TEST_F(kms, prime_self_import)
+{
+	struct drm_mode_modeinfo *m = &self->k.modes[self->mode];
+	struct drm_prime_handle exp = {}, imp = {};
+	struct dumb d;
+	uint32_t fb;
+
+	ASSERT_EQ(0, dumb_create(self->k.fd, &d, m->hdisplay, m->vdisplay, 32));
+	exp.handle = d.handle;
+	exp.flags = DRM_CLOEXEC | DRM_RDWR;
+	ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &exp));
+	imp.fd = exp.fd;
+	ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &imp));
+	EXPECT_EQ(d.handle, imp.handle);
+	ASSERT_EQ(0, add_fb(self->k.fd, imp.handle, m->hdisplay, m->vdisplay,
+			    DRM_FORMAT_XRGB8888, d.pitch, 0, &fb));
+	EXPECT_EQ(0, set_crtc(&self->k, fb, m));
+	close(exp.fd);
+	munmap(d.map, d.size);
+}
+
+/* Removing the framebuffer that is on screen turns the head off. */
+TEST_F(kms, rmfb_active)
+{
+	struct drm_mode_modeinfo *m = &self->k.modes[self->mode];
+	struct drm_mode_crtc get = { .crtc_id = self->k.crtc };
+	struct dumb d;
+
+	ASSERT_EQ(0, dumb_create(self->k.fd, &d, m->hdisplay, m->vdisplay, 32));
+	ASSERT_EQ(0, add_fb(self->k.fd, d.handle, m->hdisplay, m->vdisplay,
+			    DRM_FORMAT_XRGB8888, d.pitch, 0, &d.fb));
+	ASSERT_EQ(0, set_crtc(&self->k, d.fb, m));
+	ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_MODE_RMFB, &d.fb));
+	ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_MODE_GETCRTC, &get));
+	EXPECT_EQ(0, get.fb_id);
+	munmap(d.map, d.size);
+}
+
+/* The render node has no KMS. */
+TEST(render_node_no_kms)
+{
+	struct drm_mode_card_res res = {};
+	int fd = open("/dev/dri/renderD128", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		SKIP(return, "no render node");
+	EXPECT_NE(0, kms_ioctl(fd, DRM_IOCTL_MODE_GETRESOURCES, &res));
+	close(fd);
+}
+
+/* fbdev emulation: /dev/fb0 is ours, 1024x768 XRGB8888, writable. */
+TEST(fbdev)
+{
+	struct fb_var_screeninfo var;
+	struct fb_fix_screeninfo fix;
+	int fd = open("/dev/fb0", O_RDWR | O_CLOEXEC);
+	uint32_t *map;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, FBIOGET_FSCREENINFO, &fix));
+	ASSERT_EQ(0, ioctl(fd, FBIOGET_VSCREENINFO, &var));
+	EXPECT_EQ(0, strncmp(fix.id, "vagxdrmfb", 9));
+	EXPECT_EQ(1024, var.xres);
+	EXPECT_EQ(768, var.yres);
+	EXPECT_EQ(32, var.bits_per_pixel);
+	map = mmap(NULL, fix.smem_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		   0);
+	ASSERT_NE(MAP_FAILED, map);
+	map[0] = 0x00123456;
+	EXPECT_EQ(0x00123456, map[0]);
+	munmap(map, fix.smem_len);
+	close(fd);
+}
+
+/* --show FORMAT W H SECONDS: the screendump test's pattern. */
+static int show(int argc, char **argv)
+{
+	uint32_t fourcc = 0, bpp = 32, w, h, fb;
+	struct kms k;
+	struct dumb d;
+	int mode;
+
+	if (argc != 6) {
+		fprintf(stderr, "usage: %s --show FORMAT W H SECONDS\n", argv[0]);
+		return 2;
+	}
+	if (!strcmp(argv[2], "XRGB8888"))
+		fourcc = DRM_FORMAT_XRGB8888;
+	else if (!strcmp(argv[2], "XBGR8888"))
+		fourcc = DRM_FORMAT_XBGR8888;
+	else if (!strcmp(argv[2], "ARGB8888"))
+		fourcc = DRM_FORMAT_ARGB8888;
+	else if (!strcmp(argv[2], "RGB565"))
+		fourcc = DRM_FORMAT_RGB565, bpp = 16;
+	w = atoi(argv[3]);
+	h = atoi(argv[4]);
+	if (!fourcc || kms_open(&k)) {
+		fprintf(stderr, "vagx-kms: bad format or no KMS\n");
+		return 1;
+	}
+	mode = kms_find_mode(&k, w, h);
+	if (mode < 0 || dumb_create(k.fd, &d, w, h, bpp)) {
+		fprintf(stderr, "vagx-kms: no %ux%u mode or buffer\n", w, h);
+		return 1;
+	}
+	fill_pattern(d.map, d.pitch, fourcc, w, h);
+	if (add_fb(k.fd, d.handle, w, h, fourcc, d.pitch, 0, &fb) ||
+	    set_crtc(&k, fb, &k.modes[mode])) {
+		fprintf(stderr, "vagx-kms: modeset failed\n");
+		return 1;
+	}
+	/* Let at least one vblank latch the commit before announcing it. */
+	usleep(100000);
+	printf("vagx-kms: showing %s %ux%u\n", argv[2], w, h);
+	fflush(stdout);
+	sleep(atoi(argv[5]));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--show"))
+		return show(argc, argv);
+	return test_harness_run(argc, argv);
+}
