@@ -644,7 +644,7 @@ TEST(fbdev)
 	struct fb_var_screeninfo var;
 	struct fb_fix_screeninfo fix;
 	int fd = open("/dev/fb0", O_RDWR | O_CLOEXEC);
-	uint32_t *map;
+	uint32_t v = 0x00123456, r = 0;
 
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ioctl(fd, FBIOGET_FSCREENINFO, &fix));
@@ -653,12 +653,14 @@ TEST(fbdev)
 	EXPECT_EQ(1024, var.xres);
 	EXPECT_EQ(768, var.yres);
 	EXPECT_EQ(32, var.bits_per_pixel);
-	map = mmap(NULL, fix.smem_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		   0);
-	ASSERT_NE(MAP_FAILED, map);
-	map[0] = 0x00123456;
-	EXPECT_EQ(0x00123456, map[0]);
-	munmap(map, fix.smem_len);
+	/*
+	 * write()/read(), not mmap(): on 6.12, fbdev deferred I/O over shmem
+	 * pages leaves page->mapping cleared after an mmap, and freeing the
+	 * buffer at rmmod then loops forever in shmem_undo_range().
+	 */
+	ASSERT_EQ(4, pwrite(fd, &v, 4, 0));
+	ASSERT_EQ(4, pread(fd, &r, 4, 0));
+	EXPECT_EQ(v, r);
 	close(fd);
 }
 
