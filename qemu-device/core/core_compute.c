@@ -14,7 +14,6 @@
 
 #include <stdlib.h>
 
-#ifdef VAGX_CORE_HAVE_USC
 
 struct core_compute {
    struct vagx_compute_job desc;
@@ -278,45 +277,3 @@ void core_worker_usc_fini(struct core_worker *w)
    w->usc = NULL;
 }
 
-#else /* !VAGX_CORE_HAVE_USC: built without the shader core */
-
-struct core_compute {
-   int unused;
-};
-
-unsigned core_compute_setup(struct core_job *job, struct core_mmu_ctx *m)
-{
-   (void)m;
-   core_job_fail(job, VAGX_JOB_STATUS_UNSUPPORTED, VAGX_UNIT_CDM, 0, job->hdr.desc_va);
-   return 0;
-}
-
-bool core_compute_task(struct core_worker *w, struct core_task *t)
-{
-   (void)w;
-   (void)t;
-   return false;
-}
-
-void core_compute_free(struct core_job *job)
-{
-   (void)job;
-}
-
-void core_compute_trim(struct vagx_core *core)
-{
-   (void)core;
-}
-
-int core_worker_usc_init(struct core_worker *w)
-{
-   (void)w;
-   return 0;
-}
-
-void core_worker_usc_fini(struct core_worker *w)
-{
-   (void)w;
-}
-
-#endif

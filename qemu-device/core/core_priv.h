@@ -19,9 +19,7 @@
 #include "vagx_hw.h"
 #include "vagx_core.h"
 
-#ifdef VAGX_CORE_HAVE_USC
 #include "usc.h"
-#endif
 
 static_assert(VAGX_MSIX_VECTORS <= 64, "vector mask is 64 bits");
 static_assert(VAGX_MAX_QUEUES <= 16, "queue fields");
@@ -113,9 +111,7 @@ struct core_worker {
    struct core_mmu_ctx mmu;
    _Atomic uint64_t active_epoch;   /* 0 = idle, else tlb epoch at slice start */
    uint8_t *sink;                   /* NULL-page write sink (one page) */
-#ifdef VAGX_CORE_HAVE_USC
    struct vagx_usc *usc;
-#endif
 };
 
 struct core_pool {
@@ -191,7 +187,6 @@ bool core_copy_task(struct core_worker *w, struct core_task *t);
 /* compute (core_compute.c): setup on the front-end (descriptor, uniforms,
  * program); returns number of tasks to submit (0: finished or failed). */
 unsigned core_compute_setup(struct core_job *job, struct core_mmu_ctx *m);
-#ifdef VAGX_CORE_HAVE_USC
 /* Translation context of one USC run (one thread): the USC's translate
  * callback walks the job's VM with the worker's TLB and records the first
  * fault for the job result. */
@@ -202,12 +197,10 @@ struct core_run_ctx {
    struct core_fault fault;
 };
 extern const struct vagx_usc_mem_ops core_usc_mem_ops;
-#endif
 bool core_compute_task(struct core_worker *w, struct core_task *t);
 void core_compute_free(struct core_job *job);
 void core_compute_trim(struct vagx_core *core);
-/* render (core_render.c, only with VAGX_CORE_HAVE_RENDER): one task running
- * the tile pipeline of render/. */
+/* render (core_render.c): one task running the tile pipeline of render/. */
 unsigned core_render_setup(struct core_job *job);
 bool core_render_task(struct core_worker *w, struct core_task *t);
 void core_render_free(struct core_job *job);
@@ -274,9 +267,7 @@ struct vagx_core {
    pthread_t fe_thread;
    bool fe_running, fe_stop;
 
-#ifdef VAGX_CORE_HAVE_USC
    struct vagx_usc_cache *usc_cache;
-#endif
    struct vagx_render_device *render_dev[VAGX_MAX_QUEUES]; /* one per queue, lazily */
 };
 

@@ -136,13 +136,7 @@ static unsigned job_setup(struct vagx_core *core, struct core_job *job)
       }
       return core_compute_setup(job, &core->fe.mmu);
    case VAGX_JOB_TYPE_RENDER:
-#ifdef VAGX_CORE_HAVE_RENDER
       return core_render_setup(job);
-#else
-      /* Built without the tile pipeline (render/). */
-      core_job_fail(job, VAGX_JOB_STATUS_UNSUPPORTED, VAGX_UNIT_VDM, 0, job->hdr.desc_va);
-      return 0;
-#endif
    default:
       core_job_fail(job, VAGX_JOB_STATUS_INVALID_JOB, VAGX_UNIT_JOB, 0, job->slot_pa);
       return 0;
@@ -180,10 +174,8 @@ static bool job_start_locked(struct vagx_core *core, unsigned q)
       job->tasks[i].job = job;
       job->tasks[i].index = i;
       job->tasks[i].fn = job->hdr.type == VAGX_JOB_TYPE_COMPUTE ? core_compute_task : core_copy_task;
-#ifdef VAGX_CORE_HAVE_RENDER
       if (job->hdr.type == VAGX_JOB_TYPE_RENDER)
          job->tasks[i].fn = core_render_task;
-#endif
       core_pool_submit(&core->pool, &job->tasks[i]);
    }
 

@@ -134,9 +134,7 @@ static void tlb_invalidate_locked(struct vagx_core *core)
    core->tlb_inv_epoch = atomic_load(&core->epoch);
    core->tlb_busy = true;
    atomic_store(&core->tlb_pending, true);
-#ifdef VAGX_CORE_HAVE_USC
    vagx_usc_cache_invalidate(core->usc_cache);
-#endif
    core_tlb_try_complete_locked(core);
 }
 
@@ -679,21 +677,17 @@ struct vagx_core *vagx_core_create(const struct vagx_core_host_ops *ops, void *o
    memset(core->zero_page, 0, VAGX_PAGE_SIZE);
    core->fe.core = core;
    core_mmu_ctx_init(&core->fe.mmu, core);
-#ifdef VAGX_CORE_HAVE_USC
    core->usc_cache = vagx_usc_cache_create();
    if (!core->usc_cache)
       goto fail;
-#endif
    if (core_pool_init(&core->pool, core, nw)) {
       core_pool_fini(&core->pool);
       goto fail;
    }
    return core;
 fail:
-#ifdef VAGX_CORE_HAVE_USC
    if (core->usc_cache)
       vagx_usc_cache_destroy(core->usc_cache);
-#endif
    free(core->zero_page);
    free(core->fe.sink);
    pthread_cond_destroy(&core->cond);
@@ -726,12 +720,8 @@ void vagx_core_destroy(struct vagx_core *core)
    pthread_mutex_unlock(&core->lock);
    core_pool_fini(&core->pool);
    drop_all_jobs(core);
-#ifdef VAGX_CORE_HAVE_RENDER
    core_render_fini(core);
-#endif
-#ifdef VAGX_CORE_HAVE_USC
    vagx_usc_cache_destroy(core->usc_cache);
-#endif
    free(core->zero_page);
    free(core->fe.sink);
    pthread_cond_destroy(&core->cond);
@@ -764,9 +754,7 @@ void vagx_core_reset_host(struct vagx_core *core)
 static void free_job(struct core_job *job)
 {
    core_compute_free(job);
-#ifdef VAGX_CORE_HAVE_RENDER
    core_render_free(job);
-#endif
    pthread_mutex_destroy(&job->err_lock);
    free(job);
 }

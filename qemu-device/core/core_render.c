@@ -12,7 +12,6 @@
 
 #include <stdlib.h>
 
-#ifdef VAGX_CORE_HAVE_RENDER
 
 #include "render.h"
 
@@ -202,7 +201,3 @@ void core_render_fini(struct vagx_core *core)
    }
 }
 
-#else
-/* Built without render/: RENDER jobs fail with UNSUPPORTED (core_queue.c). */
-typedef int core_render_unused;
-#endif

@@ -747,11 +747,7 @@ static void test_bad_input(void)
    h.desc_va = VA_BUF;
    h.desc_size = VAGX_RENDER_JOB_LENGTH;
    slot = tq_submit(&t, &h, NULL);
-#ifdef VAGX_CORE_HAVE_RENDER
    EXPECT_FAIL(VAGX_JOB_STATUS_INVALID_DESCRIPTOR, "render job of zeros");
-#else
-   EXPECT_FAIL(VAGX_JOB_STATUS_UNSUPPORTED, "render (built without render/)");
-#endif
 
    /* garbage compute descriptors */
    {
@@ -824,7 +820,6 @@ static void test_bad_input(void)
 
 /* ------------------------------------------------------------- compute -- */
 
-#ifdef VAGX_CORE_HAVE_USC
 
 struct cenv {
    struct tdev *d;
@@ -1204,11 +1199,9 @@ static void test_compute(unsigned workers)
    vagx_core_frontend_stop(d.core);
    tdev_fini(&d);
 }
-#endif
 
 /* -------------------------------------------------------------- render -- */
 
-#ifdef VAGX_CORE_HAVE_RENDER
 /* A render job through the core: background program clears the tile buffer,
  * end-of-tile program stores it through a PBE descriptor (docs/hw/render.md). */
 static uint64_t submit_clear(struct tdev *d, struct tq *t, uint64_t root, uint64_t seq,
@@ -1334,7 +1327,6 @@ static void test_render(unsigned workers)
    vagx_core_frontend_stop(d.core);
    tdev_fini(&d);
 }
-#endif
 
 /* ------------------------------------------------------------- decoder -- */
 
@@ -1429,14 +1421,10 @@ int main(void)
    test_copy_fill(true);
    test_long_jobs();
    test_bad_input();
-#ifdef VAGX_CORE_HAVE_USC
    test_compute(1);
    test_compute(4);
-#endif
-#ifdef VAGX_CORE_HAVE_RENDER
    test_render(1);
    test_render(3);
-#endif
    test_decode();
    printf("core: %d checks, %d failures\n", t_checks, t_failures);
    return t_failures ? 1 : 0;
