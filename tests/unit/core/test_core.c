@@ -11,6 +11,7 @@
 
 #include "core_test.h"
 #include "vagx_asm.h"
+#include "../compute_kernels.h"
 
 #define RAM (64ull << 20)
 #define VA_BUF 0x0000004000000000ull   /* a user buffer region (L0 index 0x8) */
@@ -908,94 +909,6 @@ static unsigned run_compute(struct cenv *c, const char *src, const uint32_t tg[3
    return r.status;
 }
 
-/* Kernels (syntax: docs/hw/isa.md).  u0:u1, u2:u3, u4:u5 are 64-bit pointers. */
-static const char *k_prefix_sum =
-   "shl r1, sr.tindex, #2\n"
-   "ld_global.b32 r2, u0, r1\n"
-   "st_shared.b32 r1, #0, r2\n"
-   "barrier.tg\n"
-   "mov r3, #1\n"
-   "loop\n"
-   "  icmp.uge r4, r3, #256\n"
-   "  break.cond r4\n"
-   "  mov r5, #0\n"
-   "  icmp.uge r4, sr.tindex, r3\n"
-   "  if.nz r4\n"
-   "    isub r6, sr.tindex, r3\n"
-   "    shl r6, r6, #2\n"
-   "    ld_shared.b32 r5, r6, #0\n"
-   "  endif\n"
-   "  barrier.tg\n"
-   "  ld_shared.b32 r7, r1, #0\n"
-   "  iadd r7, r7, r5\n"
-   "  st_shared.b32 r1, #0, r7\n"
-   "  barrier.tg\n"
-   "  shl r3, r3, #1\n"
-   "endloop\n"
-   "ld_shared.b32 r2, r1, #0\n"
-   "st_global.b32 u2, r1, r2\n"
-   "end\n";
-
-static const char *k_matmul =
-   "imad r1, sr.tgid_x, #8, sr.tid_x\n"
-   "imad r2, sr.tgid_y, #8, sr.tid_y\n"
-   "mov r3, #0\n"
-   "mov r4, #0\n"
-   "loop\n"
-   "  icmp.uge r5, r3, #32\n"
-   "  break.cond r5\n"
-   "  imad r6, r2, #32, r3\n  shl r6, r6, #2\n"
-   "  ld_global.b32 r7, u0, r6\n"
-   "  imad r6, r3, #32, r1\n  shl r6, r6, #2\n"
-   "  ld_global.b32 r8, u2, r6\n"
-   "  ffma r4, r7, r8, r4\n"
-   "  iadd r3, r3, #1\n"
-   "endloop\n"
-   "imad r6, r2, #32, r1\nshl r6, r6, #2\n"
-   "st_global.b32 u4, r6, r4\n"
-   "end\n";
-
-static const char *k_histogram =
-   "imad r1, sr.tgid_x, #256, sr.tindex\n"
-   "ld_global.u8 r2, u0, r1\n"
-   "and r2, r2, #63\n"
-   "shl r2, r2, #2\n"
-   "mov r3, u2\nmov r4, u3\n"
-   "iadd r3, r3, r2\n"
-   "atom_global.add r5, r3, #1, r0\n"
-   "end\n";
-
-static const char *k_reduction =
-   "imad r1, sr.tgid_x, #1024, sr.tindex\n"
-   "shl r1, r1, #2\n"
-   "ld_global.b32 r2, u0, r1\n"
-   "shl r3, sr.tindex, #2\n"
-   "st_shared.b32 r3, #0, r2\n"
-   "barrier.tg\n"
-   "mov r4, #512\n"
-   "loop\n"
-   "  icmp.eq r5, r4, #0\n"
-   "  break.cond r5\n"
-   "  icmp.ult r5, sr.tindex, r4\n"
-   "  if.nz r5\n"
-   "    shl r6, r4, #2\n"
-   "    iadd r6, r6, r3\n"
-   "    ld_shared.b32 r7, r6, #0\n"
-   "    ld_shared.b32 r8, r3, #0\n"
-   "    iadd r8, r8, r7\n"
-   "    st_shared.b32 r3, #0, r8\n"
-   "  endif\n"
-   "  barrier.tg\n"
-   "  shr r4, r4, #1\n"
-   "endloop\n"
-   "icmp.eq r5, sr.tindex, #0\n"
-   "if.nz r5\n"
-   "  ld_shared.b32 r8, r3, #0\n"
-   "  shl r9, sr.tgid_x, #2\n"
-   "  st_global.b32 u2, r9, r8\n"
-   "endif\n"
-   "end\n";
-
 /* Each thread writes its global linear id (z, y, x) to out[id]. */
 static const char *k_ids =
    "imad r1, sr.tgid_z, sr.ngroups_y, sr.tgid_y\n"
@@ -1033,7 +946,7 @@ static void test_compute(unsigned workers)
       cdata(&c, 0)[i] = rnd() & 0xffff;
    set_ptr(uni, 0, DATA_VA);
    set_ptr(uni, 2, DATA_VA + 0x1000);
-   unsigned st = run_compute(&c, k_prefix_sum, (uint32_t[3]){256, 1, 1}, (uint32_t[3]){1, 1, 1},
+   unsigned st = run_compute(&c, kernel_prefix_sum, (uint32_t[3]){256, 1, 1}, (uint32_t[3]){1, 1, 1},
                              1024, uni, 4, 0);
    CHECK(st == VAGX_JOB_STATUS_OK, "prefix status %u", st);
    uint32_t s = 0;
@@ -1054,7 +967,7 @@ static void test_compute(unsigned workers)
    set_ptr(uni, 0, DATA_VA + 0x10000);
    set_ptr(uni, 2, DATA_VA + 0x20000);
    set_ptr(uni, 4, DATA_VA + 0x30000);
-   st = run_compute(&c, k_matmul, (uint32_t[3]){8, 8, 1}, (uint32_t[3]){4, 4, 1}, 0, uni, 6, 0);
+   st = run_compute(&c, kernel_matmul, (uint32_t[3]){8, 8, 1}, (uint32_t[3]){4, 4, 1}, 0, uni, 6, 0);
    CHECK(st == VAGX_JOB_STATUS_OK, "matmul status %u", st);
    bad = 0;
    for (int r = 0; r < 32; r++)
@@ -1076,7 +989,7 @@ static void test_compute(unsigned workers)
    memset(cdata(&c, 0x50000), 0, 256);
    set_ptr(uni, 0, DATA_VA + 0x40000);
    set_ptr(uni, 2, DATA_VA + 0x50000);
-   st = run_compute(&c, k_histogram, (uint32_t[3]){256, 1, 1}, (uint32_t[3]){64, 1, 1}, 0, uni, 4, 0);
+   st = run_compute(&c, kernel_histogram, (uint32_t[3]){256, 1, 1}, (uint32_t[3]){64, 1, 1}, 0, uni, 4, 0);
    CHECK(st == VAGX_JOB_STATUS_OK, "histogram status %u", st);
    bad = 0;
    for (int b = 0; b < 64; b++)
@@ -1091,7 +1004,7 @@ static void test_compute(unsigned workers)
    }
    set_ptr(uni, 0, DATA_VA + 0x60000);
    set_ptr(uni, 2, DATA_VA + 0x80000);
-   st = run_compute(&c, k_reduction, (uint32_t[3]){1024, 1, 1}, (uint32_t[3]){16, 1, 1}, 4096, uni, 4, 0);
+   st = run_compute(&c, kernel_reduction, (uint32_t[3]){1024, 1, 1}, (uint32_t[3]){16, 1, 1}, 4096, uni, 4, 0);
    CHECK(st == VAGX_JOB_STATUS_OK, "reduction status %u", st);
    bad = 0;
    for (int g = 0; g < 16; g++)
