@@ -19,7 +19,7 @@ struct core_compute {
    struct vagx_compute_job desc;
    uint32_t grid[3];
    uint32_t *uniforms;
-   const struct vagx_usc_program *prog; /* decoded program (usc.h) */
+   const struct vagx_usc_decoded *prog; /* decoded program (usc.h) */
    struct vagx_usc_compute cs;
 };
 

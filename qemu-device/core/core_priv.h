@@ -24,17 +24,11 @@
 static_assert(VAGX_MSIX_VECTORS <= 64, "vector mask is 64 bits");
 static_assert(VAGX_MAX_QUEUES <= 16, "queue fields");
 
-/* ERROR_STATUS.CODE values.  The contract gives them only in the field's doc
- * string (see the report: they should be an <enum> in vagx_hw.xml). */
-enum core_reg_error {
-   CORE_ERR_BAD_ACCESS = 1,    /* write to RO/unknown offset */
-   CORE_ERR_RING_ENABLED = 2,  /* ring config while enabled */
-   CORE_ERR_BAD_RING = 3,      /* bad ring config */
-   CORE_ERR_TAIL = 4,          /* tail beyond head + ring size */
-   CORE_ERR_SCANOUT = 5,       /* scanout config invalid */
-};
-/* FAULT_STATUS.QUEUE value for scanout faults ("15 = scanout" in the doc). */
-#define CORE_FAULT_QUEUE_SCANOUT (VAGX_FAULT_STATUS_QUEUE__MASK >> VAGX_FAULT_STATUS_QUEUE__SHIFT)
+/* A scanout fault must not look like any queue's, and must fit the field. */
+static_assert(VAGX_FAULT_QUEUE_SCANOUT >= VAGX_MAX_QUEUES &&
+                 VAGX_FAULT_QUEUE_SCANOUT <=
+                    (VAGX_FAULT_STATUS_QUEUE__MASK >> VAGX_FAULT_STATUS_QUEUE__SHIFT),
+              "FAULT_QUEUE_SCANOUT");
 
 /* ---------------------------------------------------------------- MMU -- */
 
@@ -135,6 +129,10 @@ struct core_job {
    struct vagx_core *core;
    unsigned q;
    uint64_t slot_pa;
+   uint64_t seqno;              /* job_header.seqno as fetched (raw, even if the
+                                   header is invalid); set before the job is
+                                   published in core_queue.job, read under the
+                                   lock by Q_ABORT with MATCH=1 */
    struct vagx_job_header hdr;
    bool hdr_ok;                 /* header unpacked and validated */
    _Atomic bool abort;
@@ -218,6 +216,10 @@ struct core_queue {
    enum vagx_job_status error;
    uint64_t last_seqno;
    uint32_t jobs_done;
+   uint64_t abort_match;     /* Q_ABORT_MATCH_LO/HI */
+   enum vagx_abort_result abort_result;  /* Q_ABORT_STATUS.RESULT */
+   uint32_t gen;             /* bumped by enable/disable/resets: a slot fetched
+                                under an older gen is stale */
    unsigned vector;          /* vector of the last job (JOB_DONE/QUEUE_ERROR) */
    bool reset_pending, stop_pending;
    struct core_job *job;     /* running job (owned by the front-end) */
@@ -255,6 +257,7 @@ struct vagx_core {
       bool commit_pending;
       struct vagx_core_scanout active;
       uint32_t vblank_count, status;
+      uint64_t vblank_ts, vblank_ts_latched;   /* SCANOUT_VBLANK_TS_LO/HI */
    } scanout;
 
    struct core_queue q[VAGX_MAX_QUEUES];
@@ -271,9 +274,12 @@ struct vagx_core {
    struct vagx_render_device *render_dev[VAGX_MAX_QUEUES]; /* one per queue, lazily */
 };
 
+/* INT bits of the display domain: global RESET leaves them alone. */
+#define CORE_INT_DISPLAY (VAGX_INT_VBLANK__MASK | VAGX_INT_SCANOUT_FAULT__MASK)
+
 /* Register helpers (core_regs.c), called with core->lock held. */
 void core_int_set(struct vagx_core *core, uint32_t bits);
-void core_error_latch(struct vagx_core *core, unsigned code, uint32_t offset);
+void core_error_latch(struct vagx_core *core, enum vagx_reg_error code, uint32_t offset);
 void core_wake_locked(struct vagx_core *core);
 /* Raises the vectors collected under the lock.  Call without the lock, only
  * from the MMIO or front-end thread. */

@@ -86,12 +86,12 @@ static bool header_rules(const struct vagx_job_header *h, const uint32_t *slot, 
    return true;
 }
 
-/* Sets the job up (front-end, no lock held).  Returns the number of tasks to
- * hand to the pool; 0 when the job is already finished or failed. */
-static unsigned job_setup(struct vagx_core *core, struct core_job *job)
+/* Sets the job up (front-end, no lock held) from its fetched slot (NULL: the
+ * slot could not be read).  Returns the number of tasks to hand to the pool;
+ * 0 when the job is already finished or failed. */
+static unsigned job_setup(struct vagx_core *core, struct core_job *job, const uint32_t *slot)
 {
-   uint32_t slot[VAGX_RING_ENTRY_SIZE / 4];
-   if (core->ops.read(core->opaque, job->slot_pa, slot, sizeof(slot))) {
+   if (!slot) {
       core_job_fail(job, VAGX_JOB_STATUS_BUS_ERROR, VAGX_UNIT_JOB, 0, job->slot_pa);
       return 0;
    }
@@ -144,13 +144,27 @@ static unsigned job_setup(struct vagx_core *core, struct core_job *job)
 }
 
 /* Called with the lock held; returns with it held (dropped in between).
- * Returns false if nothing was started (host out of memory: retried later). */
+ * Returns false if nothing was started (host out of memory: retried later);
+ * true when a job was started or the queue changed under the fetch (the
+ * caller looks at the queue again). */
 static bool job_start_locked(struct vagx_core *core, unsigned q)
 {
    struct core_queue *qu = &core->q[q];
    unsigned nslots = 1u << VAGX_Q_RING_SIZE_LOG2_GET(qu->ring_size);
    uint64_t slot_pa = core_ring_pa(qu) + (uint64_t)(qu->head & (nslots - 1)) * VAGX_RING_ENTRY_SIZE;
    unsigned maxtasks = core->pool.nworkers;
+   uint32_t gen = qu->gen;
+   uint32_t slot[VAGX_RING_ENTRY_SIZE / 4];
+
+   /* Fetch the slot before the job becomes the queue's running job, so that
+    * its seqno is known whenever Q_ABORT (MATCH=1) can see it.  The read is a
+    * host op: done without the lock, then the queue is checked again (a
+    * reset, disable or re-enable in between makes the fetched slot stale). */
+   pthread_mutex_unlock(&core->lock);
+   bool fetched = !core->ops.read(core->opaque, slot_pa, slot, sizeof(slot));
+   pthread_mutex_lock(&core->lock);
+   if (qu->gen != gen || !queue_runnable_locked(core, qu))
+      return true;
 
    struct core_job *job = calloc(1, sizeof(*job) + maxtasks * sizeof(struct core_task));
    if (!job)
@@ -158,6 +172,12 @@ static bool job_start_locked(struct vagx_core *core, unsigned q)
    job->core = core;
    job->q = q;
    job->slot_pa = slot_pa;
+   if (fetched) {
+      /* unpack() decodes every field even when it rejects the header. */
+      struct vagx_job_header h;
+      (void)vagx_job_header_unpack(slot + VAGX_RING_SLOT_HEADER_OFFSET / 4, &h, NULL);
+      job->seqno = h.seqno;
+   }
    pthread_mutex_init(&job->err_lock, NULL);
    atomic_store(&job->outstanding, 1); /* the setup itself */
    qu->job = job;
@@ -165,7 +185,7 @@ static bool job_start_locked(struct vagx_core *core, unsigned q)
    pthread_mutex_unlock(&core->lock);
 
    core_worker_slice_begin(&core->fe);
-   unsigned n = job_setup(core, job);
+   unsigned n = job_setup(core, job, fetched ? slot : NULL);
    core_worker_slice_end(&core->fe);
    if (n > maxtasks)
       n = maxtasks;

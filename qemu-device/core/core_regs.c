@@ -69,7 +69,7 @@ uint32_t vagx_core_irq_pending(struct vagx_core *core)
    return v;
 }
 
-void core_error_latch(struct vagx_core *core, unsigned code, uint32_t offset)
+void core_error_latch(struct vagx_core *core, enum vagx_reg_error code, uint32_t offset)
 {
    if (VAGX_ERROR_STATUS_VALID_GET(core->error_status)) {
       core->error_status |= VAGX_ERROR_STATUS_MULTIPLE(1);
@@ -184,6 +184,8 @@ void core_queue_reset_locked(struct vagx_core *core, unsigned q)
    qu->state = VAGX_QUEUE_STATE_STOPPED;
    qu->error = VAGX_JOB_STATUS_OK;
    qu->reset_pending = qu->stop_pending = false;
+   qu->abort_result = VAGX_ABORT_RESULT_NONE;
+   qu->gen++;
    core->int_status &= ~(VAGX_INT_JOB_DONE(q) | VAGX_INT_QUEUE_ERROR(q));
    core_int_set(core, VAGX_INT_RESET_DONE(1));
 }
@@ -197,14 +199,19 @@ void core_global_reset_finish_locked(struct vagx_core *core)
       qu->state = VAGX_QUEUE_STATE_STOPPED;
       qu->error = VAGX_JOB_STATUS_OK;
       qu->reset_pending = qu->stop_pending = false;
+      qu->abort_result = VAGX_ABORT_RESULT_NONE;
+      qu->gen++;
    }
-   core->int_status = 0;
+   /* GPU domain only: the scanout registers, its INT bits and INT_ENABLE are
+    * left alone, so the display keeps running through a GPU reset
+    * (registers.md, "Reset domains"). */
+   core->int_status &= CORE_INT_DISPLAY;
    core->fault_status = 0;
    core->fault_addr = core->fault_root = 0;
    core->error_status = 0;
-   core->scanout.control = 0;
-   core->scanout.active.enable = false;
-   core->scanout.commit_pending = false;
+   /* No job runs any more: drop every TLB and cached program now. */
+   atomic_fetch_add(&core->tlb_gen, 1);
+   vagx_usc_cache_invalidate(core->usc_cache);
    core->global_reset_pending = false;
    core_int_set(core, VAGX_INT_RESET_DONE(1));
 }
@@ -257,6 +264,9 @@ static uint32_t queue_read_locked(struct vagx_core *core, unsigned q, uint32_t r
    case VAGX_Q_LAST_SEQNO_LO: return (uint32_t)qu->last_seqno;
    case VAGX_Q_LAST_SEQNO_HI: return (uint32_t)(qu->last_seqno >> 32);
    case VAGX_Q_JOBS_DONE: return qu->jobs_done;
+   case VAGX_Q_ABORT_MATCH_LO: return (uint32_t)qu->abort_match;
+   case VAGX_Q_ABORT_MATCH_HI: return (uint32_t)(qu->abort_match >> 32);
+   case VAGX_Q_ABORT_STATUS: return VAGX_Q_ABORT_STATUS_RESULT(qu->abort_result);
    default: return 0; /* write-only and unknown offsets read as zero */
    }
 }
@@ -331,6 +341,12 @@ uint32_t vagx_core_mmio_read(struct vagx_core *core, uint32_t offset, unsigned s
    case VAGX_REG_SCANOUT_REFRESH: v = VAGX_REG_SCANOUT_REFRESH_RESET; break;
    case VAGX_REG_SCANOUT_STATUS: v = core->scanout.status; break;
    case VAGX_REG_SCANOUT_MAX_SIZE: v = VAGX_REG_SCANOUT_MAX_SIZE_RESET; break;
+   case VAGX_REG_SCANOUT_VBLANK_TS_LO:
+      /* Latch, like TIMESTAMP_LO: LO then HI is one consistent value. */
+      core->scanout.vblank_ts_latched = core->scanout.vblank_ts;
+      v = (uint32_t)core->scanout.vblank_ts_latched;
+      break;
+   case VAGX_REG_SCANOUT_VBLANK_TS_HI: v = (uint32_t)(core->scanout.vblank_ts_latched >> 32); break;
    default: v = 0; break;
    }
    pthread_mutex_unlock(&core->lock);
@@ -357,7 +373,7 @@ static bool queue_write_locked(struct vagx_core *core, unsigned q, uint32_t reg,
    case VAGX_Q_RING_BASE_HI:
    case VAGX_Q_RING_SIZE:
       if (!stopped) {
-         core_error_latch(core, CORE_ERR_RING_ENABLED, offset);
+         core_error_latch(core, VAGX_REG_ERROR_RING_NOT_STOPPED, offset);
          return false;
       }
       if (reg == VAGX_Q_RING_BASE_LO)
@@ -372,11 +388,11 @@ static bool queue_write_locked(struct vagx_core *core, unsigned q, uint32_t reg,
       bool was = VAGX_Q_CONTROL_ENABLE_GET(qu->control);
       if (en && !was) {
          if (qu->state != VAGX_QUEUE_STATE_STOPPED || qu->job) {
-            core_error_latch(core, CORE_ERR_RING_ENABLED, offset);
+            core_error_latch(core, VAGX_REG_ERROR_RING_NOT_STOPPED, offset);
             return false;
          }
          if (!ring_config_ok(qu)) {
-            core_error_latch(core, CORE_ERR_BAD_RING, offset);
+            core_error_latch(core, VAGX_REG_ERROR_BAD_RING, offset);
             return false;
          }
          qu->control = VAGX_Q_CONTROL_ENABLE(1);
@@ -384,8 +400,11 @@ static bool queue_write_locked(struct vagx_core *core, unsigned q, uint32_t reg,
          qu->jobs_done = 0;
          qu->state = VAGX_QUEUE_STATE_IDLE;
          qu->error = VAGX_JOB_STATUS_OK;
+         qu->abort_result = VAGX_ABORT_RESULT_NONE;
+         qu->gen++;
       } else if (!en && was) {
          qu->control = 0;
+         qu->gen++;
          if (qu->job) {
             qu->stop_pending = true;
          } else if (qu->state != VAGX_QUEUE_STATE_RESETTING) {
@@ -402,21 +421,41 @@ static bool queue_write_locked(struct vagx_core *core, unsigned q, uint32_t reg,
       if (!VAGX_Q_CONTROL_ENABLE_GET(qu->control))
          return false;
       if (qu->tail - qu->head > (1u << VAGX_Q_RING_SIZE_LOG2_GET(qu->ring_size))) {
-         core_error_latch(core, CORE_ERR_TAIL, VAGX_REG_Q_TAIL(q));
+         core_error_latch(core, VAGX_REG_ERROR_TAIL_OVERRUN, VAGX_REG_Q_TAIL(q));
          return false;
       }
       qu->tail_db = qu->tail;
       core_wake_locked(core);
       return true;
+   case VAGX_Q_ABORT_MATCH_LO:
+      qu->abort_match = (qu->abort_match & ~(uint64_t)UINT32_MAX) | v;
+      return false;
+   case VAGX_Q_ABORT_MATCH_HI:
+      qu->abort_match = (qu->abort_match & UINT32_MAX) | (uint64_t)v << 32;
+      return false;
    case VAGX_Q_ABORT:
-      if (VAGX_Q_ABORT_ABORT_GET(v) && qu->job) {
+      if (!VAGX_Q_ABORT_ABORT_GET(v))
+         return false;
+      /* Decided here, under the lock, so the driver can read the outcome
+       * right after its write.  qu->job is published only once its slot
+       * was fetched, so job->seqno is always known (core_queue.c). */
+      if (!qu->job || qu->reset_pending || core->global_reset_pending) {
+         /* A job being dropped by a reset never completes: not running. */
+         qu->abort_result = VAGX_ABORT_RESULT_NOT_RUNNING;
+         return false;
+      }
+      if (VAGX_Q_ABORT_MATCH_GET(v) && qu->job->seqno != qu->abort_match) {
+         qu->abort_result = VAGX_ABORT_RESULT_MISMATCH;
+         return false;
+      }
+      {
          int none = CORE_ABORT_NONE;
          atomic_compare_exchange_strong(&qu->job->abort_reason, &none, CORE_ABORT_ABORT);
          atomic_store(&qu->job->abort, true);
-         core_wake_locked(core);
-         return true;
       }
-      return false;
+      qu->abort_result = VAGX_ABORT_RESULT_ACCEPTED;
+      core_wake_locked(core);
+      return true;
    case VAGX_Q_RESET:
       if (!VAGX_Q_RESET_START_GET(v))
          return false;
@@ -438,7 +477,7 @@ static bool queue_write_locked(struct vagx_core *core, unsigned q, uint32_t reg,
       }
       return false;
    default:
-      core_error_latch(core, CORE_ERR_BAD_ACCESS, offset);
+      core_error_latch(core, VAGX_REG_ERROR_BAD_ACCESS, offset);
       return false;
    }
 }
@@ -482,7 +521,7 @@ void vagx_core_mmio_write(struct vagx_core *core, uint32_t offset, uint32_t v, u
          kick = queue_write_locked(core, q, (offset - VAGX_QUEUE_BLOCK_BASE) % VAGX_QUEUE_BLOCK_STRIDE,
                                    v, offset);
       else
-         core_error_latch(core, CORE_ERR_BAD_ACCESS, offset);
+         core_error_latch(core, VAGX_REG_ERROR_BAD_ACCESS, offset);
       goto out;
    }
    switch (offset) {
@@ -510,6 +549,15 @@ void vagx_core_mmio_write(struct vagx_core *core, uint32_t offset, uint32_t v, u
       break;
    }
    case VAGX_REG_INT_RAISE: core_int_set(core, v); break;
+   case VAGX_REG_INT_ENABLE_SET: {
+      /* Atomic under the lock: no read-modify-write race between drivers'
+       * threads (e.g. KMS vblank on/off against the IRQ handler). */
+      uint32_t newly = v & ~core->int_enable;
+      core->int_enable |= v;
+      collect_vectors(core, core->int_status & newly);
+      break;
+   }
+   case VAGX_REG_INT_ENABLE_CLEAR: core->int_enable &= ~v; break;
    case VAGX_REG_TLB_INV_ROOT_LO: case VAGX_REG_TLB_INV_ROOT_HI:
    case VAGX_REG_TLB_INV_VA_LO: case VAGX_REG_TLB_INV_VA_HI:
    case VAGX_REG_TLB_INV_SIZE_LO: case VAGX_REG_TLB_INV_SIZE_HI:
@@ -518,7 +566,7 @@ void vagx_core_mmio_write(struct vagx_core *core, uint32_t offset, uint32_t v, u
    case VAGX_REG_TLB_INV_CMD:
       if (VAGX_TLB_INV_CMD_START_GET(v)) {
          if (core->tlb_busy)
-            core_error_latch(core, CORE_ERR_BAD_ACCESS, offset);
+            core_error_latch(core, VAGX_REG_ERROR_BAD_ACCESS, offset);
          else
             tlb_invalidate_locked(core);
          kick = core->tlb_busy;
@@ -531,8 +579,10 @@ void vagx_core_mmio_write(struct vagx_core *core, uint32_t offset, uint32_t v, u
       }
       break;
    case VAGX_REG_SCANOUT_CONTROL:
-      core->scanout.control = v & VAGX_SCANOUT_CONTROL_ENABLE__MASK;
+      core->scanout.control = v & (VAGX_SCANOUT_CONTROL_ENABLE__MASK |
+                                   VAGX_SCANOUT_CONTROL_BLANK__MASK);
       core->scanout.active.enable = VAGX_SCANOUT_CONTROL_ENABLE_GET(v);
+      core->scanout.active.blank = VAGX_SCANOUT_CONTROL_BLANK_GET(v);
       if (!core->scanout.active.enable && core->scanout.commit_pending)
          scanout_apply_locked(core);
       break;
@@ -547,7 +597,7 @@ void vagx_core_mmio_write(struct vagx_core *core, uint32_t offset, uint32_t v, u
       if (VAGX_SCANOUT_COMMIT_PENDING_GET(v)) {
          if (!scanout_config_ok(core)) {
             core->scanout.status |= VAGX_SCANOUT_STATUS_INVALID(1);
-            core_error_latch(core, CORE_ERR_SCANOUT, offset);
+            core_error_latch(core, VAGX_REG_ERROR_BAD_SCANOUT, offset);
             break;
          }
          core->scanout.status &= ~VAGX_SCANOUT_STATUS_INVALID__MASK;
@@ -557,7 +607,7 @@ void vagx_core_mmio_write(struct vagx_core *core, uint32_t offset, uint32_t v, u
       }
       break;
    default:
-      core_error_latch(core, CORE_ERR_BAD_ACCESS, offset);
+      core_error_latch(core, VAGX_REG_ERROR_BAD_ACCESS, offset);
       break;
    }
 out:
@@ -571,12 +621,26 @@ out:
 
 void vagx_core_vblank(struct vagx_core *core, struct vagx_core_scanout *active)
 {
+   vagx_core_vblank_late(core, active, 0);
+}
+
+void vagx_core_vblank_late(struct vagx_core *core, struct vagx_core_scanout *active,
+                           uint64_t late_ns)
+{
+   const uint64_t ns_per_s = 1000000000ull;
+   uint64_t ts = core_timestamp(core); /* host op: outside the lock */
+   uint64_t late = (uint64_t)((unsigned __int128)late_ns * VAGX_REG_TIMESTAMP_FREQ_RESET / ns_per_s);
+   ts = late < ts ? ts - late : 1; /* 0 means "no vblank yet" */
    pthread_mutex_lock(&core->lock);
    if (core->scanout.commit_pending)
       scanout_apply_locked(core);
    core->scanout.active.enable = VAGX_SCANOUT_CONTROL_ENABLE_GET(core->scanout.control);
+   core->scanout.active.blank = VAGX_SCANOUT_CONTROL_BLANK_GET(core->scanout.control);
    if (core->scanout.active.enable) {
+      /* Count and time stamp change together under the lock: a reader of
+       * VBLANK_COUNT then VBLANK_TS sees the time of that vblank or a later. */
       core->scanout.vblank_count++;
+      core->scanout.vblank_ts = ts;
       core_int_set(core, VAGX_INT_VBLANK(1));
    }
    if (active)
@@ -612,7 +676,7 @@ int vagx_core_scanout_read(struct vagx_core *core, uint64_t va, void *buf, size_
       }
       if (!ok) {
          f.unit = VAGX_UNIT_SCANOUT;
-         core_latch_fault(core, &f, CORE_FAULT_QUEUE_SCANOUT);
+         core_latch_fault(core, &f, VAGX_FAULT_QUEUE_SCANOUT);
          pthread_mutex_lock(&core->lock);
          core->scanout.status |= VAGX_SCANOUT_STATUS_FAULT(1);
          core_int_set(core, VAGX_INT_SCANOUT_FAULT(1));

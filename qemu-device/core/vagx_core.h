@@ -117,14 +117,20 @@ void vagx_core_reset_host(struct vagx_core *core);
 /* ---- scanout support for the display side (QEMU console) ---- */
 struct vagx_core_scanout {
    bool enable;
+   bool blank;        /* SCANOUT_CONTROL.BLANK: show black, read nothing */
    uint32_t format;   /* enum vagx_scanout_format */
    uint32_t width, height, pitch;
    uint64_t fb_va, root;
 };
 /* Called by the display timer at each vblank (front-end or display thread;
  * raises VBLANK from the calling thread): latches a pending commit, counts,
+ * records the vblank's timestamp (SCANOUT_VBLANK_TS, calls host_ops.now_ns),
  * sets INT_STATUS.VBLANK.  Returns the active configuration. */
 void vagx_core_vblank(struct vagx_core *core, struct vagx_core_scanout *active);
+/* The same for a vblank that was due late_ns ago (the display timer ran
+ * late): SCANOUT_VBLANK_TS records the time it was due. */
+void vagx_core_vblank_late(struct vagx_core *core, struct vagx_core_scanout *active,
+                           uint64_t late_ns);
 /* Reads `len` bytes of the scanout framebuffer VA range through the MMU
  * (NULL pages read as zero).  On failure sets SCANOUT_STATUS.FAULT, latches
  * the fault (unit SCANOUT) and returns nonzero. */

@@ -68,7 +68,7 @@ static void test_registers(void)
    unsigned before = atomic_load(&d.f->irq[VAGX_MSIX_VECTOR_ERROR]);
    wr(&d, VAGX_REG_ID, 1);
    uint32_t e = rd(&d, VAGX_REG_ERROR_STATUS);
-   CHECK(VAGX_ERROR_STATUS_VALID_GET(e) && VAGX_ERROR_STATUS_CODE_GET(e) == 1 &&
+   CHECK(VAGX_ERROR_STATUS_VALID_GET(e) && VAGX_ERROR_STATUS_CODE_GET(e) == VAGX_REG_ERROR_BAD_ACCESS &&
          VAGX_ERROR_STATUS_OFFSET_GET(e) == VAGX_REG_ID, "error status %x", e);
    CHECK(rd(&d, VAGX_REG_INT_STATUS) & VAGX_INT_DEVICE_ERROR(1), "device error int");
    CHECK(atomic_load(&d.f->irq[VAGX_MSIX_VECTOR_ERROR]) == before + 1, "error vector");
@@ -108,19 +108,21 @@ static void test_registers(void)
    wr(&d, VAGX_REG_Q_RING_SIZE(0), VAGX_Q_RING_SIZE_LOG2(VAGX_RING_MAX_LOG2 + 1));
    wr(&d, VAGX_REG_Q_RING_BASE_LO(0), VAGX_PAGE_SIZE);
    wr(&d, VAGX_REG_Q_CONTROL(0), VAGX_Q_CONTROL_ENABLE(1));
-   CHECK(VAGX_ERROR_STATUS_CODE_GET(rd(&d, VAGX_REG_ERROR_STATUS)) == 3, "bad ring");
+   CHECK(VAGX_ERROR_STATUS_CODE_GET(rd(&d, VAGX_REG_ERROR_STATUS)) == VAGX_REG_ERROR_BAD_RING, "bad ring");
    CHECK(q_state(&d, 0) == VAGX_QUEUE_STATE_STOPPED, "stays stopped");
    wr(&d, VAGX_REG_ERROR_ACK, 1);
    struct tq t;
    tq_init(&t, &d, 0, 2);
    CHECK(q_state(&d, 0) == VAGX_QUEUE_STATE_IDLE, "enabled idle");
    wr(&d, VAGX_REG_Q_RING_SIZE(0), VAGX_Q_RING_SIZE_LOG2(3));
-   CHECK(VAGX_ERROR_STATUS_CODE_GET(rd(&d, VAGX_REG_ERROR_STATUS)) == 2, "ring write enabled");
+   CHECK(VAGX_ERROR_STATUS_CODE_GET(rd(&d, VAGX_REG_ERROR_STATUS)) == VAGX_REG_ERROR_RING_NOT_STOPPED,
+         "ring write enabled");
    CHECK(VAGX_Q_RING_SIZE_LOG2_GET(rd(&d, VAGX_REG_Q_RING_SIZE(0))) == 2, "ignored");
    wr(&d, VAGX_REG_ERROR_ACK, 1);
    wr(&d, VAGX_REG_Q_TAIL(0), 5); /* 4-slot ring */
    wr(&d, VAGX_REG_Q_DOORBELL(0), 1);
-   CHECK(VAGX_ERROR_STATUS_CODE_GET(rd(&d, VAGX_REG_ERROR_STATUS)) == 4, "tail beyond");
+   CHECK(VAGX_ERROR_STATUS_CODE_GET(rd(&d, VAGX_REG_ERROR_STATUS)) == VAGX_REG_ERROR_TAIL_OVERRUN,
+         "tail beyond");
    CHECK(vagx_core_process(d.core) == 0, "doorbell ignored");
    CHECK(rd(&d, VAGX_REG_Q_HEAD(0)) == 0, "head");
 
@@ -132,8 +134,10 @@ static void test_registers(void)
    /* global reset while idle completes at once */
    wr(&d, VAGX_REG_RESET, VAGX_RESET_START(1));
    CHECK(rd(&d, VAGX_REG_RESET) == 0, "reset done");
-   CHECK(rd(&d, VAGX_REG_INT_STATUS) == VAGX_INT_RESET_DONE(1), "reset int %x",
-         rd(&d, VAGX_REG_INT_STATUS));
+   /* the VBLANK raised above is display domain: a GPU reset keeps it */
+   CHECK(rd(&d, VAGX_REG_INT_STATUS) == (VAGX_INT_RESET_DONE(1) | VAGX_INT_VBLANK(1)),
+         "reset int %x", rd(&d, VAGX_REG_INT_STATUS));
+   wr(&d, VAGX_REG_INT_STATUS, ~0u);
    CHECK(q_state(&d, 0) == VAGX_QUEUE_STATE_STOPPED, "reset stops");
 
    /* scanout commit while disabled applies at once; vblank counts when enabled */
@@ -143,10 +147,41 @@ static void test_registers(void)
    wr(&d, VAGX_REG_SCANOUT_COMMIT, 1);
    CHECK(rd(&d, VAGX_REG_SCANOUT_COMMIT) == 0, "commit applied");
    struct vagx_core_scanout so;
+   CHECK(rd(&d, VAGX_REG_SCANOUT_VBLANK_TS_LO) == 0 && rd(&d, VAGX_REG_SCANOUT_VBLANK_TS_HI) == 0,
+         "no vblank time yet");
    wr(&d, VAGX_REG_SCANOUT_CONTROL, 1);
+   uint64_t ts0 = rd(&d, VAGX_REG_TIMESTAMP_LO);
+   ts0 |= (uint64_t)rd(&d, VAGX_REG_TIMESTAMP_HI) << 32;
    vagx_core_vblank(d.core, &so);
-   CHECK(so.enable && so.width == 64 && so.height == 32, "scanout active");
+   uint64_t ts1 = rd(&d, VAGX_REG_TIMESTAMP_LO);
+   ts1 |= (uint64_t)rd(&d, VAGX_REG_TIMESTAMP_HI) << 32;
+   uint64_t vts = rd(&d, VAGX_REG_SCANOUT_VBLANK_TS_LO);
+   vts |= (uint64_t)rd(&d, VAGX_REG_SCANOUT_VBLANK_TS_HI) << 32;
+   CHECK(so.enable && so.width == 64 && so.height == 32 && !so.blank, "scanout active");
    CHECK(rd(&d, VAGX_REG_SCANOUT_VBLANK_COUNT) == 1, "vblank count");
+   CHECK(vts >= ts0 && vts <= ts1, "vblank time %llu in [%llu, %llu]", (unsigned long long)vts,
+         (unsigned long long)ts0, (unsigned long long)ts1);
+   wr(&d, VAGX_REG_SCANOUT_CONTROL, VAGX_SCANOUT_CONTROL_ENABLE(1) | VAGX_SCANOUT_CONTROL_BLANK(1));
+   vagx_core_vblank(d.core, &so);
+   CHECK(so.enable && so.blank && rd(&d, VAGX_REG_SCANOUT_VBLANK_COUNT) == 2, "blank: engine runs");
+   /* global reset keeps the display domain */
+   wr(&d, VAGX_REG_RESET, VAGX_RESET_START(1));
+   CHECK(rd(&d, VAGX_REG_SCANOUT_CONTROL) ==
+            (VAGX_SCANOUT_CONTROL_ENABLE(1) | VAGX_SCANOUT_CONTROL_BLANK(1)) &&
+            (rd(&d, VAGX_REG_INT_STATUS) & VAGX_INT_VBLANK(1)),
+         "reset keeps scanout");
+   vagx_core_vblank(d.core, &so);
+   CHECK(so.enable && so.width == 64 && rd(&d, VAGX_REG_SCANOUT_VBLANK_COUNT) == 3,
+         "vblanks go on after reset");
+   /* INT_ENABLE set/clear */
+   wr(&d, VAGX_REG_INT_ENABLE, VAGX_INT_JOB_DONE(1));
+   wr(&d, VAGX_REG_INT_ENABLE_SET, VAGX_INT_VBLANK(1));
+   wr(&d, VAGX_REG_INT_ENABLE_CLEAR, VAGX_INT_JOB_DONE(1) | VAGX_INT_MMU_FAULT(1));
+   CHECK(rd(&d, VAGX_REG_INT_ENABLE) == VAGX_INT_VBLANK(1), "int enable set/clear %x",
+         rd(&d, VAGX_REG_INT_ENABLE));
+   CHECK(rd(&d, VAGX_REG_ERROR_STATUS) == 0, "set/clear are writable");
+   wr(&d, VAGX_REG_INT_ENABLE, 0);
+   wr(&d, VAGX_REG_SCANOUT_CONTROL, 1);
    wr(&d, VAGX_REG_SCANOUT_PITCH, 3);
    wr(&d, VAGX_REG_SCANOUT_COMMIT, 1);
    CHECK(VAGX_SCANOUT_STATUS_INVALID_GET(rd(&d, VAGX_REG_SCANOUT_STATUS)), "invalid scanout");
@@ -656,6 +691,99 @@ static void test_long_jobs(void)
    tq_init(&t0, &d, 0, 3);
    submit_long_fill(&t0, root, 16, 0);
    CHECK(WAIT_UNTIL(q_state(&d, 0) == VAGX_QUEUE_STATE_RUNNING, 5), "running at destroy");
+   tdev_fini(&d);
+}
+
+/* Q_ABORT with MATCH=1 (contract 1.1): only the job whose seqno matches is
+ * aborted; a stale abort (the seqno of a job that already completed, as a
+ * kernel timeout handler racing with the completion would write) leaves the
+ * next, innocent job running.  Q_ABORT_STATUS reports each outcome. */
+static unsigned abort_result(struct tdev *d, unsigned q)
+{
+   return VAGX_Q_ABORT_STATUS_RESULT_GET(rd(d, VAGX_REG_Q_ABORT_STATUS(q)));
+}
+
+static void abort_match(struct tdev *d, unsigned q, uint64_t seqno)
+{
+   wr(d, VAGX_REG_Q_ABORT_MATCH_LO(q), (uint32_t)seqno);
+   wr(d, VAGX_REG_Q_ABORT_MATCH_HI(q), (uint32_t)(seqno >> 32));
+   wr(d, VAGX_REG_Q_ABORT(q), VAGX_Q_ABORT_ABORT(1) | VAGX_Q_ABORT_MATCH(1));
+}
+
+static void test_abort_match(void)
+{
+   struct tdev d;
+   tdev_init(&d, RAM, 2, false);
+   uint64_t root = vm_new(d.f);
+   for (uint64_t va = VA_SPARSE; va < VA_SPARSE + (1ull << 47); va += 1ull << 39)
+      vm_set_null(d.f, root, va, 0);
+   struct tq t0;
+   tq_init(&t0, &d, 0, 3);
+   vagx_core_frontend_start(d.core);
+   CHECK(abort_result(&d, 0) == VAGX_ABORT_RESULT_NONE, "no abort yet");
+
+   /* nothing running: NOT_RUNNING, with or without MATCH */
+   wr(&d, VAGX_REG_Q_ABORT(0), VAGX_Q_ABORT_ABORT(1));
+   CHECK(abort_result(&d, 0) == VAGX_ABORT_RESULT_NOT_RUNNING, "idle abort: %u",
+         abort_result(&d, 0));
+   wr(&d, VAGX_REG_Q_ABORT(0), 0);
+   CHECK(abort_result(&d, 0) == VAGX_ABORT_RESULT_NOT_RUNNING, "ABORT=0 changes nothing");
+
+   /* the match registers read back; the high half takes part in the match */
+   const uint64_t seq = 0x123456789abcull;
+   uint64_t slot = submit_long_fill(&t0, root, seq, 0);
+   CHECK(WAIT_UNTIL(q_state(&d, 0) == VAGX_QUEUE_STATE_RUNNING, 5), "running");
+   abort_match(&d, 0, seq + (1ull << 32));
+   CHECK(rd(&d, VAGX_REG_Q_ABORT_MATCH_LO(0)) == (uint32_t)seq &&
+            rd(&d, VAGX_REG_Q_ABORT_MATCH_HI(0)) == (uint32_t)(seq >> 32) + 1,
+         "match registers read back");
+   CHECK(abort_result(&d, 0) == VAGX_ABORT_RESULT_MISMATCH, "high half differs: %u",
+         abort_result(&d, 0));
+   abort_match(&d, 0, seq - 1);
+   CHECK(abort_result(&d, 0) == VAGX_ABORT_RESULT_MISMATCH, "stale seqno: mismatch");
+   usleep(50 * 1000);
+   CHECK(q_state(&d, 0) == VAGX_QUEUE_STATE_RUNNING, "mismatched abort: job runs on");
+   CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_PENDING, "no result yet");
+
+   /* the matching seqno aborts it like a plain abort */
+   abort_match(&d, 0, seq);
+   CHECK(abort_result(&d, 0) == VAGX_ABORT_RESULT_ACCEPTED, "match: accepted %u",
+         abort_result(&d, 0));
+   CHECK(WAIT_UNTIL(q_state(&d, 0) == VAGX_QUEUE_STATE_HALTED, 5), "matched job aborted");
+   CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_ABORTED, "ABORTED");
+   CHECK(q_seqno(&d, 0) == seq, "aborted job completes with its seqno");
+   /* halted, nothing running */
+   abort_match(&d, 0, seq);
+   CHECK(abort_result(&d, 0) == VAGX_ABORT_RESULT_NOT_RUNNING, "halted: not running");
+   wr(&d, VAGX_REG_Q_RESUME(0), 1);
+
+   /* the race the field exists for: the handler of job A aborts after A
+    * completed and B started; B must not be hurt */
+   struct vagx_job_header h;
+   hdr_init(&t0, &h, VAGX_JOB_TYPE_NOP, 0, 40);
+   tq_submit(&t0, &h, NULL);
+   slot = submit_long_fill(&t0, root, 41, 0);
+   /* Q_STATUS already says RUNNING while B's slot is being fetched; an abort
+    * with a seqno no job has is a harmless probe for "B was fetched". */
+   CHECK(WAIT_UNTIL(q_seqno(&d, 0) == 40 &&
+                       (abort_match(&d, 0, ~0ull), abort_result(&d, 0)) ==
+                          VAGX_ABORT_RESULT_MISMATCH, 5),
+         "A done, B running");
+   abort_match(&d, 0, 40);
+   CHECK(abort_result(&d, 0) == VAGX_ABORT_RESULT_MISMATCH, "A's abort misses B");
+   usleep(50 * 1000);
+   CHECK(q_state(&d, 0) == VAGX_QUEUE_STATE_RUNNING &&
+            slot_result(&d, slot).status == VAGX_JOB_STATUS_PENDING, "B unharmed");
+   /* a plain abort still hits whatever runs */
+   wr(&d, VAGX_REG_Q_ABORT(0), VAGX_Q_ABORT_ABORT(1));
+   CHECK(abort_result(&d, 0) == VAGX_ABORT_RESULT_ACCEPTED, "plain abort accepted");
+   CHECK(WAIT_UNTIL(q_state(&d, 0) == VAGX_QUEUE_STATE_HALTED, 5), "B aborted");
+   CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_ABORTED, "B ABORTED");
+
+   /* queue reset clears the outcome */
+   wr(&d, VAGX_REG_Q_RESET(0), VAGX_Q_RESET_START(1));
+   CHECK(WAIT_UNTIL(rd(&d, VAGX_REG_Q_RESET(0)) == 0, 5), "reset");
+   CHECK(abort_result(&d, 0) == VAGX_ABORT_RESULT_NONE, "reset clears ABORT_STATUS");
    tdev_fini(&d);
 }
 
@@ -1333,6 +1461,7 @@ int main(void)
    test_copy_fill(false);
    test_copy_fill(true);
    test_long_jobs();
+   test_abort_match();
    test_bad_input();
    test_compute(1);
    test_compute(4);

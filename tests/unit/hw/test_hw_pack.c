@@ -205,6 +205,16 @@ static void test_contract_consistency(void)
 	CHECK(VAGX_SCANOUT_MAX_SIZE_WIDTH_GET(VAGX_REG_SCANOUT_MAX_SIZE_RESET) == VAGX_SCANOUT_MAX_WIDTH, "scanout w");
 	CHECK(VAGX_SCANOUT_MAX_SIZE_HEIGHT_GET(VAGX_REG_SCANOUT_MAX_SIZE_RESET) == VAGX_SCANOUT_MAX_HEIGHT, "scanout h");
 
+	/* Values that contract 1.0 gave only as numbers in doc strings; 1.1 names
+	 * them without changing them (a 1.0 driver still decodes them). */
+	CHECK(VAGX_REG_ERROR_BAD_ACCESS == 1 && VAGX_REG_ERROR_RING_NOT_STOPPED == 2 &&
+	      VAGX_REG_ERROR_BAD_RING == 3 && VAGX_REG_ERROR_TAIL_OVERRUN == 4 &&
+	      VAGX_REG_ERROR_BAD_SCANOUT == 5, "1.0 error codes");
+	CHECK(VAGX_FAULT_QUEUE_SCANOUT == 15, "1.0 scanout fault queue");
+	CHECK(VAGX_FAULT_STATUS_QUEUE_GET(VAGX_FAULT_STATUS_QUEUE(VAGX_FAULT_QUEUE_SCANOUT)) ==
+	      VAGX_FAULT_QUEUE_SCANOUT && VAGX_FAULT_QUEUE_SCANOUT >= VAGX_MAX_QUEUES, "scanout queue fits");
+	CHECK(VAGX_HW_VERSION_MAJOR == 1 && VAGX_HW_VERSION_MINOR == 1, "contract 1.1");
+
 	/* Register helpers. */
 	int q;
 	CHECK(!strcmp(vagx_reg_name(VAGX_REG_Q_TAIL(3), &q), "Q_TAIL") && q == 3, "reg name queue");

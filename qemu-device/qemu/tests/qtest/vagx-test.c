@@ -801,6 +801,70 @@ static void test_abort_and_queue_reset(void)
     vagx_stop(&v);
 }
 
+/* Q_ABORT with MATCH=1 aborts only the job whose seqno matches (1.1). */
+static uint32_t abort_match(Vagx *v, unsigned q, uint64_t seq)
+{
+    qwr(v, q, VAGX_Q_ABORT_MATCH_LO, (uint32_t)seq);
+    qwr(v, q, VAGX_Q_ABORT_MATCH_HI, seq >> 32);
+    qwr(v, q, VAGX_Q_ABORT, VAGX_Q_ABORT_ABORT(1) | VAGX_Q_ABORT_MATCH(1));
+    return VAGX_Q_ABORT_STATUS_RESULT_GET(qrd(v, q, VAGX_Q_ABORT_STATUS));
+}
+
+static void test_abort_match(void)
+{
+    Vagx v;
+    uint64_t fence, slot, nva;
+    const uint64_t seq = 0x500000021ull;
+    gint64 end;
+
+    vagx_start(&v, NULL);
+    ring_setup(&v, 1);
+    fence = galloc(&v, 4096);
+    nva = long_job_va(&v);
+    g_assert_cmpuint(VAGX_Q_ABORT_STATUS_RESULT_GET(
+                         qrd(&v, 1, VAGX_Q_ABORT_STATUS)), ==,
+                     VAGX_ABORT_RESULT_NONE);
+    g_assert_cmpuint(abort_match(&v, 1, seq), ==,
+                     VAGX_ABORT_RESULT_NOT_RUNNING);
+
+    /* A job that already completed (seq - 1) and a job whose seqno differs
+     * only in the high half: the running job is not touched. */
+    run_good_copy(&v, 1, seq - 1);
+    slot = submit_copy(&v, 1, nva, nva + 0x4000000000ull, 0x4000000000ull,
+                       fence, seq);
+    g_assert(wait_qstate(&v, 1, VAGX_QUEUE_STATE_RUNNING));
+    g_assert_cmpuint(abort_match(&v, 1, seq - 1), ==,
+                     VAGX_ABORT_RESULT_MISMATCH);
+    g_assert_cmpuint(abort_match(&v, 1, seq ^ (1ull << 32)), ==,
+                     VAGX_ABORT_RESULT_MISMATCH);
+    g_assert_cmphex(qrd(&v, 1, VAGX_Q_ABORT_MATCH_HI), ==,
+                    (seq ^ (1ull << 32)) >> 32);
+    end = g_get_monotonic_time() + 100 * 1000;
+    while (g_get_monotonic_time() < end) {
+        g_assert_cmpuint(VAGX_Q_STATUS_STATE_GET(qrd(&v, 1, VAGX_Q_STATUS)),
+                         ==, VAGX_QUEUE_STATE_RUNNING);
+        g_usleep(10 * 1000);
+    }
+    g_assert_cmpuint(slot_result(&v, slot).status, ==,
+                     VAGX_JOB_STATUS_PENDING);
+
+    /* The matching seqno aborts it: result, completion and halt. */
+    msi_clear(&v);
+    g_assert_cmpuint(abort_match(&v, 1, seq), ==, VAGX_ABORT_RESULT_ACCEPTED);
+    g_assert(wait_qstate(&v, 1, VAGX_QUEUE_STATE_HALTED));
+    g_assert_cmpuint(slot_result(&v, slot).status, ==,
+                     VAGX_JOB_STATUS_ABORTED);
+    g_assert(wait_u64(&v, fence, seq));
+    g_assert_cmphex(qrd(&v, 1, VAGX_Q_LAST_SEQNO_HI), ==, seq >> 32);
+    g_assert(wait_msi(&v, 1));
+    g_assert_cmpuint(abort_match(&v, 1, seq), ==,
+                     VAGX_ABORT_RESULT_NOT_RUNNING);
+    qwr(&v, 1, VAGX_Q_RESUME, 1);
+    g_assert(wait_qstate(&v, 1, VAGX_QUEUE_STATE_IDLE));
+    run_good_copy(&v, 1, seq + 1);
+    vagx_stop(&v);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Scanout                                                                  */
 /* ------------------------------------------------------------------------ */
@@ -871,41 +935,65 @@ static void screendump_check(Vagx *v, uint32_t format, bool black)
     g_assert_cmpuint(ldl_be_p(data + 20), ==, FB_H);
 }
 
-static void test_scanout(void)
+/* A FB_W x FB_H fb_pixel() framebuffer at fb_va, shadow registers written
+ * (XRGB8888) but not committed. */
+static void scanout_fb_setup(Vagx *v, uint64_t fb_va)
 {
-    Vagx v;
-    uint64_t fb_va = 0x7f0000000ull;
     uint64_t pages[(FB_PITCH * FB_H + 4095) / 4096];
     const unsigned npages = ARRAY_SIZE(pages);
-    uint32_t count;
 
-    vagx_start(&v, NULL);
     /* Framebuffer pages scattered in reverse order, mapped contiguously. */
     for (unsigned i = 0; i < npages; i++) {
-        pages[i] = galloc(&v, 4096);
+        pages[i] = galloc(v, 4096);
     }
     for (unsigned i = 0; i < npages; i++) {
-        vm_map(&v, v.root, fb_va + 4096 * i, pages[npages - 1 - i], true);
+        vm_map(v, v->root, fb_va + 4096 * i, pages[npages - 1 - i], true);
     }
     for (unsigned y = 0; y < FB_H; y++) {
         for (unsigned x = 0; x < FB_W; x++) {
             uint64_t off = (uint64_t)y * FB_PITCH + 4 * x;
 
-            qtest_writel(v.qts, pages[npages - 1 - off / 4096] + off % 4096,
+            qtest_writel(v->qts, pages[npages - 1 - off / 4096] + off % 4096,
                          fb_pixel(x, y));
         }
     }
+    wr(v, VAGX_REG_SCANOUT_FORMAT, VAGX_SCANOUT_FORMAT_XRGB8888);
+    wr(v, VAGX_REG_SCANOUT_SIZE, VAGX_SCANOUT_SIZE_WIDTH(FB_W) |
+                                 VAGX_SCANOUT_SIZE_HEIGHT(FB_H));
+    wr(v, VAGX_REG_SCANOUT_PITCH, FB_PITCH);
+    wr(v, VAGX_REG_SCANOUT_FB_VA_LO, (uint32_t)fb_va);
+    wr(v, VAGX_REG_SCANOUT_FB_VA_HI, fb_va >> 32);
+    wr(v, VAGX_REG_SCANOUT_ROOT_LO, (uint32_t)v->root);
+    wr(v, VAGX_REG_SCANOUT_ROOT_HI, v->root >> 32);
+}
+
+/* One refresh period of QEMU_CLOCK_VIRTUAL, from the contract. */
+#define FRAME_NS (1000000000000ll / VAGX_SCANOUT_REFRESH_MHZ)
+
+static uint64_t read_timestamp(Vagx *v)
+{
+    uint32_t lo = rd(v, VAGX_REG_TIMESTAMP_LO);
+
+    return (uint64_t)rd(v, VAGX_REG_TIMESTAMP_HI) << 32 | lo;
+}
+
+static uint64_t read_vblank_ts(Vagx *v)
+{
+    uint32_t lo = rd(v, VAGX_REG_SCANOUT_VBLANK_TS_LO);
+
+    return (uint64_t)rd(v, VAGX_REG_SCANOUT_VBLANK_TS_HI) << 32 | lo;
+}
+
+static void test_scanout(void)
+{
+    Vagx v;
+    uint64_t fb_va = 0x7f0000000ull;
+    uint32_t count;
+
+    vagx_start(&v, NULL);
+    scanout_fb_setup(&v, fb_va);
     wr(&v, VAGX_REG_INT_ENABLE, INT_ALL);
     msi_clear(&v);
-
-    wr(&v, VAGX_REG_SCANOUT_FORMAT, VAGX_SCANOUT_FORMAT_XRGB8888);
-    wr(&v, VAGX_REG_SCANOUT_SIZE, VAGX_SCANOUT_SIZE_WIDTH(FB_W) |
-                                  VAGX_SCANOUT_SIZE_HEIGHT(FB_H));
-    wr(&v, VAGX_REG_SCANOUT_PITCH, FB_PITCH);
-    wr(&v, VAGX_REG_SCANOUT_FB_VA_LO, (uint32_t)fb_va);
-    wr(&v, VAGX_REG_SCANOUT_FB_VA_HI, fb_va >> 32);
-    wr(&v, VAGX_REG_SCANOUT_ROOT_LO, (uint32_t)v.root);
-    wr(&v, VAGX_REG_SCANOUT_ROOT_HI, v.root >> 32);
     wr(&v, VAGX_REG_SCANOUT_COMMIT, VAGX_SCANOUT_COMMIT_PENDING(1));
     g_assert_cmpuint(rd(&v, VAGX_REG_SCANOUT_STATUS), ==, 0);
     wr(&v, VAGX_REG_SCANOUT_CONTROL, VAGX_SCANOUT_CONTROL_ENABLE(1));
@@ -935,6 +1023,8 @@ static void test_scanout(void)
     g_assert(rd(&v, VAGX_REG_SCANOUT_STATUS) & VAGX_SCANOUT_STATUS_FAULT(1));
     g_assert_cmpuint(VAGX_FAULT_STATUS_UNIT_GET(rd(&v, VAGX_REG_FAULT_STATUS)),
                      ==, VAGX_UNIT_SCANOUT);
+    g_assert_cmpuint(VAGX_FAULT_STATUS_QUEUE_GET(rd(&v, VAGX_REG_FAULT_STATUS)),
+                     ==, VAGX_FAULT_QUEUE_SCANOUT);
 
     /* Disabled: black, and no more vblanks. */
     wr(&v, VAGX_REG_SCANOUT_CONTROL, 0);
@@ -942,6 +1032,114 @@ static void test_scanout(void)
     count = rd(&v, VAGX_REG_SCANOUT_VBLANK_COUNT);
     qtest_clock_step(v.qts, 4 * 1000000000000ll / VAGX_SCANOUT_REFRESH_MHZ);
     g_assert_cmpuint(rd(&v, VAGX_REG_SCANOUT_VBLANK_COUNT), ==, count);
+    vagx_stop(&v);
+}
+
+/* Contract 1.1: INT_ENABLE_SET/CLEAR, BLANK, VBLANK_TS, refresh period and
+ * the display surviving a global (GPU) reset. */
+static void test_scanout_v11(void)
+{
+    Vagx v;
+    uint64_t fb_va = 0x7f0000000ull;
+    uint64_t t0, t1, ts, ts2;
+    uint32_t count, st;
+
+    vagx_start(&v, NULL);
+
+    /* INT_ENABLE_SET/CLEAR touch only the bits written as 1. */
+    wr(&v, VAGX_REG_INT_ENABLE, VAGX_INT_JOB_DONE(2));
+    wr(&v, VAGX_REG_INT_ENABLE_SET, VAGX_INT_VBLANK(1));
+    g_assert_cmphex(rd(&v, VAGX_REG_INT_ENABLE), ==,
+                    VAGX_INT_JOB_DONE(2) | VAGX_INT_VBLANK(1));
+    wr(&v, VAGX_REG_INT_ENABLE_CLEAR, VAGX_INT_JOB_DONE(2));
+    g_assert_cmphex(rd(&v, VAGX_REG_INT_ENABLE), ==, VAGX_INT_VBLANK(1));
+    wr(&v, VAGX_REG_INT_ENABLE_CLEAR, 0);
+    wr(&v, VAGX_REG_INT_ENABLE_SET, 0);
+    g_assert_cmphex(rd(&v, VAGX_REG_INT_ENABLE), ==, VAGX_INT_VBLANK(1));
+    g_assert_cmphex(rd(&v, VAGX_REG_INT_ENABLE_SET), ==, 0);  /* write-only */
+    /* Enabling an already latched event signals its vector. */
+    wr(&v, VAGX_REG_INT_ENABLE_CLEAR, VAGX_INT_VBLANK(1));
+    msi_clear(&v);
+    wr(&v, VAGX_REG_INT_RAISE, VAGX_INT_SCANOUT_FAULT(1));
+    g_usleep(20 * 1000);
+    g_assert_cmphex(msi_word(&v, VAGX_MSIX_VECTOR_DISPLAY), ==, 0);
+    wr(&v, VAGX_REG_INT_ENABLE_SET, VAGX_INT_SCANOUT_FAULT(1));
+    g_assert(wait_msi(&v, VAGX_MSIX_VECTOR_DISPLAY));
+    wr(&v, VAGX_REG_INT_STATUS, ~0u);
+    g_assert_cmphex(rd(&v, VAGX_REG_ERROR_STATUS), ==, 0);
+
+    /* No vblank yet: the timestamp reads 0. */
+    g_assert_cmphex(read_vblank_ts(&v), ==, 0);
+    scanout_fb_setup(&v, fb_va);
+    wr(&v, VAGX_REG_SCANOUT_COMMIT, VAGX_SCANOUT_COMMIT_PENDING(1));
+    wr(&v, VAGX_REG_SCANOUT_CONTROL, VAGX_SCANOUT_CONTROL_ENABLE(1));
+    wr(&v, VAGX_REG_INT_ENABLE_SET, VAGX_INT_VBLANK(1));
+
+    /* Refresh: exactly one vblank per 10^12 / SCANOUT_REFRESH ns; each
+     * vblank's timestamp lies between counter reads around the step. */
+    qtest_clock_step(v.qts, FRAME_NS);
+    count = rd(&v, VAGX_REG_SCANOUT_VBLANK_COUNT);
+    t0 = read_timestamp(&v);
+    qtest_clock_step(v.qts, 10 * FRAME_NS);
+    t1 = read_timestamp(&v);
+    g_assert_cmpuint(rd(&v, VAGX_REG_SCANOUT_VBLANK_COUNT) - count, ==, 10);
+    ts = read_vblank_ts(&v);
+    g_assert_cmpuint(ts, >=, t0);
+    g_assert_cmpuint(ts, <=, t1);
+    /* No vblank in between: the latched value does not move. */
+    g_assert_cmpuint(read_vblank_ts(&v), ==, ts);
+    qtest_clock_step(v.qts, FRAME_NS);
+    ts2 = read_vblank_ts(&v);
+    g_assert_cmpuint(ts2, >, ts);
+    g_assert_cmpuint(ts2, <=, read_timestamp(&v));
+    screendump_check(&v, VAGX_SCANOUT_FORMAT_XRGB8888, false);
+
+    /* BLANK: black at the configured size, the engine keeps running. */
+    count = rd(&v, VAGX_REG_SCANOUT_VBLANK_COUNT);
+    wr(&v, VAGX_REG_SCANOUT_CONTROL, VAGX_SCANOUT_CONTROL_ENABLE(1) |
+                                     VAGX_SCANOUT_CONTROL_BLANK(1));
+    g_assert_cmphex(rd(&v, VAGX_REG_SCANOUT_CONTROL), ==,
+                    VAGX_SCANOUT_CONTROL_ENABLE(1) |
+                    VAGX_SCANOUT_CONTROL_BLANK(1));
+    wr(&v, VAGX_REG_SCANOUT_FORMAT, VAGX_SCANOUT_FORMAT_XBGR8888);
+    wr(&v, VAGX_REG_SCANOUT_COMMIT, VAGX_SCANOUT_COMMIT_PENDING(1));
+    qtest_clock_step(v.qts, 2 * FRAME_NS);
+    g_assert_cmpuint(rd(&v, VAGX_REG_SCANOUT_VBLANK_COUNT) - count, ==, 2);
+    g_assert_cmpuint(rd(&v, VAGX_REG_SCANOUT_COMMIT), ==, 0);
+    g_assert(rd(&v, VAGX_REG_INT_STATUS) & VAGX_INT_VBLANK(1));
+    screendump_check(&v, VAGX_SCANOUT_FORMAT_XBGR8888, true);
+    wr(&v, VAGX_REG_SCANOUT_CONTROL, VAGX_SCANOUT_CONTROL_ENABLE(1));
+    qtest_clock_step(v.qts, FRAME_NS);
+    screendump_check(&v, VAGX_SCANOUT_FORMAT_XBGR8888, false);
+
+    /* Global RESET is a GPU reset: the display domain keeps its state,
+     * picture, vblanks and INT bits; INT_ENABLE is untouched. */
+    wr(&v, VAGX_REG_INT_ENABLE, INT_ALL);
+    wr(&v, VAGX_REG_INT_RAISE, VAGX_INT_VBLANK(1) | VAGX_INT_MMU_FAULT(1));
+    wr(&v, VAGX_REG_RESET, VAGX_RESET_START(1));
+    g_assert(wait_reg(&v, VAGX_REG_STATUS, VAGX_STATUS_RESET_BUSY__MASK, 0));
+    st = rd(&v, VAGX_REG_INT_STATUS);
+    g_assert_cmphex(st & VAGX_INT_VBLANK(1), ==, VAGX_INT_VBLANK(1));
+    g_assert_cmphex(st & VAGX_INT_MMU_FAULT(1), ==, 0);
+    g_assert_cmphex(st & VAGX_INT_RESET_DONE(1), ==, VAGX_INT_RESET_DONE(1));
+    g_assert_cmphex(rd(&v, VAGX_REG_INT_ENABLE), ==, INT_ALL);
+    g_assert_cmphex(rd(&v, VAGX_REG_SCANOUT_CONTROL), ==,
+                    VAGX_SCANOUT_CONTROL_ENABLE(1));
+    g_assert_cmpuint(rd(&v, VAGX_REG_SCANOUT_FORMAT), ==,
+                     VAGX_SCANOUT_FORMAT_XBGR8888);
+    count = rd(&v, VAGX_REG_SCANOUT_VBLANK_COUNT);
+    g_assert_cmpuint(count, >, 0);
+    qtest_clock_step(v.qts, 3 * FRAME_NS);
+    g_assert_cmpuint(rd(&v, VAGX_REG_SCANOUT_VBLANK_COUNT) - count, ==, 3);
+    screendump_check(&v, VAGX_SCANOUT_FORMAT_XBGR8888, false);
+
+    /* A PCI/system reset, in contrast, resets the display too. */
+    qtest_qmp_assert_success(v.qts, "{'execute':'system_reset'}");
+    qtest_qmp_eventwait(v.qts, "RESET");
+    vagx_probe(&v);
+    g_assert_cmphex(rd(&v, VAGX_REG_SCANOUT_CONTROL), ==, 0);
+    g_assert_cmpuint(rd(&v, VAGX_REG_SCANOUT_VBLANK_COUNT), ==, 0);
+    g_assert_cmphex(read_vblank_ts(&v), ==, 0);
     vagx_stop(&v);
 }
 
@@ -1056,7 +1254,9 @@ int main(int argc, char **argv)
     qtest_add_func("/vagx/compute", test_compute);
     qtest_add_func("/vagx/mmu-fault", test_mmu_fault);
     qtest_add_func("/vagx/abort-and-queue-reset", test_abort_and_queue_reset);
+    qtest_add_func("/vagx/abort-match", test_abort_match);
     qtest_add_func("/vagx/scanout", test_scanout);
+    qtest_add_func("/vagx/scanout-v11", test_scanout_v11);
     qtest_add_func("/vagx/fuzz", test_fuzz);
     return g_test_run();
 }

@@ -84,6 +84,7 @@ struct VagxState {
     /* scanout */
     QemuConsole *con;
     QEMUTimer *vblank_timer;
+    int64_t vblank_due;         /* QEMU_CLOCK_VIRTUAL time of the next vblank */
     struct vagx_core_scanout active;
     uint8_t *row_buf;
     size_t row_buf_size;
@@ -464,12 +465,14 @@ static void vagx_gfx_update(void *opaque)
 {
     VagxState *s = opaque;
     struct vagx_core_scanout a = s->active;
-    bool ok = vagx_scanout_usable(&a);
+    bool usable = vagx_scanout_usable(&a);
+    /* SCANOUT_CONTROL.BLANK: black at the configured size, nothing read. */
+    bool ok = usable && !a.blank;
     DisplaySurface *ds = qemu_console_surface(s->con);
     uint32_t w, h, bpp;
     size_t row_bytes;
 
-    if (ok) {
+    if (usable) {
         w = a.width;
         h = a.height;
     } else if (ds) {
@@ -534,14 +537,35 @@ static int64_t vagx_frame_ns(VagxState *s)
     return (int64_t)(1000000000000ULL / mhz);
 }
 
-/* QEMU_CLOCK_VIRTUAL timer, main loop: one vblank per frame. */
+/* Frames the timer may be behind before it stops catching up. */
+#define VAGX_VBLANK_MAX_CATCHUP 4
+
+/*
+ * QEMU_CLOCK_VIRTUAL timer, main loop: one vblank per frame.  Vblanks keep
+ * their phase (due times are multiples of the frame period, however late
+ * the main loop runs this), each one time-stamped when it was due, so the
+ * refresh rate the guest measures is SCANOUT_REFRESH.  A loop stalled for
+ * a few frames catches up with back-to-back vblanks; a longer stall
+ * (VM stopped, host overload) restarts the phase instead.
+ */
 static void vagx_vblank_timer(void *opaque)
 {
     VagxState *s = opaque;
     int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    int64_t frame = vagx_frame_ns(s);
+    unsigned n = 0;
 
-    vagx_core_vblank(s->core, &s->active);
-    timer_mod(s->vblank_timer, now + vagx_frame_ns(s));
+    if (now - s->vblank_due > VAGX_VBLANK_MAX_CATCHUP * frame) {
+        s->vblank_due = now;
+    }
+    do {
+        vagx_core_vblank_late(s->core, &s->active, now - s->vblank_due);
+        s->vblank_due += frame;
+    } while (s->vblank_due <= now && ++n < VAGX_VBLANK_MAX_CATCHUP);
+    if (s->vblank_due <= now) {
+        s->vblank_due = now + frame;
+    }
+    timer_mod(s->vblank_timer, s->vblank_due);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -617,8 +641,8 @@ static void vagx_realize(PCIDevice *pdev, Error **errp)
 
     s->con = graphic_console_init(DEVICE(pdev), 0, &vagx_gfx_ops, s);
     s->vblank_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, vagx_vblank_timer, s);
-    timer_mod(s->vblank_timer,
-              qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + vagx_frame_ns(s));
+    s->vblank_due = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + vagx_frame_ns(s);
+    timer_mod(s->vblank_timer, s->vblank_due);
 }
 
 static void vagx_exit(PCIDevice *pdev)
