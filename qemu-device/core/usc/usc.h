@@ -105,25 +105,28 @@ struct vagx_usc_result {
    uint64_t fault_va;
    unsigned fault_access;  /* enum vagx_usc_access bits */
    uint64_t instructions;  /* SIMD instructions executed by this call */
+   uint32_t killed;        /* vagx_usc_run_simd: lanes removed by discard */
 };
 
-struct vagx_usc_program;  /* decoded program, immutable once built */
+/* A decoded program, immutable once built (not the hardware descriptor
+ * `struct vagx_usc_program` that jobs use to point at code, see vagx_hw.h). */
+struct vagx_usc_decoded;
 struct vagx_usc;          /* per-host-thread executor (scratch, registers) */
 struct vagx_usc_cache;    /* decoded programs keyed by (VM root, VA) */
 
 /* Decodes the program at words[0..nwords).  On failure returns NULL with
  * res->status ILLEGAL_INSTRUCTION (or NOMEM) and res->pc / res->isa_err set. */
-struct vagx_usc_program *vagx_usc_program_decode(const uint64_t *words, size_t nwords,
+struct vagx_usc_decoded *vagx_usc_program_decode(const uint64_t *words, size_t nwords,
                                                  struct vagx_usc_result *res);
-void vagx_usc_program_free(struct vagx_usc_program *prog);
-size_t vagx_usc_program_words(const struct vagx_usc_program *prog);
+void vagx_usc_program_free(struct vagx_usc_decoded *prog);
+size_t vagx_usc_program_words(const struct vagx_usc_decoded *prog);
 
 struct vagx_usc *vagx_usc_create(void);
 void vagx_usc_destroy(struct vagx_usc *usc);
 
 /* Runs one compute threadgroup to completion (or error). */
 enum vagx_usc_status vagx_usc_run_threadgroup(struct vagx_usc *usc,
-                                              const struct vagx_usc_program *prog,
+                                              const struct vagx_usc_decoded *prog,
                                               const struct vagx_usc_env *env,
                                               const struct vagx_usc_compute *cs,
                                               const uint32_t tgid[3],
@@ -131,14 +134,14 @@ enum vagx_usc_status vagx_usc_run_threadgroup(struct vagx_usc *usc,
 
 /* Runs a whole grid: every threadgroup in x-fastest order, stopping at the
  * first error. */
-enum vagx_usc_status vagx_usc_run_grid(struct vagx_usc *usc, const struct vagx_usc_program *prog,
+enum vagx_usc_status vagx_usc_run_grid(struct vagx_usc *usc, const struct vagx_usc_decoded *prog,
                                        const struct vagx_usc_env *env,
                                        const struct vagx_usc_compute *cs,
                                        struct vagx_usc_result *res);
 
 /* Runs one SIMD group with caller-provided special registers and initial mask:
  * the entry point for vertex and fragment work (VDM/PDM). */
-enum vagx_usc_status vagx_usc_run_simd(struct vagx_usc *usc, const struct vagx_usc_program *prog,
+enum vagx_usc_status vagx_usc_run_simd(struct vagx_usc *usc, const struct vagx_usc_decoded *prog,
                                        const struct vagx_usc_env *env,
                                        const uint32_t (*sr)[32], uint32_t exec,
                                        struct vagx_usc_result *res);
@@ -156,7 +159,7 @@ struct vagx_usc_cache *vagx_usc_cache_create(void);
 void vagx_usc_cache_destroy(struct vagx_usc_cache *cache);
 void vagx_usc_cache_invalidate(struct vagx_usc_cache *cache);
 void vagx_usc_cache_trim(struct vagx_usc_cache *cache);
-const struct vagx_usc_program *vagx_usc_cache_get(struct vagx_usc_cache *cache,
+const struct vagx_usc_decoded *vagx_usc_cache_get(struct vagx_usc_cache *cache,
                                                   const struct vagx_usc_env *env,
                                                   uint64_t root, uint64_t va,
                                                   struct vagx_usc_result *res);

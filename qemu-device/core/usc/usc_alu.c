@@ -20,6 +20,54 @@
  * result goes to a local array first, so they may alias each other freely). */
 #define SRCP(s) (g->base[o->src[s].bfile] + (size_t)o->src[s].idx * L)
 
+/* Plain handler op_NAME_p and gang handler gop_NAME of an element-wise
+ * operation: SRCS declares the source pointers, LANE the lane l_'s operands,
+ * RES is its uint32_t result, stored straight into the destination register
+ * (no temporary array: one store-to-load hop between dependent instructions).
+ * Lane l_ reads only lane l_ of its sources and a register row is 128 bytes,
+ * so a destination that is also a source overlaps it exactly and there is no
+ * dependence between lanes: USC_IVDEP lets the compiler vectorise without the
+ * run-time overlap check that would send `r2 = r2 * ...` to a scalar loop.
+ * Under a partial mask each lane blends with its lane mask. */
+#ifdef __clang__
+#define USC_IVDEP _Pragma("clang loop vectorize(assume_safety)")
+#else
+#define USC_IVDEP _Pragma("GCC ivdep")
+#endif
+#define PLAIN(name, SRCS, LANE, RES)                                                 \
+   static inline __attribute__((always_inline)) void ALU_SFX(pb_##name)(              \
+      struct usc_grp *g, const struct usc_op *o)                                     \
+   {                                                                                 \
+      SRCS;                                                                          \
+      uint32_t *d = g->r + (size_t)o->dst * L;                                       \
+      if (g->exec == ~0u) {                                                          \
+         USC_IVDEP                                                                   \
+         for (int l_ = 0; l_ < L; l_++) {                                            \
+            LANE;                                                                    \
+            d[l_] = (RES);                                                           \
+         }                                                                           \
+         return;                                                                     \
+      }                                                                              \
+      USC_IVDEP                                                                      \
+      for (int l_ = 0; l_ < L; l_++) {                                               \
+         LANE;                                                                       \
+         uint32_t m_ = g->lmask[l_];                                                 \
+         d[l_] = (d[l_] & ~m_) | ((RES) & m_);                                       \
+      }                                                                              \
+   }                                                                                 \
+   HANDLER(ALU_SFX(op_##name##_p))                                                   \
+   {                                                                                 \
+      ALU_SFX(pb_##name)(g, o);                                                      \
+   }                                                                                 \
+   static void ALU_SFX(gop_##name)(struct usc_grp *g, unsigned n, const struct usc_op *o) \
+   {                                                                                 \
+      /* A private copy: register stores cannot alias it, so the operand        \
+       * fields are loaded once for the n groups, not once per group. */       \
+      const struct usc_op oc_ = *o;                                                  \
+      for (unsigned i_ = 0; i_ < n; i_++)                                            \
+         ALU_SFX(pb_##name)(g + i_, &oc_);                                           \
+   }
+
 /* Saturate (when .sat) then write back: float results. */
 static inline void fwb(struct usc_grp *g, const struct usc_op *o, uint32_t *r)
 {
@@ -42,16 +90,7 @@ static inline void fwb(struct usc_grp *g, const struct usc_op *o, uint32_t *r)
       }                                                                    \
       usc_wb(g, o, r);                                                     \
    }                                                                       \
-   HANDLER(ALU_SFX(op_##name##_p))                                         \
-   {                                                                       \
-      uint32_t r[L];                                                       \
-      const uint32_t *restrict a = SRCP(0);                                         \
-      for (int l = 0; l < L; l++) {                                        \
-         uint32_t x = a[l];                                                \
-         r[l] = (expr);                                                    \
-      }                                                                    \
-      ALU_SFX(wb_plain)(g, o, r);                                                   \
-   }
+   PLAIN(name, const uint32_t *a = SRCP(0), uint32_t x = a[l_], (expr))
 #define IOP2(name, expr)                                                   \
    HANDLER(ALU_SFX(op_##name))                                             \
    {                                                                       \
@@ -63,16 +102,8 @@ static inline void fwb(struct usc_grp *g, const struct usc_op *o, uint32_t *r)
       }                                                                    \
       usc_wb(g, o, r);                                                     \
    }                                                                       \
-   HANDLER(ALU_SFX(op_##name##_p))                                         \
-   {                                                                       \
-      uint32_t r[L];                                                       \
-      const uint32_t *restrict a = SRCP(0), *restrict b = SRCP(1);                           \
-      for (int l = 0; l < L; l++) {                                        \
-         uint32_t x = a[l], y = b[l];                                      \
-         r[l] = (expr);                                                    \
-      }                                                                    \
-      ALU_SFX(wb_plain)(g, o, r);                                                   \
-   }
+   PLAIN(name, const uint32_t *a = SRCP(0); const uint32_t *b = SRCP(1),     \
+         uint32_t x = a[l_]; uint32_t y = b[l_], (expr))
 #define IOP3(name, expr)                                                   \
    HANDLER(ALU_SFX(op_##name))                                             \
    {                                                                       \
@@ -85,16 +116,9 @@ static inline void fwb(struct usc_grp *g, const struct usc_op *o, uint32_t *r)
       }                                                                    \
       usc_wb(g, o, r);                                                     \
    }                                                                       \
-   HANDLER(ALU_SFX(op_##name##_p))                                         \
-   {                                                                       \
-      uint32_t r[L];                                                       \
-      const uint32_t *restrict a = SRCP(0), *restrict b = SRCP(1), *restrict c = SRCP(2);             \
-      for (int l = 0; l < L; l++) {                                        \
-         uint32_t x = a[l], y = b[l], z = c[l];                            \
-         r[l] = (expr);                                                    \
-      }                                                                    \
-      ALU_SFX(wb_plain)(g, o, r);                                                   \
-   }
+   PLAIN(name, const uint32_t *a = SRCP(0); const uint32_t *b = SRCP(1);     \
+         const uint32_t *c = SRCP(2),                                        \
+         uint32_t x = a[l_]; uint32_t y = b[l_]; uint32_t z = c[l_], (expr))
 
 /* Float ops: x, y, z are the float lanes; expr is a float, canonicalised. */
 #define FOP1(name, expr)                                                   \
@@ -108,16 +132,7 @@ static inline void fwb(struct usc_grp *g, const struct usc_op *o, uint32_t *r)
       }                                                                    \
       fwb(g, o, r);                                                        \
    }                                                                       \
-   HANDLER(ALU_SFX(op_##name##_p))                                         \
-   {                                                                       \
-      uint32_t r[L];                                                       \
-      const uint32_t *restrict a = SRCP(0);                                         \
-      for (int l = 0; l < L; l++) {                                        \
-         float x = usc_f(a[l]);                                            \
-         r[l] = usc_canon(expr);                                           \
-      }                                                                    \
-      ALU_SFX(wb_plain)(g, o, r);                                                   \
-   }
+   PLAIN(name, const uint32_t *a = SRCP(0), float x = usc_f(a[l_]), usc_canon(expr))
 #define FOP2(name, expr)                                                   \
    HANDLER(ALU_SFX(op_##name))                                             \
    {                                                                       \
@@ -129,16 +144,8 @@ static inline void fwb(struct usc_grp *g, const struct usc_op *o, uint32_t *r)
       }                                                                    \
       fwb(g, o, r);                                                        \
    }                                                                       \
-   HANDLER(ALU_SFX(op_##name##_p))                                         \
-   {                                                                       \
-      uint32_t r[L];                                                       \
-      const uint32_t *restrict a = SRCP(0), *restrict b = SRCP(1);                           \
-      for (int l = 0; l < L; l++) {                                        \
-         float x = usc_f(a[l]), y = usc_f(b[l]);                           \
-         r[l] = usc_canon(expr);                                           \
-      }                                                                    \
-      ALU_SFX(wb_plain)(g, o, r);                                                   \
-   }
+   PLAIN(name, const uint32_t *a = SRCP(0); const uint32_t *b = SRCP(1),     \
+         float x = usc_f(a[l_]); float y = usc_f(b[l_]), usc_canon(expr))
 #define FOP3(name, expr)                                                   \
    HANDLER(ALU_SFX(op_##name))                                             \
    {                                                                       \
@@ -151,16 +158,10 @@ static inline void fwb(struct usc_grp *g, const struct usc_op *o, uint32_t *r)
       }                                                                    \
       fwb(g, o, r);                                                        \
    }                                                                       \
-   HANDLER(ALU_SFX(op_##name##_p))                                         \
-   {                                                                       \
-      uint32_t r[L];                                                       \
-      const uint32_t *restrict a = SRCP(0), *restrict b = SRCP(1), *restrict c = SRCP(2);             \
-      for (int l = 0; l < L; l++) {                                        \
-         float x = usc_f(a[l]), y = usc_f(b[l]), z = usc_f(c[l]);          \
-         r[l] = usc_canon(expr);                                           \
-      }                                                                    \
-      ALU_SFX(wb_plain)(g, o, r);                                                   \
-   }
+   PLAIN(name, const uint32_t *a = SRCP(0); const uint32_t *b = SRCP(1);     \
+         const uint32_t *c = SRCP(2),                                        \
+         float x = usc_f(a[l_]); float y = usc_f(b[l_]); float z = usc_f(c[l_]), \
+         usc_canon(expr))
 
 #define FCMP(name, expr) IOP2(fcmp_##name, (expr) ? ~0u : 0u)
 #define ICMP(name, expr) IOP2(icmp_##name, (expr) ? ~0u : 0u)
@@ -361,12 +362,25 @@ static int is_plain(const struct vagx_instr *I)
    return 1;
 }
 
-usc_fn usc_alu_fn(const struct vagx_instr *I)
+static usc_fn alu_select(const struct vagx_instr *I, usc_gfn *gfn)
 {
    int plain = is_plain(I);
 #ifdef USC_HAVE_AVX2_COPY
    if (usc_simd_level() >= USC_SIMD_AVX2_FMA)
-      return alu_select_avx2(I, plain);
+      return alu_select_avx2(I, plain, gfn);
 #endif
-   return alu_select_base(I, plain);
+   return alu_select_base(I, plain, gfn);
+}
+
+usc_fn usc_alu_fn(const struct vagx_instr *I)
+{
+   usc_gfn gfn;
+   return alu_select(I, &gfn);
+}
+
+usc_gfn usc_alu_gfn(const struct vagx_instr *I)
+{
+   usc_gfn gfn;
+   alu_select(I, &gfn);
+   return gfn;
 }

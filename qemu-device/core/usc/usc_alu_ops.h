@@ -5,31 +5,6 @@
  * decode time when the instruction has none of those (no per-lane or
  * per-instruction modifier work at run time). */
 
-/* Full-register write-back for plain handlers: a copy when every lane runs.
- * The copy moves ALU_VBYTES per aligned store (the register file is 64-byte
- * aligned) so the next instruction's vector loads of the register forward from
- * these stores; the empty asm keeps the compiler from turning the loop into a
- * memcpy, which may be split into narrower stores that stall dependent loads. */
-static inline __attribute__((always_inline)) void ALU_SFX(wb_plain)(struct usc_grp *g,
-                                                                    const struct usc_op *o,
-                                                                    const uint32_t *r)
-{
-   typedef uint32_t vec __attribute__((vector_size(ALU_VBYTES), aligned(ALU_VBYTES), may_alias));
-   uint32_t *d = g->r + (size_t)o->dst * L;
-   if (g->exec == ~0u) {
-      for (unsigned k = 0; k < L * 4 / ALU_VBYTES; k++) {
-         vec v = ((const vec *)(const void *)r)[k];
-         __asm__("" : "+x"(v));
-         ((vec *)(void *)d)[k] = v;
-      }
-      return;
-   }
-   for (int l = 0; l < L; l++) {
-      uint32_t m = g->lmask[l];
-      d[l] = (d[l] & ~m) | (r[l] & m);
-   }
-}
-
 /* ---- moves and selects ---- */
 IOP1(mov, x)
 IOP3(sel, x ? y : z)
@@ -99,6 +74,12 @@ static const usc_fn ALU_SFX(fcmp_fns)[2][VAGX_FCOND_COUNT] = {
      ALU_SFX(op_fcmp_uge##s), ALU_SFX(op_fcmp_uno##s) }
    FCMP_ROW(), FCMP_ROW(_p),
 #undef FCMP_ROW
+};
+static const usc_gfn ALU_SFX(fcmp_gfns)[VAGX_FCOND_COUNT] = {
+   ALU_SFX(gop_fcmp_oeq), ALU_SFX(gop_fcmp_one), ALU_SFX(gop_fcmp_olt), ALU_SFX(gop_fcmp_ole),
+   ALU_SFX(gop_fcmp_ogt), ALU_SFX(gop_fcmp_oge), ALU_SFX(gop_fcmp_ord), ALU_SFX(gop_fcmp_ueq),
+   ALU_SFX(gop_fcmp_une), ALU_SFX(gop_fcmp_ult), ALU_SFX(gop_fcmp_ule), ALU_SFX(gop_fcmp_ugt),
+   ALU_SFX(gop_fcmp_uge), ALU_SFX(gop_fcmp_uno),
 };
 
 /* Derivatives over quads: lanes 4q+0..3 are (0,0), (1,0), (0,1), (1,1). */
@@ -215,13 +196,23 @@ static const usc_fn ALU_SFX(icmp_fns)[2][VAGX_ICOND_COUNT] = {
    ICMP_ROW(), ICMP_ROW(_p),
 #undef ICMP_ROW
 };
+static const usc_gfn ALU_SFX(icmp_gfns)[VAGX_ICOND_COUNT] = {
+   ALU_SFX(gop_icmp_eq), ALU_SFX(gop_icmp_ne), ALU_SFX(gop_icmp_slt), ALU_SFX(gop_icmp_sle),
+   ALU_SFX(gop_icmp_sgt), ALU_SFX(gop_icmp_sge), ALU_SFX(gop_icmp_ult), ALU_SFX(gop_icmp_ule),
+   ALU_SFX(gop_icmp_ugt), ALU_SFX(gop_icmp_uge),
+};
 
 /* Handler of I in this copy; `plain`: I has no source modifier, no saturate and
- * a full-register destination. */
-static usc_fn ALU_SFX(alu_select)(const struct vagx_instr *I, int plain)
+ * a full-register destination.  *gfn gets the gang handler (plain only). */
+static usc_fn ALU_SFX(alu_select)(const struct vagx_instr *I, int plain, usc_gfn *gfn)
 {
-#define P(name) return plain ? ALU_SFX(op_##name##_p) : ALU_SFX(op_##name)
+#define P(name)                                                                            \
+   do {                                                                                    \
+      *gfn = plain ? ALU_SFX(gop_##name) : NULL;                                          \
+      return plain ? ALU_SFX(op_##name##_p) : ALU_SFX(op_##name);                         \
+   } while (0)
 #define G(name) return ALU_SFX(op_##name)
+   *gfn = NULL;
    switch (I->op) {
    case VAGX_OP_MOV: P(mov);
    case VAGX_OP_FMOV: G(fmov);
@@ -232,7 +223,9 @@ static usc_fn ALU_SFX(alu_select)(const struct vagx_instr *I, int plain)
    case VAGX_OP_FFMA: P(ffma);
    case VAGX_OP_FMIN: P(fmin);
    case VAGX_OP_FMAX: P(fmax);
-   case VAGX_OP_FCMP: return ALU_SFX(fcmp_fns)[plain][(I->mod & 15) % VAGX_FCOND_COUNT];
+   case VAGX_OP_FCMP:
+      *gfn = plain ? ALU_SFX(fcmp_gfns)[(I->mod & 15) % VAGX_FCOND_COUNT] : NULL;
+      return ALU_SFX(fcmp_fns)[plain][(I->mod & 15) % VAGX_FCOND_COUNT];
    case VAGX_OP_FFLOOR: P(ffloor);
    case VAGX_OP_FCEIL: P(fceil);
    case VAGX_OP_FTRUNC: P(ftrunc);
@@ -271,7 +264,9 @@ static usc_fn ALU_SFX(alu_select)(const struct vagx_instr *I, int plain)
    case VAGX_OP_IMAX: P(imax);
    case VAGX_OP_UMIN: P(umin);
    case VAGX_OP_UMAX: P(umax);
-   case VAGX_OP_ICMP: return ALU_SFX(icmp_fns)[plain][(I->mod & 15) % VAGX_ICOND_COUNT];
+   case VAGX_OP_ICMP:
+      *gfn = plain ? ALU_SFX(icmp_gfns)[(I->mod & 15) % VAGX_ICOND_COUNT] : NULL;
+      return ALU_SFX(icmp_fns)[plain][(I->mod & 15) % VAGX_ICOND_COUNT];
    case VAGX_OP_AND: P(and);
    case VAGX_OP_OR: P(or);
    case VAGX_OP_XOR: P(xor);

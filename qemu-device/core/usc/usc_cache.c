@@ -14,8 +14,8 @@
 struct vagx_usc_cache {
    atomic_flag lock;
    uint64_t gen;
-   struct vagx_usc_program *buckets[NBUCKETS];
-   struct vagx_usc_program *retired; /* replaced, freed by trim */
+   struct vagx_usc_decoded *buckets[NBUCKETS];
+   struct vagx_usc_decoded *retired; /* replaced, freed by trim */
 };
 
 struct vagx_usc_cache *vagx_usc_cache_create(void)
@@ -28,10 +28,10 @@ struct vagx_usc_cache *vagx_usc_cache_create(void)
    return c;
 }
 
-static void free_list(struct vagx_usc_program *p)
+static void free_list(struct vagx_usc_decoded *p)
 {
    while (p) {
-      struct vagx_usc_program *n = p->next;
+      struct vagx_usc_decoded *n = p->next;
       vagx_usc_program_free(p);
       p = n;
    }
@@ -101,13 +101,13 @@ static size_t fetch(const struct vagx_usc_env *env, uint64_t va, uint64_t *buf, 
    return got;
 }
 
-static struct vagx_usc_program *decode_at(const struct vagx_usc_env *env, uint64_t va,
+static struct vagx_usc_decoded *decode_at(const struct vagx_usc_env *env, uint64_t va,
                                           struct vagx_usc_result *res)
 {
    size_t n = 256;
    for (;;) {
       uint64_t *buf = malloc(n * sizeof(uint64_t));
-      struct vagx_usc_program *p = NULL;
+      struct vagx_usc_decoded *p = NULL;
       if (!buf) {
          res->status = VAGX_USC_NOMEM;
          return NULL;
@@ -134,7 +134,7 @@ static struct vagx_usc_program *decode_at(const struct vagx_usc_env *env, uint64
    }
 }
 
-static bool unchanged(const struct vagx_usc_env *env, const struct vagx_usc_program *p)
+static bool unchanged(const struct vagx_usc_env *env, const struct vagx_usc_decoded *p)
 {
    uint64_t *buf = malloc(p->nwords * sizeof(uint64_t));
    bool same = buf && fetch(env, p->va, buf, p->nwords) == p->nwords &&
@@ -143,7 +143,7 @@ static bool unchanged(const struct vagx_usc_env *env, const struct vagx_usc_prog
    return same;
 }
 
-const struct vagx_usc_program *vagx_usc_cache_get(struct vagx_usc_cache *c,
+const struct vagx_usc_decoded *vagx_usc_cache_get(struct vagx_usc_cache *c,
                                                   const struct vagx_usc_env *env,
                                                   uint64_t root, uint64_t va,
                                                   struct vagx_usc_result *res)
@@ -156,7 +156,7 @@ const struct vagx_usc_program *vagx_usc_cache_get(struct vagx_usc_cache *c,
       return NULL;
    }
    lock(c);
-   struct vagx_usc_program **pp = &c->buckets[bucket(root, va)], *p;
+   struct vagx_usc_decoded **pp = &c->buckets[bucket(root, va)], *p;
    for (p = *pp; p; pp = &p->next, p = p->next)
       if (p->root == root && p->va == va)
          break;

@@ -183,17 +183,17 @@ static usc_fn choose_fn(const struct vagx_instr *I)
    return fn;
 }
 
-static void note_reg(struct vagx_usc_program *p, unsigned idx, unsigned n)
+static void note_reg(struct vagx_usc_decoded *p, unsigned idx, unsigned n)
 {
    if (idx + n > p->nregs)
       p->nregs = idx + n;
 }
 
 /* Pass 2: builds the program from the checked instructions. */
-static struct vagx_usc_program *pass2(const uint64_t *w, uint32_t nwords, struct dec *d,
+static struct vagx_usc_decoded *pass2(const uint64_t *w, uint32_t nwords, struct dec *d,
                                       struct vagx_usc_result *res)
 {
-   struct vagx_usc_program *p = calloc(1, sizeof(*p));
+   struct vagx_usc_decoded *p = calloc(1, sizeof(*p));
    uint32_t *word2op = malloc((nwords + 1) * sizeof(uint32_t));
    uint32_t nimm = 0, i;
 
@@ -223,6 +223,11 @@ static struct vagx_usc_program *pass2(const uint64_t *w, uint32_t nwords, struct
       o->I = *I;
       o->pc = d->pcw[i] * 8;
       o->fn = choose_fn(I);
+      if (o->fn && !usc_cf_fn(I))
+         o->gfn = usc_alu_gfn(I);
+      /* A graphics hook gets the whole special-register file. */
+      if (info->flags & VAGX_OPF_GFX)
+         p->sr_used = (uint32_t)((1ull << VAGX_SR_COUNT) - 1);
       o->nsrc = (uint8_t)vagx_nsrc(I);
       o->dst = I->dst;
       o->dshift = I->dst_half == VAGX_HALF_HI ? 16 : 0;
@@ -316,7 +321,7 @@ fail:
 }
 
 int usc_decode(const uint64_t *words, size_t nwords, bool more,
-               struct vagx_usc_program **out, struct vagx_usc_result *res)
+               struct vagx_usc_decoded **out, struct vagx_usc_result *res)
 {
    struct dec d = { 0 };
    *out = NULL;
@@ -330,16 +335,16 @@ int usc_decode(const uint64_t *words, size_t nwords, bool more,
    return r;
 }
 
-struct vagx_usc_program *vagx_usc_program_decode(const uint64_t *words, size_t nwords,
+struct vagx_usc_decoded *vagx_usc_program_decode(const uint64_t *words, size_t nwords,
                                                  struct vagx_usc_result *res)
 {
-   struct vagx_usc_program *p;
+   struct vagx_usc_decoded *p;
    memset(res, 0, sizeof(*res));
    usc_decode(words, nwords, false, &p, res);
    return p;
 }
 
-void vagx_usc_program_free(struct vagx_usc_program *prog)
+void vagx_usc_program_free(struct vagx_usc_decoded *prog)
 {
    if (!prog)
       return;
@@ -349,7 +354,7 @@ void vagx_usc_program_free(struct vagx_usc_program *prog)
    free(prog);
 }
 
-size_t vagx_usc_program_words(const struct vagx_usc_program *prog)
+size_t vagx_usc_program_words(const struct vagx_usc_decoded *prog)
 {
    return prog->nwords;
 }

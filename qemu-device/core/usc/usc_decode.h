@@ -12,6 +12,6 @@
  * USC_DECODE_NEED_MORE (the caller fetches more code); otherwise it is an
  * illegal program.  Returns 0 with *out set, or -1 with res set. */
 int usc_decode(const uint64_t *words, size_t nwords, bool more,
-               struct vagx_usc_program **out, struct vagx_usc_result *res);
+               struct vagx_usc_decoded **out, struct vagx_usc_result *res);
 
 #endif

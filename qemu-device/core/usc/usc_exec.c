@@ -87,11 +87,63 @@ static void run_group(struct usc_grp *g)
    }
 }
 
+/* Whether groups g[0..n) are all running at the same instruction. */
+static bool converged(const struct usc_grp *g, unsigned n)
+{
+   for (unsigned i = 0; i < n; i++)
+      if (g[i].state != USC_RUNNING || g[i].pc != g[0].pc)
+         return false;
+   return true;
+}
+
+/* Lockstep execution of converged groups g[0..n): each instruction runs for
+ * every group before the next one, so one dispatch covers n groups (a gang
+ * handler loops over them inside one call) and the groups' independent
+ * dependency chains overlap in the host CPU.  Control-flow and memory
+ * instructions run group by group in ascending order; when they leave the
+ * groups at different instructions (divergence, barrier, end, error) this
+ * returns and run_groups() continues group by group.  Group order within one
+ * instruction is ascending, so the first fault reported is the lowest group's. */
+static void run_gang(struct usc_run *run, struct usc_grp *g, unsigned n)
+{
+   const struct usc_op *ops = run->prog->ops;
+   uint32_t pc = g[0].pc;
+   for (;;) {
+      const struct usc_op *o = &ops[pc];
+      if (o->gfn && run->icount + n < run->next_check) {
+         o->gfn(g, n, o);
+         run->icount += n;
+         pc++;
+         continue;
+      }
+      /* Group by group, with the same abort/budget checks as run_group(). */
+      for (unsigned i = 0; i < n; i++) {
+         g[i].pc = pc + 1;
+         o->fn(&g[i], o);
+         if (++run->icount >= run->next_check && g[i].state == USC_RUNNING)
+            slow_check(run, &g[i]);
+         if (g[i].state == USC_ERROR)
+            return;
+      }
+      if (!converged(g, n))
+         return;
+      pc = g[0].pc;
+   }
+}
+
 /* Runs groups[0..n) to completion, barriers included. */
 static enum vagx_usc_status run_groups(struct vagx_usc *usc, struct usc_run *run, unsigned n)
 {
    for (;;) {
       unsigned waiting = 0;
+      if (n > 1 && converged(usc->groups, n)) {
+         run_gang(run, usc->groups, n);
+         for (unsigned i = 0; i < n; i++)
+            if (usc->groups[i].state == USC_ERROR) {
+               run->res->instructions = run->icount;
+               return run->res->status;
+            }
+      }
       for (unsigned i = 0; i < n; i++) {
          struct usc_grp *g = &usc->groups[i];
          if (g->state == USC_RUNNING)
@@ -113,7 +165,7 @@ static enum vagx_usc_status run_groups(struct vagx_usc *usc, struct usc_run *run
    return VAGX_USC_OK;
 }
 
-static bool reserve(struct vagx_usc *usc, const struct vagx_usc_program *prog, unsigned ngroups,
+static bool reserve(struct vagx_usc *usc, const struct vagx_usc_decoded *prog, unsigned ngroups,
                     uint32_t shared)
 {
    size_t regs = (size_t)ngroups * prog->nregs * L;
@@ -144,7 +196,7 @@ static bool reserve(struct vagx_usc *usc, const struct vagx_usc_program *prog, u
    return true;
 }
 
-static void begin_run(struct vagx_usc *usc, struct usc_run *run, const struct vagx_usc_program *prog,
+static void begin_run(struct vagx_usc *usc, struct usc_run *run, const struct vagx_usc_decoded *prog,
                       const struct vagx_usc_env *env, struct vagx_usc_result *res)
 {
    memset(res, 0, sizeof(*res));
@@ -156,19 +208,19 @@ static void begin_run(struct vagx_usc *usc, struct usc_run *run, const struct va
    if (env->budget && env->budget < run->next_check)
       run->next_check = env->budget;
    /* Broadcast only the uniforms the program reads. */
-   for (unsigned u = 0; u < 256; u++) {
-      if (!(prog->u_used[u >> 6] >> (u & 63) & 1))
-         continue;
-      uint32_t v = env->uniforms && u < env->nuniforms ? env->uniforms[u] : 0;
-      for (int l = 0; l < L; l++)
-         usc->ub[u][l] = v;
-   }
+   for (unsigned w = 0; w < 4; w++)
+      for (uint64_t bits = prog->u_used[w]; bits; bits &= bits - 1) {
+         unsigned u = w * 64 + (unsigned)__builtin_ctzll(bits);
+         uint32_t v = env->uniforms && u < env->nuniforms ? env->uniforms[u] : 0;
+         for (int l = 0; l < L; l++)
+            usc->ub[u][l] = v;
+      }
 }
 
 static void init_group(struct vagx_usc *usc, struct usc_run *run, unsigned i, uint32_t exec)
 {
    struct usc_grp *g = &usc->groups[i];
-   const struct vagx_usc_program *prog = run->prog;
+   const struct vagx_usc_decoded *prog = run->prog;
    g->r = usc->regs + (size_t)i * prog->nregs * L;
    memset(g->r, 0, (size_t)prog->nregs * L * sizeof(uint32_t));
    g->base[USC_B_R] = g->r;
@@ -187,7 +239,7 @@ static void init_group(struct vagx_usc *usc, struct usc_run *run, unsigned i, ui
 }
 
 enum vagx_usc_status vagx_usc_run_threadgroup(struct vagx_usc *usc,
-                                              const struct vagx_usc_program *prog,
+                                              const struct vagx_usc_decoded *prog,
                                               const struct vagx_usc_env *env,
                                               const struct vagx_usc_compute *cs,
                                               const uint32_t tgid[3],
@@ -209,24 +261,36 @@ enum vagx_usc_status vagx_usc_run_threadgroup(struct vagx_usc *usc,
    run.shared = usc->shared;
    run.shared_size = cs->shared_bytes;
 
-   /* Thread coordinates by counting (no division per lane); inactive lanes of
-    * the last group keep zeros. */
+   /* Special registers: only the rows the program reads are filled (a program
+    * with graphics instructions reads all, see the decoder); inactive lanes of
+    * the last group hold zeros.  Thread coordinates by counting (no division
+    * per lane). */
+   const uint32_t used = prog->sr_used;
+   const bool tid = used & (1u << VAGX_SR_TID_X | 1u << VAGX_SR_TID_Y | 1u << VAGX_SR_TID_Z);
+   uint32_t filled = 1u << VAGX_SR_LANE_ID | 1u << VAGX_SR_TINDEX | 1u << VAGX_SR_SIMD_ID;
+   for (int k = 0; k < 3; k++)
+      filled |= 1u << (VAGX_SR_TID_X + k) | 1u << (VAGX_SR_TGID_X + k) |
+                1u << (VAGX_SR_NGROUPS_X + k) | 1u << (VAGX_SR_TGSIZE_X + k);
    uint32_t tx = 0, ty = 0, tz = 0;
    for (unsigned i = 0; i < ngroups; i++) {
       struct usc_grp *g = &usc->groups[i];
       uint64_t left = nthreads - (uint64_t)i * L;
       unsigned n = left < L ? (unsigned)left : L;
       uint32_t exec = n == L ? ~0u : (1u << n) - 1;
-      memset(g->sr, 0, sizeof(g->sr));
-      for (unsigned l = 0; l < n; l++) {
-         g->sr[VAGX_SR_TID_X][l] = tx;
-         g->sr[VAGX_SR_TID_Y][l] = ty;
-         g->sr[VAGX_SR_TID_Z][l] = tz;
-         if (++tx == sx) {
-            tx = 0;
-            if (++ty == sy) {
-               ty = 0;
-               tz++;
+      /* Rows the loops below do not fill completely start as zeros. */
+      for (uint32_t bits = n < L ? used : used & ~filled; bits; bits &= bits - 1)
+         memset(g->sr[__builtin_ctz(bits)], 0, sizeof(g->sr[0]));
+      if (tid) {
+         for (unsigned l = 0; l < n; l++) {
+            g->sr[VAGX_SR_TID_X][l] = tx;
+            g->sr[VAGX_SR_TID_Y][l] = ty;
+            g->sr[VAGX_SR_TID_Z][l] = tz;
+            if (++tx == sx) {
+               tx = 0;
+               if (++ty == sy) {
+                  ty = 0;
+                  tz++;
+               }
             }
          }
       }
@@ -235,18 +299,23 @@ enum vagx_usc_status vagx_usc_run_threadgroup(struct vagx_usc *usc,
          g->sr[VAGX_SR_TINDEX][l] = i * L + l;
          g->sr[VAGX_SR_SIMD_ID][l] = i;
       }
-      for (int k = 0; k < 3; k++)
-         for (unsigned l = 0; l < n; l++) {
-            g->sr[VAGX_SR_TGID_X + k][l] = tgid[k];
-            g->sr[VAGX_SR_NGROUPS_X + k][l] = cs->ngroups[k];
-            g->sr[VAGX_SR_TGSIZE_X + k][l] = cs->tg_size[k];
-         }
+      for (int k = 0; k < 3; k++) {
+         if (used & (1u << (VAGX_SR_TGID_X + k)))
+            for (unsigned l = 0; l < n; l++)
+               g->sr[VAGX_SR_TGID_X + k][l] = tgid[k];
+         if (used & (1u << (VAGX_SR_NGROUPS_X + k)))
+            for (unsigned l = 0; l < n; l++)
+               g->sr[VAGX_SR_NGROUPS_X + k][l] = cs->ngroups[k];
+         if (used & (1u << (VAGX_SR_TGSIZE_X + k)))
+            for (unsigned l = 0; l < n; l++)
+               g->sr[VAGX_SR_TGSIZE_X + k][l] = cs->tg_size[k];
+      }
       init_group(usc, &run, i, exec);
    }
    return run_groups(usc, &run, ngroups);
 }
 
-enum vagx_usc_status vagx_usc_run_grid(struct vagx_usc *usc, const struct vagx_usc_program *prog,
+enum vagx_usc_status vagx_usc_run_grid(struct vagx_usc *usc, const struct vagx_usc_decoded *prog,
                                        const struct vagx_usc_env *env,
                                        const struct vagx_usc_compute *cs,
                                        struct vagx_usc_result *res)
@@ -265,7 +334,7 @@ enum vagx_usc_status vagx_usc_run_grid(struct vagx_usc *usc, const struct vagx_u
    return VAGX_USC_OK;
 }
 
-enum vagx_usc_status vagx_usc_run_simd(struct vagx_usc *usc, const struct vagx_usc_program *prog,
+enum vagx_usc_status vagx_usc_run_simd(struct vagx_usc *usc, const struct vagx_usc_decoded *prog,
                                        const struct vagx_usc_env *env,
                                        const uint32_t (*sr)[32], uint32_t exec,
                                        struct vagx_usc_result *res)
@@ -279,7 +348,10 @@ enum vagx_usc_status vagx_usc_run_simd(struct vagx_usc *usc, const struct vagx_u
    else
       memset(usc->groups[0].sr, 0, sizeof(usc->groups[0].sr));
    init_group(usc, &run, 0, exec);
-   return run_groups(usc, &run, 1);
+   enum vagx_usc_status st = run_groups(usc, &run, 1);
+   /* The renderer applies deferred depth/stencil work to surviving lanes. */
+   res->killed = usc->groups[0].killed;
+   return st;
 }
 
 /* Graphics-only instructions: handed to the renderer's hook with resolved

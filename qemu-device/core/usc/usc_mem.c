@@ -75,17 +75,44 @@ static inline uint64_t addr64(const struct usc_grp *g, const struct usc_op *o, i
 
 /* Fast path of global loads/stores: computes every lane's address into va[]
  * and, when all active lanes are aligned and fall in one cached translation,
- * returns that TLB entry (one translation per instruction instead of per lane).
- * Returns NULL when the per-lane path must run (misaligned lanes, several
- * pages), or with *faulted set after the same fault the per-lane path would
- * have reported first (the first active lane's translation). */
+ * returns that TLB entry (one translation per instruction instead of per lane);
+ * *contig tells that every lane is active at va[0] + lane * bytes (unit
+ * stride: one block copy for b32).  Returns NULL when the per-lane path must
+ * run (misaligned lanes, several pages), or with *faulted set after the same
+ * fault the per-lane path would have reported first (the first active lane's
+ * translation). */
 static struct usc_tlb *mem_fast(struct usc_grp *g, const struct usc_op *o, const uint32_t *off,
-                                unsigned bytes, unsigned acc, uint64_t va[L], int *faulted)
+                                unsigned bytes, unsigned acc, uint64_t va[L], int *faulted,
+                                int *contig)
 {
    const uint32_t *lo = g->base[o->src[0].bfile] + (size_t)o->src[0].idx * L, *hi = lo + L;
    const uint32_t exec = g->exec;
    uint64_t mn = UINT64_MAX, mx = 0, mis = 0;
    *faulted = 0;
+   *contig = 0;
+   if (exec == ~0u) {
+      /* Unit stride from one base address is the common case: checked in
+       * 32-bit lanes (every lane's pair equals lane 0's and its offset is lane
+       * 0's + lane * bytes), with lane 0's offset far enough from INT32_MAX
+       * that the sign-extended offsets are consecutive too.  Its range needs
+       * no per-lane 64-bit addresses nor min/max scan. */
+      const uint32_t lo0 = lo[0], hi0 = hi[0], off0 = off[0];
+      uint32_t bad = 0, step = 0;
+      for (int l = 0; l < L; l++, step += bytes)
+         bad |= (lo[l] ^ lo0) | (hi[l] ^ hi0) | (off[l] - off0 - step);
+      if (!bad && (int32_t)off[0] <= INT32_MAX - (int32_t)(L * bytes)) {
+         *contig = 1;
+         mn = mis = ((uint64_t)lo[0] | (uint64_t)hi[0] << 32) + (uint64_t)(int64_t)(int32_t)off[0];
+         mx = mn + (uint64_t)(L - 1) * bytes;
+         va[0] = mn;
+         if (bytes != 4) /* b32 copies the block, other sizes go lane by lane */
+            for (int l = 1; l < L; l++)
+               va[l] = mn + (uint64_t)l * bytes;
+         if (mx < mn)
+            return NULL;
+         goto range;
+      }
+   }
    for (int l = 0; l < L; l++)
       va[l] = ((uint64_t)lo[l] | (uint64_t)hi[l] << 32) + (uint64_t)(int64_t)(int32_t)off[l];
    for (int l = 0; l < L; l++) {
@@ -94,12 +121,15 @@ static struct usc_tlb *mem_fast(struct usc_grp *g, const struct usc_op *o, const
       mn = (v | ~m) < mn ? (v | ~m) : mn;
       mx = (v & m) > mx ? (v & m) : mx;
    }
+range:
    if (!exec || (mis & (align_of(bytes) - 1)) || mx + bytes < mx)
       return NULL;
    struct usc_run *run = g->run;
    struct usc_tlb *t = (acc & VAGX_USC_ACC_WRITE) ? &run->tlb_w : &run->tlb_r;
    if (!(mn >= t->va && mx + bytes <= t->end)) {
-      if (!xlate(g, o, va[__builtin_ctz(exec)], bytes, acc)) {
+      /* First word only: a wider access may straddle two pages that are not
+       * contiguous in host memory, which only the per-lane path handles. */
+      if (!xlate(g, o, va[__builtin_ctz(exec)], align_of(bytes), acc)) {
          *faulted = 1;
          return NULL;
       }
@@ -109,29 +139,20 @@ static struct usc_tlb *mem_fast(struct usc_grp *g, const struct usc_op *o, const
    return t;
 }
 
-/* Every lane active and lane l at va[0] + l * bytes. */
-static inline int contiguous(uint32_t exec, const uint64_t va[L], unsigned bytes)
-{
-   uint64_t bad = 0;
-   for (int l = 0; l < L; l++)
-      bad |= va[l] ^ (va[0] + (uint64_t)l * bytes);
-   return exec == ~0u && !bad;
-}
-
 HANDLER(op_ld_global)
 {
    unsigned size = o->I.mod & 7, bytes = vagx_memsize_bytes[size];
    unsigned n = vagx_memsize_regs[size];
    uint32_t t1[L];
    uint64_t va[L];
-   int faulted;
    const uint32_t *off = usc_src(g, o, 1, t1);
    uint32_t *d = g->r + (size_t)o->dst * L;
-   struct usc_tlb *t = mem_fast(g, o, off, bytes, VAGX_USC_ACC_READ, va, &faulted);
+   int faulted, contig;
+   struct usc_tlb *t = mem_fast(g, o, off, bytes, VAGX_USC_ACC_READ, va, &faulted, &contig);
    if (faulted)
       return;
    if (t) {
-      if (n == 1 && bytes == 4 && contiguous(g->exec, va, 4)) {
+      if (n == 1 && bytes == 4 && contig) {
          memcpy(d, t->host + (va[0] - t->va), L * 4);
          return;
       }
@@ -152,10 +173,22 @@ HANDLER(op_ld_global)
          usc_fault(g, o, a, VAGX_USC_ACC_READ | VAGX_USC_ACC_UNALIGNED);
          return;
       }
-      const uint8_t *p = xlate(g, o, a, bytes, VAGX_USC_ACC_READ);
-      if (!p)
-         return;
-      load_value(p, size, v);
+      if (n > 1) {
+         /* Wider than a word but only word-aligned: it may straddle a page
+          * boundary into a page that is not contiguous in host memory, so go
+          * word by word (a word never straddles). */
+         for (unsigned k = 0; k < n; k++) {
+            const uint8_t *pw = xlate(g, o, a + 4 * k, 4, VAGX_USC_ACC_READ);
+            if (!pw)
+               return;
+            v[k] = ld_u32(pw);
+         }
+      } else {
+         const uint8_t *p = xlate(g, o, a, bytes, VAGX_USC_ACC_READ);
+         if (!p)
+            return;
+         load_value(p, size, v);
+      }
       for (unsigned k = 0; k < n; k++)
          d[k * L + l] = v[k];
    }
@@ -167,14 +200,14 @@ HANDLER(op_st_global)
    unsigned n = vagx_memsize_regs[size];
    uint32_t t1[L];
    uint64_t va[L];
-   int faulted;
    const uint32_t *off = usc_src(g, o, 1, t1);
    const uint32_t *s = g->r + (size_t)o->src[2].idx * L;
-   struct usc_tlb *t = mem_fast(g, o, off, bytes, VAGX_USC_ACC_WRITE, va, &faulted);
+   int faulted, contig;
+   struct usc_tlb *t = mem_fast(g, o, off, bytes, VAGX_USC_ACC_WRITE, va, &faulted, &contig);
    if (faulted)
       return;
    if (t) {
-      if (n == 1 && bytes == 4 && contiguous(g->exec, va, 4)) {
+      if (n == 1 && bytes == 4 && contig) {
          memcpy(t->host + (va[0] - t->va), s, L * 4);
          return;
       }
@@ -196,12 +229,22 @@ HANDLER(op_st_global)
          usc_fault(g, o, a, VAGX_USC_ACC_WRITE | VAGX_USC_ACC_UNALIGNED);
          return;
       }
-      uint8_t *p = xlate(g, o, a, bytes, VAGX_USC_ACC_WRITE);
-      if (!p)
-         return;
       for (unsigned k = 0; k < n; k++)
          v[k] = s[k * L + l];
-      store_value(p, size, v);
+      if (n > 1) {
+         /* word by word: see op_ld_global */
+         for (unsigned k = 0; k < n; k++) {
+            uint8_t *pw = xlate(g, o, a + 4 * k, 4, VAGX_USC_ACC_WRITE);
+            if (!pw)
+               return;
+            memcpy(pw, &v[k], 4);
+         }
+      } else {
+         uint8_t *p = xlate(g, o, a, bytes, VAGX_USC_ACC_WRITE);
+         if (!p)
+            return;
+         store_value(p, size, v);
+      }
    }
 }
 

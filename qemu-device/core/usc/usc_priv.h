@@ -14,6 +14,10 @@
 struct usc_grp;
 struct usc_op;
 typedef void (*usc_fn)(struct usc_grp *g, const struct usc_op *o);
+/* Gang handler: the same instruction for groups g[0..n) that are all at it
+ * (lockstep execution of converged SIMD groups, see usc_exec.c).  Only for
+ * instructions that cannot fail and do not touch pc, exec or state. */
+typedef void (*usc_gfn)(struct usc_grp *g, unsigned n, const struct usc_op *o);
 
 /* Where a source lives at run time: base array + index*32. */
 enum usc_bfile { USC_B_R, USC_B_U, USC_B_SR, USC_B_IMM, USC_B_CF, USC_B_COUNT };
@@ -28,6 +32,7 @@ struct usc_src {
 
 struct usc_op {
    usc_fn fn;
+   usc_gfn gfn;         /* NULL: run fn once per group */
    struct usc_src src[3];
    uint16_t dst;
    uint8_t dshift;      /* 0, or 16 for a high-half destination */
@@ -39,7 +44,7 @@ struct usc_op {
    struct vagx_instr I;
 };
 
-struct vagx_usc_program {
+struct vagx_usc_decoded {
    struct usc_op *ops;   /* nops + 1: the last is an implicit end */
    uint32_t nops;
    uint32_t (*imm)[L];   /* broadcast immediates */
@@ -47,11 +52,11 @@ struct vagx_usc_program {
    uint64_t *code;       /* the code words, for cache revalidation */
    uint32_t nwords;
    uint32_t nregs;       /* GPRs touched: r0..nregs-1 */
-   uint32_t sr_used;     /* bit per special register */
+   uint32_t sr_used;     /* bit per special register (all: a graphics hook may read them) */
    uint64_t u_used[4];   /* bit per uniform register */
    /* cache bookkeeping */
    uint64_t root, va, gen;
-   struct vagx_usc_program *next;
+   struct vagx_usc_decoded *next;
 };
 
 enum usc_state { USC_RUNNING, USC_BARRIER, USC_DONE, USC_ERROR };
@@ -72,7 +77,7 @@ struct usc_tlb {
 /* State shared by the groups of one run call. */
 struct usc_run {
    const struct vagx_usc_env *env;
-   const struct vagx_usc_program *prog;
+   const struct vagx_usc_decoded *prog;
    struct vagx_usc_result *res;
    uint8_t *shared;
    uint32_t shared_size;
@@ -97,6 +102,10 @@ struct usc_grp {
 static inline void usc_set_exec(struct usc_grp *g, uint32_t exec)
 {
    g->exec = exec;
+   if (exec == ~0u) {
+      memset(g->lmask, 0xff, sizeof(g->lmask));
+      return;
+   }
    for (int l = 0; l < L; l++)
       g->lmask[l] = 0u - ((exec >> l) & 1u);
 }
@@ -148,6 +157,7 @@ static inline void usc_fault(struct usc_grp *g, const struct usc_op *o, uint64_t
 
 /* Handler selection, one per instruction class. */
 usc_fn usc_alu_fn(const struct vagx_instr *I);
+usc_gfn usc_alu_gfn(const struct vagx_instr *I);
 usc_fn usc_mem_fn(const struct vagx_instr *I);
 usc_fn usc_cf_fn(const struct vagx_instr *I);
 void usc_op_gfx(struct usc_grp *g, const struct usc_op *o);

@@ -112,7 +112,7 @@ int main(int argc, char **argv)
       p += sprintf(p, "ffma r2, r2, u4, u5\n");
    sprintf(p, "st_global.b32 u2, r1, r2\nend\n");
    uint32_t uni6[6] = { uni[0], uni[1], uni[2], uni[3], t_fu(0.999f), t_fu(0.001f) };
-   struct vagx_usc_program *prog = t_build(src);
+   struct vagx_usc_decoded *prog = t_build(src);
    struct vagx_usc *usc = vagx_usc_create();
    struct vagx_usc_env env = { 0 };
    env.mem = &t_mem_ops;

@@ -92,5 +92,33 @@ int main(void)
        "if.z r1\n  mov r0, #1\nelse\n  mov r0, #2\nendif\n", o, 48);
    for (unsigned t = 0; t < 48; t++)
       CHECK(o[t] == (t < 40 ? 2u : 1u), "if.z thread %u: %u", t, o[t]);
+
+   /* vagx_usc_run_simd reports the discarded lanes (the fragment stage keeps
+    * only the others): lanes 0 mod 4 by discard.cond, lanes 1 mod 4 by a
+    * discard inside an if; 24 of 32 lanes start active.  Killed lanes computed here
+    * from the lane number, not from the run. */
+   {
+      struct vagx_usc_decoded *p = t_build("and r1, sr.lane_id, #3\n"
+                                           "icmp.eq r2, r1, #0\n"
+                                           "discard.cond r2\n"
+                                           "icmp.eq r2, r1, #1\n"
+                                           "if.nz r2\n  discard\nendif\n"
+                                           "end\n");
+      static uint32_t sr[VAGX_SR_COUNT][32];
+      for (unsigned l = 0; l < 32; l++)
+         sr[VAGX_SR_LANE_ID][l] = l;
+      struct vagx_usc *usc = vagx_usc_create();
+      struct vagx_usc_env env = { 0 };
+      struct vagx_usc_result res;
+      uint32_t want = 0;
+      for (unsigned l = 0; l < 24; l++)
+         if (l % 4 < 2)
+            want |= 1u << l;
+      CHECK(p && vagx_usc_run_simd(usc, p, &env, (const uint32_t (*)[32])sr, 0x00ffffffu, &res) ==
+                    VAGX_USC_OK && res.killed == want,
+            "killed %08x want %08x", res.killed, want);
+      vagx_usc_destroy(usc);
+      vagx_usc_program_free(p);
+   }
    return t_report("usc_cf");
 }

@@ -46,7 +46,7 @@ int main(void)
    }
    uint64_t noend[1] = { 0x00 };
    CHECK(!vagx_usc_program_decode(noend, 1, &r) && r.status == VAGX_USC_ILLEGAL_INSTRUCTION, "no end");
-   struct vagx_usc_program *p;
+   struct vagx_usc_decoded *p;
    uint32_t code[64];
    struct vagx_asm_error err;
    long n = vagx_asm_assemble("if.nz r0\nend\n", code, 64, &err);
@@ -123,8 +123,8 @@ int main(void)
       struct vagx_usc_env cenv = { 0 };
       cenv.mem = &t_mem_ops;
       cenv.mem_ctx = &mem;
-      const struct vagx_usc_program *a = vagx_usc_cache_get(c, &cenv, 1, T_BASE, &r);
-      const struct vagx_usc_program *b = vagx_usc_cache_get(c, &cenv, 1, T_BASE, &r);
+      const struct vagx_usc_decoded *a = vagx_usc_cache_get(c, &cenv, 1, T_BASE, &r);
+      const struct vagx_usc_decoded *b = vagx_usc_cache_get(c, &cenv, 1, T_BASE, &r);
       CHECK(a && a == b, "cache hit");
       vagx_usc_cache_invalidate(c);
       CHECK(vagx_usc_cache_get(c, &cenv, 1, T_BASE, &r) == a, "revalidated");
@@ -137,6 +137,47 @@ int main(void)
       vagx_usc_cache_trim(c);
       vagx_usc_cache_destroy(c);
       free(mem.buf);
+   }
+
+   /* Opcode 0 is nop (docs/hw/isa.md, "Zero words and the end of code"): a
+    * zero word is a legal instruction, so zero-filled code is a nop stream
+    * that runs on until an `end`; without one, fetching runs into the end of
+    * the mapping (an EXEC fault there) or the 65536-instruction limit
+    * (ILLEGAL_INSTRUCTION, ETRUNC). */
+   {
+      uint64_t zeros_then_end[4] = { 0, 0, 0, 0x01 };
+      p = vagx_usc_program_decode(zeros_then_end, 4, &r);
+      CHECK(p && vagx_usc_program_words(p) == 4, "zero words are nops");
+      struct t_mem mem = { calloc(1, 4096), 4096 };
+      usc = vagx_usc_create();
+      env = (struct vagx_usc_env){ 0 };
+      cs = (struct vagx_usc_compute){ { 32, 1, 1 }, { 1, 1, 1 }, 0 };
+      CHECK(p && vagx_usc_run_threadgroup(usc, p, &env, &cs, id, &r) == VAGX_USC_OK &&
+            r.instructions == 4, "nop stream runs: %llu", (unsigned long long)r.instructions);
+      vagx_usc_program_free(p);
+      vagx_usc_destroy(usc);
+
+      struct vagx_usc_cache *c = vagx_usc_cache_create();
+      struct vagx_usc_env cenv = { 0 };
+      cenv.mem = &t_mem_ops;
+      cenv.mem_ctx = &mem;
+      CHECK(!vagx_usc_cache_get(c, &cenv, 1, T_BASE, &r) && r.status == VAGX_USC_FAULT &&
+            r.fault_va == T_BASE + 4096 && r.fault_access == VAGX_USC_ACC_EXEC,
+            "zero page without end: %s at %llx", vagx_usc_status_name(r.status),
+            (unsigned long long)r.fault_va);
+      ((uint64_t *)(void *)mem.buf)[511] = 0x01; /* `end` in the last word */
+      vagx_usc_cache_invalidate(c);
+      const struct vagx_usc_decoded *z = vagx_usc_cache_get(c, &cenv, 1, T_BASE, &r);
+      CHECK(z && vagx_usc_program_words(z) == 512, "511 nops + end through the cache");
+      vagx_usc_cache_destroy(c);
+      free(mem.buf);
+
+      size_t nz = VAGX_USC_MAX_INSTRS + 1;
+      uint64_t *zw = calloc(nz, sizeof(uint64_t));
+      CHECK(!vagx_usc_program_decode(zw, nz, &r) && r.status == VAGX_USC_ILLEGAL_INSTRUCTION &&
+            r.isa_err == VAGX_ISA_ETRUNC && r.pc == VAGX_USC_MAX_INSTRS * 8,
+            "65537 zero words: %s pc %u", vagx_usc_status_name(r.status), r.pc);
+      free(zw);
    }
    return t_report("usc_errors");
 }

@@ -51,7 +51,7 @@ static void *t_translate(void *ctx, uint64_t va, uint32_t size, unsigned access,
 
 static const struct vagx_usc_mem_ops t_mem_ops = { t_translate };
 
-static inline struct vagx_usc_program *t_build(const char *src)
+static inline struct vagx_usc_decoded *t_build(const char *src)
 {
    static uint32_t code[1 << 16];
    struct vagx_asm_error err;
@@ -62,7 +62,7 @@ static inline struct vagx_usc_program *t_build(const char *src)
       t_failures++;
       return NULL;
    }
-   struct vagx_usc_program *p = vagx_usc_program_decode((const uint64_t *)(const void *)code,
+   struct vagx_usc_decoded *p = vagx_usc_program_decode((const uint64_t *)(const void *)code,
                                                         (size_t)n / 2, &res);
    if (!p) {
       fprintf(stderr, "decode error %s at pc %u (%s)\n", vagx_usc_status_name(res.status),
@@ -77,7 +77,7 @@ static inline enum vagx_usc_status t_run(const char *src, struct t_mem *mem, con
                                          unsigned nuni, const uint32_t tg[3], const uint32_t ng[3],
                                          uint32_t shared, struct vagx_usc_result *res)
 {
-   struct vagx_usc_program *p = t_build(src);
+   struct vagx_usc_decoded *p = t_build(src);
    if (!p)
       return VAGX_USC_ILLEGAL_INSTRUCTION;
    struct vagx_usc *usc = vagx_usc_create();
