@@ -61,6 +61,16 @@ static bool ensure_workers(struct vagx_render_device *d, unsigned n)
    return true;
 }
 
+void vagx_render_get_stats(const struct vagx_render_device *dev, struct vagx_render_stats *stats)
+{
+   *stats = dev->stats;
+}
+
+void vagx_render_set_options(struct vagx_render_device *dev, unsigned options)
+{
+   dev->options = options;
+}
+
 void vagx_render_run_serial(void *opaque, unsigned n_items, vagx_render_item_fn fn, void *ctx)
 {
    (void)opaque;
@@ -284,6 +294,7 @@ static void job_free(struct rjob *j)
    free(j->bins);
    free(j->queries);
    free(j->scratch);
+   free(j->bg_tmpl);
    pthread_mutex_destroy(&j->lock);
 }
 
@@ -320,6 +331,7 @@ static bool setup(struct rjob *j)
       j->rt_off[i] = off;
       off += j->rt_bpp[i] * j->samples * R_TS * R_TS;
    }
+   j->tb_used = off;
    if (rj->zs_desc_va) {
       uint32_t t[VAGX_TEXTURE_DWORDS];
       if (!r_read(j, fe, rj->zs_desc_va, t, sizeof(t), VAGX_UNIT_JOB))
@@ -348,6 +360,8 @@ static bool setup(struct rjob *j)
    if (!p)
       return false;
    j->eot = *p;
+   if (!(j->dev->options & VAGX_RENDER_OPT_NO_FAST_TILE))
+      r_fast_setup(j);
    return true;
 }
 
@@ -392,8 +406,12 @@ enum vagx_job_status vagx_render_run(struct vagx_render_device *dev,
       vagx_usc_cache_invalidate(dev->cache);
    j->desc_va = desc_va;
    pthread_mutex_init(&j->lock, NULL);
-   for (unsigned i = 0; i <= env->nworkers; i++)
+   memset(&dev->stats, 0, sizeof(dev->stats));
+   for (unsigned i = 0; i <= env->nworkers; i++) {
       dev->w[i].mem_ctx = r_mem_ctx(j, i);
+      dev->w[i].frag_lanes = 0;
+      dev->w[i].fast_bg = dev->w[i].fast_eot = 0;
+   }
 
    if (setup(j)) {
       r_geometry(j);
@@ -407,6 +425,14 @@ enum vagx_job_status vagx_render_run(struct vagx_render_device *dev,
       if (!r_stop(j))
          finish(j);
    }
+   for (unsigned i = 0; i <= env->nworkers; i++) {
+      dev->stats.fragment_lanes += dev->w[i].frag_lanes;
+      dev->stats.fast_bg_tiles += dev->w[i].fast_bg;
+      dev->stats.fast_eot_tiles += dev->w[i].fast_eot;
+   }
+   if (j->bins)
+      for (unsigned i = 0; i < j->tiles_x * j->tiles_y; i++)
+         dev->stats.bin_entries += j->bins[i].n;
    enum vagx_job_status st = VAGX_JOB_STATUS_OK;
    if (atomic_load(&j->failed)) {
       *fault = j->fault;

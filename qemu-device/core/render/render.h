@@ -75,6 +75,23 @@ enum vagx_job_status vagx_render_run(struct vagx_render_device *dev,
                                      const struct vagx_render_env *env, uint64_t desc_va,
                                      struct vagx_render_fault *fault);
 
+/* Counters of the last job run on the device (tests, benchmarks). */
+struct vagx_render_stats {
+   uint64_t fragment_lanes;   /* non-helper lanes handed to fragment shaders */
+   uint64_t bin_entries;      /* primitive references stored in tile bins */
+   uint64_t fast_bg_tiles;    /* tiles whose background program was a constant fill */
+   uint64_t fast_eot_tiles;   /* tiles whose end-of-tile program was a row copy */
+};
+void vagx_render_get_stats(const struct vagx_render_device *dev, struct vagx_render_stats *stats);
+
+/* Device options; the defaults (0) are what the device implements.  The
+ * switches exist so tests can check that an optimisation changes no image. */
+enum {
+   VAGX_RENDER_OPT_BBOX_BINNING = 1u << 0,  /* bin triangles by bounding box only */
+   VAGX_RENDER_OPT_NO_FAST_TILE = 1u << 1,  /* always interpret background/end-of-tile programs */
+};
+void vagx_render_set_options(struct vagx_render_device *dev, unsigned options);
+
 /* Trivial serial implementation of env->run (for tests). */
 void vagx_render_run_serial(void *opaque, unsigned n_items, vagx_render_item_fn fn, void *ctx);
 

@@ -303,6 +303,26 @@ static void put_tri(struct rprim *p, unsigned k, int64_t x0, int64_t y0, int64_t
    memcpy(p->vy[k], y, sizeof(y));
 }
 
+/* Can triangle t of p cover a sample inside the pixel squares of
+ * [x0, x1) x [y0, y1)?  Conservative: the rectangle is outside an edge only
+ * when the edge function is negative at the rectangle corner where it is
+ * largest (edge functions are exact 64-bit integers in 1/256 pixel). */
+static bool tri_meets_rect(const struct rprim *p, unsigned t, int64_t x0, int64_t y0, int64_t x1,
+                           int64_t y1)
+{
+   const int64_t *x = p->vx[t], *y = p->vy[t];
+   const int64_t X0 = x0 * R_SUBPIX, Y0 = y0 * R_SUBPIX, X1 = x1 * R_SUBPIX, Y1 = y1 * R_SUBPIX;
+   for (unsigned i = 0; i < 3; i++) {
+      const unsigned k = (i + 1) % 3;
+      const int64_t dx = x[k] - x[i], dy = y[k] - y[i];
+      /* e(px, py) = dx * (py - y[i]) - dy * (px - x[i]) (positive inside) */
+      const int64_t px = dy < 0 ? X1 : X0, py = dx > 0 ? Y1 : Y0;
+      if (dx * (py - y[i]) - dy * (px - x[i]) < 0)
+         return false;
+   }
+   return true;
+}
+
 static void bin_prim(struct rjob *j, uint32_t id)
 {
    struct rprim *p = &j->prims[id];
@@ -340,8 +360,21 @@ static void bin_prim(struct rjob *j, uint32_t id)
       return;
    }
    p->bx0 = (int32_t)x0; p->by0 = (int32_t)y0; p->bx1 = (int32_t)x1; p->by1 = (int32_t)y1;
+   /* per-tile edge test for triangles whose bbox spans several tiles */
+   const bool edges = p->kind == R_PRIM_TRI && !(j->dev->options & VAGX_RENDER_OPT_BBOX_BINNING) &&
+                      ((x0 >> 5) != ((x1 - 1) >> 5) || (y0 >> 5) != ((y1 - 1) >> 5));
    for (int64_t ty = y0 >> 5; ty <= (y1 - 1) >> 5; ty++)
       for (int64_t tx = x0 >> 5; tx <= (x1 - 1) >> 5; tx++) {
+         if (edges) {
+            const int64_t rx0 = tx * R_TS > x0 ? tx * R_TS : x0, ry0 = ty * R_TS > y0 ? ty * R_TS : y0;
+            const int64_t rx1 = (tx + 1) * R_TS < x1 ? (tx + 1) * R_TS : x1;
+            const int64_t ry1 = (ty + 1) * R_TS < y1 ? (ty + 1) * R_TS : y1;
+            bool hit = false;
+            for (unsigned t = 0; t < p->ntri && !hit; t++)
+               hit = tri_meets_rect(p, t, rx0, ry0, rx1, ry1);
+            if (!hit)
+               continue;
+         }
          struct rlist *b = &j->bins[ty * j->tiles_x + tx];
          if (b->n == b->cap) {
             uint32_t cap = b->cap ? 2 * b->cap : 16;
@@ -630,8 +663,17 @@ void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
       return;
    }
    double *A = sc, *B = sc + (size_t)st * maxv;
-   for (unsigned i = 0; i < nv; i++)
+   /* A primitive with a NaN or infinite position or clip distance is dropped
+    * (render.md): clipping cannot place it, and snapping it is undefined. */
+   for (unsigned i = 0; i < nv; i++) {
+      for (unsigned k = 0; k < 4; k++)
+         if (!isfinite(v[i][k]))
+            return;
+      for (unsigned k = 0; k < l.ncd; k++)
+         if (!isfinite(v[i][l.cd_word + k]))
+            return;
       load_vertex(&l, v[i], A + (size_t)i * st);
+   }
    const float *prov = v[provoking];
    const double pw = prov[3];
    const double piw = 1.0 / pw;

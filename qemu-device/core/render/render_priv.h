@@ -21,7 +21,7 @@ struct rjob;
 /* A program bound to a stage, with its uniforms read at bind time. */
 struct rprog {
    struct vagx_usc_program desc;
-   const struct vagx_usc_program *prog;
+   const struct vagx_usc_decoded *prog;
    uint32_t *uniforms;
 };
 
@@ -85,6 +85,22 @@ struct rlist {
    uint32_t n, cap;
 };
 
+
+/* Fast paths for the background / end-of-tile programs drivers emit for a
+ * colour clear and a tile store (render_tile.c: r_fast_setup).  Exact: every
+ * pixel that can be observed ends up as the interpreter would leave it. */
+#define R_FAST_MAX 32
+struct rfast_bg_st {          /* st_tile of a pixel-invariant value */
+   uint8_t rt, s;
+   uint8_t bytes[16];         /* the value packed in rt_format[rt] */
+};
+struct rfast_eot_st {         /* ld_tile.rt #s -> img_st.i (pix_x, pix_y), #0 */
+   uint8_t rt, s, img;
+   uint32_t raw[VAGX_PBE_DWORDS]; /* descriptor seen at setup (re-checked per tile) */
+   struct vagx_pbe pbe;
+   struct vagx_layout l;
+};
+
 struct rquery {
    uint64_t result_va;
    enum vagx_query_type type;
@@ -98,12 +114,16 @@ struct rworker {
    uint8_t *tb;               /* tile buffer: rt x sample x 32x32 x 16 B */
    float *depth;              /* 32x32 x samples */
    uint8_t *stencil;
+   uint64_t frag_lanes;       /* statistics of the current job */
+   uint64_t fast_bg, fast_eot;
 };
 
 struct vagx_render_device {
    struct vagx_usc_cache *cache;
    struct rworker *w;
    unsigned nw;
+   unsigned options;          /* VAGX_RENDER_OPT_* */
+   struct vagx_render_stats stats;
 };
 
 struct rjob {
@@ -122,6 +142,14 @@ struct rjob {
 
    /* results of the geometry phase */
    struct rprog bg, eot;
+   size_t tb_used;            /* bytes of a worker's tile buffer the job uses */
+   bool bg_fast, bg_covers;   /* bg is invariant stores; they write every used plane */
+   unsigned nbg_st;
+   struct rfast_bg_st bg_st[R_FAST_MAX];
+   uint8_t *bg_tmpl;          /* bg_fast: the tile buffer after the background program */
+   bool eot_fast;             /* eot is whole-tile copies to linear PBEs */
+   unsigned neot_st;
+   struct rfast_eot_st eot_st[R_FAST_MAX];
    struct rprog **progs; unsigned nprogs, cap_progs;
    struct rdraw *draws; unsigned ndraws, cap_draws;
    struct rprim *prims; uint32_t nprims, cap_prims;
@@ -168,6 +196,7 @@ int64_t r_line_row(const struct rline *l, int64_t M);
 
 /* ---- tiles (render_tile.c) ---- */
 void r_tile(void *ctx, unsigned item, unsigned worker);
+void r_fast_setup(struct rjob *j);
 
 /* ---- formats & textures (render_tex.c) ---- */
 void r_fmt_unpack(enum vagx_format f, const uint8_t *p, uint32_t out[4]);

@@ -72,9 +72,11 @@ static uint32_t float_to_uf(float f, unsigned mbits)
    return e << mbits | m;
 }
 
+/* In double, rounded once: within 1 ulp of the exact curve. */
 static float srgb_to_linear(float c)
 {
-   return c <= 0.04045f ? c / 12.92f : powf((c + 0.055f) / 1.055f, 2.4f);
+   const double d = c;
+   return (float)(d <= 0.04045 ? d / 12.92 : pow((d + 0.055) / 1.055, 2.4));
 }
 
 static float linear_to_srgb(float c)
@@ -83,7 +85,8 @@ static float linear_to_srgb(float c)
       return 0;
    if (c >= 1)
       return 1;
-   return c < 0.0031308f ? c * 12.92f : 1.055f * powf(c, 1.0f / 2.4f) - 0.055f;
+   const double d = c;
+   return (float)(d < 0.0031308 ? d * 12.92 : 1.055 * pow(d, 1.0 / 2.4) - 0.055);
 }
 
 static uint32_t unorm_enc(float v, unsigned bits)
@@ -408,6 +411,23 @@ static int wrap(int i, int size, enum vagx_wrap w, bool *border)
    }
 }
 
+/* floor() as an int, saturated so that wild coordinates (huge, inf, NaN)
+ * stay defined; any value this far out is outside every level anyway. */
+static int floor_i(double x)
+{
+   if (!(x > -1e9))
+      return -1000000000;
+   if (x > 1e9)
+      return 1000000000;
+   return (int)floor(x);
+}
+
+static void border_texel(const struct vagx_sampler *s, float out[4])
+{
+   for (unsigned i = 0; i < 4; i++)
+      out[i] = s->border_int ? (float)s->border_color[i] : r_f(s->border_color[i]);
+}
+
 static bool fetch_wrapped(struct rtexctx *c, const struct tview *v, const struct vagx_sampler *s,
                           unsigned level, unsigned layer, int x, int y, float out[4])
 {
@@ -417,8 +437,7 @@ static bool fetch_wrapped(struct rtexctx *c, const struct tview *v, const struct
    y = wrap(y, (int)lv->height_px, s->wrap_t, &border);
    uint32_t t[4];
    if (border) {
-      for (unsigned i = 0; i < 4; i++)
-         out[i] = s->border_int ? (float)s->border_color[i] : r_f(s->border_color[i]);
+      border_texel(s, out);
       return true;
    }
    if (!texel(c, v, level, layer, x, y, 0, t))
@@ -439,10 +458,10 @@ static bool sample_level(struct rtexctx *c, const struct tview *v, const struct 
    if (v->t.dimension == VAGX_DIMENSION_1D || v->t.dimension == VAGX_DIMENSION_1D_ARRAY)
       y = 0.5;
    if (!lin)
-      return fetch_wrapped(c, v, s, level, layer, (int)floor(x), (int)floor(y), out);
+      return fetch_wrapped(c, v, s, level, layer, floor_i(x), floor_i(y), out);
    x -= 0.5;
    y -= 0.5;
-   int x0 = (int)floor(x), y0 = (int)floor(y);
+   int x0 = floor_i(x), y0 = floor_i(y);
    double fx = x - x0, fy = y - y0;
    float q[4][4];
    for (unsigned i = 0; i < 4; i++)
@@ -451,6 +470,29 @@ static bool sample_level(struct rtexctx *c, const struct tview *v, const struct 
    for (unsigned k = 0; k < 4; k++)
       out[k] = (float)((q[0][k] * (1 - fx) + q[1][k] * fx) * (1 - fy) +
                        (q[2][k] * (1 - fx) + q[3][k] * fx) * fy);
+   return true;
+}
+
+/* 3D: the slice(s) at normalised r of `level` (wrap_r), bilinear inside a
+ * slice; LINEAR also blends the two nearest slices (trilinear). */
+static bool sample_volume(struct rtexctx *c, const struct tview *v, const struct vagx_sampler *s,
+                          unsigned level, double u, double t, double r, bool lin, float out[4])
+{
+   const int dz = (int)vagx_layout_level_depth(&v->l, level);
+   const double z = s->unnormalized ? r : r * dz;
+   int z0 = lin ? floor_i(z - 0.5) : floor_i(z);
+   const double fz = lin ? (z - 0.5) - z0 : 0;
+   float q[2][4];
+   for (unsigned i = 0; i < (lin ? 2u : 1u); i++) {
+      bool border = false;
+      int zi = wrap(z0 + (int)i, dz, s->wrap_r, &border);
+      if (border)
+         border_texel(s, q[i]);
+      else if (!sample_level(c, v, s, level, (unsigned)zi, u, t, lin, q[i]))
+         return false;
+   }
+   for (unsigned k = 0; k < 4; k++)
+      out[k] = lin ? (float)(q[0][k] * (1 - fz) + q[1][k] * fz) : q[0][k];
    return true;
 }
 
@@ -594,11 +636,14 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
             u = cu;
             t = cv;
             layer = face;
-            if (array)
-               layer += 6 * (unsigned)fmax(0, nearbyint(r_f(call->regs[r0 + 3][l])));
+            if (array) {
+               /* GL: cube = clamp(floor(a + 1/2), 0, cubes - 1) */
+               const int cubes = (int)v.t.depth / 6, a = floor_i(r_f(call->regs[r0 + 3][l]) + 0.5);
+               layer += 6 * (unsigned)(a < 0 ? 0 : a > cubes - 1 ? cubes - 1 : a);
+            }
          } else if (array) {
-            double a = nearbyint(r_f(call->regs[r0 + nc - 1][l]));
-            double mx = (double)v.t.depth - 1;
+            /* GL 8.14.2: layer = clamp(floor(a + 1/2), 0, layers - 1) */
+            const int a = floor_i(r_f(call->regs[r0 + nc - 1][l]) + 0.5), mx = (int)v.t.depth - 1;
             layer = (unsigned)(a < 0 ? 0 : a > mx ? mx : a);
          }
          double w3 = dim == VAGX_DIM__3D ? r_f(call->regs[r0 + 2][l]) : 0;
@@ -653,18 +698,13 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
             }
          }
          float a[4], b[4];
-         unsigned lay0 = layer, lay1 = layer;
-         if (dim == VAGX_DIM__3D) {
-            /* 3D: nearest slice per level (trilinear in z not implemented) */
-            unsigned dz0 = vagx_layout_level_depth(&v.l, l0), dz1 = vagx_layout_level_depth(&v.l, l1);
-            bool bd = false;
-            lay0 = (unsigned)wrap((int)floor(w3 * dz0), (int)dz0, s.wrap_r, &bd);
-            lay1 = (unsigned)wrap((int)floor(w3 * dz1), (int)dz1, s.wrap_r, &bd);
-         }
-         if (!sample_level(c, &v, &s, l0, lay0, u, t, lin, a))
+         const bool vol = dim == VAGX_DIM__3D;
+         if (vol ? !sample_volume(c, &v, &s, l0, u, t, w3, lin, a)
+                 : !sample_level(c, &v, &s, l0, layer, u, t, lin, a))
             return VAGX_USC_FAULT;
          if (l1 != l0 && mf > 0) {
-            if (!sample_level(c, &v, &s, l1, lay1, u, t, lin, b))
+            if (vol ? !sample_volume(c, &v, &s, l1, u, t, w3, lin, b)
+                    : !sample_level(c, &v, &s, l1, layer, u, t, lin, b))
                return VAGX_USC_FAULT;
             for (unsigned k = 0; k < 4; k++)
                a[k] = (float)(a[k] * (1 - mf) + b[k] * mf);

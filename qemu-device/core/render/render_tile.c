@@ -4,6 +4,7 @@
  * occlusion counting), fragment shaders (coefficient registers, tile-buffer
  * access), end-of-tile program, depth/stencil store. */
 #include <math.h>
+#include <stddef.h>
 
 #include "render_priv.h"
 
@@ -25,7 +26,16 @@ struct tctx {
    uint32_t cov[32];             /* per lane sample coverage (after tests) */
    uint32_t helper;              /* lanes that are helpers */
    int px[32], py[32];
-   uint32_t last_exec;           /* exec of the last hook call (discard tracking) */
+   uint32_t killed;              /* lanes the last shader run discarded */
+   bool zs_pending;              /* tile depth/stencil not yet set to the clear values */
+   /* late depth/stencil: st_tile writes are staged per rt/sample/lane */
+   bool late;
+   uint32_t staged[VAGX_MAX_RENDER_TARGETS][VAGX_MAX_SAMPLES];
+   uint32_t zout_mask, sout_mask; /* lanes that executed st_zs.depth/.stencil */
+   float zout[32];
+   uint8_t sout[32];
+   /* last: not cleared per tile (only read where `staged` says it was written) */
+   uint8_t stage_buf[VAGX_MAX_RENDER_TARGETS][VAGX_MAX_SAMPLES][32][16];
 };
 
 static inline uint8_t *tb_at(struct tctx *c, unsigned rt, unsigned s, int lx, int ly)
@@ -51,7 +61,6 @@ static enum vagx_usc_status frag_exec(void *ctx, struct vagx_usc_gfx_call *call)
    struct tctx *c = ctx;
    struct rjob *j = c->j;
    const struct vagx_instr *I = call->instr;
-   c->last_exec = call->exec;
    switch (I->op) {
    case VAGX_OP_ITER:
    case VAGX_OP_LDCF: {
@@ -112,13 +121,20 @@ static enum vagx_usc_status frag_exec(void *ctx, struct vagx_usc_gfx_call *call)
             continue;
          }
          uint8_t *p = tb_at(c, rt, s, lx, ly);
+         if (c->stage == ST_FRAG && c->late && (!st || !(c->helper >> l & 1)) &&
+             (st || (c->staged[rt][s] >> l & 1)))
+            p = c->stage_buf[rt][s][l];  /* written by this invocation, not yet tested */
          if (st) {
             if ((c->helper >> l & 1) || !(c->cov[l] >> s & 1))
                continue;
+            if (c->stage == ST_FRAG && c->late)
+               c->staged[rt][s] |= 1u << l;
             uint32_t v[4];
             for (unsigned k = 0; k < 4; k++)
                v[k] = call->regs[I->src[0].idx + k][l];
-            r_fmt_pack(j->rj.rt_format[rt], v, p, false);
+            /* the tile buffer holds the format's encoding: SRGB targets
+             * store sRGB (ld_tile decodes), as GL blending expects */
+            r_fmt_pack(j->rj.rt_format[rt], v, p, true);
          } else {
             uint32_t v[4];
             r_fmt_unpack(j->rj.rt_format[rt], p, v);
@@ -128,6 +144,22 @@ static enum vagx_usc_status frag_exec(void *ctx, struct vagx_usc_gfx_call *call)
       }
       return VAGX_USC_OK;
    }
+   case VAGX_OP_ST_ZS:
+      if (c->stage != ST_FRAG)
+         return VAGX_USC_ILLEGAL_INSTRUCTION;
+      for (unsigned l = 0; l < 32; l++) {
+         if (!(call->exec >> l & 1) || (c->helper >> l & 1))
+            continue;
+         if (I->mod & 1) {
+            c->zout[l] = r_f(call->src[0][l]);
+            c->zout_mask |= 1u << l;
+         }
+         if (I->mod & 2) {
+            c->sout[l] = (uint8_t)call->src[1][l];
+            c->sout_mask |= 1u << l;
+         }
+      }
+      return VAGX_USC_OK;
    case VAGX_OP_TEX: {
       struct rtexctx t = {j, c->worker, c->p, c->stage == ST_FRAG};
       return r_tex_exec(&t, call);
@@ -163,12 +195,12 @@ static bool run_prog(struct tctx *c, uint32_t exec, uint32_t sr[][32])
    r_usc_env(c->j, c->worker, c->p, &env, &frag_ops, c);
    struct vagx_usc_result res;
    memset(&res, 0, sizeof(res));
-   c->last_exec = exec;
    if (vagx_usc_run_simd(c->w->usc, c->p->prog, &env, (const uint32_t(*)[32])sr, exec, &res) !=
        VAGX_USC_OK) {
       r_usc_fail(c->j, c->worker, &res, c->p);
       return false;
    }
+   c->killed = res.killed;
    return true;
 }
 
@@ -298,6 +330,105 @@ static double frag_depth(const struct rdraw *d, const struct rprim *p, double x,
    return (float)z;
 }
 
+/* Stencil test, depth test and their updates for one sample (GL 4.6 17.3.5,
+ * 17.3.6).  `z` is the fragment depth, `sref` the stencil reference. */
+static bool zs_test(const struct vagx_cmd_depth_stencil *ds, const struct vagx_stencil_face *sf,
+                    uint8_t *sp, float *dp, double z, uint8_t sref)
+{
+   struct vagx_stencil_face f = *sf;
+   f.ref = sref;
+   if (ds->stencil_test &&
+       !cmpf(f.func, (double)(f.ref & f.read_mask), (double)(*sp & f.read_mask))) {
+      stencil_write(&f, sp, f.fail_op);
+      return false;
+   }
+   if (ds->depth_test && !cmpf(ds->depth_func, z, *dp)) {
+      if (ds->stencil_test)
+         stencil_write(&f, sp, f.zfail_op);
+      return false;
+   }
+   if (ds->stencil_test)
+      stencil_write(&f, sp, f.zpass_op);
+   if (ds->depth_test && ds->depth_write)
+      *dp = (float)z;
+   return true;
+}
+
+/* Late depth/stencil (after the shader) for the lanes in `alive` and the
+ * samples in c->cov: the depth from st_zs.depth (clamped to the viewport's
+ * depth range) or the interpolated one, the reference from st_zs.stencil or
+ * the state; staged tile-buffer writes of passing samples are committed. */
+static uint64_t late_tests(struct tctx *c, int bx, int by, uint32_t alive, const double (*zs)[4])
+{
+   struct rjob *j = c->j;
+   const struct rdraw *d = c->d;
+   const struct vagx_cmd_depth_stencil *ds = &d->ds;
+   const struct vagx_stencil_face *sf = c->prim->front ? &ds->front : &ds->back;
+   const double lo = fmin(d->vp.min_depth, d->vp.max_depth), hi = fmax(d->vp.min_depth, d->vp.max_depth);
+   uint64_t passed = 0;
+   for (unsigned l = 0; l < 32; l++) {
+      if (!(alive >> l & 1))
+         continue;
+      int x, y;
+      lane_xy(l, &x, &y);
+      for (unsigned s = 0; s < j->samples; s++) {
+         if (!(c->cov[l] >> s & 1))
+            continue;
+         const size_t zi = (size_t)s * R_TS * R_TS + (size_t)(by + y) * R_TS + (size_t)(bx + x);
+         double z = zs[l][s];
+         if (d->fp.writes_depth && (c->zout_mask >> l & 1)) {
+            z = c->zout[l];
+            z = !(z >= lo) ? lo : z > hi ? hi : z;   /* NaN: the near end */
+            z = (float)z;
+         }
+         uint8_t ref = (uint8_t)sf->ref;
+         if (d->fp.writes_stencil && (c->sout_mask >> l & 1))
+            ref = c->sout[l];
+         if (!zs_test(ds, sf, &c->w->stencil[zi], &c->w->depth[zi], z, ref))
+            continue;
+         passed++;
+         for (unsigned rt = 0; rt < j->rj.rt_count; rt++)
+            if (c->staged[rt][s] >> l & 1)
+               memcpy(tb_at(c, rt, s, c->px[l] - c->tx0, c->py[l] - c->ty0), c->stage_buf[rt][s][l],
+                      j->rt_bpp[rt]);
+      }
+   }
+   return passed;
+}
+
+/* Runs the fragment shader on exec (live = non-helper lanes); *alive gets
+ * the lanes that survived (not discarded).  False on failure. */
+static bool shade(struct tctx *c, uint32_t exec, uint32_t live, uint32_t sr[][32], uint32_t *alive)
+{
+   c->helper = exec & ~live;
+   for (unsigned l = 0; l < 32; l++)
+      sr[VAGX_SR_HELPER][l] = (c->helper >> l & 1) ? ~0u : 0;
+   if (c->late) {
+      memset(c->staged, 0, sizeof(c->staged));
+      c->zout_mask = c->sout_mask = 0;
+   }
+   c->w->frag_lanes += (uint64_t)__builtin_popcount(live);
+   if (!run_prog(c, exec, sr))
+      return false;
+   *alive = live & ~c->killed;
+   return true;
+}
+
+/* Sets the tile's depth/stencil to the job's clear values if still pending. */
+static void zs_clear(struct tctx *c)
+{
+   if (!c->zs_pending)
+      return;
+   c->zs_pending = false;
+   const struct vagx_render_job *rj = &c->j->rj;
+   const size_t n = (size_t)c->j->samples * R_TS * R_TS;
+   float *d = c->w->depth;
+   d[0] = rj->clear_depth;
+   for (size_t done = 1; done < n; done *= 2)
+      memcpy(d + done, d, (done * 2 <= n ? done : n - done) * sizeof(*d));
+   memset(c->w->stencil, (uint8_t)rj->clear_stencil, n);
+}
+
 static void do_prim(struct tctx *c, const struct rprim *p)
 {
    struct rjob *j = c->j;
@@ -315,7 +446,15 @@ static void do_prim(struct tctx *c, const struct rprim *p)
    c->cf = &j->cfs[p->cf];
    const struct vagx_cmd_depth_stencil *ds = &d->ds;
    const struct vagx_stencil_face *sf = p->front ? &ds->front : &ds->back;
-   const bool defer = d->fp.discards;
+   /* Tests run after the shader when it can change their inputs or outcome
+    * (depth/stencil output, discard) unless early tests are forced; tile
+    * writes are then staged until the tests pass.  With discard only, a
+    * failing depth test (no stencil) can be taken early: nothing depends on
+    * whether such a fragment would have been discarded. */
+   if (ds->depth_test || ds->stencil_test)
+      zs_clear(c);
+   c->late = !d->fp.early_tests && (d->fp.writes_depth || d->fp.writes_stencil || d->fp.discards);
+   const bool precull = c->late && !d->fp.writes_depth && !ds->stencil_test && ds->depth_test;
    struct rquery *q = d->query >= 0 ? &j->queries[d->query] : NULL;
    uint64_t passed = 0;
    uint32_t sr[VAGX_SR_COUNT][32];
@@ -324,6 +463,12 @@ static void do_prim(struct tctx *c, const struct rprim *p)
    double spx[4], spy[4];
    for (unsigned s = 0; s < ns; s++)
       sample_pos(j, d, s, &spx[s], &spy[s]);
+   for (unsigned l = 0; l < 32; l++) {
+      sr[VAGX_SR_LANE_ID][l] = l;
+      sr[VAGX_SR_FRONT_FACE][l] = p->front ? ~0u : 0;
+      for (unsigned k = 0; k < 4; k++)
+         sr[VAGX_SR_BLEND_R + k][l] = r_u(d->blend[k]);
+   }
 
    const bool is_line = p->kind == R_PRIM_LINE;
    const uint32_t all = (1u << ns) - 1;
@@ -353,35 +498,25 @@ static void do_prim(struct tctx *c, const struct rprim *p)
                   m |= 1u << s;
             }
             m &= d->rs.sample_mask;
-            /* early depth/stencil */
             const int lx = bx + x, ly = by + y;
             for (unsigned s = 0; s < ns; s++) {
                if (!(m >> s & 1))
                   continue;
                const size_t zi = (size_t)s * R_TS * R_TS + (size_t)ly * R_TS + (size_t)lx;
-               uint8_t *sp = &c->w->stencil[zi];
                float *dp = &c->w->depth[zi];
                double z = frag_depth(d, p, gx + spx[s], gy + spy[s]);
                zs[l][s] = z;
-               if (ds->stencil_test &&
-                   !cmpf(sf->func, (double)(sf->ref & sf->read_mask), (double)(*sp & sf->read_mask))) {
-                  stencil_write(sf, sp, sf->fail_op);
+               if (c->late) {
+                  if (precull && !cmpf(ds->depth_func, z, *dp))
+                     m &= ~(1u << s);
+                  continue;
+               }
+               /* early depth/stencil with immediate updates */
+               if (!zs_test(ds, sf, &c->w->stencil[zi], dp, z, (uint8_t)sf->ref)) {
                   m &= ~(1u << s);
                   continue;
                }
-               if (ds->depth_test && !cmpf(ds->depth_func, z, *dp)) {
-                  if (ds->stencil_test)
-                     stencil_write(sf, sp, sf->zfail_op);
-                  m &= ~(1u << s);
-                  continue;
-               }
-               if (!defer) {
-                  if (ds->stencil_test)
-                     stencil_write(sf, sp, sf->zpass_op);
-                  if (ds->depth_test && ds->depth_write)
-                     *dp = (float)z;
-                  passed++;
-               }
+               passed++;
             }
             c->cov[l] = m;
             if (m)
@@ -393,21 +528,15 @@ static void do_prim(struct tctx *c, const struct rprim *p)
          for (unsigned qd = 0; qd < 8; qd++)
             if (live >> (qd * 4) & 0xf)
                exec |= 0xfu << (qd * 4);
-         c->helper = exec & ~live;
          for (unsigned l = 0; l < 32; l++) {
-            sr[VAGX_SR_LANE_ID][l] = l;
             sr[VAGX_SR_PIX_X][l] = (uint32_t)c->px[l];
             sr[VAGX_SR_PIX_Y][l] = (uint32_t)c->py[l];
             sr[VAGX_SR_SAMPLE_MASK][l] = c->cov[l];
-            sr[VAGX_SR_FRONT_FACE][l] = p->front ? ~0u : 0;
-            sr[VAGX_SR_HELPER][l] = (c->helper >> l & 1) ? ~0u : 0;
             sr[VAGX_SR_SAMPLE_ID][l] = 0;
          }
-         uint32_t alive = live;
          if (d->fp.per_sample && ns == 4) {
             uint32_t full[32];
             memcpy(full, c->cov, sizeof(full));
-            uint32_t alive_s = 0;
             for (unsigned s = 0; s < 4; s++) {
                uint32_t e = 0, lv = 0;
                for (unsigned l = 0; l < 32; l++) {
@@ -422,39 +551,19 @@ static void do_prim(struct tctx *c, const struct rprim *p)
                      e |= 0xfu << (qd * 4);
                if (!e)
                   continue;
-               c->helper = e & ~lv;
-               for (unsigned l = 0; l < 32; l++)
-                  sr[VAGX_SR_HELPER][l] = (c->helper >> l & 1) ? ~0u : 0;
-               if (!run_prog(c, e, sr))
+               uint32_t alive;
+               if (!shade(c, e, lv, sr, &alive))
                   return;
-               alive_s |= lv & c->last_exec;
+               if (c->late)
+                  passed += late_tests(c, bx, by, alive, (const double(*)[4])zs);
             }
             memcpy(c->cov, full, sizeof(full));
-            alive = alive_s;
          } else {
-            if (!run_prog(c, exec, sr))
+            uint32_t alive;
+            if (!shade(c, exec, live, sr, &alive))
                return;
-            alive = live & c->last_exec;
-         }
-         if (defer) {
-            /* depth/stencil writes of surviving fragments (see report: the
-             * interpreter does not return its discard mask) */
-            for (unsigned l = 0; l < 32; l++) {
-               if (!(alive >> l & 1))
-                  continue;
-               int x, y;
-               lane_xy(l, &x, &y);
-               for (unsigned s = 0; s < ns; s++) {
-                  if (!(c->cov[l] >> s & 1))
-                     continue;
-                  const size_t zi = (size_t)s * R_TS * R_TS + (size_t)(by + y) * R_TS + (size_t)(bx + x);
-                  if (ds->stencil_test)
-                     stencil_write(sf, &c->w->stencil[zi], sf->zpass_op);
-                  if (ds->depth_test && ds->depth_write)
-                     c->w->depth[zi] = (float)zs[l][s];
-                  passed++;
-               }
-            }
+            if (c->late)
+               passed += late_tests(c, bx, by, alive, (const double(*)[4])zs);
          }
          if (r_stop(j))
             return;
@@ -463,21 +572,20 @@ static void do_prim(struct tctx *c, const struct rprim *p)
       atomic_fetch_add(&q->count, passed);
 }
 
-/* Depth/stencil load (store = false) or store of the tile. */
+/* Depth/stencil load (store = false) or store of the tile.  Without a load
+ * the clear is deferred until a primitive tests depth/stencil or the tile
+ * stores them: most clears of colour-only passes never touch them. */
 static bool zs_io(struct tctx *c, bool store)
 {
    struct rjob *j = c->j;
    const struct vagx_render_job *rj = &j->rj;
    const bool dl = store ? rj->depth_store : rj->depth_load;
    const bool sl = store ? rj->stencil_store : rj->stencil_load;
-   if (!store) {
-      for (size_t i = 0; i < (size_t)j->samples * R_TS * R_TS; i++) {
-         c->w->depth[i] = rj->clear_depth;
-         c->w->stencil[i] = (uint8_t)rj->clear_stencil;
-      }
-   }
+   if (!store)
+      c->zs_pending = true;
    if (!j->have_zs || (!dl && !sl))
       return true;
+   zs_clear(c);
    const enum vagx_format f = j->zs.format;
    const bool has_d = vagx_format_depth(f), has_s = vagx_format_stencil(f);
    const struct vagx_layout *l = &j->zs_layout;
@@ -521,6 +629,305 @@ static bool zs_io(struct tctx *c, bool store)
    return true;
 }
 
+/* ------------------------------------------- background/end-of-tile fast paths -- */
+
+/* Reads guest memory without recording a fault (a failed peek only turns a
+ * fast path off; the interpreter then reports the error as usual). */
+static bool peek(struct rjob *j, unsigned worker, uint64_t va, void *dst, size_t len)
+{
+   uint64_t span = 0;
+   const void *p = j->env->mem->translate(j->dev->w[worker].mem_ctx, va, (uint32_t)len,
+                                          VAGX_USC_ACC_READ, &span);
+   if (!p || span < len)
+      return false;
+   memcpy(dst, p, len);
+   return true;
+}
+
+/* Decodes a straight-line program (at most `max` instructions before END);
+ * 0 if it is longer or does not decode. */
+static unsigned fast_decode(struct rjob *j, const struct rprog *p, struct vagx_instr *ins,
+                            unsigned max)
+{
+   uint64_t words[64];
+   size_t n = vagx_usc_program_words(p->prog);
+   if (n > 64)
+      n = 64;
+   if (!n || !peek(j, j->env->nworkers, p->desc.code_va, words, n * 8))
+      return 0;
+   unsigned k = 0;
+   for (size_t w = 0; w < n && k < max;) {
+      int len = vagx_decode(&words[w], n - w, &ins[k]);
+      if (len <= 0)
+         return 0;
+      w += (size_t)len;
+      if (ins[k++].op == VAGX_OP_END)
+         return k;
+   }
+   return 0;
+}
+
+static bool plain_src(const struct vagx_src *s, enum vagx_file f)
+{
+   return s->file == f && !s->abs && !s->neg;
+}
+
+static bool plain_dst(const struct vagx_instr *I, unsigned gprs, unsigned n)
+{
+   return !I->sat && I->dst_half == VAGX_HALF_FULL && I->dst + n <= gprs;
+}
+
+/* Background program made only of `mov r, u|imm` and `st_tile r, #s`: the
+ * same value lands in every pixel of every tile, so it is packed once here
+ * and each tile fills its planes with it. */
+static void bg_setup(struct rjob *j)
+{
+   struct vagx_instr ins[64];
+   const struct rprog *p = &j->bg;
+   const unsigned n = fast_decode(j, p, ins, 64), gprs = p->desc.gpr_count;
+   uint32_t val[256];
+   bool known[256] = {false};
+   uint32_t covered = 0;        /* bit rt * 4 + s */
+   if (!n)
+      return;
+   for (unsigned i = 0; i < n; i++) {
+      const struct vagx_instr *I = &ins[i];
+      if (I->op == VAGX_OP_END)
+         break;
+      if (I->op == VAGX_OP_MOV && plain_dst(I, gprs, 1) && plain_src(&I->src[0], VAGX_FILE_U)) {
+         const unsigned u = I->src[0].idx;
+         val[I->dst] = u < p->desc.uniform_count ? p->uniforms[u] : 0;
+         known[I->dst] = true;
+      } else if (I->op == VAGX_OP_MOV && plain_dst(I, gprs, 1) &&
+                 plain_src(&I->src[0], VAGX_FILE_IMM)) {
+         val[I->dst] = I->imm[I->src[0].idx & 1];
+         known[I->dst] = true;
+      } else if (I->op == VAGX_OP_ST_TILE && plain_src(&I->src[0], VAGX_FILE_R) &&
+                 plain_src(&I->src[1], VAGX_FILE_IMM) && I->src[0].idx + 4u <= gprs) {
+         const unsigned r = I->src[0].idx, rt = I->mod & 7, smp = I->imm[I->src[1].idx & 1];
+         if (!known[r] || !known[r + 1] || !known[r + 2] || !known[r + 3])
+            return;
+         if (rt >= j->rj.rt_count || smp >= j->samples)
+            continue;           /* ignored by the tile buffer */
+         if (j->nbg_st == R_FAST_MAX)
+            return;
+         struct rfast_bg_st *st = &j->bg_st[j->nbg_st++];
+         st->rt = (uint8_t)rt;
+         st->s = (uint8_t)smp;
+         r_fmt_pack(j->rj.rt_format[rt], &val[r], st->bytes, true);
+         covered |= 1u << (rt * 4 + smp);
+      } else {
+         return;
+      }
+   }
+   uint32_t need = 0;
+   for (unsigned rt = 0; rt < j->rj.rt_count; rt++)
+      need |= ((1u << j->samples) - 1) << (rt * 4);
+   j->bg_covers = (covered & need) == need;
+   j->bg_tmpl = malloc(j->tb_used ? j->tb_used : 1);
+   if (!j->bg_tmpl)
+      return;
+   j->bg_fast = true;
+}
+
+/* Formats whose ld_tile unpack followed by img_st pack gives the same bytes. */
+static bool copy_exact(enum vagx_format f)
+{
+   switch (vagx_format_kind(f)) {
+   case VAGX_FORMAT_KIND_UNORM:
+   case VAGX_FORMAT_KIND_UINT:
+   case VAGX_FORMAT_KIND_SINT:
+      return true;
+   case VAGX_FORMAT_KIND_FLOAT: /* f32 components are raw bits; f16 goes through float */
+      return vagx_format_comps(f) && vagx_format_bytes_per_block(f) / vagx_format_comps(f) == 4;
+   default:
+      return false;   /* SNORM (-128 -> -127), sRGB (round trip), packed floats */
+   }
+}
+
+/* Checks a PBE descriptor for a whole-row copy of render target rt. */
+static bool eot_pbe_ok(struct rjob *j, struct rfast_eot_st *st)
+{
+   const char *err;
+   if (!vagx_pbe_unpack(st->raw, &st->pbe, &err))
+      return false;
+   const struct vagx_pbe *b = &st->pbe;
+   if (b->format != j->rj.rt_format[st->rt] || !copy_exact(b->format) ||
+       b->dimension != VAGX_DIMENSION_2D || b->layout != VAGX_IMAGE_LAYOUT_LINEAR ||
+       b->samples != VAGX_MSAA_1X)
+      return false;
+   struct vagx_texture t;
+   memset(&t, 0, sizeof(t));
+   t.format = b->format;
+   t.dimension = b->dimension;
+   t.layout = b->layout;
+   t.samples = b->samples;
+   t.width = b->width;
+   t.height = b->height;
+   t.depth = b->depth;
+   t.levels = b->levels;
+   t.stride = b->stride;
+   return r_layout_from_texture(&t, &st->l) && b->level < st->l.levels &&
+          st->l.bytes_per_block_B == j->rt_bpp[st->rt];
+}
+
+/* End-of-tile program made only of `mov r, sr.pix_x|pix_y`, `ld_tile.rt r,
+ * #s` and `img_st.i.2d (pix_x, pix_y), <that ld_tile>, #0`: each store is a
+ * row-by-row copy of the render target's plane to a linear image whose
+ * format is the render target's. */
+static void eot_setup(struct rjob *j)
+{
+   enum { UNK = 0, PX, PY, TILE };
+   struct vagx_instr ins[64];
+   const struct rprog *p = &j->eot;
+   const unsigned n = fast_decode(j, p, ins, 64), gprs = p->desc.gpr_count;
+   uint8_t kind[256] = {0};
+   uint16_t what[256];          /* TILE: rt << 8 | s << 4 | component */
+   if (!n)
+      return;
+   for (unsigned i = 0; i < n; i++) {
+      const struct vagx_instr *I = &ins[i];
+      if (I->op == VAGX_OP_END)
+         break;
+      if (I->op == VAGX_OP_MOV && plain_dst(I, gprs, 1) && plain_src(&I->src[0], VAGX_FILE_SR) &&
+          (I->src[0].idx == VAGX_SR_PIX_X || I->src[0].idx == VAGX_SR_PIX_Y)) {
+         kind[I->dst] = I->src[0].idx == VAGX_SR_PIX_X ? PX : PY;
+      } else if (I->op == VAGX_OP_LD_TILE && plain_dst(I, gprs, 4) &&
+                 plain_src(&I->src[0], VAGX_FILE_IMM)) {
+         const unsigned rt = I->mod & 7, smp = I->imm[I->src[0].idx & 1];
+         if (rt >= j->rj.rt_count || smp >= j->samples || smp > 15)
+            return;
+         for (unsigned k = 0; k < 4; k++) {
+            kind[I->dst + k] = TILE;
+            what[I->dst + k] = (uint16_t)(rt << 8 | smp << 4 | k);
+         }
+      } else if (I->op == VAGX_OP_IMG_ST && plain_src(&I->src[0], VAGX_FILE_R) &&
+                 plain_src(&I->src[1], VAGX_FILE_R) && plain_src(&I->src[2], VAGX_FILE_IMM) &&
+                 I->imm[I->src[2].idx & 1] == 0 && ((I->imm[1] >> 16) & 7) == VAGX_DIM__2D &&
+                 !((I->imm[1] >> 19) & 1) && I->src[0].idx + 2u <= gprs &&
+                 I->src[1].idx + 4u <= gprs) {
+         const unsigned c = I->src[0].idx, d = I->src[1].idx, ii = I->imm[1] & 0xff;
+         if (kind[c] != PX || kind[c + 1] != PY || kind[d] != TILE || (what[d] & 15) ||
+             ii >= p->desc.image_count || j->neot_st == R_FAST_MAX)
+            return;
+         for (unsigned k = 1; k < 4; k++)
+            if (kind[d + k] != TILE || what[d + k] != what[d] + k)
+               return;
+         struct rfast_eot_st *st = &j->eot_st[j->neot_st++];
+         st->rt = (uint8_t)(what[d] >> 8);
+         st->s = (uint8_t)((what[d] >> 4) & 15);
+         st->img = (uint8_t)ii;
+         if (!peek(j, j->env->nworkers, p->desc.image_va + ii * 32ull, st->raw, sizeof(st->raw)) ||
+             !eot_pbe_ok(j, st))
+            return;
+      } else {
+         return;
+      }
+   }
+   j->eot_fast = true;
+}
+
+static void fill_plane(uint8_t *dst, const uint8_t *v, unsigned bpp);
+
+void r_fast_setup(struct rjob *j)
+{
+   bg_setup(j);
+   eot_setup(j);
+   if (!j->bg_fast)
+      return;
+   /* the tile buffer every tile starts from (pixels outside the framebuffer
+    * get the value too: nothing can observe them) */
+   if (!j->bg_covers)
+      memset(j->bg_tmpl, 0, j->tb_used);
+   for (unsigned i = 0; i < j->nbg_st; i++) {
+      const struct rfast_bg_st *st = &j->bg_st[i];
+      const unsigned bpp = j->rt_bpp[st->rt];
+      fill_plane(j->bg_tmpl + j->rt_off[st->rt] + (size_t)st->s * R_TS * R_TS * bpp, st->bytes, bpp);
+   }
+}
+
+/* Fills one plane (32x32 pixels of bpp bytes) with a packed value. */
+static void fill_plane(uint8_t *dst, const uint8_t *v, unsigned bpp)
+{
+   const size_t total = (size_t)R_TS * R_TS * bpp;
+   memcpy(dst, v, bpp);
+   for (size_t done = bpp; done < total; done *= 2)
+      memcpy(dst + done, dst, done * 2 <= total ? done : total - done);
+}
+
+
+/* Copies `rows` rows of len bytes; full tile rows (the usual case) with a
+ * constant size so the compiler inlines the copy. */
+static void copy_rows(uint8_t *dst, uint64_t dstride, const uint8_t *src, size_t sstride,
+                      uint32_t len, uint32_t rows)
+{
+#define COPY_ROWS(n)                                                          \
+   for (uint32_t r = 0; r < rows; r++)                                        \
+      memcpy(dst + r * dstride, src + r * sstride, n);                        \
+   return
+   switch (len) {
+   case R_TS * 4: COPY_ROWS(R_TS * 4);
+   case R_TS * 8: COPY_ROWS(R_TS * 8);
+   case R_TS * 16: COPY_ROWS(R_TS * 16);
+   default: COPY_ROWS(len);
+   }
+#undef COPY_ROWS
+}
+
+/* False: use the interpreter (descriptor changed, unmapped or non-contiguous
+ * row); rows already copied are rewritten with the same bytes then.  `tb` is
+ * the tile buffer to store (the worker's, or the background template for a
+ * tile no primitive touched). */
+static bool eot_fast(struct tctx *c, const uint8_t *tb)
+{
+   struct rjob *j = c->j;
+   for (unsigned i = 0; i < j->neot_st; i++) {
+      const struct rfast_eot_st *st = &j->eot_st[i];
+      uint32_t raw[VAGX_PBE_DWORDS];
+      if (!peek(j, c->worker, j->eot.desc.image_va + st->img * 32ull, raw, sizeof(raw)) ||
+          memcmp(raw, st->raw, sizeof(raw)))
+         return false;
+   }
+   for (unsigned i = 0; i < j->neot_st; i++) {
+      const struct rfast_eot_st *st = &j->eot_st[i];
+      const struct vagx_pbe *b = &st->pbe;
+      const struct vagx_layout *l = &st->l;
+      const unsigned bpp = l->bytes_per_block_B;
+      if (b->layer >= l->layers)
+         continue;              /* img_st drops it */
+      uint32_t x1 = (uint32_t)c->tx0 + R_TS, y1 = (uint32_t)c->ty0 + R_TS;
+      x1 = x1 < j->rj.width ? x1 : j->rj.width;
+      x1 = x1 < l->level[b->level].width_px ? x1 : l->level[b->level].width_px;
+      y1 = y1 < j->rj.height ? y1 : j->rj.height;
+      y1 = y1 < l->level[b->level].height_px ? y1 : l->level[b->level].height_px;
+      const uint32_t x0 = (uint32_t)c->tx0, y0 = (uint32_t)c->ty0;
+      if (x0 >= x1 || y0 >= y1)
+         continue;
+      /* linear: a row is contiguous and rows are a constant stride apart */
+      const uint32_t len = (x1 - x0) * bpp;
+      const uint64_t off0 = vagx_layout_offset_B(l, b->level, b->layer, x0, y0);
+      const uint64_t stride = vagx_layout_offset_B(l, b->level, b->layer, x0, y0 + 1) - off0;
+      if (l->tiling != VAGX_TILING_LINEAR ||
+          vagx_layout_offset_B(l, b->level, b->layer, x1 - 1, y0) - off0 != len - bpp)
+         return false;
+      const uint8_t *src = tb + j->rt_off[st->rt] + (size_t)st->s * R_TS * R_TS * bpp;
+      for (uint32_t y = y0; y < y1;) {
+         /* one translation serves every row inside its span */
+         const uint64_t va = b->base_va + off0 + (y - y0) * stride;
+         uint64_t span = 0;
+         uint8_t *host = j->env->mem->translate(c->w->mem_ctx, va, len, VAGX_USC_ACC_WRITE, &span);
+         if (!host || span < len)
+            return false;
+         uint32_t rows = y1 - y;
+         if (stride && (span - len) / stride + 1 < rows)
+            rows = (uint32_t)((span - len) / stride + 1);
+         copy_rows(host, stride, src + (size_t)(y - y0) * R_TS * bpp, (size_t)R_TS * bpp, len, rows);
+         y += rows;
+      }
+   }
+   return true;
+}
+
 void r_tile(void *ctx, unsigned item, unsigned worker)
 {
    struct rjob *j = ctx;
@@ -530,21 +937,38 @@ void r_tile(void *ctx, unsigned item, unsigned worker)
    if (!bin->n && !j->rj.process_empty_tiles)
       return;
    struct tctx c;
-   memset(&c, 0, sizeof(c));
+   memset(&c, 0, offsetof(struct tctx, stage_buf));
    c.j = j;
    c.worker = worker;
    c.w = &j->dev->w[worker];
    c.tx0 = (int)(item % j->tiles_x) * R_TS;
    c.ty0 = (int)(item / j->tiles_x) * R_TS;
-   memset(c.w->tb, 0, (size_t)VAGX_MAX_RENDER_TARGETS * VAGX_MAX_SAMPLES * R_TS * R_TS * 16);
-   if (!run_pixels(&c, &j->bg, ST_BG) || !zs_io(&c, false))
+   /* only the planes of this job's render targets are ever read */
+   if (j->bg_fast) {
+      /* a tile without primitives stores the template itself */
+      if (bin->n || !j->eot_fast)
+         memcpy(c.w->tb, j->bg_tmpl, j->tb_used);
+      c.w->fast_bg++;
+   } else {
+      memset(c.w->tb, 0, j->tb_used);
+      if (!run_pixels(&c, &j->bg, ST_BG))
+         return;
+   }
+   if (!zs_io(&c, false))
       return;
    for (uint32_t i = 0; i < bin->n; i++) {
       do_prim(&c, &j->prims[bin->v[i]]);
       if (r_stop(j))
          return;
    }
-   if (!run_pixels(&c, &j->eot, ST_EOT))
-      return;
+   const bool tmpl = j->bg_fast && !bin->n && j->eot_fast;
+   if (j->eot_fast && eot_fast(&c, tmpl ? j->bg_tmpl : c.w->tb)) {
+      c.w->fast_eot++;
+   } else {
+      if (tmpl)
+         memcpy(c.w->tb, j->bg_tmpl, j->tb_used);
+      if (!run_pixels(&c, &j->eot, ST_EOT))
+         return;
+   }
    zs_io(&c, true);
 }

@@ -147,20 +147,30 @@ struct job_opts {
    enum vagx_format zs_format;
    float clear_depth;
    bool depth_store;
+   bool depth_load, stencil_load, stencil_store;
+   unsigned clear_stencil;
+   enum vagx_format rt_format;   /* INVALID (0): RGBA8_UNORM; also the PBE format */
+   const char *eot;              /* replaces eot_src */
 };
 
 static uint64_t zs_tex_va, zs_base;
+static struct vagx_pbe last_pbe;   /* end-of-tile PBE of the last make_job */
+static uint64_t last_pbe_va;
+static struct vagx_layout zs_layout;
+static unsigned fb_bpp = 4;
 
 /* Builds the render job around the current control stream. */
 static uint64_t make_job(const struct job_opts *o)
 {
    uint64_t cs_va = put(cs, ncs * 4, 16);
    unsigned samples = o->samples ? o->samples : 1;
-   fb_stride = (W * 4 + 15) & ~15u;
+   const enum vagx_format rtf = o->rt_format ? o->rt_format : VAGX_FORMAT_RGBA8_UNORM;
+   fb_bpp = vagx_format_bytes_per_block(rtf);
+   fb_stride = (W * fb_bpp + 15) & ~15u;
    fb_va = alloc(fb_stride * H, 128);
    struct vagx_pbe pbe;
    vagx_pbe_init(&pbe);
-   pbe.format = VAGX_FORMAT_RGBA8_UNORM;
+   pbe.format = rtf;
    pbe.dimension = VAGX_DIMENSION_2D;
    pbe.layout = VAGX_IMAGE_LAYOUT_LINEAR;
    pbe.samples = VAGX_MSAA_1X;
@@ -172,10 +182,12 @@ static uint64_t make_job(const struct job_opts *o)
    pbe.base_va = fb_va;
    uint64_t pbe_va = alloc(32, 32);
    vagx_pbe_pack(ptr(pbe_va), &pbe);
+   last_pbe = pbe;
+   last_pbe_va = pbe_va;
 
    struct prog bg = {.code = assemble(samples == 4 ? bg4_src : bg_src), .nuni = 4};
    memcpy(bg.uni, o->clear, 16);
-   struct prog eot = {.code = assemble(eot_src), .img = pbe_va, .nimg = 1};
+   struct prog eot = {.code = assemble(o->eot ? o->eot : eot_src), .img = pbe_va, .nimg = 1};
 
    struct vagx_render_job rj;
    vagx_render_job_init(&rj);
@@ -187,8 +199,9 @@ static uint64_t make_job(const struct job_opts *o)
    rj.cs_va = cs_va;
    for (unsigned i = 0; i < 8; i++)
       rj.rt_format[i] = VAGX_FORMAT_INVALID;
-   rj.rt_format[0] = VAGX_FORMAT_RGBA8_UNORM;
+   rj.rt_format[0] = rtf;
    rj.clear_depth = o->clear_depth;
+   rj.clear_stencil = o->clear_stencil;
    if (o->zs) {
       struct vagx_texture t;
       vagx_texture_init(&t);
@@ -208,12 +221,16 @@ static uint64_t make_job(const struct job_opts *o)
       l.bytes_per_block_B = vagx_format_bytes_per_block(o->zs_format);
       l.tiling = VAGX_TILING_TWIDDLED;
       vagx_layout_init(&l);
+      zs_layout = l;
       zs_base = alloc(l.size_B, 16384);
       t.base_va = zs_base;
       zs_tex_va = alloc(32, 32);
       vagx_texture_pack(ptr(zs_tex_va), &t);
       rj.zs_desc_va = zs_tex_va;
       rj.depth_store = o->depth_store;
+      rj.depth_load = o->depth_load;
+      rj.stencil_load = o->stencil_load;
+      rj.stencil_store = o->stencil_store;
    }
    to_usc(&bg, &rj.bg_program);
    to_usc(&eot, &rj.eot_program);
@@ -246,7 +263,7 @@ static enum vagx_job_status run(uint64_t job, struct vagx_render_fault *f)
 
 static const uint8_t *px(unsigned x, unsigned y)
 {
-   return (const uint8_t *)ptr(fb_va) + y * fb_stride + x * 4;
+   return (const uint8_t *)ptr(fb_va) + y * fb_stride + x * fb_bpp;
 }
 
 static void save_ppm(const char *name)
@@ -1102,6 +1119,1549 @@ static void test_lines(void)
       save_ppm("line-varyings");
 }
 
+static float r_f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static uint32_t r_u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+
+/* ------------------------------------------------ stencil, depth/stencil I/O -- */
+/* Independent model of GL 4.6 17.3.5 (stencil) and 17.3.6 (depth) per pixel. */
+static uint8_t ref_sop(enum vagx_stencil_op op, uint8_t s, uint8_t ref)
+{
+   switch (op) {
+   case VAGX_STENCIL_OP_KEEP: return s;
+   case VAGX_STENCIL_OP_ZERO: return 0;
+   case VAGX_STENCIL_OP_REPLACE: return ref;
+   case VAGX_STENCIL_OP_INCR_CLAMP: return s < 255 ? s + 1 : 255;
+   case VAGX_STENCIL_OP_DECR_CLAMP: return s > 0 ? s - 1 : 0;
+   case VAGX_STENCIL_OP_INVERT: return 255 - s;
+   case VAGX_STENCIL_OP_INCR_WRAP: return (s + 1) & 255;
+   case VAGX_STENCIL_OP_DECR_WRAP: return (s + 255) & 255;
+   }
+   return s;
+}
+
+static bool ref_cmp(enum vagx_compare_func f, double a, double b)
+{
+   static const bool tab[8][3] = { /* a<b, a==b, a>b */
+      {0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {0, 0, 1}, {1, 0, 1}, {0, 1, 1}, {1, 1, 1}};
+   return tab[f][a < b ? 0 : a == b ? 1 : 2];
+}
+
+struct srect {
+   int x0, y0, x1, y1;
+   bool ccw;                  /* counter-clockwise on screen: back-facing with CW front */
+   float z;
+   struct vagx_cmd_depth_stencil ds;
+   float col;                 /* red value written by the draw */
+};
+
+static void rect_tris(double (*t)[2], int x0, int y0, int x1, int y1, bool ccw)
+{
+   double v[6][2] = {{x0, y0}, {x1, y0}, {x1, y1}, {x0, y0}, {x1, y1}, {x0, y1}};
+   for (unsigned i = 0; i < 6; i++) {
+      unsigned k = ccw ? (i % 3 == 1 ? i + 1 : i % 3 == 2 ? i - 1 : i) : i;
+      t[i][0] = v[k][0];
+      t[i][1] = v[k][1];
+   }
+}
+
+static struct vagx_stencil_face sface(enum vagx_compare_func f, enum vagx_stencil_op fail,
+                                      enum vagx_stencil_op zfail, enum vagx_stencil_op zpass,
+                                      unsigned ref, unsigned rmask, unsigned wmask)
+{
+   struct vagx_stencil_face s;
+   vagx_stencil_face_init(&s);
+   s.func = f; s.fail_op = fail; s.zfail_op = zfail; s.zpass_op = zpass;
+   s.ref = ref; s.read_mask = rmask; s.write_mask = wmask;
+   return s;
+}
+
+/* Z values of the zs formats as stored: the encoding from the format table. */
+static uint32_t enc_unorm(double v, unsigned bits)
+{
+   double m = (double)((1ull << bits) - 1);
+   v = v < 0 ? 0 : v > 1 ? 1 : v;
+   return (uint32_t)nearbyint(v * m);
+}
+
+static void zs_texel(unsigned x, unsigned y, unsigned s, uint8_t **p)
+{
+   *p = (uint8_t *)ptr(zs_base) + vagx_layout_offset_B(&zs_layout, 0, 0, x, y) +
+        s * zs_layout.bytes_per_block_B;
+}
+
+/* Writes depth d (as the format's encoding) and stencil st into the zs image. */
+static void zs_put(enum vagx_format f, unsigned x, unsigned y, double d, uint8_t st)
+{
+   uint8_t *p;
+   zs_texel(x, y, 0, &p);
+   uint32_t u;
+   float fd = (float)d;
+   switch (f) {
+   case VAGX_FORMAT_Z16_UNORM: u = enc_unorm(d, 16); memcpy(p, &u, 2); break;
+   case VAGX_FORMAT_Z24_UNORM_S8_UINT: u = enc_unorm(d, 24) | (uint32_t)st << 24; memcpy(p, &u, 4); break;
+   case VAGX_FORMAT_Z32_FLOAT: memcpy(p, &fd, 4); break;
+   case VAGX_FORMAT_S8_UINT: p[0] = st; break;
+   case VAGX_FORMAT_Z32_FLOAT_S8X24_UINT: memcpy(p, &fd, 4); u = st; memcpy(p + 4, &u, 4); break;
+   default: break;
+   }
+}
+
+/* Stored depth (decoded as the format defines it) and stencil. */
+static void zs_get(enum vagx_format f, unsigned x, unsigned y, uint32_t *draw, uint8_t *st)
+{
+   uint8_t *p;
+   zs_texel(x, y, 0, &p);
+   uint32_t u = 0;
+   *draw = 0;
+   *st = 0;
+   switch (f) {
+   case VAGX_FORMAT_Z16_UNORM: memcpy(&u, p, 2); *draw = u; break;
+   case VAGX_FORMAT_Z24_UNORM_S8_UINT: memcpy(&u, p, 4); *draw = u & 0xffffff; *st = u >> 24; break;
+   case VAGX_FORMAT_Z32_FLOAT: memcpy(draw, p, 4); break;
+   case VAGX_FORMAT_S8_UINT: *st = p[0]; break;
+   case VAGX_FORMAT_Z32_FLOAT_S8X24_UINT: memcpy(draw, p, 4); *st = p[4]; break;
+   default: break;
+   }
+}
+
+/* Encoding of depth d in f as stored (the raw word zs_get returns). */
+static uint32_t zs_enc(enum vagx_format f, double d)
+{
+   float fd = (float)d;
+   uint32_t u;
+   switch (f) {
+   case VAGX_FORMAT_Z16_UNORM: return enc_unorm(d, 16);
+   case VAGX_FORMAT_Z24_UNORM_S8_UINT: return enc_unorm(d, 24);
+   case VAGX_FORMAT_Z32_FLOAT:
+   case VAGX_FORMAT_Z32_FLOAT_S8X24_UINT: memcpy(&u, &fd, 4); return u;
+   default: return 0;
+   }
+}
+
+/* Stencil: a sequence of rectangles with every op, both faces, masks, depth
+ * pass/fail, loaded from and stored to each depth/stencil format; colour and
+ * the stored image are compared with the per-pixel model above. */
+static void test_stencil(void)
+{
+   W = 64; H = 48;
+   const struct srect R[] = {
+      /* front: zpass INCR_WRAP, zfail DECR_CLAMP against the loaded depth */
+      {4, 4, 60, 30, false, 0.5f,
+       {.depth_test = 1, .depth_func = VAGX_COMPARE_FUNC_LESS, .stencil_test = 1,
+        .front = sface(VAGX_COMPARE_FUNC_ALWAYS, VAGX_STENCIL_OP_ZERO, VAGX_STENCIL_OP_DECR_CLAMP,
+                       VAGX_STENCIL_OP_INCR_WRAP, 0, 0xff, 0xff)}, 0.2f},
+      /* back-facing: GREATER with read mask, INVERT on fail, masked REPLACE */
+      {10, 12, 50, 44, true, 0.5f,
+       {.stencil_test = 1, .depth_func = VAGX_COMPARE_FUNC_ALWAYS,
+        .front = sface(VAGX_COMPARE_FUNC_NEVER, VAGX_STENCIL_OP_ZERO, VAGX_STENCIL_OP_ZERO,
+                       VAGX_STENCIL_OP_ZERO, 0, 0xff, 0xff),
+        .back = sface(VAGX_COMPARE_FUNC_GREATER, VAGX_STENCIL_OP_INVERT, VAGX_STENCIL_OP_KEEP,
+                      VAGX_STENCIL_OP_REPLACE, 100, 0xf0, 0x3c)}, 0.4f},
+      /* full screen front: NOTEQUAL 0, zfail ZERO, zpass DECR_WRAP, depth LEQUAL write */
+      {0, 0, 64, 48, false, 0.375f,
+       {.depth_test = 1, .depth_write = 1, .depth_func = VAGX_COMPARE_FUNC_LEQUAL, .stencil_test = 1,
+        .front = sface(VAGX_COMPARE_FUNC_NOTEQUAL, VAGX_STENCIL_OP_INCR_CLAMP, VAGX_STENCIL_OP_ZERO,
+                       VAGX_STENCIL_OP_DECR_WRAP, 0, 0xff, 0xff)}, 0.6f},
+      /* EQUAL with a masked reference, clamps */
+      {20, 0, 40, 48, false, 0.125f,
+       {.stencil_test = 1, .depth_test = 1, .depth_func = VAGX_COMPARE_FUNC_GEQUAL,
+        .front = sface(VAGX_COMPARE_FUNC_LEQUAL, VAGX_STENCIL_OP_DECR_CLAMP, VAGX_STENCIL_OP_INCR_CLAMP,
+                       VAGX_STENCIL_OP_INVERT, 0x41, 0x0f, 0xf0)}, 0.8f},
+   };
+   const unsigned nr = sizeof(R) / sizeof(R[0]);
+   static const enum vagx_format fmts[] = {VAGX_FORMAT_Z24_UNORM_S8_UINT, VAGX_FORMAT_Z32_FLOAT_S8X24_UINT,
+                                           VAGX_FORMAT_S8_UINT, VAGX_FORMAT_Z16_UNORM,
+                                           VAGX_FORMAT_Z32_FLOAT};
+   for (unsigned fi = 0; fi < sizeof(fmts) / sizeof(fmts[0]); fi++) {
+      const enum vagx_format f = fmts[fi];
+      const bool hd = vagx_format_depth(f), hs = vagx_format_stencil(f);
+      ncs = 0;
+      double (*t)[2] = malloc(sizeof(double[2]) * 6 * nr);
+      float *z = malloc(sizeof(float) * 6 * nr);
+      for (unsigned i = 0; i < nr; i++) {
+         rect_tris(t + 6 * i, R[i].x0, R[i].y0, R[i].x1, R[i].y1, R[i].ccw);
+         for (unsigned k = 0; k < 6; k++)
+            z[6 * i + k] = R[i].z;
+      }
+      uint64_t vb = vbuf_tris(t, 6 * nr, 0, NULL, NULL, z);
+      struct prog fs0 = const_fs(0, 0, 0, 1);
+      emit_state(0, 0, 0, vb, &fs0, NULL, 0, 0, false);
+      EMIT(cmd_rasterizer, v_.half_pixel_center = 1; v_.sample_mask = 0xf; v_.depth_clip = 1;
+           v_.front_face = VAGX_FRONT_FACE_CW; v_.point_size = 1; v_.line_width = 1);
+      for (unsigned i = 0; i < nr; i++) {
+         struct prog fs = const_fs(R[i].col, 0, 0, 1);
+         EMIT(cmd_bind_fragment_pipeline, v_.slots32 = 1; to_usc(&fs, &v_.program));
+         EMIT(cmd_depth_stencil, v_ = R[i].ds; v_.depth_func = R[i].ds.depth_func);
+         EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 6; v_.first = 6 * i;
+              v_.instance_count = 1);
+      }
+      EMIT(cmd_end);
+      struct job_opts o = {.clear = {0, 0, 0, 0}, .zs = true, .zs_format = f, .clear_depth = 0.9f,
+                           .clear_stencil = 0x77, .depth_load = 1, .depth_store = 1,
+                           .stencil_load = 1, .stencil_store = 1};
+      uint64_t job = make_job(&o);
+      /* initial image: depth 0.25 left half, 0.75 right; stencil pattern */
+      for (unsigned y = 0; y < H; y++)
+         for (unsigned x = 0; x < W; x++)
+            zs_put(f, x, y, x < 32 ? 0.25 : 0.75, (uint8_t)(x * 7 + y * 13));
+      struct vagx_render_fault fl;
+      enum vagx_job_status st = run(job, &fl);
+      CHECK(st == VAGX_JOB_STATUS_OK, "stencil %s: status %d", vagx_format_name(f), st);
+      unsigned bad_c = 0, bad_s = 0, bad_d = 0;
+      for (unsigned y = 0; y < H; y++)
+         for (unsigned x = 0; x < W; x++) {
+            /* the tile's depth is the loaded value (exact in float) or clear */
+            double d = hd ? (f == VAGX_FORMAT_Z16_UNORM ? (double)(float)(enc_unorm(x < 32 ? 0.25 : 0.75, 16) / 65535.0)
+                             : f == VAGX_FORMAT_Z24_UNORM_S8_UINT ? (double)(float)(enc_unorm(x < 32 ? 0.25 : 0.75, 24) / 16777215.0)
+                             : (x < 32 ? 0.25 : 0.75)) : 0.9f;
+            uint8_t s = hs ? (uint8_t)(x * 7 + y * 13) : 0x77;
+            float col = 0;
+            for (unsigned i = 0; i < nr; i++) {
+               const struct srect *r = &R[i];
+               if ((int)x < r->x0 || (int)x >= r->x1 || (int)y < r->y0 || (int)y >= r->y1)
+                  continue;
+               const struct vagx_stencil_face *sf = r->ccw ? &r->ds.back : &r->ds.front;
+               bool spass = !r->ds.stencil_test ||
+                            ref_cmp(sf->func, sf->ref & sf->read_mask, s & sf->read_mask);
+               bool dpass = !r->ds.depth_test || ref_cmp(r->ds.depth_func, r->z, d);
+               enum vagx_stencil_op op = !spass ? sf->fail_op : !dpass ? sf->zfail_op : sf->zpass_op;
+               if (r->ds.stencil_test)
+                  s = (uint8_t)((s & ~sf->write_mask) | (ref_sop(op, s, (uint8_t)sf->ref) & sf->write_mask));
+               if (spass && dpass) {
+                  col = r->col;
+                  if (r->ds.depth_test && r->ds.depth_write)
+                     d = r->z;
+               }
+            }
+            if (abs((int)px(x, y)[0] - (int)lrint(col * 255)) > 0)
+               bad_c++;
+            uint32_t gd;
+            uint8_t gs;
+            zs_get(f, x, y, &gd, &gs);
+            if (hs && gs != s) {
+               if (bad_s < 3)
+                  fprintf(stderr, "  stencil %s (%u,%u): got %u want %u\n", vagx_format_name(f), x, y, gs, s);
+               bad_s++;
+            }
+            if (hd && gd != zs_enc(f, d)) {
+               if (bad_d < 3)
+                  fprintf(stderr, "  depth %s (%u,%u): got %#x want %#x\n", vagx_format_name(f), x, y, gd,
+                          zs_enc(f, d));
+               bad_d++;
+            }
+         }
+      CHECK(bad_c == 0 && bad_s == 0 && bad_d == 0,
+            "stencil/depth %s: %u colour, %u stencil, %u depth pixels wrong", vagx_format_name(f), bad_c,
+            bad_s, bad_d);
+      if (bad_c)
+         save_ppm("stencil");
+      free(t);
+      free(z);
+   }
+}
+
+/* ------------------------------------------------------------- points -- */
+static uint32_t binding_src(unsigned slot, unsigned count, unsigned cf, enum vagx_interp in,
+                            enum vagx_cf_source src)
+{
+   struct vagx_cf_binding b;
+   vagx_cf_binding_init(&b);
+   b.slot = slot;
+   b.count = count;
+   b.cf = cf;
+   b.interp = in;
+   b.source = src;
+   uint32_t w;
+   vagx_cf_binding_pack(&w, &b);
+   return w;
+}
+
+/* Point sprites (GL 4.6 14.4): pixel f is covered when its centre lies in the
+ * square of side `size` around the point (left/top edges inside, right/bottom
+ * outside: the top-left rule), gl_PointCoord s = 1/2 + (xf + 1/2 - xw)/size,
+ * t = 1/2 + (yf + 1/2 - yw)/size (upper-left origin, y down) or 1/2 - ... with
+ * point_sprite_lower_left.  Sizes from the rasterizer state and from the
+ * vertex shader's point-size output. */
+static void test_points(void)
+{
+   W = 64; H = 64;
+   /* x, y (1/256 grid), size; some squares have edges exactly on centres */
+   static const double P[][3] = {
+      {5.5, 5.5, 1}, {12.25, 6.75, 1}, {20.0, 6.0, 2}, {30.5, 6.5, 3},
+      {44.125, 8.375, 4.5}, {56.0, 8.5, 6.25}, {8.5, 24.0, 7}, {26.0, 26.0, 9},
+      {47.75, 27.25, 11.5}, {12.0, 48.0, 16}, {36.5, 46.5, 20}, {58.0, 58.0, 0.5},
+      {62.0, 40.0, 6}, /* partly outside the framebuffer */
+   };
+   const unsigned np = sizeof(P) / sizeof(P[0]);
+   for (unsigned mode = 0; mode < 3; mode++) {
+      /* 0: vertex point size, upper-left; 1: lower-left; 2: rasterizer size 5 */
+      ncs = 0;
+      double v[16][2];
+      float ps[16];
+      for (unsigned i = 0; i < np; i++) {
+         v[i][0] = P[i][0];
+         v[i][1] = P[i][1];
+         ps[i] = (float)P[i][2];
+      }
+      uint64_t vb = vbuf_tris((const double(*)[2])v, np, 1, ps, NULL, NULL);
+      struct prog fs = {.code = assemble("iter.center r0, cf1, cf0, r0\niter.center r1, cf2, cf0, r0\n"
+                                         "mov r2, #1.0\nmov r3, #1.0\nst_tile.rt0 r0, #0\nend\n")};
+      uint32_t cfb[2] = {binding(0, 1, 0, VAGX_INTERP_LINEAR),
+                         binding_src(0, 2, 1, VAGX_INTERP_LINEAR, VAGX_CF_SOURCE_POINT_COORD)};
+      struct prog vs = {.code = vs_code(1), .nuni = 2};
+      vs.uni[0] = (uint32_t)vb;
+      vs.uni[1] = (uint32_t)(vb >> 32);
+      emit_state(0, 0, 0, vb, &fs, cfb, 2, 3, false);
+      EMIT(cmd_bind_vertex_pipeline, v_.point_size = mode < 2; to_usc(&vs, &v_.program));
+      EMIT(cmd_bind_fragment_pipeline, v_.cf_binding_count = 2; v_.cf_count = 3; v_.slots32 = 1;
+           v_.cf_bindings_va = put(cfb, 8, 4); to_usc(&fs, &v_.program));
+      EMIT(cmd_rasterizer, v_.half_pixel_center = 1; v_.point_size = 5; v_.line_width = 1;
+           v_.sample_mask = 0xf; v_.depth_clip = 1; v_.point_sprite_lower_left = mode == 1);
+      draw(VAGX_PRIMITIVE_POINTS, np);
+      EMIT(cmd_end);
+      struct job_opts o = {.clear = {0, 0, 0, 0}};
+      uint64_t job = make_job(&o);
+      struct vagx_render_fault f;
+      CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "points status %d", f.status);
+      unsigned bad_cov = 0, bad_pc = 0, lit = 0;
+      for (unsigned y = 0; y < H; y++)
+         for (unsigned x = 0; x < W; x++) {
+            int hit = -1;
+            double s = 0, tt = 0;
+            for (unsigned i = 0; i < np; i++) {
+               double size = mode == 2 ? 5 : P[i][2], h = size / 2;
+               double cx = x + 0.5, cy = y + 0.5;
+               if (cx >= P[i][0] - h && cx < P[i][0] + h && cy >= P[i][1] - h && cy < P[i][1] + h) {
+                  hit = (int)i;
+                  s = 0.5 + (cx - P[i][0]) / size;
+                  tt = 0.5 + (mode == 1 ? -1 : 1) * (cy - P[i][1]) / size;
+               }
+            }
+            const uint8_t *p = px(x, y);
+            if ((hit >= 0) != (p[2] == 255)) {
+               if (bad_cov < 4)
+                  fprintf(stderr, "  points mode %u (%u,%u): covered %d want %d\n", mode, x, y, p[2] == 255,
+                          hit >= 0);
+               bad_cov++;
+               continue;
+            }
+            if (hit < 0)
+               continue;
+            lit++;
+            if (fabs(p[0] - s * 255) > 0.51 || fabs(p[1] - tt * 255) > 0.51) {
+               if (bad_pc < 4)
+                  fprintf(stderr, "  points mode %u (%u,%u): coord %u,%u want %.2f,%.2f\n", mode, x, y,
+                          p[0], p[1], s * 255, tt * 255);
+               bad_pc++;
+            }
+         }
+      CHECK(bad_cov == 0 && bad_pc == 0 && lit > 100,
+            "points mode %u: %u coverage, %u point-coord pixels wrong (%u lit)", mode, bad_cov, bad_pc, lit);
+      if (bad_cov || bad_pc)
+         save_ppm("points");
+   }
+}
+
+/* ------------------------------------------------------- clip distances -- */
+/* Clip distances (GL 4.6 13.7.1): a pixel is drawn when every distance,
+ * interpolated perspective-correctly from the vertices, is >= 0.  Pixels
+ * within 1/64 pixel of a clip edge are not judged (the clipped vertices are
+ * snapped to 1/256). */
+static void test_clip_distances(void)
+{
+   W = 64; H = 64;
+   ncs = 0;
+   double t[6][2] = {{2, 2}, {62, 4}, {6, 62}, {60, 60}, {62, 10}, {8, 63}};
+   float wv[6] = {1, 2.5f, 0.75f, 1.5f, 1, 3};
+   /* per vertex: cd0, cd1 (in pixels at w = 1, times w: clip space) */
+   float cd[6][2];
+   const double pl[2][3] = {{1, 0.35, -30}, {-0.4, 1, -5}}; /* a*x + b*y + c in window px */
+   for (unsigned i = 0; i < 6; i++)
+      for (unsigned k = 0; k < 2; k++)
+         cd[i][k] = (float)((pl[k][0] * t[i][0] + pl[k][1] * t[i][1] + pl[k][2]) * wv[i] *
+                            (i < 3 ? 1 : -1));
+   uint64_t vb = vbuf_tris(t, 6, 2, &cd[0][0], wv, NULL);
+   struct prog fs = const_fs(1, 1, 1, 1);
+   emit_state(0, 0, 0, vb, &fs, NULL, 0, 0, false);
+   struct prog vs = {.code = vs_code(2), .nuni = 2};
+   vs.uni[0] = (uint32_t)vb;
+   vs.uni[1] = (uint32_t)(vb >> 32);
+   EMIT(cmd_bind_vertex_pipeline, v_.clip_distances = 2; to_usc(&vs, &v_.program));
+   draw(VAGX_PRIMITIVE_TRIANGLES, 6);
+   EMIT(cmd_end);
+   struct job_opts o = {.clear = {0, 0, 0, 0}};
+   uint64_t job = make_job(&o);
+   struct vagx_render_fault f;
+   CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "clip distance status %d", f.status);
+   unsigned bad = 0, lit = 0, judged = 0;
+   for (unsigned y = 0; y < H; y++)
+      for (unsigned x = 0; x < W; x++) {
+         const double X = x + 0.5, Y = y + 0.5;
+         bool in = false, unsure = false;
+         for (unsigned tri = 0; tri < 2; tri++) {
+            const double(*v)[2] = (const double(*)[2])t + 3 * tri;
+            if (!ref_inside(v, X, Y))
+               continue;
+            /* the distances are (screen-space plane) * w * sign: perspective-
+             * correct interpolation gives plane(X, Y) * sign exactly */
+            bool ok = true;
+            for (unsigned k = 0; k < 2; k++) {
+               double dd = (pl[k][0] * X + pl[k][1] * Y + pl[k][2]) * (tri ? -1 : 1);
+               double g = sqrt(pl[k][0] * pl[k][0] + pl[k][1] * pl[k][1]);
+               if (fabs(dd / g) < 1.0 / 64)
+                  unsure = true;
+               if (dd < 0)
+                  ok = false;
+            }
+            in |= ok;
+         }
+         if (unsure)
+            continue;
+         judged++;
+         lit += in;
+         if ((px(x, y)[0] == 255) != in)
+            bad++;
+      }
+   CHECK(bad == 0 && lit > 200 && judged > 3500, "clip distances: %u of %u pixels wrong (%u lit)", bad,
+         judged, lit);
+   if (bad)
+      save_ppm("clipdist");
+
+   /* points and lines: a point is dropped when any distance is negative, a
+    * line is cut where the distance crosses 0 */
+   ncs = 0;
+   double pv[4][2] = {{10.5, 10.5}, {20.5, 10.5}, {4.5, 30.5}, {60.5, 30.5}};
+   float pcd[4][2] = {{1, 0}, {-0.5f, 1}, {-16, 1}, {40, 1}}; /* line: cd0 = 0 at x = 20.5 */
+   uint64_t vb2 = vbuf_tris((const double(*)[2])pv, 4, 2, &pcd[0][0], NULL, NULL);
+   struct prog vs2 = {.code = vs_code(2), .nuni = 2};
+   vs2.uni[0] = (uint32_t)vb2;
+   vs2.uni[1] = (uint32_t)(vb2 >> 32);
+   emit_state(0, 0, 0, vb2, &fs, NULL, 0, 0, false);
+   EMIT(cmd_bind_vertex_pipeline, v_.clip_distances = 2; to_usc(&vs2, &v_.program));
+   draw(VAGX_PRIMITIVE_POINTS, 2);
+   EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_LINES; v_.count = 2; v_.first = 2; v_.instance_count = 1);
+   EMIT(cmd_end);
+   job = make_job(&o);
+   CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "clip distance points status %d", f.status);
+   unsigned n = 0, bad2 = 0;
+   for (unsigned y = 0; y < H; y++)
+      for (unsigned x = 0; x < W; x++) {
+         bool on = px(x, y)[0] == 255, want = false;
+         want |= x == 10 && y == 10;
+         want |= y == 30 && x >= 20 && x < 60;
+         n += on;
+         bad2 += on != want;
+      }
+   CHECK(bad2 == 0 && n == 41, "clip distances on points/lines: %u pixels wrong, %u lit", bad2, n);
+   if (bad2)
+      save_ppm("clipdist-pl");
+}
+
+/* ------------------------------------------------------------ textures II -- */
+struct texdesc {
+   enum vagx_format fmt;
+   enum vagx_dimension dim;
+   unsigned w, h, depth, levels, base, maxl;
+   bool linear;
+};
+
+/* Builds a texture whose texel (level, layer, x, y) has the bytes fill()
+ * returns; returns the descriptor VA. */
+static uint64_t make_texture(const struct texdesc *d,
+                             void (*fill)(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *out))
+{
+   struct vagx_layout l;
+   memset(&l, 0, sizeof(l));
+   l.width_px = d->w; l.height_px = d->h; l.depth_px = d->depth; l.levels = d->levels;
+   l.sample_count_sa = 1; l.block_width_px = l.block_height_px = 1;
+   l.bytes_per_block_B = vagx_format_bytes_per_block(d->fmt);
+   l.tiling = d->linear ? VAGX_TILING_LINEAR : VAGX_TILING_TWIDDLED;
+   l.mipmapped_z = d->dim == VAGX_DIMENSION_3D;
+   if (d->linear)
+      l.linear_stride_B = (d->w * l.bytes_per_block_B + 15) & ~15u;
+   if (!vagx_layout_init(&l)) {
+      fprintf(stderr, "bad test layout\n");
+      exit(2);
+   }
+   uint64_t base = alloc(l.size_B, 16384);
+   for (unsigned lv = 0; lv < d->levels; lv++)
+      for (unsigned layer = 0; layer < vagx_layout_level_depth(&l, lv); layer++)
+         for (unsigned y = 0; y < l.level[lv].height_px; y++)
+            for (unsigned x = 0; x < l.level[lv].width_px; x++)
+               fill(lv, layer, x, y, (uint8_t *)ptr(base) + vagx_layout_offset_B(&l, lv, layer, x, y));
+   struct vagx_texture t;
+   vagx_texture_init(&t);
+   t.format = d->fmt;
+   t.dimension = d->dim;
+   t.layout = d->linear ? VAGX_IMAGE_LAYOUT_LINEAR : VAGX_IMAGE_LAYOUT_TWIDDLED;
+   t.width = d->w; t.height = d->h; t.depth = d->depth; t.levels = d->levels;
+   t.base_level = d->base; t.max_level = d->maxl;
+   t.swizzle_r = VAGX_SWIZZLE_R; t.swizzle_g = VAGX_SWIZZLE_G;
+   t.swizzle_b = VAGX_SWIZZLE_B; t.swizzle_a = VAGX_SWIZZLE_A;
+   t.stride = d->linear ? l.linear_stride_B : 0;
+   t.base_va = base;
+   uint64_t va = alloc(32, 32);
+   vagx_texture_pack(ptr(va), &t);
+   return va;
+}
+
+static uint64_t make_sampler(enum vagx_filter minf, enum vagx_filter magf, enum vagx_mip_filter mipf,
+                             enum vagx_wrap wrap, float min_lod, float max_lod, float bias)
+{
+   struct vagx_sampler s;
+   vagx_sampler_init(&s);
+   s.min_filter = minf; s.mag_filter = magf; s.mip_filter = mipf;
+   s.wrap_s = s.wrap_t = s.wrap_r = wrap;
+   s.min_lod = min_lod; s.max_lod = max_lod; s.lod_bias = bias;
+   uint64_t va = alloc(32, 32);
+   vagx_sampler_pack(ptr(va), &s);
+   return va;
+}
+
+/* A LINEAR texture as window systems share them (PRIME, scanout): BGRA8,
+ * a size that is no power of two, and a row stride with padding past the
+ * last texel (the exporter picks the stride).  Sampled 1:1 with nearest
+ * filtering, pixel (x, y) must be texel (x, y) with B and R in place; the
+ * padding (a colour no texel has) must never be read. */
+static void test_tex_linear_stride(void)
+{
+   W = 24; H = 10;
+   const unsigned stride = 24 * 4 + 48;
+   uint64_t base = alloc((uint64_t)stride * H, 16384);
+   uint8_t *img = ptr(base);
+   memset(img, 0xcd, (size_t)stride * H);
+   for (unsigned y = 0; y < H; y++)
+      for (unsigned x = 0; x < W; x++) {
+         uint8_t *t = img + y * stride + x * 4; /* B, G, R, A */
+         t[0] = (uint8_t)(x * 10);
+         t[1] = (uint8_t)(y * 25);
+         t[2] = (uint8_t)(255 - x * 10);
+         t[3] = 0xff;
+      }
+   struct vagx_texture t;
+   vagx_texture_init(&t);
+   t.format = VAGX_FORMAT_BGRA8_UNORM;
+   t.dimension = VAGX_DIMENSION_2D;
+   t.layout = VAGX_IMAGE_LAYOUT_LINEAR;
+   t.width = W; t.height = H; t.depth = 1; t.levels = 1;
+   t.swizzle_r = VAGX_SWIZZLE_R; t.swizzle_g = VAGX_SWIZZLE_G;
+   t.swizzle_b = VAGX_SWIZZLE_B; t.swizzle_a = VAGX_SWIZZLE_A;
+   t.stride = stride;
+   t.base_va = base;
+   const char *err = NULL;
+   CHECK(vagx_texture_validate(&t, &err), "linear descriptor: %s", err);
+   uint64_t tva = alloc(32, 32);
+   vagx_texture_pack(ptr(tva), &t);
+
+   ncs = 0;
+   double tri[6][2] = {{0, 0}, {24, 0}, {24, 10}, {0, 0}, {24, 10}, {0, 10}};
+   float uv[6 * 2] = {0, 0, 1, 0, 1, 1, 0, 0, 1, 1, 0, 1};
+   uint64_t vb = vbuf_tris(tri, 6, 2, uv, NULL, NULL);
+   struct prog fs = {.code = assemble(fs_tex), .tex = tva, .ntex = 1,
+                     .smp = make_sampler(VAGX_FILTER_NEAREST, VAGX_FILTER_NEAREST,
+                                         VAGX_MIP_FILTER_NONE, VAGX_WRAP_CLAMP_TO_EDGE, 0, 16, 0),
+                     .nsmp = 1};
+   uint32_t cfb[2] = {binding(0, 1, 0, VAGX_INTERP_SMOOTH), binding(1, 2, 1, VAGX_INTERP_SMOOTH)};
+   emit_state(2, 0, 0, vb, &fs, cfb, 2, 3, false);
+   draw(VAGX_PRIMITIVE_TRIANGLES, 6);
+   EMIT(cmd_end);
+   struct job_opts o = {.clear = {0, 0, 0, 0}};
+   struct vagx_render_fault f;
+   enum vagx_job_status st = run(make_job(&o), &f);
+   CHECK(st == VAGX_JOB_STATUS_OK, "linear texture status %d unit %d", st, f.unit);
+   unsigned bad = 0;
+   for (unsigned y = 0; y < H; y++)
+      for (unsigned x = 0; x < W; x++) {
+         const uint8_t *g = px(x, y); /* RGBA8 render target */
+         const uint8_t e[4] = {(uint8_t)(255 - x * 10), (uint8_t)(y * 25), (uint8_t)(x * 10), 0xff};
+         if (memcmp(g, e, 4)) {
+            if (!bad)
+               fprintf(stderr, "  (%u,%u): %02x%02x%02x%02x, want %02x%02x%02x%02x\n", x, y, g[0],
+                       g[1], g[2], g[3], e[0], e[1], e[2], e[3]);
+            bad++;
+         }
+      }
+   CHECK(bad == 0, "linear BGRA8 texture with padded stride: %u pixels wrong", bad);
+   if (bad)
+      save_ppm("tex-linear-stride");
+}
+
+/* Full-screen quad with fragment shader fs (no varyings). */
+static enum vagx_job_status draw_fullscreen(const struct prog *fs, const struct job_opts *o)
+{
+   ncs = 0;
+   double t[6][2];
+   rect_tris(t, 0, 0, (int)W, (int)H, false);
+   uint64_t vb = vbuf_tris(t, 6, 0, NULL, NULL, NULL);
+   emit_state(0, 0, 0, vb, fs, NULL, 0, 0, false);
+   draw(VAGX_PRIMITIVE_TRIANGLES, 6);
+   EMIT(cmd_end);
+   uint64_t job = make_job(o);
+   struct vagx_render_fault f;
+   enum vagx_job_status st = run(job, &f);
+   if (st != VAGX_JOB_STATUS_OK)
+      fprintf(stderr, "  job status %d unit %d addr %#llx\n", st, f.unit, (unsigned long long)f.address);
+   return st;
+}
+
+/* Level i of the mip test is the solid colour mipc(i). */
+static void mipc(unsigned i, uint8_t *c)
+{
+   c[0] = (uint8_t)(i * 36);
+   c[1] = (uint8_t)(255 - i * 36);
+   c[2] = (uint8_t)((i * 73) & 255);
+   c[3] = 255;
+}
+static void fill_mip(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *o)
+{
+   (void)layer; (void)x; (void)y;
+   mipc(lv, o);
+}
+
+/* Mip selection (GL 4.6 8.14.1-8.14.3): lambda = log2(rho) (+ shader bias)
+ * + sampler bias, clamped to [min_lod, max_lod]; lambda <= 0 magnifies
+ * (level base); NEAREST picks base + ceil(lambda + 1/2) - 1 (base for lambda
+ * <= 1/2), LINEAR blends floor(lambda) and the next level by frac(lambda),
+ * both limited to q = min(max_level, levels - 1). */
+static void test_mipmaps(void)
+{
+   W = 32; H = 32;
+   const unsigned T = 64, NL = 7;
+   struct cse {
+      double lambda;           /* log2 of texels per pixel in x (y: lambda_y) */
+      double lambda_y;
+      enum vagx_mip_filter mf;
+      unsigned mode;           /* 0 auto, 1 bias (shader bias sb), 2 explicit lod sb */
+      float sb, min_lod, max_lod, bias;
+      unsigned base, maxl;
+   } C[] = {
+      {-1, -1, VAGX_MIP_FILTER_NEAREST, 0, 0, 0, 16, 0, 0, 6},
+      {0, 0, VAGX_MIP_FILTER_NEAREST, 0, 0, 0, 16, 0, 0, 6},
+      {0.3, 0.3, VAGX_MIP_FILTER_NEAREST, 0, 0, 0, 16, 0, 0, 6},
+      {0.7, -2, VAGX_MIP_FILTER_NEAREST, 0, 0, 0, 16, 0, 0, 6},
+      {1.2, 1.2, VAGX_MIP_FILTER_NEAREST, 0, 0, 0, 16, 0, 0, 6},
+      {1, 2.6, VAGX_MIP_FILTER_NEAREST, 0, 0, 0, 16, 0, 0, 6},
+      {3, 3, VAGX_MIP_FILTER_NONE, 0, 0, 0, 16, 0, 0, 6},
+      {0.25, 0.25, VAGX_MIP_FILTER_LINEAR, 0, 0, 0, 16, 0, 0, 6},
+      {1.5, 1.5, VAGX_MIP_FILTER_LINEAR, 0, 0, 0, 16, 0, 0, 6},
+      {2.75, 1, VAGX_MIP_FILTER_LINEAR, 0, 0, 0, 16, 0, 0, 6},
+      {9, 9, VAGX_MIP_FILTER_LINEAR, 0, 0, 0, 16, 0, 0, 6},
+      {1, 1, VAGX_MIP_FILTER_LINEAR, 1, 0.6f, 0, 16, 0, 0, 6},       /* shader bias */
+      {1, 1, VAGX_MIP_FILTER_LINEAR, 0, 0, 0, 16, 1.3f, 0, 6},       /* sampler bias */
+      {1, 1, VAGX_MIP_FILTER_LINEAR, 2, 3.4f, 0, 16, 0, 0, 6},       /* explicit lod */
+      {1, 1, VAGX_MIP_FILTER_LINEAR, 2, -0.5f, 0, 16, 0, 0, 6},
+      {4, 4, VAGX_MIP_FILTER_LINEAR, 0, 0, 0.5f, 2.25f, 0, 0, 6},    /* max_lod */
+      {0.2, 0.2, VAGX_MIP_FILTER_LINEAR, 0, 0, 1.75f, 16, 0, 0, 6},  /* min_lod */
+      {1.6, 1.6, VAGX_MIP_FILTER_LINEAR, 0, 0, 0, 16, 0, 2, 4},      /* base/max level */
+      {5, 5, VAGX_MIP_FILTER_NEAREST, 0, 0, 0, 16, 0, 2, 4},
+      {10, 10, VAGX_MIP_FILTER_NEAREST, 0, 0, 0, 16, 0, 0, 14},      /* max_level beyond levels */
+      {10, 10, VAGX_MIP_FILTER_LINEAR, 0, 0, 0, 16, 0, 0, 14},
+   };
+   unsigned fails = 0;
+   for (unsigned ci = 0; ci < sizeof(C) / sizeof(C[0]); ci++) {
+      const struct cse *c = &C[ci];
+      struct texdesc td = {VAGX_FORMAT_RGBA8_UNORM, VAGX_DIMENSION_2D, T, T, 1, NL, c->base, c->maxl, false};
+      struct prog fs = {.tex = make_texture(&td, fill_mip), .ntex = 1, .nuni = 3, .nsmp = 1,
+                        .smp = make_sampler(VAGX_FILTER_NEAREST, VAGX_FILTER_NEAREST, c->mf,
+                                            VAGX_WRAP_REPEAT, c->min_lod, c->max_lod, c->bias)};
+      const char *op = c->mode == 0 ? "auto" : c->mode == 1 ? "bias" : "lod";
+      char src[512];
+      snprintf(src, sizeof(src),
+               "u2f r4, sr.pix_x\nfadd r4, r4, #0.5\nfmul r4, r4, u0\n"
+               "u2f r5, sr.pix_y\nfadd r5, r5, #0.5\nfmul r5, r5, u1\n"
+               "tex.%s.t0.s0.2d r0, r4, u2, r0\nst_tile.rt0 r0, #0\nend\n", op);
+      fs.code = assemble(src);
+      float u[3] = {(float)(exp2(c->lambda) / T), (float)(exp2(c->lambda_y) / T), c->sb};
+      memcpy(fs.uni, u, 12);
+      struct job_opts o = {.clear = {0, 0, 0, 0}};
+      enum vagx_job_status st = draw_fullscreen(&fs, &o);
+      if (c->maxl >= NL) {
+         /* max_level beyond the allocated levels: the descriptor is invalid */
+         CHECK(st == VAGX_JOB_STATUS_INVALID_DESCRIPTOR, "mip case %u: max_level %u of %u levels -> %d",
+               ci, c->maxl, NL, st);
+         continue;
+      }
+      CHECK(st == VAGX_JOB_STATUS_OK, "mip case %u status", ci);
+      /* reference: rho is in texels of level base (GL 8.14.1: w_t, h_t are
+       * the level_base sizes) */
+      double lam = c->mode == 2 ? c->sb : (c->lambda > c->lambda_y ? c->lambda : c->lambda_y) - c->base +
+                                             (c->mode == 1 ? c->sb : 0);
+      lam += c->bias;
+      lam = lam > c->max_lod ? c->max_lod : lam;
+      lam = lam < c->min_lod ? c->min_lod : lam;
+      const unsigned q = c->maxl < NL - 1 ? c->maxl : NL - 1;
+      unsigned d1 = c->base, d2 = c->base;
+      double fr = 0;
+      if (lam > 0 && c->mf == VAGX_MIP_FILTER_NEAREST) {
+         d1 = lam <= 0.5 ? c->base : c->base + (unsigned)ceil(lam + 0.5) - 1;
+         d1 = d2 = d1 > q ? q : d1;
+      } else if (lam > 0 && c->mf == VAGX_MIP_FILTER_LINEAR) {
+         if (c->base + lam >= q) {
+            d1 = d2 = q;
+         } else {
+            d1 = c->base + (unsigned)floor(lam);
+            d2 = d1 + 1;
+            fr = lam - floor(lam);
+         }
+      }
+      uint8_t a[4], b[4];
+      mipc(d1, a);
+      mipc(d2, b);
+      unsigned bad = 0;
+      for (unsigned y = 0; y < H; y++)
+         for (unsigned x = 0; x < W; x++)
+            for (unsigned k = 0; k < 4; k++)
+               if (fabs(px(x, y)[k] - (a[k] * (1 - fr) + b[k] * fr)) > 1.01) {
+                  if (!bad)
+                     fprintf(stderr, "  mip case %u (lambda %.3f): (%u,%u)[%u] = %u, want levels %u/%u frac %.3f\n",
+                             ci, lam, x, y, k, px(x, y)[k], d1, d2, fr);
+                  bad++;
+               }
+      fails += bad != 0;
+   }
+   CHECK(fails == 0, "mipmaps: %u of %zu cases wrong", fails, sizeof(C) / sizeof(C[0]));
+}
+
+/* 3D textures: slice z of an 8-deep volume is the grey level 30 * z; nearest
+ * picks slice floor(r * 8), linear blends slices at r * 8 - 1/2 (clamped to
+ * the edge).  Arrays: the layer is clamp(floor(l + 1/2), 0, layers - 1). */
+static void fill_vol(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *o)
+{
+   (void)lv; (void)x; (void)y;
+   o[0] = (uint8_t)(30 * layer + 5);
+   o[1] = (uint8_t)(x * 40);
+   o[2] = (uint8_t)(y * 40);
+   o[3] = 255;
+}
+
+static void test_tex_3d_array(void)
+{
+   W = 64; H = 8;
+   for (unsigned lin = 0; lin < 2; lin++) {
+      struct texdesc td = {VAGX_FORMAT_RGBA8_UNORM, VAGX_DIMENSION_3D, 4, 4, 8, 1, 0, 0, false};
+      struct prog fs = {.tex = make_texture(&td, fill_vol), .ntex = 1, .nsmp = 1,
+                        .smp = make_sampler(lin ? VAGX_FILTER_LINEAR : VAGX_FILTER_NEAREST,
+                                            lin ? VAGX_FILTER_LINEAR : VAGX_FILTER_NEAREST,
+                                            VAGX_MIP_FILTER_NONE, VAGX_WRAP_CLAMP_TO_EDGE, 0, 16, 0)};
+      /* s = t = 0.375 (texel centre 1), r = (pix_x + 0.5) / 64 */
+      fs.code = assemble("u2f r6, sr.pix_x\nfadd r6, r6, #0.5\nfmul r6, r6, #0.015625\n"
+                         "mov r4, #0.375\nmov r5, #0.375\nmov r7, #0\n"
+                         "tex.lod.t0.s0.3d r0, r4, r7, r0\nst_tile.rt0 r0, #0\nend\n");
+      struct job_opts o = {.clear = {0, 0, 0, 0}};
+      CHECK(draw_fullscreen(&fs, &o) == VAGX_JOB_STATUS_OK, "3d status");
+      unsigned bad = 0;
+      for (unsigned x = 0; x < W; x++) {
+         double r = (x + 0.5) / 64 * 8, e;
+         if (!lin) {
+            e = 30 * floor(r) + 5;
+         } else {
+            double zz = r - 0.5, z0 = floor(zz), fz = zz - z0;
+            double s0 = z0 < 0 ? 0 : z0, s1 = z0 + 1 > 7 ? 7 : z0 + 1;
+            e = (30 * s0 + 5) * (1 - fz) + (30 * s1 + 5) * fz;
+         }
+         if (fabs(px(x, 3)[0] - e) > 1.01 || px(x, 3)[1] != 40 || px(x, 3)[2] != 40) {
+            if (bad < 3)
+               fprintf(stderr, "  3d %s x=%u: %u,%u,%u want %.1f,40,40\n", lin ? "linear" : "nearest", x,
+                       px(x, 3)[0], px(x, 3)[1], px(x, 3)[2], e);
+            bad++;
+         }
+      }
+      CHECK(bad == 0, "3D %s filtering: %u pixels wrong", lin ? "linear" : "nearest", bad);
+   }
+   /* 2D array, 5 layers, layer coordinate from the pixel */
+   {
+      static const float lay[8] = {-1.3f, 0.4f, 0.5f, 1.5f, 2.5f, 3.49f, 4.5f, 9};
+      struct texdesc td = {VAGX_FORMAT_RGBA8_UNORM, VAGX_DIMENSION_2D_ARRAY, 4, 4, 5, 1, 0, 0, false};
+      struct prog fs = {.tex = make_texture(&td, fill_vol), .ntex = 1, .nsmp = 1, .nuni = 8,
+                        .smp = make_sampler(VAGX_FILTER_NEAREST, VAGX_FILTER_NEAREST,
+                                            VAGX_MIP_FILTER_NONE, VAGX_WRAP_CLAMP_TO_EDGE, 0, 16, 0)};
+      memcpy(fs.uni, lay, sizeof(lay));
+      /* layer = u[pix_x / 8] via a small select chain */
+      char src[1024];
+      int n = snprintf(src, sizeof(src), "shr r8, sr.pix_x, #3\nmov r6, u0\n");
+      for (unsigned i = 1; i < 8; i++)
+         n += snprintf(src + n, sizeof(src) - n, "icmp.eq r9, r8, #%u\nsel r6, r9, u%u, r6\n", i, i);
+      snprintf(src + n, sizeof(src) - n, "mov r4, #0.375\nmov r5, #0.625\nmov r7, #0\n"
+               "tex.lod.t0.s0.2d.array r0, r4, r7, r0\nst_tile.rt0 r0, #0\nend\n");
+      fs.code = assemble(src);
+      struct job_opts o = {.clear = {0, 0, 0, 0}};
+      CHECK(draw_fullscreen(&fs, &o) == VAGX_JOB_STATUS_OK, "array status");
+      unsigned bad = 0;
+      for (unsigned x = 0; x < W; x++) {
+         double l = floor(lay[x / 8] + 0.5);
+         l = l < 0 ? 0 : l > 4 ? 4 : l;
+         if (px(x, 2)[0] != 30 * l + 5 || px(x, 2)[1] != 40 || px(x, 2)[2] != 80) {
+            if (bad < 3)
+               fprintf(stderr, "  array x=%u (l=%g): %u,%u,%u want %g\n", x, lay[x / 8], px(x, 2)[0],
+                       px(x, 2)[1], px(x, 2)[2], 30 * l + 5);
+            bad++;
+         }
+      }
+      CHECK(bad == 0, "array layer selection: %u pixels wrong", bad);
+   }
+}
+
+/* Cube maps: face and (s, t) from GL 4.6 table 8.19, written out here:
+ * major axis +x: sc=-z tc=-y; -x: sc=+z tc=-y; +y: sc=+x tc=+z; -y: sc=+x
+ * tc=-z; +z: sc=+x tc=-y; -z: sc=-x tc=-y; s = (sc/|ma| + 1)/2. */
+static void fill_cube(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *o)
+{
+   (void)lv;
+   o[0] = (uint8_t)(layer * 20 + 10);
+   o[1] = (uint8_t)(x * 30);
+   o[2] = (uint8_t)(y * 30);
+   o[3] = 255;
+}
+
+static void test_tex_cube(void)
+{
+   W = 32; H = 32;
+   const unsigned N = 8, cubes = 2;
+   struct texdesc td = {VAGX_FORMAT_RGBA8_UNORM, VAGX_DIMENSION_CUBE_ARRAY, N, N, 6 * cubes, 1, 0, 0, false};
+   uint64_t tex = make_texture(&td, fill_cube);
+   /* per-pixel direction + cube index in a buffer */
+   float *dirs = malloc(W * H * 16);
+   unsigned seed = 99;
+   for (unsigned i = 0; i < W * H; i++) {
+      for (unsigned k = 0; k < 3; k++) {
+         seed = seed * 1103515245u + 12345u;
+         dirs[i * 4 + k] = (float)(((seed >> 8) & 0xffff) / 32768.0 - 1.0);
+      }
+      dirs[i * 4 + 3] = (float)(i & 1);
+      if (i % 7 == 0)
+         dirs[i * 4 + 2] = dirs[i * 4 + 2] < 0 ? -1.5f : 1.5f; /* exercise z faces */
+   }
+   uint64_t dva = put(dirs, W * H * 16, 16);
+   struct prog fs = {.tex = tex, .ntex = 1, .nsmp = 1, .nuni = 2,
+                     .smp = make_sampler(VAGX_FILTER_NEAREST, VAGX_FILTER_NEAREST, VAGX_MIP_FILTER_NONE,
+                                         VAGX_WRAP_CLAMP_TO_EDGE, 0, 16, 0)};
+   fs.uni[0] = (uint32_t)dva;
+   fs.uni[1] = (uint32_t)(dva >> 32);
+   char src[512];
+   snprintf(src, sizeof(src),
+            "imul r8, sr.pix_y, #%u\niadd r8, r8, sr.pix_x\nshl r8, r8, #4\n"
+            "ld_global.b128 r4, u0, r8\nmov r9, #0\n"
+            "tex.lod.t0.s0.cube.array r0, r4, r9, r0\nst_tile.rt0 r0, #0\nend\n", W);
+   fs.code = assemble(src);
+   struct job_opts o = {.clear = {0, 0, 0, 0}};
+   CHECK(draw_fullscreen(&fs, &o) == VAGX_JOB_STATUS_OK, "cube status");
+   unsigned bad = 0, judged = 0, faces = 0;
+   for (unsigned y = 0; y < H; y++)
+      for (unsigned x = 0; x < W; x++) {
+         const float *d = &dirs[(y * W + x) * 4];
+         double rx = d[0], ry = d[1], rz = d[2], ax = fabs(rx), ay = fabs(ry), az = fabs(rz);
+         unsigned face;
+         double sc, tc, ma;
+         if (ax > ay && ax > az) {
+            face = rx > 0 ? 0 : 1; ma = ax; sc = rx > 0 ? -rz : rz; tc = -ry;
+         } else if (ay > ax && ay > az) {
+            face = ry > 0 ? 2 : 3; ma = ay; sc = rx; tc = ry > 0 ? rz : -rz;
+         } else if (az > ax && az > ay) {
+            face = rz > 0 ? 4 : 5; ma = az; sc = rz > 0 ? rx : -rx; tc = -ry;
+         } else {
+            continue; /* tie: the spec leaves the face open */
+         }
+         double s = (sc / ma + 1) / 2 * N, t = (tc / ma + 1) / 2 * N;
+         if (fabs(s - nearbyint(s)) < 1e-4 || fabs(t - nearbyint(t)) < 1e-4)
+            continue;
+         int tx = (int)floor(s), ty = (int)floor(t);
+         tx = tx < 0 ? 0 : tx >= (int)N ? (int)N - 1 : tx;
+         ty = ty < 0 ? 0 : ty >= (int)N ? (int)N - 1 : ty;
+         unsigned layer = 6 * (unsigned)d[3] + face;
+         judged++;
+         faces |= 1u << face;
+         const uint8_t *p = px(x, y);
+         if (p[0] != layer * 20 + 10 || p[1] != tx * 30 || p[2] != ty * 30) {
+            if (bad < 4)
+               fprintf(stderr, "  cube (%.3f,%.3f,%.3f) layer %u: got %u,%u,%u want %u,%d,%d\n", rx, ry, rz,
+                       layer, p[0], p[1], p[2], layer * 20 + 10, tx * 30, ty * 30);
+            bad++;
+         }
+      }
+   CHECK(bad == 0 && judged > 900 && faces == 0x3f, "cube: %u of %u lookups wrong (faces %#x)", bad,
+         judged, faces);
+   free(dirs);
+}
+
+/* ------------------------------------------------------------- formats -- */
+/* Reference codecs written from the format table (descriptors.md): bit
+ * positions of the packed formats, UNORM/SNORM/SRGB/UINT/SINT/FLOAT rules as
+ * in GL 4.6 2.3.5 and 8.24; f16 through the compiler's _Float16 (IEEE
+ * binary16, round to nearest even). */
+static bool fmt_packed(enum vagx_format f, unsigned *w, unsigned *o)
+{
+   static const struct { enum vagx_format f; unsigned w[4], o[4]; } T[] = {
+      {VAGX_FORMAT_RGB565_UNORM, {5, 6, 5, 0}, {11, 5, 0, 0}},
+      {VAGX_FORMAT_RGBA4_UNORM, {4, 4, 4, 4}, {12, 8, 4, 0}},
+      {VAGX_FORMAT_RGB5A1_UNORM, {5, 5, 5, 1}, {11, 6, 1, 0}},
+      {VAGX_FORMAT_RGB10A2_UNORM, {10, 10, 10, 2}, {0, 10, 20, 30}},
+      {VAGX_FORMAT_RGB10A2_UINT, {10, 10, 10, 2}, {0, 10, 20, 30}},
+   };
+   for (unsigned i = 0; i < sizeof(T) / sizeof(T[0]); i++)
+      if (T[i].f == f) {
+         memcpy(w, T[i].w, sizeof(T[i].w));
+         memcpy(o, T[i].o, sizeof(T[i].o));
+         return true;
+      }
+   return false;
+}
+
+static double ref_srgb_enc(double c)
+{
+   c = c < 0 ? 0 : c > 1 ? 1 : c;
+   return c <= 0.0031308 ? 12.92 * c : 1.055 * pow(c, 1 / 2.4) - 0.055;
+}
+
+static uint32_t ref_uf_enc(double v, unsigned mb)  /* unsigned 5-bit-exponent float */
+{
+   if (!(v > 0))
+      return 0;
+   int e;
+   frexp(v, &e);                /* v = m * 2^e, m in [0.5, 1) */
+   e -= 1;                      /* v = 1.f * 2^e */
+   if (e < -14)                 /* denormal */
+      return (uint32_t)nearbyint(v / ldexp(1, -14 - (int)mb));
+   uint32_t m = (uint32_t)nearbyint((v / ldexp(1, e) - 1) * (1 << mb));
+   if (m >> mb) {
+      m = 0;
+      e++;
+   }
+   return (uint32_t)(e + 15) << mb | m;
+}
+
+static double ref_uf_dec(uint32_t v, unsigned mb)
+{
+   uint32_t e = v >> mb, m = v & ((1u << mb) - 1);
+   return e ? ldexp(1 + m / (double)(1u << mb), (int)e - 15) : ldexp(m, -14 - (int)mb);
+}
+
+/* Expected bytes of the render-target/PBE encoding of in[] (float bits or
+ * integers) in format f. */
+static void ref_encode(enum vagx_format f, const uint32_t in[4], uint8_t *out)
+{
+   const enum vagx_format_kind k = vagx_format_kind(f);
+   const unsigned bpb = vagx_format_bytes_per_block(f), nc = vagx_format_comps(f);
+   unsigned w[4], o[4];
+   memset(out, 0, bpb);
+   if (fmt_packed(f, w, o)) {
+      uint32_t v = 0;
+      for (unsigned c = 0; c < 4; c++) {
+         if (!w[c])
+            continue;
+         uint32_t m = (1u << w[c]) - 1;
+         v |= (k == VAGX_FORMAT_KIND_UINT ? (in[c] > m ? m : in[c]) : enc_unorm(r_f(in[c]), w[c])) << o[c];
+      }
+      memcpy(out, &v, bpb);
+      return;
+   }
+   if (f == VAGX_FORMAT_R11G11B10_FLOAT) {
+      uint32_t v = ref_uf_enc(r_f(in[0]), 6) | ref_uf_enc(r_f(in[1]), 6) << 11 | ref_uf_enc(r_f(in[2]), 5) << 22;
+      memcpy(out, &v, 4);
+      return;
+   }
+   const unsigned cb = bpb / nc, bits = 8 * cb;
+   for (unsigned c = 0; c < nc; c++) {
+      unsigned pos = c;
+      if ((f == VAGX_FORMAT_BGRA8_UNORM || f == VAGX_FORMAT_BGRA8_SRGB) && c < 3)
+         pos = 2 - c;
+      uint64_t x = 0;
+      double v = r_f(in[c]);
+      switch (k) {
+      case VAGX_FORMAT_KIND_UNORM: x = enc_unorm(v, bits); break;
+      case VAGX_FORMAT_KIND_SRGB: x = enc_unorm(c < 3 ? ref_srgb_enc(v) : v, 8); break;
+      case VAGX_FORMAT_KIND_SNORM: {
+         double m = (double)((1u << (bits - 1)) - 1);
+         v = v < -1 ? -1 : v > 1 ? 1 : v;
+         x = (uint64_t)(int64_t)nearbyint(v * m);
+         break;
+      }
+      case VAGX_FORMAT_KIND_UINT: {
+         uint64_t m = (1ull << bits) - 1;
+         x = in[c] > m ? m : in[c];
+         break;
+      }
+      case VAGX_FORMAT_KIND_SINT: {
+         int64_t mx = (1ll << (bits - 1)) - 1, mn = -mx - 1, s = (int32_t)in[c];
+         x = (uint64_t)(s > mx ? mx : s < mn ? mn : s);
+         break;
+      }
+      case VAGX_FORMAT_KIND_FLOAT:
+         if (cb == 4) {
+            x = in[c];
+         } else {
+            _Float16 h = (_Float16)r_f(in[c]);
+            uint16_t hb;
+            memcpy(&hb, &h, 2);
+            x = hb;
+         }
+         break;
+      default: break;
+      }
+      for (unsigned b = 0; b < cb; b++)
+         out[pos * cb + b] = (uint8_t)(x >> (8 * b));
+   }
+}
+
+/* Expected unpacked texel (4 x 32 bits, float bits or integers) of bytes p. */
+static void ref_decode(enum vagx_format f, const uint8_t *p, bool stencil, uint32_t out[4])
+{
+   const enum vagx_format_kind k = vagx_format_kind(f);
+   const unsigned bpb = vagx_format_bytes_per_block(f), nc = vagx_format_comps(f);
+   const bool integer = k == VAGX_FORMAT_KIND_UINT || k == VAGX_FORMAT_KIND_SINT || stencil;
+   uint32_t v32 = 0;
+   memcpy(&v32, p, bpb < 4 ? bpb : 4);
+   out[0] = out[1] = out[2] = 0;
+   out[3] = integer ? 1 : r_u(1.0f);
+   unsigned w[4], o[4];
+   if (stencil) {
+      out[0] = f == VAGX_FORMAT_S8_UINT ? p[0] : f == VAGX_FORMAT_Z24_UNORM_S8_UINT ? p[3] : p[4];
+      return;
+   }
+   if (fmt_packed(f, w, o)) {
+      for (unsigned c = 0; c < 4; c++)
+         if (w[c]) {
+            uint32_t x = v32 >> o[c] & ((1u << w[c]) - 1);
+            out[c] = integer ? x : r_u((float)(x / (double)((1u << w[c]) - 1)));
+         }
+      return;
+   }
+   switch (f) {
+   case VAGX_FORMAT_R11G11B10_FLOAT:
+      out[0] = r_u((float)ref_uf_dec(v32 & 0x7ff, 6));
+      out[1] = r_u((float)ref_uf_dec(v32 >> 11 & 0x7ff, 6));
+      out[2] = r_u((float)ref_uf_dec(v32 >> 22, 5));
+      return;
+   case VAGX_FORMAT_RGB9E5_FLOAT:
+      for (unsigned c = 0; c < 3; c++)
+         out[c] = r_u((float)ldexp(v32 >> (9 * c) & 0x1ff, (int)(v32 >> 27) - 24));
+      return;
+   case VAGX_FORMAT_Z16_UNORM: out[0] = r_u((float)((v32 & 0xffff) / 65535.0)); return;
+   case VAGX_FORMAT_Z24_UNORM_S8_UINT: out[0] = r_u((float)((v32 & 0xffffff) / 16777215.0)); return;
+   case VAGX_FORMAT_Z32_FLOAT:
+   case VAGX_FORMAT_Z32_FLOAT_S8X24_UINT: out[0] = v32; return;
+   default: break;
+   }
+   const unsigned cb = bpb / nc, bits = 8 * cb;
+   for (unsigned c = 0; c < nc; c++) {
+      unsigned pos = c;
+      if ((f == VAGX_FORMAT_BGRA8_UNORM || f == VAGX_FORMAT_BGRA8_SRGB) && c < 3)
+         pos = 2 - c;
+      uint32_t x = 0;
+      for (unsigned b = 0; b < cb; b++)
+         x |= (uint32_t)p[pos * cb + b] << (8 * b);
+      double m = (double)((1ull << bits) - 1);
+      switch (k) {
+      case VAGX_FORMAT_KIND_UNORM: out[c] = r_u((float)(x / m)); break;
+      case VAGX_FORMAT_KIND_SRGB: {
+         double u = x / 255.0;
+         out[c] = r_u((float)(c == 3 ? u : u <= 0.04045 ? u / 12.92 : pow((u + 0.055) / 1.055, 2.4)));
+         break;
+      }
+      case VAGX_FORMAT_KIND_SNORM: {
+         int32_t s = bits == 32 ? (int32_t)x : (int32_t)(x << (32 - bits)) >> (32 - bits);
+         double d = s / (double)((1u << (bits - 1)) - 1);
+         out[c] = r_u((float)(d < -1 ? -1 : d));
+         break;
+      }
+      case VAGX_FORMAT_KIND_UINT: out[c] = x; break;
+      case VAGX_FORMAT_KIND_SINT: out[c] = bits == 32 ? x : (uint32_t)((int32_t)(x << (32 - bits)) >> (32 - bits)); break;
+      case VAGX_FORMAT_KIND_FLOAT:
+         if (cb == 4) {
+            out[c] = x;
+         } else {
+            _Float16 h;
+            uint16_t hb = (uint16_t)x;
+            memcpy(&h, &hb, 2);
+            out[c] = r_u((float)h);
+         }
+         break;
+      default: break;
+      }
+   }
+}
+
+static bool near_bits(uint32_t a, uint32_t b, bool fl, unsigned ulps)
+{
+   if (a == b)
+      return true;
+   if (!fl)
+      return false;
+   int64_t d = (int64_t)(int32_t)a - (int64_t)(int32_t)b;
+   return (a >> 31) == (b >> 31) && (d < 0 ? -d : d) <= ulps;
+}
+
+static void fill_fmt(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *o);
+static enum vagx_format fill_format;
+
+static void fill_fmt(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *o)
+{
+   (void)lv; (void)layer;
+   const enum vagx_format f = fill_format;
+   const unsigned bpb = vagx_format_bytes_per_block(f), nc = vagx_format_comps(f);
+   unsigned seed = (x * 7919u + y * 104729u) ^ (unsigned)f * 2654435761u;
+   for (unsigned b = 0; b < bpb; b++) {
+      seed = seed * 1103515245u + 12345u;
+      o[b] = (uint8_t)(seed >> 16);
+   }
+   if (x == 0)  /* extremes: all zeros, all ones in the next texel */
+      memset(o, 0, bpb);
+   if (x == 1)
+      memset(o, 0xff, bpb);
+   /* no Inf/NaN encodings in float formats (their bits are not defined to
+    * survive the float path) */
+   if (vagx_format_kind(f) == VAGX_FORMAT_KIND_FLOAT && f != VAGX_FORMAT_RGB9E5_FLOAT) {
+      if (f == VAGX_FORMAT_R11G11B10_FLOAT) {
+         o[1] &= ~0x04; o[2] &= ~0x20; o[3] &= ~0x80;
+      } else {
+         const unsigned cb = bpb / nc;
+         for (unsigned c = 0; c < nc; c++)
+            o[c * cb + cb - 1] &= ~0x40;
+      }
+   }
+   if (f == VAGX_FORMAT_Z32_FLOAT || f == VAGX_FORMAT_Z32_FLOAT_S8X24_UINT)
+      o[3] &= ~0x40;
+}
+
+static void test_formats(void)
+{
+   /* A: every renderable format as tile-buffer format and PBE target: the
+    * fragment shader's st_tile, the end-of-tile ld_tile + img_st */
+   W = 8; H = 4;
+   unsigned nfmt = 0, bad_fmt = 0;
+   for (unsigned f = 1; f < 64; f++) {
+      if (!vagx_format_is_valid((enum vagx_format)f) || !vagx_format_render((enum vagx_format)f))
+         continue;
+      const enum vagx_format_kind k = vagx_format_kind((enum vagx_format)f);
+      uint32_t in[4];
+      if (k == VAGX_FORMAT_KIND_UINT) {
+         uint32_t v[4] = {5, 300, 70000, 3};
+         memcpy(in, v, 16);
+      } else if (k == VAGX_FORMAT_KIND_SINT) {
+         uint32_t v[4] = {(uint32_t)-5, 300, (uint32_t)-70000, 3};
+         memcpy(in, v, 16);
+      } else {
+         float v[4] = {0.2f, -0.7f, 0.55f, 1.3f};
+         memcpy(in, v, 16);
+      }
+      struct prog fs = {.code = assemble(fs_const), .nuni = 4};
+      memcpy(fs.uni, in, 16);
+      struct job_opts o = {.rt_format = (enum vagx_format)f};
+      if (draw_fullscreen(&fs, &o) != VAGX_JOB_STATUS_OK) {
+         bad_fmt++;
+         continue;
+      }
+      nfmt++;
+      uint8_t want[16];
+      ref_encode((enum vagx_format)f, in, want);
+      unsigned bpb = vagx_format_bytes_per_block((enum vagx_format)f), bad = 0;
+      for (unsigned y = 0; y < H; y++)
+         for (unsigned x = 0; x < W; x++)
+            for (unsigned b = 0; b < bpb; b++) {
+               int d = (int)px(x, y)[b] - (int)want[b];
+               /* sRGB: the encode curve through powf may round the other way */
+               if (d && !(k == VAGX_FORMAT_KIND_SRGB && abs(d) == 1))
+                  bad++;
+            }
+      if (bad) {
+         fprintf(stderr, "  format %s: got", vagx_format_name((enum vagx_format)f));
+         for (unsigned b = 0; b < bpb; b++)
+            fprintf(stderr, " %02x", px(0, 0)[b]);
+         fprintf(stderr, " want");
+         for (unsigned b = 0; b < bpb; b++)
+            fprintf(stderr, " %02x", want[b]);
+         fprintf(stderr, "\n");
+         bad_fmt++;
+      }
+   }
+   CHECK(bad_fmt == 0 && nfmt >= 39, "render formats: %u of %u wrong", bad_fmt, nfmt);
+
+   /* B: every format (and the stencil aspect of the depth/stencil ones)
+    * sampled with texel fetch, written raw through an RGBA32_UINT target */
+   W = 16; H = 4;
+   unsigned ntex = 0, bad_tex = 0;
+   for (unsigned f = 1; f < 64; f++) {
+      if (!vagx_format_is_valid((enum vagx_format)f))
+         continue;
+      for (unsigned st = 0; st < 2; st++) {
+         const bool has_s = vagx_format_stencil((enum vagx_format)f);
+         if (st && !has_s)
+            continue;
+         if (!st && f == VAGX_FORMAT_S8_UINT)
+            continue;
+         fill_format = (enum vagx_format)f;
+         struct texdesc td = {(enum vagx_format)f, VAGX_DIMENSION_2D, W, H, 1, 1, 0, 0, false};
+         uint64_t tva = make_texture(&td, fill_fmt);
+         struct vagx_texture t;
+         const char *err;
+         vagx_texture_unpack(ptr(tva), &t, &err);
+         t.sample_stencil = st;
+         vagx_texture_pack(ptr(tva), &t);
+         struct prog fs = {.tex = tva, .ntex = 1,
+                           .code = assemble("mov r4, sr.pix_x\nmov r5, sr.pix_y\nmov r6, #0\n"
+                                            "tex.fetch.t0.s0.2d r0, r4, r6, r0\nst_tile.rt0 r0, #0\nend\n")};
+         struct job_opts o = {.rt_format = VAGX_FORMAT_RGBA32_UINT};
+         if (draw_fullscreen(&fs, &o) != VAGX_JOB_STATUS_OK) {
+            bad_tex++;
+            continue;
+         }
+         ntex++;
+         const enum vagx_format_kind k = vagx_format_kind((enum vagx_format)f);
+         const bool fl = !st && k != VAGX_FORMAT_KIND_UINT && k != VAGX_FORMAT_KIND_SINT;
+         /* sRGB decode goes through powf: 2 ulp */
+         const unsigned ulps = k == VAGX_FORMAT_KIND_SRGB ? 2 : 0;
+         unsigned bad = 0;
+         for (unsigned y = 0; y < H; y++)
+            for (unsigned x = 0; x < W; x++) {
+               uint8_t raw[16];
+               fill_fmt(0, 0, x, y, raw);
+               uint32_t want[4], got[4];
+               ref_decode((enum vagx_format)f, raw, st, want);
+               memcpy(got, px(x, y), 16);
+               for (unsigned c = 0; c < 4; c++)
+                  if (!near_bits(got[c], want[c], fl, ulps)) {
+                     if (!bad)
+                        fprintf(stderr, "  texture %s%s (%u,%u)[%u]: got %#x want %#x\n",
+                                vagx_format_name((enum vagx_format)f), st ? " stencil" : "", x, y, c,
+                                got[c], want[c]);
+                     bad++;
+                  }
+            }
+         bad_tex += bad != 0;
+      }
+   }
+   CHECK(bad_tex == 0 && ntex >= 52, "texture formats: %u of %u wrong", bad_tex, ntex);
+}
+
+/* ------------------------------------------- fragment outputs (contract 1.x) -- */
+/* st_zs.depth (gl_FragDepth), st_zs.stencil (stencil export), the blend
+ * constant special registers, and discard ordered before the stencil test
+ * (GL 4.6 17.3: a discarded fragment never reaches the stencil test, so its
+ * fail op does not run). */
+static void test_frag_outputs(void)
+{
+   W = 64; H = 64;
+   ncs = 0;
+   double t[5][6][2];
+   float z[5][6];
+   const int ry[5][2] = {{0, 16}, {0, 16}, {16, 32}, {32, 48}, {48, 64}};
+   const float rz[5] = {0.5f, 0.9f, 0.5f, 0.5f, 0.5f};
+   for (unsigned i = 0; i < 5; i++) {
+      rect_tris(t[i], 0, ry[i][0], 64, ry[i][1], false);
+      for (unsigned k = 0; k < 6; k++)
+         z[i][k] = rz[i];
+   }
+   uint64_t vb = vbuf_tris(&t[0][0], 30, 0, NULL, NULL, &z[0][0]);
+   struct prog red = const_fs(1, 0, 0, 1);
+   emit_state(0, 0, 0, vb, &red, NULL, 0, 0, false);
+   EMIT(cmd_rasterizer, v_.half_pixel_center = 1; v_.sample_mask = 0xf; v_.depth_clip = 1;
+        v_.front_face = VAGX_FRONT_FACE_CW);
+   EMIT(cmd_blend_constant, v_.color[0] = 0.25f; v_.color[1] = 0.5f; v_.color[2] = 0.75f; v_.color[3] = 1);
+   /* A: depth 0.5, then gl_FragDepth = (x + 0.5) / 64 under LESS */
+   EMIT(cmd_depth_stencil, v_.depth_test = 1; v_.depth_write = 1; v_.depth_func = VAGX_COMPARE_FUNC_LESS);
+   EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 6; v_.instance_count = 1);
+   struct prog fdepth = {.code = assemble("u2f r4, sr.pix_x\nfadd r4, r4, #0.5\nfmul r4, r4, #0.015625\n"
+                                          "st_zs.depth r4, r0\nmov r0, #0\nmov r1, #1.0\nmov r2, #0\n"
+                                          "mov r3, #1.0\nst_tile.rt0 r0, #0\nend\n")};
+   EMIT(cmd_bind_fragment_pipeline, v_.slots32 = 1; v_.writes_depth = 1; to_usc(&fdepth, &v_.program));
+   EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 6; v_.first = 6; v_.instance_count = 1);
+   /* B: stencil reference = pix_y, REPLACE */
+   struct prog fsten = {.code = assemble("st_zs.stencil r0, sr.pix_y\nmov r0, #0\nmov r1, #0\n"
+                                         "mov r2, #1.0\nmov r3, #1.0\nst_tile.rt0 r0, #0\nend\n")};
+   EMIT(cmd_bind_fragment_pipeline, v_.slots32 = 1; v_.writes_stencil = 1; to_usc(&fsten, &v_.program));
+   EMIT(cmd_depth_stencil, v_.stencil_test = 1; v_.depth_func = VAGX_COMPARE_FUNC_ALWAYS;
+        v_.front = sface(VAGX_COMPARE_FUNC_ALWAYS, VAGX_STENCIL_OP_KEEP, VAGX_STENCIL_OP_KEEP,
+                         VAGX_STENCIL_OP_REPLACE, 3, 0xff, 0xff));
+   EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 6; v_.first = 12; v_.instance_count = 1);
+   /* C: the blend constant */
+   struct prog fblend = {.code = assemble("mov r0, sr.blend_r\nmov r1, sr.blend_g\nmov r2, sr.blend_b\n"
+                                          "mov r3, sr.blend_a\nst_tile.rt0 r0, #0\nend\n")};
+   EMIT(cmd_bind_fragment_pipeline, v_.slots32 = 1; to_usc(&fblend, &v_.program));
+   EMIT(cmd_depth_stencil, v_.depth_func = VAGX_COMPARE_FUNC_ALWAYS);
+   EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 6; v_.first = 18; v_.instance_count = 1);
+   /* D: odd columns discard; stencil NEVER with fail INCR_WRAP */
+   struct prog fdisc = {.code = assemble("and r4, sr.pix_x, #1\ndiscard.cond r4\nmov r0, #1.0\n"
+                                         "mov r1, #1.0\nmov r2, #1.0\nmov r3, #1.0\nst_tile.rt0 r0, #0\nend\n")};
+   EMIT(cmd_bind_fragment_pipeline, v_.slots32 = 1; v_.discards = 1; to_usc(&fdisc, &v_.program));
+   EMIT(cmd_depth_stencil, v_.stencil_test = 1; v_.depth_func = VAGX_COMPARE_FUNC_ALWAYS;
+        v_.front = sface(VAGX_COMPARE_FUNC_NEVER, VAGX_STENCIL_OP_INCR_WRAP, VAGX_STENCIL_OP_KEEP,
+                         VAGX_STENCIL_OP_KEEP, 0, 0xff, 0xff));
+   EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 6; v_.first = 24; v_.instance_count = 1);
+   EMIT(cmd_end);
+   const enum vagx_format f = VAGX_FORMAT_Z32_FLOAT_S8X24_UINT;
+   struct job_opts o = {.clear = {0, 0, 0, 0}, .zs = true, .zs_format = f, .clear_depth = 1.0f,
+                        .clear_stencil = 0x10, .depth_store = 1, .stencil_store = 1};
+   uint64_t job = make_job(&o);
+   struct vagx_render_fault fl;
+   enum vagx_job_status st = run(job, &fl);
+   CHECK(st == VAGX_JOB_STATUS_OK, "fragment outputs: status %d", st);
+   unsigned bad[4] = {0, 0, 0, 0};
+   for (unsigned y = 0; y < H; y++)
+      for (unsigned x = 0; x < W; x++) {
+         const uint8_t *p = px(x, y);
+         uint32_t gd;
+         uint8_t gs;
+         zs_get(f, x, y, &gd, &gs);
+         if (y < 16) {
+            bool front = (x + 0.5) / 64 < 0.5;
+            float d = front ? (float)((x + 0.5) / 64) : 0.5f;
+            bad[0] += (front ? p[1] != 255 || p[0] != 0 : p[0] != 255 || p[1] != 0) || gd != r_u(d) ||
+                      gs != 0x10;
+         } else if (y < 32) {
+            bad[1] += p[2] != 255 || gs != y;
+         } else if (y < 48) {
+            bad[2] += p[0] != 64 || p[1] != 128 || p[2] != 191 || p[3] != 255 || gs != 0x10;
+         } else {
+            bad[3] += p[0] != 0 || gs != ((x & 1) ? 0x10 : 0x11);
+         }
+      }
+   CHECK(!bad[0] && !bad[1] && !bad[2] && !bad[3],
+         "fragment outputs: depth %u, stencil export %u, blend constant %u, discard/stencil %u pixels wrong",
+         bad[0], bad[1], bad[2], bad[3]);
+   if (bad[0] || bad[1] || bad[2] || bad[3])
+      save_ppm("frag-outputs");
+}
+
+/* ------------------------------------------------------------ binning -- */
+/* Per-tile edge binning: a thin diagonal triangle across 8x8 tiles is binned
+ * only into tiles its closed area meets (independent test: separating axes
+ * in double), never fewer than the tiles holding covered pixels, and renders
+ * the same image as bounding-box binning. */
+static bool ref_tri_meets_box(const double t[3][2], double x0, double y0, double x1, double y1)
+{
+   double mnx = 1e30, mxx = -1e30, mny = 1e30, mxy = -1e30;
+   for (unsigned i = 0; i < 3; i++) {
+      mnx = fmin(mnx, t[i][0]); mxx = fmax(mxx, t[i][0]);
+      mny = fmin(mny, t[i][1]); mxy = fmax(mxy, t[i][1]);
+   }
+   if (mxx < x0 || mnx > x1 || mxy < y0 || mny > y1)
+      return false;
+   for (unsigned i = 0; i < 3; i++) {
+      const double *a = t[i], *b = t[(i + 1) % 3];
+      double nx = -(b[1] - a[1]), ny = b[0] - a[0];   /* edge normal */
+      double tmin = 1e30, tmax = -1e30, bmin = 1e30, bmax = -1e30;
+      for (unsigned k = 0; k < 3; k++) {
+         double v = nx * t[k][0] + ny * t[k][1];
+         tmin = fmin(tmin, v); tmax = fmax(tmax, v);
+      }
+      const double cx[4] = {x0, x1, x0, x1}, cy[4] = {y0, y0, y1, y1};
+      for (unsigned k = 0; k < 4; k++) {
+         double v = nx * cx[k] + ny * cy[k];
+         bmin = fmin(bmin, v); bmax = fmax(bmax, v);
+      }
+      if (bmax < tmin || bmin > tmax)
+         return false;
+   }
+   return true;
+}
+
+static void test_binning(void)
+{
+   W = 256; H = 256;
+   double t[6][2] = {{1.5, 2.25}, {254.75, 250.5}, {250.125, 254.0},  /* thin diagonal */
+                     {200, 10}, {250, 12}, {230, 60}};                 /* small, one corner */
+   uint8_t img[2][256 * 256 * 4];
+   uint64_t entries[2];
+   for (unsigned mode = 0; mode < 2; mode++) {
+      vagx_render_set_options(dev, mode ? VAGX_RENDER_OPT_BBOX_BINNING : 0);
+      ncs = 0;
+      uint64_t vb = vbuf_tris(t, 6, 0, NULL, NULL, NULL);
+      struct prog fs = {.code = assemble(fs_count)};
+      emit_state(0, 0, 0, vb, &fs, NULL, 0, 0, false);
+      draw(VAGX_PRIMITIVE_TRIANGLES, 6);
+      EMIT(cmd_end);
+      struct job_opts o = {.clear = {0, 0, 0, 0}};
+      uint64_t job = make_job(&o);
+      struct vagx_render_fault f;
+      CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "binning status");
+      struct vagx_render_stats st;
+      vagx_render_get_stats(dev, &st);
+      entries[mode] = st.bin_entries;
+      for (unsigned y = 0; y < H; y++)
+         memcpy(img[mode] + y * W * 4, px(0, y), W * 4);
+   }
+   vagx_render_set_options(dev, 0);
+   unsigned meets = 0, lit_tiles = 0, bbox = 0;
+   for (unsigned k = 0; k < 2; k++) {
+      const double(*tri)[2] = (const double(*)[2])t + 3 * k;
+      double mnx = 1e30, mxx = -1e30, mny = 1e30, mxy = -1e30;
+      for (unsigned i = 0; i < 3; i++) {
+         mnx = fmin(mnx, tri[i][0]); mxx = fmax(mxx, tri[i][0]);
+         mny = fmin(mny, tri[i][1]); mxy = fmax(mxy, tri[i][1]);
+      }
+      bbox += ((unsigned)mxx / 32 - (unsigned)mnx / 32 + 1) * ((unsigned)mxy / 32 - (unsigned)mny / 32 + 1);
+      for (unsigned ty = 0; ty < 8; ty++)
+         for (unsigned tx = 0; tx < 8; tx++) {
+            meets += ref_tri_meets_box(tri, tx * 32.0, ty * 32.0, tx * 32.0 + 32, ty * 32.0 + 32);
+            bool lit = false;
+            for (unsigned y = ty * 32; y < ty * 32 + 32 && !lit; y++)
+               for (unsigned x = tx * 32; x < tx * 32 + 32 && !lit; x++)
+                  lit = ref_inside(tri, x + 0.5, y + 0.5);
+            lit_tiles += lit;
+         }
+   }
+   CHECK(entries[0] <= meets && entries[0] >= lit_tiles && entries[1] == bbox && meets < bbox,
+         "edge binning: %llu entries (tiles met %u, with pixels %u), bbox binning %llu (expected %u)",
+         (unsigned long long)entries[0], meets, lit_tiles, (unsigned long long)entries[1], bbox);
+   printf("  binning: %llu tile entries with edge tests, %llu by bounding box\n",
+          (unsigned long long)entries[0], (unsigned long long)entries[1]);
+   CHECK(!memcmp(img[0], img[1], sizeof(img[0])), "edge binning changes the image");
+   unsigned bad = 0;
+   for (unsigned y = 0; y < H; y++)
+      for (unsigned x = 0; x < W; x++)
+         bad += img[0][(y * W + x) * 4] != (unsigned)(ref_inside((const double(*)[2])t, x + 0.5, y + 0.5) +
+                                                     ref_inside((const double(*)[2])t + 3, x + 0.5, y + 0.5));
+   CHECK(bad == 0, "binning: %u pixels differ from the reference", bad);
+}
+
+/* Background/end-of-tile fast paths (constant fill, row copy to a linear
+ * PBE) against the interpreter: same bytes in memory, same status and fault,
+ * and the fast path taken exactly when it applies.  patch: 1 = PBE base
+ * unmapped, 2 = PBE narrower and shorter than the framebuffer, 3 = PBE
+ * format differs from the render target's. */
+static void fast_case(const char *name, const struct job_opts *o, int patch, bool exp_bg,
+                      bool exp_eot)
+{
+   W = 77; H = 50;   /* partial tiles */
+   ncs = 0;
+   double t[3][2] = {{3.25, 2.5}, {70.0, 10.125}, {20.5, 47.75}};
+   uint64_t vb = vbuf_tris(t, 3, 0, NULL, NULL, NULL);
+   struct prog fs = const_fs(0.2f, 0.4f, 0.6f, 0.8f);
+   emit_state(0, 0, 0, vb, &fs, NULL, 0, 0, false);
+   draw(VAGX_PRIMITIVE_TRIANGLES, 3);
+   EMIT(cmd_end);
+   uint64_t job = make_job(o);
+   if (patch) {
+      struct vagx_pbe b = last_pbe;
+      if (patch == 1)
+         b.base_va = MEM_BASE + MEM_SIZE + 0x10000;
+      else if (patch == 2)
+         b.width = 45, b.height = 33;
+      else
+         b.format = VAGX_FORMAT_RGBA8_UINT;
+      vagx_pbe_pack(ptr(last_pbe_va), &b);
+   }
+   const size_t bytes = fb_stride * H;
+   uint8_t *img[2];
+   struct vagx_render_fault f[2];
+   enum vagx_job_status st[2];
+   struct vagx_render_stats stats[2];
+   for (unsigned mode = 0; mode < 2; mode++) {
+      vagx_render_set_options(dev, mode ? VAGX_RENDER_OPT_NO_FAST_TILE : 0);
+      memset(ptr(fb_va), 0x5a, bytes);
+      st[mode] = run(job, &f[mode]);
+      vagx_render_get_stats(dev, &stats[mode]);
+      img[mode] = malloc(bytes);
+      memcpy(img[mode], ptr(fb_va), bytes);
+   }
+   vagx_render_set_options(dev, 0);
+   const unsigned tiles = vagx_tiles(W) * vagx_tiles(H);
+   CHECK(st[0] == st[1] && f[0].unit == f[1].unit && f[0].address == f[1].address,
+         "fast %s: status %d/%d unit %d/%d address %llx/%llx", name, st[0], st[1], f[0].unit,
+         f[1].unit, (unsigned long long)f[0].address, (unsigned long long)f[1].address);
+   CHECK(patch == 1 || st[0] == VAGX_JOB_STATUS_OK, "fast %s: status %d", name, st[0]);
+   CHECK(!memcmp(img[0], img[1], bytes), "fast %s: image differs from the interpreter's", name);
+   /* an unmapped PBE stops the job at its first tile */
+   const unsigned ntiles = patch == 1 ? 1 : tiles;
+   if (patch == 1)
+      exp_eot = false;
+   CHECK(stats[0].fast_bg_tiles == (exp_bg ? ntiles : 0) &&
+         stats[0].fast_eot_tiles == (exp_eot ? tiles : 0) && stats[1].fast_bg_tiles == 0 &&
+         stats[1].fast_eot_tiles == 0,
+         "fast %s: %llu/%llu fast bg/eot tiles of %u (expected bg %d eot %d)", name,
+         (unsigned long long)stats[0].fast_bg_tiles, (unsigned long long)stats[0].fast_eot_tiles,
+         ntiles, exp_bg, exp_eot);
+   /* and the clear colour really is there (not just equal garbage) */
+   if ((patch == 0 || patch == 2) && o->rt_format == VAGX_FORMAT_RGBA8_UNORM)
+      CHECK(img[0][0] == 64 && img[0][1] == 128 && img[0][2] == 191 && img[0][3] == 255,
+            "fast %s: corner %u %u %u %u", name, img[0][0], img[0][1], img[0][2], img[0][3]);
+   free(img[0]);
+   free(img[1]);
+}
+
+static void test_fast_tile(void)
+{
+   const float c[4] = {0.25f, 0.5f, 0.75f, 1.0f};
+   struct job_opts o = {.rt_format = VAGX_FORMAT_RGBA8_UNORM};
+   memcpy(o.clear, c, sizeof(c));
+   fast_case("rgba8", &o, 0, true, true);
+   fast_case("unmapped", &o, 1, true, true);   /* the fault comes from the interpreter */
+   fast_case("narrow", &o, 2, true, true);
+   fast_case("format", &o, 3, true, false);
+   o.samples = 4;
+   fast_case("rgba8-4x", &o, 0, true, true);
+   o.samples = 1;
+   o.rt_format = VAGX_FORMAT_RG32_FLOAT;
+   fast_case("rg32f", &o, 0, true, true);
+   o.rt_format = VAGX_FORMAT_RGBA16_UNORM;
+   fast_case("rgba16", &o, 0, true, true);
+   o.rt_format = VAGX_FORMAT_RGB565_UNORM;
+   fast_case("rgb565", &o, 0, true, true);
+   const uint32_t ic[4] = {5, 0xfffffff0u, 300, 0x7fffffff};
+   memcpy(o.clear, ic, sizeof(ic));
+   o.rt_format = VAGX_FORMAT_RGBA16_SINT;
+   fast_case("rgba16i", &o, 0, true, true);
+   const float sc[4] = {0.1f, 0.5f, 0.3f, 1.0f};
+   memcpy(o.clear, sc, sizeof(sc));
+   o.rt_format = VAGX_FORMAT_RGBA8_SRGB;
+   fast_case("srgb", &o, 0, true, false);
+   o.rt_format = VAGX_FORMAT_RGBA16_FLOAT;
+   fast_case("rgba16f", &o, 0, true, false);
+}
+
+/* Hostile geometry: NaN/inf positions drop their primitive, degenerate and
+ * enormous triangles are defined (nothing / clipped to the guard band), and
+ * out-of-range indices read as index 0; never a crash or a hang. */
+static void test_bad_geometry(void)
+{
+   W = 64; H = 64;
+   ncs = 0;
+   const float inf = INFINITY, nan = NAN;
+   float v[] = {
+      /* NaN and inf vertices */
+      nan, 0, 0.5f, 1,  0.5f, 0.5f, 0.5f, 1,  -0.5f, 0.5f, 0.5f, 1,
+      -1, -1, 0.5f, inf,  1, -1, 0.5f, 1,  -1, 1, 0.5f, 1,
+      inf, -inf, 0.5f, 1,  1, 1, 0.5f, 1,  -1, 1, 0.5f, 1,
+      /* degenerate (zero area) and a huge finite one */
+      0, 0, 0.5f, 1,  0.5f, 0.5f, 0.5f, 1,  1, 1, 0.5f, 1,
+      -1e7f, -1e7f, 0.5f, 1,  1e7f, -1e7f, 0.5f, 1,  0, 1e7f, 0.5f, 1,
+      /* beyond double's precision after clipping: a defined result is all
+       * that is asked (drawn in its own job below) */
+      -3e38f, -3e38f, 0.5f, 1,  3e38f, -3e38f, 0.5f, 1,  0, 3e38f, 0.5f, 1,
+   };
+   uint64_t vb = put(v, sizeof(v), 16);
+   struct prog fs = {.code = assemble(fs_count)};
+   emit_state(0, 0, 0, vb, &fs, NULL, 0, 0, false);
+   draw(VAGX_PRIMITIVE_TRIANGLES, 15);
+   /* indices beyond the buffer: read as 0 (a degenerate triangle) */
+   uint32_t idx[3] = {0xffffffffu, 7, 3};
+   uint64_t iva = put(idx, sizeof(idx), 4);
+   EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 6; v_.instance_count = 1;
+        v_.index_size = VAGX_INDEX_SIZE_U32; v_.index_va = iva; v_.index_buffer_size = 12;
+        v_.base_vertex = 1);
+   EMIT(cmd_end);
+   struct job_opts o = {.clear = {0, 0, 0, 0}};
+   uint64_t job = make_job(&o);
+   struct vagx_render_fault f;
+   enum vagx_job_status st = run(job, &f);
+   CHECK(st == VAGX_JOB_STATUS_OK || st == VAGX_JOB_STATUS_MMU_FAULT, "bad geometry status %d", st);
+   unsigned n1 = 0, other = 0;
+   for (unsigned y = 0; y < H; y++)
+      for (unsigned x = 0; x < W; x++) {
+         n1 += px(x, y)[0] == 1;
+         other += px(x, y)[0] > 1;
+      }
+   /* only the huge triangle (it covers the whole framebuffer after clipping
+    * to the guard band) draws: every pixel exactly once */
+   CHECK(st != VAGX_JOB_STATUS_OK || (n1 == W * H && other == 0),
+         "bad geometry: %u pixels once, %u more than once", n1, other);
+   ncs = 0;
+   emit_state(0, 0, 0, vb, &fs, NULL, 0, 0, false);
+   EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 3; v_.first = 15; v_.instance_count = 1);
+   EMIT(cmd_end);
+   job = make_job(&o);
+   CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "3e38 triangle: status %d", f.status);
+}
+
 int main(void)
 {
    mem = calloc(1, MEM_SIZE);
@@ -1115,9 +2675,21 @@ int main(void)
       {"depth_cull_query", test_depth_cull_query},
       {"strip_fan_clip", test_strip_fan_clip},
       {"textures", test_textures},
+      {"tex_linear_stride", test_tex_linear_stride},
       {"msaa", test_msaa},
       {"lines", test_lines},
       {"faults", test_faults},
+      {"stencil_zs_io", test_stencil},
+      {"points", test_points},
+      {"clip_distances", test_clip_distances},
+      {"mipmaps", test_mipmaps},
+      {"tex_3d_array", test_tex_3d_array},
+      {"tex_cube", test_tex_cube},
+      {"formats", test_formats},
+      {"frag_outputs", test_frag_outputs},
+      {"binning", test_binning},
+      {"bad_geometry", test_bad_geometry},
+      {"fast_tile", test_fast_tile},
    };
    for (unsigned i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
       int before = failures;

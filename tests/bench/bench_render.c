@@ -1,0 +1,584 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Render-job throughput of the tile pipeline (qemu-device/core/render/):
+ * vagx_render_run() on a 1920x1080 RGBA8 framebuffer in flat memory
+ * (identity translation, as the unit tests), tiles spread over a pool of
+ * worker threads, against memset() of the same bytes measured in the same
+ * run.  Workloads:
+ *
+ *   clear     background program (constant colour) + end-of-tile store
+ *   flat      the same plus a full-screen quad with a constant fragment shader
+ *   small     10 000 triangles of 8 pixels each (half of a 4x4 square)
+ *   textured  8 overlapping 960x540 quads, bilinear RGBA8 texture, blended in
+ *             the shader with ld_tile (src*a + dst*(1-a))
+ *
+ * Every figure is the best of REPEATS runs (default 5: the machine is
+ * shared), with 1 worker and with N.  Results are checked, so a fast wrong
+ * renderer fails the benchmark.
+ *
+ *   bench_render [N [REPEATS [MASK]]]   N workers for the parallel runs (default:
+ *                                       CPUs); MASK: bit i runs workload i (profiling)
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "render.h"
+#include "vagx_asm.h"
+#include "vagx_layout.h"
+
+#define FB_W 1920
+#define FB_H 1080
+#define MEM_BASE 0x100000000ull
+#define MEM_SIZE (96u << 20)
+
+static uint8_t *mem;
+static uint64_t brk_;
+
+static void *xlate(void *ctx, uint64_t va, uint32_t size, unsigned access, uint64_t *span)
+{
+   (void)ctx;
+   (void)access;
+   if (va < MEM_BASE || va + size > MEM_BASE + MEM_SIZE || va + size < va)
+      return NULL;
+   *span = MEM_BASE + MEM_SIZE - va;
+   return mem + (va - MEM_BASE);
+}
+static const struct vagx_usc_mem_ops mem_ops = {.translate = xlate};
+
+static uint64_t alloc(uint64_t size, uint64_t align)
+{
+   brk_ = (brk_ + align - 1) & ~(align - 1);
+   uint64_t va = MEM_BASE + brk_;
+   brk_ += size;
+   if (brk_ > MEM_SIZE) {
+      fprintf(stderr, "bench_render: memory exhausted\n");
+      exit(1);
+   }
+   memset(mem + (va - MEM_BASE), 0, size);
+   return va;
+}
+static void *ptr(uint64_t va) { return mem + (va - MEM_BASE); }
+static uint64_t put(const void *d, uint64_t size, uint64_t align)
+{
+   uint64_t va = alloc(size, align);
+   memcpy(ptr(va), d, size);
+   return va;
+}
+
+static uint64_t assemble(const char *src)
+{
+   static uint32_t words[8192];
+   struct vagx_asm_error err;
+   long n = vagx_asm_assemble(src, words, 8192, &err);
+   if (n < 0) {
+      fprintf(stderr, "bench_render: asm line %d: %s\n", err.line, err.msg);
+      exit(1);
+   }
+   return put(words, (uint64_t)n * 4, 16);
+}
+
+static double now_s(void)
+{
+   struct timespec ts;
+   clock_gettime(CLOCK_MONOTONIC, &ts);
+   return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static uint32_t fu(float f)
+{
+   uint32_t u;
+   memcpy(&u, &f, 4);
+   return u;
+}
+
+/* ------------------------------------------------------------ pool -- */
+/* As the core's parallel-for (core_render.c): the calling thread claims
+ * tiles itself (worker 0) and n - 1 helper threads join when they wake up,
+ * so a job never waits for a thread to be scheduled.  Items are claimed
+ * from a cursor tagged with the generation, so a helper that wakes late
+ * cannot run an item of the next job with the previous job's function. */
+struct pool;
+struct pool_arg {
+   struct pool *p;
+   unsigned id;
+};
+struct pool {
+   pthread_t th[64];
+   struct pool_arg args[64];
+   unsigned n;                /* workers including the caller */
+   pthread_mutex_t m;
+   pthread_cond_t go, done_cv;
+   uint32_t gen;
+   bool quit;
+   vagx_render_item_fn fn;
+   void *ctx;
+   unsigned items;
+   _Atomic uint64_t cursor;   /* gen << 32 | next item */
+   _Atomic unsigned done;
+};
+
+/* Runs items of generation gen until none is left. */
+static void pool_work(struct pool *p, uint32_t gen, vagx_render_item_fn fn, void *ctx,
+                      unsigned items, unsigned id)
+{
+   for (;;) {
+      uint64_t cur = atomic_load(&p->cursor);
+      if ((uint32_t)(cur >> 32) != gen || (uint32_t)cur >= items)
+         return;
+      if (!atomic_compare_exchange_weak(&p->cursor, &cur, cur + 1))
+         continue;
+      fn(ctx, (uint32_t)cur, id);
+      if (atomic_fetch_add(&p->done, 1) + 1 == items) {
+         pthread_mutex_lock(&p->m);
+         pthread_cond_signal(&p->done_cv);
+         pthread_mutex_unlock(&p->m);
+      }
+   }
+}
+
+static void *pool_main(void *arg)
+{
+   struct pool_arg *a = arg;
+   struct pool *p = a->p;
+   uint32_t seen = 0;
+   for (;;) {
+      pthread_mutex_lock(&p->m);
+      while (p->gen == seen && !p->quit)
+         pthread_cond_wait(&p->go, &p->m);
+      if (p->quit) {
+         pthread_mutex_unlock(&p->m);
+         return NULL;
+      }
+      seen = p->gen;
+      vagx_render_item_fn fn = p->fn;
+      void *ctx = p->ctx;
+      unsigned items = p->items;
+      pthread_mutex_unlock(&p->m);
+      pool_work(p, seen, fn, ctx, items, a->id);
+   }
+}
+
+static void pool_run(void *opaque, unsigned n, vagx_render_item_fn fn, void *ctx)
+{
+   struct pool *p = opaque;
+   if (!n)
+      return;
+   pthread_mutex_lock(&p->m);
+   p->fn = fn;
+   p->ctx = ctx;
+   p->items = n;
+   p->gen++;
+   atomic_store(&p->done, 0);
+   atomic_store(&p->cursor, (uint64_t)p->gen << 32);
+   const uint32_t gen = p->gen;
+   if (p->n > 1)
+      pthread_cond_broadcast(&p->go);
+   pthread_mutex_unlock(&p->m);
+   pool_work(p, gen, fn, ctx, n, 0);
+   pthread_mutex_lock(&p->m);
+   while (atomic_load(&p->done) < n)
+      pthread_cond_wait(&p->done_cv, &p->m);
+   pthread_mutex_unlock(&p->m);
+}
+
+static void pool_start(struct pool *p, unsigned n)
+{
+   memset(p, 0, sizeof(*p));
+   p->n = n;
+   pthread_mutex_init(&p->m, NULL);
+   pthread_cond_init(&p->go, NULL);
+   pthread_cond_init(&p->done_cv, NULL);
+   for (unsigned i = 1; i < n; i++) {
+      p->args[i] = (struct pool_arg){p, i};
+      pthread_create(&p->th[i], NULL, pool_main, &p->args[i]);
+   }
+}
+
+static void pool_stop(struct pool *p)
+{
+   pthread_mutex_lock(&p->m);
+   p->quit = true;
+   pthread_cond_broadcast(&p->go);
+   pthread_mutex_unlock(&p->m);
+   for (unsigned i = 1; i < p->n; i++)
+      pthread_join(p->th[i], NULL);
+}
+
+/* ------------------------------------------------------------ jobs -- */
+struct prog {
+   uint64_t code;
+   uint32_t uni[8];
+   unsigned nuni;
+   uint64_t tex, smp, img;
+   unsigned ntex, nsmp, nimg;
+};
+
+static void to_usc(const struct prog *p, struct vagx_usc_program *u)
+{
+   vagx_usc_program_init(u);
+   u->code_va = p->code;
+   u->gpr_count = 32;
+   u->uniform_count = p->nuni;
+   if (p->nuni)
+      u->uniform_va = put(p->uni, p->nuni * 4, 4);
+   u->texture_count = p->ntex;
+   u->texture_va = p->tex;
+   u->sampler_count = p->nsmp;
+   u->sampler_va = p->smp;
+   u->image_count = p->nimg;
+   u->image_va = p->img;
+}
+
+static uint32_t cs[4096];
+static unsigned ncs;
+#define EMIT(T, ...)                                                                   \
+   do {                                                                                \
+      struct vagx_##T v_;                                                              \
+      vagx_##T##_init(&v_);                                                            \
+      __VA_ARGS__;                                                                     \
+      vagx_##T##_pack(&cs[ncs], &v_);                                                  \
+      ncs += vagx_cmd_dwords(cs[ncs]);                                                 \
+   } while (0)
+
+static uint64_t fb_va;
+static const uint32_t fb_stride = FB_W * 4;
+static const float clear_rgba[4] = {0.25f, 0.5f, 0.75f, 1.0f};
+#define CLEAR_PX 0xffbf8040u   /* clear_rgba as RGBA8 bytes 40 80 bf ff */
+
+/* The programs the Mesa driver emits for a clear and a store (vagx_bg_eot.c). */
+static const char *bg_src =
+   "mov r0, u0\nmov r1, u1\nmov r2, u2\nmov r3, u3\nst_tile.rt0 r0, #0\nend\n";
+static const char *eot_src =
+   "mov r4, sr.pix_x\nmov r5, sr.pix_y\nld_tile.rt0 r0, #0\nimg_st.i0.2d r4, r0, #0\nend\n";
+
+static uint64_t make_job(void)
+{
+   uint64_t cs_va = put(cs, ncs * 4, 16);
+   struct vagx_pbe pbe;
+   vagx_pbe_init(&pbe);
+   pbe.format = VAGX_FORMAT_RGBA8_UNORM;
+   pbe.dimension = VAGX_DIMENSION_2D;
+   pbe.layout = VAGX_IMAGE_LAYOUT_LINEAR;
+   pbe.samples = VAGX_MSAA_1X;
+   pbe.width = FB_W;
+   pbe.height = FB_H;
+   pbe.depth = 1;
+   pbe.levels = 1;
+   pbe.stride = fb_stride;
+   pbe.base_va = fb_va;
+   uint64_t pbe_va = alloc(32, 32);
+   vagx_pbe_pack(ptr(pbe_va), &pbe);
+   struct prog bg = {.code = assemble(bg_src), .nuni = 4};
+   memcpy(bg.uni, clear_rgba, 16);
+   struct prog eot = {.code = assemble(eot_src), .img = pbe_va, .nimg = 1};
+   struct vagx_render_job rj;
+   vagx_render_job_init(&rj);
+   rj.width = FB_W;
+   rj.height = FB_H;
+   rj.samples = VAGX_MSAA_1X;
+   rj.rt_count = 1;
+   rj.process_empty_tiles = 1;
+   rj.cs_va = cs_va;
+   for (unsigned i = 0; i < 8; i++)
+      rj.rt_format[i] = VAGX_FORMAT_INVALID;
+   rj.rt_format[0] = VAGX_FORMAT_RGBA8_UNORM;
+   rj.clear_depth = 1.0f;
+   to_usc(&bg, &rj.bg_program);
+   to_usc(&eot, &rj.eot_program);
+   uint64_t va = alloc(VAGX_RENDER_JOB_DWORDS * 4, 64);
+   vagx_render_job_pack(ptr(va), &rj);
+   return va;
+}
+
+/* Vertex shader: 4 position words + nvar words from u0:u1 + id * stride. */
+static uint64_t vs_code(unsigned nvar)
+{
+   char src[2048];
+   unsigned words = 4 + nvar;
+   int n = snprintf(src, sizeof(src), "imul r1, sr.vertex_id, #%u\n", words * 4);
+   for (unsigned i = 0; i < words; i++)
+      n += snprintf(src + n, sizeof(src) - n,
+                    "iadd r2, r1, #%u\nld_global.b32 r%u, u0, r2\nst_var r%u, #%u\n", i * 4,
+                    8 + i, 8 + i, i);
+   snprintf(src + n, sizeof(src) - n, "end\n");
+   return assemble(src);
+}
+
+static uint32_t binding(unsigned slot, unsigned count, unsigned cf)
+{
+   struct vagx_cf_binding b;
+   vagx_cf_binding_init(&b);
+   b.slot = slot;
+   b.count = count;
+   b.cf = cf;
+   b.interp = VAGX_INTERP_SMOOTH;
+   uint32_t w;
+   vagx_cf_binding_pack(&w, &b);
+   return w;
+}
+
+/* Vertex buffer from window positions (+ nvar varyings per vertex). */
+static uint64_t vbuf(const float *xy, unsigned nv, unsigned nvar, const float *var)
+{
+   unsigned words = 4 + nvar;
+   float *b = calloc((size_t)nv * words, 4);
+   for (unsigned i = 0; i < nv; i++) {
+      b[i * words + 0] = xy[2 * i] / (FB_W / 2.0f) - 1.0f;
+      b[i * words + 1] = xy[2 * i + 1] / (FB_H / 2.0f) - 1.0f;
+      b[i * words + 2] = 0.5f;
+      b[i * words + 3] = 1.0f;
+      for (unsigned k = 0; k < nvar; k++)
+         b[i * words + 4 + k] = var[i * nvar + k];
+   }
+   uint64_t va = put(b, (uint64_t)nv * words * 4, 16);
+   free(b);
+   return va;
+}
+
+static void emit_state(unsigned nvar, uint64_t vb, const struct prog *fs, const uint32_t *cfb,
+                       unsigned ncfb, unsigned ncf)
+{
+   struct prog vs = {.code = vs_code(nvar), .nuni = 2};
+   vs.uni[0] = (uint32_t)vb;
+   vs.uni[1] = (uint32_t)(vb >> 32);
+   EMIT(cmd_bind_vertex_pipeline, v_.smooth32 = nvar; to_usc(&vs, &v_.program));
+   uint64_t cfb_va = ncfb ? put(cfb, ncfb * 4, 4) : 0;
+   EMIT(cmd_bind_fragment_pipeline, v_.cf_binding_count = ncfb; v_.cf_count = ncf;
+        v_.slots32 = 1 + nvar; v_.cf_bindings_va = cfb_va; to_usc(fs, &v_.program));
+   EMIT(cmd_viewport, v_.scale_x = FB_W / 2.0f; v_.offset_x = FB_W / 2.0f;
+        v_.scale_y = FB_H / 2.0f; v_.offset_y = FB_H / 2.0f; v_.scale_z = 1; v_.min_depth = 0;
+        v_.max_depth = 1);
+   EMIT(cmd_scissor, v_.max_x = FB_W; v_.max_y = FB_H);
+   EMIT(cmd_rasterizer, v_.half_pixel_center = 1; v_.point_size = 1; v_.line_width = 1;
+        v_.sample_mask = 0xf; v_.depth_clip = 1);
+   EMIT(cmd_depth_stencil, v_.depth_func = VAGX_COMPARE_FUNC_ALWAYS);
+}
+
+static void quad(float *xy, float x0, float y0, float x1, float y1)
+{
+   const float q[12] = {x0, y0, x1, y0, x1, y1, x0, y0, x1, y1, x0, y1};
+   memcpy(xy, q, sizeof(q));
+}
+
+/* ------------------------------------------------------------ scenes -- */
+enum scene { CLEAR, FLAT, SMALL, TEXTURED, NSCENES };
+#define SMALL_TRIS 10000
+
+static uint64_t build(enum scene s)
+{
+   ncs = 0;
+   if (s == FLAT) {
+      float xy[12];
+      quad(xy, 0, 0, FB_W, FB_H);
+      struct prog fs = {.code = assemble("mov r0, u0\nmov r1, u1\nmov r2, u2\nmov r3, u3\n"
+                                         "st_tile.rt0 r0, #0\nend\n"),
+                        .nuni = 4, .uni = {fu(1.0f), fu(0.0f), fu(0.5f), fu(1.0f)}};
+      emit_state(0, vbuf(xy, 6, 0, NULL), &fs, NULL, 0, 0);
+      EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 6; v_.instance_count = 1);
+   } else if (s == SMALL) {
+      /* half 4x4 squares (8 pixel centres each) on a jittered grid */
+      float *xy = malloc(sizeof(float) * 6 * SMALL_TRIS);
+      unsigned seed = 1;
+      for (unsigned i = 0; i < SMALL_TRIS; i++) {
+         seed = seed * 1103515245u + 12345u;
+         float x = (float)((i % 100) * 19 + 2) + (float)((seed >> 16) % 256) / 256.0f;
+         float y = (float)((i / 100) * 10 + 2) + (float)((seed >> 8) % 256) / 256.0f;
+         const float t[6] = {x, y, x + 4, y, x, y + 4};
+         memcpy(xy + 6 * i, t, sizeof(t));
+      }
+      struct prog fs = {.code = assemble("mov r0, u0\nmov r1, u1\nmov r2, u2\nmov r3, u3\n"
+                                         "st_tile.rt0 r0, #0\nend\n"),
+                        .nuni = 4, .uni = {fu(1.0f), fu(1.0f), fu(1.0f), fu(1.0f)}};
+      emit_state(0, vbuf(xy, 3 * SMALL_TRIS, 0, NULL), &fs, NULL, 0, 0);
+      EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 3 * SMALL_TRIS;
+           v_.instance_count = 1);
+      free(xy);
+   } else if (s == TEXTURED) {
+      enum { TW = 256 };
+      struct vagx_layout l;
+      memset(&l, 0, sizeof(l));
+      l.width_px = l.height_px = TW;
+      l.depth_px = l.levels = l.sample_count_sa = l.block_width_px = l.block_height_px = 1;
+      l.bytes_per_block_B = 4;
+      l.tiling = VAGX_TILING_TWIDDLED;
+      vagx_layout_init(&l);
+      uint32_t *texels = malloc(TW * TW * 4);
+      for (unsigned i = 0; i < TW * TW; i++)
+         texels[i] = (i * 37u % 256) | ((i * 91u % 256) << 8) | ((i * 13u % 256) << 16) |
+                     ((64u + i % 128u) << 24);
+      uint64_t base = alloc(l.size_B, 16384);
+      vagx_layout_tile(&l, ptr(base), texels, TW * 4, 0, 0, 0, 0, TW, TW);
+      free(texels);
+      struct vagx_texture t;
+      vagx_texture_init(&t);
+      t.format = VAGX_FORMAT_RGBA8_UNORM;
+      t.dimension = VAGX_DIMENSION_2D;
+      t.layout = VAGX_IMAGE_LAYOUT_TWIDDLED;
+      t.width = t.height = TW;
+      t.depth = t.levels = 1;
+      t.swizzle_r = VAGX_SWIZZLE_R; t.swizzle_g = VAGX_SWIZZLE_G;
+      t.swizzle_b = VAGX_SWIZZLE_B; t.swizzle_a = VAGX_SWIZZLE_A;
+      t.base_va = base;
+      uint64_t tva = alloc(32, 32);
+      vagx_texture_pack(ptr(tva), &t);
+      struct vagx_sampler sm;
+      vagx_sampler_init(&sm);
+      sm.min_filter = sm.mag_filter = VAGX_FILTER_LINEAR;
+      sm.wrap_s = sm.wrap_t = VAGX_WRAP_REPEAT;
+      sm.max_lod = 16;
+      uint64_t sva = alloc(32, 32);
+      vagx_sampler_pack(ptr(sva), &sm);
+      struct prog fs = {.code = assemble(
+                           "iter.center.persp r4, cf1, cf0, r0\niter.center.persp r5, cf2, cf0, r0\n"
+                           "tex.auto.t0.s0.2d r0, r4, r0, r0\nld_tile.rt0 r8, #0\n"
+                           "fadd r12, -r3, #1.0\nfmul r8, r8, r12\nfmul r9, r9, r12\n"
+                           "fmul r10, r10, r12\nffma r0, r0, r3, r8\nffma r1, r1, r3, r9\n"
+                           "ffma r2, r2, r3, r10\nmov r3, #1.0\nst_tile.rt0 r0, #0\nend\n"),
+                        .tex = tva, .ntex = 1, .smp = sva, .nsmp = 1};
+      float xy[8 * 12], uv[8 * 12];
+      for (unsigned q = 0; q < 8; q++) {
+         float x0 = (float)(q % 4) * 320.0f, y0 = (float)(q / 4) * 540.0f;
+         quad(xy + 12 * q, x0, y0, x0 + 960, y0 + 540);
+         quad(uv + 12 * q, 0, 0, 3.75f, 2.1f);   /* ~1 texel per pixel, repeated */
+      }
+      uint32_t cfb[2] = {binding(0, 1, 0), binding(1, 2, 1)};
+      emit_state(2, vbuf(xy, 48, 2, uv), &fs, cfb, 2, 3);
+      EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 48; v_.instance_count = 1);
+   }
+   EMIT(cmd_end);
+   return make_job();
+}
+
+static struct vagx_render_device *dev;
+
+static double run_job(uint64_t job, struct pool *p)
+{
+   struct vagx_render_env env;
+   memset(&env, 0, sizeof(env));
+   env.mem = &mem_ops;
+   env.run = pool_run;
+   env.run_opaque = p;
+   env.nworkers = p->n;
+   struct vagx_render_fault f;
+   double t0 = now_s();
+   enum vagx_job_status st = vagx_render_run(dev, &env, job, &f);
+   double t = now_s() - t0;
+   if (st != VAGX_JOB_STATUS_OK) {
+      fprintf(stderr, "bench_render: job failed with %s (unit %d, address 0x%llx)\n",
+              vagx_job_status_name(st), f.unit, (unsigned long long)f.address);
+      exit(1);
+   }
+   return t;
+}
+
+/* Pixels of the framebuffer equal to v. */
+static unsigned long count_px(uint32_t v)
+{
+   const uint32_t *p = ptr(fb_va);
+   unsigned long n = 0;
+   for (size_t i = 0; i < (size_t)FB_W * FB_H; i++)
+      n += p[i] == v;
+   return n;
+}
+
+static bool check(enum scene s)
+{
+   const unsigned long all = (unsigned long)FB_W * FB_H;
+   switch (s) {
+   case CLEAR: return count_px(CLEAR_PX) == all;
+   case FLAT: return count_px(0xff8000ffu) == all;
+   case SMALL: {
+      /* the triangles do not overlap: one lit pixel per fragment, and each
+       * half 4x4 square holds 6 to 10 pixel centres */
+      struct vagx_render_stats st;
+      vagx_render_get_stats(dev, &st);
+      const unsigned long lit = count_px(0xffffffffu);
+      return lit == st.fragment_lanes && lit >= 6ul * SMALL_TRIS && lit <= 10ul * SMALL_TRIS;
+   }
+   case TEXTURED: return count_px(CLEAR_PX) == 0;  /* every pixel blended at least once */
+   default: return false;
+   }
+}
+
+int main(int argc, char **argv)
+{
+   unsigned n = argc > 1 ? (unsigned)atoi(argv[1]) : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+   unsigned reps = argc > 2 ? (unsigned)atoi(argv[2]) : 5;
+   unsigned mask = argc > 3 ? (unsigned)strtoul(argv[3], NULL, 0) : ~0u;
+   if (n < 1 || n > 64)
+      n = 2;
+   if (reps < 1)
+      reps = 1;
+   mem = calloc(1, MEM_SIZE);
+   dev = vagx_render_device_create();
+   if (!mem || !dev)
+      return 1;
+   fb_va = alloc((uint64_t)fb_stride * FB_H, 4096);
+   const size_t bytes = (size_t)fb_stride * FB_H;
+
+   /* reference: memset of the frame, same bytes, best of reps */
+   double tm = 1e30;
+   for (unsigned r = 0; r < reps * 4; r++) {
+      double t0 = now_s();
+      memset(ptr(fb_va), 0x40 + (int)r, bytes);
+      __asm__ volatile("" ::: "memory");
+      tm = fmin(tm, now_s() - t0);
+   }
+
+   double loadavg[3] = {0, 0, 0};
+   if (getloadavg(loadavg, 3) < 0)
+      loadavg[0] = -1;
+   printf("render jobs, %ux%u RGBA8 (%.1f MB), best of %u, load average %.2f\n", FB_W, FB_H,
+          bytes / 1e6, reps, loadavg[0]);
+   printf("  memset of the frame (reference)  %8.3f ms  %7.2f GB/s\n", tm * 1e3, bytes / tm / 1e9);
+
+   static const char *names[NSCENES] = {"clear + store", "flat full-screen quad",
+                                        "10k small triangles", "textured + blended"};
+   unsigned workers[2] = {1, n};
+   struct pool pools[2];
+   pool_start(&pools[0], 1);
+   pool_start(&pools[1], n);
+   int status = 0;
+   for (unsigned s = 0; s < NSCENES; s++) {
+      if (!(mask >> s & 1))
+         continue;
+      brk_ = ((fb_va - MEM_BASE) + bytes + 4095) & ~4095ull;
+      uint64_t job = build(s);
+      double t[2] = {1e30, 1e30};
+      struct vagx_render_stats st;
+      for (unsigned w = 0; w < 2; w++) {
+         memset(ptr(fb_va), 0, bytes);
+         run_job(job, &pools[w]); /* warm-up: program decode, page faults */
+         if (!check(s)) {
+            fprintf(stderr, "bench_render: %s: wrong image with %u workers\n", names[s],
+                    workers[w]);
+            status = 1;
+         }
+         for (unsigned r = 0; r < reps; r++)
+            t[w] = fmin(t[w], run_job(job, &pools[w]));
+      }
+      vagx_render_get_stats(dev, &st);
+      printf("  %-24s 1 worker %8.3f ms (x%.2f memset)  %u workers %8.3f ms (x%.2f memset, "
+             "scaling x%.2f)\n", names[s], t[0] * 1e3, t[0] / tm, n, t[1] * 1e3, t[1] / tm,
+             t[0] / t[1]);
+      if (s == SMALL)
+         printf("  %-24s %.2f M triangles/s (1 worker), %.2f M (%u workers)\n", "",
+                SMALL_TRIS / t[0] / 1e6, SMALL_TRIS / t[1] / 1e6, n);
+      if (st.fragment_lanes)
+         printf("  %-24s %.1f M fragments/s (1 worker), %.1f M (%u workers); %llu fragments, "
+                "%llu bin entries\n", "", st.fragment_lanes / t[0] / 1e6,
+                st.fragment_lanes / t[1] / 1e6, n, (unsigned long long)st.fragment_lanes,
+                (unsigned long long)st.bin_entries);
+   }
+   pool_stop(&pools[0]);
+   pool_stop(&pools[1]);
+   vagx_render_device_destroy(dev);
+   free(mem);
+   return status;
+}
