@@ -98,4 +98,9 @@ void vagx_debugfs_init(struct drm_minor *minor)
 	debugfs_create_file_unsafe("vagx_inject_abort_fail", 0600,
 				   minor->debugfs_root,
 				   &vdev->inject_abort_fail, &vagx_inject_fops);
+	/* Delay (ms) between a timeout's choice of job and its Q_ABORT. */
+	debugfs_create_file_unsafe("vagx_inject_abort_delay_ms", 0600,
+				   minor->debugfs_root,
+				   &vdev->inject_abort_delay_ms,
+				   &vagx_inject_fops);
 }

@@ -6,6 +6,8 @@
 #include <linux/interrupt.h>
 #include <linux/iopoll.h>
 
+#include <drm/drm_drv.h>
+#include <drm/drm_managed.h>
 #include <drm/drm_print.h>
 
 #include "vagx_device.h"
@@ -71,15 +73,22 @@ u64 vagx_device_timestamp(struct vagx_device *vdev)
  *
  * Waits until every access that may have used a stale translation has
  * finished, so the pages that were mapped can be released afterwards.
+ * After an unplug the registers are off limits: it then waits until
+ * vagx_device_fini() has quiesced the device (global reset, bus mastering
+ * off), after which no translation is used any more.
  *
- * Return: 0 or -ETIMEDOUT.
+ * Return: 0, -ETIMEDOUT or -ENODEV (unplugged).
  */
 int vagx_device_tlb_invalidate(struct vagx_device *vdev, u64 root,
 			       u64 va, u64 size)
 {
 	u32 status;
-	int ret;
+	int ret, idx;
 
+	if (!drm_dev_enter(&vdev->drm, &idx)) {
+		wait_for_completion(&vdev->quiesced);
+		return -ENODEV;
+	}
 	mutex_lock(&vdev->tlb_lock);
 	vagx_write(vdev, VAGX_REG_TLB_INV_ROOT_LO, lower_32_bits(root));
 	vagx_write(vdev, VAGX_REG_TLB_INV_ROOT_HI, upper_32_bits(root));
@@ -92,6 +101,7 @@ int vagx_device_tlb_invalidate(struct vagx_device *vdev, u64 root,
 				 !VAGX_TLB_INV_STATUS_BUSY_GET(status), 1,
 				 VAGX_TLB_TIMEOUT_US);
 	mutex_unlock(&vdev->tlb_lock);
+	drm_dev_exit(idx);
 	if (ret)
 		drm_err(&vdev->drm, "TLB invalidation timed out\n");
 	return ret;
@@ -169,9 +179,28 @@ static u32 vagx_int_mask(struct vagx_device *vdev)
 	return mask;
 }
 
+/*
+ * Last reference to the DRM device gone (drmm action): every file is closed,
+ * so no VM, queue or job is left but the teardown work they queued. The
+ * hardware was quiesced by vagx_device_fini() long before.
+ */
+static void vagx_device_release(struct drm_device *drm, void *data)
+{
+	struct vagx_device *vdev = data;
+
+	/* VMs of closed files are torn down asynchronously. */
+	destroy_workqueue(vdev->release_wq);
+	vagx_rings_fini(vdev);
+	destroy_workqueue(vdev->bind_wq);
+}
+
 /**
  * vagx_device_init() - Identify, reset and set up the device
  * @vdev: Device, with @pdev and @mmio set.
+ *
+ * The software state (rings, schedulers, workqueues) lives until the last
+ * reference to the DRM device is dropped: files still open after a PCI
+ * remove keep using it (every job then fails with -ENODEV).
  *
  * Return: 0 or a negative errno.
  */
@@ -193,6 +222,8 @@ int vagx_device_init(struct vagx_device *vdev)
 			major, VAGX_VERSION_MINOR_GET(vdev->hw_version));
 		return -ENODEV;
 	}
+	/* Contract 1.1: Q_ABORT can be qualified with the job's seqno. */
+	vdev->abort_match = VAGX_VERSION_MINOR_GET(vdev->hw_version) >= 1;
 	vdev->hw_features = vagx_read(vdev, VAGX_REG_FEATURES);
 	vdev->hw_config = vagx_read(vdev, VAGX_REG_CONFIG);
 	vdev->ts_freq = vagx_read(vdev, VAGX_REG_TIMESTAMP_FREQ);
@@ -213,6 +244,7 @@ int vagx_device_init(struct vagx_device *vdev)
 
 	mutex_init(&vdev->tlb_lock);
 	mutex_init(&vdev->reset_lock);
+	init_completion(&vdev->quiesced);
 	mutex_init(&vdev->objs_lock);
 	INIT_LIST_HEAD(&vdev->objs);
 
@@ -230,10 +262,17 @@ int vagx_device_init(struct vagx_device *vdev)
 	ret = vagx_rings_init(vdev);
 	if (ret)
 		goto err_wq;
-
-	ret = vagx_irq_init(vdev);
+	ret = drmm_add_action(&vdev->drm, vagx_device_release, vdev);
 	if (ret)
 		goto err_rings;
+
+	ret = vagx_irq_init(vdev);
+	if (ret) {
+		/* The rings are programmed: stop the device using them. */
+		vagx_device_reset(vdev);
+		pci_clear_master(pdev);
+		return ret;
+	}
 
 	vagx_write(vdev, VAGX_REG_INT_ENABLE, vagx_int_mask(vdev));
 	vdev->hw_runs_jobs = vagx_rings_probe_nop(vdev);
@@ -246,6 +285,7 @@ int vagx_device_init(struct vagx_device *vdev)
 	return 0;
 
 err_rings:
+	vagx_device_reset(vdev);
 	vagx_rings_fini(vdev);
 err_wq:
 	if (vdev->release_wq)
@@ -255,22 +295,27 @@ err_wq:
 }
 
 /**
- * vagx_device_fini() - Quiesce the device
- * @vdev: Device.
+ * vagx_device_fini() - Quiesce the device for good
+ * @vdev: Device, unplugged (drm_dev_unplug()) or never registered.
+ *
+ * Called from PCI remove (and failed probes) while BAR0 is still mapped:
+ * masks interrupts, resets the device (every queue stops, no completion is
+ * written), frees the interrupts, ends every job still in a ring with
+ * -ENODEV and turns bus mastering off. Later jobs fail in run_job(); the
+ * rings and schedulers are freed with the DRM device (vagx_device_release).
  */
 void vagx_device_fini(struct vagx_device *vdev)
 {
 	int i;
 
-	/* VMs of closed files are torn down asynchronously. */
-	destroy_workqueue(vdev->release_wq);
 	vagx_write(vdev, VAGX_REG_INT_ENABLE, 0);
 	vagx_device_reset(vdev);
 	for (i = 0; i < vdev->nvec; i++)
 		devm_free_irq(&vdev->pdev->dev, pci_irq_vector(vdev->pdev, i),
 			      vdev);
-	vagx_rings_fini(vdev);
-	destroy_workqueue(vdev->bind_wq);
+	vdev->nvec = 0;
 	pci_free_irq_vectors(vdev->pdev);
 	pci_clear_master(vdev->pdev);
+	complete_all(&vdev->quiesced);
+	vagx_rings_unplug(vdev);
 }

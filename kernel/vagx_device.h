@@ -4,6 +4,7 @@
 #define __VAGX_DEVICE_H__
 
 #include <linux/atomic.h>
+#include <linux/completion.h>
 #include <linux/io.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
@@ -20,7 +21,7 @@
 #define VAGX_DRIVER_NAME	"vagx"
 #define VAGX_DRIVER_DESC	"vagx tile-based GPU"
 #define VAGX_DRIVER_MAJOR	1
-#define VAGX_DRIVER_MINOR	0
+#define VAGX_DRIVER_MINOR	1
 
 /* Limits advertised through DRM_VAGX_DEV_QUERY_GPU_INFO. */
 #define VAGX_MAX_BIND_OPS	1024
@@ -41,6 +42,7 @@
 /* How long the timeout handler waits for Q_ABORT before resetting the ring. */
 #define VAGX_ABORT_GRACE_MS	2000
 
+struct vagx_file_stats;
 struct vagx_job;
 struct vagx_kms;
 struct vagx_vm;
@@ -86,6 +88,12 @@ struct vagx_ring {
 	bool fault_valid;
 	/** @abort_seqno: Seqno of the job the driver aborted (under @lock). */
 	u64 abort_seqno;
+	/** @last_retire_ns: When the last job was retired (under @lock). */
+	u64 last_retire_ns;
+	/** @aborts: Q_ABORT writes the device accepted (debugfs). */
+	atomic_t aborts;
+	/** @abort_misses: Q_ABORT writes that hit no job: MISMATCH or NOT_RUNNING. */
+	atomic_t abort_misses;
 };
 
 /**
@@ -138,6 +146,14 @@ struct vagx_device {
 	atomic_t ring_rr;
 	/** @hw_runs_jobs: A NOP job completed at probe time. */
 	bool hw_runs_jobs;
+	/** @abort_match: Q_ABORT.MATCH and Q_ABORT_STATUS exist (contract 1.1). */
+	bool abort_match;
+	/**
+	 * @quiesced: Completed by vagx_device_fini() once the device can no
+	 * longer fetch jobs or walk page tables (global reset, bus mastering
+	 * off). After an unplug, page-table pages are freed only then.
+	 */
+	struct completion quiesced;
 	/** @dev_node: Entry in the list of devices (job_timeout_ms updates). */
 	struct list_head dev_node;
 
@@ -152,6 +168,12 @@ struct vagx_device {
 	atomic_t inject_bind_prep_fail;
 	/** @inject_abort_fail: Debugfs knob: skip Q_ABORT in the next N timeouts. */
 	atomic_t inject_abort_fail;
+	/**
+	 * @inject_abort_delay_ms: Debugfs knob: sleep this long between
+	 * choosing the job to abort and writing Q_ABORT (widens the race
+	 * with the job's completion for tests).
+	 */
+	atomic_t inject_abort_delay_ms;
 };
 
 /**
@@ -164,6 +186,8 @@ struct vagx_file {
 	struct xarray vms;
 	/** @queues: Queue id -> struct vagx_queue. */
 	struct xarray queues;
+	/** @stats: Engine usage, shared with the queues. */
+	struct vagx_file_stats *stats;
 	/** @lock: Serialises creation/destruction of ids. */
 	struct mutex lock;
 };

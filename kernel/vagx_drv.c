@@ -51,9 +51,7 @@ static void vagx_fill_gpu_info(struct vagx_device *vdev,
 	info->sparse_granularity = VAGX_PAGE_SIZE;
 	info->timestamp_frequency_hz = vdev->ts_freq;
 	info->va_bits = VAGX_VA_BITS;
-	info->queue_types = BIT(DRM_VAGX_QUEUE_TYPE_RENDER);
-	if (VAGX_FEATURES_COMPUTE_GET(vdev->hw_features))
-		info->queue_types |= BIT(DRM_VAGX_QUEUE_TYPE_COMPUTE);
+	info->queue_types = vagx_queue_types(vdev);
 	info->num_hw_queues = vdev->num_rings;
 	info->max_cmds_per_submit = VAGX_MAX_CMDS;
 	info->max_syncs_per_array = VAGX_MAX_SYNCS;
@@ -118,7 +116,7 @@ static int vagx_ioctl_dev_query(struct drm_device *drm, void *data,
 		struct drm_vagx_priorities prio;
 	} u;
 	size_t ksize, min;
-	int ret;
+	int ret, idx;
 
 	switch (args->type) {
 	case DRM_VAGX_DEV_QUERY_GPU_INFO:
@@ -147,13 +145,20 @@ static int vagx_ioctl_dev_query(struct drm_device *drm, void *data,
 	memset(&u, 0, sizeof(u));
 	switch (args->type) {
 	case DRM_VAGX_DEV_QUERY_GPU_INFO:
+		/* Reads the ID register. */
+		if (!drm_dev_enter(drm, &idx))
+			return -ENODEV;
 		vagx_fill_gpu_info(vdev, &u.info);
+		drm_dev_exit(idx);
 		break;
 	case DRM_VAGX_DEV_QUERY_TIMESTAMP:
 		ret = copy_struct_from_user(&u.ts, ksize, uptr, args->size);
 		if (ret)
 			return ret;
+		if (!drm_dev_enter(drm, &idx))
+			return -ENODEV;
 		ret = vagx_query_timestamp(vdev, &u.ts);
+		drm_dev_exit(idx);
 		if (ret)
 			return ret;
 		break;
@@ -287,6 +292,11 @@ static int vagx_open(struct drm_device *drm, struct drm_file *file)
 	if (!vfile)
 		return -ENOMEM;
 	vfile->vdev = to_vagx_device(drm);
+	vfile->stats = vagx_file_stats_create();
+	if (!vfile->stats) {
+		kfree(vfile);
+		return -ENOMEM;
+	}
 	xa_init_flags(&vfile->vms, XA_FLAGS_ALLOC1);
 	xa_init_flags(&vfile->queues, XA_FLAGS_ALLOC1);
 	mutex_init(&vfile->lock);
@@ -303,11 +313,13 @@ static void vagx_postclose(struct drm_device *drm, struct drm_file *file)
 	xa_destroy(&vfile->queues);
 	xa_destroy(&vfile->vms);
 	mutex_destroy(&vfile->lock);
+	vagx_file_stats_put(vfile->stats);
 	kfree(vfile);
 }
 
 static void vagx_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 {
+	vagx_file_show_engines(file->driver_priv, p);
 	drm_show_memory_stats(p, file);
 }
 
@@ -378,12 +390,27 @@ static int vagx_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	return 0;
 }
 
+/*
+ * PCI remove (hot-unplug, sysfs remove, module unload). Open files outlive
+ * it: DRM core fails their ioctls and new mmaps with -ENODEV; mappings
+ * made before keep the BO pages (system memory). Order:
+ *  1. display off while the device still works (the vblank of a pending
+ *     flip arrives, the scanout stops reading framebuffers before
+ *     drm_dev_unplug() tears the fbdev client and its framebuffer down);
+ *  2. drm_dev_unplug(): waits for every drm_dev_enter() section (ioctls
+ *     touching registers, run_job, the timeout handler, KMS commits), after
+ *     which no code path touches BAR0;
+ *  3. vagx_device_fini(): reset, interrupts freed, jobs in the rings end
+ *     with -ENODEV, bus mastering off. Jobs not yet in a ring fail with
+ *     -ENODEV in run_job(). Rings, schedulers and VMs are freed when the
+ *     last file is closed.
+ */
 static void vagx_pci_remove(struct pci_dev *pdev)
 {
 	struct vagx_device *vdev = pci_get_drvdata(pdev);
 
-	drm_dev_unplug(&vdev->drm);
 	vagx_kms_fini(vdev);
+	drm_dev_unplug(&vdev->drm);
 	vagx_device_fini(vdev);
 }
 

@@ -18,6 +18,7 @@
  */
 
 #include <linux/dma-mapping.h>
+#include <linux/math64.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
@@ -27,7 +28,7 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_edid.h>
 #include <drm/drm_encoder.h>
-#include <drm/drm_fbdev_shmem.h>
+#include <drm/drm_fbdev_ttm.h>
 #include <drm/drm_fourcc.h>
 #include <drm/drm_framebuffer.h>
 #include <drm/drm_gem_atomic_helper.h>
@@ -43,25 +44,14 @@
 
 #include "vagx_device.h"
 #include "vagx_kms.h"
+#include "vagx_mmu.h"
 
 /* Scanout address space: where framebuffers are mapped in the scanout VM. */
 #define VAGX_KMS_VA_START	BIT_ULL(32)
 #define VAGX_KMS_VA_SIZE	BIT_ULL(32)
 
-#define VAGX_KMS_PT_SHIFT(level) \
-	(VAGX_PAGE_SHIFT + VAGX_PT_BITS_PER_LEVEL * (VAGX_PT_LEVELS - 1 - (level)))
-#define VAGX_KMS_PT_INDEX(va, level) \
-	(((va) >> VAGX_KMS_PT_SHIFT(level)) & (VAGX_PT_ENTRIES - 1))
-
 #define VAGX_KMS_DEFAULT_WIDTH	1024
 #define VAGX_KMS_DEFAULT_HEIGHT	768
-
-/* One page-table page of the scanout VM, shadowed by a software tree. */
-struct vagx_kms_pt {
-	u64 *cpu;
-	dma_addr_t dma;
-	struct vagx_kms_pt **children;
-};
 
 /* The scanout registers the driver programmed, for vagx_kms_hw_restore(). */
 struct vagx_kms_regs {
@@ -86,10 +76,20 @@ struct vagx_kms {
 	/** @vm_lock: Protects @mm and the scanout page tables. */
 	struct mutex vm_lock;
 	struct drm_mm mm;
-	struct vagx_kms_pt *root;
+	/** @pgt: Scanout page tables (vagx_mmu.c), under @vm_lock. */
+	struct vagx_pgtable pgt;
 
-	/** @irq_lock: Serialises read-modify-writes of INT_ENABLE. */
+	/**
+	 * @irq_lock: Serialises @regs, the latched SCANOUT_VBLANK_TS and
+	 * TIMESTAMP reads, and (1.0 devices only) read-modify-writes of
+	 * INT_ENABLE.
+	 */
 	spinlock_t irq_lock;
+	/**
+	 * @hw_v11: Contract 1.1: INT_ENABLE_SET/CLEAR, SCANOUT_VBLANK_TS and a
+	 * global reset that leaves the scanout running.
+	 */
+	bool hw_v11;
 	/** @event: Flip completion pending on PENDING == 0 (event_lock). */
 	struct drm_pending_vblank_event *event;
 	/** @regs: Last programmed state (irq_lock). */
@@ -155,98 +155,28 @@ static u32 vagx_kms_hw_format(u32 fourcc)
 
 /* ---- Scanout VM ------------------------------------------------------- */
 
-static u64 vagx_kms_pte(u64 addr, bool leaf)
-{
-	struct vagx_pte pte;
-	u32 w[2];
-
-	vagx_pte_init(&pte);
-	pte.valid = true;
-	/* The scanout engine only reads. */
-	pte.read_only = leaf;
-	pte.no_exec = leaf;
-	pte.addr = addr;
-	vagx_pte_pack(w, &pte);
-	return ((u64)w[1] << 32) | w[0];
-}
-
-static struct vagx_kms_pt *vagx_kms_pt_alloc(struct vagx_kms *kms, int level)
-{
-	struct device *dev = kms->vdev->drm.dev;
-	struct vagx_kms_pt *pt;
-
-	pt = kzalloc(sizeof(*pt), GFP_KERNEL);
-	if (!pt)
-		return NULL;
-	pt->cpu = dma_alloc_coherent(dev, VAGX_PAGE_SIZE, &pt->dma, GFP_KERNEL);
-	if (!pt->cpu)
-		goto err_free;
-	if (level < VAGX_PT_LEVELS - 1) {
-		pt->children = kcalloc(VAGX_PT_ENTRIES, sizeof(*pt->children),
-				       GFP_KERNEL);
-		if (!pt->children)
-			goto err_dma;
-	}
-	return pt;
-
-err_dma:
-	dma_free_coherent(dev, VAGX_PAGE_SIZE, pt->cpu, pt->dma);
-err_free:
-	kfree(pt);
-	return NULL;
-}
-
-static void vagx_kms_pt_free(struct vagx_kms *kms, struct vagx_kms_pt *pt)
-{
-	int i;
-
-	if (!pt)
-		return;
-	if (pt->children) {
-		for (i = 0; i < VAGX_PT_ENTRIES; i++)
-			vagx_kms_pt_free(kms, pt->children[i]);
-		kfree(pt->children);
-	}
-	dma_free_coherent(kms->vdev->drm.dev, VAGX_PAGE_SIZE, pt->cpu, pt->dma);
-	kfree(pt);
-}
-
 /*
- * Leaf entry of @va, allocating missing tables when @alloc. Tables stay
- * until the device goes away, like the render VMs' tables.
+ * Drop the page tables of [@va, @va + @size) and of its reservation. The
+ * TLB must be invalidated before the detached tables are freed (except for
+ * ranges the device never saw).
  */
-static u64 *vagx_kms_pt_leaf(struct vagx_kms *kms, u64 va, bool alloc)
+static void vagx_kms_unmap_range(struct vagx_kms *kms, u64 va, u64 size,
+				 bool invalidate)
 {
-	struct vagx_kms_pt *pt = kms->root;
-	int level;
+	struct vagx_device *vdev = kms->vdev;
+	LIST_HEAD(garbage);
+	int idx;
 
-	lockdep_assert_held(&kms->vm_lock);
-	for (level = 0; level < VAGX_PT_LEVELS - 1; level++) {
-		u32 idx = VAGX_KMS_PT_INDEX(va, level);
-		struct vagx_kms_pt *child = pt->children[idx];
-
-		if (!child) {
-			if (!alloc)
-				return NULL;
-			child = vagx_kms_pt_alloc(kms, level + 1);
-			if (!child)
-				return NULL;
-			pt->children[idx] = child;
-			WRITE_ONCE(pt->cpu[idx], vagx_kms_pte(child->dma, false));
-		}
-		pt = child;
+	vagx_pgtable_set_range(&kms->pgt, va, size, 0);
+	vagx_pgtable_unreserve(&kms->pgt, va, size);
+	vagx_pgtable_prune(&kms->pgt, va, size, &garbage);
+	/* The device is gone after unplug: nothing can use the mapping. */
+	if (invalidate && drm_dev_enter(&vdev->drm, &idx)) {
+		vagx_device_tlb_invalidate(vdev, vagx_pgtable_root(&kms->pgt),
+					   va, size);
+		drm_dev_exit(idx);
 	}
-	return &pt->cpu[VAGX_KMS_PT_INDEX(va, VAGX_PT_LEVELS - 1)];
-}
-
-static void vagx_kms_pt_clear(struct vagx_kms *kms, u64 va, u64 end)
-{
-	for (; va < end; va += VAGX_PAGE_SIZE) {
-		u64 *e = vagx_kms_pt_leaf(kms, va, false);
-
-		if (e)
-			WRITE_ONCE(*e, 0);
-	}
+	vagx_pgtable_free_garbage(&kms->pgt, &garbage);
 }
 
 static int vagx_kms_map_fb(struct vagx_kms *kms, struct vagx_fb *vfb)
@@ -268,26 +198,29 @@ static int vagx_kms_map_fb(struct vagx_kms *kms, struct vagx_fb *vfb)
 		goto out;
 	va = vfb->node.start;
 	end = va + vfb->node.size;
+	ret = vagx_pgtable_reserve(&kms->pgt, va, vfb->node.size);
+	if (ret) {
+		drm_mm_remove_node(&vfb->node);
+		goto out;
+	}
 	for_each_sgtable_dma_page(sgt, &iter, 0) {
-		u64 *e;
-
 		if (va >= end)
 			break;
-		e = vagx_kms_pt_leaf(kms, va, true);
-		if (!e) {
-			ret = -ENOMEM;
-			break;
-		}
-		WRITE_ONCE(*e, vagx_kms_pte(sg_page_iter_dma_address(&iter),
-					    true));
+		/* The scanout engine only reads. */
+		vagx_pgtable_set(&kms->pgt, va,
+				 vagx_pte_encode(true, true, false, true,
+						 sg_page_iter_dma_address(&iter)));
 		va += VAGX_PAGE_SIZE;
 	}
-	if (!ret && va < end)
-		ret = -EINVAL;
-	if (ret) {
-		/* Never visible to the device: no TLB invalidation needed. */
-		vagx_kms_pt_clear(kms, vfb->node.start, va);
+	if (va < end) {
+		/*
+		 * Never visible to the device (no flip used it), but the
+		 * tables were linked: invalidate anyway before freeing them.
+		 */
+		vagx_kms_unmap_range(kms, vfb->node.start, vfb->node.size,
+				     true);
 		drm_mm_remove_node(&vfb->node);
+		ret = -EINVAL;
 	}
 out:
 	mutex_unlock(&kms->vm_lock);
@@ -296,20 +229,10 @@ out:
 
 static void vagx_kms_unmap_fb(struct vagx_kms *kms, struct vagx_fb *vfb)
 {
-	struct vagx_device *vdev = kms->vdev;
-	int idx;
-
 	mutex_lock(&kms->vm_lock);
 	if (!drm_mm_node_allocated(&vfb->node))
 		goto out;
-	vagx_kms_pt_clear(kms, vfb->node.start,
-			  vfb->node.start + vfb->node.size);
-	/* The device is gone after unplug: nothing can use the mapping. */
-	if (drm_dev_enter(&vdev->drm, &idx)) {
-		vagx_device_tlb_invalidate(vdev, kms->root->dma,
-					   vfb->node.start, vfb->node.size);
-		drm_dev_exit(idx);
-	}
+	vagx_kms_unmap_range(kms, vfb->node.start, vfb->node.size, true);
 	drm_mm_remove_node(&vfb->node);
 out:
 	mutex_unlock(&kms->vm_lock);
@@ -393,7 +316,7 @@ int vagx_kms_dumb_create(struct drm_file *file, struct drm_device *drm,
 static void vagx_kms_write_regs(struct vagx_kms *kms)
 {
 	struct vagx_device *vdev = kms->vdev;
-	u64 root = kms->root->dma;
+	u64 root = vagx_pgtable_root(&kms->pgt);
 
 	vagx_write(vdev, VAGX_REG_SCANOUT_FORMAT, kms->regs.format);
 	vagx_write(vdev, VAGX_REG_SCANOUT_SIZE, kms->regs.size);
@@ -410,6 +333,12 @@ static void vagx_kms_int_enable(struct vagx_kms *kms, u32 bits, bool on)
 	unsigned long flags;
 	u32 v;
 
+	/* Atomic in the device: no race with the GPU side's INT_ENABLE use. */
+	if (kms->hw_v11) {
+		vagx_write(vdev, on ? VAGX_REG_INT_ENABLE_SET :
+			   VAGX_REG_INT_ENABLE_CLEAR, bits);
+		return;
+	}
 	spin_lock_irqsave(&kms->irq_lock, flags);
 	v = vagx_read(vdev, VAGX_REG_INT_ENABLE);
 	v = on ? v | bits : v & ~bits;
@@ -421,9 +350,11 @@ static void vagx_kms_int_enable(struct vagx_kms *kms, u32 bits, bool on)
  * vagx_kms_hw_restore() - Reprogram the scanout after a global reset
  * @vdev: Device.
  *
- * RESET.START disables the scanout and clears INT_ENABLE; call this after
- * a global reset (and after INT_ENABLE was rewritten) to show the current
- * framebuffer again. The vblank counter restarts at 0 after a reset.
+ * A 1.1 device's global RESET.START leaves the scanout running (display
+ * reset domain, docs/hw/registers.md); a 1.0 device's disables it, and a
+ * PCI reset resets it on both. Call this after such a reset (and after
+ * INT_ENABLE was rewritten) to show the current framebuffer again. The
+ * vblank counter restarts at 0 after a reset that touched the scanout.
  */
 void vagx_kms_hw_restore(struct vagx_device *vdev)
 {
@@ -678,8 +609,13 @@ static void vagx_crtc_atomic_disable(struct drm_crtc *crtc,
 
 static int vagx_crtc_enable_vblank(struct drm_crtc *crtc)
 {
+	int idx;
+
+	if (!drm_dev_enter(crtc->dev, &idx))
+		return -ENODEV;
 	vagx_kms_int_enable(to_vagx_kms(crtc->dev), VAGX_INT_VBLANK__MASK,
 			    true);
+	drm_dev_exit(idx);
 	return 0;
 }
 
@@ -707,6 +643,56 @@ static u32 vagx_crtc_get_vblank_counter(struct drm_crtc *crtc)
 	return count;
 }
 
+/*
+ * The device records the timestamp counter at every vblank
+ * (SCANOUT_VBLANK_TS); translate it to CLOCK_MONOTONIC by reading the
+ * counter and ktime back to back, like the scanout-position helper brackets
+ * its query. The vblank core calls this with the counter read around it, so
+ * the time always belongs to the count it stores.
+ */
+static bool vagx_crtc_get_vblank_timestamp(struct drm_crtc *crtc,
+					   int *max_error,
+					   ktime_t *vblank_time,
+					   bool in_vblank_irq)
+{
+	struct vagx_kms *kms = to_vagx_kms(crtc->dev);
+	struct vagx_device *vdev = kms->vdev;
+	ktime_t before, after;
+	unsigned long flags;
+	u64 vbl, now;
+	s64 window;
+	u32 lo;
+	int idx;
+
+	if (!kms->hw_v11 || !vdev->ts_freq || !drm_dev_enter(crtc->dev, &idx))
+		return false;
+	spin_lock_irqsave(&kms->irq_lock, flags);
+	if (!kms->regs.enabled) {
+		/* Head off: no vblanks, the last one is stale. */
+		spin_unlock_irqrestore(&kms->irq_lock, flags);
+		drm_dev_exit(idx);
+		return false;
+	}
+	/* Reading _LO latches the 64-bit value for _HI. */
+	lo = vagx_read(vdev, VAGX_REG_SCANOUT_VBLANK_TS_LO);
+	vbl = (u64)vagx_read(vdev, VAGX_REG_SCANOUT_VBLANK_TS_HI) << 32 | lo;
+	before = ktime_get();
+	now = vagx_device_timestamp(vdev);
+	after = ktime_get();
+	spin_unlock_irqrestore(&kms->irq_lock, flags);
+	drm_dev_exit(idx);
+
+	/* 0: no vblank since the scanout was reset. */
+	if (!vbl || vbl > now)
+		return false;
+	window = ktime_to_ns(ktime_sub(after, before));
+	*vblank_time = ktime_sub_ns(ktime_add_ns(before, window / 2),
+				    mul_u64_u32_div(now - vbl, NSEC_PER_SEC,
+						    vdev->ts_freq));
+	*max_error = window;
+	return true;
+}
+
 static const struct drm_crtc_helper_funcs vagx_crtc_helper_funcs = {
 	.mode_valid = vagx_crtc_mode_valid,
 	.atomic_check = vagx_crtc_atomic_check,
@@ -724,6 +710,7 @@ static const struct drm_crtc_funcs vagx_crtc_funcs = {
 	.enable_vblank = vagx_crtc_enable_vblank,
 	.disable_vblank = vagx_crtc_disable_vblank,
 	.get_vblank_counter = vagx_crtc_get_vblank_counter,
+	.get_vblank_timestamp = vagx_crtc_get_vblank_timestamp,
 };
 
 /* ---- Connector -------------------------------------------------------- */
@@ -804,7 +791,7 @@ static void vagx_kms_release(struct drm_device *drm, void *data)
 	struct vagx_kms *kms = data;
 
 	drm_mm_takedown(&kms->mm);
-	vagx_kms_pt_free(kms, kms->root);
+	vagx_pgtable_fini(&kms->pgt);
 	mutex_destroy(&kms->vm_lock);
 }
 
@@ -834,14 +821,15 @@ int vagx_kms_init(struct vagx_device *vdev)
 	if (!kms)
 		return -ENOMEM;
 	kms->vdev = vdev;
+	kms->hw_v11 = VAGX_VERSION_MINOR_GET(vdev->hw_version) >= 1;
 	spin_lock_init(&kms->irq_lock);
 	mutex_init(&kms->vm_lock);
 	atomic_set(&kms->faults, 0);
 	drm_mm_init(&kms->mm, VAGX_KMS_VA_START, VAGX_KMS_VA_SIZE);
-	kms->root = vagx_kms_pt_alloc(kms, 0);
-	if (!kms->root) {
+	ret = vagx_pgtable_init(&kms->pgt, drm->dev);
+	if (ret) {
 		drm_mm_takedown(&kms->mm);
-		return -ENOMEM;
+		return ret;
 	}
 	/* Registered before the mode config: outlives every framebuffer. */
 	ret = drmm_add_action_or_reset(drm, vagx_kms_release, kms);
@@ -914,11 +902,20 @@ int vagx_kms_init(struct vagx_device *vdev)
 /**
  * vagx_kms_register() - Start the fbdev console, after drm_dev_register()
  * @vdev: Device.
+ *
+ * fbdev emulation with a vmalloc shadow buffer that is copied into the
+ * dumb BO on damage (drm_fbdev_ttm, which only needs a vmap-able GEM
+ * object), not drm_fbdev_shmem: in 6.12, fbdev deferred I/O sets
+ * page->mapping of the pages a process mmap()s through /dev/fb0 and
+ * clears it at the last close. On shmem pages that corrupts the shmem
+ * page cache, and freeing the BO at unload spins forever in
+ * shmem_undo_range() (Documentation/gpu/todo.rst, "Generic fbdev defio
+ * support"). vmalloc pages have no such owner.
  */
 void vagx_kms_register(struct vagx_device *vdev)
 {
 	if (vdev->kms)
-		drm_fbdev_shmem_setup(&vdev->drm, 32);
+		drm_fbdev_ttm_setup(&vdev->drm, 32);
 }
 
 /**

@@ -16,20 +16,366 @@
 #include "vagx_sched.h"
 
 /*
- * Page tables. The device walks 4 levels of 512 8-byte entries; level 0 is
- * the root, level 3 maps 4 KiB pages. Tables are coherent DMA pages shadowed
- * by a software tree. Tables are allocated before a bind is applied (an
- * empty table translates like no table), and only freed with the VM, so
- * that applying a validated bind cannot fail.
+ * Page tables (struct vagx_pgtable), shared by the render VMs and the
+ * scanout VM (vagx_kms.c). The device walks 4 levels of 512 8-byte
+ * entries; level 0 is the root, level 3 maps 4 KiB pages. Tables are
+ * coherent DMA pages shadowed by a software tree. Each table counts its
+ * nonzero entries (@live) and the reservations covering it (@reserved):
+ * a bind reserves the tables of its range while it is prepared (an empty
+ * table translates like no table), so applying a validated bind cannot
+ * fail; a table with neither is detached by vagx_pgtable_prune() and freed
+ * after the TLB invalidation that follows. The caller serialises all
+ * calls on one tree (vm->op_lock, kms->vm_lock).
  */
 struct vagx_pt {
 	u64 *cpu;
 	dma_addr_t dma;
 	struct vagx_pt **children;
+	u32 live;
+	u32 reserved;
+	struct list_head gc;
 };
 
-#define VAGX_PT_SHIFT(level)	(VAGX_PAGE_SHIFT + VAGX_PT_BITS_PER_LEVEL * (3 - (level)))
+#define VAGX_PT_LEAF		(VAGX_PT_LEVELS - 1)
+#define VAGX_PT_SHIFT(level) \
+	(VAGX_PAGE_SHIFT + VAGX_PT_BITS_PER_LEVEL * (VAGX_PT_LEAF - (level)))
 #define VAGX_PT_INDEX(va, level) (((va) >> VAGX_PT_SHIFT(level)) & (VAGX_PT_ENTRIES - 1))
+
+/**
+ * vagx_pte_encode() - Encode a page-table entry
+ * @valid: Entry valid.
+ * @ro: Read-only page.
+ * @null: NULL page (reads zero, writes dropped).
+ * @no_exec: No instruction fetch.
+ * @addr: Bus address of the page or next-level table.
+ *
+ * Return: the 64-bit entry.
+ */
+u64 vagx_pte_encode(bool valid, bool ro, bool null, bool no_exec, u64 addr)
+{
+	struct vagx_pte pte;
+	u32 w[2];
+
+	vagx_pte_init(&pte);
+	pte.valid = valid;
+	pte.read_only = ro;
+	pte.null = null;
+	pte.no_exec = no_exec;
+	pte.addr = addr;
+	vagx_pte_pack(w, &pte);
+	return ((u64)w[1] << 32) | w[0];
+}
+
+static struct vagx_pt *vagx_pt_alloc(struct vagx_pgtable *pgt, int level)
+{
+	struct vagx_pt *pt;
+
+	pt = kzalloc(sizeof(*pt), GFP_KERNEL);
+	if (!pt)
+		return NULL;
+	pt->cpu = dma_alloc_coherent(pgt->dev, VAGX_PAGE_SIZE, &pt->dma,
+				     GFP_KERNEL);
+	if (!pt->cpu)
+		goto err_free;
+	if (level < VAGX_PT_LEAF) {
+		pt->children = kcalloc(VAGX_PT_ENTRIES, sizeof(*pt->children),
+				       GFP_KERNEL);
+		if (!pt->children)
+			goto err_dma;
+	}
+	INIT_LIST_HEAD(&pt->gc);
+	atomic_inc(&pgt->pages);
+	return pt;
+
+err_dma:
+	dma_free_coherent(pgt->dev, VAGX_PAGE_SIZE, pt->cpu, pt->dma);
+err_free:
+	kfree(pt);
+	return NULL;
+}
+
+static void vagx_pt_free(struct vagx_pgtable *pgt, struct vagx_pt *pt)
+{
+	int i;
+
+	if (!pt)
+		return;
+	if (pt->children) {
+		for (i = 0; i < VAGX_PT_ENTRIES; i++)
+			vagx_pt_free(pgt, pt->children[i]);
+		kfree(pt->children);
+	}
+	dma_free_coherent(pgt->dev, VAGX_PAGE_SIZE, pt->cpu, pt->dma);
+	kfree(pt);
+	atomic_dec(&pgt->pages);
+}
+
+/* Write entry @idx of @pt, keeping the count of nonzero entries. */
+static void vagx_pt_write(struct vagx_pt *pt, u32 idx, u64 pte)
+{
+	u64 old = pt->cpu[idx];
+
+	if (!old && pte)
+		pt->live++;
+	else if (old && !pte)
+		pt->live--;
+	WRITE_ONCE(pt->cpu[idx], pte);
+}
+
+/**
+ * vagx_pgtable_init() - Create a tree with an empty root table
+ * @pgt: Tree.
+ * @dev: DMA device.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int vagx_pgtable_init(struct vagx_pgtable *pgt, struct device *dev)
+{
+	pgt->dev = dev;
+	atomic_set(&pgt->pages, 0);
+	pgt->root = vagx_pt_alloc(pgt, 0);
+	return pgt->root ? 0 : -ENOMEM;
+}
+
+/**
+ * vagx_pgtable_fini() - Free every table (the device no longer uses them)
+ * @pgt: Tree.
+ */
+void vagx_pgtable_fini(struct vagx_pgtable *pgt)
+{
+	vagx_pt_free(pgt, pgt->root);
+	pgt->root = NULL;
+}
+
+/* The last-level table covering @va and the tables above it, or NULL. */
+static struct vagx_pt *vagx_pt_walk(struct vagx_pgtable *pgt, u64 va)
+{
+	struct vagx_pt *pt = pgt->root;
+	int level;
+
+	for (level = 0; level < VAGX_PT_LEAF && pt; level++)
+		pt = pt->children[VAGX_PT_INDEX(va, level)];
+	return pt;
+}
+
+static void vagx_pgtable_reserve_one(struct vagx_pgtable *pgt, u64 va,
+				     int delta)
+{
+	struct vagx_pt *pt = pgt->root;
+	int level;
+
+	for (level = 0; level < VAGX_PT_LEAF; level++) {
+		pt = pt->children[VAGX_PT_INDEX(va, level)];
+		pt->reserved += delta;
+	}
+}
+
+/* Next VA after @va that is covered by another last-level table. */
+static u64 vagx_pt_next_leaf(u64 va)
+{
+	return (va | (BIT_ULL(VAGX_PT_SHIFT(VAGX_PT_LEAF - 1)) - 1)) + 1;
+}
+
+/**
+ * vagx_pgtable_unreserve() - Drop a reservation of vagx_pgtable_reserve()
+ * @pgt: Tree.
+ * @va: Start of the reserved range.
+ * @size: Size of the reserved range.
+ *
+ * The tables stay; vagx_pgtable_prune() frees those left empty.
+ */
+void vagx_pgtable_unreserve(struct vagx_pgtable *pgt, u64 va, u64 size)
+{
+	u64 end = va + size;
+
+	for (; va < end; va = vagx_pt_next_leaf(va))
+		vagx_pgtable_reserve_one(pgt, va, -1);
+}
+
+/**
+ * vagx_pgtable_reserve() - Allocate and hold the tables of a range
+ * @pgt: Tree.
+ * @va: Start of the range.
+ * @size: Size of the range, nonzero.
+ *
+ * Every table on the path to a leaf entry of [@va, @va + @size) exists and
+ * is not pruned until vagx_pgtable_unreserve() of the same range.
+ *
+ * Return: 0, or -ENOMEM with nothing reserved.
+ */
+int vagx_pgtable_reserve(struct vagx_pgtable *pgt, u64 va, u64 size)
+{
+	u64 start = va, end = va + size;
+
+	for (; va < end; va = vagx_pt_next_leaf(va)) {
+		struct vagx_pt *pt = pgt->root;
+		int level;
+
+		for (level = 0; level < VAGX_PT_LEAF; level++) {
+			u32 idx = VAGX_PT_INDEX(va, level);
+			struct vagx_pt *child = pt->children[idx];
+
+			if (!child) {
+				child = vagx_pt_alloc(pgt, level + 1);
+				if (!child) {
+					/* Empty new tables go at the next prune. */
+					vagx_pgtable_unreserve(pgt, start,
+							       va - start);
+					return -ENOMEM;
+				}
+				pt->children[idx] = child;
+				vagx_pt_write(pt, idx,
+					      vagx_pte_encode(true, false, false,
+							      false,
+							      child->dma));
+			}
+			pt = child;
+		}
+		vagx_pgtable_reserve_one(pgt, va, 1);
+	}
+	return 0;
+}
+
+/**
+ * vagx_pgtable_set() - Write the leaf entry of one page
+ * @pgt: Tree.
+ * @va: Page address.
+ * @pte: Entry (0 clears it).
+ *
+ * Return: false if no table covers @va (only allowed when @pte is 0).
+ */
+bool vagx_pgtable_set(struct vagx_pgtable *pgt, u64 va, u64 pte)
+{
+	struct vagx_pt *pt = vagx_pt_walk(pgt, va);
+
+	if (!pt)
+		return false;
+	vagx_pt_write(pt, VAGX_PT_INDEX(va, VAGX_PT_LEAF), pte);
+	return true;
+}
+
+/**
+ * vagx_pgtable_set_range() - Write the same leaf entry over a range
+ * @pgt: Tree.
+ * @va: Start of the range.
+ * @size: Size of the range.
+ * @pte: Entry (0 clears the range; holes are skipped).
+ *
+ * A nonzero @pte needs the range reserved.
+ */
+void vagx_pgtable_set_range(struct vagx_pgtable *pgt, u64 va, u64 size,
+			    u64 pte)
+{
+	u64 end = va + size;
+
+	for (; va < end; va += VAGX_PAGE_SIZE)
+		if (!vagx_pgtable_set(pgt, va, pte))
+			WARN_ON_ONCE(pte);
+}
+
+/* Detach the empty, unreserved tables under @pt inside [va, end). */
+static void vagx_pt_prune(struct vagx_pt *pt, int level, u64 base, u64 va,
+			  u64 end, struct list_head *garbage)
+{
+	u64 span = BIT_ULL(VAGX_PT_SHIFT(level));
+	u32 idx = VAGX_PT_INDEX(va, level);
+
+	for (; idx < VAGX_PT_ENTRIES && base + idx * span < end; idx++) {
+		struct vagx_pt *child = pt->children[idx];
+		u64 cbase = base + idx * span;
+
+		if (!child)
+			continue;
+		if (child->children)
+			vagx_pt_prune(child, level + 1, cbase,
+				      max(va, cbase), end, garbage);
+		if (child->live || child->reserved)
+			continue;
+		pt->children[idx] = NULL;
+		vagx_pt_write(pt, idx, 0);
+		list_add_tail(&child->gc, garbage);
+	}
+}
+
+/**
+ * vagx_pgtable_prune() - Detach the tables a range no longer needs
+ * @pgt: Tree.
+ * @va: Start of the range.
+ * @size: Size of the range.
+ * @garbage: List the detached tables are added to.
+ *
+ * Tables without entries and without reservation are unlinked from their
+ * parent. The device may still hold them in its TLB: free them with
+ * vagx_pgtable_free_garbage() only after a TLB invalidation. The root
+ * stays.
+ */
+void vagx_pgtable_prune(struct vagx_pgtable *pgt, u64 va, u64 size,
+			struct list_head *garbage)
+{
+	u64 end = min_t(u64, va + size, BIT_ULL(VAGX_VA_BITS));
+
+	if (size)
+		vagx_pt_prune(pgt->root, 0, 0, va, end, garbage);
+}
+
+/**
+ * vagx_pgtable_free_garbage() - Free tables detached by vagx_pgtable_prune()
+ * @pgt: Tree.
+ * @garbage: The list; empty afterwards.
+ */
+void vagx_pgtable_free_garbage(struct vagx_pgtable *pgt,
+			       struct list_head *garbage)
+{
+	struct vagx_pt *pt, *tmp;
+
+	list_for_each_entry_safe(pt, tmp, garbage, gc) {
+		list_del(&pt->gc);
+		/* Children were detached (and listed) first: free this page. */
+		kfree(pt->children);
+		pt->children = NULL;
+		vagx_pt_free(pgt, pt);
+	}
+}
+
+/**
+ * vagx_pgtable_root() - Bus address of the level-0 table
+ * @pgt: Tree.
+ *
+ * Return: the address for job headers and SCANOUT_PT_ROOT.
+ */
+u64 vagx_pgtable_root(const struct vagx_pgtable *pgt)
+{
+	return pgt->root->dma;
+}
+
+static void vagx_pt_map_sgt(struct vagx_vm *vm, u64 va, u64 size,
+			    struct sg_table *sgt, u64 offset, bool ro)
+{
+	u64 end = va + size;
+	struct scatterlist *sg;
+	int i;
+
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		dma_addr_t addr = sg_dma_address(sg);
+		u64 len = sg_dma_len(sg);
+
+		if (offset >= len) {
+			offset -= len;
+			continue;
+		}
+		addr += offset;
+		len -= offset;
+		offset = 0;
+		for (; len && va < end; va += VAGX_PAGE_SIZE,
+		     addr += VAGX_PAGE_SIZE, len -= VAGX_PAGE_SIZE)
+			drm_WARN_ON_ONCE(&vm->vdev->drm,
+					 !vagx_pgtable_set(&vm->pgt, va,
+							   vagx_pte_encode(true, ro, false,
+									   false, addr)));
+		if (va >= end)
+			break;
+	}
+}
 
 #define VAGX_VMA_READONLY	BIT(0)
 #define VAGX_VMA_NULL		BIT(1)
@@ -53,6 +399,8 @@ struct vagx_bind_op {
 	struct sg_table *sgt;
 	struct drm_gpuvm_bo *vm_bo;
 	struct vagx_vma *new_vma[3];
+	/* The op holds a reservation on its page tables (vm->op_lock). */
+	bool pt_reserved;
 };
 
 /* A whole VM_BIND, executed synchronously or as an async bind job. */
@@ -65,151 +413,6 @@ struct vagx_bind_job {
 	struct list_head returned_vmas;
 	bool inject_fail;
 };
-
-static u64 vagx_pte_encode(bool valid, bool ro, bool null, u64 addr)
-{
-	struct vagx_pte pte;
-	u32 w[2];
-
-	vagx_pte_init(&pte);
-	pte.valid = valid;
-	pte.read_only = ro;
-	pte.null = null;
-	pte.addr = addr;
-	vagx_pte_pack(w, &pte);
-	return ((u64)w[1] << 32) | w[0];
-}
-
-static struct vagx_pt *vagx_pt_alloc(struct vagx_vm *vm, int level)
-{
-	struct device *dev = vm->vdev->drm.dev;
-	struct vagx_pt *pt;
-
-	pt = kzalloc(sizeof(*pt), GFP_KERNEL);
-	if (!pt)
-		return NULL;
-	pt->cpu = dma_alloc_coherent(dev, VAGX_PAGE_SIZE, &pt->dma, GFP_KERNEL);
-	if (!pt->cpu)
-		goto err_free;
-	if (level < 3) {
-		pt->children = kcalloc(VAGX_PT_ENTRIES, sizeof(*pt->children),
-				       GFP_KERNEL);
-		if (!pt->children)
-			goto err_dma;
-	}
-	atomic_inc(&vm->pt_pages);
-	return pt;
-
-err_dma:
-	dma_free_coherent(dev, VAGX_PAGE_SIZE, pt->cpu, pt->dma);
-err_free:
-	kfree(pt);
-	return NULL;
-}
-
-static void vagx_pt_free(struct vagx_vm *vm, struct vagx_pt *pt, int level)
-{
-	int i;
-
-	if (!pt)
-		return;
-	if (pt->children) {
-		for (i = 0; i < VAGX_PT_ENTRIES; i++)
-			vagx_pt_free(vm, pt->children[i], level + 1);
-		kfree(pt->children);
-	}
-	dma_free_coherent(vm->vdev->drm.dev, VAGX_PAGE_SIZE, pt->cpu, pt->dma);
-	kfree(pt);
-	atomic_dec(&vm->pt_pages);
-}
-
-/* Make sure the level-3 tables covering [va, va + size) exist. */
-static int vagx_pt_ensure(struct vagx_vm *vm, u64 va, u64 size)
-{
-	u64 end = va + size;
-
-	lockdep_assert_held(&vm->op_lock);
-	while (va < end) {
-		struct vagx_pt *pt = vm->root;
-		int level;
-
-		for (level = 0; level < 3; level++) {
-			u32 idx = VAGX_PT_INDEX(va, level);
-			struct vagx_pt *child = pt->children[idx];
-
-			if (!child) {
-				child = vagx_pt_alloc(vm, level + 1);
-				if (!child)
-					return -ENOMEM;
-				pt->children[idx] = child;
-				WRITE_ONCE(pt->cpu[idx],
-					   vagx_pte_encode(true, false, false,
-							   child->dma));
-			}
-			pt = child;
-		}
-		va = (va | (BIT_ULL(VAGX_PT_SHIFT(2)) - 1)) + 1;
-	}
-	return 0;
-}
-
-static u64 *vagx_pt_leaf(struct vagx_vm *vm, u64 va)
-{
-	struct vagx_pt *pt = vm->root;
-	int level;
-
-	for (level = 0; level < 3; level++) {
-		pt = pt->children[VAGX_PT_INDEX(va, level)];
-		if (!pt)
-			return NULL;
-	}
-	return &pt->cpu[VAGX_PT_INDEX(va, 3)];
-}
-
-static void vagx_pt_set_range(struct vagx_vm *vm, u64 va, u64 size, u64 pte)
-{
-	u64 end = va + size;
-
-	for (; va < end; va += VAGX_PAGE_SIZE) {
-		u64 *e = vagx_pt_leaf(vm, va);
-
-		if (e)
-			WRITE_ONCE(*e, pte);
-		else
-			drm_WARN_ON_ONCE(&vm->vdev->drm, pte);
-	}
-}
-
-static void vagx_pt_map_sgt(struct vagx_vm *vm, u64 va, u64 size,
-			    struct sg_table *sgt, u64 offset, bool ro)
-{
-	u64 end = va + size;
-	struct scatterlist *sg;
-	int i;
-
-	for_each_sgtable_dma_sg(sgt, sg, i) {
-		dma_addr_t addr = sg_dma_address(sg);
-		u64 len = sg_dma_len(sg);
-
-		if (offset >= len) {
-			offset -= len;
-			continue;
-		}
-		addr += offset;
-		len -= offset;
-		offset = 0;
-		for (; len && va < end; va += VAGX_PAGE_SIZE,
-		     addr += VAGX_PAGE_SIZE, len -= VAGX_PAGE_SIZE) {
-			u64 *e = vagx_pt_leaf(vm, va);
-
-			if (!drm_WARN_ON_ONCE(&vm->vdev->drm, !e))
-				WRITE_ONCE(*e, vagx_pte_encode(true, ro, false,
-							       addr));
-		}
-		if (va >= end)
-			break;
-	}
-}
 
 /**
  * vagx_vm_root_gem() - The GEM object holding the VM's reservation object
@@ -230,7 +433,7 @@ struct drm_gem_object *vagx_vm_root_gem(struct vagx_vm *vm)
  */
 u64 vagx_vm_root_dma(struct vagx_vm *vm)
 {
-	return vm->root->dma;
+	return vagx_pgtable_root(&vm->pgt);
 }
 
 /**
@@ -285,7 +488,7 @@ static void vagx_vm_free(struct drm_gpuvm *gpuvm)
 {
 	struct vagx_vm *vm = to_vagx_vm(gpuvm);
 
-	vagx_pt_free(vm, vm->root, 0);
+	vagx_pgtable_fini(&vm->pgt);
 	mutex_destroy(&vm->op_lock);
 	kfree(vm);
 }
@@ -360,8 +563,9 @@ static void vagx_vma_write_ptes(struct vagx_vm *vm, struct vagx_vma *vma,
 	u64 va = vma->base.va.addr, range = vma->base.va.range;
 
 	if (vma->flags & VAGX_VMA_NULL)
-		vagx_pt_set_range(vm, va, range,
-				  vagx_pte_encode(true, false, true, 0));
+		vagx_pgtable_set_range(&vm->pgt, va, range,
+				       vagx_pte_encode(true, false, true, false,
+						       0));
 	else
 		vagx_pt_map_sgt(vm, va, range, sgt, vma->base.gem.offset,
 				vma->flags & VAGX_VMA_READONLY);
@@ -413,7 +617,7 @@ static int vagx_sm_step_remap(struct drm_gpuva_op *op, void *priv)
 
 	/* A MAP or MAP_NULL overwrites the hole itself, atomically. */
 	if (job->cur->op == DRM_VAGX_BIND_OP_UNMAP)
-		vagx_pt_set_range(vm, start, end - start, 0);
+		vagx_pgtable_set_range(&vm->pgt, start, end - start, 0);
 
 	drm_gpuva_remap(prev ? &prev->base : NULL, next ? &next->base : NULL,
 			&op->remap);
@@ -433,8 +637,8 @@ static int vagx_sm_step_unmap(struct drm_gpuva_op *op, void *priv)
 	struct vagx_vma *vma = to_vagx_vma(op->unmap.va);
 
 	if (job->cur->op == DRM_VAGX_BIND_OP_UNMAP)
-		vagx_pt_set_range(job->vm, vma->base.va.addr,
-				  vma->base.va.range, 0);
+		vagx_pgtable_set_range(&job->vm->pgt, vma->base.va.addr,
+				       vma->base.va.range, 0);
 	drm_gpuva_unmap(&op->unmap);
 	vagx_vma_unlink(job, vma);
 	return 0;
@@ -451,6 +655,7 @@ static const struct drm_gpuvm_ops vagx_gpuvm_ops = {
 static void vagx_bind_apply(struct vagx_bind_job *job)
 {
 	struct vagx_vm *vm = job->vm;
+	LIST_HEAD(garbage);
 	u32 i;
 	int ret;
 
@@ -469,17 +674,59 @@ static void vagx_bind_apply(struct vagx_bind_job *job)
 		drm_WARN_ON(&vm->vdev->drm, ret);
 	}
 	job->cur = NULL;
+	/*
+	 * The bind's tables are populated now; drop its reservations and
+	 * detach the tables its unmaps emptied. They are freed only after
+	 * the TLB invalidation: until then the device may still walk them.
+	 */
+	for (i = 0; i < job->count; i++) {
+		struct vagx_bind_op *op = &job->ops[i];
+
+		if (op->pt_reserved)
+			vagx_pgtable_unreserve(&vm->pgt, op->va, op->range);
+		op->pt_reserved = false;
+		if (op->op == DRM_VAGX_BIND_OP_UNMAP)
+			vagx_pgtable_prune(&vm->pgt, op->va, op->range,
+					   &garbage);
+	}
 	if (job->count)
-		vagx_device_tlb_invalidate(vm->vdev, vm->root->dma, 0, 0);
+		vagx_device_tlb_invalidate(vm->vdev, vagx_vm_root_dma(vm), 0, 0);
+	vagx_pgtable_free_garbage(&vm->pgt, &garbage);
 	mutex_unlock(&vm->op_lock);
 }
 
 /* Release everything a bind holds; VMAs it unmapped lose their pins here. */
 static void vagx_bind_cleanup(struct vagx_bind_job *job)
 {
+	struct vagx_vm *vm = job->vm;
 	struct vagx_vma *vma, *tmp;
+	LIST_HEAD(garbage);
+	bool reserved = false;
 	u32 i;
 	int j;
+
+	/* A bind that was never applied: give its page tables back. */
+	for (i = 0; i < job->count; i++)
+		reserved |= job->ops[i].pt_reserved;
+	if (reserved) {
+		mutex_lock(&vm->op_lock);
+		for (i = 0; i < job->count; i++) {
+			struct vagx_bind_op *op = &job->ops[i];
+
+			if (!op->pt_reserved)
+				continue;
+			vagx_pgtable_unreserve(&vm->pgt, op->va, op->range);
+			op->pt_reserved = false;
+			vagx_pgtable_prune(&vm->pgt, op->va, op->range,
+					   &garbage);
+		}
+		/* The tables were linked, so the device may have walked them. */
+		if (!list_empty(&garbage))
+			vagx_device_tlb_invalidate(vm->vdev,
+						   vagx_vm_root_dma(vm), 0, 0);
+		vagx_pgtable_free_garbage(&vm->pgt, &garbage);
+		mutex_unlock(&vm->op_lock);
+	}
 
 	list_for_each_entry_safe(vma, tmp, &job->returned_vmas, node) {
 		if (vma->base.vm_bo)
@@ -649,9 +896,10 @@ static int vagx_bind_prepare(struct vagx_vm *vm, struct drm_file *file,
 		if (op->op == DRM_VAGX_BIND_OP_UNMAP)
 			continue;
 		*failed = i;
-		ret = vagx_pt_ensure(vm, op->va, op->range);
+		ret = vagx_pgtable_reserve(&vm->pgt, op->va, op->range);
 		if (ret)
 			break;
+		op->pt_reserved = true;
 	}
 	mutex_unlock(&vm->op_lock);
 	return ret;
@@ -907,11 +1155,9 @@ static struct vagx_vm *vagx_vm_create(struct vagx_device *vdev)
 	spin_lock_init(&vm->fault_lock);
 	atomic_set(&vm->queue_count, 0);
 
-	vm->root = vagx_pt_alloc(vm, 0);
-	if (!vm->root) {
-		ret = -ENOMEM;
+	ret = vagx_pgtable_init(&vm->pgt, vdev->drm.dev);
+	if (ret)
 		goto err_free;
-	}
 
 	ret = drm_sched_init(&vm->bind_sched, &vagx_bind_sched_ops,
 			     vdev->bind_wq, 1, 64, 0, MAX_SCHEDULE_TIMEOUT,
@@ -950,7 +1196,7 @@ err_entity:
 err_sched:
 	drm_sched_fini(&vm->bind_sched);
 err_pt:
-	vagx_pt_free(vm, vm->root, 0);
+	vagx_pgtable_fini(&vm->pgt);
 err_free:
 	mutex_destroy(&vm->op_lock);
 	kfree(vm);
@@ -1154,7 +1400,7 @@ void vagx_mmu_debugfs_show(struct vagx_device *vdev, struct seq_file *m)
 	mutex_lock(&vdev->vms_lock);
 	list_for_each_entry(vm, &vdev->vms, node) {
 		seq_printf(m, "vm %u: root %pad pt_pages %d unusable %d faults %u queues %d\n",
-			   vm->id, &vm->root->dma, atomic_read(&vm->pt_pages),
+			   vm->id, &vm->pgt.root->dma, atomic_read(&vm->pgt.pages),
 			   vm->unusable, vm->fault_count,
 			   atomic_read(&vm->queue_count));
 		mutex_lock(&vm->op_lock);

@@ -11,9 +11,38 @@
 
 #include "vagx_drm.h"
 
+struct sg_table;
 struct vagx_device;
 struct vagx_file;
 struct vagx_pt;
+
+/**
+ * struct vagx_pgtable - A device page-table tree (render VM or scanout VM)
+ *
+ * Callers serialise every operation on one tree with their own lock.
+ */
+struct vagx_pgtable {
+	/** @dev: Device the tables are DMA-mapped for. */
+	struct device *dev;
+	/** @root: Level-0 table. */
+	struct vagx_pt *root;
+	/** @pages: Number of table pages, root included. */
+	atomic_t pages;
+};
+
+u64 vagx_pte_encode(bool valid, bool ro, bool null, bool no_exec, u64 addr);
+int vagx_pgtable_init(struct vagx_pgtable *pgt, struct device *dev);
+void vagx_pgtable_fini(struct vagx_pgtable *pgt);
+u64 vagx_pgtable_root(const struct vagx_pgtable *pgt);
+int vagx_pgtable_reserve(struct vagx_pgtable *pgt, u64 va, u64 size);
+void vagx_pgtable_unreserve(struct vagx_pgtable *pgt, u64 va, u64 size);
+bool vagx_pgtable_set(struct vagx_pgtable *pgt, u64 va, u64 pte);
+void vagx_pgtable_set_range(struct vagx_pgtable *pgt, u64 va, u64 size,
+			    u64 pte);
+void vagx_pgtable_prune(struct vagx_pgtable *pgt, u64 va, u64 size,
+			struct list_head *garbage);
+void vagx_pgtable_free_garbage(struct vagx_pgtable *pgt,
+			       struct list_head *garbage);
 
 /**
  * struct vagx_vm - A GPU address space
@@ -33,10 +62,8 @@ struct vagx_vm {
 	struct work_struct release_work;
 	/** @op_lock: Serialises page-table and VA-tree updates. */
 	struct mutex op_lock;
-	/** @root: Level-0 page table. */
-	struct vagx_pt *root;
-	/** @pt_pages: Number of page-table pages. */
-	atomic_t pt_pages;
+	/** @pgt: Page tables (under @op_lock). */
+	struct vagx_pgtable pgt;
 	/** @bind_sched: Scheduler of asynchronous binds. */
 	struct drm_gpu_scheduler bind_sched;
 	/** @bind_entity: Entity of asynchronous binds. */

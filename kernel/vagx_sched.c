@@ -12,6 +12,7 @@
 #include <linux/uaccess.h>
 
 #include <drm/drm_auth.h>
+#include <drm/drm_drv.h>
 #include <drm/drm_exec.h>
 #include <drm/drm_print.h>
 #include <drm/drm_syncobj.h>
@@ -87,12 +88,20 @@ struct vagx_job {
 	struct vagx_queue *queue;
 	/** @vm: VM (user reference). */
 	struct vagx_vm *vm;
-	/** @desc_va: Job descriptor VA, 0 for a no-op. */
+	/** @desc_va: Job descriptor VA (render/compute), 0 otherwise. */
 	u64 desc_va;
+	/** @copy: Copy/fill parameters (copy queues). */
+	struct drm_vagx_cmd_copy copy;
+	/** @fill: The copy command is a fill. */
+	bool fill;
+	/** @noop: No device job: the command only waits and signals. */
+	bool noop;
 	/** @fence: Hardware fence, initialised by run_job. */
 	struct vagx_fence *fence;
 	/** @fence_init: @fence was initialised. */
 	bool fence_init;
+	/** @ring_ns: When run_job wrote the job into the ring. */
+	u64 ring_ns;
 	/** @cancelled: Job was turned into a NOP after its queue died. */
 	bool cancelled;
 	/** @sched_init: drm_sched_job_init() succeeded. */
@@ -398,12 +407,116 @@ static int vagx_ring_hw_reset(struct vagx_ring *ring)
 	return ret;
 }
 
+/**
+ * vagx_file_stats_create() - Allocate the usage statistics of a file
+ *
+ * Return: the statistics (one reference) or NULL.
+ */
+struct vagx_file_stats *vagx_file_stats_create(void)
+{
+	struct vagx_file_stats *stats = kzalloc(sizeof(*stats), GFP_KERNEL);
+
+	if (stats)
+		kref_init(&stats->refcount);
+	return stats;
+}
+
+static void vagx_file_stats_release(struct kref *kref)
+{
+	kfree(container_of(kref, struct vagx_file_stats, refcount));
+}
+
+/**
+ * vagx_file_stats_put() - Drop a reference to file statistics
+ * @stats: Statistics or NULL.
+ */
+void vagx_file_stats_put(struct vagx_file_stats *stats)
+{
+	if (stats)
+		kref_put(&stats->refcount, vagx_file_stats_release);
+}
+
+static const char * const vagx_engine_names[] = {
+	[DRM_VAGX_QUEUE_TYPE_RENDER] = "render",
+	[DRM_VAGX_QUEUE_TYPE_COMPUTE] = "compute",
+	[DRM_VAGX_QUEUE_TYPE_COPY] = "copy",
+};
+
+/**
+ * vagx_file_show_engines() - Print drm-engine-* keys for fdinfo
+ * @vfile: File.
+ * @p: Printer.
+ *
+ * One key per queue type the device offers. Any ring runs any type, so a
+ * type's capacity is the number of rings.
+ */
+void vagx_file_show_engines(struct vagx_file *vfile, struct drm_printer *p)
+{
+	u32 types = vagx_queue_types(vfile->vdev);
+	u32 t;
+
+	for (t = 0; t < ARRAY_SIZE(vagx_engine_names); t++) {
+		if (!(types & BIT(t)))
+			continue;
+		drm_printf(p, "drm-engine-%s:\t%llu ns\n", vagx_engine_names[t],
+			   (u64)atomic64_read(&vfile->stats->busy_ns[t]));
+		if (vfile->vdev->num_rings > 1)
+			drm_printf(p, "drm-engine-capacity-%s:\t%u\n",
+				   vagx_engine_names[t], vfile->vdev->num_rings);
+	}
+}
+
+/*
+ * Charge the device time of a job leaving the ring (ring->lock held). A ring
+ * runs its jobs one after another, so a job ran from the later of its
+ * submission and the previous retirement until now (the interrupt latency
+ * is charged to the job).
+ */
+static void vagx_job_account(struct vagx_ring *ring, struct vagx_job *job)
+{
+	u64 now = ktime_get_ns();
+	u64 start = max(job->ring_ns, ring->last_retire_ns);
+
+	if (now > start)
+		atomic64_add(now - start,
+			     &job->queue->stats->busy_ns[job->queue->type]);
+	ring->last_retire_ns = now;
+}
+
 static void vagx_job_fence_signal(struct vagx_job *job, int error)
 {
+	vagx_job_account(job->queue->ring, job);
 	list_del_init(&job->node);
 	if (error)
 		dma_fence_set_error(&job->fence->base, error);
 	dma_fence_signal(&job->fence->base);
+}
+
+/*
+ * Rewrite a ring slot the device has not started into a NOP that keeps the
+ * seqno, completion address and interrupt of the job. The device may read
+ * the slot while it changes: the type goes first, so a torn read is either
+ * the old job or an invalid NOP (INVALID_JOB), and both end as a cancelled
+ * job in the IRQ path.
+ */
+static void vagx_ring_slot_make_nop(u32 *w)
+{
+	struct vagx_job_header hdr;
+	u32 packed[VAGX_JOB_HEADER_DWORDS];
+	const char *err;
+	u32 i;
+
+	vagx_job_header_unpack(w, &hdr, &err);
+	hdr.type = VAGX_JOB_TYPE_NOP;
+	hdr.desc_va = 0;
+	hdr.desc_size = 0;
+	vagx_job_header_pack(packed, &hdr);
+	WRITE_ONCE(w[0], packed[0]);
+	for (i = 1; i < VAGX_JOB_HEADER_DWORDS; i++)
+		WRITE_ONCE(w[i], packed[i]);
+	/* A NOP must have an all-zero payload. */
+	for (i = 0; i < VAGX_RING_SLOT_PAYLOAD_SIZE / 4; i++)
+		WRITE_ONCE(w[VAGX_RING_SLOT_PAYLOAD_OFFSET / 4 + i], 0);
 }
 
 /* Turn the queue's remaining jobs in the ring into NOPs (ring->lock held). */
@@ -413,15 +526,9 @@ static void vagx_ring_cancel_queue(struct vagx_ring *ring,
 	struct vagx_job *job;
 
 	list_for_each_entry(job, &ring->inflight, node) {
-		u32 *w = vagx_ring_slot(ring, job->slot);
-
 		if (job->queue != queue || job->cancelled)
 			continue;
-		/* job_header.type is dword 0 bits 3:0; NOP is 0. */
-		WRITE_ONCE(w[0], w[0] & ~0xfu);
-		w[4] = 0;
-		w[5] = 0;
-		w[6] = 0;
+		vagx_ring_slot_make_nop(vagx_ring_slot(ring, job->slot));
 		job->cancelled = true;
 	}
 }
@@ -431,6 +538,17 @@ static void vagx_ring_job_failed(struct vagx_ring *ring, struct vagx_job *job,
 {
 	struct vagx_queue *queue = job->queue;
 	int error;
+
+	/*
+	 * A job turned into a NOP while the device was reading its slot may
+	 * fail (torn slot, or the original job faulting): it was cancelled
+	 * anyway, nothing is held against its queue.
+	 */
+	if (job->cancelled) {
+		ring->fault_valid = false;
+		vagx_job_fence_signal(job, -ECANCELED);
+		return;
+	}
 
 	switch (status) {
 	case VAGX_JOB_STATUS_MMU_FAULT:
@@ -513,7 +631,30 @@ void vagx_ring_irq(struct vagx_ring *ring, bool error)
 	spin_unlock(&ring->lock);
 }
 
-static struct dma_fence *vagx_ring_run_job(struct drm_sched_job *sched_job)
+/* Inline payload of a COPY/FILL job (validated at SUBMIT). */
+static void vagx_job_pack_payload(const struct vagx_job *job, u32 *payload)
+{
+	struct vagx_copy_job cj;
+	struct vagx_fill_job fj;
+
+	if (job->queue->type != DRM_VAGX_QUEUE_TYPE_COPY)
+		return;
+	if (job->fill) {
+		vagx_fill_job_init(&fj);
+		fj.dst_va = job->copy.dst_va;
+		fj.size = job->copy.size;
+		fj.pattern = job->copy.pattern;
+		vagx_fill_job_pack(payload, &fj);
+	} else {
+		vagx_copy_job_init(&cj);
+		cj.src_va = job->copy.src_va;
+		cj.dst_va = job->copy.dst_va;
+		cj.size = job->copy.size;
+		vagx_copy_job_pack(payload, &cj);
+	}
+}
+
+static struct dma_fence *vagx_ring_write_job(struct drm_sched_job *sched_job)
 {
 	struct vagx_job *job = container_of(sched_job, struct vagx_job, base);
 	struct vagx_queue *queue = job->queue;
@@ -532,7 +673,7 @@ static struct dma_fence *vagx_ring_run_job(struct drm_sched_job *sched_job)
 	prev = queue->last_run;
 	queue->last_run = dma_fence_get(&sched_job->s_fence->finished);
 	/* No-op command: completes with the previous job of the queue. */
-	if (!job->desc_va) {
+	if (job->noop) {
 		struct dma_fence *ret = NULL;
 
 		if (prev && !dma_fence_is_signaled(prev))
@@ -543,19 +684,27 @@ static struct dma_fence *vagx_ring_run_job(struct drm_sched_job *sched_job)
 	dma_fence_put(prev);
 
 	vagx_job_header_init(&hdr);
-	if (queue->type == DRM_VAGX_QUEUE_TYPE_RENDER) {
+	switch (queue->type) {
+	case DRM_VAGX_QUEUE_TYPE_RENDER:
 		hdr.type = VAGX_JOB_TYPE_RENDER;
 		hdr.desc_size = VAGX_RENDER_JOB_LENGTH;
-	} else {
+		hdr.desc_va = job->desc_va;
+		break;
+	case DRM_VAGX_QUEUE_TYPE_COMPUTE:
 		hdr.type = VAGX_JOB_TYPE_COMPUTE;
 		hdr.desc_size = VAGX_COMPUTE_JOB_LENGTH;
+		hdr.desc_va = job->desc_va;
+		break;
+	default:
+		/* COPY and FILL carry their body inline, in the payload. */
+		hdr.type = job->fill ? VAGX_JOB_TYPE_FILL : VAGX_JOB_TYPE_COPY;
+		break;
 	}
 	hdr.irq = true;
 	hdr.irq_vector = ring->idx < vdev->nvec ? ring->idx : 0;
 	if (VAGX_FEATURES_TIMEOUT_GET(vdev->hw_features))
 		hdr.timeout_ms = READ_ONCE(vagx_hw_job_timeout_ms);
 	hdr.pt_root = vagx_vm_root_dma(job->vm);
-	hdr.desc_va = job->desc_va;
 	hdr.completion_pa = vdev->completion_dma + ring->idx * sizeof(u64);
 
 	spin_lock_irqsave(&ring->lock, flags);
@@ -564,10 +713,12 @@ static struct dma_fence *vagx_ring_run_job(struct drm_sched_job *sched_job)
 	w = vagx_ring_slot(ring, job->slot);
 	memset(w, 0, VAGX_RING_ENTRY_SIZE);
 	vagx_job_header_pack(w, &hdr);
+	vagx_job_pack_payload(job, w + VAGX_RING_SLOT_PAYLOAD_OFFSET / 4);
 	job->fence->ring_name = ring->name;
 	dma_fence_init(&job->fence->base, &vagx_fence_ops, &ring->fence_lock,
 		       ring->fence_ctx, hdr.seqno);
 	job->fence_init = true;
+	job->ring_ns = ktime_get_ns();
 	list_add_tail(&job->node, &ring->inflight);
 	ring->tail++;
 	/* Slot contents before the tail update. */
@@ -579,10 +730,63 @@ static struct dma_fence *vagx_ring_run_job(struct drm_sched_job *sched_job)
 	return dma_fence_get(&job->fence->base);
 }
 
+/* After an unplug every job that reaches the ring fails with -ENODEV. */
+static struct dma_fence *vagx_ring_run_job(struct drm_sched_job *sched_job)
+{
+	struct vagx_job *job = container_of(sched_job, struct vagx_job, base);
+	struct dma_fence *fence;
+	int idx;
+
+	if (!drm_dev_enter(&job->queue->vdev->drm, &idx))
+		return ERR_PTR(-ENODEV);
+	fence = vagx_ring_write_job(sched_job);
+	drm_dev_exit(idx);
+	return fence;
+}
+
 /*
- * Q_ABORT the job running on the ring if it is @job (ring->lock held).
+ * Write Q_ABORT for the job with @seqno (ring->lock held). On a 1.1 device
+ * the abort is qualified with the seqno (Q_ABORT.MATCH): if that job has
+ * completed meanwhile and the next one runs, the device leaves it alone
+ * and says so in Q_ABORT_STATUS. A 1.0 device aborts whatever runs; the
+ * IRQ path then tells the victim from the target by @abort_seqno.
+ *
+ * Return: VAGX_ABORT_RESULT_ACCEPTED if a job is being aborted, else
+ * MISMATCH or NOT_RUNNING (nothing happened).
+ */
+static u32 vagx_ring_abort_seqno_locked(struct vagx_ring *ring, u64 seqno)
+{
+	struct vagx_device *vdev = ring->vdev;
+	u32 q = ring->idx, result = VAGX_ABORT_RESULT_ACCEPTED, status;
+
+	if (vdev->abort_match) {
+		vagx_write(vdev, VAGX_REG_Q_ABORT_MATCH_LO(q),
+			   lower_32_bits(seqno));
+		vagx_write(vdev, VAGX_REG_Q_ABORT_MATCH_HI(q),
+			   upper_32_bits(seqno));
+		vagx_write(vdev, VAGX_REG_Q_ABORT(q),
+			   VAGX_Q_ABORT_ABORT(1) | VAGX_Q_ABORT_MATCH(1));
+		/* Decided by the write itself. */
+		status = vagx_read(vdev, VAGX_REG_Q_ABORT_STATUS(q));
+		result = VAGX_Q_ABORT_STATUS_RESULT_GET(status);
+	} else {
+		vagx_write(vdev, VAGX_REG_Q_ABORT(q), VAGX_Q_ABORT_ABORT(1));
+	}
+	if (result == VAGX_ABORT_RESULT_ACCEPTED) {
+		ring->abort_seqno = seqno;
+		atomic_inc(&ring->aborts);
+	} else {
+		atomic_inc(&ring->abort_misses);
+	}
+	return result;
+}
+
+/*
+ * Q_ABORT @job if it is the one running on the ring (ring->lock held).
  * The device completes it with ABORTED at its next safe point, halts, and
  * the IRQ handler retires it like any failed job.
+ *
+ * Return: true if the device accepted the abort.
  */
 static bool vagx_ring_abort_locked(struct vagx_ring *ring, struct vagx_job *job)
 {
@@ -591,10 +795,41 @@ static bool vagx_ring_abort_locked(struct vagx_ring *ring, struct vagx_job *job)
 	first = list_first_entry_or_null(&ring->inflight, struct vagx_job, node);
 	if (first != job)
 		return false;
-	ring->abort_seqno = job->fence->base.seqno;
-	vagx_write(ring->vdev, VAGX_REG_Q_ABORT(ring->idx),
-		   VAGX_Q_ABORT_ABORT(1));
-	return true;
+	return vagx_ring_abort_seqno_locked(ring, job->fence->base.seqno) ==
+	       VAGX_ABORT_RESULT_ACCEPTED;
+}
+
+/*
+ * Abort @job for the timeout handler. The debugfs delay knob sleeps between
+ * the choice of the job and the register write, which is where the job can
+ * complete and the next (innocent) job start: the seqno qualification must
+ * then spare the innocent job.
+ */
+static bool vagx_ring_abort_timedout(struct vagx_ring *ring,
+				     struct vagx_job *job)
+{
+	unsigned int delay = atomic_read(&ring->vdev->inject_abort_delay_ms);
+	struct vagx_job *first;
+	unsigned long flags;
+	bool ret;
+
+	if (!delay) {
+		spin_lock_irqsave(&ring->lock, flags);
+		ret = vagx_ring_abort_locked(ring, job);
+		spin_unlock_irqrestore(&ring->lock, flags);
+		return ret;
+	}
+	spin_lock_irqsave(&ring->lock, flags);
+	first = list_first_entry_or_null(&ring->inflight, struct vagx_job, node);
+	spin_unlock_irqrestore(&ring->lock, flags);
+	if (first != job)
+		return false;
+	msleep(delay);
+	spin_lock_irqsave(&ring->lock, flags);
+	ret = vagx_ring_abort_seqno_locked(ring, job->fence->base.seqno) ==
+	      VAGX_ABORT_RESULT_ACCEPTED;
+	spin_unlock_irqrestore(&ring->lock, flags);
+	return ret;
 }
 
 /* Reset the ring: every job in it ends, innocent ones -ECANCELED. */
@@ -628,15 +863,28 @@ static void vagx_ring_reset_all(struct vagx_ring *ring, struct vagx_job *job)
 	spin_unlock_irqrestore(&ring->lock, flags);
 }
 
+/*
+ * drm_sched took the job off its pending list before calling the timeout
+ * handler; put it back so that it is freed once its fence signals (what
+ * DRM_GPU_SCHED_STAT_NO_HANG does in later kernels).
+ */
+static void vagx_ring_requeue_job(struct drm_gpu_scheduler *sched,
+				  struct drm_sched_job *sched_job)
+{
+	spin_lock(&sched->job_list_lock);
+	list_add(&sched_job->list, &sched->pending_list);
+	spin_unlock(&sched->job_list_lock);
+}
+
 static enum drm_gpu_sched_stat
-vagx_ring_timedout_job(struct drm_sched_job *sched_job)
+vagx_ring_recover(struct drm_sched_job *sched_job)
 {
 	struct vagx_job *job = container_of(sched_job, struct vagx_job, base);
 	struct vagx_ring *ring = job->queue->ring;
 	struct vagx_device *vdev = ring->vdev;
-	unsigned long flags;
-	bool aborted;
-	long ret;
+	unsigned long deadline;
+	bool aborted, done;
+	long ret, left;
 	int i;
 
 	mutex_lock(&vdev->reset_lock);
@@ -654,31 +902,56 @@ vagx_ring_timedout_job(struct drm_sched_job *sched_job)
 
 	drm_warn(&vdev->drm, "ring %u: job %llu of queue %u timed out, aborting it\n",
 		 ring->idx, job->fence->base.seqno, job->queue->id);
-	aborted = false;
-	if (!atomic_add_unless(&vdev->inject_abort_fail, -1, 0)) {
-		spin_lock_irqsave(&ring->lock, flags);
-		aborted = vagx_ring_abort_locked(ring, job);
-		spin_unlock_irqrestore(&ring->lock, flags);
-	}
-	ret = 0;
-	if (aborted)
+	deadline = jiffies + msecs_to_jiffies(VAGX_ABORT_GRACE_MS);
+	done = false;
+	if (atomic_add_unless(&vdev->inject_abort_fail, -1, 0))
+		goto reset;
+	/*
+	 * An abort that hits nothing means the job has just completed (its
+	 * interrupt is on the way) or has not been fetched yet: look again
+	 * until the grace period ends, then reset the ring.
+	 */
+	do {
+		aborted = vagx_ring_abort_timedout(ring, job);
+		left = max_t(long, (long)(deadline - jiffies), 1);
 		ret = dma_fence_wait_timeout(&job->fence->base, false,
-					     msecs_to_jiffies(VAGX_ABORT_GRACE_MS));
-	if (ret <= 0)
+					     aborted ? left :
+					     min_t(long, left, msecs_to_jiffies(10)));
+		done = ret > 0;
+	} while (!done && !aborted && time_before(jiffies, deadline));
+reset:
+	if (!done)
 		vagx_ring_reset_all(ring, job);
 out:
 	/*
-	 * drm_sched took the job off its pending list; put it back so that it
-	 * is freed once its fence signals (what DRM_GPU_SCHED_STAT_NO_HANG
-	 * does in later kernels).  Restarting the work items also runs the
-	 * free_job work for a job that already completed.
+	 * Restarting the work items also runs the free_job work for a job
+	 * that already completed.
 	 */
-	spin_lock(&ring->sched.job_list_lock);
-	list_add(&sched_job->list, &ring->sched.pending_list);
-	spin_unlock(&ring->sched.job_list_lock);
+	vagx_ring_requeue_job(&ring->sched, sched_job);
 	drm_sched_wqueue_start(&ring->sched);
 	mutex_unlock(&vdev->reset_lock);
 	return DRM_GPU_SCHED_STAT_NOMINAL;
+}
+
+/*
+ * Unplugged: the registers are off limits and vagx_device_fini() ends the
+ * job with -ENODEV (or already has).
+ */
+static enum drm_gpu_sched_stat
+vagx_ring_timedout_job(struct drm_sched_job *sched_job)
+{
+	struct vagx_job *job = container_of(sched_job, struct vagx_job, base);
+	struct vagx_device *vdev = job->queue->vdev;
+	enum drm_gpu_sched_stat stat;
+	int idx;
+
+	if (!drm_dev_enter(&vdev->drm, &idx)) {
+		vagx_ring_requeue_job(sched_job->sched, sched_job);
+		return DRM_GPU_SCHED_STAT_NOMINAL;
+	}
+	stat = vagx_ring_recover(sched_job);
+	drm_dev_exit(idx);
+	return stat;
 }
 
 static void vagx_queue_release(struct kref *kref)
@@ -687,6 +960,7 @@ static void vagx_queue_release(struct kref *kref)
 						refcount);
 
 	dma_fence_put(queue->last_run);
+	vagx_file_stats_put(queue->stats);
 	vagx_vm_put(queue->vm);
 	mutex_destroy(&queue->submit_lock);
 	kfree(queue);
@@ -784,8 +1058,35 @@ err:
 }
 
 /**
- * vagx_rings_fini() - Tear down the rings (no job may be pending)
- * @vdev: Device.
+ * vagx_rings_unplug() - End every job left in the rings with -ENODEV
+ * @vdev: Device, reset and with its interrupts freed.
+ *
+ * The jobs' finished fences (and the syncobjs holding them) signal with
+ * -ENODEV. The schedulers stay until the DRM device is released; run_job()
+ * fails every later job with -ENODEV.
+ */
+void vagx_rings_unplug(struct vagx_device *vdev)
+{
+	struct vagx_job *job, *tmp;
+	unsigned long flags;
+	u32 q;
+
+	for (q = 0; q < vdev->num_rings; q++) {
+		struct vagx_ring *ring = &vdev->rings[q];
+
+		spin_lock_irqsave(&ring->lock, flags);
+		list_for_each_entry_safe(job, tmp, &ring->inflight, node)
+			vagx_job_fence_signal(job, -ENODEV);
+		spin_unlock_irqrestore(&ring->lock, flags);
+	}
+}
+
+/**
+ * vagx_rings_fini() - Free the rings and their schedulers
+ * @vdev: Device, reset; no job may be pending.
+ *
+ * Touches no register: runs when the DRM device is released, possibly long
+ * after the PCI function was removed.
  */
 void vagx_rings_fini(struct vagx_device *vdev)
 {
@@ -802,8 +1103,8 @@ void vagx_rings_fini(struct vagx_device *vdev)
 		if (ring->sched_ready)
 			drm_sched_fini(&ring->sched);
 		ring->sched_ready = false;
+		/* The device was reset (vagx_device_fini): rings are off. */
 		if (ring->slots) {
-			vagx_write(vdev, VAGX_REG_Q_CONTROL(q), 0);
 			dma_free_coherent(dev, vagx_ring_slots() *
 					  VAGX_RING_ENTRY_SIZE,
 					  ring->slots, ring->slots_dma);
@@ -868,9 +1169,19 @@ bool vagx_rings_probe_nop(struct vagx_device *vdev)
 
 /* ---- queues ---------------------------------------------------------- */
 
-static u32 vagx_queue_types(struct vagx_device *vdev)
+/**
+ * vagx_queue_types() - Queue types userspace may create
+ * @vdev: Device.
+ *
+ * Render and copy/fill jobs are part of every device (contract v1);
+ * compute needs FEATURES.COMPUTE.
+ *
+ * Return: bitmask of DRM_VAGX_QUEUE_TYPE_* bits.
+ */
+u32 vagx_queue_types(struct vagx_device *vdev)
 {
-	u32 types = BIT(DRM_VAGX_QUEUE_TYPE_RENDER);
+	u32 types = BIT(DRM_VAGX_QUEUE_TYPE_RENDER) |
+		    BIT(DRM_VAGX_QUEUE_TYPE_COPY);
 
 	if (VAGX_FEATURES_COMPUTE_GET(vdev->hw_features))
 		types |= BIT(DRM_VAGX_QUEUE_TYPE_COMPUTE);
@@ -941,6 +1252,8 @@ int vagx_ioctl_queue_create(struct drm_device *drm, void *data,
 	mutex_init(&queue->submit_lock);
 	queue->vdev = vdev;
 	queue->vm = vm;
+	kref_get(&vfile->stats->refcount);
+	queue->stats = vfile->stats;
 	queue->type = args->type;
 	queue->priority = args->priority;
 
@@ -1055,6 +1368,7 @@ void vagx_file_release_queues(struct vagx_file *vfile)
 {
 	struct vagx_queue *queue;
 	unsigned long id, flags;
+	int idx;
 
 	xa_for_each(&vfile->queues, id, queue) {
 		struct vagx_ring *ring = queue->ring;
@@ -1070,8 +1384,11 @@ void vagx_file_release_queues(struct vagx_file *vfile)
 		vagx_ring_cancel_queue(ring, queue);
 		first = list_first_entry_or_null(&ring->inflight,
 						 struct vagx_job, node);
-		if (first && first->queue == queue)
+		if (first && first->queue == queue &&
+		    drm_dev_enter(&queue->vdev->drm, &idx)) {
 			vagx_ring_abort_locked(ring, first);
+			drm_dev_exit(idx);
+		}
 		spin_unlock_irqrestore(&ring->lock, flags);
 		vagx_queue_put(queue);
 	}
@@ -1079,11 +1396,53 @@ void vagx_file_release_queues(struct vagx_file *vfile)
 
 /* ---- submission ------------------------------------------------------ */
 
+static bool vagx_user_range_ok(u64 va, u64 size)
+{
+	return va >= VAGX_USER_VA_START && va < VAGX_USER_VA_END &&
+	       size <= VAGX_USER_VA_END - va;
+}
+
+/* The rules of struct drm_vagx_cmd_copy (checked before the device sees it). */
+static int vagx_submit_check_copy(const struct drm_vagx_cmd *cmd)
+{
+	const struct drm_vagx_cmd_copy *c = &cmd->copy;
+	bool fill = cmd->flags & DRM_VAGX_CMD_FILL;
+
+	if (cmd->flags & ~DRM_VAGX_CMD_FILL)
+		return -EINVAL;
+	if (cmd->desc_va || c->pad)
+		return -EINVAL;
+	if (fill ? c->src_va : c->pattern)
+		return -EINVAL;
+	if (!c->size)
+		return 0;
+	if (!vagx_user_range_ok(c->dst_va, c->size))
+		return -EINVAL;
+	if (fill)
+		return IS_ALIGNED(c->dst_va, 4) && IS_ALIGNED(c->size, 4) ?
+		       0 : -EINVAL;
+	if (!vagx_user_range_ok(c->src_va, c->size))
+		return -EINVAL;
+	/* The device leaves overlapping copies undefined: refuse them. */
+	if (c->src_va < c->dst_va + c->size && c->dst_va < c->src_va + c->size)
+		return -EINVAL;
+	return 0;
+}
+
 static int vagx_submit_check_cmd(struct vagx_queue *queue,
 				 const struct drm_vagx_cmd *cmd)
 {
-	if (cmd->flags || cmd->type != queue->type)
+	int ret;
+
+	if (cmd->type != queue->type)
 		return -EINVAL;
+	if (cmd->type == DRM_VAGX_QUEUE_TYPE_COPY) {
+		ret = vagx_submit_check_copy(cmd);
+		if (ret)
+			return ret;
+	} else if (cmd->flags || memchr_inv(&cmd->copy, 0, sizeof(cmd->copy))) {
+		return -EINVAL;
+	}
 	if (cmd->desc_va &&
 	    (!IS_ALIGNED(cmd->desc_va, VAGX_JOB_DESC_ALIGN) ||
 	     cmd->desc_va < VAGX_USER_VA_START ||
@@ -1115,16 +1474,8 @@ static int vagx_submit_find_intra(struct vagx_job **jobs, u32 j,
 	return -1;
 }
 
-/**
- * vagx_ioctl_submit() - DRM_IOCTL_VAGX_SUBMIT
- * @drm: DRM device.
- * @data: &struct drm_vagx_submit.
- * @file: DRM file.
- *
- * Return: 0 or a negative errno; nothing is queued on error.
- */
-int vagx_ioctl_submit(struct drm_device *drm, void *data,
-		      struct drm_file *file)
+static int vagx_submit(struct drm_device *drm, void *data,
+		       struct drm_file *file)
 {
 	struct vagx_file *vfile = file->driver_priv;
 	struct drm_vagx_submit *args = data;
@@ -1177,6 +1528,10 @@ int vagx_ioctl_submit(struct drm_device *drm, void *data,
 		job->queue = queue;
 		job->vm = vagx_vm_get(queue->vm);
 		job->desc_va = cmds[i].desc_va;
+		job->copy = cmds[i].copy;
+		job->fill = cmds[i].flags & DRM_VAGX_CMD_FILL;
+		job->noop = queue->type == DRM_VAGX_QUEUE_TYPE_COPY ?
+			    !job->copy.size : !job->desc_va;
 		job->fence = kzalloc(sizeof(*job->fence), GFP_KERNEL);
 		if (!job->fence) {
 			ret = -ENOMEM;
@@ -1270,6 +1625,29 @@ out_queue:
 }
 
 /**
+ * vagx_ioctl_submit() - DRM_IOCTL_VAGX_SUBMIT
+ * @drm: DRM device.
+ * @data: &struct drm_vagx_submit.
+ * @file: DRM file.
+ *
+ * A SUBMIT racing with PCI remove either completes before the remove fails
+ * the rings' jobs, or returns -ENODEV.
+ *
+ * Return: 0 or a negative errno; nothing is queued on error.
+ */
+int vagx_ioctl_submit(struct drm_device *drm, void *data,
+		      struct drm_file *file)
+{
+	int ret, idx;
+
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+	ret = vagx_submit(drm, data, file);
+	drm_dev_exit(idx);
+	return ret;
+}
+
+/**
  * vagx_sched_debugfs_show() - Print the rings and their in-flight jobs
  * @vdev: Device.
  * @m: seq_file.
@@ -1277,24 +1655,32 @@ out_queue:
 void vagx_sched_debugfs_show(struct vagx_device *vdev, struct seq_file *m)
 {
 	u32 q;
+	int idx;
 
+	/* The rings are shown with their registers, so not after an unplug. */
+	if (!drm_dev_enter(&vdev->drm, &idx))
+		return;
 	seq_printf(m, "hw_runs_jobs: %d\n", vdev->hw_runs_jobs);
+	seq_printf(m, "abort_match: %d\n", vdev->abort_match);
 	for (q = 0; q < vdev->num_rings; q++) {
 		struct vagx_ring *ring = &vdev->rings[q];
 		struct vagx_job *job;
 		unsigned long flags;
 
 		spin_lock_irqsave(&ring->lock, flags);
-		seq_printf(m, "ring %u: tail %u seqno %llu completed %llu head %u status %#x resets %d\n",
+		seq_printf(m, "ring %u: tail %u seqno %llu completed %llu head %u status %#x resets %d aborts %d abort_misses %d\n",
 			   q, ring->tail, ring->seqno, vdev->completion[q],
 			   vagx_read(vdev, VAGX_REG_Q_HEAD(q)),
 			   vagx_read(vdev, VAGX_REG_Q_STATUS(q)),
-			   atomic_read(&ring->resets));
+			   atomic_read(&ring->resets),
+			   atomic_read(&ring->aborts),
+			   atomic_read(&ring->abort_misses));
 		list_for_each_entry(job, &ring->inflight, node)
-			seq_printf(m, "  job seqno %llu queue %u desc %#llx%s\n",
+			seq_printf(m, "  job seqno %llu queue %u type %u desc %#llx%s\n",
 				   job->fence->base.seqno, job->queue->id,
-				   job->desc_va,
+				   job->queue->type, job->desc_va,
 				   job->cancelled ? " cancelled" : "");
 		spin_unlock_irqrestore(&ring->lock, flags);
 	}
+	drm_dev_exit(idx);
 }

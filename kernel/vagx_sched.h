@@ -36,6 +36,19 @@ struct vagx_sync_op {
 };
 
 /**
+ * struct vagx_file_stats - Per-file engine usage (fdinfo drm-engine-*)
+ *
+ * Outlives the file while its queues have jobs in flight: every queue holds
+ * a reference.
+ */
+struct vagx_file_stats {
+	/** @refcount: The file and its queues. */
+	struct kref refcount;
+	/** @busy_ns: Device busy time per DRM_VAGX_QUEUE_TYPE_*, in ns. */
+	atomic64_t busy_ns[DRM_VAGX_QUEUE_TYPE_COPY + 1];
+};
+
+/**
  * struct vagx_queue - A user queue: one entity on a hardware ring
  */
 struct vagx_queue {
@@ -45,6 +58,8 @@ struct vagx_queue {
 	struct vagx_device *vdev;
 	/** @vm: VM of the jobs (user reference). */
 	struct vagx_vm *vm;
+	/** @stats: Usage statistics of the file (referenced). */
+	struct vagx_file_stats *stats;
 	/** @ring: Hardware ring. */
 	struct vagx_ring *ring;
 	/** @entity: drm_sched entity. */
@@ -80,7 +95,12 @@ void vagx_syncs_free(struct vagx_sync_op *ops, u32 count);
 int vagx_copy_array(const struct drm_vagx_obj_array *arr, size_t elem_size,
 		    size_t min_size, u32 max_count, void **out);
 
+u32 vagx_queue_types(struct vagx_device *vdev);
+struct vagx_file_stats *vagx_file_stats_create(void);
+void vagx_file_stats_put(struct vagx_file_stats *stats);
+void vagx_file_show_engines(struct vagx_file *vfile, struct drm_printer *p);
 int vagx_rings_init(struct vagx_device *vdev);
+void vagx_rings_unplug(struct vagx_device *vdev);
 void vagx_rings_fini(struct vagx_device *vdev);
 bool vagx_rings_probe_nop(struct vagx_device *vdev);
 void vagx_ring_irq(struct vagx_ring *ring, bool error);

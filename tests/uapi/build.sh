@@ -19,6 +19,21 @@ ${CC:-cc} -std=gnu11 -O2 -g -Wall -Wextra -Wno-sign-compare \
 	-I"$top/uapi/drm" -I"$gen" -I/usr/include/libdrm \
 	-o "$out/vagx_uapi" "$top/tests/uapi/vagx_uapi.c" -lpthread
 echo "uapi-tests: built $out/vagx_uapi"
+# Hot-unplug test (PCI remove/rescan; runs after the other suites).
+${CC:-cc} -std=gnu11 -O2 -g -Wall -Wextra -Wno-sign-compare \
+	-Wno-missing-field-initializers -Wno-unused-parameter -Wno-clobbered \
+	-Wno-misleading-indentation -Wno-unused-function \
+	-I"$top/build/linux-tools/tools/testing/selftests" \
+	-I"$top/uapi/drm" -I"$gen" -I/usr/include/libdrm \
+	-o "$out/vagx_hotplug" "$top/tests/uapi/vagx_hotplug.c"
+echo "uapi-tests: built $out/vagx_hotplug"
+# Kernel benchmark (submit/bind latency, throughput; tests/bench/run-all).
+${CC:-cc} -std=gnu11 -O2 -g -Wall -Wextra -Wno-sign-compare \
+	-Wno-missing-field-initializers -Wno-unused-parameter \
+	-Wno-misleading-indentation -Wno-unused-function \
+	-I"$top/uapi/drm" -I"$gen" -I/usr/include/libdrm \
+	-o "$out/vagx_bench" "$top/tests/uapi/vagx_bench.c"
+echo "uapi-tests: built $out/vagx_bench"
 # KMS tests and the screendump pattern helper (display, vagx_kms.c).
 ${CC:-cc} -std=gnu11 -O2 -g -Wall -Wextra -Wno-sign-compare \
 	-Wno-missing-field-initializers -Wno-unused-parameter -Wno-misleading-indentation \

@@ -28,248 +28,7 @@
 #include "vagx_hw.h"
 #include "vagx_isa.h"
 #include "kselftest_harness.h"
-
-#define PAGE 4096ull
-
-static int vioctl(int fd, unsigned long req, void *arg)
-{
-	int ret;
-
-	do {
-		ret = ioctl(fd, req, arg);
-	} while (ret == -1 && (errno == EINTR || errno == EAGAIN));
-	return ret == -1 ? -errno : 0;
-}
-
-static int minor_of_fd(int fd)
-{
-	char path[64], link[256];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n < 0)
-		return -1;
-	link[n] = 0;
-	return atoi(strrchr(link, 'D') ? strrchr(link, 'D') + 1 : "0");
-}
-
-/* Open the render node whose DRM driver is "vagx". */
-static int open_vagx(void)
-{
-	char path[64], name[32];
-	int i;
-
-	for (i = 128; i < 192; i++) {
-		struct drm_version v = { 0 };
-		int fd;
-
-		snprintf(path, sizeof(path), "/dev/dri/renderD%d", i);
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		memset(name, 0, sizeof(name));
-		v.name = name;
-		v.name_len = sizeof(name) - 1;
-		if (!ioctl(fd, DRM_IOCTL_VERSION, &v) && !strcmp(name, "vagx"))
-			return fd;
-		close(fd);
-	}
-	return -1;
-}
-
-/* Read a debugfs file of the DRM device into a malloc'ed string. */
-static char *debugfs_read(int fd, const char *file)
-{
-	char path[128];
-	char *buf;
-	size_t len = 0;
-	FILE *f;
-	int minor = minor_of_fd(fd) - 128;
-
-	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/%s", minor, file);
-	f = fopen(path, "r");
-	if (!f) {
-		snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/%s",
-			 minor + 128, file);
-		f = fopen(path, "r");
-	}
-	if (!f)
-		return NULL;
-	buf = calloc(1, 1 << 20);
-	if (buf)
-		len = fread(buf, 1, (1 << 20) - 1, f);
-	fclose(f);
-	if (buf)
-		buf[len] = 0;
-	return buf;
-}
-
-static int debugfs_write(int fd, const char *file, const char *val)
-{
-	char path[128];
-	int minor = minor_of_fd(fd) - 128, dfd, ret;
-
-	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/%s", minor, file);
-	dfd = open(path, O_WRONLY);
-	if (dfd < 0)
-		return -errno;
-	ret = write(dfd, val, strlen(val)) < 0 ? -errno : 0;
-	close(dfd);
-	return ret;
-}
-
-static int hw_runs_jobs(int fd)
-{
-	char *s = debugfs_read(fd, "vagx_rings");
-	int ret = s && strstr(s, "hw_runs_jobs: 1");
-
-	free(s);
-	return ret;
-}
-
-/* Does debugfs list a mapping [start, end) of the given kind? */
-static int has_mapping(int fd, uint64_t start, uint64_t end, const char *kind)
-{
-	char pat[96];
-	char *s = debugfs_read(fd, "vagx_vms");
-	int ret;
-
-	snprintf(pat, sizeof(pat), "[%#014llx-%#014llx) %s",
-		 (unsigned long long)start, (unsigned long long)end, kind);
-	ret = s && strstr(s, pat);
-	free(s);
-	return ret;
-}
-
-static int query(int fd, uint32_t type, void *p, uint32_t size)
-{
-	struct drm_vagx_dev_query q = { .type = type, .size = size,
-					.pointer = (uintptr_t)p };
-
-	return vioctl(fd, DRM_IOCTL_VAGX_DEV_QUERY, &q);
-}
-
-static int bo_create(int fd, uint64_t size, uint32_t flags, uint32_t vm,
-		     uint32_t *handle)
-{
-	struct drm_vagx_bo_create c = { .size = size, .flags = flags, .vm_id = vm };
-	int ret = vioctl(fd, DRM_IOCTL_VAGX_BO_CREATE, &c);
-
-	*handle = c.handle;
-	return ret;
-}
-
-static void *bo_map(int fd, uint32_t handle, size_t size)
-{
-	struct drm_vagx_bo_mmap_offset m = { .handle = handle };
-	void *p;
-
-	if (vioctl(fd, DRM_IOCTL_VAGX_BO_MMAP_OFFSET, &m))
-		return NULL;
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, m.offset);
-	return p == MAP_FAILED ? NULL : p;
-}
-
-static void gem_close(int fd, uint32_t handle)
-{
-	struct drm_gem_close c = { .handle = handle };
-
-	ioctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
-}
-
-static int vm_create(int fd, uint32_t *id)
-{
-	struct drm_vagx_vm_create c = { 0 };
-	int ret = vioctl(fd, DRM_IOCTL_VAGX_VM_CREATE, &c);
-
-	*id = c.vm_id;
-	return ret;
-}
-
-static int vm_destroy(int fd, uint32_t id)
-{
-	struct drm_vagx_vm_destroy d = { .vm_id = id };
-
-	return vioctl(fd, DRM_IOCTL_VAGX_VM_DESTROY, &d);
-}
-
-static int bind_ops(int fd, uint32_t vm, struct drm_vagx_vm_bind_op *ops,
-		    uint32_t n, uint32_t flags, struct drm_vagx_sync *syncs,
-		    uint32_t nsyncs, uint32_t *failed)
-{
-	struct drm_vagx_vm_bind b = {
-		.vm_id = vm, .flags = flags,
-		.ops = DRM_VAGX_OBJ_ARRAY(n, ops),
-		.syncs = DRM_VAGX_OBJ_ARRAY(nsyncs, syncs),
-	};
-	int ret = vioctl(fd, DRM_IOCTL_VAGX_VM_BIND, &b);
-
-	if (failed)
-		*failed = b.failed_op;
-	return ret;
-}
-
-static int bind1(int fd, uint32_t vm, uint32_t op, uint32_t handle,
-		 uint64_t off, uint64_t va, uint64_t range)
-{
-	struct drm_vagx_vm_bind_op o = { .op = op, .handle = handle,
-					 .bo_offset = off, .va = va,
-					 .range = range };
-
-	return bind_ops(fd, vm, &o, 1, 0, NULL, 0, NULL);
-}
-
-static uint32_t syncobj_create(int fd)
-{
-	struct drm_syncobj_create c = { 0 };
-
-	if (ioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &c))
-		return 0;
-	return c.handle;
-}
-
-static int64_t abs_timeout(int sec)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)(ts.tv_sec + sec) * 1000000000ll + ts.tv_nsec;
-}
-
-static int syncobj_wait(int fd, uint32_t handle, uint64_t point)
-{
-	struct drm_syncobj_timeline_wait w = {
-		.handles = (uintptr_t)&handle, .points = (uintptr_t)&point,
-		.timeout_nsec = abs_timeout(5), .count_handles = 1,
-	};
-
-	return vioctl(fd, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &w);
-}
-
-static int queue_create(int fd, uint32_t vm, uint32_t type, uint32_t prio,
-			uint32_t *id)
-{
-	struct drm_vagx_queue_create c = { .vm_id = vm, .type = type,
-					   .priority = prio };
-	int ret = vioctl(fd, DRM_IOCTL_VAGX_QUEUE_CREATE, &c);
-
-	if (!ret)
-		*id = c.queue_id;
-	return ret;
-}
-
-static int submit(int fd, uint32_t queue, struct drm_vagx_cmd *cmds,
-		  uint32_t n, uint32_t *failed)
-{
-	struct drm_vagx_submit s = { .queue_id = queue,
-				     .cmds = DRM_VAGX_OBJ_ARRAY(n, cmds) };
-	int ret = vioctl(fd, DRM_IOCTL_VAGX_SUBMIT, &s);
-
-	if (failed)
-		*failed = s.failed_cmd;
-	return ret;
-}
+#include "vagx_test.h"
 
 FIXTURE(vagx) {
 	int fd;
@@ -303,7 +62,7 @@ TEST_F(vagx, version)
 	ASSERT_EQ(0, vioctl(self->fd, DRM_IOCTL_VERSION, &v));
 	EXPECT_STREQ("vagx", name);
 	EXPECT_EQ(1, v.version_major);
-	EXPECT_EQ(0, v.version_minor);
+	EXPECT_EQ(1, v.version_minor);
 }
 
 TEST_F(vagx, query_sizes)
@@ -336,6 +95,8 @@ TEST_F(vagx, query_gpu_info)
 	EXPECT_EQ(PAGE, i->sparse_granularity);
 	EXPECT_NE(0, i->timestamp_frequency_hz);
 	EXPECT_TRUE(i->queue_types & (1u << DRM_VAGX_QUEUE_TYPE_RENDER));
+	/* 1.1: copy queues on every device. */
+	EXPECT_TRUE(i->queue_types & (1u << DRM_VAGX_QUEUE_TYPE_COPY));
 	EXPECT_NE(0, i->max_bind_ops);
 	EXPECT_NE(0, i->max_syncs_per_array);
 	EXPECT_NE(0, i->max_cmds_per_submit);
@@ -1182,300 +943,6 @@ TEST_F(vagx, fdinfo)
 
 /* ---- compute jobs on the device ---- */
 
-/* Where the GPU tests put things in their VMs. */
-#define GPU_CODE_VA	(0x100000000ull)	/* code, uniforms, descriptor */
-#define GPU_OUT_VA	(0x200000000ull)
-#define GPU_OUT2_VA	(0x300000000ull)
-#define GPU_SRC_VA	(0x400000000ull)
-#define GPU_DST_VA	(0x500000000ull)
-#define GPU_HOLE_VA	(0x600000000ull)	/* never mapped */
-#define GPU_TG		64
-
-static int fence_status(int fd, uint32_t syncobj)
-{
-	struct drm_syncobj_handle h = {
-		.handle = syncobj,
-		.flags = DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE,
-		.fd = -1,
-	};
-	struct sync_file_info info = { 0 };
-	int ret;
-
-	if (ioctl(fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &h))
-		return -1000 - errno;
-	ret = ioctl(h.fd, SYNC_IOC_FILE_INFO, &info);
-	close(h.fd);
-	return ret ? -2000 - errno : info.status;
-}
-
-static int syncobj_wait_ms(int fd, uint32_t handle, int ms)
-{
-	struct timespec ts;
-	struct drm_syncobj_wait w = { .handles = (uintptr_t)&handle,
-				      .count_handles = 1 };
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	w.timeout_nsec = (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec +
-			 (int64_t)ms * 1000000ll;
-	return vioctl(fd, DRM_IOCTL_SYNCOBJ_WAIT, &w);
-}
-
-static struct vagx_src R(unsigned int i)
-{
-	return (struct vagx_src){ .idx = i, .file = VAGX_FILE_R };
-}
-
-static struct vagx_src U(unsigned int i)
-{
-	return (struct vagx_src){ .idx = i, .file = VAGX_FILE_U };
-}
-
-static struct vagx_src SR(unsigned int i)
-{
-	return (struct vagx_src){ .idx = i, .file = VAGX_FILE_SR };
-}
-
-static struct vagx_src IMM(unsigned int slot)
-{
-	return (struct vagx_src){ .idx = slot, .file = VAGX_FILE_IMM };
-}
-
-static struct vagx_instr i_mov_sr(unsigned int dst, unsigned int sr)
-{
-	return (struct vagx_instr){ .op = VAGX_OP_MOV, .dst = dst,
-				    .src = { SR(sr) } };
-}
-
-/* dst = src * a + b */
-static struct vagx_instr i_imad(unsigned int dst, unsigned int src,
-				uint32_t a, uint32_t b)
-{
-	return (struct vagx_instr){ .op = VAGX_OP_IMAD, .dst = dst, .x = 1,
-				    .src = { R(src), IMM(0), IMM(1) },
-				    .imm = { a, b } };
-}
-
-/* dst = *(u32 *)(u[ubase]:u[ubase+1] + r[off]) */
-static struct vagx_instr i_ld(unsigned int dst, unsigned int ubase,
-			      unsigned int off)
-{
-	return (struct vagx_instr){ .op = VAGX_OP_LD_GLOBAL, .dst = dst,
-				    .mod = VAGX_MEMSIZE_B32,
-				    .src = { U(ubase), R(off) } };
-}
-
-static struct vagx_instr i_st(unsigned int ubase, unsigned int off,
-			      unsigned int val)
-{
-	return (struct vagx_instr){ .op = VAGX_OP_ST_GLOBAL,
-				    .mod = VAGX_MEMSIZE_B32,
-				    .src = { U(ubase), R(off), R(val) } };
-}
-
-static struct vagx_instr i_op(unsigned int op)
-{
-	return (struct vagx_instr){ .op = op };
-}
-
-/* A VM with a code/uniform/descriptor BO mapped at GPU_CODE_VA. */
-struct gpu {
-	int fd;
-	uint32_t vm;
-	uint32_t bo;
-	uint8_t *map;	/* pages 0-3 code, 4 uniforms, 8 descriptors */
-};
-
-static int gpu_init(int fd, struct gpu *g)
-{
-	int ret;
-
-	g->fd = fd;
-	ret = vm_create(fd, &g->vm);
-	if (ret)
-		return ret;
-	ret = bo_create(fd, 16 * PAGE, DRM_VAGX_BO_WB_MMAP, g->vm, &g->bo);
-	if (ret)
-		return ret;
-	g->map = bo_map(fd, g->bo, 16 * PAGE);
-	if (!g->map)
-		return -ENOMEM;
-	return bind1(fd, g->vm, DRM_VAGX_BIND_OP_MAP, g->bo, 0, GPU_CODE_VA,
-		     16 * PAGE);
-}
-
-/* A BO of @size bytes filled with @fill, mapped at @va; returns its CPU map. */
-static uint32_t *gpu_buf(struct gpu *g, uint64_t va, uint64_t size,
-			 uint32_t fill, uint32_t *handle)
-{
-	uint32_t h, *p;
-
-	if (bo_create(g->fd, size, DRM_VAGX_BO_WB_MMAP, g->vm, &h))
-		return NULL;
-	p = bo_map(g->fd, h, size);
-	if (!p)
-		return NULL;
-	for (uint64_t i = 0; i < size / 4; i++)
-		p[i] = fill;
-	if (bind1(g->fd, g->vm, DRM_VAGX_BIND_OP_MAP, h, 0, va, size))
-		return NULL;
-	if (handle)
-		*handle = h;
-	return p;
-}
-
-/*
- * Write program @ins (at most 32 instructions) in code slot @slot (< 32),
- * its uniforms and a compute_job descriptor; returns the descriptor VA.
- */
-static uint64_t gpu_job(struct gpu *g, unsigned int slot,
-			const struct vagx_instr *ins, unsigned int n,
-			const uint64_t *uni, unsigned int nuni,
-			uint32_t grid, uint32_t tg)
-{
-	uint64_t *code = (uint64_t *)(g->map + slot * 512);
-	uint32_t *u = (uint32_t *)(g->map + 4 * PAGE + slot * 128);
-	uint64_t code_va = GPU_CODE_VA + slot * 512;
-	uint64_t uni_va = GPU_CODE_VA + 4 * PAGE + slot * 128;
-	uint64_t desc_off = 8 * PAGE + slot * 128;
-	struct vagx_compute_job cj;
-	unsigned int w = 0;
-
-	for (unsigned int i = 0; i < n; i++) {
-		int r = vagx_encode(&ins[i], &code[w]);
-
-		if (r <= 0)
-			return 0;
-		w += r;
-	}
-	for (unsigned int i = 0; i < nuni; i++) {
-		u[2 * i] = (uint32_t)uni[i];
-		u[2 * i + 1] = uni[i] >> 32;
-	}
-	vagx_compute_job_init(&cj);
-	cj.grid_x = grid;
-	cj.grid_y = cj.grid_z = 1;
-	cj.tg_x = tg;
-	cj.tg_y = cj.tg_z = 1;
-	cj.program.code_va = code_va;
-	cj.program.gpr_count = 16;
-	cj.program.uniform_count = 2 * nuni;
-	cj.program.uniform_va = uni_va;
-	vagx_compute_job_pack((uint32_t *)(g->map + desc_off), &cj);
-	__sync_synchronize();
-	return GPU_CODE_VA + desc_off;
-}
-
-/* out[gid] = gid * mul + add for every thread; uniforms: out. */
-static uint64_t gpu_pattern_job(struct gpu *g, unsigned int slot,
-				uint64_t out_va, uint32_t mul, uint32_t add,
-				uint32_t groups)
-{
-	const struct vagx_instr p[] = {
-		i_mov_sr(0, VAGX_SR_TGID_X),
-		i_mov_sr(1, VAGX_SR_TGSIZE_X),
-		i_mov_sr(2, VAGX_SR_TINDEX),
-		{ .op = VAGX_OP_IMAD, .dst = 0, .src = { R(0), R(1), R(2) } },
-		i_imad(3, 0, mul, add),
-		i_imad(1, 0, 4, 0),
-		i_st(0, 1, 3),
-		i_op(VAGX_OP_END),
-	};
-	uint64_t uni[] = { out_va };
-
-	return gpu_job(g, slot, p, ARRAY_SIZE(p), uni, 1, groups, GPU_TG);
-}
-
-/* out[gid] = in[gid] + add; uniforms: in, out. */
-static uint64_t gpu_add_job(struct gpu *g, unsigned int slot, uint64_t in_va,
-			    uint64_t out_va, uint32_t add, uint32_t groups)
-{
-	const struct vagx_instr p[] = {
-		i_mov_sr(0, VAGX_SR_TGID_X),
-		i_mov_sr(1, VAGX_SR_TGSIZE_X),
-		i_mov_sr(2, VAGX_SR_TINDEX),
-		{ .op = VAGX_OP_IMAD, .dst = 0, .src = { R(0), R(1), R(2) } },
-		i_imad(1, 0, 4, 0),
-		i_ld(3, 0, 1),
-		i_imad(3, 3, 1, add),
-		i_st(2, 1, 3),
-		i_op(VAGX_OP_END),
-	};
-	uint64_t uni[] = { in_va, out_va };
-
-	return gpu_job(g, slot, p, ARRAY_SIZE(p), uni, 2, groups, GPU_TG);
-}
-
-/* An endless loop: only abort, timeout or reset ends it. */
-static uint64_t gpu_hang_job(struct gpu *g, unsigned int slot)
-{
-	const struct vagx_instr p[] = {
-		i_op(VAGX_OP_LOOP),
-		i_imad(0, 0, 1, 1),
-		i_op(VAGX_OP_ENDLOOP),
-		i_op(VAGX_OP_END),
-	};
-
-	return gpu_job(g, slot, p, ARRAY_SIZE(p), NULL, 0, 1, 1);
-}
-
-/* Submit one compute command, optionally signalling binary syncobj @out. */
-static int gpu_submit(int fd, uint32_t q, uint64_t desc, uint32_t out)
-{
-	struct drm_vagx_sync sy = { .type = DRM_VAGX_SYNC_TYPE_SYNCOBJ,
-				    .flags = DRM_VAGX_SYNC_SIGNAL,
-				    .handle = out };
-	struct drm_vagx_cmd c = { .type = DRM_VAGX_QUEUE_TYPE_COMPUTE,
-				  .desc_va = desc };
-
-	if (out)
-		c.syncs = (struct drm_vagx_obj_array)DRM_VAGX_OBJ_ARRAY(1, &sy);
-	return submit(fd, q, &c, 1, NULL);
-}
-
-static int check_pattern(const uint32_t *p, unsigned int n, uint32_t mul,
-			 uint32_t add)
-{
-	for (unsigned int i = 0; i < n; i++)
-		if (p[i] != i * mul + add) {
-			fprintf(stderr, "# word %u: %#x, expected %#x\n", i,
-				p[i], i * mul + add);
-			return 0;
-		}
-	return 1;
-}
-
-static int param_write(const char *name, const char *val)
-{
-	char path[128];
-	int f, ret;
-
-	snprintf(path, sizeof(path), "/sys/module/vagx/parameters/%s", name);
-	f = open(path, O_WRONLY);
-	if (f < 0)
-		return -errno;
-	ret = write(f, val, strlen(val)) < 0 ? -errno : 0;
-	close(f);
-	return ret;
-}
-
-static int param_read(const char *name, char *buf, size_t len)
-{
-	char path[128];
-	ssize_t n;
-	int f;
-
-	snprintf(path, sizeof(path), "/sys/module/vagx/parameters/%s", name);
-	f = open(path, O_RDONLY);
-	if (f < 0)
-		return -errno;
-	n = read(f, buf, len - 1);
-	close(f);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = 0;
-	return 0;
-}
-
 #define REQUIRE_GPU() do {						\
 	if (!hw_runs_jobs(self->fd))					\
 		SKIP(return, "the device does not execute jobs");	\
@@ -2079,6 +1546,660 @@ TEST_F(vagx, gpu_destroy_pending)
 		EXPECT_EQ(1, fence_status(self->fd, fs[i]));
 		EXPECT_TRUE(check_pattern(out[i], n, 1, i));
 	}
+}
+
+static int copy_submit(int fd, uint32_t q, uint32_t flags, uint64_t src,
+		       uint64_t dst, uint64_t size, uint32_t pattern,
+		       uint32_t out);
+
+/* Sum of the "<key> N" counters of debugfs vagx_rings. */
+static int ring_counter(int fd, const char *key)
+{
+	char *s = debugfs_read(fd, "vagx_rings");
+	size_t len = strlen(key);
+	int n = 0;
+
+	for (char *p = s; p && (p = strstr(p, key)); p += len)
+		if (p[len] == ' ' && (p == s || p[-1] == ' '))
+			n += atoi(p + len + 1);
+	free(s);
+	return n;
+}
+
+/* One thread counts to @iters in a loop, then stores the count at @out_va. */
+static uint64_t gpu_spin_job(struct gpu *g, unsigned int slot,
+			     uint64_t out_va, uint32_t iters)
+{
+	const struct vagx_instr p[] = {
+		i_imad(0, 0, 0, 0),
+		i_op(VAGX_OP_LOOP),
+		i_imad(0, 0, 1, 1),
+		{ .op = VAGX_OP_ICMP, .dst = 1, .x = 1, .mod = VAGX_ICOND_UGE,
+		  .src = { R(0), IMM(0) }, .imm = { iters } },
+		{ .op = VAGX_OP_BREAK, .mod = 1, .src = { R(1) } },
+		i_op(VAGX_OP_ENDLOOP),
+		i_imad(2, 0, 0, 0),
+		i_st(0, 2, 0),
+		i_op(VAGX_OP_END),
+	};
+	uint64_t uni[] = { out_va };
+
+	return gpu_job(g, slot, p, ARRAY_SIZE(p), uni, 1, 1, 1);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * A job that spins until the CPU writes a nonzero word at @flag_va, then
+ * stores that word at @out_va: its end is under the test's control.
+ */
+static uint64_t gpu_wait_flag_job(struct gpu *g, unsigned int slot,
+				  uint64_t flag_va, uint64_t out_va)
+{
+	const struct vagx_instr p[] = {
+		i_imad(2, 2, 0, 0),
+		i_op(VAGX_OP_LOOP),
+		i_ld(1, 0, 2),
+		{ .op = VAGX_OP_BREAK, .mod = 1, .src = { R(1) } },
+		i_op(VAGX_OP_ENDLOOP),
+		i_ld(1, 0, 2),
+		i_st(2, 2, 1),
+		i_op(VAGX_OP_END),
+	};
+	uint64_t uni[] = { flag_va, out_va };
+
+	return gpu_job(g, slot, p, ARRAY_SIZE(p), uni, 2, 1, 1);
+}
+
+/*
+ * The abort race (docs/kernel.md, recovery): the timeout handler picks the
+ * running job G, G completes, the next job K of another queue starts, then
+ * Q_ABORT is written. vagx_inject_abort_delay_ms holds the handler for 2 s
+ * between its choice and the write; the test ends G (by writing the flag it
+ * spins on) in the middle of that delay, so K runs when the abort is
+ * written. The seqno-qualified abort (contract 1.1) must miss (debugfs
+ * abort_misses +1) and leave K alone: K then completes with its data, its
+ * queue healthy, G's fence is OK (a spurious timeout) and no ring is reset.
+ * A 1.0-style abort would kill K (-ECANCELED, queue INNOCENT).
+ */
+TEST_F(vagx, gpu_abort_race)
+{
+	uint32_t q[8], fg, fk, *flags, *out;
+	struct drm_vagx_queue_get_state st = { 0 };
+	unsigned int stride, i;
+	int resets, misses, aborts;
+	char old[32], *rings;
+	struct gpu g;
+
+	REQUIRE_GPU();
+	rings = debugfs_read(self->fd, "vagx_rings");
+	if (!rings || !strstr(rings, "abort_match: 1")) {
+		free(rings);
+		SKIP(return, "device without Q_ABORT.MATCH (contract 1.0)");
+	}
+	free(rings);
+	ASSERT_EQ(0, gpu_init(self->fd, &g));
+	flags = gpu_buf(&g, GPU_SRC_VA, PAGE, 0, NULL);
+	out = gpu_buf(&g, GPU_OUT_VA, PAGE, 0, NULL);
+	ASSERT_NE(NULL, flags);
+	ASSERT_NE(NULL, out);
+	stride = same_ring_stride(&self->info);
+	for (i = 0; i <= stride; i++)
+		ASSERT_EQ(0, queue_create(self->fd, g.vm,
+					  DRM_VAGX_QUEUE_TYPE_COMPUTE,
+					  DRM_VAGX_PRIORITY_MEDIUM, &q[i]));
+	fg = syncobj_create(self->fd);
+	fk = syncobj_create(self->fd);
+	ASSERT_EQ(0, param_read("job_timeout_ms", old, sizeof(old)));
+	ASSERT_EQ(0, param_write("job_timeout_ms", "1000"));
+	ASSERT_EQ(0, debugfs_write(self->fd, "vagx_inject_abort_delay_ms",
+				   "2000"));
+	resets = ring_resets(self->fd);
+	misses = ring_counter(self->fd, "abort_misses");
+	aborts = ring_counter(self->fd, "aborts");
+
+	/* G on q[0] spins on flags[0]; K on q[stride] (same ring) on flags[1]. */
+	ASSERT_EQ(0, gpu_submit(self->fd, q[0],
+				gpu_wait_flag_job(&g, 0, GPU_SRC_VA, GPU_OUT_VA),
+				fg));
+	ASSERT_EQ(0, gpu_submit(self->fd, q[stride],
+				gpu_wait_flag_job(&g, 1, GPU_SRC_VA + 4,
+						  GPU_OUT_VA + 4), fk));
+	/* Timeout at 1 s, abort written at 3 s: end G at 2 s. */
+	usleep(2000000);
+	__atomic_store_n(&flags[0], 0x600d, __ATOMIC_SEQ_CST);
+	ASSERT_EQ(0, syncobj_wait_ms(self->fd, fg, 5000));
+	EXPECT_EQ(1, fence_status(self->fd, fg));
+	EXPECT_EQ(0x600d, out[0]);
+	/* K runs now; wait for the delayed abort to be written and miss. */
+	for (i = 0; i < 500 &&
+	     ring_counter(self->fd, "abort_misses") == misses &&
+	     ring_counter(self->fd, "aborts") == aborts; i++)
+		usleep(10000);
+	EXPECT_EQ(misses + 1, ring_counter(self->fd, "abort_misses"));
+	EXPECT_EQ(aborts, ring_counter(self->fd, "aborts"));
+	__atomic_store_n(&flags[1], 0xbeef, __ATOMIC_SEQ_CST);
+	ASSERT_EQ(0, syncobj_wait_ms(self->fd, fk, 5000));
+	debugfs_write(self->fd, "vagx_inject_abort_delay_ms", "0");
+	param_write("job_timeout_ms", old);
+
+	/* The innocent job: completed, data written, queue healthy. */
+	EXPECT_EQ(1, fence_status(self->fd, fk));
+	EXPECT_EQ(0xbeef, out[1]);
+	st.queue_id = q[stride];
+	ASSERT_EQ(0, vioctl(self->fd, DRM_IOCTL_VAGX_QUEUE_GET_STATE, &st));
+	EXPECT_EQ(0, st.state);
+	st.queue_id = q[0];
+	ASSERT_EQ(0, vioctl(self->fd, DRM_IOCTL_VAGX_QUEUE_GET_STATE, &st));
+	EXPECT_EQ(0, st.state);
+	EXPECT_EQ(resets, ring_resets(self->fd));
+}
+
+/* Value of "key:\t<n>" in /proc/self/fdinfo/<fd>, -1 if absent. */
+static long long fdinfo_value(int fd, const char *key)
+{
+	char path[64], buf[8192], pat[64], *p;
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = open(path, O_RDONLY);
+	if (f < 0)
+		return -1;
+	n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	snprintf(pat, sizeof(pat), "\n%s:\t", key);
+	p = strstr(buf, pat);
+	return p ? strtoll(p + strlen(pat), NULL, 10) : -1;
+}
+
+/*
+ * fdinfo drm-engine-<type>: zero on a fresh file; a compute job of a known
+ * wall-clock length adds most of it to drm-engine-compute (never more than
+ * the time from SUBMIT to the fence) and nothing to the other engines; a
+ * copy adds to drm-engine-copy. Another file's work is not charged here.
+ */
+TEST_F(vagx, fdinfo_engines)
+{
+	long long c0, c1, r0, k0, k1, o0;
+	uint32_t q, qc, done, *out;
+	double t0, wall;
+	struct gpu g;
+	int fd2;
+
+	REQUIRE_GPU();
+	EXPECT_EQ(0, fdinfo_value(self->fd, "drm-engine-render"));
+	EXPECT_EQ(0, fdinfo_value(self->fd, "drm-engine-compute"));
+	EXPECT_EQ(0, fdinfo_value(self->fd, "drm-engine-copy"));
+	if (self->info.num_hw_queues > 1)
+		EXPECT_EQ(self->info.num_hw_queues,
+			  fdinfo_value(self->fd, "drm-engine-capacity-compute"));
+	ASSERT_EQ(0, gpu_init(self->fd, &g));
+	out = gpu_buf(&g, GPU_OUT_VA, 4 * PAGE, 0, NULL);
+	ASSERT_NE(NULL, out);
+	ASSERT_EQ(0, queue_create(self->fd, g.vm, DRM_VAGX_QUEUE_TYPE_COMPUTE,
+				  DRM_VAGX_PRIORITY_MEDIUM, &q));
+	ASSERT_EQ(0, queue_create(self->fd, g.vm, DRM_VAGX_QUEUE_TYPE_COPY,
+				  DRM_VAGX_PRIORITY_MEDIUM, &qc));
+	done = syncobj_create(self->fd);
+
+	/* A spin job long enough (>= 100 ms) to dwarf the IRQ latency. */
+	for (uint32_t iters = 1u << 18;; iters <<= 2) {
+		c0 = fdinfo_value(self->fd, "drm-engine-compute");
+		t0 = now_s();
+		ASSERT_EQ(0, gpu_submit(self->fd, q,
+					gpu_spin_job(&g, 0, GPU_OUT_VA, iters),
+					done));
+		ASSERT_EQ(0, syncobj_wait_ms(self->fd, done, 20000));
+		wall = now_s() - t0;
+		c1 = fdinfo_value(self->fd, "drm-engine-compute");
+		ASSERT_EQ(iters, out[0]);
+		if (wall >= 0.1 || iters >= 1u << 28)
+			break;
+	}
+	TH_LOG("job of %.1f ms wall: drm-engine-compute +%.1f ms", wall * 1e3,
+	       (c1 - c0) / 1e6);
+	EXPECT_GT(c1 - c0, (long long)(wall * 0.5e9));
+	EXPECT_LE(c1 - c0, (long long)(wall * 1e9) + 1000000);
+	EXPECT_EQ(0, fdinfo_value(self->fd, "drm-engine-render"));
+	EXPECT_EQ(0, fdinfo_value(self->fd, "drm-engine-copy"));
+
+	/* Another file's job does not count here. */
+	fd2 = open_vagx();
+	ASSERT_GE(fd2, 0);
+	{
+		struct gpu g2;
+		uint32_t q2, d2 = syncobj_create(fd2);
+
+		ASSERT_EQ(0, gpu_init(fd2, &g2));
+		ASSERT_NE(NULL, gpu_buf(&g2, GPU_OUT_VA, PAGE, 0, NULL));
+		ASSERT_EQ(0, queue_create(fd2, g2.vm,
+					  DRM_VAGX_QUEUE_TYPE_COMPUTE,
+					  DRM_VAGX_PRIORITY_MEDIUM, &q2));
+		ASSERT_EQ(0, gpu_submit(fd2, q2,
+					gpu_spin_job(&g2, 0, GPU_OUT_VA, 1u << 16),
+					d2));
+		ASSERT_EQ(0, syncobj_wait_ms(fd2, d2, 20000));
+		EXPECT_GT(fdinfo_value(fd2, "drm-engine-compute"), 0);
+	}
+	EXPECT_EQ(c1, fdinfo_value(self->fd, "drm-engine-compute"));
+	close(fd2);
+
+	/* A copy is charged to the copy engine. */
+	k0 = fdinfo_value(self->fd, "drm-engine-copy");
+	r0 = fdinfo_value(self->fd, "drm-engine-render");
+	o0 = fdinfo_value(self->fd, "drm-engine-compute");
+	ASSERT_EQ(0, copy_submit(self->fd, qc, DRM_VAGX_CMD_FILL, 0, GPU_OUT_VA,
+				 4 * PAGE, 7, done));
+	ASSERT_EQ(0, syncobj_wait(self->fd, done, 0));
+	EXPECT_EQ(7, out[4 * PAGE / 4 - 1]);
+	k1 = fdinfo_value(self->fd, "drm-engine-copy");
+	EXPECT_GT(k1, k0);
+	EXPECT_EQ(r0, fdinfo_value(self->fd, "drm-engine-render"));
+	EXPECT_EQ(o0, fdinfo_value(self->fd, "drm-engine-compute"));
+}
+
+/* pt_pages of the VM (debugfs vagx_vms) that has a mapping starting at @va. */
+static int pt_pages_of(int fd, uint64_t va)
+{
+	char pat[48], *s = debugfs_read(fd, "vagx_vms"), *m, *vmline = NULL;
+	int n = -1;
+
+	snprintf(pat, sizeof(pat), "[%#014llx-", (unsigned long long)va);
+	m = s ? strstr(s, pat) : NULL;
+	if (m) {
+		/* The last "vm N: ... pt_pages P" line before the mapping. */
+		for (char *p = s; (p = strstr(p, "pt_pages ")) && p < m; p++)
+			vmline = p;
+		if (vmline)
+			n = atoi(vmline + 9);
+	}
+	free(s);
+	return n;
+}
+
+/*
+ * Page-table pages needed for 4 KiB pages at @va[0..n): the root plus one
+ * table per distinct 512 GiB, 1 GiB and 2 MiB region (9 bits per level).
+ */
+static int pt_pages_for(const uint64_t *va, int n)
+{
+	int count = 1;
+
+	for (int shift = 39; shift >= 21; shift -= 9)
+		for (int i = 0; i < n; i++) {
+			int seen = 0;
+
+			for (int j = 0; j < i; j++)
+				seen |= (va[j] >> shift) == (va[i] >> shift);
+			count += !seen;
+		}
+	return count;
+}
+
+/*
+ * UNMAP frees page-table pages whose last entry it cleared (debugfs
+ * pt_pages follows the count derived from the VA layout), synchronously
+ * and asynchronously; MAP over the freed range rebuilds them, and a fill
+ * through the new tables lands in the new BO.
+ */
+TEST_F(vagx, vm_bind_pt_free)
+{
+	const uint64_t R = 0x7a8000000000ull, M = R + (1ull << 39);
+	struct drm_vagx_vm_bind_op op = { .op = DRM_VAGX_BIND_OP_UNMAP };
+	struct drm_vagx_sync sy = { .type = DRM_VAGX_SYNC_TYPE_SYNCOBJ,
+				    .flags = DRM_VAGX_SYNC_SIGNAL };
+	uint64_t v[8];
+	uint32_t vm, h, h2;
+	int fd = open_vagx();
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, vm_create(fd, &vm));
+	ASSERT_EQ(0, bo_create(fd, 16 * PAGE, 0, 0, &h));
+	/* A marker mapping in its own 512 GiB region names the VM in debugfs. */
+	ASSERT_EQ(0, bind1(fd, vm, DRM_VAGX_BIND_OP_MAP, h, 0, M, PAGE));
+	v[0] = M;
+	ASSERT_EQ(pt_pages_for(v, 1), pt_pages_of(fd, M));
+	ASSERT_EQ(4, pt_pages_for(v, 1));
+
+	v[1] = R;
+	ASSERT_EQ(0, bind1(fd, vm, DRM_VAGX_BIND_OP_MAP, h, 0, R, PAGE));
+	EXPECT_EQ(pt_pages_for(v, 2), pt_pages_of(fd, M));
+	/* Two pages straddling a 2 MiB boundary: one more leaf table. */
+	v[2] = R + (2ull << 20) - PAGE;
+	v[3] = R + (2ull << 20);
+	ASSERT_EQ(0, bind1(fd, vm, DRM_VAGX_BIND_OP_MAP, h, PAGE, v[2],
+			   2 * PAGE));
+	EXPECT_EQ(pt_pages_for(v, 4), pt_pages_of(fd, M));
+	/* Another GiB: a level-2 and a leaf table. */
+	v[4] = R + (1ull << 30);
+	ASSERT_EQ(0, bind1(fd, vm, DRM_VAGX_BIND_OP_MAP, h, 0, v[4], PAGE));
+	EXPECT_EQ(pt_pages_for(v, 5), pt_pages_of(fd, M));
+	EXPECT_EQ(10, pt_pages_of(fd, M));	/* root + 3 (M) + 3 (R) + 1 + 2 */
+
+	/* Unmapping the only page of a GiB frees both of its tables. */
+	ASSERT_EQ(0, bind1(fd, vm, DRM_VAGX_BIND_OP_UNMAP, 0, 0, v[4], PAGE));
+	EXPECT_EQ(pt_pages_for(v, 4), pt_pages_of(fd, M));
+	/* Half of the straddling pair: the leaf table that still maps one
+	 * page stays; then the other half frees the second leaf table. */
+	ASSERT_EQ(0, bind1(fd, vm, DRM_VAGX_BIND_OP_UNMAP, 0, 0, v[2], PAGE));
+	EXPECT_EQ(pt_pages_for(v, 4), pt_pages_of(fd, M));
+	ASSERT_EQ(0, bind1(fd, vm, DRM_VAGX_BIND_OP_UNMAP, 0, 0, v[3], PAGE));
+	EXPECT_EQ(pt_pages_for(v, 2), pt_pages_of(fd, M));
+
+	/* NULL mappings hold tables too; unmapping a hole frees nothing. */
+	if (self->info.features & DRM_VAGX_FEATURE_MAP_NULL) {
+		ASSERT_EQ(0, bind1(fd, vm, DRM_VAGX_BIND_OP_MAP_NULL, 0, 0,
+				   R + (8ull << 20), 4ull << 20));
+		v[2] = R + (8ull << 20);
+		v[3] = R + (10ull << 20);
+		EXPECT_EQ(pt_pages_for(v, 4), pt_pages_of(fd, M));
+		ASSERT_EQ(0, bind1(fd, vm, DRM_VAGX_BIND_OP_UNMAP, 0, 0,
+				   R + (8ull << 20), 2ull << 20));
+		v[2] = R + (10ull << 20);
+		EXPECT_EQ(pt_pages_for(v, 3), pt_pages_of(fd, M));
+		ASSERT_EQ(0, bind1(fd, vm, DRM_VAGX_BIND_OP_UNMAP, 0, 0,
+				   R + (64ull << 20), 2ull << 20));
+		EXPECT_EQ(pt_pages_for(v, 3), pt_pages_of(fd, M));
+		ASSERT_EQ(0, bind1(fd, vm, DRM_VAGX_BIND_OP_UNMAP, 0, 0,
+				   R + (10ull << 20), 2ull << 20));
+		EXPECT_EQ(pt_pages_for(v, 2), pt_pages_of(fd, M));
+	}
+
+	/* Asynchronous: MAP then UNMAP in one ioctl, then the last page. */
+	{
+		struct drm_vagx_vm_bind_op ops[2] = {
+			{ .op = DRM_VAGX_BIND_OP_MAP, .handle = h,
+			  .va = R + (3ull << 30), .range = PAGE },
+			{ .op = DRM_VAGX_BIND_OP_UNMAP,
+			  .va = R + (3ull << 30), .range = PAGE },
+		};
+
+		sy.handle = syncobj_create(fd);
+		ASSERT_EQ(0, bind_ops(fd, vm, ops, 2, DRM_VAGX_VM_BIND_ASYNC,
+				      &sy, 1, NULL));
+		ASSERT_EQ(0, syncobj_wait(fd, sy.handle, 0));
+		EXPECT_EQ(pt_pages_for(v, 2), pt_pages_of(fd, M));
+		op.va = R;
+		op.range = PAGE;
+		ASSERT_EQ(0, bind_ops(fd, vm, &op, 1, DRM_VAGX_VM_BIND_ASYNC,
+				      &sy, 1, NULL));
+		ASSERT_EQ(0, syncobj_wait(fd, sy.handle, 0));
+		EXPECT_EQ(pt_pages_for(v, 1), pt_pages_of(fd, M));
+	}
+
+	/* Rebuilt tables translate: a fill at R lands in a new BO. */
+	if (hw_runs_jobs(fd)) {
+		uint32_t q, done = syncobj_create(fd), *p;
+
+		ASSERT_EQ(0, bo_create(fd, PAGE, DRM_VAGX_BO_WB_MMAP, 0, &h2));
+		p = bo_map(fd, h2, PAGE);
+		ASSERT_NE(NULL, p);
+		ASSERT_EQ(0, bind1(fd, vm, DRM_VAGX_BIND_OP_MAP, h2, 0, R,
+				   PAGE));
+		EXPECT_EQ(pt_pages_for(v, 2), pt_pages_of(fd, M));
+		ASSERT_EQ(0, queue_create(fd, vm, DRM_VAGX_QUEUE_TYPE_COPY,
+					  DRM_VAGX_PRIORITY_MEDIUM, &q));
+		ASSERT_EQ(0, copy_submit(fd, q, DRM_VAGX_CMD_FILL, 0, R, PAGE,
+					 0x5eed, done));
+		ASSERT_EQ(0, syncobj_wait(fd, done, 0));
+		EXPECT_EQ(1, fence_status(fd, done));
+		EXPECT_EQ(0x5eed, p[0]);
+		EXPECT_EQ(0x5eed, p[PAGE / 4 - 1]);
+		munmap(p, PAGE);
+	}
+	close(fd);
+}
+
+/* ---- copy and fill commands (UAPI 1.1) ---- */
+
+static int copy_submit(int fd, uint32_t q, uint32_t flags, uint64_t src,
+		       uint64_t dst, uint64_t size, uint32_t pattern,
+		       uint32_t out)
+{
+	struct drm_vagx_sync sy = { .type = DRM_VAGX_SYNC_TYPE_SYNCOBJ,
+				    .flags = DRM_VAGX_SYNC_SIGNAL,
+				    .handle = out };
+	struct drm_vagx_cmd c = {
+		.type = DRM_VAGX_QUEUE_TYPE_COPY, .flags = flags,
+		.copy = { .src_va = src, .dst_va = dst, .size = size,
+			  .pattern = pattern },
+	};
+
+	if (out)
+		c.syncs = (struct drm_vagx_obj_array)DRM_VAGX_OBJ_ARRAY(1, &sy);
+	return submit(fd, q, &c, 1, NULL);
+}
+
+/* Every documented -EINVAL of a copy command; nothing needs the device. */
+TEST_F(vagx, submit_copy_errors)
+{
+	const uint64_t a = self->info.va_start + 0x100000ull;
+	const uint64_t b = self->info.va_start + 0x200000ull;
+	const uint64_t end = self->info.va_end;
+	struct drm_vagx_cmd c = { .type = DRM_VAGX_QUEUE_TYPE_COPY };
+	struct drm_vagx_submit s = { 0 };
+	uint32_t vm, q, qc, failed, so;
+
+	ASSERT_EQ(0, vm_create(self->fd, &vm));
+	ASSERT_EQ(0, queue_create(self->fd, vm, DRM_VAGX_QUEUE_TYPE_COPY,
+				  DRM_VAGX_PRIORITY_MEDIUM, &q));
+	ASSERT_EQ(0, queue_create(self->fd, vm, DRM_VAGX_QUEUE_TYPE_RENDER,
+				  DRM_VAGX_PRIORITY_MEDIUM, &qc));
+#define CP(fl, sv, dv, sz, pat) copy_submit(self->fd, q, fl, sv, dv, sz, pat, 0)
+	/* Overlapping copies, in both directions and touching by one byte. */
+	EXPECT_EQ(-EINVAL, CP(0, a, a + 100, 101, 0));
+	EXPECT_EQ(-EINVAL, CP(0, a + 100, a, 101, 0));
+	EXPECT_EQ(-EINVAL, CP(0, a, a, 1, 0));
+	/* Outside the window, wrapping. */
+	EXPECT_EQ(-EINVAL, CP(0, self->info.va_start - PAGE, b, 16, 0));
+	EXPECT_EQ(-EINVAL, CP(0, a, end - 8, 16, 0));
+	EXPECT_EQ(-EINVAL, CP(0, end - 8, a, 16, 0));
+	EXPECT_EQ(-EINVAL, CP(0, a, b, ~0ull, 0));
+	EXPECT_EQ(-EINVAL, CP(0, 0, b, 16, 0));
+	/* A copy has no pattern, a fill no source. */
+	EXPECT_EQ(-EINVAL, CP(0, a, b, 16, 1));
+	EXPECT_EQ(-EINVAL, CP(DRM_VAGX_CMD_FILL, a, b, 16, 0));
+	/* Fills are 4-byte aligned. */
+	EXPECT_EQ(-EINVAL, CP(DRM_VAGX_CMD_FILL, 0, b + 2, 16, 0));
+	EXPECT_EQ(-EINVAL, CP(DRM_VAGX_CMD_FILL, 0, b, 18, 0));
+	EXPECT_EQ(-EINVAL, CP(DRM_VAGX_CMD_FILL, 0, end - 4, 8, 0));
+	/* Undefined flag. */
+	EXPECT_EQ(-EINVAL, CP(2, a, b, 16, 0));
+	so = syncobj_create(self->fd);
+	/* Size 0: a no-op, whatever the addresses. */
+	EXPECT_EQ(0, CP(0, 0, 0, 0, 0));
+	EXPECT_EQ(0, CP(DRM_VAGX_CMD_FILL, 0, 3, 0, 0));
+#undef CP
+	/* desc_va and pad MBZ on copy commands. */
+	c.desc_va = a;
+	c.copy.src_va = a;
+	c.copy.dst_va = b;
+	c.copy.size = 16;
+	EXPECT_EQ(-EINVAL, submit(self->fd, q, &c, 1, &failed));
+	EXPECT_EQ(0, failed);
+	c.desc_va = 0;
+	c.copy.pad = 1;
+	EXPECT_EQ(-EINVAL, submit(self->fd, q, &c, 1, NULL));
+	/* Copy fields and FILL on another type of command. */
+	memset(&c, 0, sizeof(c));
+	c.type = DRM_VAGX_QUEUE_TYPE_RENDER;
+	c.copy.size = 16;
+	EXPECT_EQ(-EINVAL, submit(self->fd, qc, &c, 1, NULL));
+	c.copy.size = 0;
+	c.flags = DRM_VAGX_CMD_FILL;
+	EXPECT_EQ(-EINVAL, submit(self->fd, qc, &c, 1, NULL));
+	c.flags = 0;
+	EXPECT_EQ(0, submit(self->fd, qc, &c, 1, NULL));
+	/* Wrong type for the queue. */
+	c.type = DRM_VAGX_QUEUE_TYPE_COPY;
+	EXPECT_EQ(-EINVAL, submit(self->fd, qc, &c, 1, NULL));
+	/* A 1.0 client (stride 32) sees a no-op copy that signals. */
+	memset(&c, 0, sizeof(c));
+	c.type = DRM_VAGX_QUEUE_TYPE_COPY;
+	{
+		struct drm_vagx_sync sy = { .type = DRM_VAGX_SYNC_TYPE_SYNCOBJ,
+					    .flags = DRM_VAGX_SYNC_SIGNAL,
+					    .handle = so };
+
+		c.syncs = (struct drm_vagx_obj_array)DRM_VAGX_OBJ_ARRAY(1, &sy);
+		c.copy.size = 4096;	/* beyond stride 32: not read */
+		s.queue_id = q;
+		s.cmds.stride = 32;
+		s.cmds.count = 1;
+		s.cmds.array = (uintptr_t)&c;
+		EXPECT_EQ(0, vioctl(self->fd, DRM_IOCTL_VAGX_SUBMIT, &s));
+		EXPECT_EQ(0, syncobj_wait(self->fd, so, 0));
+	}
+	/* The queue is still healthy: every error above was caught early. */
+	{
+		struct drm_vagx_queue_get_state st = { .queue_id = q };
+
+		ASSERT_EQ(0, vioctl(self->fd, DRM_IOCTL_VAGX_QUEUE_GET_STATE,
+				    &st));
+		EXPECT_EQ(0, st.state);
+	}
+}
+
+/* Deterministic bytes for a copy source, independent of the device. */
+static uint8_t src_byte(uint64_t i)
+{
+	return (uint8_t)(i * 131 + (i >> 8) * 7 + 3);
+}
+
+/*
+ * Copies and fills checked byte by byte in memory: unaligned copy across
+ * pages, fill, NULL source, the bytes around untouched, ordering on the
+ * queue (fill then copy over it), then a copy running into an unmapped
+ * page: -EFAULT, bytes before the hole written, queue FAULTED with the
+ * hole's address.
+ */
+TEST_F(vagx, gpu_copy_fill)
+{
+	const uint64_t src_off = 5, dst_off = 4093, len = 3 * PAGE + 123;
+	const uint64_t fill_off = 64, fill_len = 2 * PAGE + 44;
+	struct drm_vagx_queue_get_state st = { 0 };
+	uint32_t q, q2, done, *dst32;
+	uint8_t *src, *dst;
+	uint64_t i;
+	struct gpu g;
+
+	if (!hw_runs_jobs(self->fd))
+		SKIP(return, "the device does not execute jobs");
+	ASSERT_EQ(0, gpu_init(self->fd, &g));
+	src = (uint8_t *)gpu_buf(&g, GPU_SRC_VA, 8 * PAGE, 0, NULL);
+	dst32 = gpu_buf(&g, GPU_DST_VA, 8 * PAGE, 0xa5a5a5a5, NULL);
+	ASSERT_NE(NULL, src);
+	ASSERT_NE(NULL, dst32);
+	dst = (uint8_t *)dst32;
+	for (i = 0; i < 8 * PAGE; i++)
+		src[i] = src_byte(i);
+	ASSERT_EQ(0, queue_create(self->fd, g.vm, DRM_VAGX_QUEUE_TYPE_COPY,
+				  DRM_VAGX_PRIORITY_MEDIUM, &q));
+	done = syncobj_create(self->fd);
+
+	/* Unaligned copy over page boundaries on both sides. */
+	ASSERT_EQ(0, copy_submit(self->fd, q, 0, GPU_SRC_VA + src_off,
+				 GPU_DST_VA + dst_off, len, 0, done));
+	ASSERT_EQ(0, syncobj_wait(self->fd, done, 0));
+	EXPECT_EQ(1, fence_status(self->fd, done));
+	for (i = 0; i < 8 * PAGE; i++) {
+		uint8_t want = i >= dst_off && i < dst_off + len ?
+			       src_byte(i - dst_off + src_off) : 0xa5;
+
+		if (dst[i] != want) {
+			TH_LOG("copy: dst byte %llu is %#x, expected %#x",
+			       (unsigned long long)i, dst[i], want);
+			ASSERT_EQ(want, dst[i]);
+		}
+	}
+
+	/* Fill, then a copy of the filled words on the same queue (ordered). */
+	memset(dst, 0xa5, 8 * PAGE);
+	ASSERT_EQ(0, copy_submit(self->fd, q, DRM_VAGX_CMD_FILL, 0,
+				 GPU_DST_VA + fill_off, fill_len, 0x12345678,
+				 0));
+	ASSERT_EQ(0, copy_submit(self->fd, q, 0, GPU_DST_VA + fill_off,
+				 GPU_DST_VA + 6 * PAGE, 8, 0, done));
+	ASSERT_EQ(0, syncobj_wait(self->fd, done, 0));
+	EXPECT_EQ(1, fence_status(self->fd, done));
+	for (i = 0; i < 8 * PAGE / 4; i++) {
+		uint32_t want = 0xa5a5a5a5;
+
+		if (i * 4 >= fill_off && i * 4 < fill_off + fill_len)
+			want = 0x12345678;
+		if (i == 6 * PAGE / 4 || i == 6 * PAGE / 4 + 1)
+			want = 0x12345678;
+		if (dst32[i] != want) {
+			TH_LOG("fill: word %llu is %#x, expected %#x",
+			       (unsigned long long)i, dst32[i], want);
+			ASSERT_EQ(want, dst32[i]);
+		}
+	}
+
+	/* A NULL source reads as zeros. */
+	if (self->info.features & DRM_VAGX_FEATURE_MAP_NULL) {
+		ASSERT_EQ(0, bind1(self->fd, g.vm, DRM_VAGX_BIND_OP_MAP_NULL,
+				   0, 0, GPU_HOLE_VA, 2 * PAGE));
+		ASSERT_EQ(0, copy_submit(self->fd, q, 0, GPU_HOLE_VA + 8,
+					 GPU_DST_VA + 100, PAGE, 0, done));
+		ASSERT_EQ(0, syncobj_wait(self->fd, done, 0));
+		EXPECT_EQ(1, fence_status(self->fd, done));
+		for (i = 0; i < 2 * PAGE; i++) {
+			/* Little-endian pattern bytes; fill_off is 4-aligned. */
+			uint8_t want = 0xa5;
+
+			if (i >= fill_off && i < fill_off + fill_len)
+				want = 0x12345678u >> (8 * (i % 4));
+			if (i >= 100 && i < 100 + PAGE)
+				want = 0;
+
+			ASSERT_EQ(want, dst[i]);
+		}
+		ASSERT_EQ(0, bind1(self->fd, g.vm, DRM_VAGX_BIND_OP_UNMAP, 0,
+				   0, GPU_HOLE_VA, 2 * PAGE));
+	}
+
+	/*
+	 * Into an unmapped page: the destination runs from 2 pages before
+	 * the end of the dst BO into GPU_DST_VA + 8 pages, which is a hole.
+	 */
+	memset(dst, 0xa5, 8 * PAGE);
+	ASSERT_EQ(0, copy_submit(self->fd, q, 0, GPU_SRC_VA,
+				 GPU_DST_VA + 6 * PAGE, 4 * PAGE, 0, done));
+	ASSERT_EQ(0, syncobj_wait(self->fd, done, 0));
+	EXPECT_EQ(-EFAULT, fence_status(self->fd, done));
+	for (i = 0; i < 2 * PAGE; i++)
+		ASSERT_EQ(src_byte(i), dst[6 * PAGE + i]);
+	st.queue_id = q;
+	ASSERT_EQ(0, vioctl(self->fd, DRM_IOCTL_VAGX_QUEUE_GET_STATE, &st));
+	EXPECT_EQ(DRM_VAGX_QUEUE_STATE_FAULTED, st.state);
+	EXPECT_EQ(GPU_DST_VA + 8 * PAGE, st.fault.addr);
+	EXPECT_EQ(DRM_VAGX_FAULT_ACCESS_WRITE, st.fault.access);
+	EXPECT_EQ(DRM_VAGX_FAULT_REASON_UNMAPPED, st.fault.reason);
+	EXPECT_EQ(-ECANCELED, copy_submit(self->fd, q, 0, GPU_SRC_VA,
+					  GPU_DST_VA, 4, 0, 0));
+
+	/* Reading from a hole faults with a READ access. */
+	ASSERT_EQ(0, queue_create(self->fd, g.vm, DRM_VAGX_QUEUE_TYPE_COPY,
+				  DRM_VAGX_PRIORITY_MEDIUM, &q2));
+	ASSERT_EQ(0, copy_submit(self->fd, q2, 0, GPU_HOLE_VA + 12,
+				 GPU_DST_VA, 16, 0, done));
+	ASSERT_EQ(0, syncobj_wait(self->fd, done, 0));
+	EXPECT_EQ(-EFAULT, fence_status(self->fd, done));
+	st.queue_id = q2;
+	ASSERT_EQ(0, vioctl(self->fd, DRM_IOCTL_VAGX_QUEUE_GET_STATE, &st));
+	EXPECT_EQ(GPU_HOLE_VA + 12, st.fault.addr);
+	EXPECT_EQ(DRM_VAGX_FAULT_ACCESS_READ, st.fault.access);
 }
 
 TEST_HARNESS_MAIN

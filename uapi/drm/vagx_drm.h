@@ -13,8 +13,9 @@ extern "C" {
  * DOC: Introduction
  *
  * This header is the contract between vagx.ko and its userspace (the Mesa
- * Gallium driver, the drm-shim, IGT/kselftests). It is version 1.0 of the
- * vagx UAPI. The human-readable guide is docs/uapi.md in the vagx tree.
+ * Gallium driver, the drm-shim, IGT/kselftests). It is version 1.1 of the
+ * vagx UAPI (see the version history below). The human-readable guide is
+ * docs/uapi.md in the vagx tree.
  *
  * The vagx device is a tile-based GPU with unified memory: it reaches system
  * memory only through its own MMU (4 KiB pages, 48-bit virtual addresses,
@@ -120,17 +121,22 @@ extern "C" {
  * Errors of GPU work are reported through the fences (dma_fence error,
  * visible as a sync_file status) and through the queue and VM state:
  *
- * - Job timeout: the queue is reset; the guilty job's fence gets
- *   -ETIMEDOUT, the queue's other unfinished jobs -ECANCELED, and the
- *   queue is marked %DRM_VAGX_QUEUE_STATE_TIMEDOUT.
+ * - Job timeout: the job is aborted; its fence gets -ETIMEDOUT, the
+ *   queue's other unfinished jobs -ECANCELED, and the queue is marked
+ *   %DRM_VAGX_QUEUE_STATE_TIMEDOUT. Jobs of other queues, even those
+ *   queued behind it on the same hardware ring, are not affected. A job
+ *   that completes before the abort reaches the device keeps its result.
  * - MMU fault: the faulting job stops; its fence gets -EFAULT, the queue's
  *   other unfinished jobs -ECANCELED; the queue is marked
  *   %DRM_VAGX_QUEUE_STATE_FAULTED with the fault address and access; the
  *   VM records it as its last fault and stays usable.
- * - Device reset (a queue reset did not recover the device): unfinished
- *   jobs of the other queues get -ECANCELED and those queues are marked
- *   %DRM_VAGX_QUEUE_STATE_INNOCENT. If the device does not come back, it is
- *   unplugged: every ioctl then fails with -ENODEV.
+ * - Ring reset (the abort did not stop the job): the unfinished jobs of
+ *   other queues in that hardware ring get -ECANCELED and those queues are
+ *   marked %DRM_VAGX_QUEUE_STATE_INNOCENT.
+ * - Device unplugged (PCI remove): every ioctl fails with -ENODEV.
+ * - Closing the DRM file cancels its unfinished jobs (-ECANCELED, or
+ *   -ESRCH for jobs still waiting for their syncs); QUEUE_DESTROY lets
+ *   them run.
  * - A queue with a nonzero state and any queue of an unusable VM reject
  *   %DRM_IOCTL_VAGX_SUBMIT with -ECANCELED, forever.
  */
@@ -145,6 +151,10 @@ extern "C" {
  *   VM_CREATE, VM_DESTROY, VM_BIND (MAP, MAP_NULL, UNMAP; synchronous and
  *   asynchronous), VM_GET_STATE, QUEUE_CREATE, QUEUE_DESTROY,
  *   QUEUE_GET_STATE, SUBMIT.
+ * - 1.1 - Copy queues: %DRM_VAGX_QUEUE_TYPE_COPY is in
+ *   drm_vagx_gpu_info::queue_types; &struct drm_vagx_cmd grows
+ *   drm_vagx_cmd::copy (copy and fill commands, %DRM_VAGX_CMD_FILL).
+ *   Userspace built against 1.0 (cmds.stride 32) keeps working unchanged.
  */
 
 /**
@@ -389,7 +399,11 @@ enum drm_vagx_queue_type {
 	/** @DRM_VAGX_QUEUE_TYPE_COMPUTE: Compute dispatch jobs. */
 	DRM_VAGX_QUEUE_TYPE_COMPUTE = 1,
 
-	/** @DRM_VAGX_QUEUE_TYPE_COPY: Copy and fill jobs. */
+	/**
+	 * @DRM_VAGX_QUEUE_TYPE_COPY: Copy and fill jobs (byte copies and
+	 * 32-bit pattern fills between GPU VAs of the queue's VM, see
+	 * &struct drm_vagx_cmd_copy). Since 1.1.
+	 */
 	DRM_VAGX_QUEUE_TYPE_COPY = 2,
 };
 
@@ -1102,6 +1116,57 @@ struct drm_vagx_queue_get_state {
 };
 
 /**
+ * enum drm_vagx_cmd_flags - Flags of &struct drm_vagx_cmd
+ */
+enum drm_vagx_cmd_flags {
+	/**
+	 * @DRM_VAGX_CMD_FILL: %DRM_VAGX_QUEUE_TYPE_COPY commands only: store
+	 * drm_vagx_cmd_copy::pattern over the destination instead of copying
+	 * from drm_vagx_cmd_copy::src_va. Since 1.1.
+	 */
+	DRM_VAGX_CMD_FILL = 1 << 0,
+};
+
+/**
+ * struct drm_vagx_cmd_copy - Copy or fill parameters of a COPY command
+ *
+ * Used by commands of type %DRM_VAGX_QUEUE_TYPE_COPY; MBZ for the other
+ * types. Addresses are GPU VAs in the queue's VM. The device copies in
+ * address order, page by page, through the VM's page tables: NULL pages
+ * read as zero and drop writes; an unmapped page (or a read-only
+ * destination page) stops the job with an MMU fault, exactly like a shader
+ * access (fence error -EFAULT, queue %DRM_VAGX_QUEUE_STATE_FAULTED,
+ * drm_vagx_queue_get_state::fault names the address). The bytes before the
+ * faulting page may already have been written.
+ *
+ * Rules checked by %DRM_IOCTL_VAGX_SUBMIT (-EINVAL otherwise): both ranges
+ * [va, va + @size) lie inside [drm_vagx_gpu_info::va_start,
+ * drm_vagx_gpu_info::va_end); a copy's source and destination do not
+ * overlap; a fill's @dst_va and @size are multiples of 4; @src_va is zero
+ * for a fill and @pattern zero for a copy. A @size of zero makes a no-op
+ * command (it only waits and signals; the addresses are not checked).
+ */
+struct drm_vagx_cmd_copy {
+	/** @src_va: Copy: first source byte. Fill: MBZ. */
+	__u64 src_va;
+
+	/** @dst_va: First destination byte (fill: 4-byte aligned). */
+	__u64 dst_va;
+
+	/** @size: Number of bytes (fill: a multiple of 4). */
+	__u64 size;
+
+	/**
+	 * @pattern: Fill: 32-bit value stored at every 4-byte word, in the
+	 * device's (little-endian) byte order. Copy: MBZ.
+	 */
+	__u32 pattern;
+
+	/** @pad: MBZ. */
+	__u32 pad;
+};
+
+/**
  * struct drm_vagx_cmd - One command of %DRM_IOCTL_VAGX_SUBMIT
  *
  * Becomes one drm_sched job. It starts after its waits have signalled and
@@ -1109,6 +1174,10 @@ struct drm_vagx_queue_get_state {
  * are invalidated before and flushed after it. Its signals get a fence that
  * signals when the device has finished the job (or with an error, see
  * &enum drm_vagx_queue_state_flags).
+ *
+ * Render and compute commands name a hardware job descriptor in GPU
+ * memory (@desc_va). Copy commands carry their parameters inline
+ * (@copy): the kernel writes them into the ring itself.
  */
 struct drm_vagx_cmd {
 	/**
@@ -1117,16 +1186,20 @@ struct drm_vagx_cmd {
 	 */
 	__u32 type;
 
-	/** @flags: MBZ. */
+	/**
+	 * @flags: Combination of &enum drm_vagx_cmd_flags
+	 * (%DRM_VAGX_CMD_FILL only with type %DRM_VAGX_QUEUE_TYPE_COPY).
+	 */
 	__u32 flags;
 
 	/**
-	 * @desc_va: GPU VA, in the queue's VM, of the hardware job descriptor
-	 * of this command (format: docs/hw/queues-and-jobs.md). Aligned to
+	 * @desc_va: Render and compute: GPU VA, in the queue's VM, of the
+	 * hardware job descriptor of this command (format:
+	 * docs/hw/queues-and-jobs.md). Aligned to
 	 * drm_vagx_gpu_info::job_desc_alignment and inside the user VA window.
 	 * The kernel does not read the descriptor; an unmapped descriptor
 	 * faults the queue. Zero makes a no-op command that only waits and
-	 * signals.
+	 * signals. Copy: MBZ.
 	 */
 	__u64 desc_va;
 
@@ -1136,6 +1209,13 @@ struct drm_vagx_cmd {
 	 * earlier command of the same ioctl.
 	 */
 	struct drm_vagx_obj_array syncs;
+
+	/**
+	 * @copy: Copy or fill parameters (type %DRM_VAGX_QUEUE_TYPE_COPY),
+	 * else MBZ. Since 1.1: with the 1.0 element size (stride 32) it
+	 * reads as zero, i.e. a no-op copy.
+	 */
+	struct drm_vagx_cmd_copy copy;
 };
 
 /**
@@ -1150,8 +1230,11 @@ struct drm_vagx_cmd {
  * Errors:
  *
  * - -EINVAL: @flags or a pad/MBZ field nonzero; a command's @type differs
- *   from the queue's; misaligned or out-of-window desc_va; a stride below
- *   the minimum; an invalid &struct drm_vagx_sync (bad type or flags,
+ *   from the queue's; misaligned or out-of-window desc_va; a copy command
+ *   breaking the rules of &struct drm_vagx_cmd_copy (range outside the
+ *   user window or wrapping, overlapping copy, misaligned fill, nonzero
+ *   desc_va, src_va of a fill or pattern of a copy); %DRM_VAGX_CMD_FILL on
+ *   a non-copy command; a stride below the minimum; an invalid &struct drm_vagx_sync (bad type or flags,
  *   timeline value zero for a timeline or nonzero for a binary syncobj,
  *   wait on a binary syncobj without fence or on a timeline point not yet
  *   submitted).
