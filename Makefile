@@ -18,7 +18,7 @@ KREL = $(shell $(TOP)/scripts/kver.sh 2>/dev/null)
 QEMU_BIN := $(B)/qemu/qemu-system-x86_64
 HOST_BUILD := $(B)/host
 
-.PHONY: all deps host qemu mesa kernel check demo run host-run bench clean distclean help
+.PHONY: all deps host qemu mesa kernel check demo run host-run bench piglit clean distclean help
 .DEFAULT_GOAL := help
 
 help:
@@ -82,8 +82,13 @@ demo: qemu kernel mesa
 	@tests/guest/demo
 
 # --- running things -------------------------------------------------------------
-run: qemu kernel
-	@if [ -n "$(CMD)" ]; then tests/guest/vagx-guest -- $(CMD); \
+# CMD runs in the guest with our Mesa (userspace/vagx-env settings).  Its
+# text is passed unexpanded and single-quoted, so shell syntax in it (';',
+# '|', quotes, $?) reaches the guest's shell untouched.
+run: qemu kernel mesa
+	@if [ -n '$(subst ','\'',$(value CMD))' ]; then \
+		tests/guest/vagx-guest -- 'eval "$$(userspace/vagx-env --exports)";' \
+			'$(subst ','\'',$(value CMD))'; \
 	else tests/guest/vagx-guest --shell; fi
 
 host-run: mesa
@@ -92,6 +97,11 @@ host-run: mesa
 
 bench: all
 	@tests/bench/run-all
+
+# piglit on the host: vagx (drm-shim) vs llvmpipe over tests/piglit/full.groups
+# (long: tens of minutes on 2 cores); make check runs the fast subset
+piglit: mesa
+	@tests/piglit/run full
 
 clean:
 	rm -rf $(B)/host $(B)/kernel $(B)/guest $(B)/.deps-stamp

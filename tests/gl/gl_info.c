@@ -4,6 +4,7 @@
  * renderer, and for OpenGL ES, desktop compatibility and core profiles the
  * highest version a context can be created for, the shading language version
  * and the extension count. (eglinfo on this host prints no GL strings.)
+ * "gl_info -e" also lists the ES and compatibility-profile extensions.
  */
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
@@ -22,6 +23,7 @@ typedef const unsigned char *(*get_stringi_t)(unsigned, unsigned);
 typedef void (*get_integerv_t)(unsigned, int *);
 
 static EGLDisplay dpy;
+static int list_ext; /* -e: also print the extension string, one per line */
 
 static void
 probe(const char *name, EGLenum api, const int (*versions)[2], int nver, int profile)
@@ -66,6 +68,11 @@ probe(const char *name, EGLenum api, const int (*versions)[2], int nver, int pro
       }
       printf("%-8s %s | GLSL %s | %d extensions | renderer %s\n", name, ver ? ver : "?",
              sl ? sl : "-", next, (const char *)gs(GL_RENDERER));
+      if (list_ext && ext) {
+         for (const char *p = ext; *p; p++)
+            putchar(*p == ' ' ? '\n' : *p);
+         putchar('\n');
+      }
       eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
       eglDestroyContext(dpy, ctx);
       return;
@@ -74,8 +81,9 @@ probe(const char *name, EGLenum api, const int (*versions)[2], int nver, int pro
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
+   list_ext = argc > 1 && !strcmp(argv[1], "-e");
    PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
       (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
    dpy = get_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);

@@ -8,18 +8,40 @@
  * gl_triangle --compare REF.ppm TEST.ppm: compare two images with the suite's
  * tolerance (see compare() below); exit 0 if they match.
  *
+ * gl_triangle --gbm DEVICE [--prime DEVICE2] OUTDIR [CASE...]: the same cases
+ * rendered into a 64x64 ARGB8888 window surface of the EGL GBM platform on
+ * DEVICE (a KMS node, e.g. /dev/dri/card0; scanout + rendering buffers),
+ * read back with glReadPixels as above; then eglSwapBuffers, and the front
+ * buffer (gbm_surface_lock_front_buffer) is mapped with gbm_bo_map and must
+ * hold exactly the pixels glReadPixels returned ("front buffer differs"
+ * otherwise: wrong stride/layout of the shared buffer, or a stale buffer).
+ * With --prime, the "triangle" case is rendered once more, its front buffer
+ * exported as a dma-buf (gbm_bo_get_fd) and imported on a second EGL display
+ * on a GBM device of DEVICE2 (another DRM file, e.g. /dev/dri/renderD128)
+ * with EGL_EXT_image_dma_buf_import; the second context samples it (nearest)
+ * into an FBO, and that readback must equal the first one exactly
+ * ("prime ok" / "prime error: ..."). libgbm is dlopen()ed, so the surfaceless
+ * mode needs no GBM at build or run time.
+ *
  * The runner (tests/gl/run) renders every case twice, once on vagx (drm-shim)
- * and once on softpipe (the reference), and compares them per case.
+ * and once on softpipe (the reference), and compares them per case; the
+ * guest suite (tests/guest/suites/gl.sh) does the same with --gbm on vagx
+ * against Debian's llvmpipe.
  * Rendering prints one line per case: "case NAME ok" or "case NAME error: ...".
  */
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 #include <GLES2/gl2.h>
+#include <GLES2/gl2ext.h>
+#include <dlfcn.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define W 64
 #define H 64
@@ -532,20 +554,24 @@ case_stencil(void)
    }
    GLint main_fbo, color;
    glGetIntegerv(GL_FRAMEBUFFER_BINDING, &main_fbo);
-   glGetFramebufferAttachmentParameteriv(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
-                                         GL_FRAMEBUFFER_ATTACHMENT_OBJECT_NAME, &color);
-   GLuint fbo, ds;
-   glGenFramebuffers(1, &fbo);
-   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-   glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, color, 0);
-   glGenRenderbuffers(1, &ds);
-   glBindRenderbuffer(GL_RENDERBUFFER, ds);
-   glRenderbufferStorage(GL_RENDERBUFFER, 0x88F0 /* DEPTH24_STENCIL8_OES */, W, H);
-   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, ds);
-   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_STENCIL_ATTACHMENT, GL_RENDERBUFFER, ds);
-   if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
-      snprintf(errbuf, sizeof(errbuf), "depth/stencil FBO incomplete");
-      return false;
+   GLuint fbo = 0, ds = 0;
+   /* GBM mode renders to the window surface, whose config has a stencil
+    * buffer; the FBO mode adds a packed depth/stencil renderbuffer */
+   if (main_fbo) {
+      glGetFramebufferAttachmentParameteriv(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+                                            GL_FRAMEBUFFER_ATTACHMENT_OBJECT_NAME, &color);
+      glGenFramebuffers(1, &fbo);
+      glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+      glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, color, 0);
+      glGenRenderbuffers(1, &ds);
+      glBindRenderbuffer(GL_RENDERBUFFER, ds);
+      glRenderbufferStorage(GL_RENDERBUFFER, 0x88F0 /* DEPTH24_STENCIL8_OES */, W, H);
+      glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, ds);
+      glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_STENCIL_ATTACHMENT, GL_RENDERBUFFER, ds);
+      if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
+         snprintf(errbuf, sizeof(errbuf), "depth/stencil FBO incomplete");
+         return false;
+      }
    }
    glClearColor(0, 0, 0, 1);
    glClearStencil(0);
@@ -573,8 +599,10 @@ case_stencil(void)
    draw(GL_TRIANGLE_STRIP, half, NULL, 4);
    glDisable(GL_STENCIL_TEST);
    glBindFramebuffer(GL_FRAMEBUFFER, main_fbo);
-   glDeleteFramebuffers(1, &fbo);
-   glDeleteRenderbuffers(1, &ds);
+   if (fbo) {
+      glDeleteFramebuffers(1, &fbo);
+      glDeleteRenderbuffers(1, &ds);
+   }
    return true;
 }
 
@@ -638,6 +666,214 @@ static const struct {
    { "lines", case_lines },
 };
 
+/* ---------------------------------------------------------------- GBM mode */
+
+/* The few libgbm entry points used, resolved with dlsym (stable ABI of
+ * libgbm.so.1; constants from gbm.h / drm_fourcc.h). */
+struct gbm_device;
+struct gbm_surface;
+struct gbm_bo;
+#define GBM_FMT_ARGB8888 0x34325241u /* fourcc 'AR24' */
+#define GBM_USE_SCANOUT (1u << 0)
+#define GBM_USE_RENDERING (1u << 2)
+#define GBM_MAP_READ (1u << 0)
+static struct {
+   struct gbm_device *(*create_device)(int fd);
+   void (*device_destroy)(struct gbm_device *);
+   struct gbm_surface *(*surface_create)(struct gbm_device *, uint32_t, uint32_t, uint32_t,
+                                         uint32_t);
+   void (*surface_destroy)(struct gbm_surface *);
+   struct gbm_bo *(*lock_front)(struct gbm_surface *);
+   void (*release)(struct gbm_surface *, struct gbm_bo *);
+   void *(*bo_map)(struct gbm_bo *, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
+                   uint32_t *, void **);
+   void (*bo_unmap)(struct gbm_bo *, void *);
+   int (*bo_get_fd)(struct gbm_bo *);
+   uint32_t (*bo_get_stride)(struct gbm_bo *);
+   uint64_t (*bo_get_modifier)(struct gbm_bo *);
+   struct gbm_bo *(*bo_import)(struct gbm_device *, uint32_t, void *, uint32_t);
+   void (*bo_destroy)(struct gbm_bo *);
+} gbm;
+
+#define GBM_IMPORT_FD_MODIFIER 0x5504
+struct gbm_import_fd_modifier_data {
+   uint32_t width, height, format, num_fds;
+   int fds[4], strides[4], offsets[4];
+   uint64_t modifier;
+};
+
+static bool
+load_gbm(void)
+{
+   void *h = dlopen("libgbm.so.1", RTLD_NOW | RTLD_GLOBAL);
+   if (!h)
+      return false;
+#define SYM(f, n) (*(void **)&gbm.f = dlsym(h, n)) != NULL
+   return SYM(create_device, "gbm_create_device") && SYM(device_destroy, "gbm_device_destroy") &&
+          SYM(surface_create, "gbm_surface_create") &&
+          SYM(surface_destroy, "gbm_surface_destroy") &&
+          SYM(lock_front, "gbm_surface_lock_front_buffer") &&
+          SYM(release, "gbm_surface_release_buffer") && SYM(bo_map, "gbm_bo_map") &&
+          SYM(bo_unmap, "gbm_bo_unmap") && SYM(bo_get_fd, "gbm_bo_get_fd") &&
+          SYM(bo_get_stride, "gbm_bo_get_stride") &&
+          SYM(bo_get_modifier, "gbm_bo_get_modifier") && SYM(bo_import, "gbm_bo_import") &&
+          SYM(bo_destroy, "gbm_bo_destroy");
+#undef SYM
+}
+
+static EGLDisplay
+gbm_display(const char *path, struct gbm_device **dev)
+{
+   int fd = open(path, O_RDWR | O_CLOEXEC);
+   if (fd < 0) {
+      fprintf(stderr, "gl_triangle: cannot open %s\n", path);
+      return EGL_NO_DISPLAY;
+   }
+   *dev = gbm.create_device(fd);
+   if (!*dev) {
+      fprintf(stderr, "gl_triangle: gbm_create_device(%s) failed\n", path);
+      return EGL_NO_DISPLAY;
+   }
+   PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
+      (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
+   EGLDisplay dpy = get_display ? get_display(EGL_PLATFORM_GBM_KHR, *dev, NULL) : EGL_NO_DISPLAY;
+   if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, NULL, NULL)) {
+      fprintf(stderr, "gl_triangle: no GBM EGL display on %s (0x%x)\n", path, eglGetError());
+      return EGL_NO_DISPLAY;
+   }
+   return dpy;
+}
+
+/* The front buffer after a swap must hold what glReadPixels saw (rows
+ * top-down in the BO, B,G,R,A bytes for ARGB8888). */
+static bool
+check_front(struct gbm_bo *bo, const unsigned char *px)
+{
+   uint32_t stride = 0;
+   void *data = NULL;
+   const unsigned char *map = gbm.bo_map(bo, 0, 0, W, H, GBM_MAP_READ, &stride, &data);
+   if (!map) {
+      snprintf(errbuf, sizeof(errbuf), "gbm_bo_map of the front buffer failed");
+      return false;
+   }
+   bool ok = true;
+   for (int y = 0; y < H && ok; y++) {
+      for (int x = 0; x < W && ok; x++) {
+         const unsigned char *b = map + (size_t)y * stride + 4 * x;
+         const unsigned char *g = px + 4 * ((H - 1 - y) * W + x);
+         if (b[2] != g[0] || b[1] != g[1] || b[0] != g[2] || b[3] != g[3]) {
+            snprintf(errbuf, sizeof(errbuf),
+                     "front buffer differs from glReadPixels at (%d,%d): %02x%02x%02x%02x vs "
+                     "%02x%02x%02x%02x (stride %u)", x, y, b[2], b[1], b[0], b[3], g[0], g[1],
+                     g[2], g[3], stride);
+            ok = false;
+         }
+      }
+   }
+   gbm.bo_unmap(bo, data);
+   return ok;
+}
+
+/* Import the dma-buf on a second display (another DRM file) and sample it
+ * into an FBO there; the result must equal ref (the first readback). */
+static bool
+prime_check(const char *path2, int fd, uint32_t stride, uint64_t modifier,
+            const unsigned char *ref)
+{
+   struct gbm_device *dev2;
+   EGLDisplay dpy = gbm_display(path2, &dev2);
+   if (dpy == EGL_NO_DISPLAY) {
+      snprintf(errbuf, sizeof(errbuf), "no EGL display on %s", path2);
+      return false;
+   }
+   static const EGLint ctx_attr[] = { EGL_CONTEXT_CLIENT_VERSION, 2, EGL_NONE };
+   EGLContext ctx = eglCreateContext(dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, ctx_attr);
+   if (ctx == EGL_NO_CONTEXT || !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
+      snprintf(errbuf, sizeof(errbuf), "no context on %s (0x%x)", path2, eglGetError());
+      return false;
+   }
+   printf("prime renderer %s\n", glGetString(GL_RENDERER));
+   /* CPU view first: gbm_bo_import on the second file + gbm_bo_map */
+   struct gbm_import_fd_modifier_data imp = {
+      .width = W, .height = H, .format = GBM_FMT_ARGB8888, .num_fds = 1,
+      .fds = { fd }, .strides = { (int)stride }, .modifier = modifier,
+   };
+   struct gbm_bo *ibo = gbm.bo_import(dev2, GBM_IMPORT_FD_MODIFIER, &imp, GBM_USE_RENDERING);
+   if (!ibo) {
+      snprintf(errbuf, sizeof(errbuf), "gbm_bo_import of the dma-buf failed");
+      return false;
+   }
+   bool cpu_ok = check_front(ibo, ref);
+   gbm.bo_destroy(ibo);
+   if (!cpu_ok) {
+      char e[sizeof(errbuf)];
+      snprintf(e, sizeof(e), "imported BO (CPU map): %s", errbuf);
+      snprintf(errbuf, sizeof(errbuf), "%s", e);
+      return false;
+   }
+   printf("prime cpu ok\n");
+   EGLint attr[] = {
+      EGL_WIDTH, W, EGL_HEIGHT, H, EGL_LINUX_DRM_FOURCC_EXT, (EGLint)GBM_FMT_ARGB8888,
+      EGL_DMA_BUF_PLANE0_FD_EXT, fd, EGL_DMA_BUF_PLANE0_OFFSET_EXT, 0,
+      EGL_DMA_BUF_PLANE0_PITCH_EXT, (EGLint)stride,
+      EGL_DMA_BUF_PLANE0_MODIFIER_LO_EXT, (EGLint)(modifier & 0xffffffff),
+      EGL_DMA_BUF_PLANE0_MODIFIER_HI_EXT, (EGLint)(modifier >> 32), EGL_NONE,
+   };
+   PFNEGLCREATEIMAGEKHRPROC create_image =
+      (PFNEGLCREATEIMAGEKHRPROC)eglGetProcAddress("eglCreateImageKHR");
+   PFNGLEGLIMAGETARGETTEXTURE2DOESPROC target_tex =
+      (PFNGLEGLIMAGETARGETTEXTURE2DOESPROC)eglGetProcAddress("glEGLImageTargetTexture2DOES");
+   EGLImageKHR img = create_image ? create_image(dpy, EGL_NO_CONTEXT, EGL_LINUX_DMA_BUF_EXT,
+                                                 NULL, attr)
+                                  : EGL_NO_IMAGE_KHR;
+   if (img == EGL_NO_IMAGE_KHR || !target_tex) {
+      snprintf(errbuf, sizeof(errbuf), "dma-buf import failed (0x%x)", eglGetError());
+      return false;
+   }
+   GLuint tex, color, fbo;
+   glGenTextures(1, &tex);
+   glBindTexture(GL_TEXTURE_2D, tex);
+   target_tex(GL_TEXTURE_2D, img);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+   glGenTextures(1, &color);
+   glBindTexture(GL_TEXTURE_2D, color);
+   glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, W, H, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+   glGenFramebuffers(1, &fbo);
+   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+   glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, color, 0);
+   glViewport(0, 0, W, H);
+   glBindTexture(GL_TEXTURE_2D, tex);
+   if (!program(vs_color, fs_tex))
+      return false;
+   /* texcoords per quad_pos vertex (bottom-left, bottom-right, top-left,
+    * top-right): the window-system image is stored top row first, so t = 0
+    * is the top of the rendered picture */
+   static const float uv[] = { 0, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0 };
+   draw(GL_TRIANGLE_STRIP, quad_pos, uv, 4);
+   static unsigned char px[W * H * 4];
+   glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
+   if (glGetError() != GL_NO_ERROR) {
+      snprintf(errbuf, sizeof(errbuf), "GL error on the importing context");
+      return false;
+   }
+   char path[1024];
+   snprintf(path, sizeof(path), "%s/prime.ppm", outdir);
+   write_ppm(path, px);
+   for (int i = 0; i < W * H; i++) {
+      if (memcmp(px + 4 * i, ref + 4 * i, 3)) {
+         snprintf(errbuf, sizeof(errbuf),
+                  "imported image differs at (%d,%d): %02x%02x%02x vs %02x%02x%02x", i % W,
+                  i / W, px[4 * i], px[4 * i + 1], px[4 * i + 2], ref[4 * i], ref[4 * i + 1],
+                  ref[4 * i + 2]);
+         return false;
+      }
+   }
+   eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+   eglTerminate(dpy);
+   return true;
+}
+
 /* ---------------------------------------------------------------- main */
 
 int
@@ -650,51 +886,103 @@ main(int argc, char **argv)
          printf("%s\n", cases[i].name);
       return 0;
    }
-   if (argc < 2) {
-      fprintf(stderr, "usage: %s OUTDIR [CASE...] | --compare REF TEST | --list\n", argv[0]);
+   const char *gbm_dev = NULL, *prime_dev = NULL;
+   int a0 = 1;
+   if (argc > 3 && !strcmp(argv[1], "--gbm")) {
+      gbm_dev = argv[2];
+      a0 = 3;
+      if (argc > 5 && !strcmp(argv[3], "--prime")) {
+         prime_dev = argv[4];
+         a0 = 5;
+      }
+   }
+   if (argc <= a0) {
+      fprintf(stderr, "usage: %s [--gbm DEVICE [--prime DEVICE2]] OUTDIR [CASE...] | "
+              "--compare REF TEST | --list\n", argv[0]);
       return 2;
    }
-   outdir = argv[1];
+   outdir = argv[a0];
 
-   PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
-      (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
-   EGLDisplay dpy = get_display ? get_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL)
-                                : EGL_NO_DISPLAY;
-   if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, NULL, NULL)) {
-      fprintf(stderr, "gl_triangle: no surfaceless EGL display (0x%x)\n", eglGetError());
-      return 3;
+   EGLDisplay dpy;
+   struct gbm_device *gdev = NULL;
+   struct gbm_surface *gsurf = NULL;
+   EGLSurface surf = EGL_NO_SURFACE;
+   EGLConfig config = EGL_NO_CONFIG_KHR;
+   if (gbm_dev) {
+      if (!load_gbm()) {
+         fprintf(stderr, "gl_triangle: cannot load libgbm.so.1\n");
+         return 3;
+      }
+      dpy = gbm_display(gbm_dev, &gdev);
+      if (dpy == EGL_NO_DISPLAY)
+         return 3;
+      /* an ARGB8888 window config with depth (the FBO mode has a 16-bit
+       * depth buffer) and stencil (for the stencil case) */
+      static const EGLint cfg_attr[] = { EGL_SURFACE_TYPE, EGL_WINDOW_BIT, EGL_RED_SIZE, 8,
+                                         EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 8,
+                                         EGL_DEPTH_SIZE, 16, EGL_STENCIL_SIZE, 8,
+                                         EGL_RENDERABLE_TYPE,
+                                         EGL_OPENGL_ES2_BIT, EGL_NONE };
+      EGLConfig cfgs[64];
+      EGLint n = 0;
+      eglChooseConfig(dpy, cfg_attr, cfgs, 64, &n);
+      for (EGLint i = 0; i < n && config == EGL_NO_CONFIG_KHR; i++) {
+         EGLint vid = 0;
+         eglGetConfigAttrib(dpy, cfgs[i], EGL_NATIVE_VISUAL_ID, &vid);
+         if ((uint32_t)vid == GBM_FMT_ARGB8888)
+            config = cfgs[i];
+      }
+      gsurf = gbm.surface_create(gdev, W, H, GBM_FMT_ARGB8888, GBM_USE_SCANOUT | GBM_USE_RENDERING);
+      if (config != EGL_NO_CONFIG_KHR && gsurf)
+         surf = eglCreateWindowSurface(dpy, config, (EGLNativeWindowType)gsurf, NULL);
+      if (surf == EGL_NO_SURFACE) {
+         fprintf(stderr, "gl_triangle: no ARGB8888 GBM window surface (%d configs, 0x%x)\n", n,
+                 eglGetError());
+         return 3;
+      }
+   } else {
+      PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
+         (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
+      dpy = get_display ? get_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL)
+                        : EGL_NO_DISPLAY;
+      if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, NULL, NULL)) {
+         fprintf(stderr, "gl_triangle: no surfaceless EGL display (0x%x)\n", eglGetError());
+         return 3;
+      }
    }
    eglBindAPI(EGL_OPENGL_ES_API);
    static const EGLint ctx_attr[] = { EGL_CONTEXT_CLIENT_VERSION, 2, EGL_NONE };
-   EGLContext ctx = eglCreateContext(dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, ctx_attr);
-   if (ctx == EGL_NO_CONTEXT || !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
+   EGLContext ctx = eglCreateContext(dpy, config, EGL_NO_CONTEXT, ctx_attr);
+   if (ctx == EGL_NO_CONTEXT || !eglMakeCurrent(dpy, surf, surf, ctx)) {
       fprintf(stderr, "gl_triangle: cannot create/bind a GLES2 context (0x%x)\n", eglGetError());
       return 3;
    }
    printf("renderer %s | %s\n", glGetString(GL_RENDERER), glGetString(GL_VERSION));
 
-   GLuint fbo, color, depth;
-   glGenFramebuffers(1, &fbo);
-   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-   glGenTextures(1, &color);
-   glBindTexture(GL_TEXTURE_2D, color);
-   glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, W, H, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
-   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-   glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, color, 0);
-   glGenRenderbuffers(1, &depth);
-   glBindRenderbuffer(GL_RENDERBUFFER, depth);
-   glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT16, W, H);
-   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, depth);
-   GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
-   if (st != GL_FRAMEBUFFER_COMPLETE) {
-      fprintf(stderr, "gl_triangle: FBO incomplete (0x%x)\n", st);
-      return 3;
+   GLuint fbo = 0, color, depth;
+   if (!gbm_dev) {
+      glGenFramebuffers(1, &fbo);
+      glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+      glGenTextures(1, &color);
+      glBindTexture(GL_TEXTURE_2D, color);
+      glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, W, H, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+      glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, color, 0);
+      glGenRenderbuffers(1, &depth);
+      glBindRenderbuffer(GL_RENDERBUFFER, depth);
+      glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT16, W, H);
+      glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, depth);
+      GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+      if (st != GL_FRAMEBUFFER_COMPLETE) {
+         fprintf(stderr, "gl_triangle: FBO incomplete (0x%x)\n", st);
+         return 3;
+      }
    }
 
    int failed = 0;
    for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-      bool want = argc == 2;
-      for (int a = 2; a < argc; a++)
+      bool want = argc == a0 + 1;
+      for (int a = a0 + 1; a < argc; a++)
          want |= !strcmp(argv[a], cases[i].name);
       if (!want)
          continue;
@@ -717,6 +1005,17 @@ main(int argc, char **argv)
          snprintf(errbuf, sizeof(errbuf), "cannot write %s", path);
          ok = false;
       }
+      if (gbm_dev) {
+         struct gbm_bo *bo = NULL;
+         if (!eglSwapBuffers(dpy, surf) || !(bo = gbm.lock_front(gsurf))) {
+            snprintf(errbuf, sizeof(errbuf), "swap/lock_front_buffer failed (0x%x)", eglGetError());
+            ok = false;
+         } else if (ok) {
+            ok = check_front(bo, px);
+         }
+         if (bo)
+            gbm.release(gsurf, bo);
+      }
       if (ok)
          printf("case %s ok\n", cases[i].name);
       else
@@ -724,8 +1023,49 @@ main(int argc, char **argv)
       fflush(stdout);
       failed += !ok;
    }
+   if (prime_dev) {
+      /* the triangle once more; its front buffer goes to the other file */
+      errbuf[0] = 0;
+      static unsigned char ref[W * H * 4];
+      glBindFramebuffer(GL_FRAMEBUFFER, 0);
+      glViewport(0, 0, W, H);
+      glUseProgram(0);
+      bool ok = case_triangle();
+      glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, ref);
+      struct gbm_bo *bo = NULL;
+      if (ok && (!eglSwapBuffers(dpy, surf) || !(bo = gbm.lock_front(gsurf)))) {
+         snprintf(errbuf, sizeof(errbuf), "swap/lock_front_buffer failed");
+         ok = false;
+      }
+      int fd = bo ? gbm.bo_get_fd(bo) : -1;
+      if (ok && fd < 0) {
+         snprintf(errbuf, sizeof(errbuf), "gbm_bo_get_fd failed");
+         ok = false;
+      }
+      if (ok) {
+         printf("prime export fd stride %u modifier 0x%llx\n", gbm.bo_get_stride(bo),
+                (unsigned long long)gbm.bo_get_modifier(bo));
+         ok = prime_check(prime_dev, fd, gbm.bo_get_stride(bo), gbm.bo_get_modifier(bo), ref);
+      }
+      if (ok)
+         printf("prime ok\n");
+      else
+         printf("prime error: %s\n", errbuf);
+      failed += !ok;
+      if (fd >= 0)
+         close(fd);
+      eglMakeCurrent(dpy, surf, surf, ctx);
+      if (bo)
+         gbm.release(gsurf, bo);
+   }
    eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
    eglDestroyContext(dpy, ctx);
+   if (surf != EGL_NO_SURFACE)
+      eglDestroySurface(dpy, surf);
    eglTerminate(dpy);
+   if (gsurf)
+      gbm.surface_destroy(gsurf);
+   if (gdev)
+      gbm.device_destroy(gdev);
    return failed ? 1 : 0;
 }

@@ -457,6 +457,22 @@ fs_cf_for(struct ctx *c, unsigned location, unsigned comp, unsigned interp)
       if (info->fs_cf[i].location == location && info->fs_cf[i].component == comp &&
           info->fs_cf[i].interp == interp)
          return info->fs_cf_base + i;
+   if (location == VARYING_SLOT_PNTC) {
+      /* One POINT_COORD binding writes s into its first coefficient
+       * register and t into the next (docs/hw/render.md, varyings): s and t
+       * always get two adjacent entries, whichever of them is read, and the
+       * driver binds them with one count-2 binding at the s entry. */
+      assert(comp < 2);
+      if (info->fs_cf_count + 2 > VAGX_MAX_FS_CF) {
+         c->ir.error = "too many fragment inputs";
+         return 0;
+      }
+      unsigned s = info->fs_cf_count;
+      info->fs_cf[s] = (struct vagx_fs_cf){ location, 0, interp };
+      info->fs_cf[s + 1] = (struct vagx_fs_cf){ location, 1, interp };
+      info->fs_cf_count += 2;
+      return info->fs_cf_base + s + comp;
+   }
    if (info->fs_cf_count >= VAGX_MAX_FS_CF) {
       c->ir.error = "too many fragment inputs";
       return 0;
@@ -509,6 +525,12 @@ emit_fs_input(struct ctx *c, nir_intrinsic_instr *intr, bool interpolated)
    if (location == VARYING_SLOT_PNTC)
       interp = VAGX_INTERP_LINEAR;
    for (unsigned i = 0; i < intr->def.num_components; i++) {
+      if (location == VARYING_SLOT_PNTC && comp + i >= 2) {
+         /* the point coordinate as a vec4 varying (texcoord replacement)
+          * is (s, t, 0, 1) */
+         set_def(c, &intr->def, i, ir_imm(comp + i == 3 ? 0x3f800000 : 0));
+         continue;
+      }
       unsigned cf = fs_cf_for(c, location, comp + i, interp);
       vagx_ir_src r;
       if (interp == VAGX_INTERP_FLAT) {
@@ -555,14 +577,39 @@ emit_vs_output(struct ctx *c, nir_intrinsic_instr *intr)
    return true;
 }
 
+/* Modifier bits of a flag field of an opcode (the ISA generator's field
+ * table, so the bit positions stay those of vagx_isa.xml). */
+static unsigned
+op_flag_mask(unsigned op, const char *name)
+{
+   for (unsigned i = 0; i < vagx_info(op)->nfields; i++) {
+      const struct vagx_field *f = vagx_op_field(op, i);
+      if (f->type == VAGX_FT_FLAG && !f->in_ext && !strcmp(f->name, name))
+         return vagx_field_mask(f);
+   }
+   unreachable("no such modifier flag in vagx_isa.xml");
+}
+
 static bool
 emit_fs_output(struct ctx *c, nir_intrinsic_instr *intr)
 {
    nir_io_semantics sem = nir_intrinsic_io_semantics(intr);
    unsigned comp = nir_intrinsic_component(intr);
    if (sem.location == FRAG_RESULT_DEPTH || sem.location == FRAG_RESULT_STENCIL) {
-      c->ir.error = "depth/stencil output: the ISA has no instruction to write fragment depth";
-      return false;
+      /* st_zs.depth / .stencil: the value is the store's only component
+       * (tgsi_to_nir already picks .z / .y of the TGSI output); the source
+       * of the flag that is not set is don't-care.  Each store is one st_zs
+       * (the last write per lane wins, as in GL). */
+      bool depth = sem.location == FRAG_RESULT_DEPTH;
+      vagx_ir_src v = get_src(c, &intr->src[0], 0);
+      vagx_ir_instr *I = vagx_ir_emit(&c->ir, VAGX_OP_ST_ZS, -1, 0, depth ? v : ir_imm(0),
+                                      depth ? ir_imm(0) : v, ir_none());
+      I->mod = op_flag_mask(VAGX_OP_ST_ZS, depth ? "depth" : "stencil");
+      if (depth)
+         c->info->fs_writes_depth = true;
+      else
+         c->info->fs_writes_stencil = true;
+      return true;
    }
    if (sem.location == FRAG_RESULT_SAMPLE_MASK) {
       c->ir.error = "sample mask output not supported";
@@ -627,14 +674,21 @@ emit_intrinsic(struct ctx *c, nir_intrinsic_instr *intr)
    case nir_intrinsic_load_barycentric_centroid:
    case nir_intrinsic_load_barycentric_sample:
       return true; /* consumed by load_interpolated_input */
-   case nir_intrinsic_load_point_coord:
+   case nir_intrinsic_load_point_coord: {
+      /* the IR has no dead-code elimination: interpolate only what is read */
+      nir_component_mask_t read = nir_def_components_read(&intr->def);
       for (unsigned i = 0; i < 2; i++) {
+         if (!(read & (1u << i))) {
+            set_def(c, &intr->def, i, ir_imm(0));
+            continue;
+         }
          unsigned cf = fs_cf_for(c, VARYING_SLOT_PNTC, i, VAGX_INTERP_LINEAR);
          set_def(c, &intr->def, i,
                  vagx_ir_alu(ir, VAGX_OP_ITER, VAGX_ITERLOC_CENTER, ir_file(IR_CF, cf),
                              ir_file(IR_CF, 0), ir_imm(0)));
       }
       return true;
+   }
    case nir_intrinsic_store_output:
       if (stage == MESA_SHADER_VERTEX)
          return emit_vs_output(c, intr);
@@ -997,8 +1051,12 @@ vagx_compile_shader(nir_shader *nir, const struct vagx_fs_key *fs_key,
       info->fs_cf_base = 2; /* cf0 = W, cf1 = Z (bound only when used) */
    }
 
-   /* late lowering */
+   /* late lowering.  Variant passes (nir_lower_blend: logic ops, unorm
+    * conversions) create ALU ops after preprocessing, e.g. fdiv, which only
+    * nir_opt_algebraic lowers for the options (lower_fdiv etc.) */
    NIR_PASS(_, nir, nir_lower_alu_to_scalar, NULL, NULL);
+   NIR_PASS(_, nir, nir_opt_algebraic);
+   NIR_PASS(_, nir, nir_opt_constant_folding);
    NIR_PASS(_, nir, nir_opt_algebraic_late);
    NIR_PASS(_, nir, nir_opt_constant_folding);
    NIR_PASS(_, nir, nir_copy_prop);

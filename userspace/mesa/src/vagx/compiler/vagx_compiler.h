@@ -69,7 +69,7 @@ struct vagx_shader_info {
    unsigned fs_cf_base;
    unsigned fs_cf_count;            /* user cfs in fs_cf[] */
    struct vagx_fs_cf fs_cf[VAGX_MAX_FS_CF];
-   bool fs_discards, fs_writes_depth, fs_reads_tile, fs_side_effects;
+   bool fs_discards, fs_writes_depth, fs_writes_stencil, fs_reads_tile, fs_side_effects;
 
    /* shader-db style statistics */
    unsigned stat_instrs, stat_bytes, stat_spills;
@@ -80,6 +80,7 @@ struct vagx_fs_key {
    enum pipe_format rt_format[8];
    unsigned nr_cbufs;
    uint32_t blend_hash; /* driver's blend state hash (lowered with nir_lower_blend) */
+   bool poly_stipple;   /* polygon stipple: discard against the 32x32 pattern texture */
    /* Vertex shaders: components present in each vertex element's format
     * (0 = unknown: fetch what the shader reads) and which elements are pure
     * integer. Components the format lacks read as (0, 0, 0, 1) and are never

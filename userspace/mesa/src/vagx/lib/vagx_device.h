@@ -18,27 +18,49 @@
 #include "vagx_drm.h"
 
 struct vagx_device;
+struct hash_table_u64;
+
+enum vagx_bo_flags {
+   /* Not VM-private: has its own dma_resv and can be exported with PRIME
+    * (KMS framebuffers, dma-bufs).  Costs a resv lock per submit in the
+    * kernel, so only window-system buffers get it. */
+   VAGX_BO_SHAREABLE = 1 << 0,
+   /* Seen by someone else (exported, or imported): submits that use it do
+    * implicit sync through its dma-buf (prime_fd). */
+   VAGX_BO_SHARED = 1 << 1,
+   /* Imported from a GEM handle the caller owns (WINSYS_HANDLE_TYPE_KMS):
+    * never GEM_CLOSEd by us. */
+   VAGX_BO_BORROWED_HANDLE = 1 << 2,
+};
 
 struct vagx_bo {
    struct vagx_device *dev;
    uint32_t handle;
+   uint32_t flags;            /* enum vagx_bo_flags */
    uint64_t size;
    uint64_t va;
    void *map;
    int refcnt;
+   int prime_fd;              /* dma-buf of a shared BO, else -1 */
    const char *label;
 };
 
 struct vagx_backend_ops {
    const char *name;
-   int (*bo_create)(struct vagx_device *dev, uint64_t size, uint32_t flags, uint32_t *handle);
+   /* vm_id: 0 for a shareable BO, else the VM it is private to */
+   int (*bo_create)(struct vagx_device *dev, uint64_t size, uint32_t flags, uint32_t vm_id,
+                    uint32_t *handle);
    void *(*bo_mmap)(struct vagx_device *dev, uint32_t handle, uint64_t size);
    void (*bo_close)(struct vagx_device *dev, uint32_t handle);
    int (*vm_map)(struct vagx_device *dev, uint32_t handle, uint64_t va, uint64_t size);
    int (*vm_unmap)(struct vagx_device *dev, uint64_t va, uint64_t size);
    /* Submit one render/compute job descriptor on the queue of that type;
     * signals syncobj out (if nonzero). */
-   int (*submit)(struct vagx_device *dev, unsigned queue_type, uint64_t desc_va, uint32_t out_sync);
+   int (*submit)(struct vagx_device *dev, unsigned queue_type, uint64_t desc_va,
+                 const uint32_t *in_syncs, unsigned in_count, uint32_t out_sync);
+   /* PRIME: dma-buf fd of a handle / handle (and size) of a dma-buf fd. */
+   int (*bo_export)(struct vagx_device *dev, uint32_t handle, int *fd);
+   int (*bo_import)(struct vagx_device *dev, int fd, uint32_t *handle);
    int (*syncobj_create)(struct vagx_device *dev, uint32_t *handle);
    void (*syncobj_destroy)(struct vagx_device *dev, uint32_t handle);
    int (*syncobj_wait)(struct vagx_device *dev, uint32_t handle, int64_t abs_timeout_ns);
@@ -55,6 +77,13 @@ struct vagx_device {
    uint32_t queue_id[3];
    simple_mtx_t vma_lock;
    struct util_vma_heap vma;
+   /* GEM handle -> struct vagx_bo of every shareable or imported BO: the
+    * kernel gives one handle per GEM object and file, so importing a buffer
+    * we already know (our own export, or a second import) must return the
+    * same vagx_bo.  The lock also serialises PRIME import against the final
+    * unreference (GEM_CLOSE) of that handle. */
+   simple_mtx_t bo_map_lock;
+   struct hash_table_u64 *bo_map;
    uint32_t debug;
 };
 
@@ -62,7 +91,29 @@ bool vagx_device_open(struct vagx_device *dev, int fd);
 void vagx_device_close(struct vagx_device *dev);
 
 struct vagx_bo *vagx_bo_create(struct vagx_device *dev, uint64_t size, const char *label);
+struct vagx_bo *vagx_bo_create_flags(struct vagx_device *dev, uint64_t size, uint32_t flags,
+                                     const char *label);
 void vagx_bo_unreference(struct vagx_bo *bo);
 static inline void vagx_bo_reference(struct vagx_bo *bo) { p_atomic_inc(&bo->refcnt); }
+
+/* PRIME.  vagx_bo_export returns a new dma-buf fd (the caller owns it) of a
+ * shareable BO and marks it shared; -1 on failure.  vagx_bo_import takes a
+ * dma-buf fd (not consumed) and returns a referenced BO mapped at a fresh
+ * VA in the device's VM; vagx_bo_import_handle does the same for a GEM
+ * handle of this device's file, which stays the caller's. */
+int vagx_bo_export(struct vagx_bo *bo);
+struct vagx_bo *vagx_bo_import(struct vagx_device *dev, int fd);
+struct vagx_bo *vagx_bo_import_handle(struct vagx_device *dev, uint32_t handle);
+
+/* Wait (CPU) for the implicit fences of a shared BO: writers only when
+ * write is false, every fence when true.  No-op for unshared BOs. */
+void vagx_bo_wait_shared(struct vagx_bo *bo, bool write, int64_t timeout_ns);
+
+/* Submit one job descriptor with implicit sync for the shared BOs among
+ * bos[]: their dma-buf fences become in-syncs, and the job's out fence
+ * (out_sync must be nonzero when a shared BO is present) is attached to
+ * them as a write fence. */
+int vagx_device_submit(struct vagx_device *dev, unsigned queue_type, uint64_t desc_va,
+                       uint32_t out_sync, struct vagx_bo *const *bos, unsigned bo_count);
 
 #endif

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <string.h>
+#include "util/bitscan.h"
+#include "util/format/u_format.h"
 #include "util/u_blitter.h"
+#include "util/u_inlines.h"
+#include "util/u_sampler.h"
 #include "util/u_framebuffer.h"
 #include "util/u_helpers.h"
 #include "util/u_debug_cb.h"
@@ -26,14 +30,10 @@ vagx_flush(struct pipe_context *pctx, struct pipe_fence_handle **fence, unsigned
    }
 }
 
+/* State util_blitter restores after each of its operations. */
 static void
-vagx_blit(struct pipe_context *pctx, const struct pipe_blit_info *info)
+blitter_save(struct vagx_context *ctx)
 {
-   struct vagx_context *ctx = vagx_context(pctx);
-   if (!util_blitter_is_blit_supported(ctx->blitter, info)) {
-      fprintf(stderr, "vagx: unsupported blit\n");
-      return;
-   }
    util_blitter_save_vertex_buffers(ctx->blitter, ctx->vb, ctx->vb_count);
    util_blitter_save_vertex_elements(ctx->blitter, ctx->vtx);
    util_blitter_save_vertex_shader(ctx->blitter, ctx->vs);
@@ -51,7 +51,250 @@ vagx_blit(struct pipe_context *pctx, const struct pipe_blit_info *info)
    util_blitter_save_fragment_sampler_views(ctx->blitter, ctx->view_count[PIPE_SHADER_FRAGMENT],
                                             ctx->views[PIPE_SHADER_FRAGMENT]);
    util_blitter_save_fragment_constant_buffer_slot(ctx->blitter, ctx->cb[PIPE_SHADER_FRAGMENT]);
-   util_blitter_blit(ctx->blitter, info, NULL);
+   /* checked by the caller: the blitter's own draws run unconditionally */
+   util_blitter_save_render_condition(ctx->blitter, (struct pipe_query *)ctx->cond_query,
+                                      ctx->cond_cond, ctx->cond_mode);
+}
+
+/* Stencil part of a blit without stencil export (vagx_screen.c says why
+ * the cap is off): clear the destination box's stencil to 0, then one pass
+ * per stencil bit sets that bit (write mask 1 << i, REPLACE with all ones)
+ * where the source has it; the shader fetches the source stencil with txf
+ * and discards the other fragments (util_blitter_stencil_fallback). */
+static void
+blit_stencil_fallback(struct vagx_context *ctx, const struct pipe_blit_info *info)
+{
+   struct pipe_context *pctx = &ctx->base;
+   struct pipe_surface tmpl, *dst;
+   util_blitter_default_dst_texture(&tmpl, info->dst.resource, info->dst.level, info->dst.box.z);
+   dst = pctx->create_surface(pctx, info->dst.resource, &tmpl);
+   if (!dst)
+      return;
+   blitter_save(ctx);
+   util_blitter_clear_depth_stencil(ctx->blitter, dst, PIPE_CLEAR_STENCIL, 0, 0, info->dst.box.x,
+                                    info->dst.box.y, info->dst.box.width, info->dst.box.height);
+   blitter_save(ctx);
+   util_blitter_stencil_fallback(ctx->blitter, info->dst.resource, info->dst.level, &info->dst.box,
+                                 info->src.resource, info->src.level, &info->src.box,
+                                 info->scissor_enable ? &info->scissor : NULL);
+   pipe_surface_reference(&dst, NULL);
+}
+
+static void
+vagx_blit(struct pipe_context *pctx, const struct pipe_blit_info *blit_info)
+{
+   struct vagx_context *ctx = vagx_context(pctx);
+   struct pipe_blit_info info = *blit_info;
+   if (info.render_condition_enable && !vagx_render_condition_passes(ctx))
+      return;
+   if ((info.mask & PIPE_MASK_S) && !util_blitter_is_blit_supported(ctx->blitter, &info)) {
+      blit_stencil_fallback(ctx, &info);
+      info.mask &= ~PIPE_MASK_S;
+      if (!info.mask)
+         return;
+   }
+   if (!util_blitter_is_blit_supported(ctx->blitter, &info)) {
+      fprintf(stderr, "vagx: unsupported blit %s -> %s\n",
+              util_format_short_name(info.src.format), util_format_short_name(info.dst.format));
+      return;
+   }
+   blitter_save(ctx);
+   util_blitter_blit(ctx->blitter, &info, NULL);
+}
+
+static struct pipe_query *
+vagx_create_query(struct pipe_context *pctx, unsigned type, unsigned index)
+{
+   struct vagx_context *ctx = vagx_context(pctx);
+   switch (type) {
+   case PIPE_QUERY_OCCLUSION_COUNTER:
+   case PIPE_QUERY_OCCLUSION_PREDICATE:
+   case PIPE_QUERY_OCCLUSION_PREDICATE_CONSERVATIVE:
+   case PIPE_QUERY_TIMESTAMP:
+   case PIPE_QUERY_TIME_ELAPSED:
+      break;
+   default:
+      /* the caps expose no other query type */
+      return NULL;
+   }
+   struct vagx_query *q = CALLOC_STRUCT(vagx_query);
+   if (!q)
+      return NULL;
+   q->type = type;
+   if (type != PIPE_QUERY_TIMESTAMP && type != PIPE_QUERY_TIME_ELAPSED) {
+      q->bo = vagx_bo_create(&ctx->screen->dev, 8, "query");
+      if (!q->bo) {
+         FREE(q);
+         return NULL;
+      }
+      memset(q->bo->map, 0, 8);
+   }
+   return (struct pipe_query *)q;
+}
+
+/* submit every pending batch whose control stream writes the query's result
+ * (submits are synchronous, so the result is then in memory) */
+static void
+query_flush_writers(struct vagx_context *ctx, struct vagx_query *q)
+{
+   u_foreach_bit(i, q->batch_mask)
+      vagx_flush_batch(ctx, &ctx->batches[i]);
+   q->batch_mask = 0;
+}
+
+/* end the query in the control stream of every batch that has it begun */
+static void
+query_end_in_batches(struct vagx_context *ctx, struct vagx_query *q)
+{
+   for (unsigned i = 0; i < VAGX_MAX_BATCHES; i++) {
+      struct vagx_batch *b = &ctx->batches[i];
+      if (b->active && b->query == q)
+         vagx_batch_end_query(b);
+   }
+}
+
+static void
+vagx_destroy_query(struct pipe_context *pctx, struct pipe_query *pq)
+{
+   struct vagx_context *ctx = vagx_context(pctx);
+   struct vagx_query *q = (struct vagx_query *)pq;
+   if (ctx->occlusion == q) {
+      query_end_in_batches(ctx, q);
+      ctx->occlusion = NULL;
+   }
+   if (ctx->cond_query == q)
+      ctx->cond_query = NULL;
+   /* batches reference the BO, so it outlives pending control streams */
+   if (q->bo)
+      vagx_bo_unreference(q->bo);
+   FREE(q);
+}
+
+static bool
+vagx_begin_query(struct pipe_context *pctx, struct pipe_query *pq)
+{
+   struct vagx_context *ctx = vagx_context(pctx);
+   struct vagx_query *q = (struct vagx_query *)pq;
+   switch (q->type) {
+   case PIPE_QUERY_TIME_ELAPSED:
+      vagx_flush_all(ctx);
+      q->start = pctx->screen->get_timestamp(pctx->screen);
+      return true;
+   case PIPE_QUERY_TIMESTAMP:
+      return true;
+   default:
+      /* earlier uses of this query object must land before the reset */
+      query_flush_writers(ctx, q);
+      memset(q->bo->map, 0, 8);
+      if (ctx->occlusion && ctx->occlusion != q)
+         query_end_in_batches(ctx, ctx->occlusion);
+      /* draws begin it in their batch's control stream (vagx_draw_vbo) */
+      ctx->occlusion = q;
+      return true;
+   }
+}
+
+static bool
+vagx_end_query(struct pipe_context *pctx, struct pipe_query *pq)
+{
+   struct vagx_context *ctx = vagx_context(pctx);
+   struct vagx_query *q = (struct vagx_query *)pq;
+   switch (q->type) {
+   case PIPE_QUERY_TIME_ELAPSED:
+   case PIPE_QUERY_TIMESTAMP:
+      vagx_flush_all(ctx);
+      q->end = pctx->screen->get_timestamp(pctx->screen);
+      return true;
+   default:
+      if (ctx->occlusion == q) {
+         query_end_in_batches(ctx, q);
+         ctx->occlusion = NULL;
+      }
+      return true;
+   }
+}
+
+static bool
+vagx_get_query_result(struct pipe_context *pctx, struct pipe_query *pq, bool wait,
+                      union pipe_query_result *result)
+{
+   struct vagx_context *ctx = vagx_context(pctx);
+   struct vagx_query *q = (struct vagx_query *)pq;
+   switch (q->type) {
+   case PIPE_QUERY_TIME_ELAPSED:
+      result->u64 = q->end - q->start;
+      return true;
+   case PIPE_QUERY_TIMESTAMP:
+      result->u64 = q->end;
+      return true;
+   default: {
+      /* flushing is the wait: the submit returns when the job is done */
+      query_flush_writers(ctx, q);
+      uint64_t v;
+      memcpy(&v, q->bo->map, 8);
+      if (q->type == PIPE_QUERY_OCCLUSION_COUNTER)
+         result->u64 = v;
+      else
+         result->b = v != 0;
+      return true;
+   }
+   }
+}
+
+static void
+vagx_set_active_query_state(struct pipe_context *pctx, bool enable)
+{
+   /* false while util_blitter draws: those draws must not count */
+   vagx_context(pctx)->queries_paused = !enable;
+}
+
+static void
+vagx_render_condition(struct pipe_context *pctx, struct pipe_query *pq, bool condition,
+                      enum pipe_render_cond_flag mode)
+{
+   struct vagx_context *ctx = vagx_context(pctx);
+   ctx->cond_query = (struct vagx_query *)pq;
+   ctx->cond_cond = condition;
+   ctx->cond_mode = mode;
+}
+
+/* Whether draws and clears run under the current render condition.  Results
+ * are always available after a flush, so the WAIT and NO_WAIT modes behave
+ * alike (both are allowed to wait). */
+bool
+vagx_render_condition_passes(struct vagx_context *ctx)
+{
+   if (!ctx->cond_query)
+      return true;
+   union pipe_query_result r;
+   if (!vagx_get_query_result(&ctx->base, (struct pipe_query *)ctx->cond_query, true, &r))
+      return true;
+   bool v = ctx->cond_query->type == PIPE_QUERY_OCCLUSION_COUNTER ? r.u64 != 0 : r.b;
+   return v != ctx->cond_cond;
+}
+
+struct pipe_sampler_view *
+vagx_null_view(struct vagx_context *ctx)
+{
+   if (ctx->null_view)
+      return ctx->null_view;
+   struct pipe_context *p = &ctx->base;
+   struct pipe_resource t = {
+      .target = PIPE_TEXTURE_2D, .format = PIPE_FORMAT_R8G8B8A8_UNORM, .width0 = 1,
+      .height0 = 1, .depth0 = 1, .array_size = 1, .bind = PIPE_BIND_SAMPLER_VIEW,
+   };
+   struct pipe_resource *tex = p->screen->resource_create(p->screen, &t);
+   if (!tex)
+      return NULL;
+   static const uint8_t black[4] = { 0, 0, 0, 255 };
+   struct pipe_box box;
+   u_box_2d(0, 0, 1, 1, &box);
+   p->texture_subdata(p, tex, 0, PIPE_MAP_WRITE, &box, black, 4, 4);
+   struct pipe_sampler_view v;
+   u_sampler_view_default_template(&v, tex, PIPE_FORMAT_R8G8B8A8_UNORM);
+   ctx->null_view = p->create_sampler_view(p, tex, &v);
+   pipe_resource_reference(&tex, NULL);
+   return ctx->null_view;
 }
 
 static void
@@ -65,6 +308,11 @@ vagx_context_destroy(struct pipe_context *pctx)
       u_upload_destroy(pctx->stream_uploader);
    vagx_batch_destroy_all(ctx);
    util_unreference_framebuffer_state(&ctx->fb);
+   pipe_sampler_view_reference(&ctx->stipple_view, NULL);
+   pipe_sampler_view_reference(&ctx->null_view, NULL);
+   pipe_resource_reference(&ctx->stipple_tex, NULL);
+   if (ctx->stipple_sampler)
+      pctx->delete_sampler_state(pctx, ctx->stipple_sampler);
    if (ctx->last_syncobj)
       ctx->screen->dev.ops->syncobj_destroy(&ctx->screen->dev, ctx->last_syncobj);
    slab_destroy_child(&ctx->transfer_pool);
@@ -101,6 +349,13 @@ vagx_context_create(struct pipe_screen *pscreen, void *priv, unsigned flags)
    p->memory_barrier = vagx_memory_barrier;
    p->set_debug_callback = u_default_set_debug_callback;
    p->get_sample_position = u_default_get_sample_position;
+   p->create_query = vagx_create_query;
+   p->destroy_query = vagx_destroy_query;
+   p->begin_query = vagx_begin_query;
+   p->end_query = vagx_end_query;
+   p->get_query_result = vagx_get_query_result;
+   p->set_active_query_state = vagx_set_active_query_state;
+   p->render_condition = vagx_render_condition;
    vagx_init_context_resource_functions(p);
    vagx_init_state_functions(p);
    vagx_init_draw_functions(p);

@@ -64,9 +64,23 @@ struct vagx_compiled_shader {
    struct vagx_shader_info info;
    struct vagx_bo *bo;   /* code */
    bool ok;
+   int stipple_unit;     /* texture/sampler unit of the stipple pattern, -1: none */
 };
 
 #define VAGX_MAX_BATCHES 8
+
+/* A pipe_query.  Occlusion queries count in hardware (cmd_query_begin/end in
+ * the control stream of every batch that draws while the query is active;
+ * the counter type adds to the u64 in bo, so several batches accumulate).
+ * Timestamp and time-elapsed queries flush every batch and read the device
+ * counter: submits wait for their job, so the counter then is the time at
+ * which all earlier work completed. */
+struct vagx_query {
+   unsigned type;        /* PIPE_QUERY_* */
+   struct vagx_bo *bo;   /* u64 result of an occlusion query */
+   unsigned batch_mask;  /* batches whose control stream writes bo */
+   uint64_t start, end;  /* ns, timestamp / time-elapsed queries */
+};
 
 struct vagx_batch {
    struct vagx_context *ctx;
@@ -84,6 +98,7 @@ struct vagx_batch {
    unsigned draws;
    unsigned resolve;
    bool failed;
+   struct vagx_query *query;       /* occlusion query begun in this control stream */
 };
 
 struct vagx_vertex_elements {
@@ -121,6 +136,20 @@ struct vagx_context {
    struct pipe_stencil_ref stencil_ref;
    struct pipe_clip_state clip;
    unsigned sample_mask;
+
+   /* polygon stipple pattern (util_pstipple), sampled by FS variants keyed
+    * with poly_stipple at their stipple_unit */
+   struct pipe_resource *stipple_tex;
+   /* 1x1 RGBA8 (0, 0, 0, 1): texture units without a view */
+   struct pipe_sampler_view *null_view;
+   struct pipe_sampler_view *stipple_view;
+   void *stipple_sampler;
+
+   struct vagx_query *occlusion;   /* active occlusion query */
+   bool queries_paused;            /* set_active_query_state(false): blitter */
+   struct vagx_query *cond_query;  /* render_condition */
+   bool cond_cond;
+   enum pipe_render_cond_flag cond_mode;
 };
 
 static inline struct vagx_context *vagx_context(struct pipe_context *p) { return (struct vagx_context *)p; }
@@ -135,6 +164,9 @@ void vagx_init_state_functions(struct pipe_context *pctx);
 struct vagx_compiled_shader *vagx_get_variant(struct vagx_context *ctx,
                                               struct vagx_uncompiled_shader *so,
                                               const struct vagx_fs_key *key);
+/* vagx_context.c */
+bool vagx_render_condition_passes(struct vagx_context *ctx);
+struct pipe_sampler_view *vagx_null_view(struct vagx_context *ctx);
 /* vagx_draw.c */
 void vagx_init_draw_functions(struct pipe_context *pctx);
 struct vagx_batch *vagx_get_batch(struct vagx_context *ctx);
@@ -143,5 +175,6 @@ void vagx_flush_all(struct vagx_context *ctx);
 void vagx_flush_writer(struct vagx_context *ctx, struct vagx_resource *rsrc);
 void vagx_flush_readers(struct vagx_context *ctx, struct vagx_resource *rsrc);
 void vagx_batch_destroy_all(struct vagx_context *ctx);
+void vagx_batch_end_query(struct vagx_batch *b);
 
 #endif

@@ -3,6 +3,7 @@
  * control-stream encoding for draws, render-job submission. */
 #include <stdio.h>
 #include <string.h>
+#include "util/format/u_format.h"
 #include "util/u_draw.h"
 #include "util/u_helpers.h"
 #include "util/u_framebuffer.h"
@@ -13,6 +14,11 @@
 #include "vagx_hw.h"
 
 #define CS_SIZE (1024 * 1024)
+
+/* Tile-buffer format of a render target slot with no surface (glDrawBuffers
+ * with GL_NONE before a bound slot): the job needs a valid format per slot,
+ * nothing loads or stores it, and the shader's writes to it are dropped. */
+#define VAGX_UNBOUND_RT_FORMAT PIPE_FORMAT_R8_UNORM
 
 static void
 batch_add_bo(struct vagx_batch *b, struct vagx_bo *bo)
@@ -109,6 +115,7 @@ vagx_get_batch(struct vagx_context *ctx)
    b->clear = 0;
    b->draws = 0;
    b->failed = false;
+   b->query = NULL;
    b->cs_used = 0;
    b->data_used = 0;
    util_dynarray_init(&b->bos, NULL);
@@ -160,7 +167,13 @@ pack_texture(struct vagx_resource *r, enum pipe_format fmt, const unsigned char 
 {
    struct vagx_texture t;
    vagx_texture_init(&t);
-   t.format = vagx_format_from_pipe(fmt);
+   /* a stencil-only view of a depth/stencil resource (X24S8_UINT,
+    * X32_S8X24_UINT: util_blitter's stencil blits, st's stencil
+    * DrawPixels/CopyPixels) samples the resource's stencil aspect as uint */
+   const struct util_format_description *desc = util_format_description(fmt);
+   bool stencil_view = util_format_has_stencil(desc) && !util_format_has_depth(desc);
+   t.format = stencil_view ? r->vformat : vagx_format_from_pipe(fmt);
+   t.sample_stencil = stencil_view;
    t.dimension = r->base.target == PIPE_TEXTURE_CUBE ? VAGX_DIMENSION_CUBE
                  : r->base.target == PIPE_TEXTURE_3D ? VAGX_DIMENSION_3D
                  : r->base.target == PIPE_TEXTURE_1D ? VAGX_DIMENSION_1D
@@ -188,7 +201,7 @@ pack_texture(struct vagx_resource *r, enum pipe_format fmt, const unsigned char 
 static bool
 program_for(struct vagx_context *ctx, struct vagx_batch *b, struct vagx_shader_info *info,
             struct vagx_bo *code_bo, const uint32_t *push, struct vagx_usc_program *p,
-            enum pipe_shader_type stage)
+            enum pipe_shader_type stage, int stipple_unit)
 {
    vagx_usc_program_init(p);
    p->code_va = code_bo->va;
@@ -211,7 +224,13 @@ program_for(struct vagx_context *ctx, struct vagx_batch *b, struct vagx_shader_i
       if (!tex || (info->sampler_count && !smp))
          return false;
       for (unsigned i = 0; i < info->texture_count; i++) {
-         struct pipe_sampler_view *v = ctx->views[stage][i];
+         struct pipe_sampler_view *v =
+            (int)i == stipple_unit ? ctx->stipple_view : ctx->views[stage][i];
+         /* a unit below the highest one the shader samples may have no
+          * view (the shader samples unit 1 only): GL reads (0, 0, 0, 1)
+          * from an incomplete texture, which the 1x1 null texture gives */
+         if (!v)
+            v = vagx_null_view(ctx);
          if (!v)
             return false;
          struct vagx_resource *r = vagx_resource(v->texture);
@@ -221,7 +240,8 @@ program_for(struct vagx_context *ctx, struct vagx_batch *b, struct vagx_shader_i
          batch_read(b, r);
       }
       for (unsigned i = 0; i < info->sampler_count; i++) {
-         struct pipe_sampler_state *s = ctx->samplers[stage][i];
+         struct pipe_sampler_state *s =
+            (int)i == stipple_unit ? ctx->stipple_sampler : ctx->samplers[stage][i];
          struct vagx_sampler d;
          vagx_sampler_init(&d);
          if (s) {
@@ -268,10 +288,28 @@ fill_push(struct vagx_context *ctx, struct vagx_batch *b, const struct vagx_shad
    const uint8_t *cbmap = cb0->user_buffer ? cb0->user_buffer
                           : cb0->buffer ? (uint8_t *)vagx_resource(cb0->buffer)->bo->map + cb0->buffer_offset
                                         : NULL;
+   uint64_t ubo_va = 0; /* constant buffer 0 as seen by ld_global, on first use */
    for (unsigned i = 0; i < info->push_count; i++) {
       const struct vagx_push *p = &info->push[i];
       uint32_t v = 0;
       switch (p->kind) {
+      case VAGX_PUSH_UBO_LO:
+      case VAGX_PUSH_UBO_HI:
+         /* indirectly indexed uniforms and those past the push range are
+          * loaded from memory: a user buffer (GL uniforms) is copied into the
+          * batch's data region, a buffer resource is read in place */
+         if (!ubo_va && p->arg == 0 && cb0->buffer) {
+            struct vagx_resource *r = vagx_resource(cb0->buffer);
+            batch_read(b, r);
+            ubo_va = r->bo->va + cb0->buffer_offset;
+         } else if (!ubo_va && p->arg == 0 && cbmap && cb0->buffer_size) {
+            void *cpu;
+            ubo_va = batch_alloc(b, cb0->buffer_size, 16, &cpu);
+            if (cpu)
+               memcpy(cpu, cbmap, cb0->buffer_size);
+         }
+         v = p->kind == VAGX_PUSH_UBO_LO ? (uint32_t)ubo_va : (uint32_t)(ubo_va >> 32);
+         break;
       case VAGX_PUSH_CB0:
          if (cbmap && p->arg * 4 + 4 <= cb0->buffer_size)
             memcpy(&v, cbmap + p->arg * 4, 4);
@@ -308,6 +346,55 @@ fill_push(struct vagx_context *ctx, struct vagx_batch *b, const struct vagx_shad
    }
 }
 
+void
+vagx_batch_end_query(struct vagx_batch *b)
+{
+   if (!b->query)
+      return;
+   vagx_cmd_query_end_pack(cs_emit(b, VAGX_CMD_QUERY_END_LENGTH), &(struct vagx_cmd_query_end){ 0 });
+   b->query = NULL;
+}
+
+/* The occlusion query the draws of this batch must count for (none while the
+ * blitter runs), begun in the control stream at the first draw that needs it:
+ * the hardware counts between cmd_query_begin and cmd_query_end of one job,
+ * and a query spanning several batches accumulates in its u64. */
+static void
+batch_update_query(struct vagx_context *ctx, struct vagx_batch *b)
+{
+   struct vagx_query *want = ctx->queries_paused ? NULL : ctx->occlusion;
+   if (b->query == want)
+      return;
+   vagx_batch_end_query(b);
+   if (!want)
+      return;
+   struct vagx_cmd_query_begin qb;
+   vagx_cmd_query_begin_init(&qb);
+   qb.type = want->type == PIPE_QUERY_OCCLUSION_COUNTER ? VAGX_QUERY_TYPE_OCCLUSION_COUNTER
+                                                         : VAGX_QUERY_TYPE_OCCLUSION_PREDICATE;
+   qb.result_va = want->bo->va;
+   vagx_cmd_query_begin_pack(cs_emit(b, VAGX_CMD_QUERY_BEGIN_LENGTH), &qb);
+   batch_add_bo(b, want->bo);
+   want->batch_mask |= 1u << b->idx;
+   b->query = want;
+}
+
+/* PIPE_STENCIL_OP_* lists the wrap ops before INVERT, the hardware after */
+static unsigned
+vagx_stencil_op(enum pipe_stencil_op op)
+{
+   switch (op) {
+   case PIPE_STENCIL_OP_ZERO: return VAGX_STENCIL_OP_ZERO;
+   case PIPE_STENCIL_OP_REPLACE: return VAGX_STENCIL_OP_REPLACE;
+   case PIPE_STENCIL_OP_INCR: return VAGX_STENCIL_OP_INCR_CLAMP;
+   case PIPE_STENCIL_OP_DECR: return VAGX_STENCIL_OP_DECR_CLAMP;
+   case PIPE_STENCIL_OP_INCR_WRAP: return VAGX_STENCIL_OP_INCR_WRAP;
+   case PIPE_STENCIL_OP_DECR_WRAP: return VAGX_STENCIL_OP_DECR_WRAP;
+   case PIPE_STENCIL_OP_INVERT: return VAGX_STENCIL_OP_INVERT;
+   default: return VAGX_STENCIL_OP_KEEP;
+   }
+}
+
 static unsigned
 vagx_prim(enum mesa_prim p)
 {
@@ -322,13 +409,51 @@ vagx_prim(enum mesa_prim p)
    }
 }
 
+/* Room the end of a batch needs in the data half of the pool: background
+ * and end-of-tile programs, their descriptors, the render job. */
+#define BATCH_END_RESERVE (16 * 1024)
+/* Upper bound of the control-stream bytes of one draw (all state commands,
+ * a query end + begin and the draw). */
+#define DRAW_CMD_BYTES 1024
+
+/* Upper bound of the data-half bytes one draw allocates: uniforms, texture
+ * and sampler descriptors, cf bindings, and constant buffer 0 copied for
+ * ld_global (per stage), plus alignment. */
+static unsigned
+draw_data_bytes(struct vagx_context *ctx, const struct vagx_shader_info *vs,
+                const struct vagx_shader_info *fs)
+{
+   unsigned n = 0;
+   const struct vagx_shader_info *st[2] = { vs, fs };
+   const enum pipe_shader_type stage[2] = { PIPE_SHADER_VERTEX, PIPE_SHADER_FRAGMENT };
+   for (unsigned i = 0; i < 2; i++) {
+      n += st[i]->push_count * 4 + 16;
+      n += st[i]->texture_count * VAGX_TEXTURE_LENGTH + st[i]->sampler_count * VAGX_SAMPLER_LENGTH + 64;
+      n += ctx->cb[stage[i]][0].buffer_size + 16;
+   }
+   return n + 4 * (fs->fs_cf_count + 2) + 256;
+}
+
+static bool
+batch_has_room(struct vagx_batch *b, unsigned data_bytes)
+{
+   return b->cs_used + DRAW_CMD_BYTES + VAGX_CMD_END_LENGTH <= CS_CMD_SIZE &&
+          b->data_used + data_bytes + BATCH_END_RESERVE <= CS_SIZE - CS_CMD_SIZE;
+}
+
 static struct vagx_fs_key
-fs_key(struct vagx_context *ctx)
+fs_key(struct vagx_context *ctx, enum mesa_prim prim)
 {
    struct vagx_fs_key k = { 0 };
    k.nr_cbufs = ctx->fb.nr_cbufs;
+   /* the stipple applies to filled polygons only, not to points and lines
+    * (nor to polygons drawn in point/line mode) */
+   k.poly_stipple = ctx->rast && ctx->rast->poly_stipple_enable &&
+                    u_reduced_prim(prim) == MESA_PRIM_TRIANGLES &&
+                    ctx->rast->fill_front == PIPE_POLYGON_MODE_FILL &&
+                    ctx->rast->fill_back == PIPE_POLYGON_MODE_FILL;
    for (unsigned i = 0; i < ctx->fb.nr_cbufs; i++)
-      k.rt_format[i] = ctx->fb.cbufs[i] ? ctx->fb.cbufs[i]->format : PIPE_FORMAT_NONE;
+      k.rt_format[i] = ctx->fb.cbufs[i] ? ctx->fb.cbufs[i]->format : VAGX_UNBOUND_RT_FORMAT;
    return k;
 }
 
@@ -346,13 +471,21 @@ vagx_draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info,
       return;
    if (!draws[0].count || !info->instance_count)
       return;
+   if (!vagx_render_condition_passes(ctx))
+      return;
    struct vagx_batch *b = vagx_get_batch(ctx);
-   struct vagx_fs_key key = fs_key(ctx);
+   struct vagx_fs_key key = fs_key(ctx, info->mode);
    struct vagx_compiled_shader *vs = vagx_get_variant(ctx, ctx->vs, &key);
    struct vagx_compiled_shader *fs = vagx_get_variant(ctx, ctx->fs, &key);
    if (!vs->ok || !fs->ok) {
       b->failed = true;
       return;
+   }
+   /* a frame of many draws outgrows the pool: submit what is there and go
+    * on in a fresh batch (it loads colour and depth/stencil back) */
+   if (!batch_has_room(b, draw_data_bytes(ctx, &vs->info, &fs->info)) && (b->draws || b->clear)) {
+      vagx_flush_batch(ctx, b);
+      b = vagx_get_batch(ctx);
    }
    uint32_t push[VAGX_MAX_PUSH];
 
@@ -363,7 +496,7 @@ vagx_draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info,
    vp.point_size = vs->info.vs_point_size;
    vp.clip_distances = vs->info.vs_clip_distances;
    fill_push(ctx, b, &vs->info, PIPE_SHADER_VERTEX, push);
-   if (!program_for(ctx, b, &vs->info, vs->bo, push, &vp.program, PIPE_SHADER_VERTEX))
+   if (!program_for(ctx, b, &vs->info, vs->bo, push, &vp.program, PIPE_SHADER_VERTEX, -1))
       goto fail;
    vagx_cmd_bind_vertex_pipeline_pack(cs_emit(b, VAGX_CMD_BIND_VERTEX_PIPELINE_LENGTH), &vp);
 
@@ -391,15 +524,21 @@ vagx_draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info,
       cb.cf = fi->fs_cf_base + i;
       cb.interp = fi->fs_cf[i].interp;
       if (fi->fs_cf[i].location == VARYING_SLOT_PNTC) {
-         cb.source = VAGX_CF_SOURCE_POINT_COORD;
-         cb.slot = fi->fs_cf[i].component;
-      } else {
-         cb.slot = 0;
-         for (unsigned w = 0; w < vs->info.vs_user_words; w++)
-            if (vs->info.vs_word_location[w] == fi->fs_cf[i].location &&
-                vs->info.vs_word_component[w] == fi->fs_cf[i].component)
-               cb.slot = user_slot0 + w;
+         /* A POINT_COORD binding writes s into register cf and t into cf+1
+          * (docs/hw/render.md, varyings); the compiler gives s and t two
+          * adjacent entries, s first, so one binding covers both. */
+         if (fi->fs_cf[i].component == 0) {
+            cb.source = VAGX_CF_SOURCE_POINT_COORD;
+            cb.count = 2;
+            vagx_cf_binding_pack(&bind[nb++], &cb);
+         }
+         continue;
       }
+      cb.slot = 0;
+      for (unsigned w = 0; w < vs->info.vs_user_words; w++)
+         if (vs->info.vs_word_location[w] == fi->fs_cf[i].location &&
+             vs->info.vs_word_component[w] == fi->fs_cf[i].component)
+            cb.slot = user_slot0 + w;
       vagx_cf_binding_pack(&bind[nb++], &cb);
    }
    fp.cf_binding_count = nb;
@@ -407,8 +546,13 @@ vagx_draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info,
    fp.slots32 = user_slot0 + vs->info.vs_user_words;
    fp.z_slot = fi->fs_z_slot;
    fp.discards = fi->fs_discards;
+   /* st_zs is ignored without these bits; with them the depth/stencil
+    * tests run after the shader (docs/hw/render.md) */
+   fp.writes_depth = fi->fs_writes_depth;
+   fp.writes_stencil = fi->fs_writes_stencil;
    fill_push(ctx, b, fi, PIPE_SHADER_FRAGMENT, push);
-   if (!program_for(ctx, b, &fs->info, fs->bo, push, &fp.program, PIPE_SHADER_FRAGMENT))
+   if (!program_for(ctx, b, &fs->info, fs->bo, push, &fp.program, PIPE_SHADER_FRAGMENT,
+                    fs->stipple_unit))
       goto fail;
    vagx_cmd_bind_fragment_pipeline_pack(cs_emit(b, VAGX_CMD_BIND_FRAGMENT_PIPELINE_LENGTH), &fp);
 
@@ -481,9 +625,9 @@ vagx_draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info,
       const struct pipe_stencil_state *s = &z->stencil[f == 1 && z->stencil[1].enabled ? 1 : 0];
       struct vagx_stencil_face *face = f ? &ds.back : &ds.front;
       face->func = s->enabled ? s->func : PIPE_FUNC_ALWAYS;
-      face->fail_op = s->fail_op; /* PIPE_STENCIL_OP_* matches enum stencil_op order */
-      face->zfail_op = s->zfail_op;
-      face->zpass_op = s->zpass_op;
+      face->fail_op = vagx_stencil_op(s->fail_op);
+      face->zfail_op = vagx_stencil_op(s->zfail_op);
+      face->zpass_op = vagx_stencil_op(s->zpass_op);
       face->ref = ctx->stencil_ref.ref_value[f];
       face->read_mask = s->valuemask;
       face->write_mask = s->writemask;
@@ -498,28 +642,28 @@ vagx_draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info,
    d.first = draws[0].start;
    d.base_instance = info->start_instance;
    if (info->index_size) {
-      struct vagx_resource *ib = NULL;
+      /* user index arrays go through the stream uploader (any size; the
+       * batch keeps the upload buffer's BO alive) */
+      struct pipe_resource *ibuf = NULL;
       unsigned offset = 0;
       if (info->has_user_indices) {
-         void *cpu;
-         uint64_t va = batch_alloc(b, info->index_size * (draws[0].start + draws[0].count), 4, &cpu);
-         if (!cpu)
+         if (!util_upload_index_buffer(pctx, info, &draws[0], &ibuf, &offset, 4))
             goto fail;
-         memcpy(cpu, info->index.user, info->index_size * (draws[0].start + draws[0].count));
-         d.index_va = va;
-         d.index_buffer_size = info->index_size * (draws[0].start + draws[0].count);
       } else {
-         ib = vagx_resource(info->index.resource);
-         batch_read(b, ib);
-         d.index_va = ib->bo->va + offset;
-         d.index_buffer_size = ib->base.width0;
+         pipe_resource_reference(&ibuf, info->index.resource);
       }
+      struct vagx_resource *ib = vagx_resource(ibuf);
+      batch_read(b, ib);
+      d.index_va = ib->bo->va + offset;
+      d.index_buffer_size = ib->base.width0 - offset;
+      pipe_resource_reference(&ibuf, NULL);
       d.index_size = info->index_size == 1 ? VAGX_INDEX_SIZE_U8
                      : info->index_size == 2 ? VAGX_INDEX_SIZE_U16 : VAGX_INDEX_SIZE_U32;
       d.base_vertex = draws[0].index_bias;
       d.restart = info->primitive_restart;
       d.restart_index = info->restart_index;
    }
+   batch_update_query(ctx, b);
    vagx_cmd_draw_pack(cs_emit(b, VAGX_CMD_DRAW_LENGTH), &d);
    b->draws++;
    return;
@@ -532,6 +676,8 @@ vagx_clear(struct pipe_context *pctx, unsigned buffers, const struct pipe_scisso
            const union pipe_color_union *color, double depth, unsigned stencil)
 {
    struct vagx_context *ctx = vagx_context(pctx);
+   if (!vagx_render_condition_passes(ctx))
+      return;
    struct vagx_batch *b = vagx_get_batch(ctx);
    /* clears after draws are not representable as load ops: flush first */
    if (b->draws) {
@@ -555,8 +701,9 @@ submit_render(struct vagx_context *ctx, struct vagx_batch *b)
    uint32_t *texdesc = NULL, *pbedesc = NULL;
    void *cpu;
    for (unsigned i = 0; i < key.nr_cbufs; i++) {
-      key.format[i] = b->key.cbufs[i] ? b->key.cbufs[i]->format : PIPE_FORMAT_NONE;
-      key.op[i] = (b->clear & (PIPE_CLEAR_COLOR0 << i)) ? VAGX_BG_CLEAR : VAGX_BG_LOAD;
+      key.format[i] = b->key.cbufs[i] ? b->key.cbufs[i]->format : VAGX_UNBOUND_RT_FORMAT;
+      key.op[i] = !b->key.cbufs[i] ? VAGX_BG_DONT_CARE
+                  : (b->clear & (PIPE_CLEAR_COLOR0 << i)) ? VAGX_BG_CLEAR : VAGX_BG_LOAD;
    }
    if (!vagx_compile_bg(&key, &bg))
       return false;
@@ -593,6 +740,8 @@ submit_render(struct vagx_context *ctx, struct vagx_batch *b)
    } else {
       rj.clear_depth = 1.0f;
    }
+   /* a query still active ends with the job (a later batch begins it again) */
+   vagx_batch_end_query(b);
    /* end of the control stream */
    vagx_cmd_end_pack(cs_emit(b, VAGX_CMD_END_LENGTH), &(struct vagx_cmd_end){ 0 });
 
@@ -660,7 +809,10 @@ submit_render(struct vagx_context *ctx, struct vagx_batch *b)
 
    if (!ctx->last_syncobj)
       dev->ops->syncobj_create(dev, &ctx->last_syncobj);
-   int r = dev->ops->submit(dev, DRM_VAGX_QUEUE_TYPE_RENDER, jva, ctx->last_syncobj);
+   /* implicit sync for shared (window-system / PRIME) BOs of the batch */
+   int r = vagx_device_submit(dev, DRM_VAGX_QUEUE_TYPE_RENDER, jva, ctx->last_syncobj,
+                              util_dynarray_begin(&b->bos),
+                              util_dynarray_num_elements(&b->bos, struct vagx_bo *));
    if (r) {
       fprintf(stderr, "vagx: SUBMIT failed: %s\n", strerror(-r));
       return false;

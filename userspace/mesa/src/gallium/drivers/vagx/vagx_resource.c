@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* Resources: buffers and images laid out by the shared layout library
  * (linear or twiddled), transfers through u_transfer_helper with
- * twiddled <-> linear staging. */
+ * twiddled <-> linear staging, and window-system sharing: scanout/shared
+ * resources live in shareable (non-VM-private) BOs with the linear layout
+ * and are exported/imported as GEM handles or dma-bufs (DRM_FORMAT_MOD_LINEAR
+ * only; implicit sync is done at submit, see vagx_device_submit). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "drm-uapi/drm_fourcc.h"
 #include "util/format/u_format.h"
 #include "util/u_inlines.h"
@@ -13,6 +18,8 @@
 #include "util/u_transfer_helper.h"
 #include "vagx_context.h"
 #include "vagx_hw.h"
+
+#define VAGX_BIND_SHAREABLE (PIPE_BIND_SCANOUT | PIPE_BIND_SHARED | PIPE_BIND_DISPLAY_TARGET)
 
 static bool
 want_linear(const struct pipe_resource *t)
@@ -63,7 +70,11 @@ vagx_resource_create(struct pipe_screen *pscreen, const struct pipe_resource *te
       }
       size = l->size_B;
    }
-   rsrc->bo = vagx_bo_create(&screen->dev, size, "resource");
+   /* Window-system buffers must be exportable (KMS framebuffers, dma-bufs),
+    * so they cannot share the VM's reservation object. */
+   bool shareable = (templ->bind & VAGX_BIND_SHAREABLE) && rsrc->modifier == DRM_FORMAT_MOD_LINEAR;
+   rsrc->bo = vagx_bo_create_flags(&screen->dev, size, shareable ? VAGX_BO_SHAREABLE : 0,
+                                   shareable ? "shared resource" : "resource");
    if (!rsrc->bo) {
       FREE(rsrc);
       return NULL;
@@ -79,20 +90,219 @@ vagx_resource_destroy(struct pipe_screen *pscreen, struct pipe_resource *prsc)
    FREE(rsrc);
 }
 
+/* Move a linear resource from a VM-private BO into a shareable one (a texture
+ * exported after the fact, e.g. eglExportDMABUFImageMESA).  Pending batches
+ * that read the old BO keep it alive; the writer is flushed so the copy is
+ * complete. */
+static bool
+vagx_resource_make_shareable(struct vagx_screen *screen, struct vagx_resource *rsrc)
+{
+   if (rsrc->bo->flags & VAGX_BO_SHAREABLE)
+      return true;
+   if (rsrc->modifier != DRM_FORMAT_MOD_LINEAR)
+      return false;
+   if (rsrc->writer)
+      vagx_flush_writer(rsrc->writer->ctx, rsrc);
+   struct vagx_bo *bo = vagx_bo_create_flags(&screen->dev, rsrc->bo->size, VAGX_BO_SHAREABLE,
+                                             "shared resource");
+   if (!bo)
+      return false;
+   memcpy(bo->map, rsrc->bo->map, rsrc->bo->size);
+   vagx_bo_unreference(rsrc->bo);
+   rsrc->bo = bo;
+   rsrc->base.bind |= PIPE_BIND_SHARED;
+   return true;
+}
+
+static struct vagx_resource *
+resource_plane(struct pipe_resource *prsc, unsigned plane)
+{
+   /* vagx images have one plane; GBM asks for plane 0 through this */
+   return plane == 0 ? vagx_resource(prsc) : NULL;
+}
+
 static bool
 vagx_resource_get_handle(struct pipe_screen *pscreen, struct pipe_context *ctx,
                          struct pipe_resource *prsc, struct winsys_handle *handle,
                          unsigned usage)
 {
-   /* PRIME/KMS sharing is not wired up yet (needs non-VM-private BOs). */
-   return false;
+   struct vagx_screen *screen = vagx_screen(pscreen);
+   struct vagx_resource *rsrc = resource_plane(prsc, handle->plane);
+   if (!rsrc || !vagx_resource_make_shareable(screen, rsrc))
+      return false;
+   struct vagx_bo *bo = rsrc->bo;
+
+   switch (handle->type) {
+   case WINSYS_HANDLE_TYPE_KMS:
+      /* Same DRM file (card0 does render and KMS): the GEM handle itself.
+       * Its dma-buf is still needed so that our submits put their fences in
+       * the BO's resv, which KMS prepare_fb waits for. */
+      if (bo->prime_fd < 0) {
+         int fd = vagx_bo_export(bo);
+         if (fd >= 0)
+            close(fd);
+      }
+      handle->handle = bo->handle;
+      break;
+   case WINSYS_HANDLE_TYPE_FD: {
+      int fd = vagx_bo_export(bo);
+      if (fd < 0)
+         return false;
+      handle->handle = fd;
+      break;
+   }
+   default:
+      /* no flink names */
+      return false;
+   }
+   if (prsc->target == PIPE_BUFFER) {
+      handle->stride = 0;
+      handle->size = bo->size;
+   } else {
+      handle->stride = rsrc->layout.level[0].stride_B;
+      handle->size = rsrc->layout.size_B;
+   }
+   handle->offset = 0;
+   handle->format = prsc->format;
+   handle->modifier = rsrc->modifier;
+   return true;
 }
 
+static bool
+vagx_resource_get_param(struct pipe_screen *pscreen, struct pipe_context *pctx,
+                        struct pipe_resource *prsc, unsigned plane, unsigned layer,
+                        unsigned level, enum pipe_resource_param param, unsigned usage,
+                        uint64_t *value)
+{
+   struct vagx_resource *rsrc = resource_plane(prsc, plane);
+   if (!rsrc)
+      return false;
+   bool buffer = prsc->target == PIPE_BUFFER;
+   switch (param) {
+   case PIPE_RESOURCE_PARAM_NPLANES:
+      *value = 1;
+      return true;
+   case PIPE_RESOURCE_PARAM_STRIDE:
+      *value = buffer ? 0 : rsrc->layout.level[level].stride_B;
+      return true;
+   case PIPE_RESOURCE_PARAM_OFFSET:
+      *value = buffer ? 0 : rsrc->layout.level[level].offset_B + layer * rsrc->layout.layer_stride_B;
+      return true;
+   case PIPE_RESOURCE_PARAM_LAYER_STRIDE:
+      *value = buffer ? 0 : rsrc->layout.layer_stride_B;
+      return true;
+   case PIPE_RESOURCE_PARAM_MODIFIER:
+      *value = rsrc->modifier;
+      return true;
+   case PIPE_RESOURCE_PARAM_HANDLE_TYPE_KMS:
+   case PIPE_RESOURCE_PARAM_HANDLE_TYPE_FD: {
+      struct winsys_handle h = {
+         .type = param == PIPE_RESOURCE_PARAM_HANDLE_TYPE_KMS ? WINSYS_HANDLE_TYPE_KMS
+                                                             : WINSYS_HANDLE_TYPE_FD,
+         .plane = plane,
+      };
+      if (!vagx_resource_get_handle(pscreen, pctx, prsc, &h, usage))
+         return false;
+      *value = h.handle;
+      return true;
+   }
+   default:
+      return false;
+   }
+}
+
+static void
+vagx_resource_get_info(struct pipe_screen *pscreen, struct pipe_resource *prsc,
+                       unsigned *stride, unsigned *offset)
+{
+   struct vagx_resource *rsrc = vagx_resource(prsc);
+   *stride = prsc->target == PIPE_BUFFER ? 0 : rsrc->layout.level[0].stride_B;
+   *offset = 0;
+}
+
+/* Import a window-system buffer.  Only what the hardware can address as a
+ * linear image is accepted: a single-level, single-layer, single-sample 2D
+ * image (or a buffer), modifier LINEAR (or none given: every vagx shared
+ * image is linear), offset 0, a row stride that is a multiple of
+ * VAGX_LAYOUT_LINEAR_STRIDE_ALIGN_B (16) and covers the width, and a
+ * dma-buf at least stride * height bytes long.  Anything else returns NULL
+ * with a message on stderr. */
 static struct pipe_resource *
 vagx_resource_from_handle(struct pipe_screen *pscreen, const struct pipe_resource *templ,
                           struct winsys_handle *whandle, unsigned usage)
 {
-   return NULL;
+   struct vagx_screen *screen = vagx_screen(pscreen);
+   const char *why = NULL;
+   if (whandle->type != WINSYS_HANDLE_TYPE_FD && whandle->type != WINSYS_HANDLE_TYPE_KMS)
+      why = "handle type (FD and KMS only)";
+   else if (whandle->plane != 0)
+      why = "plane (one-plane formats only)";
+   else if (whandle->modifier != DRM_FORMAT_MOD_LINEAR &&
+            whandle->modifier != DRM_FORMAT_MOD_INVALID)
+      why = "modifier (LINEAR only)";
+   else if (whandle->offset != 0)
+      why = "offset (must be 0)";
+   else if (templ->target != PIPE_BUFFER &&
+            ((templ->target != PIPE_TEXTURE_2D && templ->target != PIPE_TEXTURE_RECT) ||
+             templ->last_level || templ->array_size > 1 || templ->depth0 > 1 ||
+             templ->nr_samples > 1))
+      why = "target (single-level single-sample 2D images only)";
+   else if (templ->target != PIPE_BUFFER &&
+            vagx_format_from_pipe(templ->format) == VAGX_FORMAT_INVALID)
+      why = "format";
+   if (why) {
+      fprintf(stderr, "vagx: cannot import %s %ux%u buffer: unsupported %s\n",
+              util_format_short_name(templ->format), templ->width0, templ->height0, why);
+      return NULL;
+   }
+
+   struct vagx_resource *rsrc = CALLOC_STRUCT(vagx_resource);
+   if (!rsrc)
+      return NULL;
+   rsrc->base = *templ;
+   rsrc->base.screen = pscreen;
+   rsrc->base.bind |= PIPE_BIND_SHARED;
+   pipe_reference_init(&rsrc->base.reference, 1);
+   rsrc->modifier = DRM_FORMAT_MOD_LINEAR;
+   uint64_t need = templ->width0;
+   if (templ->target != PIPE_BUFFER) {
+      struct vagx_layout *l = &rsrc->layout;
+      rsrc->vformat = vagx_format_from_pipe(templ->format);
+      l->width_px = templ->width0;
+      l->height_px = templ->height0;
+      l->depth_px = 1;
+      l->levels = 1;
+      l->sample_count_sa = 1;
+      l->block_width_px = util_format_get_blockwidth(templ->format);
+      l->block_height_px = util_format_get_blockheight(templ->format);
+      l->bytes_per_block_B = util_format_get_blocksize(templ->format);
+      l->tiling = VAGX_TILING_LINEAR;
+      l->linear_stride_B = whandle->stride;
+      if (!vagx_layout_init(l)) {
+         fprintf(stderr, "vagx: cannot import %s %ux%u buffer: stride %u is not a multiple of "
+                 "%u covering the width\n", util_format_short_name(templ->format),
+                 templ->width0, templ->height0, whandle->stride,
+                 VAGX_LAYOUT_LINEAR_STRIDE_ALIGN_B);
+         FREE(rsrc);
+         return NULL;
+      }
+      need = l->level[0].size_B;
+   }
+   rsrc->bo = whandle->type == WINSYS_HANDLE_TYPE_FD
+                 ? vagx_bo_import(&screen->dev, whandle->handle)
+                 : vagx_bo_import_handle(&screen->dev, whandle->handle);
+   if (!rsrc->bo) {
+      FREE(rsrc);
+      return NULL;
+   }
+   if (rsrc->bo->size < need) {
+      fprintf(stderr, "vagx: cannot import buffer: %llu bytes, the image needs %llu\n",
+              (unsigned long long)rsrc->bo->size, (unsigned long long)need);
+      vagx_bo_unreference(rsrc->bo);
+      FREE(rsrc);
+      return NULL;
+   }
+   return &rsrc->base;
 }
 
 static bool
@@ -122,10 +332,22 @@ vagx_resource_create_with_modifiers(struct pipe_screen *pscreen,
                                     const uint64_t *modifiers, int count)
 {
    struct pipe_resource t = *templ;
-   for (int i = 0; i < count; i++)
-      if (modifiers[i] == DRM_FORMAT_MOD_LINEAR)
-         t.bind |= PIPE_BIND_LINEAR;
-   return vagx_resource_create(pscreen, &t);
+   bool linear = false, implicit = count == 0;
+   for (int i = 0; i < count; i++) {
+      linear |= modifiers[i] == DRM_FORMAT_MOD_LINEAR;
+      implicit |= modifiers[i] == DRM_FORMAT_MOD_INVALID;
+   }
+   /* LINEAR is the only layout another device or KMS can use */
+   if (!linear && !implicit)
+      return NULL;
+   if (linear)
+      t.bind |= PIPE_BIND_LINEAR;
+   struct pipe_resource *prsc = pscreen->resource_create(pscreen, &t);
+   if (prsc && linear && vagx_resource(prsc)->modifier != DRM_FORMAT_MOD_LINEAR) {
+      /* mipmapped/layered images cannot be linear */
+      pipe_resource_reference(&prsc, NULL);
+   }
+   return prsc;
 }
 
 /* ---- transfers ---- */
@@ -142,6 +364,8 @@ vagx_transfer_map(struct pipe_context *pctx, struct pipe_resource *prsc, unsigne
       if (usage & PIPE_MAP_WRITE)
          vagx_flush_readers(ctx, rsrc);
       vagx_flush_writer(ctx, rsrc);
+      /* and work of other processes/devices on a shared buffer */
+      vagx_bo_wait_shared(rsrc->bo, usage & PIPE_MAP_WRITE, -1);
    }
 
    struct vagx_transfer *t = slab_zalloc(&ctx->transfer_pool);
@@ -225,11 +449,18 @@ vagx_init_resource_functions(struct pipe_screen *p)
    p->resource_create_with_modifiers = vagx_resource_create_with_modifiers;
    p->resource_get_handle = vagx_resource_get_handle;
    p->resource_from_handle = vagx_resource_from_handle;
+   p->resource_get_param = vagx_resource_get_param;
+   p->resource_get_info = vagx_resource_get_info;
    p->is_dmabuf_modifier_supported = vagx_is_dmabuf_modifier_supported;
    p->query_dmabuf_modifiers = vagx_query_dmabuf_modifiers;
-   p->transfer_helper = u_transfer_helper_create(&transfer_vtbl,
-                                                 U_TRANSFER_HELPER_SEPARATE_Z32S8 |
-                                                 U_TRANSFER_HELPER_MSAA_MAP);
+   /* No U_TRANSFER_HELPER_SEPARATE_Z32S8: the hardware has the interleaved
+    * Z32_FLOAT_S8X24_UINT format (one depth/stencil descriptor per render
+    * job, no separate stencil image), laid out like gallium's (f32 Z, then
+    * a u32 with S in bits 7:0), so such resources are created and mapped
+    * as they are.  (With the flag, the helper split them into a Z32F and
+    * an S8 resource through set_stencil/get_stencil, which the vtbl does
+    * not have: every GL_DEPTH32F_STENCIL8 texture crashed.) */
+   p->transfer_helper = u_transfer_helper_create(&transfer_vtbl, U_TRANSFER_HELPER_MSAA_MAP);
 }
 
 static struct pipe_surface *
@@ -254,9 +485,17 @@ vagx_surface_destroy(struct pipe_context *pctx, struct pipe_surface *s)
    FREE(s);
 }
 
+/* Called before a resource is handed to another process or KMS (swap,
+ * EGL image export): make it shareable and submit its pending rendering,
+ * whose fence vagx_device_submit attaches to the dma-buf. */
 static void
 vagx_flush_resource(struct pipe_context *pctx, struct pipe_resource *prsc)
 {
+   struct vagx_context *ctx = vagx_context(pctx);
+   struct vagx_resource *rsrc = vagx_resource(prsc);
+   if (prsc->bind & VAGX_BIND_SHAREABLE)
+      vagx_resource_make_shareable(ctx->screen, rsrc);
+   vagx_flush_writer(ctx, rsrc);
 }
 
 void

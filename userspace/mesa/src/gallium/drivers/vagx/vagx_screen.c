@@ -51,11 +51,27 @@ vagx_init_screen_caps(struct vagx_screen *screen)
    caps->fs_position_is_sysval = true;
    caps->fs_point_is_sysval = true;
    caps->fs_face_is_integer_sysval = true;
+   /* st_zs.stencil (with writes_stencil) works (compiler test, and
+    * util_blitter's stencil blits pass piglit with it), but with this cap
+    * st also draws glDrawPixels/glCopyPixels(GL_STENCIL) by sampling the
+    * stencil as an integer texture with `tex` (not a fetch), and the
+    * renderer core returns 0 for small integer texels in the filtering modes
+    * (render_tex.c reinterprets the raw texel bits as floats): that breaks
+    * 10 stencil DrawPixels/CopyPixels tests that the CPU fallback passes
+    * today.  Exposed once the renderer returns integer texels unfiltered. */
+   caps->shader_stencil_export = false;
    caps->flatshade = false;
    caps->alpha_test = false;
    caps->two_sided_color = false;
    caps->clip_planes = 0;
-   caps->max_render_targets = 1;
+   /* the tile buffer holds MAX_RENDER_TARGETS colour targets; gl_FragColor
+    * is broadcast by the variant (vagx_state.c) */
+   caps->max_render_targets = VAGX_MAX_RENDER_TARGETS;
+   /* every attachment has its own PBE/depth descriptor with its own size and
+    * stride, and the render area is the framebuffer's (the smallest
+    * attachment): attachments of different sizes work, which is what
+    * GL_ARB_framebuffer_object needs (piglit's -fbo mode relies on it) */
+   caps->mixed_framebuffer_sizes = true;
    caps->max_dual_source_render_targets = 0;
    caps->max_texture_2d_size = VAGX_MAX_TEXTURE_SIZE;
    caps->max_texture_3d_levels = 12;
@@ -70,7 +86,12 @@ vagx_init_screen_caps(struct vagx_screen *screen)
    caps->shareable_shaders = false;
    caps->query_timestamp = true;
    caps->timer_resolution = 1;
-   caps->occlusion_query = false;
+   /* cmd_query_begin/end (vagx_context.c); time elapsed and timestamps
+    * read the device counter after a flush; render_condition checks the
+    * result on the CPU before draws and clears */
+   caps->occlusion_query = true;
+   caps->query_time_elapsed = true;
+   caps->conditional_render = true;
    caps->vendor_id = VAGX_PCI_VENDOR_ID;
    caps->device_id = VAGX_PCI_DEVICE_ID;
    caps->video_memory = 1024;
@@ -82,6 +103,13 @@ vagx_init_screen_caps(struct vagx_screen *screen)
                                 BITFIELD_BIT(MESA_PRIM_TRIANGLE_STRIP) |
                                 BITFIELD_BIT(MESA_PRIM_TRIANGLE_FAN);
    caps->supported_prim_modes_with_restart = caps->supported_prim_modes;
+   /* cmd_draw has instance_count/base_instance; sr.instance_id is
+    * i + base_instance (render.md) and the vertex fetch divides it by the
+    * element's divisor (vagx_compile.c): GL_ARB_draw_instanced,
+    * GL_ARB_instanced_arrays (no base instance is exposed, so the divisor
+    * applies to i itself, as GL requires) */
+   caps->vs_instanceid = true;
+   caps->vertex_element_instance_divisor = true;
    caps->primitive_restart = true;
    caps->primitive_restart_fixed_index = true;
    caps->min_line_width = caps->min_line_width_aa = 1;
@@ -89,6 +117,9 @@ vagx_init_screen_caps(struct vagx_screen *screen)
    caps->point_size_granularity = caps->line_width_granularity = 0.1f;
    caps->max_line_width = caps->max_line_width_aa = 16.0f;
    caps->max_point_size = caps->max_point_size_aa = 512.0f;
+   /* the sampler has no GL_CLAMP (clamp to [0,1], then blend with the
+    * border under linear filtering): the state tracker emulates it */
+   caps->gl_clamp = false;
    caps->max_texture_anisotropy = 1.0f;
    caps->max_texture_lod_bias = 16.0f;
 }
@@ -110,7 +141,7 @@ vagx_get_shader_param(struct pipe_screen *pscreen, enum pipe_shader_type shader,
    case PIPE_SHADER_CAP_MAX_INPUTS:
       return shader == PIPE_SHADER_VERTEX ? 16 : 16;
    case PIPE_SHADER_CAP_MAX_OUTPUTS:
-      return shader == PIPE_SHADER_VERTEX ? 16 : 1;
+      return shader == PIPE_SHADER_VERTEX ? 16 : VAGX_MAX_RENDER_TARGETS;
    case PIPE_SHADER_CAP_MAX_TEMPS:
       return 256;
    case PIPE_SHADER_CAP_MAX_CONST_BUFFER0_SIZE:
@@ -172,6 +203,11 @@ vagx_is_format_supported(struct pipe_screen *pscreen, enum pipe_format format,
    if (target == PIPE_BUFFER)
       return usage == 0 || format == PIPE_FORMAT_R8_UNORM;
    if (!usage)
+      return true;
+   /* stencil-only views of Z24S8 / Z32F_S8X24 resources: the texture
+    * descriptor's sample_stencil reads the stencil aspect (vagx_draw.c) */
+   if ((format == PIPE_FORMAT_X24S8_UINT || format == PIPE_FORMAT_X32_S8X24_UINT) &&
+       usage == PIPE_BIND_SAMPLER_VIEW)
       return true;
    unsigned v = vagx_format_from_pipe(format);
    if (v == VAGX_FORMAT_INVALID)

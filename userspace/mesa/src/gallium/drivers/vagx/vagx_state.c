@@ -6,6 +6,9 @@
 #include <string.h>
 #include "compiler/nir/nir_builder.h"
 #include "compiler/nir/nir_lower_blend.h"
+#include "nir/nir_draw_helpers.h"
+#include "util/u_pstipple.h"
+#include "util/u_sampler.h"
 #include "nir/tgsi_to_nir.h"
 #include "util/format/u_format.h"
 #include "util/hash_table.h"
@@ -145,7 +148,31 @@ static void vagx_set_blend_color(struct pipe_context *p, const struct pipe_blend
 static void vagx_set_stencil_ref(struct pipe_context *p, const struct pipe_stencil_ref r) { vagx_context(p)->stencil_ref = r; }
 static void vagx_set_clip_state(struct pipe_context *p, const struct pipe_clip_state *c) { vagx_context(p)->clip = *c; }
 static void vagx_set_sample_mask(struct pipe_context *p, unsigned m) { vagx_context(p)->sample_mask = m; }
-static void vagx_set_polygon_stipple(struct pipe_context *p, const struct pipe_poly_stipple *s) {}
+static void
+vagx_set_polygon_stipple(struct pipe_context *p, const struct pipe_poly_stipple *s)
+{
+   struct vagx_context *ctx = vagx_context(p);
+   pipe_sampler_view_reference(&ctx->stipple_view, NULL);
+   pipe_resource_reference(&ctx->stipple_tex, NULL);
+   /* util_pstipple's pattern texture is A8, a format the hardware lacks:
+    * the same bytes (0 = keep, 255 = kill) in R8, read as alpha through the
+    * view's swizzle */
+   struct pipe_resource t = {
+      .target = PIPE_TEXTURE_2D, .format = PIPE_FORMAT_R8_UNORM, .width0 = 32, .height0 = 32,
+      .depth0 = 1, .array_size = 1, .bind = PIPE_BIND_SAMPLER_VIEW,
+   };
+   ctx->stipple_tex = p->screen->resource_create(p->screen, &t);
+   if (ctx->stipple_tex) {
+      util_pstipple_update_stipple_texture(p, ctx->stipple_tex, s->stipple);
+      struct pipe_sampler_view v;
+      u_sampler_view_default_template(&v, ctx->stipple_tex, PIPE_FORMAT_R8_UNORM);
+      v.swizzle_r = v.swizzle_g = v.swizzle_b = PIPE_SWIZZLE_0;
+      v.swizzle_a = PIPE_SWIZZLE_X;
+      ctx->stipple_view = p->create_sampler_view(p, ctx->stipple_tex, &v);
+   }
+   if (!ctx->stipple_sampler)
+      ctx->stipple_sampler = util_pstipple_create_sampler(p);
+}
 
 /* ---- shaders ---- */
 
@@ -183,9 +210,15 @@ vagx_create_shader_state(struct pipe_context *p, const struct pipe_shader_state 
    return so;
 }
 
+/* gl_FragColor (FRAG_RESULT_COLOR) is written to every bound colour buffer:
+ * the store becomes one store per render target (DATA0..nr-1), and a
+ * framebuffer fetch of it (nir_lower_blend runs later) reads DATA0.  The NIR
+ * is IO-lowered by vagx_preprocess_nir, so nir_lower_fragcolor (a variable
+ * pass) cannot do this. */
 static bool
-fragcolor_to_data0(nir_builder *b, nir_intrinsic_instr *intr, void *data)
+fragcolor_broadcast(nir_builder *b, nir_intrinsic_instr *intr, void *data)
 {
+   unsigned nr = *(const unsigned *)data;
    if (intr->intrinsic != nir_intrinsic_store_output &&
        intr->intrinsic != nir_intrinsic_load_output)
       return false;
@@ -194,6 +227,15 @@ fragcolor_to_data0(nir_builder *b, nir_intrinsic_instr *intr, void *data)
       return false;
    sem.location = FRAG_RESULT_DATA0;
    nir_intrinsic_set_io_semantics(intr, sem);
+   if (intr->intrinsic == nir_intrinsic_store_output) {
+      b->cursor = nir_after_instr(&intr->instr);
+      for (unsigned rt = 1; rt < nr; rt++) {
+         nir_intrinsic_instr *c = nir_instr_as_intrinsic(nir_instr_clone(b->shader, &intr->instr));
+         sem.location = FRAG_RESULT_DATA0 + rt;
+         nir_intrinsic_set_io_semantics(c, sem);
+         nir_builder_instr_insert(b, &c->instr);
+      }
+   }
    return true;
 }
 
@@ -219,15 +261,13 @@ vagx_get_variant(struct vagx_context *ctx, struct vagx_uncompiled_shader *so,
    }
    struct vagx_compiled_shader *v = CALLOC_STRUCT(vagx_compiled_shader);
    v->key = k;
+   v->stipple_unit = -1;
    nir_shader *nir = nir_shader_clone(NULL, so->nir);
    if (nir->info.stage == MESA_SHADER_FRAGMENT) {
-      /* The NIR is IO-lowered by now (vagx_preprocess_nir), so
-       * nir_lower_fragcolor (a variable pass) is a no-op: gl_FragColor is a
-       * store_output to FRAG_RESULT_COLOR, which nir_lower_blend rejects.
-       * With one render target (caps.max_render_targets = 1) broadcasting
-       * gl_FragColor is just renaming it to DATA0. */
-      NIR_PASS(_, nir, nir_shader_intrinsics_pass, fragcolor_to_data0,
-               nir_metadata_control_flow, NULL);
+      /* before nir_lower_blend, which rejects FRAG_RESULT_COLOR */
+      unsigned nr = MAX2(k.nr_cbufs, 1);
+      NIR_PASS(_, nir, nir_shader_intrinsics_pass, fragcolor_broadcast,
+               nir_metadata_control_flow, &nr);
       if (ctx->blend) {
          nir_lower_blend_options opts = { .scalar_blend_const = true };
          for (unsigned rt = 0; rt < k.nr_cbufs; rt++) {
@@ -251,6 +291,12 @@ vagx_get_variant(struct vagx_context *ctx, struct vagx_uncompiled_shader *so,
          opts.logicop_enable = ctx->blend->logicop_enable;
          opts.logicop_func = ctx->blend->logicop_func;
          NIR_PASS(_, nir, nir_lower_blend, &opts);
+      }
+      if (k.poly_stipple) {
+         /* discard where the pattern texel (at gl_FragCoord mod 32) is 0 */
+         unsigned unit = 0;
+         nir_lower_pstipple_fs(nir, &unit, 0, true, nir_type_bool1);
+         v->stipple_unit = unit;
       }
    }
    const char *err = NULL;

@@ -40,7 +40,7 @@ main(void)
 {
    glsl_type_singleton_init_or_ref();
    bool all = true;
-   printf("TAP version 13\n1..3\n");
+   printf("TAP version 13\n1..5\n");
 
    /* vertex: pos = attr0 * u + attr1 */
    nir_builder b = nir_builder_init_simple_shader(MESA_SHADER_VERTEX, &vagx_nir_options, "vs");
@@ -81,6 +81,115 @@ main(void)
    struct vagx_fs_key key = { .nr_cbufs = 1 };
    key.rt_format[0] = PIPE_FORMAT_R8G8B8A8_UNORM;
    all &= check("fs-loop-iter", b.shader, &key);
+
+   /* fragment depth and stencil export: one st_zs.depth whose source is the
+    * interpolated value, one st_zs.stencil, and the info bits the driver
+    * turns into the pipeline's writes_depth / writes_stencil */
+   b = nir_builder_init_simple_shader(MESA_SHADER_FRAGMENT, &vagx_nir_options, "fs-zs");
+   bary = nir_load_barycentric_pixel(&b, 32, .interp_mode = INTERP_MODE_SMOOTH);
+   v = nir_load_interpolated_input(&b, 1, 32, bary, nir_imm_int(&b, 0),
+                                   .io_semantics.location = VARYING_SLOT_VAR0);
+   nir_store_output(&b, v, nir_imm_int(&b, 0), .io_semantics.location = FRAG_RESULT_DEPTH,
+                    .write_mask = 0x1);
+   nir_store_output(&b, nir_imm_int(&b, 7), nir_imm_int(&b, 0),
+                    .io_semantics.location = FRAG_RESULT_STENCIL, .write_mask = 0x1);
+   b.shader->info.io_lowered = true;
+   {
+      struct vagx_shader_info zi;
+      const char *err = "compile failed";
+      nir_shader *zs = b.shader;
+      vagx_preprocess_nir(zs);
+      bool zok = vagx_compile_shader(zs, &key, &zi, &err);
+      unsigned n_depth = 0, n_stencil = 0;
+      if (zok) {
+         err = NULL;
+         for (unsigned w = 0; w < zi.code_words;) {
+            struct vagx_instr I;
+            int n = vagx_decode(zi.code + w, zi.code_words - w, &I);
+            if (n < 0) {
+               err = vagx_isa_strerror(n);
+               break;
+            }
+            if (I.op == VAGX_OP_ST_ZS) {
+               /* mod bit 0 = .depth, bit 1 = .stencil (docs/hw/isa.md) */
+               n_depth += (I.mod & 3) == 1;
+               n_stencil += (I.mod & 3) == 2;
+               if (I.mod & 2) {
+                  /* the stencil value 7 reaches src1 (immediate or a
+                   * register set from it) */
+                  if (I.src[1].file == VAGX_FILE_IMM && I.imm[I.src[1].idx & 1] != 7)
+                     err = "st_zs.stencil source is not 7";
+               }
+            }
+            w += n;
+         }
+         vagx_disassemble(stdout, zi.code, zi.code_words);
+         if (!err && (n_depth != 1 || n_stencil != 1))
+            err = "expected one st_zs.depth and one st_zs.stencil";
+         if (!err && (!zi.fs_writes_depth || !zi.fs_writes_stencil))
+            err = "fs_writes_depth / fs_writes_stencil not set";
+         vagx_shader_info_free(&zi);
+      }
+      zok = zok && !err;
+      printf("%s %d - fs-depth-stencil-export%s%s\n", zok ? "ok" : "not ok", ++n_test,
+             zok ? "" : ": ", zok ? "" : err);
+      all &= zok;
+      ralloc_free(zs);
+   }
+
+   /* gl_PointCoord.t alone, after another varying: the POINT_COORD binding
+    * fills s into its first register and t into the second (render.md), so
+    * s and t must be adjacent fs_cf entries with s first, and the shader
+    * must interpolate t from the second one */
+   b = nir_builder_init_simple_shader(MESA_SHADER_FRAGMENT, &vagx_nir_options, "fs-pntc");
+   bary = nir_load_barycentric_pixel(&b, 32, .interp_mode = INTERP_MODE_SMOOTH);
+   v = nir_load_interpolated_input(&b, 1, 32, bary, nir_imm_int(&b, 0),
+                                   .io_semantics.location = VARYING_SLOT_VAR0);
+   nir_def *pc = nir_load_point_coord(&b);
+   nir_store_output(&b, nir_vec4(&b, v, nir_channel(&b, pc, 1), v, v), nir_imm_int(&b, 0),
+                    .io_semantics.location = FRAG_RESULT_DATA0, .write_mask = 0xf);
+   b.shader->info.io_lowered = true;
+   {
+      struct vagx_shader_info pi;
+      const char *err = "compile failed";
+      nir_shader *ps = b.shader;
+      vagx_preprocess_nir(ps);
+      bool pok = vagx_compile_shader(ps, &key, &pi, &err);
+      if (pok) {
+         err = NULL;
+         int s_at = -1;
+         for (unsigned k = 0; k < pi.fs_cf_count; k++)
+            if (pi.fs_cf[k].location == VARYING_SLOT_PNTC && pi.fs_cf[k].component == 0)
+               s_at = k;
+         if (s_at < 0 || s_at + 1 >= (int)pi.fs_cf_count ||
+             pi.fs_cf[s_at + 1].location != VARYING_SLOT_PNTC || pi.fs_cf[s_at + 1].component != 1)
+            err = "point coord s, t are not adjacent entries (s first)";
+         /* the only iter of a cf other than VAR0's must read t's register */
+         bool t_read = false;
+         for (unsigned w = 0; !err && w < pi.code_words;) {
+            struct vagx_instr I;
+            int n = vagx_decode(pi.code + w, pi.code_words - w, &I);
+            if (n < 0) {
+               err = vagx_isa_strerror(n);
+               break;
+            }
+            if (I.op == VAGX_OP_ITER && I.src[0].idx == pi.fs_cf_base + s_at + 1)
+               t_read = true;
+            if (I.op == VAGX_OP_ITER && I.src[0].idx == pi.fs_cf_base + s_at)
+               err = "s is read, only t was asked for";
+            w += n;
+         }
+         if (!err && !t_read)
+            err = "t is not interpolated from the register after s";
+         vagx_disassemble(stdout, pi.code, pi.code_words);
+         vagx_shader_info_free(&pi);
+      }
+      pok = pok && !err;
+      printf("%s %d - fs-pointcoord-t%s%s\n", pok ? "ok" : "not ok", ++n_test, pok ? "" : ": ",
+             pok ? "" : err);
+      all &= pok;
+      ralloc_free(ps);
+   }
 
    /* background / end-of-tile programs */
    struct vagx_bg_eot_key bk = { .nr_cbufs = 2, .op = { VAGX_BG_CLEAR, VAGX_BG_LOAD } };
