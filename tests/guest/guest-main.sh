@@ -21,7 +21,8 @@ if [ -n "$VAGX_KO" ] && [ -f "$VAGX_KO" ]; then
 	for dep in $(modinfo -F depends "$VAGX_KO" | tr ',' ' '); do
 		modprobe "$dep" || echo "guest: modprobe $dep failed" >$out
 	done
-	if ! insmod "$VAGX_KO" >$out 2>&1; then
+	# shellcheck disable=SC2086 # VAGX_KO_PARAMS: one word per parameter
+	if ! insmod "$VAGX_KO" ${VAGX_KO_PARAMS:-} >$out 2>&1; then
 		echo "guest: insmod $VAGX_KO failed; see the kernel log below" >$out
 		dmesg | tail -20 >$out
 		status=125
