@@ -18,6 +18,9 @@
  *
  *   bench_render [N [REPEATS [MASK]]]   N workers for the parallel runs (default:
  *                                       CPUs); MASK: bit i runs workload i (profiling)
+ *
+ * BENCH_RENDER_OPTIONS=n sets vagx_render_set_options() (e.g. 6: no fast
+ * paths, no HSR) to measure what an optimisation buys.
  */
 #include <math.h>
 #include <pthread.h>
@@ -519,6 +522,8 @@ int main(int argc, char **argv)
    dev = vagx_render_device_create();
    if (!mem || !dev)
       return 1;
+   if (getenv("BENCH_RENDER_OPTIONS"))
+      vagx_render_set_options(dev, (unsigned)strtoul(getenv("BENCH_RENDER_OPTIONS"), NULL, 0));
    fb_va = alloc((uint64_t)fb_stride * FB_H, 4096);
    const size_t bytes = (size_t)fb_stride * FB_H;
 

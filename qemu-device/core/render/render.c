@@ -25,6 +25,7 @@ static void free_workers(struct vagx_render_device *d)
       free(d->w[i].tb);
       free(d->w[i].depth);
       free(d->w[i].stencil);
+      free(d->w[i].vis);
    }
    free(d->w);
    d->w = NULL;
@@ -55,7 +56,8 @@ static bool ensure_workers(struct vagx_render_device *d, unsigned n)
       w->tb = malloc((size_t)VAGX_MAX_RENDER_TARGETS * VAGX_MAX_SAMPLES * R_TS * R_TS * 16);
       w->depth = malloc(sizeof(float) * VAGX_MAX_SAMPLES * R_TS * R_TS);
       w->stencil = malloc(VAGX_MAX_SAMPLES * R_TS * R_TS);
-      if (!w->usc || !w->tb || !w->depth || !w->stencil)
+      w->vis = malloc(sizeof(*w->vis) * VAGX_MAX_SAMPLES * R_TS * R_TS);
+      if (!w->usc || !w->tb || !w->depth || !w->stencil || !w->vis)
          return false;
    }
    return true;
@@ -69,6 +71,22 @@ void vagx_render_get_stats(const struct vagx_render_device *dev, struct vagx_ren
 void vagx_render_set_options(struct vagx_render_device *dev, unsigned options)
 {
    dev->options = options;
+}
+
+void vagx_render_set_geometry_budget(struct vagx_render_device *dev, uint64_t bytes)
+{
+   dev->geom_budget = bytes;
+}
+
+/* The host memory of the geometry phase grows with what is charged here, so
+ * no control stream can make the device allocate without bound. */
+bool r_geom_charge(struct rjob *j, uint64_t bytes)
+{
+   j->geom_used += bytes;
+   if (j->geom_used <= j->geom_budget)
+      return true;
+   r_fail(j, VAGX_JOB_STATUS_INVALID_COMMAND, VAGX_UNIT_PPP, 0, j->draw_va);
+   return false;
 }
 
 void vagx_render_run_serial(void *opaque, unsigned n_items, vagx_render_item_fn fn, void *ctx)
@@ -295,6 +313,9 @@ static void job_free(struct rjob *j)
    free(j->queries);
    free(j->scratch);
    free(j->bg_tmpl);
+   for (unsigned i = 0; i < R_FAST_MAX; i++)
+      free(j->eot_row[i]);
+   free(j->items);
    pthread_mutex_destroy(&j->lock);
 }
 
@@ -304,7 +325,35 @@ struct rj_ctx {
 
 static void tile_item(void *ctx, unsigned item, unsigned worker)
 {
-   r_tile(ctx, item, worker);
+   struct rjob *j = ctx;
+   const uint32_t v = j->items ? j->items[item] : item;
+   if (v & R_BAND)
+      r_band(j, v & ~R_BAND, worker);
+   else
+      r_tile(j, v, worker);
+}
+
+/* Work items of the tile phase: every tile, except that a row of tiles no
+ * primitive touched becomes one band item when the background and
+ * end-of-tile fast paths let it be stored as whole framebuffer rows. */
+static void make_items(struct rjob *j)
+{
+   if (!j->band_ok)
+      return;
+   j->items = malloc(sizeof(*j->items) * (size_t)j->tiles_x * j->tiles_y);
+   if (!j->items)
+      return;   /* one item per tile */
+   for (unsigned ty = 0; ty < j->tiles_y; ty++) {
+      bool empty = true;
+      for (unsigned tx = 0; tx < j->tiles_x && empty; tx++)
+         empty = !j->bins[ty * j->tiles_x + tx].n;
+      if (empty) {
+         j->items[j->nitems++] = R_BAND | ty;
+         continue;
+      }
+      for (unsigned tx = 0; tx < j->tiles_x; tx++)
+         j->items[j->nitems++] = ty * j->tiles_x + tx;
+   }
 }
 
 static bool setup(struct rjob *j)
@@ -405,18 +454,22 @@ enum vagx_job_status vagx_render_run(struct vagx_render_device *dev,
    if (!env->cache)
       vagx_usc_cache_invalidate(dev->cache);
    j->desc_va = desc_va;
+   j->geom_budget = dev->geom_budget ? dev->geom_budget : VAGX_RENDER_GEOMETRY_BUDGET;
    pthread_mutex_init(&j->lock, NULL);
    memset(&dev->stats, 0, sizeof(dev->stats));
    for (unsigned i = 0; i <= env->nworkers; i++) {
       dev->w[i].mem_ctx = r_mem_ctx(j, i);
       dev->w[i].frag_lanes = 0;
-      dev->w[i].fast_bg = dev->w[i].fast_eot = 0;
+      dev->w[i].fast_bg = dev->w[i].fast_eot = dev->w[i].fast_bands = 0;
    }
 
    if (setup(j)) {
       r_geometry(j);
       if (!r_stop(j)) {
          unsigned n = j->tiles_x * j->tiles_y;
+         make_items(j);
+         if (j->items)
+            n = j->nitems;
          if (env->run)
             env->run(env->run_opaque, n, tile_item, j);
          else
@@ -429,6 +482,7 @@ enum vagx_job_status vagx_render_run(struct vagx_render_device *dev,
       dev->stats.fragment_lanes += dev->w[i].frag_lanes;
       dev->stats.fast_bg_tiles += dev->w[i].fast_bg;
       dev->stats.fast_eot_tiles += dev->w[i].fast_eot;
+      dev->stats.fast_bands += dev->w[i].fast_bands;
    }
    if (j->bins)
       for (unsigned i = 0; i < j->tiles_x * j->tiles_y; i++)

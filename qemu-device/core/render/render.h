@@ -81,6 +81,7 @@ struct vagx_render_stats {
    uint64_t bin_entries;      /* primitive references stored in tile bins */
    uint64_t fast_bg_tiles;    /* tiles whose background program was a constant fill */
    uint64_t fast_eot_tiles;   /* tiles whose end-of-tile program was a row copy */
+   uint64_t fast_bands;       /* rows of tiles without primitives stored as whole rows */
 };
 void vagx_render_get_stats(const struct vagx_render_device *dev, struct vagx_render_stats *stats);
 
@@ -89,8 +90,13 @@ void vagx_render_get_stats(const struct vagx_render_device *dev, struct vagx_ren
 enum {
    VAGX_RENDER_OPT_BBOX_BINNING = 1u << 0,  /* bin triangles by bounding box only */
    VAGX_RENDER_OPT_NO_FAST_TILE = 1u << 1,  /* always interpret background/end-of-tile programs */
+   VAGX_RENDER_OPT_NO_HSR = 1u << 2,        /* shade every fragment, even of opaque pipelines */
 };
 void vagx_render_set_options(struct vagx_render_device *dev, unsigned options);
+
+/* Geometry budget per job in bytes (tests); 0 restores the contract's
+ * VAGX_RENDER_GEOMETRY_BUDGET. */
+void vagx_render_set_geometry_budget(struct vagx_render_device *dev, uint64_t bytes);
 
 /* Trivial serial implementation of env->run (for tests). */
 void vagx_render_run_serial(void *opaque, unsigned n_items, vagx_render_item_fn fn, void *ctx);

@@ -84,8 +84,16 @@ static double *scratch(struct rjob *j, size_t n)
    return j->scratch;
 }
 
+/* a primitive without coefficient registers still gets one rcf slot */
+_Static_assert(sizeof(struct rprim) + sizeof(struct rcf) <= VAGX_RENDER_GEOMETRY_PRIM_COST,
+               "primitive cost");
+_Static_assert(sizeof(struct rcf) <= VAGX_RENDER_GEOMETRY_CF_COST, "coefficient cost");
+_Static_assert(sizeof(uint32_t) <= VAGX_RENDER_GEOMETRY_BIN_COST, "bin cost");
+
 bool r_push_prim(struct rjob *j, struct rprim **out)
 {
+   if (!r_geom_charge(j, VAGX_RENDER_GEOMETRY_PRIM_COST))
+      return false;
    if (j->nprims == j->cap_prims) {
       uint32_t cap = j->cap_prims ? 2 * j->cap_prims : 256;
       struct rprim *n = realloc(j->prims, cap * sizeof(*n));
@@ -198,6 +206,8 @@ static bool setup_cfs(struct rjob *j, const struct rdraw *d, const struct layout
                       const struct setup *s, const float *prov, double prov_iw, double prov_z,
                       struct rprim *p, double pc_x, double pc_y, double psize)
 {
+   if (!r_geom_charge(j, (uint64_t)d->ncf * VAGX_RENDER_GEOMETRY_CF_COST))
+      return false;
    struct rcf *cf = push_cfs(j, d->ncf ? d->ncf : 1, &p->cf);
    if (!cf)
       return false;
@@ -376,6 +386,8 @@ static void bin_prim(struct rjob *j, uint32_t id)
                continue;
          }
          struct rlist *b = &j->bins[ty * j->tiles_x + tx];
+         if (!r_geom_charge(j, VAGX_RENDER_GEOMETRY_BIN_COST))
+            return;
          if (b->n == b->cap) {
             uint32_t cap = b->cap ? 2 * b->cap : 16;
             uint32_t *n = realloc(b->v, cap * sizeof(*n));
@@ -718,8 +730,13 @@ void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
       emit_line(j, d, drawi, &l, &w0, &w1, prov, piw, pz);
       return;
    }
-   /* Triangle: Sutherland-Hodgman over the enabled planes. */
+   /* Triangle: Sutherland-Hodgman over the enabled planes.  For polygon
+    * modes each output vertex remembers the input vertex it copies (-1 for
+    * an intersection) and whether its outgoing edge lies on an edge of the
+    * triangle (edges along a clip plane are not drawn in LINE mode). */
    unsigned n = 3;
+   int orig[2][3 + PL_COUNT + 2] = {{0, 1, 2}}, *oa = orig[0], *ob = orig[1];
+   bool edge[2][3 + PL_COUNT + 2] = {{true, true, true}}, *ea = edge[0], *eb = edge[1];
    for (unsigned pl = 0; pl < PL_COUNT && n >= 3; pl++) {
       if (!plane_on(d, &l, pl))
          continue;
@@ -737,16 +754,23 @@ void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
          unsigned k = (i + 1) % n;
          const double *vi = A + (size_t)i * st, *vk = A + (size_t)k * st;
          bool in_i = dist[i] >= 0, in_k = dist[k] >= 0;
-         if (in_i)
+         if (in_i) {
+            ob[m] = oa[i];
+            eb[m] = ea[i];
             memcpy(B + (size_t)m++ * st, vi, st * sizeof(double));
+         }
          if (in_i != in_k) {
             double t = dist[i] / (dist[i] - dist[k]);
+            ob[m] = -1;
+            eb[m] = !in_i && ea[i];   /* leaving: the next edge runs along the plane */
             double *o = B + (size_t)m++ * st;
             for (unsigned c = 0; c < st; c++)
                o[c] = vi[c] + t * (vk[c] - vi[c]);
          }
       }
       double *tmp = A; A = B; B = tmp;
+      int *to = oa; oa = ob; ob = to;
+      bool *te = ea; ea = eb; eb = te;
       n = m;
    }
    if (n < 3)
@@ -754,6 +778,57 @@ void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
    struct wv w[3 + PL_COUNT + 2];
    for (unsigned i = 0; i < n; i++)
       to_window(d, A + (size_t)i * st, &w[i]);
-   for (unsigned i = 1; i + 1 < n; i++)
-      emit_triangle(j, d, drawi, &l, &w[0], &w[i], &w[i + 1], prov, piw, pz);
+   if (d->rs.fill_front == VAGX_FILL_MODE_FILL && d->rs.fill_back == VAGX_FILL_MODE_FILL) {
+      for (unsigned i = 1; i + 1 < n; i++)
+         emit_triangle(j, d, drawi, &l, &w[0], &w[i], &w[i + 1], prov, piw, pz);
+      return;
+   }
+   /* Polygon modes (GL 4.6 14.6.4): facing and culling of the clipped
+    * polygon as a whole, then its edges as lines or its vertices as points,
+    * with the polygon's facing and, when enabled for the mode, the polygon's
+    * depth offset (from its own slope). */
+   int64_t ar = 0;
+   for (unsigned i = 0; i < n; i++) {
+      const struct wv *a = &w[i], *b = &w[(i + 1) % n];
+      ar += a->fx * b->fy - b->fx * a->fy;
+   }
+   if (ar == 0)
+      return;
+   const bool front = d->rs.front_face == VAGX_FRONT_FACE_CW ? ar > 0 : ar < 0;
+   if (d->rs.cull == VAGX_CULL_MODE_FRONT_AND_BACK ||
+       (d->rs.cull == VAGX_CULL_MODE_FRONT && front) || (d->rs.cull == VAGX_CULL_MODE_BACK && !front))
+      return;
+   const enum vagx_fill_mode mode = front ? d->rs.fill_front : d->rs.fill_back;
+   if (mode == VAGX_FILL_MODE_FILL) {
+      for (unsigned i = 1; i + 1 < n; i++)
+         emit_triangle(j, d, drawi, &l, &w[0], &w[i], &w[i + 1], prov, piw, pz);
+      return;
+   }
+   const bool offset = mode == VAGX_FILL_MODE_LINE ? d->rs.offset_line : d->rs.offset_point;
+   double zoff = 0;
+   if (offset) {
+      /* the polygon is planar: its first three vertices give the slope */
+      const struct wv *t3[3] = {&w[0], &w[1], &w[2]};
+      struct setup s3;
+      setup_init(&s3, t3, 3);
+      struct rprim tmp;
+      memset(&tmp, 0, sizeof(tmp));
+      set_z(&tmp, &s3, d, true);
+      zoff = tmp.zoff;
+   }
+   const uint32_t first = j->nprims;
+   for (unsigned i = 0; i < n; i++) {
+      if (mode == VAGX_FILL_MODE_LINE) {
+         if (ea[i])
+            emit_line(j, d, drawi, &l, &w[i], &w[(i + 1) % n], prov, piw, pz);
+      } else if (oa[i] >= 0) {
+         /* POINT: the triangle's vertices that survived clipping */
+         const double size = vp->point_size ? v[oa[i]][l.ps_word] : d->rs.point_size;
+         emit_point(j, d, drawi, &l, &w[i], prov, size);
+      }
+   }
+   for (uint32_t i = first; i < j->nprims; i++) {
+      j->prims[i].front = front;
+      j->prims[i].zoff = zoff;
+   }
 }

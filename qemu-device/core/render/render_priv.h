@@ -114,8 +114,9 @@ struct rworker {
    uint8_t *tb;               /* tile buffer: rt x sample x 32x32 x 16 B */
    float *depth;              /* 32x32 x samples */
    uint8_t *stencil;
+   uint32_t *vis;             /* HSR: per sample, the run's visible primitive (1-based) */
    uint64_t frag_lanes;       /* statistics of the current job */
-   uint64_t fast_bg, fast_eot;
+   uint64_t fast_bg, fast_eot, fast_bands;
 };
 
 struct vagx_render_device {
@@ -123,6 +124,7 @@ struct vagx_render_device {
    struct rworker *w;
    unsigned nw;
    unsigned options;          /* VAGX_RENDER_OPT_* */
+   uint64_t geom_budget;      /* 0: VAGX_RENDER_GEOMETRY_BUDGET */
    struct vagx_render_stats stats;
 };
 
@@ -150,6 +152,10 @@ struct rjob {
    bool eot_fast;             /* eot is whole-tile copies to linear PBEs */
    unsigned neot_st;
    struct rfast_eot_st eot_st[R_FAST_MAX];
+   uint8_t *eot_row[R_FAST_MAX]; /* bands: one framebuffer row of each stored plane */
+   bool band_ok;              /* whole tile rows without primitives may be bands */
+   uint32_t *items;           /* work items: tile index, or R_BAND | tile row */
+   unsigned nitems;
    struct rprog **progs; unsigned nprogs, cap_progs;
    struct rdraw *draws; unsigned ndraws, cap_draws;
    struct rprim *prims; uint32_t nprims, cap_prims;
@@ -159,6 +165,10 @@ struct rjob {
    uint64_t eoj_ts[16]; unsigned neoj_ts;
    double *scratch;           /* PPP clip scratch */
    size_t scratch_cap;
+
+   /* geometry budget (render.md): charged on the calling thread only */
+   uint64_t geom_used, geom_budget;
+   uint64_t draw_va;          /* the draw command being processed */
 
    /* error: first wins */
    pthread_mutex_t lock;
@@ -192,11 +202,14 @@ void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
                      const struct vagx_cmd_bind_vertex_pipeline *vp, const float *const *v,
                      unsigned nv, unsigned provoking);
 bool r_push_prim(struct rjob *j, struct rprim **out);
+bool r_geom_charge(struct rjob *j, uint64_t bytes);
 int64_t r_line_row(const struct rline *l, int64_t M);
 
 /* ---- tiles (render_tile.c) ---- */
 void r_tile(void *ctx, unsigned item, unsigned worker);
 void r_fast_setup(struct rjob *j);
+#define R_BAND 0x80000000u
+void r_band(struct rjob *j, unsigned ty, unsigned worker);
 
 /* ---- formats & textures (render_tex.c) ---- */
 void r_fmt_unpack(enum vagx_format f, const uint8_t *p, uint32_t out[4]);

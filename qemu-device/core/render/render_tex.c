@@ -158,8 +158,24 @@ static bool packed(enum vagx_format f, unsigned *w, unsigned *o)
    }
 }
 
+/* unorm_dec(v, 8) for every v: RGBA8 texels and tile pixels are decoded
+ * without a division per component (bit-identical by construction). */
+static float unorm8_tab[256];
+static pthread_once_t unorm8_once = PTHREAD_ONCE_INIT;
+static void unorm8_init(void)
+{
+   for (unsigned v = 0; v < 256; v++)
+      unorm8_tab[v] = unorm_dec(v, 8);
+}
+
 void r_fmt_unpack(enum vagx_format f, const uint8_t *p, uint32_t out[4])
 {
+   if (f == VAGX_FORMAT_RGBA8_UNORM) {
+      pthread_once(&unorm8_once, unorm8_init);
+      for (unsigned c = 0; c < 4; c++)
+         out[c] = r_u(unorm8_tab[p[c]]);
+      return;
+   }
    const enum vagx_format_kind k = vagx_format_kind(f);
    const unsigned bpb = vagx_format_bytes_per_block(f), nc = vagx_format_comps(f);
    const bool integer = k == VAGX_FORMAT_KIND_UINT || k == VAGX_FORMAT_KIND_SINT;
@@ -428,22 +444,67 @@ static void border_texel(const struct vagx_sampler *s, float out[4])
       out[i] = s->border_int ? (float)s->border_color[i] : r_f(s->border_color[i]);
 }
 
+/* Texel (x, y) of level/layer after the wrap modes, unpacked (float bits
+ * or integers); *border tells that the border colour applies instead (out
+ * is then untouched). */
+static bool fetch_wrapped_raw(struct rtexctx *c, const struct tview *v, const struct vagx_sampler *s,
+                              unsigned level, unsigned layer, int x, int y, uint32_t out[4],
+                              bool *border)
+{
+   const struct vagx_layout_level *lv = &v->l.level[level];
+   *border = false;
+   x = wrap(x, (int)lv->width_px, s->wrap_s, border);
+   y = wrap(y, (int)lv->height_px, s->wrap_t, border);
+   return *border || texel(c, v, level, layer, x, y, 0, out);
+}
+
 static bool fetch_wrapped(struct rtexctx *c, const struct tview *v, const struct vagx_sampler *s,
                           unsigned level, unsigned layer, int x, int y, float out[4])
 {
-   const struct vagx_layout_level *lv = &v->l.level[level];
-   bool border = false;
-   x = wrap(x, (int)lv->width_px, s->wrap_s, &border);
-   y = wrap(y, (int)lv->height_px, s->wrap_t, &border);
    uint32_t t[4];
+   bool border;
+   if (!fetch_wrapped_raw(c, v, s, level, layer, x, y, t, &border))
+      return false;
    if (border) {
       border_texel(s, out);
       return true;
    }
-   if (!texel(c, v, level, layer, x, y, 0, t))
-      return false;
    for (unsigned i = 0; i < 4; i++)
       out[i] = r_f(t[i]);
+   return true;
+}
+
+/* Texel-space position of normalised (u, t) on `level` (1D: row 0). */
+static void level_xy(const struct tview *v, const struct vagx_sampler *s, unsigned level, double u,
+                     double t, double *x, double *y)
+{
+   const struct vagx_layout_level *lv = &v->l.level[level];
+   *x = s->unnormalized ? u : u * lv->width_px;
+   *y = s->unnormalized ? t : t * lv->height_px;
+   if (v->t.dimension == VAGX_DIMENSION_1D || v->t.dimension == VAGX_DIMENSION_1D_ARRAY)
+      *y = 0.5;
+}
+
+/* Integer formats and the stencil aspect (render.md, "Texture sampling"):
+ * the nearest texel of one level, its unpacked integers returned as they
+ * are, and the border colour's raw values outside.  A filter would have
+ * to go through floats, which loses integers above 2^24 and turns small
+ * ones into denormals when the raw bits are read as floats. */
+static bool sample_nearest_int(struct rtexctx *c, const struct tview *v, const struct vagx_sampler *s,
+                               unsigned level, unsigned layer, double u, double t, double r,
+                               bool vol, uint32_t out[4])
+{
+   double x, y;
+   level_xy(v, s, level, u, t, &x, &y);
+   bool border = false;
+   if (vol) {
+      const int dz = (int)vagx_layout_level_depth(&v->l, level);
+      layer = (unsigned)wrap(floor_i(s->unnormalized ? r : r * dz), dz, s->wrap_r, &border);
+   }
+   if (!border && !fetch_wrapped_raw(c, v, s, level, layer, floor_i(x), floor_i(y), out, &border))
+      return false;
+   if (border)
+      memcpy(out, s->border_color, sizeof(s->border_color));
    return true;
 }
 
@@ -452,11 +513,8 @@ static bool sample_level(struct rtexctx *c, const struct tview *v, const struct 
                          unsigned level, unsigned layer, double u, double t, bool lin,
                          float out[4])
 {
-   const struct vagx_layout_level *lv = &v->l.level[level];
-   double x = s->unnormalized ? u : u * lv->width_px;
-   double y = s->unnormalized ? t : t * lv->height_px;
-   if (v->t.dimension == VAGX_DIMENSION_1D || v->t.dimension == VAGX_DIMENSION_1D_ARRAY)
-      y = 0.5;
+   double x, y;
+   level_xy(v, s, level, u, t, &x, &y);
    if (!lin)
       return fetch_wrapped(c, v, s, level, layer, floor_i(x), floor_i(y), out);
    x -= 0.5;
@@ -546,6 +604,12 @@ static unsigned coord_count(unsigned dim, bool array)
 static float swz(const float *t, enum vagx_swizzle s)
 {
    return s <= VAGX_SWIZZLE_A ? t[s] : s == VAGX_SWIZZLE_ONE ? 1.0f : 0.0f;
+}
+
+/* Integer results: ONE is the integer 1. */
+static uint32_t swz_int(const uint32_t *t, enum vagx_swizzle s)
+{
+   return s <= VAGX_SWIZZLE_A ? t[s] : s == VAGX_SWIZZLE_ONE ? 1u : 0u;
 }
 
 enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *call)
@@ -682,13 +746,17 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
          if (lodv > s.max_lod) lodv = s.max_lod;
          if (lodv < s.min_lod) lodv = s.min_lod;
          bool mag = lodv <= 0;
-         bool lin = (mag ? s.mag_filter : s.min_filter) == VAGX_FILTER_LINEAR;
+         /* integer formats and stencil are never filtered: NEAREST within a
+          * level, a LINEAR mip filter picks the nearest level */
+         bool lin = !integer && (mag ? s.mag_filter : s.min_filter) == VAGX_FILTER_LINEAR;
+         const enum vagx_mip_filter mipf =
+            integer && s.mip_filter == VAGX_MIP_FILTER_LINEAR ? VAGX_MIP_FILTER_NEAREST : s.mip_filter;
          unsigned l0 = base, l1 = base;
          double mf = 0;
-         if (s.mip_filter != VAGX_MIP_FILTER_NONE && !mag) {
+         if (mipf != VAGX_MIP_FILTER_NONE && !mag) {
             double lv = base + lodv;
             if (lv > maxl) lv = maxl;
-            if (s.mip_filter == VAGX_MIP_FILTER_NEAREST) {
+            if (mipf == VAGX_MIP_FILTER_NEAREST) {
                l0 = l1 = (unsigned)floor(lv + 0.5 - 1e-9 < base ? base : lv + 0.5 - 1e-9);
                if (l0 > maxl) l0 = l1 = maxl;
             } else {
@@ -697,22 +765,28 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
                mf = lv - l0;
             }
          }
-         float a[4], b[4];
          const bool vol = dim == VAGX_DIM__3D;
-         if (vol ? !sample_volume(c, &v, &s, l0, u, t, w3, lin, a)
-                 : !sample_level(c, &v, &s, l0, layer, u, t, lin, a))
-            return VAGX_USC_FAULT;
-         if (l1 != l0 && mf > 0) {
-            if (vol ? !sample_volume(c, &v, &s, l1, u, t, w3, lin, b)
-                    : !sample_level(c, &v, &s, l1, layer, u, t, lin, b))
+         if (integer) {
+            if (!sample_nearest_int(c, &v, &s, l0, layer, u, t, w3, vol, ires))
                return VAGX_USC_FAULT;
+            /* only a shadow compare reads these: the integer's value */
+            const bool sint = vagx_format_kind(v.t.format) == VAGX_FORMAT_KIND_SINT;
             for (unsigned k = 0; k < 4; k++)
-               a[k] = (float)(a[k] * (1 - mf) + b[k] * mf);
+               res[k] = sint ? (float)(int32_t)ires[k] : (float)ires[k];
+         } else {
+            float a[4], b[4];
+            if (vol ? !sample_volume(c, &v, &s, l0, u, t, w3, lin, a)
+                    : !sample_level(c, &v, &s, l0, layer, u, t, lin, a))
+               return VAGX_USC_FAULT;
+            if (l1 != l0 && mf > 0) {
+               if (vol ? !sample_volume(c, &v, &s, l1, u, t, w3, lin, b)
+                       : !sample_level(c, &v, &s, l1, layer, u, t, lin, b))
+                  return VAGX_USC_FAULT;
+               for (unsigned k = 0; k < 4; k++)
+                  a[k] = (float)(a[k] * (1 - mf) + b[k] * mf);
+            }
+            memcpy(res, a, sizeof(res));
          }
-         memcpy(res, a, sizeof(res));
-         if (integer)
-            for (unsigned k = 0; k < 4; k++)
-               ires[k] = (uint32_t)res[k];
          if (shadow || s.compare_enable) {
             float ref = r_f(call->src[2][l]);
             res[0] = cmp(s.compare_func, ref, res[0]);
@@ -721,18 +795,18 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
             as_int = false;
          }
       }
-      if (as_int) {
+      if (as_int && (mode == VAGX_TEXMODE_SIZE || mode == VAGX_TEXMODE_LEVELS)) {
          for (unsigned k = 0; k < 4; k++)
             call->out[k][l] = ires[k];
+      } else if (as_int) {
+         const enum vagx_swizzle sz[4] = {v.t.swizzle_r, v.t.swizzle_g, v.t.swizzle_b, v.t.swizzle_a};
+         for (unsigned k = 0; k < 4; k++)
+            call->out[k][l] = swz_int(ires, sz[k]);
       } else {
          float sw[4] = {swz(res, v.t.swizzle_r), swz(res, v.t.swizzle_g), swz(res, v.t.swizzle_b),
                         swz(res, v.t.swizzle_a)};
-         if (mode == VAGX_TEXMODE_FETCH && integer)
-            for (unsigned k = 0; k < 4; k++)
-               call->out[k][l] = ires[k];
-         else
-            for (unsigned k = 0; k < 4; k++)
-               call->out[k][l] = r_u(sw[k]);
+         for (unsigned k = 0; k < 4; k++)
+            call->out[k][l] = r_u(sw[k]);
       }
    }
    return VAGX_USC_OK;

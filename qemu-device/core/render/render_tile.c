@@ -5,6 +5,7 @@
  * access), end-of-tile program, depth/stencil store. */
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "render_priv.h"
 
@@ -107,6 +108,11 @@ static enum vagx_usc_status frag_exec(void *ctx, struct vagx_usc_gfx_call *call)
    case VAGX_OP_ST_TILE: {
       const unsigned rt = I->mod & 7;
       const bool st = I->op == VAGX_OP_ST_TILE;
+      /* packing is the costly part of st_tile: lanes storing the same value
+       * as the previous lane reuse its encoding */
+      uint32_t last[4] = {0, 0, 0, 0};
+      uint8_t enc[16];
+      bool have_enc = false;
       if (st && I->src[0].idx + 4u > c->p->desc.gpr_count)
          return VAGX_USC_ILLEGAL_INSTRUCTION;
       for (unsigned l = 0; l < 32; l++) {
@@ -134,7 +140,15 @@ static enum vagx_usc_status frag_exec(void *ctx, struct vagx_usc_gfx_call *call)
                v[k] = call->regs[I->src[0].idx + k][l];
             /* the tile buffer holds the format's encoding: SRGB targets
              * store sRGB (ld_tile decodes), as GL blending expects */
-            r_fmt_pack(j->rj.rt_format[rt], v, p, true);
+            if (!have_enc || memcmp(v, last, sizeof(v))) {
+               r_fmt_pack(j->rj.rt_format[rt], v, enc, true);
+               memcpy(last, v, sizeof(v));
+               have_enc = true;
+            }
+            if (j->rt_bpp[rt] == 4)
+               memcpy(p, enc, 4);   /* the common case, inlined */
+            else
+               memcpy(p, enc, j->rt_bpp[rt]);
          } else {
             uint32_t v[4];
             r_fmt_unpack(j->rj.rt_format[rt], p, v);
@@ -290,6 +304,24 @@ static bool inside(const struct rprim *p, int64_t px, int64_t py)
    return false;
 }
 
+/* Every point of [fx0,fx1] x [fy0,fy1] strictly inside the (single)
+ * triangle: each edge function is linear, so positive at the four corners
+ * means positive everywhere (no top-left tie can arise). */
+static bool rect_inside(const struct rprim *p, int64_t fx0, int64_t fy0, int64_t fx1, int64_t fy1)
+{
+   if (p->ntri != 1)
+      return false;
+   const int64_t *x = p->vx[0], *y = p->vy[0];
+   for (unsigned e = 0; e < 3; e++) {
+      const int64_t ax = x[e], ay = y[e], dx = x[(e + 1) % 3] - ax, dy = y[(e + 1) % 3] - ay;
+      const int64_t cx[2] = {fx0, fx1}, cy[2] = {fy0, fy1};
+      for (unsigned k = 0; k < 4; k++)
+         if (dx * (cy[k >> 1] - ay) - dy * (cx[k & 1] - ax) <= 0)
+            return false;
+   }
+   return true;
+}
+
 /* Diamond-exit line: pixel (gx, gy) covered (see struct rline). */
 static bool line_covers(const struct rline *l, int gx, int gy)
 {
@@ -429,7 +461,16 @@ static void zs_clear(struct tctx *c)
    memset(c->w->stencil, (uint8_t)rj->clear_stencil, n);
 }
 
-static void do_prim(struct tctx *c, const struct rprim *p)
+/* How do_prim treats a primitive: everything in order, or one of the two
+ * passes of hidden-surface removal over a run of opaque primitives. */
+enum prim_mode {
+   PM_NORMAL,
+   PM_DEPTH,   /* early tests with updates and query counting; record the
+                * primitive in w->vis at every sample it passes; no shading */
+   PM_COLOUR,  /* shade only the samples whose w->vis is this primitive */
+};
+
+static void do_prim(struct tctx *c, const struct rprim *p, enum prim_mode mode, uint32_t id)
 {
    struct rjob *j = c->j;
    const struct rdraw *d = &j->draws[p->draw];
@@ -472,11 +513,27 @@ static void do_prim(struct tctx *c, const struct rprim *p)
 
    const bool is_line = p->kind == R_PRIM_LINE;
    const uint32_t all = (1u << ns) - 1;
+   /* sample offsets inside a pixel, in 1/256 (for whole-block coverage) */
+   int64_t smin_x = INT64_MAX, smax_x = INT64_MIN, smin_y = INT64_MAX, smax_y = INT64_MIN;
+   for (unsigned s = 0; s < ns; s++) {
+      const int64_t ox = (int64_t)(spx[s] * R_SUBPIX), oy = (int64_t)(spy[s] * R_SUBPIX);
+      smin_x = ox < smin_x ? ox : smin_x;
+      smax_x = ox > smax_x ? ox : smax_x;
+      smin_y = oy < smin_y ? oy : smin_y;
+      smax_y = oy > smax_y ? oy : smax_y;
+   }
+   /* depth is needed by a depth test or late tests; the early test by either test */
+   const bool need_z = c->late || ds->depth_test;
+   const bool need_test = ds->depth_test || ds->stencil_test;
    for (int by = by0; by < y1 - c->ty0; by += 4)
       for (int bx = bx0; bx < x1 - c->tx0; bx += 8) {
          if (is_line && !line_block(&p->line, c->tx0 + bx, c->ty0 + by, c->tx0 + bx + 8,
                                     c->ty0 + by + 4))
             continue;
+         const int64_t gbx = c->tx0 + bx, gby = c->ty0 + by;
+         const bool blk_full = !is_line && rect_inside(p, gbx * R_SUBPIX + smin_x, gby * R_SUBPIX + smin_y,
+                                                   (gbx + 7) * R_SUBPIX + smax_x,
+                                                   (gby + 3) * R_SUBPIX + smax_y);
          uint32_t live = 0;
          double zs[32][4];
          for (unsigned l = 0; l < 32; l++) {
@@ -491,7 +548,9 @@ static void do_prim(struct tctx *c, const struct rprim *p)
             uint32_t m = 0;
             if (is_line)
                m = line_covers(&p->line, gx, gy) ? all : 0;
-            for (unsigned s = 0; s < ns && !is_line; s++) {
+            else if (blk_full)
+               m = all;
+            for (unsigned s = 0; s < ns && !is_line && !blk_full; s++) {
                int64_t fx = (int64_t)gx * R_SUBPIX + (int64_t)(spx[s] * R_SUBPIX);
                int64_t fy = (int64_t)gy * R_SUBPIX + (int64_t)(spy[s] * R_SUBPIX);
                if (inside(p, fx, fy))
@@ -503,8 +562,19 @@ static void do_prim(struct tctx *c, const struct rprim *p)
                if (!(m >> s & 1))
                   continue;
                const size_t zi = (size_t)s * R_TS * R_TS + (size_t)ly * R_TS + (size_t)lx;
+               if (mode == PM_COLOUR) {
+                  if (c->w->vis[zi] != id)
+                     m &= ~(1u << s);
+                  continue;
+               }
+               if (!need_z && !need_test) {
+                  passed++;
+                  if (mode == PM_DEPTH)
+                     c->w->vis[zi] = id;
+                  continue;
+               }
                float *dp = &c->w->depth[zi];
-               double z = frag_depth(d, p, gx + spx[s], gy + spy[s]);
+               double z = need_z ? frag_depth(d, p, gx + spx[s], gy + spy[s]) : 0;
                zs[l][s] = z;
                if (c->late) {
                   if (precull && !cmpf(ds->depth_func, z, *dp))
@@ -517,12 +587,14 @@ static void do_prim(struct tctx *c, const struct rprim *p)
                   continue;
                }
                passed++;
+               if (mode == PM_DEPTH)
+                  c->w->vis[zi] = id;
             }
             c->cov[l] = m;
             if (m)
                live |= 1u << l;
          }
-         if (!live)
+         if (!live || mode == PM_DEPTH)
             continue;
          uint32_t exec = 0;
          for (unsigned qd = 0; qd < 8; qd++)
@@ -570,6 +642,39 @@ static void do_prim(struct tctx *c, const struct rprim *p)
       }
    if (q && passed)
       atomic_fetch_add(&q->count, passed);
+}
+
+/* Hidden-surface removal (render.md): a primitive of an opaque pipeline
+ * leaves at each sample either nothing (its early tests fail) or colours
+ * that replace everything earlier, so over a run of such primitives only the
+ * last one passing the tests at a sample determines the sample's colours.
+ * Single-sampled jobs only: with 4X, centroid interpolation depends on the
+ * coverage, which hidden samples would change. */
+static bool hsr_ok(const struct rjob *j, const struct rprim *p)
+{
+   const struct rdraw *d = &j->draws[p->draw];
+   return !(j->dev->options & VAGX_RENDER_OPT_NO_HSR) && j->samples == 1 && d->fp.opaque &&
+          !d->fp.discards && !d->fp.writes_depth && !d->fp.writes_stencil && !d->fp.side_effects;
+}
+
+/* Pass 1 runs every primitive's early tests in order (the same updates and
+ * query counts as without HSR) and records the last one passing at each
+ * sample; pass 2 shades each primitive at the samples it won. */
+static bool hsr_run(struct tctx *c, const uint32_t *idx, uint32_t n)
+{
+   struct rjob *j = c->j;
+   memset(c->w->vis, 0, sizeof(*c->w->vis) * R_TS * R_TS * j->samples);
+   for (uint32_t i = 0; i < n; i++) {
+      do_prim(c, &j->prims[idx[i]], PM_DEPTH, i + 1);
+      if (r_stop(j))
+         return false;
+   }
+   for (uint32_t i = 0; i < n; i++) {
+      do_prim(c, &j->prims[idx[i]], PM_COLOUR, i + 1);
+      if (r_stop(j))
+         return false;
+   }
+   return true;
 }
 
 /* Depth/stencil load (store = false) or store of the tile.  Without a load
@@ -844,6 +949,25 @@ void r_fast_setup(struct rjob *j)
       const unsigned bpp = j->rt_bpp[st->rt];
       fill_plane(j->bg_tmpl + j->rt_off[st->rt] + (size_t)st->s * R_TS * R_TS * bpp, st->bytes, bpp);
    }
+   /* Bands: a tile without primitives loads and stores nothing but colour
+    * (no depth/stencil image access, whose faults must still happen), and
+    * its colour is the template, the same value in every pixel of a plane. */
+   const struct vagx_render_job *rj = &j->rj;
+   if (!j->eot_fast || !rj->process_empty_tiles ||
+       (j->have_zs && (rj->depth_load || rj->stencil_load || rj->depth_store || rj->stencil_store)))
+      return;
+   for (unsigned i = 0; i < j->neot_st; i++) {
+      const struct rfast_eot_st *st = &j->eot_st[i];
+      const unsigned bpp = j->rt_bpp[st->rt];
+      const size_t len = (size_t)rj->width * bpp;
+      if (len > 256 * 1024 || !(j->eot_row[i] = malloc(len)))
+         return;
+      const uint8_t *v = j->bg_tmpl + j->rt_off[st->rt] + (size_t)st->s * R_TS * R_TS * bpp;
+      memcpy(j->eot_row[i], v, bpp);
+      for (size_t done = bpp; done < len; done *= 2)
+         memcpy(j->eot_row[i] + done, j->eot_row[i], done * 2 <= len ? done : len - done);
+   }
+   j->band_ok = true;
 }
 
 /* Fills one plane (32x32 pixels of bpp bytes) with a packed value. */
@@ -956,10 +1080,20 @@ void r_tile(void *ctx, unsigned item, unsigned worker)
    }
    if (!zs_io(&c, false))
       return;
-   for (uint32_t i = 0; i < bin->n; i++) {
-      do_prim(&c, &j->prims[bin->v[i]]);
+   for (uint32_t i = 0; i < bin->n;) {
+      uint32_t k = i;
+      while (k < bin->n && hsr_ok(j, &j->prims[bin->v[k]]))
+         k++;
+      if (k - i >= 2) {
+         if (!hsr_run(&c, &bin->v[i], k - i))
+            return;
+         i = k;
+         continue;
+      }
+      do_prim(&c, &j->prims[bin->v[i]], PM_NORMAL, 0);
       if (r_stop(j))
          return;
+      i++;
    }
    const bool tmpl = j->bg_fast && !bin->n && j->eot_fast;
    if (j->eot_fast && eot_fast(&c, tmpl ? j->bg_tmpl : c.w->tb)) {
@@ -971,4 +1105,59 @@ void r_tile(void *ctx, unsigned item, unsigned worker)
          return;
    }
    zs_io(&c, true);
+}
+
+/* A row of tiles without primitives, stored as whole framebuffer rows (see
+ * r_fast_setup); tile by tile when a descriptor changed or a row does not
+ * translate in one piece (the interpreter then reports any fault). */
+static bool band_copy(struct rjob *j, unsigned ty, unsigned worker)
+{
+   for (unsigned i = 0; i < j->neot_st; i++) {
+      const struct rfast_eot_st *st = &j->eot_st[i];
+      uint32_t raw[VAGX_PBE_DWORDS];
+      if (!peek(j, worker, j->eot.desc.image_va + st->img * 32ull, raw, sizeof(raw)) ||
+          memcmp(raw, st->raw, sizeof(raw)))
+         return false;
+   }
+   for (unsigned i = 0; i < j->neot_st; i++) {
+      const struct rfast_eot_st *st = &j->eot_st[i];
+      const struct vagx_pbe *b = &st->pbe;
+      const struct vagx_layout *l = &st->l;
+      const unsigned bpp = l->bytes_per_block_B;
+      if (b->layer >= l->layers)
+         continue;
+      const uint32_t lw = l->level[b->level].width_px, lh = l->level[b->level].height_px;
+      const uint32_t x1 = j->rj.width < lw ? j->rj.width : lw;
+      uint32_t y1 = ty * R_TS + R_TS;
+      y1 = y1 < j->rj.height ? y1 : j->rj.height;
+      y1 = y1 < lh ? y1 : lh;
+      const uint32_t len = x1 * bpp;
+      for (uint32_t y = ty * R_TS; y < y1; y++) {
+         const uint64_t off = vagx_layout_offset_B(l, b->level, b->layer, 0, y);
+         if (l->tiling != VAGX_TILING_LINEAR ||
+             vagx_layout_offset_B(l, b->level, b->layer, x1 - 1, y) - off != len - bpp)
+            return false;
+         uint64_t span = 0;
+         uint8_t *host = j->env->mem->translate(j->dev->w[worker].mem_ctx, b->base_va + off, len,
+                                                VAGX_USC_ACC_WRITE, &span);
+         if (!host || span < len)
+            return false;
+         memcpy(host, j->eot_row[i], len);
+      }
+   }
+   return true;
+}
+
+void r_band(struct rjob *j, unsigned ty, unsigned worker)
+{
+   if (r_stop(j))
+      return;
+   if (band_copy(j, ty, worker)) {
+      j->dev->w[worker].fast_bg += j->tiles_x;
+      j->dev->w[worker].fast_eot += j->tiles_x;
+      j->dev->w[worker].fast_bands++;
+      return;
+   }
+   for (unsigned tx = 0; tx < j->tiles_x && !r_stop(j); tx++)
+      r_tile(j, ty * j->tiles_x + tx, worker);
 }

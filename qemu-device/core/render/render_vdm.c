@@ -146,6 +146,77 @@ static void assemble(struct rjob *j, const struct rdraw *d, unsigned drawi,
    }
 }
 
+/* Batched assembly.  out[0] holds a run's first vertex, out[1..R_CARRY)
+ * the vertices carried from the previous batch; vv[0..n) are the run's
+ * vertices not yet (fully) assembled, in order. */
+#define R_VTX_BATCH 1536   /* a multiple of 2 and 3 */
+#define R_CARRY 4
+struct runbuf {
+   float *out, *tmp;
+   const float **vv;
+   unsigned n, nout;
+   uint64_t run_len;
+};
+
+/* Assembles vv[0..n) of the current run: everything when the run ends
+ * (`last`), else every primitive that cannot depend on later vertices, and
+ * keeps the vertices the rest of the run shares with them. */
+static void flush_run(struct rjob *j, unsigned drawi, enum vagx_primitive prim,
+                      struct runbuf *rb, bool last)
+{
+   const struct rdraw *d = &j->draws[drawi];
+   const float *first = rb->out;
+   const unsigned n = rb->n;
+   unsigned emit = n, keep = 0;     /* assemble vv[0..emit), carry vv[n-keep..n) */
+   enum vagx_primitive ap = prim;
+   if (prim == VAGX_PRIMITIVE_LINE_LOOP)
+      ap = VAGX_PRIMITIVE_LINE_STRIP;   /* the closing segment is added at the run's end */
+   if (!last) {
+      switch (prim) {
+      case VAGX_PRIMITIVE_LINES: keep = n % 2; break;
+      case VAGX_PRIMITIVE_TRIANGLES: keep = n % 3; break;
+      case VAGX_PRIMITIVE_LINE_STRIP:
+      case VAGX_PRIMITIVE_LINE_LOOP: keep = n < 1 ? n : 1; break;
+      /* the centre (out[0]) is always put back; only a later vertex is kept */
+      case VAGX_PRIMITIVE_TRIANGLE_FAN: keep = n >= 2 ? 1 : 0; break;
+      case VAGX_PRIMITIVE_TRIANGLE_STRIP:
+         /* the next segment must start at an even offset to keep the
+          * winding of odd triangles */
+         keep = n < 3 ? n : (n & 1) ? 3 : 2;
+         break;
+      default: keep = 0; break;
+      }
+      emit = prim == VAGX_PRIMITIVE_LINES || prim == VAGX_PRIMITIVE_TRIANGLES ||
+                   prim == VAGX_PRIMITIVE_POINTS ? n - keep
+             : prim == VAGX_PRIMITIVE_TRIANGLE_STRIP && n >= 3 && (n & 1) ? n - 1
+                                                                        : n;
+   }
+   if (emit)
+      assemble(j, d, drawi, ap, rb->vv, emit);
+   if (last) {
+      if (prim == VAGX_PRIMITIVE_LINE_LOOP && rb->run_len >= 2 && n >= 1) {
+         const float *t[2] = {rb->vv[n - 1], first};
+         r_ppp_primitive(j, d, drawi, &d->vpl, t, 2,
+                         d->rs.provoking == VAGX_PROVOKING_VERTEX_LAST);
+      }
+      rb->n = 0;
+      rb->run_len = 0;
+      return;
+   }
+   /* carry: copy through tmp (carried vertices may already be carry slots) */
+   const size_t vb = (size_t)rb->nout * sizeof(float);
+   for (unsigned k = 0; k < keep; k++)
+      memcpy((uint8_t *)rb->tmp + k * vb, rb->vv[n - keep + k], vb);
+   rb->n = 0;
+   if (prim == VAGX_PRIMITIVE_TRIANGLE_FAN && rb->run_len)
+      rb->vv[rb->n++] = first;   /* the fan's centre, then its last vertex */
+   for (unsigned k = 0; k < keep; k++) {
+      float *slot = rb->out + (size_t)(1 + k) * rb->nout;
+      memcpy(slot, (uint8_t *)rb->tmp + k * vb, vb);
+      rb->vv[rb->n++] = slot;
+   }
+}
+
 static bool push_draw(struct rjob *j, const struct rdraw *d)
 {
    if (j->ndraws == j->cap_draws) {
@@ -199,66 +270,88 @@ static bool do_draw(struct rjob *j, struct vstate *s, const struct vagx_cmd_draw
    }
    const unsigned drawi = j->ndraws - 1;
    const unsigned nout = vp_nout(&s->vp);
+   j->draw_va = cmd_va;   /* a geometry budget overrun names this draw */
 
-   /* Vertex ids (after restart: -1). */
-   int64_t *ids = malloc((size_t)count * sizeof(*ids));
-   float *out = malloc((size_t)count * nout * sizeof(float));
-   const float **vv = malloc((size_t)count * sizeof(*vv));
-   if (!ids || !out || !vv) {
+   /* Vertices are shaded and assembled in batches of R_VTX_BATCH, so a
+    * draw's memory does not grow with its count.  A run (vertices between
+    * restarts) that continues past a batch is assembled up to the batch end
+    * and the vertices the rest of it needs are carried over (see flush_run). */
+   struct runbuf rb;
+   memset(&rb, 0, sizeof(rb));
+   rb.nout = nout;
+   int64_t *ids = malloc(R_VTX_BATCH * sizeof(*ids));
+   rb.out = malloc((size_t)(R_VTX_BATCH + R_CARRY) * nout * sizeof(float));
+   rb.vv = malloc((size_t)(R_VTX_BATCH + R_CARRY) * sizeof(*rb.vv));
+   rb.tmp = malloc((size_t)R_CARRY * nout * sizeof(float) + 1);
+   if (!ids || !rb.out || !rb.vv || !rb.tmp) {
       free(ids);
-      free(out);
-      free(vv);
+      free(rb.out);
+      free(rb.vv);
+      free(rb.tmp);
       r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_VDM, 0, 0);
       return false;
    }
    bool ok = true;
    unsigned isz = dr->index_size == VAGX_INDEX_SIZE_U8 ? 1 : dr->index_size == VAGX_INDEX_SIZE_U16 ? 2 : 4;
    uint32_t rmask = isz == 4 ? 0xffffffffu : (1u << (8 * isz)) - 1;
-   for (uint32_t i = 0; i < count && ok; i++) {
-      if (!indexed) {
-         ids[i] = (int64_t)(uint32_t)(first + i);
-         continue;
-      }
-      uint64_t off = ((uint64_t)first + i) * isz;
-      uint32_t idx = 0;
-      if (off + isz <= dr->index_buffer_size) {
-         uint8_t b[4] = {0};
-         if (!r_read(j, fe, dr->index_va + off, b, isz, VAGX_UNIT_VDM)) {
+   float *const bout = rb.out + (size_t)R_CARRY * nout;   /* the batch's outputs */
+   for (uint32_t inst = 0; inst < instances && ok; inst++) {
+      rb.n = 0;
+      rb.run_len = 0;
+      for (uint64_t b0 = 0; b0 < count && ok; b0 += R_VTX_BATCH) {
+         const unsigned nb = count - b0 < R_VTX_BATCH ? (unsigned)(count - b0) : R_VTX_BATCH;
+         /* vertex ids (after restart: -1) */
+         for (unsigned i = 0; i < nb; i++) {
+            const uint64_t vi = b0 + i;
+            if (!indexed) {
+               ids[i] = (int64_t)(uint32_t)(first + vi);
+               continue;
+            }
+            uint64_t off = ((uint64_t)first + vi) * isz;
+            uint32_t idx = 0;
+            if (off + isz <= dr->index_buffer_size) {
+               uint8_t b[4] = {0};
+               if (!r_read(j, fe, dr->index_va + off, b, isz, VAGX_UNIT_VDM)) {
+                  ok = false;
+                  break;
+               }
+               idx = b[0] | (isz > 1 ? (uint32_t)b[1] << 8 : 0) |
+                     (isz > 2 ? ((uint32_t)b[2] << 16 | (uint32_t)b[3] << 24) : 0);
+            }
+            if (dr->restart && idx == (dr->restart_index & rmask))
+               ids[i] = -1;
+            else
+               ids[i] = (int64_t)(uint32_t)(idx + (uint32_t)base_vertex);
+         }
+         if (!ok)
+            break;
+         memset(bout, 0, (size_t)nb * nout * sizeof(float));
+         if (!run_vs(j, s, ids, nb, inst + base_instance, bout, nout)) {
             ok = false;
             break;
          }
-         idx = b[0] | (isz > 1 ? (uint32_t)b[1] << 8 : 0) |
-               (isz > 2 ? ((uint32_t)b[2] << 16 | (uint32_t)b[3] << 24) : 0);
-      }
-      if (dr->restart && idx == (dr->restart_index & rmask))
-         ids[i] = -1;
-      else
-         ids[i] = (int64_t)(uint32_t)(idx + (uint32_t)base_vertex);
-   }
-   for (uint32_t inst = 0; inst < instances && ok; inst++) {
-      memset(out, 0, (size_t)count * nout * sizeof(float));
-      if (!run_vs(j, s, ids, count, inst + base_instance, out, nout)) {
-         ok = false;
-         break;
-      }
-      if (d.rs.discard)
-         continue;
-      unsigned n = 0;
-      for (uint32_t i = 0; i <= count; i++) {
-         if (i == count || ids[i] == -1) {
-            if (n)
-               assemble(j, &j->draws[drawi], drawi, dr->primitive, vv, n);
-            n = 0;
+         if (d.rs.discard)
             continue;
+         for (unsigned i = 0; i < nb; i++) {
+            if (ids[i] == -1) {
+               flush_run(j, drawi, dr->primitive, &rb, true);
+               continue;
+            }
+            if (!rb.run_len++) {
+               /* first vertex of a run: kept for fans and loops */
+               memcpy(rb.out, bout + (size_t)i * nout, nout * sizeof(float));
+            }
+            rb.vv[rb.n++] = bout + (size_t)i * nout;
          }
-         vv[n++] = out + (size_t)i * nout;
+         flush_run(j, drawi, dr->primitive, &rb, b0 + nb >= count);
+         if (r_stop(j))
+            ok = false;
       }
-      if (r_stop(j))
-         ok = false;
    }
    free(ids);
-   free(out);
-   free(vv);
+   free(rb.out);
+   free(rb.vv);
+   free(rb.tmp);
    return ok;
 }
 

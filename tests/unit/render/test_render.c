@@ -2332,6 +2332,164 @@ static void test_formats(void)
    CHECK(bad_tex == 0 && ntex >= 52, "texture formats: %u of %u wrong", bad_tex, ntex);
 }
 
+/* ------------------------------- integer and stencil sampling (render.md) -- */
+/* tex in the sampling modes on integer formats and the stencil aspect:
+ * never filtered (LINEAR min/mag/mip filters act as NEAREST), the texel's
+ * integers as the format defines them (ref_decode), the border colour's raw
+ * values, swizzles with ONE = integer 1.  The shader samples a quarter
+ * texel right of the texel's centre, where a bilinear filter would blend. */
+static uint64_t int_smp(enum vagx_wrap wrap, const uint32_t border[4])
+{
+   struct vagx_sampler s;
+   vagx_sampler_init(&s);
+   s.min_filter = s.mag_filter = VAGX_FILTER_LINEAR;
+   s.mip_filter = VAGX_MIP_FILTER_LINEAR;
+   s.wrap_s = s.wrap_t = s.wrap_r = wrap;
+   s.max_lod = 16;
+   memcpy(s.border_color, border, 16);
+   uint64_t va = alloc(32, 32);
+   vagx_sampler_pack(ptr(va), &s);
+   return va;
+}
+
+static void fill_int_mip(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *o)
+{
+   (void)layer;
+   o[0] = (uint8_t)(lv * 100 + x + 16 * y + 1);   /* R8_UINT */
+}
+
+static void test_tex_int_sampling(void)
+{
+   W = 16; H = 4;
+   static const uint32_t zero[4] = {0, 0, 0, 0};
+   /* u = (x + 0.75 - off) / W, v = (y + 0.5) / H */
+   const char *fs_src = "u2f r4, sr.pix_x\nfadd r4, r4, u2\nfmul r4, r4, u0\n"
+                        "u2f r5, sr.pix_y\nfadd r5, r5, #0.5\nfmul r5, r5, u1\n"
+                        "tex.%s.t0.s0.2d r0, r4, u3, r0\nst_tile.rt0 r0, #0\nend\n";
+   char src[512];
+   const float uni_c[4] = {1.0f / 16, 1.0f / 4, 0.75f, 0.0f};
+   unsigned ntex = 0, bad_tex = 0;
+   for (unsigned f = 1; f < 64; f++) {
+      if (!vagx_format_is_valid((enum vagx_format)f))
+         continue;
+      for (unsigned st = 0; st < 2; st++) {
+         if (st ? !vagx_format_stencil((enum vagx_format)f) : !vagx_format_is_integer((enum vagx_format)f))
+            continue;
+         fill_format = (enum vagx_format)f;
+         struct texdesc td = {(enum vagx_format)f, VAGX_DIMENSION_2D, W, H, 1, 1, 0, 0, false};
+         uint64_t tva = make_texture(&td, fill_fmt);
+         struct vagx_texture t;
+         const char *err;
+         vagx_texture_unpack(ptr(tva), &t, &err);
+         t.sample_stencil = st;
+         vagx_texture_pack(ptr(tva), &t);
+         snprintf(src, sizeof(src), fs_src, "auto");
+         struct prog fs = {.tex = tva, .ntex = 1, .smp = int_smp(VAGX_WRAP_CLAMP_TO_EDGE, zero), .nsmp = 1,
+                           .nuni = 4, .code = assemble(src)};
+         memcpy(fs.uni, uni_c, 16);
+         struct job_opts o = {.rt_format = VAGX_FORMAT_RGBA32_UINT};
+         if (draw_fullscreen(&fs, &o) != VAGX_JOB_STATUS_OK) {
+            bad_tex++;
+            continue;
+         }
+         ntex++;
+         unsigned bad = 0;
+         for (unsigned y = 0; y < H; y++)
+            for (unsigned x = 0; x < W; x++) {
+               uint8_t raw[16];
+               fill_fmt(0, 0, x, y, raw);
+               uint32_t want[4], got[4];
+               ref_decode((enum vagx_format)f, raw, st, want);
+               memcpy(got, px(x, y), 16);
+               for (unsigned c = 0; c < 4; c++)
+                  if (got[c] != want[c]) {
+                     if (!bad)
+                        fprintf(stderr, "  sampled %s%s (%u,%u)[%u]: got %#x want %#x\n",
+                                vagx_format_name((enum vagx_format)f), st ? " stencil" : "", x, y, c,
+                                got[c], want[c]);
+                     bad++;
+                  }
+            }
+         bad_tex += bad != 0;
+      }
+   }
+   /* 19 integer formats + 3 stencil aspects */
+   CHECK(bad_tex == 0 && ntex >= 22, "integer/stencil sampling: %u of %u wrong", bad_tex, ntex);
+
+   /* border (raw values, also where they are no valid float) and swizzle
+    * (B, ONE, ZERO, R) on RGBA16_SINT; x 0..7 fall left of the image */
+   {
+      const uint32_t border[4] = {7, 0x80000001u, 300, 0xfffffffeu};
+      fill_format = VAGX_FORMAT_RGBA16_SINT;
+      struct texdesc td = {VAGX_FORMAT_RGBA16_SINT, VAGX_DIMENSION_2D, W, H, 1, 1, 0, 0, true};
+      uint64_t tva = make_texture(&td, fill_fmt);
+      struct vagx_texture t;
+      const char *err;
+      vagx_texture_unpack(ptr(tva), &t, &err);
+      t.swizzle_r = VAGX_SWIZZLE_B; t.swizzle_g = VAGX_SWIZZLE_ONE;
+      t.swizzle_b = VAGX_SWIZZLE_ZERO; t.swizzle_a = VAGX_SWIZZLE_R;
+      vagx_texture_pack(ptr(tva), &t);
+      snprintf(src, sizeof(src), fs_src, "auto");
+      struct prog fs = {.tex = tva, .ntex = 1, .smp = int_smp(VAGX_WRAP_CLAMP_TO_BORDER, border), .nsmp = 1,
+                        .nuni = 4, .code = assemble(src)};
+      const float u[4] = {1.0f / 16, 1.0f / 4, 0.75f - 8.0f, 0.0f};
+      memcpy(fs.uni, u, 16);
+      struct job_opts o = {.rt_format = VAGX_FORMAT_RGBA32_UINT};
+      CHECK(draw_fullscreen(&fs, &o) == VAGX_JOB_STATUS_OK, "int border status");
+      unsigned bad = 0;
+      for (unsigned y = 0; y < H; y++)
+         for (unsigned x = 0; x < W; x++) {
+            uint32_t v[4], want[4], got[4];
+            if (x < 8) {
+               memcpy(v, border, 16);
+            } else {
+               uint8_t raw[16];
+               fill_fmt(0, 0, x - 8, y, raw);
+               ref_decode(VAGX_FORMAT_RGBA16_SINT, raw, false, v);
+            }
+            want[0] = v[2]; want[1] = 1; want[2] = 0; want[3] = v[0];
+            memcpy(got, px(x, y), 16);
+            if (memcmp(got, want, 16)) {
+               if (!bad)
+                  fprintf(stderr, "  int border/swizzle (%u,%u): got %#x %#x %#x %#x want %#x %#x %#x %#x\n",
+                          x, y, got[0], got[1], got[2], got[3], want[0], want[1], want[2], want[3]);
+               bad++;
+            }
+         }
+      CHECK(bad == 0, "integer border colour and swizzle: %u pixels wrong", bad);
+   }
+
+   /* LINEAR mip filter on R8_UINT (16x4, 8x2): lod 0.4 -> level 0, lod
+    * 0.6 -> level 1 (the nearest level, GL's NEAREST rule), no blend */
+   for (unsigned k = 0; k < 2; k++) {
+      struct texdesc td = {VAGX_FORMAT_R8_UINT, VAGX_DIMENSION_2D, W, H, 1, 2, 0, 1, false};
+      uint64_t tva = make_texture(&td, fill_int_mip);
+      snprintf(src, sizeof(src), fs_src, "lod");
+      struct prog fs = {.tex = tva, .ntex = 1, .smp = int_smp(VAGX_WRAP_CLAMP_TO_EDGE, zero), .nsmp = 1,
+                        .nuni = 4, .code = assemble(src)};
+      const float u[4] = {1.0f / 16, 1.0f / 4, 0.75f, k ? 0.6f : 0.4f};
+      memcpy(fs.uni, u, 16);
+      struct job_opts o = {.rt_format = VAGX_FORMAT_RGBA32_UINT};
+      CHECK(draw_fullscreen(&fs, &o) == VAGX_JOB_STATUS_OK, "int mip status");
+      unsigned bad = 0;
+      for (unsigned y = 0; y < H; y++)
+         for (unsigned x = 0; x < W; x++) {
+            /* level 1 is 8x2: texel floor((x + 0.75) / 2), floor((y + 0.5) / 2) */
+            const unsigned tx = k ? (4 * x + 3) / 8 : x, ty = k ? (2 * y + 1) / 4 : y;
+            const uint32_t want[4] = {k * 100 + tx + 16 * ty + 1, 0, 0, 1};
+            uint32_t got[4];
+            memcpy(got, px(x, y), 16);
+            if (memcmp(got, want, 16)) {
+               if (!bad)
+                  fprintf(stderr, "  int mip lod %s (%u,%u): got %u %u %u %u want %u\n", k ? "0.6" : "0.4",
+                          x, y, got[0], got[1], got[2], got[3], want[0]);
+               bad++;
+            }
+         }
+      CHECK(bad == 0, "integer LINEAR mip filter, lod %s: %u pixels wrong", k ? "0.6" : "0.4", bad);
+   }
+}
+
 /* ------------------------------------------- fragment outputs (contract 1.x) -- */
 /* st_zs.depth (gl_FragDepth), st_zs.stencil (stencil export), the blend
  * constant special registers, and discard ordered before the stencil test
@@ -2518,12 +2676,16 @@ static void test_binning(void)
  * and the fast path taken exactly when it applies.  patch: 1 = PBE base
  * unmapped, 2 = PBE narrower and shorter than the framebuffer, 3 = PBE
  * format differs from the render target's. */
+static bool fast_band;   /* fast_case: 4 rows of tiles, the triangle in the first one */
+
 static void fast_case(const char *name, const struct job_opts *o, int patch, bool exp_bg,
                       bool exp_eot)
 {
-   W = 77; H = 50;   /* partial tiles */
+   W = 77; H = fast_band ? 110 : 50;   /* partial tiles */
    ncs = 0;
    double t[3][2] = {{3.25, 2.5}, {70.0, 10.125}, {20.5, 47.75}};
+   if (fast_band)
+      t[2][1] = 30.5;   /* rows of tiles 1..3 are empty: stored as bands */
    uint64_t vb = vbuf_tris(t, 3, 0, NULL, NULL, NULL);
    struct prog fs = const_fs(0.2f, 0.4f, 0.6f, 0.8f);
    emit_state(0, 0, 0, vb, &fs, NULL, 0, 0, false);
@@ -2570,6 +2732,10 @@ static void fast_case(const char *name, const struct job_opts *o, int patch, boo
          "fast %s: %llu/%llu fast bg/eot tiles of %u (expected bg %d eot %d)", name,
          (unsigned long long)stats[0].fast_bg_tiles, (unsigned long long)stats[0].fast_eot_tiles,
          ntiles, exp_bg, exp_eot);
+   /* bands: rows of tiles 1..3 when the stores apply and nothing else is stored */
+   const unsigned bands = fast_band && exp_eot && patch != 1 && !o->zs ? 3 : 0;
+   CHECK(stats[0].fast_bands == bands && stats[1].fast_bands == 0, "fast %s: %llu bands, expected %u",
+         name, (unsigned long long)stats[0].fast_bands, bands);
    /* and the clear colour really is there (not just equal garbage) */
    if ((patch == 0 || patch == 2) && o->rt_format == VAGX_FORMAT_RGBA8_UNORM)
       CHECK(img[0][0] == 64 && img[0][1] == 128 && img[0][2] == 191 && img[0][3] == 255,
@@ -2606,6 +2772,432 @@ static void test_fast_tile(void)
    fast_case("srgb", &o, 0, true, false);
    o.rt_format = VAGX_FORMAT_RGBA16_FLOAT;
    fast_case("rgba16f", &o, 0, true, false);
+   /* whole empty rows of tiles (bands), their fallbacks, and a job whose
+    * depth store keeps empty tiles on the tile path */
+   fast_band = true;
+   memcpy(o.clear, c, sizeof(c));
+   o.rt_format = VAGX_FORMAT_RGBA8_UNORM;
+   fast_case("band", &o, 0, true, true);
+   fast_case("band-unmapped", &o, 1, true, true);
+   fast_case("band-narrow", &o, 2, true, true);
+   fast_case("band-format", &o, 3, true, false);
+   o.rt_format = VAGX_FORMAT_RGBA16_SINT;
+   fast_case("band-rgba16i", &o, 0, true, true);
+   o.rt_format = VAGX_FORMAT_RGBA8_UNORM;
+   o.zs = true;
+   o.zs_format = VAGX_FORMAT_Z32_FLOAT;
+   o.clear_depth = 0.5f;
+   o.depth_store = true;
+   fast_case("band-zs", &o, 0, true, true);
+   float d;
+   uint32_t dr;
+   uint8_t sdummy;
+   zs_get(VAGX_FORMAT_Z32_FLOAT, 60, 100, &dr, &sdummy);
+   memcpy(&d, &dr, 4);
+   CHECK(d == 0.5f, "band-zs: empty tile stored depth %g, expected the clear 0.5", d);
+   fast_band = false;
+}
+
+/* Hidden-surface removal: overlapping opaque quads drawn back to front with
+ * a depth test.  The image must equal the reference (the last quad covering
+ * each pixel centre) with HSR on and off, the query must count the same
+ * samples, and with HSR each covered pixel is shaded once.  Pipelines HSR
+ * must not touch (not opaque, discard) shade every fragment. */
+enum { HSR_N = 6 };
+static const double hsr_q[HSR_N][4] = {   /* x0 y0 x1 y1, back to front */
+   {2, 3, 62, 60}, {10.5, 0, 50, 40.25}, {20, 20, 64, 64}, {0, 30, 33.75, 55},
+   {25, 5, 45, 58}, {5.5, 44, 60, 49.5}};
+
+static void hsr_scene(bool opaque, bool discards, bool depth_write, bool hsr, uint8_t *img,
+                      uint64_t *lanes, uint64_t *query)
+{
+   W = 64; H = 64;
+   ncs = 0;
+   double t[HSR_N * 6][2];
+   float z[HSR_N * 6];
+   for (unsigned q = 0; q < HSR_N; q++) {
+      const double *r = hsr_q[q];
+      const double v[6][2] = {{r[0], r[1]}, {r[2], r[1]}, {r[2], r[3]},
+                              {r[0], r[1]}, {r[2], r[3]}, {r[0], r[3]}};
+      memcpy(t + 6 * q, v, sizeof(v));
+      for (unsigned k = 0; k < 6; k++)
+         z[6 * q + k] = 0.9f - 0.1f * (float)q;
+   }
+   uint64_t vb = vbuf_tris((const double(*)[2])t, HSR_N * 6, 0, NULL, NULL, z);
+   struct prog fs0 = const_fs(0, 0, 0, 1);
+   emit_state(0, 0, 0, vb, &fs0, NULL, 0, 0, false);
+   EMIT(cmd_depth_stencil, v_.depth_test = 1; v_.depth_write = depth_write;
+        v_.depth_func = VAGX_COMPARE_FUNC_LESS);
+   uint64_t qva = alloc(8, 8);
+   EMIT(cmd_query_begin, v_.type = VAGX_QUERY_TYPE_OCCLUSION_COUNTER; v_.result_va = qva);
+   for (unsigned q = 0; q < HSR_N; q++) {
+      struct prog fs = const_fs((q + 1) * 40 / 255.0f, (q & 1) ? 1.0f : 0.0f, q / 10.0f, 1);
+      EMIT(cmd_bind_fragment_pipeline, v_.slots32 = 1; v_.opaque = opaque; v_.discards = discards;
+           to_usc(&fs, &v_.program));
+      EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 6; v_.first = 6 * q;
+           v_.instance_count = 1);
+   }
+   EMIT(cmd_query_end);
+   EMIT(cmd_end);
+   struct job_opts o = {.clear = {0, 0, 1, 1}, .clear_depth = 1.0f};
+   uint64_t job = make_job(&o);
+   vagx_render_set_options(dev, hsr ? 0 : VAGX_RENDER_OPT_NO_HSR);
+   struct vagx_render_fault f;
+   enum vagx_job_status st = run(job, &f);
+   vagx_render_set_options(dev, 0);
+   CHECK(st == VAGX_JOB_STATUS_OK, "hsr status %d", st);
+   struct vagx_render_stats stats;
+   vagx_render_get_stats(dev, &stats);
+   *lanes = stats.fragment_lanes;
+   memcpy(query, ptr(qva), 8);
+   for (unsigned y = 0; y < H; y++)
+      memcpy(img + y * W * 4, px(0, y), W * 4);
+}
+
+static void test_hsr(void)
+{
+   static uint8_t img[2][64 * 64 * 4];
+   uint64_t lanes[2], query[2];
+   /* reference: colour of the last (nearest) quad covering each pixel centre */
+   unsigned covered = 0, frags = 0, bad = 0;
+   int last[64 * 64];
+   for (unsigned y = 0; y < 64; y++)
+      for (unsigned x = 0; x < 64; x++) {
+         last[y * 64 + x] = -1;
+         for (unsigned q = 0; q < HSR_N; q++) {
+            const double *r = hsr_q[q];
+            const double a[3][2] = {{r[0], r[1]}, {r[2], r[1]}, {r[2], r[3]}};
+            const double b[3][2] = {{r[0], r[1]}, {r[2], r[3]}, {r[0], r[3]}};
+            if (ref_inside(a, x + 0.5, y + 0.5) || ref_inside(b, x + 0.5, y + 0.5)) {
+               last[y * 64 + x] = (int)q;
+               frags++;
+            }
+         }
+         covered += last[y * 64 + x] >= 0;
+      }
+   for (unsigned mode = 0; mode < 2; mode++)
+      hsr_scene(true, false, true, mode == 0, img[mode], &lanes[mode], &query[mode]);
+   for (unsigned i = 0; i < 64 * 64; i++) {
+      const int q = last[i];
+      const uint8_t e[4] = {q < 0 ? 0 : (uint8_t)((q + 1) * 40), q >= 0 && (q & 1) ? 255 : 0,
+                            q < 0 ? 255 : (uint8_t)lrint((double)(q / 10.0f) * 255), 255};
+      bad += memcmp(img[0] + 4 * i, e, 4) != 0;
+   }
+   CHECK(bad == 0, "hsr: %u pixels differ from the reference", bad);
+   CHECK(!memcmp(img[0], img[1], sizeof(img[0])), "hsr: image differs with HSR off");
+   CHECK(query[0] == frags && query[1] == frags, "hsr: occlusion %llu/%llu, expected %u",
+         (unsigned long long)query[0], (unsigned long long)query[1], frags);
+   CHECK(lanes[0] == covered && lanes[1] == frags,
+         "hsr: %llu lanes shaded with HSR (expected %u, one per covered pixel), %llu without "
+         "(expected %u)", (unsigned long long)lanes[0], covered, (unsigned long long)lanes[1], frags);
+   printf("  hsr: %u fragments, %llu shaded with HSR, %llu without\n", frags,
+          (unsigned long long)lanes[0], (unsigned long long)lanes[1]);
+   /* not opaque (e.g. blending), or discarding: every fragment is shaded */
+   static uint8_t im2[64 * 64 * 4];
+   uint64_t l2, q2;
+   hsr_scene(false, false, true, true, im2, &l2, &q2);
+   CHECK(l2 == frags && !memcmp(im2, img[0], sizeof(im2)), "hsr: non-opaque shaded %llu of %u",
+         (unsigned long long)l2, frags);
+   hsr_scene(true, true, true, true, im2, &l2, &q2);
+   CHECK(l2 == frags && !memcmp(im2, img[0], sizeof(im2)), "hsr: discarding shaded %llu of %u",
+         (unsigned long long)l2, frags);
+   /* depth writes off: every fragment passes against the clear depth and the
+    * last one wins, with or without HSR */
+   hsr_scene(true, false, false, true, im2, &l2, &q2);
+   uint64_t l3, q3;
+   static uint8_t im3[64 * 64 * 4];
+   hsr_scene(true, false, false, false, im3, &l3, &q3);
+   CHECK(!memcmp(im2, im3, sizeof(im2)) && !memcmp(im2, img[0], sizeof(im2)) && l2 == covered &&
+         l3 == frags && q2 == frags && q3 == frags,
+         "hsr: depth writes off: lanes %llu/%llu queries %llu/%llu", (unsigned long long)l2,
+         (unsigned long long)l3, (unsigned long long)q2, (unsigned long long)q3);
+}
+
+/* Polygon modes: a clockwise (front) triangle in LINE mode is its three
+ * edges as diamond-exit lines, a counter-clockwise (back) one in POINT mode
+ * is a point at each vertex; culling comes first; polygon offset applies
+ * per mode (offset_line). */
+static const double fm_a[3][2] = {{6.25, 5.5}, {40.75, 12.125}, {14.5, 37.25}};   /* CW */
+static const double fm_b[3][2] = {{44.25, 30.5}, {50.5, 58.25}, {60.75, 40.125}};  /* CCW */
+
+static void fill_scene(enum vagx_cull_mode cull, bool fill_first, bool offset_line)
+{
+   W = 64; H = 64;
+   ncs = 0;
+   double t[6][2];
+   memcpy(t, fm_a, sizeof(fm_a));
+   memcpy(t[3], fm_b, sizeof(fm_b));
+   uint64_t vb = vbuf_tris((const double(*)[2])t, 6, 0, NULL, NULL, NULL);
+   struct prog fs = {.code = assemble(fs_count)};
+   emit_state(0, 0, 0, vb, &fs, NULL, 0, 0, false);
+   EMIT(cmd_depth_stencil, v_.depth_test = 1; v_.depth_write = 1;
+        v_.depth_func = VAGX_COMPARE_FUNC_LESS);
+   if (fill_first)
+      EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 3; v_.instance_count = 1);
+   EMIT(cmd_rasterizer, v_.half_pixel_center = 1; v_.point_size = 3; v_.line_width = 1;
+        v_.sample_mask = 0xf; v_.depth_clip = 1; v_.front_face = VAGX_FRONT_FACE_CW;
+        v_.cull = cull; v_.fill_front = VAGX_FILL_MODE_LINE; v_.fill_back = VAGX_FILL_MODE_POINT;
+        v_.offset_fill = 1; v_.offset_line = offset_line; v_.offset_units = -4);
+   /* the lines and points test against the fill but do not write depth (a
+    * vertex shared by two edges counts twice) */
+   EMIT(cmd_depth_stencil, v_.depth_test = 1; v_.depth_func = VAGX_COMPARE_FUNC_LESS);
+   draw(VAGX_PRIMITIVE_TRIANGLES, 6);
+   EMIT(cmd_end);
+   struct job_opts o = {.clear = {0, 0, 0, 0}, .clear_depth = 1.0f};
+   uint64_t job = make_job(&o);
+   struct vagx_render_fault f;
+   CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "fill modes: status");
+}
+
+static void test_fill_modes(void)
+{
+   W = 64; H = 64;
+   static unsigned lines[64 * 64], pts[64 * 64];
+   memset(lines, 0, sizeof(lines));
+   memset(pts, 0, sizeof(pts));
+   for (unsigned e = 0; e < 3; e++)
+      ref_line(lines, fm_a[e][0], fm_a[e][1], fm_a[(e + 1) % 3][0], fm_a[(e + 1) % 3][1], 1);
+   for (unsigned v = 0; v < 3; v++)   /* 3x3 point squares, top-left rule */
+      for (unsigned y = 0; y < 64; y++)
+         for (unsigned x = 0; x < 64; x++)
+            pts[y * 64 + x] += x + 0.5 >= fm_b[v][0] - 1.5 && x + 0.5 < fm_b[v][0] + 1.5 &&
+                               y + 0.5 >= fm_b[v][1] - 1.5 && y + 0.5 < fm_b[v][1] + 1.5;
+   for (unsigned pass = 0; pass < 4; pass++) {
+      /* 0: LINE + POINT; 1: cull FRONT (the lines go); 2: fill A first, then
+       * its lines with offset_line (all pass); 3: the same without
+       * offset_line (offset_fill only: lines on the fill fail LESS) */
+      fill_scene(pass == 1 ? VAGX_CULL_MODE_FRONT : VAGX_CULL_MODE_NONE, pass >= 2, pass == 2);
+      unsigned bad = 0, nlines = 0;
+      for (unsigned y = 0; y < 64; y++)
+         for (unsigned x = 0; x < 64; x++) {
+            const unsigned i = y * 64 + x;
+            const unsigned in = pass >= 2 && ref_inside(fm_a, x + 0.5, y + 0.5);
+            unsigned e = pts[i] + in;
+            if (pass == 0 || pass == 2)
+               e += lines[i];
+            else if (pass == 3)
+               e += in ? 0 : lines[i];
+            nlines += lines[i];
+            if (px(x, y)[0] != e) {
+               if (bad < 4)
+                  fprintf(stderr, "  fill %u: (%u,%u) got %u want %u\n", pass, x, y, px(x, y)[0], e);
+               bad++;
+            }
+         }
+      CHECK(bad == 0 && nlines > 60, "fill modes pass %u: %u pixels wrong", pass, bad);
+      if (bad)
+         save_ppm("fill-modes");
+   }
+   /* near-clipped triangle in LINE mode: the parts of its edges survive, the
+    * edge along the near plane (between the two intersections) is not drawn */
+   ncs = 0;
+   const double c[3][2] = {{8.5, 50.25}, {30.5, 6.75}, {58.25, 44.5}};
+   const float cz[3] = {-0.5f, 0.5f, 0.5f};   /* v0 behind the near plane: t = 1/2 */
+   uint64_t vb = vbuf_tris(c, 3, 0, NULL, NULL, cz);
+   struct prog fs = {.code = assemble(fs_count)};
+   emit_state(0, 0, 0, vb, &fs, NULL, 0, 0, false);
+   EMIT(cmd_rasterizer, v_.half_pixel_center = 1; v_.point_size = 1; v_.line_width = 1;
+        v_.sample_mask = 0xf; v_.depth_clip = 1; v_.fill_front = VAGX_FILL_MODE_LINE;
+        v_.fill_back = VAGX_FILL_MODE_LINE);
+   draw(VAGX_PRIMITIVE_TRIANGLES, 3);
+   EMIT(cmd_end);
+   struct job_opts o = {.clear = {0, 0, 0, 0}};
+   uint64_t job = make_job(&o);
+   struct vagx_render_fault f;
+   CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "fill modes: clipped status");
+   memset(lines, 0, sizeof(lines));
+   const double m01[2] = {(c[0][0] + c[1][0]) / 2, (c[0][1] + c[1][1]) / 2};
+   const double m20[2] = {(c[2][0] + c[0][0]) / 2, (c[2][1] + c[0][1]) / 2};
+   ref_line(lines, m01[0], m01[1], c[1][0], c[1][1], 1);
+   ref_line(lines, c[1][0], c[1][1], c[2][0], c[2][1], 1);
+   ref_line(lines, c[2][0], c[2][1], m20[0], m20[1], 1);
+   unsigned bad = 0;
+   for (unsigned y = 0; y < 64; y++)
+      for (unsigned x = 0; x < 64; x++)
+         bad += px(x, y)[0] != lines[y * 64 + x];
+   CHECK(bad == 0, "fill modes: clipped LINE triangle: %u pixels wrong", bad);
+   if (bad)
+      save_ppm("fill-clipped");
+}
+
+/* Draws longer than the device's vertex batch (1536): strips, fans, loops
+ * and lists whose runs cross batch boundaries, with restarts next to them,
+ * against the test's own primitive assembly.  The zigzag strip tiles a band
+ * once (fs_count counts hits); BACK culling catches a lost odd-triangle
+ * swap. */
+static void ref_assemble(enum vagx_primitive prim, const double (*v)[2], const uint32_t *idx,
+                         unsigned n, unsigned *cnt)
+{
+   unsigned s0 = 0;
+   for (unsigned i = 0; i <= n; i++) {
+      if (i < n && idx[i] != 0xffffffffu)
+         continue;
+      const unsigned m = i - s0;
+      const uint32_t *r = idx + s0;
+#define V(k) v[r[k]]
+#define TRI(a, b, c)                                                                   \
+   do {                                                                                \
+      const double t_[3][2] = {{V(a)[0], V(a)[1]}, {V(b)[0], V(b)[1]}, {V(c)[0], V(c)[1]}}; \
+      const double ar_ = (t_[1][0] - t_[0][0]) * (t_[2][1] - t_[0][1]) -                 \
+                         (t_[2][0] - t_[0][0]) * (t_[1][1] - t_[0][1]);                  \
+      if (ar_ > 0) /* clockwise on screen = front (CW), BACK culled */                   \
+         for (unsigned y_ = 0; y_ < H; y_++)                                            \
+            for (unsigned x_ = 0; x_ < W; x_++)                                         \
+               cnt[y_ * W + x_] += ref_inside(t_, x_ + 0.5, y_ + 0.5);                   \
+   } while (0)
+      switch (prim) {
+      case VAGX_PRIMITIVE_TRIANGLE_STRIP:
+         for (unsigned k = 0; k + 2 < m; k++) {
+            if (k & 1)
+               TRI(k + 1, k, k + 2);
+            else
+               TRI(k, k + 1, k + 2);
+         }
+         break;
+      case VAGX_PRIMITIVE_TRIANGLE_FAN:
+         for (unsigned k = 1; k + 1 < m; k++)
+            TRI(0, k, k + 1);
+         break;
+      case VAGX_PRIMITIVE_TRIANGLES:
+         for (unsigned k = 0; k + 2 < m; k += 3)
+            TRI(k, k + 1, k + 2);
+         break;
+      case VAGX_PRIMITIVE_LINE_STRIP:
+      case VAGX_PRIMITIVE_LINE_LOOP:
+         for (unsigned k = 0; k + 1 < m; k++)
+            ref_line(cnt, V(k)[0], V(k)[1], V(k + 1)[0], V(k + 1)[1], 1);
+         if (prim == VAGX_PRIMITIVE_LINE_LOOP && m >= 2)
+            ref_line(cnt, V(m - 1)[0], V(m - 1)[1], V(0)[0], V(0)[1], 1);
+         break;
+      default:
+         break;
+      }
+#undef TRI
+#undef V
+      s0 = i + 1;
+   }
+}
+
+static void test_big_draws(void)
+{
+   W = 64; H = 64;
+   enum { NV = 3500 };
+   static double v[NV][2];
+   static uint32_t idx[NV + 8];
+   static unsigned cnt[64 * 64];
+   const enum vagx_primitive prims[] = {VAGX_PRIMITIVE_TRIANGLE_STRIP, VAGX_PRIMITIVE_TRIANGLE_FAN,
+                                        VAGX_PRIMITIVE_TRIANGLES, VAGX_PRIMITIVE_LINE_STRIP,
+                                        VAGX_PRIMITIVE_LINE_LOOP};
+   for (unsigned pi = 0; pi < 5; pi++)
+      for (unsigned restart = 0; restart < 2; restart++) {
+         const enum vagx_primitive prim = prims[pi];
+         const bool lines = prim == VAGX_PRIMITIVE_LINE_STRIP || prim == VAGX_PRIMITIVE_LINE_LOOP;
+         for (unsigned i = 0; i < NV; i++) {
+            const double t = (double)i / NV;
+            if (prim == VAGX_PRIMITIVE_TRIANGLE_FAN) {
+               /* a disc around the centre: one turn, clockwise on screen */
+               const double a = 2 * M_PI * (i ? (i - 1) / (double)(NV - 2) : 0);
+               v[i][0] = i ? 32 + 28 * cos(a) : 32;
+               v[i][1] = i ? 32 + 28 * sin(a) : 32;
+            } else if (lines) {
+               /* a slow spiral: segments a few pixels long */
+               const double a = 2 * M_PI * 5 * t;
+               v[i][0] = 32 + (6 + 24 * t) * cos(a);
+               v[i][1] = 32 + (6 + 24 * t) * sin(a);
+            } else {
+               /* zigzag band: top, bottom, top, ... (strip triangles alternate) */
+               v[i][0] = 2 + 60 * t;
+               v[i][1] = (i & 1) ? 12 : 50;
+               if (prim == VAGX_PRIMITIVE_TRIANGLES)   /* thin slivers, front facing */
+                  v[i][1] = (i % 3 == 0) ? 12 : (i % 3 == 1) ? 12.5 + 0.1 * (i % 7) : 50;
+            }
+            v[i][0] = floor(v[i][0] * 256) / 256;
+            v[i][1] = floor(v[i][1] * 256) / 256;
+         }
+         unsigned n = 0;
+         for (unsigned i = 0; i < NV; i++) {
+            /* restarts on both sides of the first batch boundary */
+            /* restarts: a run crossing the first batch boundary with an odd
+             * length, one crossing the second with an even length */
+            if (restart && (i == 2 || i == 3070))
+               idx[n++] = 0xffffffffu;
+            idx[n++] = i;
+         }
+         memset(cnt, 0, sizeof(cnt));
+         ref_assemble(prim, (const double(*)[2])v, idx, n, cnt);
+         ncs = 0;
+         uint64_t vb = vbuf_tris((const double(*)[2])v, NV, 0, NULL, NULL, NULL);
+         uint64_t ib = put(idx, n * 4, 4);
+         struct prog fs = {.code = assemble(fs_count)};
+         emit_state(0, 0, 0, vb, &fs, NULL, 0, 0, false);
+         EMIT(cmd_rasterizer, v_.half_pixel_center = 1; v_.point_size = 1; v_.line_width = 1;
+              v_.sample_mask = 0xf; v_.depth_clip = 1; v_.front_face = VAGX_FRONT_FACE_CW;
+              v_.cull = lines ? VAGX_CULL_MODE_NONE : VAGX_CULL_MODE_BACK);
+         EMIT(cmd_draw, v_.primitive = prim; v_.count = n; v_.instance_count = 1;
+              v_.index_size = VAGX_INDEX_SIZE_U32; v_.index_va = ib; v_.index_buffer_size = n * 4;
+              v_.restart = 1; v_.restart_index = 0xffffffffu);
+         EMIT(cmd_end);
+         struct job_opts o = {.clear = {0, 0, 0, 0}};
+         uint64_t job = make_job(&o);
+         struct vagx_render_fault f;
+         CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "big draw %u/%u: status", pi, restart);
+         unsigned bad = 0, hits = 0;
+         for (unsigned y = 0; y < H; y++)
+            for (unsigned x = 0; x < W; x++) {
+               hits += cnt[y * W + x];
+               bad += px(x, y)[0] != (cnt[y * W + x] > 255 ? 255 : cnt[y * W + x]);
+            }
+         CHECK(bad == 0 && hits > 300, "big draw prim %d restart %u: %u pixels wrong (%u hits)",
+               prim, restart, bad, hits);
+         if (bad)
+            save_ppm("big-draw");
+      }
+}
+
+/* Geometry budget: an enormous draw (2^32 - 16 points, all visible) fails
+ * with INVALID_COMMAND at the draw once the job's geometry exceeds the
+ * budget, with memory bounded by the vertex batch (it must not try to
+ * allocate per-vertex storage for the whole count); a draw within the
+ * budget renders. */
+static void test_geometry_budget(void)
+{
+   W = 64; H = 64;
+   const uint64_t budget = 64 * 1024;
+   const unsigned per_point = VAGX_RENDER_GEOMETRY_PRIM_COST + VAGX_RENDER_GEOMETRY_BIN_COST;
+   for (unsigned pass = 0; pass < 2; pass++) {
+      ncs = 0;
+      struct prog fs = const_fs(1, 1, 1, 1);
+      emit_state(0, 0, 0, 0, &fs, NULL, 0, 0, false);
+      /* every vertex at pixel (10, 20): a 1-pixel point in one tile */
+      struct prog vs = {.code = assemble("mov r0, u0\nmov r1, u1\nmov r2, u2\nmov r3, u3\n"
+                                         "st_var r0, #0\nst_var r1, #1\nst_var r2, #2\n"
+                                         "st_var r3, #3\nend\n"),
+                        .nuni = 4};
+      const float pos[4] = {ndcx(10.5), ndcy(20.5), 0.5f, 1.0f};
+      memcpy(vs.uni, pos, sizeof(pos));
+      EMIT(cmd_bind_vertex_pipeline, to_usc(&vs, &v_.program));
+      const unsigned draw_off = ncs * 4;
+      const uint32_t count = pass ? (uint32_t)(budget / per_point) - 1 : 0xfffffff0u;
+      EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_POINTS; v_.count = count; v_.instance_count = 1);
+      EMIT(cmd_end);
+      struct job_opts o = {.clear = {0, 0, 0, 1}};
+      uint64_t job = make_job(&o);
+      struct vagx_render_job rj;
+      const char *err;
+      vagx_render_job_unpack(ptr(job), &rj, &err);
+      vagx_render_set_geometry_budget(dev, budget);
+      struct vagx_render_fault f;
+      enum vagx_job_status st = run(job, &f);
+      vagx_render_set_geometry_budget(dev, 0);
+      if (!pass)
+         CHECK(st == VAGX_JOB_STATUS_INVALID_COMMAND && f.unit == VAGX_UNIT_PPP &&
+                  f.address == rj.cs_va + draw_off,
+               "budget: status %d unit %d address %llx (draw at %llx)", st, f.unit,
+               (unsigned long long)f.address, (unsigned long long)(rj.cs_va + draw_off));
+      else
+         CHECK(st == VAGX_JOB_STATUS_OK && px(10, 20)[0] == 255 && px(11, 20)[0] == 0,
+               "budget: %u points within the budget: status %d", count, st);
+   }
 }
 
 /* Hostile geometry: NaN/inf positions drop their primitive, degenerate and
@@ -2686,10 +3278,15 @@ int main(void)
       {"tex_3d_array", test_tex_3d_array},
       {"tex_cube", test_tex_cube},
       {"formats", test_formats},
+      {"tex_int_sampling", test_tex_int_sampling},
       {"frag_outputs", test_frag_outputs},
       {"binning", test_binning},
       {"bad_geometry", test_bad_geometry},
       {"fast_tile", test_fast_tile},
+      {"hsr", test_hsr},
+      {"fill_modes", test_fill_modes},
+      {"big_draws", test_big_draws},
+      {"geometry_budget", test_geometry_budget},
    };
    for (unsigned i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
       int before = failures;
