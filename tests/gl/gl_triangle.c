@@ -645,6 +645,51 @@ case_points(void)
    return true;
 }
 
+/* Opaque draws (no blending, full colour mask, no discard) with the depth
+ * test: the driver marks their fragment pipelines `opaque` and the device
+ * shades only the last fragment passing the early tests per sample (hidden-
+ * surface removal).  Back-to-front order so hidden fragments exist, a
+ * coplanar LEQUAL redraw (the later one must win), a colour-masked draw
+ * (not opaque: it reads the tile) between opaque ones, and a draw without
+ * depth write followed by one that passes the test under it (the last
+ * passing fragment wins, not the nearest). */
+static bool
+case_hsr(void)
+{
+   glClearColor(0, 0, 0, 1);
+   glClearDepthf(1.0f);
+   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+   glEnable(GL_DEPTH_TEST);
+   glDepthFunc(GL_LEQUAL);
+   if (!program(vs_color, fs_color))
+      return false;
+   static const float far[] = { -0.95f, -0.95f, 0.6f, 0.95f, -0.95f, 0.6f, 0, 0.95f, 0.6f };
+   static const float mid[] = { -0.9f, 0.9f, 0, 0.9f, 0.9f, 0, 0, -0.9f, 0 };
+   /* no edge through pixel centres: the fill convention for those is not
+    * the same as softpipe's */
+   static const float near[] = { -0.61f, -0.6f, -0.5f, 0.63f, -0.6f, -0.5f, -0.61f, 0.58f, -0.5f };
+   static const float top[] = { -0.3f, -0.8f, -0.9f, 0.8f, -0.8f, -0.9f, 0.8f, 0.33f, -0.9f };
+   static const float under[] = { 0.1f, -0.9f, -0.7f, 0.9f, -0.9f, -0.7f, 0.9f, 0, -0.7f };
+   static const float c0[] = { 1, 0, 0, 1, 1, 1, 0, 1, 1, 0, 1, 1 };
+   static const float c1[] = { 0, 1, 0, 1, 0, 1, 1, 1, 0.5f, 0.5f, 0.5f, 1 };
+   static const float c2[] = { 0, 0, 1, 1, 1, 0, 1, 1, 0.2f, 0.8f, 0.4f, 1 };
+   static const float c3[] = { 1, 1, 1, 1, 0.3f, 0.6f, 0.9f, 1, 0.9f, 0.1f, 0.3f, 1 };
+   draw(GL_TRIANGLES, far, c0, 3);
+   draw(GL_TRIANGLES, mid, c1, 3);
+   draw(GL_TRIANGLES, near, c2, 3);
+   draw(GL_TRIANGLES, near, c3, 3); /* coplanar: LEQUAL passes, this one wins */
+   glColorMask(GL_TRUE, GL_FALSE, GL_TRUE, GL_TRUE);
+   draw(GL_TRIANGLES, mid, c2, 3); /* passes only where mid is nearest */
+   glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+   glDepthMask(GL_FALSE);
+   draw(GL_TRIANGLES, top, c0, 3); /* nearest, but leaves depth at near/mid/far */
+   glDepthMask(GL_TRUE);
+   draw(GL_TRIANGLES, under, c1, 3); /* behind top, passes the stored depth: wins */
+   glDisable(GL_DEPTH_TEST);
+   glDepthFunc(GL_LESS);
+   return true;
+}
+
 static const struct {
    const char *name;
    bool (*fn)(void);
@@ -664,6 +709,7 @@ static const struct {
    { "stencil", case_stencil },
    { "points", case_points },
    { "lines", case_lines },
+   { "hsr", case_hsr },
 };
 
 /* ---------------------------------------------------------------- GBM mode */

@@ -1035,6 +1035,48 @@ lower_blend_for_key(nir_shader *nir, const struct vagx_fs_key *key)
    return false;
 }
 
+/* Fragment facts the driver's `opaque` bit depends on, read off the emitted
+ * IR rather than the NIR so that no lowering can hide them: memory and image
+ * stores and atomics (side effects), tile and sample-mask reads, and which render targets
+ * are written unconditionally (an st_tile at nesting depth 0; a discard is
+ * reported separately in fs_discards). */
+static void
+fs_scan_ir(const vagx_ir *ir, struct vagx_shader_info *info)
+{
+   unsigned depth = 0;
+   for (unsigned i = 0; i < ir->num_instrs; i++) {
+      const vagx_ir_instr *I = &ir->instrs[i];
+      switch (I->op) {
+      case VAGX_OP_IF:
+      case VAGX_OP_LOOP:
+         depth++;
+         break;
+      case VAGX_OP_ENDIF:
+      case VAGX_OP_ENDLOOP:
+         depth--;
+         break;
+      case VAGX_OP_LD_TILE:
+         info->fs_reads_tile = true;
+         break;
+      case VAGX_OP_ST_TILE:
+         if (!depth)
+            info->fs_rt_always_written |= 1u << I->mod;
+         break;
+      case VAGX_OP_IMG_ST: /* a graphics op, not flagged MEM, but a memory write */
+         info->fs_side_effects = true;
+         break;
+      default:
+         if ((vagx_info(I->op)->flags & VAGX_OPF_MEM) && I->op != VAGX_OP_LD_GLOBAL &&
+             I->op != VAGX_OP_LD_SHARED)
+            info->fs_side_effects = true;
+         break;
+      }
+      for (unsigned s = 0; s < 3; s++)
+         if (I->src[s].file == IR_SR && I->src[s].v == VAGX_SR_SAMPLE_MASK)
+            info->fs_reads_sample_mask = true;
+   }
+}
+
 bool
 vagx_compile_shader(nir_shader *nir, const struct vagx_fs_key *fs_key,
                     struct vagx_shader_info *info, const char **err)
@@ -1081,6 +1123,8 @@ vagx_compile_shader(nir_shader *nir, const struct vagx_fs_key *fs_key,
    bool ok = emit_cf_list(&c, &impl->body);
    if (ok) {
       vagx_ir_emit(&c.ir, VAGX_OP_END, -1, 0, ir_none(), ir_none(), ir_none());
+      if (nir->info.stage == MESA_SHADER_FRAGMENT)
+         fs_scan_ir(&c.ir, info);
       if (info->push_count >= VAGX_MAX_PUSH) {
          c.ir.error = "too many uniform words";
          ok = false;

@@ -70,6 +70,11 @@ struct vagx_shader_info {
    unsigned fs_cf_count;            /* user cfs in fs_cf[] */
    struct vagx_fs_cf fs_cf[VAGX_MAX_FS_CF];
    bool fs_discards, fs_writes_depth, fs_writes_stencil, fs_reads_tile, fs_side_effects;
+   /* Computed from the final IR (fs_scan_ir): sr.sample_mask is read, and the
+    * render targets an st_tile outside any if/loop writes, i.e. that every
+    * invocation writes (the driver's hidden-surface removal promise). */
+   bool fs_reads_sample_mask;
+   uint8_t fs_rt_always_written;
 
    /* shader-db style statistics */
    unsigned stat_instrs, stat_bytes, stat_spills;

@@ -96,6 +96,7 @@ struct vagx_batch {
    double clear_depth;
    unsigned clear_stencil;
    unsigned draws;
+   uint64_t geometry;              /* upper bound of the job's geometry budget use */
    unsigned resolve;
    bool failed;
    struct vagx_query *query;       /* occlusion query begun in this control stream */

@@ -114,6 +114,7 @@ vagx_get_batch(struct vagx_context *ctx)
    b->active = true;
    b->clear = 0;
    b->draws = 0;
+   b->geometry = 0;
    b->failed = false;
    b->query = NULL;
    b->cs_used = 0;
@@ -441,6 +442,79 @@ batch_has_room(struct vagx_batch *b, unsigned data_bytes)
           b->data_used + data_bytes + BATCH_END_RESERVE <= CS_SIZE - CS_CMD_SIZE;
 }
 
+/* The `opaque` promise of cmd_bind_fragment_pipeline (docs/hw/render.md,
+ * hidden-surface removal): every invocation writes every bound render target
+ * (so no blending, colour masks or logic op, which read the tile buffer after
+ * nir_lower_blend, and an st_tile outside any branch), and nothing else of the
+ * shader is observable: no discard, depth/stencil export, memory stores,
+ * atomics or sr.sample_mask reads.  The blend state is checked as well as
+ * the compiled shader so that a blend nir_lower_blend folds away (ONE, ZERO)
+ * still counts as blending here.  Render jobs are single-sampled with a full
+ * rasterizer sample mask (submit_render, r.sample_mask), as HSR requires. */
+static bool
+fs_is_opaque(const struct vagx_context *ctx, const struct vagx_shader_info *fi)
+{
+   if (fi->fs_discards || fi->fs_writes_depth || fi->fs_writes_stencil || fi->fs_reads_tile ||
+       fi->fs_side_effects || fi->fs_reads_sample_mask)
+      return false;
+   const struct pipe_blend_state *bl = ctx->blend;
+   if (bl && (bl->logicop_enable || bl->alpha_to_coverage || bl->alpha_to_one))
+      return false;
+   for (unsigned i = 0; i < ctx->fb.nr_cbufs; i++) {
+      if (!ctx->fb.cbufs[i])
+         continue;
+      if (!(fi->fs_rt_always_written & (1u << i)))
+         return false;
+      const struct pipe_rt_blend_state *rt = bl ? &bl->rt[bl->independent_blend_enable ? i : 0] : NULL;
+      if (rt && (rt->blend_enable || rt->colormask != PIPE_MASK_RGBA))
+         return false;
+   }
+   return true;
+}
+
+/* Upper bound of what a draw charges to the render job's geometry budget
+ * (docs/hw/render.md): every primitive the draw can assemble, times the
+ * triangles clipping can cut one into (a triangle clipped by k planes, w >
+ * 0, near, far and each clip distance, is a polygon of at most 3 + k
+ * vertices, 1 + k triangles) or the 3 edges / vertices of a polygon mode
+ * (clipping creates none that are drawn), each charged the primitive, its
+ * coefficient registers and every tile of the scissor box (a primitive is
+ * binned into at most the tiles its bounding box touches).  Culling and
+ * primitive restart only lower the real charge. */
+static uint64_t
+draw_geometry_bound(const struct vagx_context *ctx, const struct pipe_draw_info *info,
+                    const struct pipe_draw_start_count_bias *draw,
+                    const struct vagx_shader_info *vi, const struct vagx_shader_info *fi)
+{
+   const struct pipe_rasterizer_state *rs = ctx->rast;
+   if (rs->rasterizer_discard)
+      return 0;
+   uint64_t prims = (uint64_t)u_decomposed_prims_for_vertices(info->mode, draw->count) *
+                    info->instance_count;
+   /* beyond the budget in any case; keeps the products below in range */
+   prims = MIN2(prims, VAGX_RENDER_GEOMETRY_BUDGET);
+   if (u_reduced_prim(info->mode) == MESA_PRIM_TRIANGLES) {
+      bool poly_mode = rs->fill_front != PIPE_POLYGON_MODE_FILL ||
+                       rs->fill_back != PIPE_POLYGON_MODE_FILL;
+      unsigned planes = 3 + vi->vs_clip_distances;
+      prims *= MAX2(poly_mode ? 3 : 1, 1 + planes);
+   }
+   unsigned x0 = 0, y0 = 0, x1 = ctx->fb.width, y1 = ctx->fb.height;
+   if (rs->scissor) {
+      x0 = MIN2(ctx->scissor.minx, x1);
+      y0 = MIN2(ctx->scissor.miny, y1);
+      x1 = MIN2(ctx->scissor.maxx, x1);
+      y1 = MIN2(ctx->scissor.maxy, y1);
+   }
+   uint64_t tiles = 0;
+   if (x1 > x0 && y1 > y0)
+      tiles = (uint64_t)((x1 - 1) / VAGX_TILE_SIZE - x0 / VAGX_TILE_SIZE + 1) *
+              ((y1 - 1) / VAGX_TILE_SIZE - y0 / VAGX_TILE_SIZE + 1);
+   unsigned cfs = fi->fs_cf_base + fi->fs_cf_count;
+   return prims * (VAGX_RENDER_GEOMETRY_PRIM_COST + (uint64_t)cfs * VAGX_RENDER_GEOMETRY_CF_COST +
+                   tiles * VAGX_RENDER_GEOMETRY_BIN_COST);
+}
+
 static struct vagx_fs_key
 fs_key(struct vagx_context *ctx, enum mesa_prim prim)
 {
@@ -481,12 +555,17 @@ vagx_draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info,
       b->failed = true;
       return;
    }
-   /* a frame of many draws outgrows the pool: submit what is there and go
-    * on in a fresh batch (it loads colour and depth/stencil back) */
-   if (!batch_has_room(b, draw_data_bytes(ctx, &vs->info, &fs->info)) && (b->draws || b->clear)) {
+   /* a frame of many draws outgrows the pool or the job's geometry budget:
+    * submit what is there and go on in a fresh batch (it loads colour and
+    * depth/stencil back).  The budget bound is per draw, so only earlier
+    * draws are split off: one draw over the budget on its own still fails. */
+   uint64_t geometry = draw_geometry_bound(ctx, info, &draws[0], &vs->info, &fs->info);
+   if ((!batch_has_room(b, draw_data_bytes(ctx, &vs->info, &fs->info)) && (b->draws || b->clear)) ||
+       (b->geometry + geometry > VAGX_RENDER_GEOMETRY_BUDGET && b->draws)) {
       vagx_flush_batch(ctx, b);
       b = vagx_get_batch(ctx);
    }
+   b->geometry += geometry;
    uint32_t push[VAGX_MAX_PUSH];
 
    /* vertex pipeline */
@@ -550,6 +629,7 @@ vagx_draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info,
     * tests run after the shader (docs/hw/render.md) */
    fp.writes_depth = fi->fs_writes_depth;
    fp.writes_stencil = fi->fs_writes_stencil;
+   fp.opaque = fs_is_opaque(ctx, fi);
    fill_push(ctx, b, fi, PIPE_SHADER_FRAGMENT, push);
    if (!program_for(ctx, b, &fs->info, fs->bo, push, &fp.program, PIPE_SHADER_FRAGMENT,
                     fs->stipple_unit))
@@ -804,8 +884,14 @@ submit_render(struct vagx_context *ctx, struct vagx_batch *b)
    vagx_render_job_pack(jd, &rj);
    batch_add_bo(b, b->cs);
 
-   if (ctx->screen->debug & VAGX_DBG_TRACE)
+   if (ctx->screen->debug & VAGX_DBG_TRACE) {
       vagx_render_job_print(vagx_print_file, stderr, &rj, 0);
+      /* and its control stream (what each draw bound, e.g. `opaque`) */
+      const uint32_t *cs = b->cs->map;
+      for (unsigned o = 0, n; o < b->cs_used / 4; o += n)
+         if (!(n = vagx_cmd_print(vagx_print_file, stderr, cs + o, b->cs_used / 4 - o, 2)))
+            break;
+   }
 
    if (!ctx->last_syncobj)
       dev->ops->syncobj_create(dev, &ctx->last_syncobj);

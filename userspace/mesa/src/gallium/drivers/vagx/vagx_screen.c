@@ -51,15 +51,13 @@ vagx_init_screen_caps(struct vagx_screen *screen)
    caps->fs_position_is_sysval = true;
    caps->fs_point_is_sysval = true;
    caps->fs_face_is_integer_sysval = true;
-   /* st_zs.stencil (with writes_stencil) works (compiler test, and
-    * util_blitter's stencil blits pass piglit with it), but with this cap
-    * st also draws glDrawPixels/glCopyPixels(GL_STENCIL) by sampling the
-    * stencil as an integer texture with `tex` (not a fetch), and the
-    * renderer core returns 0 for small integer texels in the filtering modes
-    * (render_tex.c reinterprets the raw texel bits as floats): that breaks
-    * 10 stencil DrawPixels/CopyPixels tests that the CPU fallback passes
-    * today.  Exposed once the renderer returns integer texels unfiltered. */
-   caps->shader_stencil_export = false;
+   /* st_zs.stencil (with writes_stencil): GL_ARB_shader_stencil_export,
+    * util_blitter's single-pass stencil blits, and st's
+    * glDrawPixels/glCopyPixels(GL_STENCIL) by sampling the stencil as an
+    * integer texture with `tex` (not a fetch), which the renderer returns
+    * unfiltered and unconverted (docs/hw/render.md, "Texture sampling of
+    * integer formats and stencil") */
+   caps->shader_stencil_export = true;
    caps->flatshade = false;
    caps->alpha_test = false;
    caps->two_sided_color = false;
