@@ -8,7 +8,11 @@ results.py select GROUPS_FILE       the test names of the quick profile
                                     name starts with one of the group prefixes
 results.py compare GROUPS VAGX LLVM counts per group and driver, then the
                                     tests whose status differs
-results.py tap EXPECTED STATUS      TAP against the expectation list
+results.py tap EXPECTED STATUS [RESULTS_DIR]
+                                    TAP against the expectation list; with
+                                    the results, an unexpected failure is
+                                    followed by the test's command and output
+                                    as TAP diagnostics
 results.py draft-fast VAGX LLVM N   draft of fast.expected from full-run
                                     results (see cmd_draft_fast)
 """
@@ -140,8 +144,26 @@ def cmd_compare(gpath, vpath, lpath):
             print('  %-8s %s' % (l.get(n, 'missing'), n))
 
 
-def cmd_tap(epath, spath):
+def diagnostics(res, name):
+    """The command line and output of one test of a results dict, as TAP
+    diagnostic lines (the last lines of each stream)."""
+    t = {n.lower(): v for n, v in res['tests'].items()}.get(name)
+    if not t:
+        return []
+    out = ['# command: ' + ' '.join(t.get('command', []) if isinstance(
+        t.get('command'), list) else [str(t.get('command', ''))])]
+    for stream in ('out', 'err'):
+        text = (t.get(stream) or '').rstrip('\n')
+        if text:
+            lines = text.split('\n')
+            out.append('# %s%s:' % (stream, ' (last 30 lines)' if len(lines) > 30 else ''))
+            out += ['#   ' + ln for ln in lines[-30:]]
+    return out
+
+
+def cmd_tap(epath, spath, rdir=None):
     st = read_status(spath)
+    res = load_results(rdir) if rdir else None
     cause = None
     tests = []
     for ln in open(epath):
@@ -163,6 +185,8 @@ def cmd_tap(epath, spath):
             else:
                 fails += 1
                 print('not ok %d - %s: %s, expected pass' % (i, name, got))
+                if res:
+                    print('\n'.join(diagnostics(res, name)))
         elif got == 'pass':
             print('ok %d - %s (expected %s, now passes: update tests/piglit/fast.expected)'
                   % (i, name, exp))
@@ -209,7 +233,7 @@ def main():
     elif a[:1] == ['draft-fast']:
         cmd_draft_fast(a[1], a[2], int(a[3]))
     elif a[:1] == ['tap']:
-        return cmd_tap(a[1], a[2])
+        return cmd_tap(a[1], a[2], a[3] if len(a) > 3 else None)
     else:
         print(__doc__)
         return 2

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pipe/p_defines.h"
+#include "util/build_id.h"
 #include "util/format/u_format.h"
+#include "util/mesa-sha1.h"
 #include "util/os_time.h"
 #include "util/u_inlines.h"
 #include "util/u_memory.h"
@@ -304,6 +306,20 @@ vagx_query_memory_info(struct pipe_screen *pscreen, struct pipe_memory_info *inf
    info->avail_device_memory = 1024 * 1024;
 }
 
+/* The shader cache is keyed by this build of the driver (its build-id), so
+ * NIR cached by an older build with other compiler options or caps is never
+ * loaded by a newer one. */
+static void
+vagx_disk_cache_init(struct vagx_screen *screen)
+{
+   const struct build_id_note *note = build_id_find_nhdr_for_addr(vagx_disk_cache_init);
+   if (!note || build_id_length(note) != 20)
+      return;
+   char id[41];
+   _mesa_sha1_format(id, build_id_data(note));
+   screen->disk_cache = disk_cache_create("vagx", id, screen->debug);
+}
+
 struct pipe_screen *
 vagx_screen_create(int fd, const struct pipe_screen_config *config, struct renderonly *ro)
 {
@@ -334,7 +350,7 @@ vagx_screen_create(int fd, const struct pipe_screen_config *config, struct rende
    vagx_init_resource_functions(p);
    slab_create_parent(&screen->transfer_pool, sizeof(struct vagx_transfer), 16);
 
-   screen->disk_cache = disk_cache_create("vagx", "vagx-0.1", 0);
+   vagx_disk_cache_init(screen);
    vagx_init_screen_caps(screen);
    return p;
 }
