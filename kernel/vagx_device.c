@@ -52,15 +52,20 @@ int vagx_device_reset(struct vagx_device *vdev)
  * vagx_device_timestamp() - Read the 64-bit GPU timestamp counter
  * @vdev: Device.
  *
+ * Context: Any context; takes @vdev->ts_lock with interrupts off.
+ *
  * Return: the counter, in ticks of TIMESTAMP_FREQ.
  */
 u64 vagx_device_timestamp(struct vagx_device *vdev)
 {
+	unsigned long flags;
 	u32 lo, hi;
 
 	/* Reading LO latches the counter; HI returns the latched bits. */
+	spin_lock_irqsave(&vdev->ts_lock, flags);
 	lo = vagx_read(vdev, VAGX_REG_TIMESTAMP_LO);
 	hi = vagx_read(vdev, VAGX_REG_TIMESTAMP_HI);
+	spin_unlock_irqrestore(&vdev->ts_lock, flags);
 	return ((u64)hi << 32) | lo;
 }
 
@@ -242,6 +247,7 @@ int vagx_device_init(struct vagx_device *vdev)
 	if (ret)
 		return ret;
 
+	spin_lock_init(&vdev->ts_lock);
 	mutex_init(&vdev->tlb_lock);
 	mutex_init(&vdev->reset_lock);
 	init_completion(&vdev->quiesced);

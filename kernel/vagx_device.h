@@ -129,6 +129,13 @@ struct vagx_device {
 	/** @completion_dma: Bus address of @completion. */
 	dma_addr_t completion_dma;
 
+	/**
+	 * @ts_lock: Makes the TIMESTAMP_LO read (which latches the counter)
+	 * and the TIMESTAMP_HI read one step: the latch is device-wide, so
+	 * two readers interleaving could pair one's LO with the other's HI.
+	 */
+	spinlock_t ts_lock;
+
 	/** @tlb_lock: Serialises TLB invalidations. */
 	struct mutex tlb_lock;
 	/** @reset_lock: Serialises ring resets. */
