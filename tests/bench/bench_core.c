@@ -6,7 +6,14 @@
  * plain C measured in the same run.  Prints lane-ops/s and ratios.
  *
  *   bench_core [N]        N worker threads for the parallel run (default: CPUs)
+ *
+ * Scaling: the runs with 1, N and (oversubscribed) 4 and 8 workers also
+ * report CPU time per threadgroup, the front-end's serial CPU, each worker's
+ * CPU and the machine's load (bench_stats.h), which stay meaningful when
+ * other processes make the wall-clock speedup noise.
  */
+#include "bench_stats.h"
+
 #include <math.h>
 #include <stdarg.h>
 
@@ -15,7 +22,7 @@
 
 #define THREADS (1024 * 64)
 #define CHAIN 64
-#define BEST_OF 3 /* every figure is the best of 3 (the machine is shared) */
+#define BEST_OF 3 /* C references: best of 3 (the machine is shared) */
 #define VA_CODE 0x0000002000000000ull
 #define VA_DESC 0x0000003000000000ull
 #define VA_DATA 0x0000004000000000ull
@@ -60,7 +67,7 @@ struct bench {
 static void bench_init(struct bench *b, unsigned workers, const char *src, unsigned nuni,
                        const uint32_t *uni)
 {
-   tdev_init(&b->d, 256ull << 20, workers, false);
+   tdev_init(&b->d, 32ull << 20, workers, false); /* code, tables, 768 KB of data */
    tq_init(&b->t, &b->d, 0, 4);
    struct fake *f = b->d.f;
    b->root = vm_new(f);
@@ -110,6 +117,127 @@ static double bench_run(struct bench *b, int reps)
    return t_now_s() - t0;
 }
 
+#define MAX_CONFIGS 4
+#define ROUNDS 7 /* interleaved repetitions of every configuration */
+
+/* One worker count of one workload: a core with `workers` threads.  The
+ * calling thread is the front-end (vagx_core_process): its CPU is the serial
+ * part; the threads the core created are its workers. */
+struct config {
+   struct bench b;
+   struct bs_run run;
+   unsigned nt;
+   int tids[BS_MAX_THREADS]; /* this core's worker threads */
+};
+
+static void config_start(struct config *c, unsigned workers, const char *src, unsigned nuni,
+                         const uint32_t *uni)
+{
+   static struct bs_snap before, after;
+   bs_snap(&before);
+   bench_init(&c->b, workers, src, nuni, uni);
+   bench_run(&c->b, 1); /* warm-up: decode + page walks */
+   bs_snap(&after);
+   bs_run_init(&c->run, workers);
+   /* This core's workers: the threads that did not exist before it. */
+   c->nt = 0;
+   for (unsigned i = 0; i < after.n; i++) {
+      bool old = false;
+      for (unsigned k = 0; k < before.n; k++)
+         old |= before.t[k].tid == after.t[i].tid;
+      if (!old && c->nt < BS_MAX_THREADS)
+         c->tids[c->nt++] = after.t[i].tid;
+   }
+}
+
+/* One repetition of `reps` jobs; every thread's CPU is read from /proc
+ * before and after, never inside the timed region. */
+static void config_rep(struct config *c, int reps, unsigned ncpu)
+{
+   struct bs_snap s0, s1;
+   struct bs_run rep;
+   bs_run_init(&rep, c->run.workers);
+   bs_snap(&s0);
+   double c0 = bs_thread_cpu();
+   rep.wall = bench_run(&c->b, reps);
+   double c1 = bs_thread_cpu();
+   bs_snap(&s1);
+   rep.units = (double)reps * (THREADS / 1024);
+   rep.serial_cpu = c1 - c0;
+   double cpu, wait;
+   if (bs_task_delta(&s0, &s1, getpid(), &cpu, &wait))
+      rep.main_wait = wait;
+   /* Only this core's workers: another configuration's worker may still be
+    * finishing its last slice (bookkeeping after the job completed). */
+   rep.nw = c->nt;
+   for (unsigned w = 0; w < c->nt; w++)
+      if (bs_task_delta(&s0, &s1, c->tids[w], &cpu, &wait)) {
+         rep.w_cpu[w] = cpu;
+         rep.w_wait[w] = wait;
+      }
+   for (unsigned w = 0; w < rep.nw; w++)
+      rep.w_units[w] = -1; /* the core does not count threadgroups per worker */
+   bs_run_add(&c->run, &rep, ncpu);
+}
+
+/* Checks the result buffer against `expect` (NULL: no check), frees the core. */
+static bool config_finish(struct config *c, const float *expect)
+{
+   bool ok = true;
+   if (expect) {
+      const float *res = (const float *)pa_ptr(c->b.d.f, c->b.data_pa + THREADS * 4);
+      ok = !memcmp(res, expect, THREADS * sizeof(float));
+   }
+   tdev_fini(&c->b.d);
+   return ok;
+}
+
+/* Runs ROUNDS rounds, each one repetition of every configuration in turn
+ * (so drifting load hits all of them alike), and prints the scaling. */
+static bool measure_all(unsigned ncfg, const unsigned *workers, const char *src, unsigned nuni,
+                        const uint32_t *uni, int reps, const float *expect, struct bs_run *runs)
+{
+   static struct config cfg[MAX_CONFIGS];
+   const unsigned ncpu = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+   struct bs_window win;
+   for (unsigned c = 0; c < ncfg; c++)
+      config_start(&cfg[c], workers[c], src, nuni, uni);
+   bs_window_begin(&win);
+   for (int r = 0; r < ROUNDS; r++)
+      for (unsigned c = 0; c < ncfg; c++)
+         config_rep(&cfg[c], reps, ncpu);
+   bs_window_end(&win);
+   bool ok = true;
+   for (unsigned c = 0; c < ncfg; c++) {
+      runs[c] = cfg[c].run;
+      if (!config_finish(&cfg[c], expect)) {
+         fprintf(stderr, "bench_core: results differ from C (%u workers)\n", workers[c]);
+         ok = false;
+      }
+   }
+   printf("  scaling (%u CPUs, %d interleaved rounds; CPU per threadgroup of 1024 threads, best "
+          "round):\n", ncpu, ROUNDS);
+   for (unsigned c = 0; c < ncfg; c++)
+      bs_print("    ", "threadgroup", 1e6, "us", "threadgroup", &runs[0], &runs[c], ncpu);
+   bs_print_machine("    ", &win, ncpu);
+   return ok;
+}
+
+/* 1, n, then 4 and 8 (more workers than CPUs must not collapse). */
+static unsigned configs(unsigned n, unsigned *w)
+{
+   unsigned k = 0;
+   const unsigned want[MAX_CONFIGS] = {1, n, 4, 8};
+   for (unsigned i = 0; i < MAX_CONFIGS; i++) {
+      bool dup = false;
+      for (unsigned j = 0; j < k; j++)
+         dup |= w[j] == want[i];
+      if (!dup)
+         w[k++] = want[i];
+   }
+   return k;
+}
+
 int main(int argc, char **argv)
 {
    unsigned n = argc > 1 ? (unsigned)atoi(argv[1]) : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
@@ -140,14 +268,16 @@ int main(int argc, char **argv)
    for (int i = 0; i < THREADS; i++)
       in[i] = (float)i / THREADS;
    const int reps = 10;
-   double t0, tc = 1e30, tu = 1e30;
+   double t0, tc = 1e30, tu = 1e30, cc = 1e30, c0;
    for (int b = 0; b < BEST_OF; b++) {
       t0 = t_now_s();
+      c0 = bs_thread_cpu();
       for (int r = 0; r < reps; r++) {
          chain(in, out, THREADS);
          __asm__ volatile("" ::: "memory");
       }
       tc = fmin(tc, t_now_s() - t0);
+      cc = fmin(cc, bs_thread_cpu() - c0);
       t0 = t_now_s();
       for (int r = 0; r < reps; r++) {
          for (int i = 0; i < THREADS; i++) {
@@ -168,26 +298,14 @@ int main(int argc, char **argv)
       out[i] = x;
    }
 
-   double t1 = 0, tn = 0;
-   for (unsigned pass = 0; pass < 2; pass++) {
-      struct bench b;
-      bench_init(&b, pass ? n : 1, src, 6, uni);
-      bench_run(&b, 1); /* warm-up: decode + page walks */
-      double t = 1e30;
-      for (int k = 0; k < BEST_OF; k++) {
-         double tk = bench_run(&b, reps);
-         t = tk < t ? tk : t;
-      }
-      float *res = (float *)pa_ptr(b.d.f, b.data_pa + THREADS * 4);
-      if (memcmp(res, out, sizeof(out)))
-         fprintf(stderr, "bench_core: ALU results differ from C\n");
-      tdev_fini(&b.d);
-      if (pass)
-         tn = t;
-      else
-         t1 = t;
-   }
+   unsigned wcfg[MAX_CONFIGS];
+   const unsigned ncfg = configs(n, wcfg);
+   static struct bs_run runs[MAX_CONFIGS];
+   int status = 0;
    printf("core compute ALU (64 chained ffma, %d threads/job):\n", THREADS);
+   if (!measure_all(ncfg, wcfg, src, 6, uni, reps, out, runs))
+      status = 1;
+   double t1 = runs[0].wall_best, tn = runs[1].wall_best;
    printf("  plain C (%s, 1 thread) %8.1f M lane-ops/s  (reference 1.00)\n", cref,
           ops / tc / 1e6);
    printf("  plain C (unfused mul+add)       %8.1f M lane-ops/s  (ratio to reference %.2f)\n",
@@ -196,42 +314,37 @@ int main(int argc, char **argv)
           ops / t1 / 1e6, tc / t1, tu / t1);
    printf("  core, %u workers                 %8.1f M lane-ops/s  ratio %.3f (vs unfused %.3f)  "
           "(x%.2f vs 1 worker)\n", n, ops / tn / 1e6, tc / tn, tu / tn, t1 / tn);
+   printf("  CPU-time ratio, 1 worker (all threads' CPU vs the C loop's; not moved by preemption) "
+          "%.3f\n", cc / ops / (runs[0].cpu_best / (1024.0 * CHAIN)));
 
    /* ---- memory: out[i] = in[i] + 1 ---- */
    const char *msrc = "imad r1, sr.tgid_x, #1024, sr.tindex\nshl r1, r1, #2\n"
                       "ld_global.b32 r2, u0, r1\nfadd r2, r2, #1.0\nst_global.b32 u2, r1, r2\nend\n";
    const int mreps = 50;
    tc = 1e30;
+   cc = 1e30;
    for (int b = 0; b < BEST_OF; b++) {
       t0 = t_now_s();
+      c0 = bs_thread_cpu();
       for (int r = 0; r < mreps; r++) {
          for (int i = 0; i < THREADS; i++)
             out[i] = in[i] + 1.0f;
          __asm__ volatile("" ::: "memory");
       }
       tc = fmin(tc, t_now_s() - t0);
+      cc = fmin(cc, bs_thread_cpu() - c0);
    }
    ops = (double)mreps * THREADS;
-   for (unsigned pass = 0; pass < 2; pass++) {
-      struct bench b;
-      bench_init(&b, pass ? n : 1, msrc, 4, uni);
-      bench_run(&b, 1);
-      double t = 1e30;
-      for (int k = 0; k < BEST_OF; k++) {
-         double tk = bench_run(&b, mreps);
-         t = tk < t ? tk : t;
-      }
-      tdev_fini(&b.d);
-      if (pass)
-         tn = t;
-      else
-         t1 = t;
-   }
    printf("core compute memory (load+fadd+store):\n");
+   measure_all(ncfg, wcfg, msrc, 4, uni, mreps, NULL, runs);
+   t1 = runs[0].wall_best;
+   tn = runs[1].wall_best;
    printf("  plain C                          %8.1f M elements/s (reference 1.00)\n", ops / tc / 1e6);
    printf("  core, 1 worker                  %8.1f M elements/s ratio %.3f\n", ops / t1 / 1e6, tc / t1);
    printf("  core, %u workers                 %8.1f M elements/s ratio %.3f  (x%.2f vs 1 worker)\n",
           n, ops / tn / 1e6, tc / tn, t1 / tn);
+   printf("  CPU-time ratio, 1 worker (all threads' CPU vs the C loop's; not moved by preemption) "
+          "%.3f\n", cc / ops / (runs[0].cpu_best / 1024.0));
 
    /* ---- job overhead: NOP jobs through ring + completion ---- */
    struct tdev d;
@@ -250,5 +363,5 @@ int main(int argc, char **argv)
    printf("job overhead: %.2f us per NOP job (submit + process + completion + irq)\n",
           tj / njobs * 1e6);
    tdev_fini(&d);
-   return 0;
+   return status;
 }

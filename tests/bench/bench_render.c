@@ -12,8 +12,10 @@
  *   textured  8 overlapping 960x540 quads, bilinear RGBA8 texture, blended in
  *             the shader with ld_tile (src*a + dst*(1-a))
  *
- * Every figure is the best of REPEATS runs (default 5: the machine is
- * shared), with 1 worker and with N.  Results are checked, so a fast wrong
+ * Every figure is the best of REPEATS runs (default 5, 30 for the cheap clear
+ * + store: the machine is shared), with 1 worker and with N; the memset
+ * reference is also re-measured before every job, in the state the job finds
+ * the frame in.  Results are checked, so a fast wrong
  * renderer fails the benchmark.
  *
  *   bench_render [N [REPEATS [MASK]]]   N workers for the parallel runs (default:
@@ -21,11 +23,19 @@
  *
  * BENCH_RENDER_OPTIONS=n sets vagx_render_set_options() (e.g. 6: no fast
  * paths, no HSR) to measure what an optimisation buys.
+ *
+ * Scaling: the pools of 1, N and (oversubscribed) 4 and 8 workers run in
+ * interleaved rounds; each worker's CPU and items (tiles or bands), the
+ * calling thread's serial CPU (everything outside the tile phase: VDM, PPP,
+ * binning, setup) and the machine's load are reported (bench_stats.h).
  */
+#include "bench_stats.h"
+
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <sys/syscall.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -110,6 +120,12 @@ struct pool;
 struct pool_arg {
    struct pool *p;
    unsigned id;
+   _Atomic int tid;           /* kernel thread id, for its CPU time */
+};
+/* Per-worker accounting, one cache line each (no false sharing). */
+struct pool_acct {
+   _Alignas(64) _Atomic uint64_t items;
+   double cpu;                /* worker 0 (the caller): CPU inside pool_work */
 };
 struct pool {
    pthread_t th[64];
@@ -124,6 +140,7 @@ struct pool {
    unsigned items;
    _Atomic uint64_t cursor;   /* gen << 32 | next item */
    _Atomic unsigned done;
+   struct pool_acct acct[64];
 };
 
 /* Runs items of generation gen until none is left. */
@@ -137,6 +154,8 @@ static void pool_work(struct pool *p, uint32_t gen, vagx_render_item_fn fn, void
       if (!atomic_compare_exchange_weak(&p->cursor, &cur, cur + 1))
          continue;
       fn(ctx, (uint32_t)cur, id);
+      /* counted before `done`, so the caller sees it when the job is done */
+      atomic_fetch_add_explicit(&p->acct[id].items, 1, memory_order_relaxed);
       if (atomic_fetch_add(&p->done, 1) + 1 == items) {
          pthread_mutex_lock(&p->m);
          pthread_cond_signal(&p->done_cv);
@@ -150,6 +169,7 @@ static void *pool_main(void *arg)
    struct pool_arg *a = arg;
    struct pool *p = a->p;
    uint32_t seen = 0;
+   atomic_store(&a->tid, (int)syscall(SYS_gettid));
    for (;;) {
       pthread_mutex_lock(&p->m);
       while (p->gen == seen && !p->quit)
@@ -183,7 +203,9 @@ static void pool_run(void *opaque, unsigned n, vagx_render_item_fn fn, void *ctx
    if (p->n > 1)
       pthread_cond_broadcast(&p->go);
    pthread_mutex_unlock(&p->m);
+   double c0 = bs_thread_cpu();
    pool_work(p, gen, fn, ctx, n, 0);
+   p->acct[0].cpu += bs_thread_cpu() - c0;
    pthread_mutex_lock(&p->m);
    while (atomic_load(&p->done) < n)
       pthread_cond_wait(&p->done_cv, &p->m);
@@ -198,7 +220,9 @@ static void pool_start(struct pool *p, unsigned n)
    pthread_cond_init(&p->go, NULL);
    pthread_cond_init(&p->done_cv, NULL);
    for (unsigned i = 1; i < n; i++) {
-      p->args[i] = (struct pool_arg){p, i};
+      p->args[i].p = p;
+      p->args[i].id = i;
+      atomic_store(&p->args[i].tid, 0);
       pthread_create(&p->th[i], NULL, pool_main, &p->args[i]);
    }
 }
@@ -480,6 +504,40 @@ static double run_job(uint64_t job, struct pool *p)
    return t;
 }
 
+/* One job on pool p, accounted: the caller's CPU inside the tile phase is
+ * worker 0's, the rest of its CPU is the serial part (setup, VDM, PPP,
+ * binning, queries); the helpers' CPU comes from /proc (read before and
+ * after the job, outside the timed region). */
+static void run_rep(uint64_t job, struct pool *p, struct bs_run *tot, unsigned ncpu)
+{
+   struct bs_run rep;
+   struct bs_snap s0, s1;
+   uint64_t items0[64];
+   bs_run_init(&rep, p->n);
+   for (unsigned i = 0; i < p->n; i++)
+      items0[i] = atomic_load(&p->acct[i].items);
+   bs_snap(&s0);
+   const double par0 = p->acct[0].cpu, m0 = bs_thread_cpu();
+   rep.wall = run_job(job, p);
+   const double m1 = bs_thread_cpu(), par = p->acct[0].cpu - par0;
+   bs_snap(&s1);
+   rep.units = 1;
+   rep.serial_cpu = (m1 - m0) - par;
+   rep.nw = p->n;
+   double cpu, wait;
+   if (bs_task_delta(&s0, &s1, getpid(), &cpu, &wait))
+      rep.main_wait = wait;
+   rep.w_cpu[0] = par;
+   for (unsigned i = 1; i < p->n; i++)
+      if (bs_task_delta(&s0, &s1, atomic_load(&p->args[i].tid), &cpu, &wait)) {
+         rep.w_cpu[i] = cpu;
+         rep.w_wait[i] = wait;
+      }
+   for (unsigned i = 0; i < p->n; i++)
+      rep.w_units[i] = (double)(atomic_load(&p->acct[i].items) - items0[i]);
+   bs_run_add(tot, &rep, ncpu);
+}
+
 /* Pixels of the framebuffer equal to v. */
 static unsigned long count_px(uint32_t v)
 {
@@ -541,23 +599,34 @@ int main(int argc, char **argv)
       loadavg[0] = -1;
    printf("render jobs, %ux%u RGBA8 (%.1f MB), best of %u, load average %.2f\n", FB_W, FB_H,
           bytes / 1e6, reps, loadavg[0]);
-   printf("  memset of the frame (reference)  %8.3f ms  %7.2f GB/s\n", tm * 1e3, bytes / tm / 1e9);
 
    static const char *names[NSCENES] = {"clear + store", "flat full-screen quad",
                                         "10k small triangles", "textured + blended"};
-   unsigned workers[2] = {1, n};
-   struct pool pools[2];
-   pool_start(&pools[0], 1);
-   pool_start(&pools[1], n);
+   /* 1, n, then 4 and 8 workers (oversubscribed: must not collapse) */
+   enum { MAXCFG = 4 };
+   unsigned workers[MAXCFG], ncfg = 0;
+   const unsigned want[MAXCFG] = {1, n, 4, 8};
+   for (unsigned i = 0; i < MAXCFG; i++) {
+      bool dup = false;
+      for (unsigned k = 0; k < ncfg; k++)
+         dup |= workers[k] == want[i];
+      if (!dup)
+         workers[ncfg++] = want[i];
+   }
+   const unsigned ncpu = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+   static struct pool pools[MAXCFG];
+   for (unsigned w = 0; w < ncfg; w++)
+      pool_start(&pools[w], workers[w]);
    int status = 0;
+   bool first = true;
    for (unsigned s = 0; s < NSCENES; s++) {
       if (!(mask >> s & 1))
          continue;
       brk_ = ((fb_va - MEM_BASE) + bytes + 4095) & ~4095ull;
       uint64_t job = build(s);
-      double t[2] = {1e30, 1e30};
+      struct bs_run runs[MAXCFG];
       struct vagx_render_stats st;
-      for (unsigned w = 0; w < 2; w++) {
+      for (unsigned w = 0; w < ncfg; w++) {
          memset(ptr(fb_va), 0, bytes);
          run_job(job, &pools[w]); /* warm-up: program decode, page faults */
          if (!check(s)) {
@@ -565,10 +634,30 @@ int main(int argc, char **argv)
                     workers[w]);
             status = 1;
          }
-         for (unsigned r = 0; r < reps; r++)
-            t[w] = fmin(t[w], run_job(job, &pools[w]));
+         bs_run_init(&runs[w], workers[w]);
       }
+      /* interleaved rounds: drifting load hits every configuration alike */
+      struct bs_window win;
+      bs_window_begin(&win);
+      const unsigned rounds = s == CLEAR && reps < 30 ? 30 : reps; /* cheap: more rounds */
+      for (unsigned r = 0; r < rounds; r++)
+         for (unsigned w = 0; w < ncfg; w++) {
+            /* The reference again, in the state a job finds the frame in
+             * (last written by the previous configuration's threads), and
+             * each job finds it as memset left it. */
+            double t0 = now_s();
+            memset(ptr(fb_va), 0x40 + (int)r, bytes);
+            __asm__ volatile("" ::: "memory");
+            tm = fmin(tm, now_s() - t0);
+            run_rep(job, &pools[w], &runs[w], ncpu);
+         }
+      bs_window_end(&win);
       vagx_render_get_stats(dev, &st);
+      if (first) /* the best memset so far, also measured between the jobs */
+         printf("  memset of the frame (reference)  %8.3f ms  %7.2f GB/s\n", tm * 1e3,
+                bytes / tm / 1e9);
+      first = false;
+      const double t[2] = {runs[0].wall_best, runs[ncfg > 1].wall_best};
       printf("  %-24s 1 worker %8.3f ms (x%.2f memset)  %u workers %8.3f ms (x%.2f memset, "
              "scaling x%.2f)\n", names[s], t[0] * 1e3, t[0] / tm, n, t[1] * 1e3, t[1] / tm,
              t[0] / t[1]);
@@ -580,9 +669,14 @@ int main(int argc, char **argv)
                 "%llu bin entries\n", "", st.fragment_lanes / t[0] / 1e6,
                 st.fragment_lanes / t[1] / 1e6, n, (unsigned long long)st.fragment_lanes,
                 (unsigned long long)st.bin_entries);
+      printf("    scaling (%u CPUs, %u interleaved rounds; CPU per frame, best round; items are "
+             "tiles or bands of tiles):\n", ncpu, rounds);
+      for (unsigned w = 0; w < ncfg; w++)
+         bs_print("      ", "frame", 1e3, "ms", "item", &runs[0], &runs[w], ncpu);
+      bs_print_machine("      ", &win, ncpu);
    }
-   pool_stop(&pools[0]);
-   pool_stop(&pools[1]);
+   for (unsigned w = 0; w < ncfg; w++)
+      pool_stop(&pools[w]);
    vagx_render_device_destroy(dev);
    free(mem);
    return status;

@@ -223,8 +223,10 @@ static struct vagx_usc_decoded *pass2(const uint64_t *w, uint32_t nwords, struct
       o->I = *I;
       o->pc = d->pcw[i] * 8;
       o->fn = choose_fn(I);
-      if (o->fn && !usc_cf_fn(I))
+      if (o->fn && !usc_cf_fn(I)) {
          o->gfn = usc_alu_gfn(I);
+         o->gtry = usc_mem_gtry(I);
+      }
       /* A graphics hook gets the whole special-register file. */
       if (info->flags & VAGX_OPF_GFX)
          p->sr_used = (uint32_t)((1ull << VAGX_SR_COUNT) - 1);

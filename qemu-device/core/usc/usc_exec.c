@@ -99,10 +99,12 @@ static bool converged(const struct usc_grp *g, unsigned n)
 /* Lockstep execution of converged groups g[0..n): each instruction runs for
  * every group before the next one, so one dispatch covers n groups (a gang
  * handler loops over them inside one call) and the groups' independent
- * dependency chains overlap in the host CPU.  Control-flow and memory
- * instructions run group by group in ascending order; when they leave the
- * groups at different instructions (divergence, barrier, end, error) this
- * returns and run_groups() continues group by group.  Group order within one
+ * dependency chains overlap in the host CPU.  Unit-stride global loads and
+ * stores that one translation covers for every group run ganged too (gtry);
+ * other memory and control-flow instructions run group by group in
+ * ascending order; when they leave the groups at different instructions
+ * (divergence, barrier, end, error) this returns and run_groups() continues
+ * group by group.  Group order within one
  * instruction is ascending, so the first fault reported is the lowest group's. */
 static void run_gang(struct usc_run *run, struct usc_grp *g, unsigned n)
 {
@@ -112,6 +114,11 @@ static void run_gang(struct usc_run *run, struct usc_grp *g, unsigned n)
       const struct usc_op *o = &ops[pc];
       if (o->gfn && run->icount + n < run->next_check) {
          o->gfn(g, n, o);
+         run->icount += n;
+         pc++;
+         continue;
+      }
+      if (o->gtry && run->icount + n < run->next_check && o->gtry(g, n, o)) {
          run->icount += n;
          pc++;
          continue;

@@ -389,6 +389,99 @@ HANDLER(op_fence)
    __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
+/* Ganged unit-stride b32 global access (usc_gtry, run by the lockstep loop
+ * of usc_exec.c): when every group has all 32 lanes active at one base pair
+ * with offsets lane 0's + 4 * lane (the check of mem_fast), aligned, and one
+ * cached translation covers every group's 128 bytes, each group is one
+ * 128-byte copy in ascending group order (the last group wins on overlapping
+ * stores, as group by group).  The range check and at most one translation
+ * are shared by the threadgroup instead of paid per group with a dispatch.
+ * Anything else (partial masks, other strides, several pages, a failing
+ * translation) returns NULL with nothing observable done, and the per-group
+ * handlers run: they translate the same first word first and report faults
+ * exactly as before. */
+#define GANG_MAX (VAGX_USC_MAX_TG_THREADS / L)
+static struct usc_tlb *gang_range(struct usc_grp *g, unsigned n, const struct usc_op *o,
+                                  unsigned acc, uint64_t *va)
+{
+   uint64_t mn = UINT64_MAX, mx = 0;
+   if (n > GANG_MAX)
+      return NULL;
+   for (unsigned i = 0; i < n; i++) {
+      const struct usc_grp *gi = &g[i];
+      if (gi->exec != ~0u)
+         return NULL;
+      uint32_t t1[L];
+      const uint32_t *off = usc_src(gi, o, 1, t1);
+      const uint32_t *lo = gi->base[o->src[0].bfile] + (size_t)o->src[0].idx * L, *hi = lo + L;
+      const uint32_t lo0 = lo[0], hi0 = hi[0], off0 = off[0];
+      uint32_t bad = 0;
+      for (int l = 0; l < L; l++) /* no loop-carried step: vectorises */
+         bad |= off[l] - off0 - 4u * (uint32_t)l;
+      /* Uniforms and immediates are broadcast, read-only: equal in every lane. */
+      if (o->src[0].bfile != USC_B_U && o->src[0].bfile != USC_B_IMM)
+         for (int l = 0; l < L; l++)
+            bad |= (lo[l] ^ lo0) | (hi[l] ^ hi0);
+      if (bad || (int32_t)off0 > INT32_MAX - (int32_t)(L * 4))
+         return NULL;
+      const uint64_t a = ((uint64_t)lo0 | (uint64_t)hi0 << 32) + (uint64_t)(int64_t)(int32_t)off0;
+      if ((a & 3) || a + L * 4 <= a)
+         return NULL;
+      va[i] = a;
+      mn = a < mn ? a : mn;
+      mx = a + L * 4 > mx ? a + L * 4 : mx;
+   }
+   struct usc_run *run = g->run;
+   struct usc_tlb *t = (acc & VAGX_USC_ACC_WRITE) ? &run->tlb_w : &run->tlb_r;
+   if (mn >= t->va && mx <= t->end)
+      return t;
+   /* What group 0's handler would translate first: its first word. */
+   uint64_t span = 0;
+   void *p = NULL;
+   if (run->env->mem && run->env->mem->translate)
+      p = run->env->mem->translate(run->env->mem_ctx, va[0], 4, acc, &span);
+   if (!p)
+      return NULL;
+   t->va = va[0];
+   t->end = va[0] + (span < 4 ? 4 : span);
+   t->host = p;
+   return mn >= t->va && mx <= t->end ? t : NULL;
+}
+
+static bool gtry_ld_global(struct usc_grp *g, unsigned n, const struct usc_op *o)
+{
+   uint64_t va[GANG_MAX];
+   const struct usc_tlb *t = gang_range(g, n, o, VAGX_USC_ACC_READ, va);
+   if (!t)
+      return false;
+   for (unsigned i = 0; i < n; i++)
+      memcpy(g[i].r + (size_t)o->dst * L, t->host + (va[i] - t->va), L * 4);
+   return true;
+}
+
+static bool gtry_st_global(struct usc_grp *g, unsigned n, const struct usc_op *o)
+{
+   uint64_t va[GANG_MAX];
+   const struct usc_tlb *t = gang_range(g, n, o, VAGX_USC_ACC_WRITE, va);
+   if (!t)
+      return false;
+   for (unsigned i = 0; i < n; i++)
+      memcpy(t->host + (va[i] - t->va), g[i].r + (size_t)o->src[2].idx * L, L * 4);
+   return true;
+}
+
+usc_gtry usc_mem_gtry(const struct vagx_instr *I)
+{
+   const unsigned size = I->mod & 7;
+   if (vagx_memsize_bytes[size] != 4 || vagx_memsize_regs[size] != 1)
+      return NULL;
+   switch (I->op) {
+   case VAGX_OP_LD_GLOBAL: return gtry_ld_global;
+   case VAGX_OP_ST_GLOBAL: return gtry_st_global;
+   default: return NULL;
+   }
+}
+
 usc_fn usc_mem_fn(const struct vagx_instr *I)
 {
    switch (I->op) {

@@ -18,6 +18,10 @@ typedef void (*usc_fn)(struct usc_grp *g, const struct usc_op *o);
  * (lockstep execution of converged SIMD groups, see usc_exec.c).  Only for
  * instructions that cannot fail and do not touch pc, exec or state. */
 typedef void (*usc_gfn)(struct usc_grp *g, unsigned n, const struct usc_op *o);
+/* Gang attempt for instructions that can fail (memory): runs the instruction
+ * for all groups g[0..n) and returns true, or does nothing observable and
+ * returns false (then each group runs fn in turn, which reports any fault). */
+typedef bool (*usc_gtry)(struct usc_grp *g, unsigned n, const struct usc_op *o);
 
 /* Where a source lives at run time: base array + index*32. */
 enum usc_bfile { USC_B_R, USC_B_U, USC_B_SR, USC_B_IMM, USC_B_CF, USC_B_COUNT };
@@ -33,6 +37,7 @@ struct usc_src {
 struct usc_op {
    usc_fn fn;
    usc_gfn gfn;         /* NULL: run fn once per group */
+   usc_gtry gtry;       /* NULL: run fn once per group */
    struct usc_src src[3];
    uint16_t dst;
    uint8_t dshift;      /* 0, or 16 for a high-half destination */
@@ -159,6 +164,7 @@ static inline void usc_fault(struct usc_grp *g, const struct usc_op *o, uint64_t
 usc_fn usc_alu_fn(const struct vagx_instr *I);
 usc_gfn usc_alu_gfn(const struct vagx_instr *I);
 usc_fn usc_mem_fn(const struct vagx_instr *I);
+usc_gtry usc_mem_gtry(const struct vagx_instr *I);
 usc_fn usc_cf_fn(const struct vagx_instr *I);
 void usc_op_gfx(struct usc_grp *g, const struct usc_op *o);
 void usc_op_end(struct usc_grp *g, const struct usc_op *o);

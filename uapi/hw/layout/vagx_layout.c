@@ -20,14 +20,20 @@ div_round_up(uint32_t a, uint32_t b)
    return (a + b - 1) / b;
 }
 
-/* floor(log2(x)), x > 0 */
+/* floor(log2(x)), x > 0 (0 for 0).  A bit scan, not a loop: the renderer's
+ * texel fetch calls vagx_layout_offset_B, which needs it twice, for every
+ * texel (docs/performance.md). */
 static inline uint32_t
 log2_floor(uint32_t x)
 {
+#if defined(__GNUC__)
+   return x ? 31u - (uint32_t)__builtin_clz(x) : 0;
+#else
    uint32_t r = 0;
    while (x >>= 1)
       r++;
    return r;
+#endif
 }
 
 /* Smallest power of two >= x, x > 0, x <= 2^31 */
