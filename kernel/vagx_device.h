@@ -21,7 +21,7 @@
 #define VAGX_DRIVER_NAME	"vagx"
 #define VAGX_DRIVER_DESC	"vagx tile-based GPU"
 #define VAGX_DRIVER_MAJOR	1
-#define VAGX_DRIVER_MINOR	1
+#define VAGX_DRIVER_MINOR	2
 
 /* Limits advertised through DRM_VAGX_DEV_QUERY_GPU_INFO. */
 #define VAGX_MAX_BIND_OPS	1024

@@ -45,6 +45,8 @@ static void vagx_fill_gpu_info(struct vagx_device *vdev,
 	info->features = DRM_VAGX_FEATURE_ASYNC_BIND | DRM_VAGX_FEATURE_COHERENT;
 	if (VAGX_FEATURES_SPARSE_NULL_GET(vdev->hw_features))
 		info->features |= DRM_VAGX_FEATURE_MAP_NULL;
+	if (VAGX_FEATURES_STREAM_OUT_GET(vdev->hw_features))
+		info->features |= DRM_VAGX_FEATURE_STREAM_OUT;
 	info->va_start = VAGX_USER_VA_START;
 	info->va_end = VAGX_USER_VA_END;
 	info->page_sizes = VAGX_PAGE_SIZE;

@@ -62,7 +62,7 @@ TEST_F(vagx, version)
 	ASSERT_EQ(0, vioctl(self->fd, DRM_IOCTL_VERSION, &v));
 	EXPECT_STREQ("vagx", name);
 	EXPECT_EQ(1, v.version_major);
-	EXPECT_EQ(1, v.version_minor);
+	EXPECT_EQ(2, v.version_minor);
 }
 
 TEST_F(vagx, query_sizes)
@@ -103,6 +103,8 @@ TEST_F(vagx, query_gpu_info)
 	EXPECT_EQ(32, i->tile_width);
 	EXPECT_EQ(4096, i->max_label_size);
 	EXPECT_TRUE(i->features & DRM_VAGX_FEATURE_ASYNC_BIND);
+	/* 1.2 on the vagx QEMU device (contract 1.2, FEATURES.STREAM_OUT). */
+	EXPECT_TRUE(i->features & DRM_VAGX_FEATURE_STREAM_OUT);
 	/* Larger buffer: tail zero-filled. */
 	memset(big, 0xaa, sizeof(big));
 	ASSERT_EQ(0, query(self->fd, DRM_VAGX_DEV_QUERY_GPU_INFO, big,

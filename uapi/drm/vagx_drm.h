@@ -384,6 +384,14 @@ enum drm_vagx_feature {
 	 * cache maintenance.
 	 */
 	DRM_VAGX_FEATURE_COHERENT = 1 << 2,
+
+	/**
+	 * @DRM_VAGX_FEATURE_STREAM_OUT: The render queue's control streams
+	 * take stream output (cmd_stream_out_buffer, cmd_stream_out) and the
+	 * PRIMITIVES_GENERATED / PRIMITIVES_EMITTED queries: hardware contract
+	 * 1.2 with FEATURES.STREAM_OUT. Since 1.2.
+	 */
+	DRM_VAGX_FEATURE_STREAM_OUT = 1 << 3,
 };
 
 /**

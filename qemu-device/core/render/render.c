@@ -420,11 +420,14 @@ static void finish(struct rjob *j)
    for (unsigned i = 0; i < j->nqueries && !atomic_load(&j->failed); i++) {
       struct rquery *q = &j->queries[i];
       uint64_t n = atomic_load(&q->count), v;
-      if (q->type == VAGX_QUERY_TYPE_OCCLUSION_COUNTER) {
-         if (!r_read(j, fe, q->result_va, &v, 8, VAGX_UNIT_ISP))
+      if (q->type != VAGX_QUERY_TYPE_OCCLUSION_PREDICATE) {
+         /* counters: occlusion (ISP), primitives generated/emitted (VDM) */
+         const enum vagx_unit u =
+            q->type == VAGX_QUERY_TYPE_OCCLUSION_COUNTER ? VAGX_UNIT_ISP : VAGX_UNIT_VDM;
+         if (!r_read(j, fe, q->result_va, &v, 8, u))
             return;
          v += n;
-         r_write(j, fe, q->result_va, &v, 8, VAGX_UNIT_ISP);
+         r_write(j, fe, q->result_va, &v, 8, u);
       } else if (n) {
          v = 1;
          r_write(j, fe, q->result_va, &v, 8, VAGX_UNIT_ISP);

@@ -15,6 +15,7 @@ struct layout {
    unsigned na;               /* expanded attributes: n32 + 2*n16 */
    unsigned stride;           /* doubles per clip vertex */
    unsigned ps_word, cd_word, ncd;
+   int ef_word;               /* edge flag output word, -1 without */
 };
 
 static void get_layout(const struct vagx_cmd_bind_vertex_pipeline *vp, struct layout *l)
@@ -26,6 +27,7 @@ static void get_layout(const struct vagx_cmd_bind_vertex_pipeline *vp, struct la
    l->ps_word = 4 + l->n32 + l->n16;
    l->cd_word = l->ps_word + (vp->point_size ? 1 : 0);
    l->ncd = vp->clip_distances;
+   l->ef_word = vp->edge_flag ? (int)(l->cd_word + l->ncd) : -1;
 }
 
 static void load_vertex(const struct layout *l, const float *v, double *cv)
@@ -638,6 +640,10 @@ static void emit_point(struct rjob *j, const struct rdraw *d, unsigned drawi,
 {
    if (!(size > 0))
       return;
+   /* the point size range is [1, 8192] (render.md): GL clamps a shader's
+    * gl_PointSize to the implementation's range */
+   if (size < 1)
+      size = 1;
    if (size > 8192)
       size = 8192;
    int64_t h = llrint(size * 0.5 * R_SUBPIX);
@@ -737,6 +743,12 @@ void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
    unsigned n = 3;
    int orig[2][3 + PL_COUNT + 2] = {{0, 1, 2}}, *oa = orig[0], *ob = orig[1];
    bool edge[2][3 + PL_COUNT + 2] = {{true, true, true}}, *ea = edge[0], *eb = edge[1];
+   /* edge flags (GL 4.6 14.6.4): vertex i's flag marks the edge to vertex
+    * i + 1 of the triangle as it is assembled; 0.0 = not a boundary */
+   bool ef[3] = {true, true, true};
+   if (l.ef_word >= 0)
+      for (unsigned i = 0; i < 3; i++)
+         ea[i] = ef[i] = v[i][l.ef_word] != 0.0f;
    for (unsigned pl = 0; pl < PL_COUNT && n >= 3; pl++) {
       if (!plane_on(d, &l, pl))
          continue;
@@ -821,8 +833,9 @@ void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
       if (mode == VAGX_FILL_MODE_LINE) {
          if (ea[i])
             emit_line(j, d, drawi, &l, &w[i], &w[(i + 1) % n], prov, piw, pz);
-      } else if (oa[i] >= 0) {
-         /* POINT: the triangle's vertices that survived clipping */
+      } else if (oa[i] >= 0 && ef[oa[i]]) {
+         /* POINT: the triangle's vertices that survived clipping and start
+          * a boundary edge */
          const double size = vp->point_size ? v[oa[i]][l.ps_word] : d->rs.point_size;
          emit_point(j, d, drawi, &l, &w[i], prov, size);
       }

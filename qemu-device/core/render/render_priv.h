@@ -107,6 +107,24 @@ struct rquery {
    _Atomic uint64_t count;
 };
 
+/* Stream output of the geometry phase (render_so.c; render.md, stream
+ * output).  Only the calling thread touches it. */
+struct rso_buf {
+   bool bound;
+   uint64_t base_va, offset_va;
+   uint32_t size, stride;
+   uint32_t offset;           /* write offset in bytes from base_va */
+};
+struct rso {
+   bool enable;
+   bool active;               /* this draw's primitives go through r_so_primitive */
+   unsigned ndecl;
+   unsigned used;             /* buffers the declarations name (bit mask) */
+   struct vagx_stream_out_decl decl[VAGX_MAX_STREAM_OUT_DECLS];
+   struct rso_buf buf[VAGX_MAX_STREAM_OUT_BUFFERS];
+   int q_generated, q_emitted; /* active PRIMITIVES_* queries (job query index) or -1 */
+};
+
 /* Per-worker state. */
 struct rworker {
    struct vagx_usc *usc;
@@ -163,6 +181,7 @@ struct rjob {
    struct rlist *bins;
    struct rquery *queries; unsigned nqueries, cap_queries;
    uint64_t eoj_ts[16]; unsigned neoj_ts;
+   struct rso so;
    double *scratch;           /* PPP clip scratch */
    size_t scratch_cap;
 
@@ -204,6 +223,15 @@ void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
 bool r_push_prim(struct rjob *j, struct rprim **out);
 bool r_geom_charge(struct rjob *j, uint64_t bytes);
 int64_t r_line_row(const struct rline *l, int64_t M);
+
+/* ---- stream output (render_so.c) ---- */
+/* These return false when the job has failed (error recorded). */
+bool r_so_bind_buffer(struct rjob *j, const struct vagx_cmd_stream_out_buffer *c);
+bool r_so_set(struct rjob *j, const struct vagx_cmd_stream_out *c, uint64_t cmd_va);
+bool r_so_draw_begin(struct rjob *j, unsigned nout, uint64_t draw_va);
+bool r_so_draw_end(struct rjob *j);
+void r_so_primitive(struct rjob *j, const float *const *v, unsigned nv, unsigned provoking,
+                    bool provoking_first);
 
 /* ---- tiles (render_tile.c) ---- */
 void r_tile(void *ctx, unsigned item, unsigned worker);

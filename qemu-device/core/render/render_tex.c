@@ -595,6 +595,37 @@ static void cube_face(double x, double y, double z, unsigned *face, double *u, d
    *v = 0.5 * (tc / ma + 1);
 }
 
+/* Face `face`'s major axis ma and its sc, tc (GL 4.6 table 8.19) as the
+ * linear functions of the direction they are, for derivatives. */
+static void cube_lin(unsigned face, double x, double y, double z, double *ma, double *sc, double *tc)
+{
+   switch (face) {
+   case 0: *ma = x; *sc = -z; *tc = -y; break;
+   case 1: *ma = -x; *sc = z; *tc = -y; break;
+   case 2: *ma = y; *sc = x; *tc = z; break;
+   case 3: *ma = -y; *sc = x; *tc = -z; break;
+   case 4: *ma = z; *sc = x; *tc = -y; break;
+   default: *ma = -z; *sc = -x; *tc = -y; break;
+   }
+}
+
+/* Derivative of the face coordinates (u, v) = ((sc/ma + 1)/2, (tc/ma + 1)/2)
+ * of direction p along direction derivative d, on face `face` (GL 4.6
+ * 8.14.1: the LOD of a cube map comes from the face coordinates, not from
+ * the direction, whose components span twice the range). */
+static void cube_deriv(unsigned face, const double p[3], const double d[3], double *du, double *dv)
+{
+   double ma, sc, tc, dma, dsc, dtc;
+   cube_lin(face, p[0], p[1], p[2], &ma, &sc, &tc);
+   cube_lin(face, d[0], d[1], d[2], &dma, &dsc, &dtc);
+   if (ma == 0) {
+      *du = *dv = 0;
+      return;
+   }
+   *du = 0.5 * (dsc * ma - sc * dma) / (ma * ma);
+   *dv = 0.5 * (dtc * ma - tc * dma) / (ma * ma);
+}
+
 static unsigned coord_count(unsigned dim, bool array)
 {
    unsigned n = dim == VAGX_DIM__1D || dim == VAGX_DIM_BUF ? 1 : dim == VAGX_DIM__2D || dim == VAGX_DIM__2DMS ? 2 : 3;
@@ -691,10 +722,9 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
       } else {
          double u = r_f(call->regs[r0][l]);
          double t = nc > 1 ? r_f(call->regs[r0 + 1][l]) : 0.5;
-         unsigned layer = 0;
+         unsigned layer = 0, face = 0;
          double lodv = 0;
          if (dim == VAGX_DIM_CUBE) {
-            unsigned face;
             double cu, cv;
             cube_face(u, t, r_f(call->regs[r0 + 2][l]), &face, &cu, &cv);
             u = cu;
@@ -717,12 +747,34 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
          } else {
             double dudx = 0, dudy = 0, dvdx = 0, dvdy = 0;
             const struct vagx_layout_level *l0 = &v.l.level[base];
-            if (mode == VAGX_TEXMODE_GRAD) {
+            if (mode == VAGX_TEXMODE_GRAD && dim == VAGX_DIM_CUBE) {
+               /* explicit direction derivatives, taken to the face */
+               const unsigned g = I->src[1].idx;
+               double p[3], dx[3], dy[3];
+               for (unsigned k = 0; k < 3; k++) {
+                  p[k] = r_f(call->regs[r0 + k][l]);
+                  dx[k] = r_f(call->regs[g + k][l]);
+                  dy[k] = r_f(call->regs[g + nc + k][l]);
+               }
+               cube_deriv(face, p, dx, &dudx, &dvdx);
+               cube_deriv(face, p, dy, &dudy, &dvdy);
+            } else if (mode == VAGX_TEXMODE_GRAD) {
                unsigned g = I->src[1].idx;
                dudx = r_f(call->regs[g][l]);
                dvdx = nc > 1 ? r_f(call->regs[g + 1][l]) : 0;
                dudy = r_f(call->regs[g + nc][l]);
                dvdy = nc > 1 ? r_f(call->regs[g + nc + 1][l]) : 0;
+            } else if (c->fragment && dim == VAGX_DIM_CUBE) {
+               /* the quad's direction derivatives, taken to this lane's face */
+               const unsigned q = l & ~3u;
+               double p[3], dx[3], dy[3];
+               for (unsigned k = 0; k < 3; k++) {
+                  p[k] = r_f(call->regs[r0 + k][q]);
+                  dx[k] = r_f(call->regs[r0 + k][q + 1]) - p[k];
+                  dy[k] = r_f(call->regs[r0 + k][q + 2]) - p[k];
+               }
+               cube_deriv(face, p, dx, &dudx, &dvdx);
+               cube_deriv(face, p, dy, &dudy, &dvdy);
             } else if (c->fragment) {
                unsigned q = l & ~3u;
                dudx = r_f(call->regs[r0][q + 1]) - r_f(call->regs[r0][q]);
@@ -789,6 +841,10 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
          }
          if (shadow || s.compare_enable) {
             float ref = r_f(call->src[2][l]);
+            /* a unorm depth texel is in [0, 1]: so is the reference (GL
+             * 4.6 8.23.1; render.md, shadow compares) */
+            if (v.t.format == VAGX_FORMAT_Z16_UNORM || v.t.format == VAGX_FORMAT_Z24_UNORM_S8_UINT)
+               ref = !(ref > 0) ? 0 : ref > 1 ? 1 : ref;
             res[0] = cmp(s.compare_func, ref, res[0]);
             res[1] = res[2] = 0;
             res[3] = 1;

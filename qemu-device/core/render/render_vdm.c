@@ -53,7 +53,7 @@ static const struct vagx_usc_gfx_ops vs_ops = {.exec = vs_exec};
 static unsigned vp_nout(const struct vagx_cmd_bind_vertex_pipeline *vp)
 {
    return 4 + vp->smooth32 + vp->flat32 + vp->linear32 + vp->smooth16 + vp->flat16 +
-          vp->linear16 + (vp->point_size ? 1 : 0) + vp->clip_distances;
+          vp->linear16 + (vp->point_size ? 1 : 0) + vp->clip_distances + (vp->edge_flag ? 1 : 0);
 }
 
 /* Runs the vertex shader for n vertices (ids[i] = vertex id, -1 = restart). */
@@ -91,6 +91,18 @@ static bool run_vs(struct rjob *j, struct vstate *s, const int64_t *ids, unsigne
    return true;
 }
 
+/* Every assembled primitive: counted and streamed out (render_so.c), then
+ * clipped and rasterised unless the rasteriser discards. */
+static void emit_prim(struct rjob *j, const struct rdraw *d, unsigned drawi,
+                      const struct vagx_cmd_bind_vertex_pipeline *vp, const float *const *v,
+                      unsigned nv, unsigned provoking)
+{
+   if (j->so.active)
+      r_so_primitive(j, v, nv, provoking, d->rs.provoking == VAGX_PROVOKING_VERTEX_FIRST);
+   if (!d->rs.discard)
+      r_ppp_primitive(j, d, drawi, vp, v, nv, provoking);
+}
+
 /* Assembles primitives out of one restart-free run of vertices. */
 static void assemble(struct rjob *j, const struct rdraw *d, unsigned drawi,
                      enum vagx_primitive prim, const float *const *v, unsigned n)
@@ -101,25 +113,25 @@ static void assemble(struct rjob *j, const struct rdraw *d, unsigned drawi,
    switch (prim) {
    case VAGX_PRIMITIVE_POINTS:
       for (unsigned i = 0; i < n; i++)
-         r_ppp_primitive(j, d, drawi, vp, &v[i], 1, 0);
+         emit_prim(j, d, drawi, vp, &v[i], 1, 0);
       break;
    case VAGX_PRIMITIVE_LINES:
       for (unsigned i = 0; i + 1 < n; i += 2)
-         r_ppp_primitive(j, d, drawi, vp, &v[i], 2, last);
+         emit_prim(j, d, drawi, vp, &v[i], 2, last);
       break;
    case VAGX_PRIMITIVE_LINE_STRIP:
    case VAGX_PRIMITIVE_LINE_LOOP:
       for (unsigned i = 0; i + 1 < n; i++)
-         r_ppp_primitive(j, d, drawi, vp, &v[i], 2, last);
+         emit_prim(j, d, drawi, vp, &v[i], 2, last);
       if (prim == VAGX_PRIMITIVE_LINE_LOOP && n >= 2) {
          t[0] = v[n - 1];
          t[1] = v[0];
-         r_ppp_primitive(j, d, drawi, vp, t, 2, last);
+         emit_prim(j, d, drawi, vp, t, 2, last);
       }
       break;
    case VAGX_PRIMITIVE_TRIANGLES:
       for (unsigned i = 0; i + 2 < n; i += 3)
-         r_ppp_primitive(j, d, drawi, vp, &v[i], 3, last ? 2 : 0);
+         emit_prim(j, d, drawi, vp, &v[i], 3, last ? 2 : 0);
       break;
    case VAGX_PRIMITIVE_TRIANGLE_STRIP:
       for (unsigned i = 0; i + 2 < n; i++) {
@@ -127,9 +139,9 @@ static void assemble(struct rjob *j, const struct rdraw *d, unsigned drawi,
             t[0] = v[i + 1];
             t[1] = v[i];
             t[2] = v[i + 2];
-            r_ppp_primitive(j, d, drawi, vp, t, 3, last ? 2 : 1);
+            emit_prim(j, d, drawi, vp, t, 3, last ? 2 : 1);
          } else {
-            r_ppp_primitive(j, d, drawi, vp, &v[i], 3, last ? 2 : 0);
+            emit_prim(j, d, drawi, vp, &v[i], 3, last ? 2 : 0);
          }
       }
       break;
@@ -138,7 +150,7 @@ static void assemble(struct rjob *j, const struct rdraw *d, unsigned drawi,
          t[0] = v[0];
          t[1] = v[i];
          t[2] = v[i + 1];
-         r_ppp_primitive(j, d, drawi, vp, t, 3, last ? 2 : 1);
+         emit_prim(j, d, drawi, vp, t, 3, last ? 2 : 1);
       }
       break;
    default:
@@ -196,8 +208,8 @@ static void flush_run(struct rjob *j, unsigned drawi, enum vagx_primitive prim,
    if (last) {
       if (prim == VAGX_PRIMITIVE_LINE_LOOP && rb->run_len >= 2 && n >= 1) {
          const float *t[2] = {rb->vv[n - 1], first};
-         r_ppp_primitive(j, d, drawi, &d->vpl, t, 2,
-                         d->rs.provoking == VAGX_PROVOKING_VERTEX_LAST);
+         emit_prim(j, d, drawi, &d->vpl, t, 2,
+                   d->rs.provoking == VAGX_PROVOKING_VERTEX_LAST);
       }
       rb->n = 0;
       rb->run_len = 0;
@@ -258,8 +270,10 @@ static bool do_draw(struct rjob *j, struct vstate *s, const struct vagx_cmd_draw
          base_instance = a[3];
       }
    }
+   if (!r_so_draw_begin(j, vp_nout(&s->vp), cmd_va))
+      return false;
    if (!count || !instances)
-      return true;
+      return r_so_draw_end(j);
 
    struct rdraw d = s->cur;
    d.vpl = s->vp;
@@ -330,8 +344,8 @@ static bool do_draw(struct rjob *j, struct vstate *s, const struct vagx_cmd_draw
             ok = false;
             break;
          }
-         if (d.rs.discard)
-            continue;
+         if (d.rs.discard && !j->so.active)
+            continue;   /* nothing needs the primitives */
          for (unsigned i = 0; i < nb; i++) {
             if (ids[i] == -1) {
                flush_run(j, drawi, dr->primitive, &rb, true);
@@ -352,7 +366,7 @@ static bool do_draw(struct rjob *j, struct vstate *s, const struct vagx_cmd_draw
    free(rb.out);
    free(rb.vv);
    free(rb.tmp);
-   return ok;
+   return ok && r_so_draw_end(j);
 }
 
 static bool push_query(struct rjob *j, const struct vagx_cmd_query_begin *q)
@@ -379,6 +393,7 @@ void r_geometry(struct rjob *j)
    memset(&s, 0, sizeof(s));
    s.query = -1;
    s.cur.query = -1;
+   j->so.q_generated = j->so.q_emitted = -1;
    uint64_t va = j->rj.cs_va, stack[VAGX_MAX_STREAM_CALL_DEPTH];
    unsigned depth = 0;
    const char *err;
@@ -505,20 +520,47 @@ void r_geometry(struct rjob *j)
       }
       case VAGX_CMD_OPCODE_QUERY_BEGIN: {
          struct vagx_cmd_query_begin c;
-         ok = vagx_cmd_query_begin_unpack(cmd, &c, &err) && s.query < 0;
+         ok = vagx_cmd_query_begin_unpack(cmd, &c, &err);
+         if (!ok)
+            break;
+         /* one active query per class: occlusion, generated, emitted */
+         int *slot = c.type == VAGX_QUERY_TYPE_PRIMITIVES_GENERATED ? &j->so.q_generated
+                     : c.type == VAGX_QUERY_TYPE_PRIMITIVES_EMITTED ? &j->so.q_emitted
+                                                                     : &s.query;
+         ok = *slot < 0;
          if (ok) {
             if (!push_query(j, &c)) {
                r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_VDM, 0, 0);
                return;
             }
-            s.query = (int)j->nqueries - 1;
+            *slot = (int)j->nqueries - 1;
          }
          break;
       }
       case VAGX_CMD_OPCODE_QUERY_END: {
          struct vagx_cmd_query_end c;
-         ok = vagx_cmd_query_end_unpack(cmd, &c, &err) && s.query >= 0;
-         s.query = -1;
+         ok = vagx_cmd_query_end_unpack(cmd, &c, &err);
+         if (!ok)
+            break;
+         int *slot = c.type == VAGX_QUERY_TYPE_PRIMITIVES_GENERATED ? &j->so.q_generated
+                     : c.type == VAGX_QUERY_TYPE_PRIMITIVES_EMITTED ? &j->so.q_emitted
+                                                                     : &s.query;
+         ok = *slot >= 0;
+         *slot = -1;
+         break;
+      }
+      case VAGX_CMD_OPCODE_STREAM_OUT_BUFFER: {
+         struct vagx_cmd_stream_out_buffer c;
+         ok = vagx_cmd_stream_out_buffer_unpack(cmd, &c, &err);
+         if (ok && !r_so_bind_buffer(j, &c))
+            return;
+         break;
+      }
+      case VAGX_CMD_OPCODE_STREAM_OUT: {
+         struct vagx_cmd_stream_out c;
+         ok = vagx_cmd_stream_out_unpack(cmd, &c, &err);
+         if (ok && !r_so_set(j, &c, cva))
+            return;
          break;
       }
       case VAGX_CMD_OPCODE_TIMESTAMP: {

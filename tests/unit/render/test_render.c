@@ -1360,6 +1360,92 @@ static void test_stencil(void)
    }
 }
 
+/* Depth quantization (render.md "Depth"): with a unorm depth format the
+ * fragment depth and clear_depth are converted to the format before the
+ * test, so they compare exactly as the values a later job loads.  The
+ * expected outcome of each draw is computed from the format's encoding
+ * (round to nearest of z * (2^n - 1)), independently of the renderer. */
+static double ref_zq(enum vagx_format f, double z)
+{
+   switch (f) {
+   case VAGX_FORMAT_Z16_UNORM: return enc_unorm(z, 16) / 65535.0;
+   case VAGX_FORMAT_Z24_UNORM_S8_UINT: return enc_unorm(z, 24) / 16777215.0;
+   default: return (float)z;
+   }
+}
+
+static void test_depth_quantize(void)
+{
+   W = 32; H = 16;
+   static const enum vagx_format fmts[] = {VAGX_FORMAT_Z24_UNORM_S8_UINT, VAGX_FORMAT_Z16_UNORM,
+                                           VAGX_FORMAT_Z32_FLOAT};
+   /* 0.3f * (2^n - 1) has a fraction above 1/2 for n = 16 and 24: the stored
+    * depth is above the fragment's unquantized depth */
+   const float z = 0.3f, zc = nextafterf(0.3f, 1.0f);
+   for (unsigned fi = 0; fi < sizeof(fmts) / sizeof(fmts[0]); fi++) {
+      const enum vagx_format f = fmts[fi];
+      const bool unorm = f != VAGX_FORMAT_Z32_FLOAT;
+      CHECK(!unorm || (ref_zq(f, z) > z && ref_zq(f, zc) == ref_zq(f, z)),
+            "depth_quantize %s: test values do not round up", vagx_format_name(f));
+      /* jobs: 0 draws at z into a cleared (1.0) buffer and stores it; 1 loads
+       * it and redraws the same depth with LESS (left) and LEQUAL (right);
+       * 2 clears to zc (above z in float, the same unorm code) and draws z
+       * with LESS (left) and GREATER (right) */
+      const double clear_z[3] = {1.0, 0, zc};
+      for (unsigned jn = 0; jn < 3; jn++) {
+         ncs = 0;
+         double t[12][2];
+         float zv[12];
+         rect_tris(t, 0, 0, 16, 16, false);
+         rect_tris(t + 6, 16, 0, 32, 16, false);
+         for (unsigned k = 0; k < 12; k++)
+            zv[k] = z;
+         uint64_t vb = vbuf_tris(t, 12, 0, NULL, NULL, zv);
+         struct prog green = const_fs(0, 1, 0, 1);
+         emit_state(0, 0, 0, vb, &green, NULL, 0, 0, false);
+         const enum vagx_compare_func fn[3][2] = {
+            {VAGX_COMPARE_FUNC_LESS, VAGX_COMPARE_FUNC_LESS},
+            {VAGX_COMPARE_FUNC_LESS, VAGX_COMPARE_FUNC_LEQUAL},
+            {VAGX_COMPARE_FUNC_LESS, VAGX_COMPARE_FUNC_GREATER}};
+         for (unsigned h = 0; h < 2; h++) {
+            EMIT(cmd_depth_stencil, v_.depth_test = 1; v_.depth_write = 1; v_.depth_func = fn[jn][h]);
+            EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 6; v_.first = 6 * h;
+                 v_.instance_count = 1);
+         }
+         EMIT(cmd_end);
+         struct job_opts o = {.clear = {0, 0, 0, 1}, .zs = true, .zs_format = f,
+                              .clear_depth = (float)clear_z[jn], .depth_load = jn == 1,
+                              .depth_store = 1};
+         /* the zs image of job 0 is reloaded by job 1: keep its contents */
+         uint8_t keep[32 * 16 * 8];
+         if (jn == 1)
+            memcpy(keep, ptr(zs_base), zs_layout.size_B < sizeof(keep) ? zs_layout.size_B : sizeof(keep));
+         uint64_t job = make_job(&o);
+         if (jn == 1)
+            memcpy(ptr(zs_base), keep, zs_layout.size_B < sizeof(keep) ? zs_layout.size_B : sizeof(keep));
+         struct vagx_render_fault fl;
+         enum vagx_job_status st = run(job, &fl);
+         CHECK(st == VAGX_JOB_STATUS_OK, "depth_quantize %s job %u: status %d", vagx_format_name(f), jn, st);
+         /* the depth each pixel holds before the draw: clear or job 0's z */
+         const double before = ref_zq(f, jn == 1 ? z : clear_z[jn]);
+         unsigned bad = 0, bad_d = 0;
+         for (unsigned y = 0; y < H; y++)
+            for (unsigned x = 0; x < W; x++) {
+               const bool pass = ref_cmp(fn[jn][x >= 16], ref_zq(f, z), before);
+               if ((px(x, y)[1] == 255) != pass)
+                  bad++;
+               uint32_t gd;
+               uint8_t gs;
+               zs_get(f, x, y, &gd, &gs);
+               if (gd != zs_enc(f, pass ? z : (jn == 1 ? z : clear_z[jn])))
+                  bad_d++;
+            }
+         CHECK(bad == 0 && bad_d == 0, "depth_quantize %s job %u: %u colour, %u depth pixels wrong",
+               vagx_format_name(f), jn, bad, bad_d);
+      }
+   }
+}
+
 /* ------------------------------------------------------------- points -- */
 static uint32_t binding_src(unsigned slot, unsigned count, unsigned cf, enum vagx_interp in,
                             enum vagx_cf_source src)
@@ -1429,7 +1515,8 @@ static void test_points(void)
             int hit = -1;
             double s = 0, tt = 0;
             for (unsigned i = 0; i < np; i++) {
-               double size = mode == 2 ? 5 : P[i][2], h = size / 2;
+               /* sizes below 1 are clamped to the point size range [1, 8192] */
+               double size = mode == 2 ? 5 : fmax(P[i][2], 1), h = size / 2;
                double cx = x + 0.5, cy = y + 0.5;
                if (cx >= P[i][0] - h && cx < P[i][0] + h && cy >= P[i][1] - h && cy < P[i][1] + h) {
                   hit = (int)i;
@@ -3020,6 +3107,198 @@ static void test_fill_modes(void)
       save_ppm("fill-clipped");
 }
 
+/* Edge flags (cmd_bind_vertex_pipeline.edge_flag): the word after the clip
+ * distances; vertex i's 0.0 drops the edge from vertex i to i + 1 in LINE
+ * mode and vertex i itself in POINT mode.  The reference draws only the
+ * flagged edges and vertices with the same line and point rules as
+ * test_fill_modes. */
+static void test_edge_flags(void)
+{
+   W = 64; H = 64;
+   static const float flags[6] = {1, 0, 1, 0, 1, 1};
+   static unsigned want[64 * 64];
+   memset(want, 0, sizeof(want));
+   for (unsigned e = 0; e < 3; e++)
+      if (flags[e] != 0)
+         ref_line(want, fm_a[e][0], fm_a[e][1], fm_a[(e + 1) % 3][0], fm_a[(e + 1) % 3][1], 1);
+   for (unsigned v = 0; v < 3; v++)
+      for (unsigned y = 0; y < 64 && flags[3 + v] != 0; y++)
+         for (unsigned x = 0; x < 64; x++)
+            want[y * 64 + x] += x + 0.5 >= fm_b[v][0] - 1.5 && x + 0.5 < fm_b[v][0] + 1.5 &&
+                                y + 0.5 >= fm_b[v][1] - 1.5 && y + 0.5 < fm_b[v][1] + 1.5;
+   ncs = 0;
+   double t[6][2];
+   memcpy(t, fm_a, sizeof(fm_a));
+   memcpy(t[3], fm_b, sizeof(fm_b));
+   uint64_t vb = vbuf_tris((const double(*)[2])t, 6, 1, flags, NULL, NULL);
+   struct prog fs = {.code = assemble(fs_count)};
+   emit_state(0, 0, 0, vb, &fs, NULL, 0, 0, false);
+   /* the vertex shader stores word 4 (the flag): no varyings, no point size
+    * or clip distances, so it is the edge flag word */
+   struct prog vs = {.code = vs_code(1), .nuni = 2};
+   vs.uni[0] = (uint32_t)vb;
+   vs.uni[1] = (uint32_t)(vb >> 32);
+   EMIT(cmd_bind_vertex_pipeline, v_.edge_flag = 1; to_usc(&vs, &v_.program));
+   EMIT(cmd_rasterizer, v_.half_pixel_center = 1; v_.point_size = 3; v_.line_width = 1;
+        v_.sample_mask = 0xf; v_.depth_clip = 1; v_.front_face = VAGX_FRONT_FACE_CW;
+        v_.fill_front = VAGX_FILL_MODE_LINE; v_.fill_back = VAGX_FILL_MODE_POINT);
+   draw(VAGX_PRIMITIVE_TRIANGLES, 6);
+   EMIT(cmd_end);
+   struct job_opts o = {.clear = {0, 0, 0, 0}};
+   uint64_t job = make_job(&o);
+   struct vagx_render_fault f;
+   CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "edge flags: status");
+   unsigned bad = 0, n = 0;
+   for (unsigned y = 0; y < 64; y++)
+      for (unsigned x = 0; x < 64; x++) {
+         n += want[y * 64 + x];
+         if (px(x, y)[0] != want[y * 64 + x]) {
+            if (bad < 4)
+               fprintf(stderr, "  edge flags: (%u,%u) got %u want %u\n", x, y, px(x, y)[0],
+                       want[y * 64 + x]);
+            bad++;
+         }
+      }
+   CHECK(bad == 0 && n > 40, "edge flags: %u pixels wrong", bad);
+   if (bad)
+      save_ppm("edge-flags");
+}
+
+/* Point size range (render.md): sizes in (0, 1) rasterise as 1 (GL clamps
+ * gl_PointSize to the range), 0 draws nothing.  A 1-pixel square centred on
+ * a pixel centre covers exactly that pixel. */
+static void test_point_size_min(void)
+{
+   W = 32; H = 32;
+   const float sizes[3] = {0.25f, 0.0f, 1.0f};
+   for (unsigned k = 0; k < 3; k++) {
+      ncs = 0;
+      const double p[1][2] = {{20.5, 10.5}};
+      uint64_t vb = vbuf_tris(p, 1, 0, NULL, NULL, NULL);
+      struct prog fs = const_fs(1, 1, 1, 1);
+      emit_state(0, 0, 0, vb, &fs, NULL, 0, 0, false);
+      EMIT(cmd_rasterizer, v_.half_pixel_center = 1; v_.point_size = sizes[k]; v_.line_width = 1;
+           v_.sample_mask = 0xf; v_.depth_clip = 1);
+      draw(VAGX_PRIMITIVE_POINTS, 1);
+      EMIT(cmd_end);
+      struct job_opts o = {.clear = {0, 0, 0, 1}};
+      uint64_t job = make_job(&o);
+      struct vagx_render_fault f;
+      CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "point size %g: status", sizes[k]);
+      unsigned bad = 0;
+      for (unsigned y = 0; y < H; y++)
+         for (unsigned x = 0; x < W; x++)
+            bad += (px(x, y)[0] == 255) != (sizes[k] > 0 && x == 20 && y == 10);
+      CHECK(bad == 0, "point size %g: %u pixels wrong", sizes[k], bad);
+   }
+}
+
+/* Cube map LOD (render.md "Cube map LOD"): the level of detail comes from
+ * the derivatives of the face coordinates, (sc/ma + 1)/2, not of the
+ * direction, whose components span twice that range.  The shader's
+ * direction is linear in the pixel position so that one face (64 texels)
+ * spans the 32-pixel framebuffer: 2 texels per pixel, lambda = 1, whatever
+ * the direction's length.  Level i's texels are (30 i, 20 face). */
+static void fill_cube_lod(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *o)
+{
+   (void)x; (void)y;
+   o[0] = (uint8_t)(lv * 30);
+   o[1] = (uint8_t)(layer * 20);
+   o[2] = 0;
+   o[3] = 255;
+}
+
+static void test_cube_lod(void)
+{
+   W = 32; H = 32;
+   struct texdesc td = {VAGX_FORMAT_RGBA8_UNORM, VAGX_DIMENSION_CUBE, 64, 64, 6, 7, 0, 6, false};
+   uint64_t tex = make_texture(&td, fill_cube_lod);
+   /* dir_k = a_k U + b_k V + c_k with U, V the pixel centre; k = 2/32 */
+   const float k = 2.0f / 32;
+   struct { unsigned face; float s; float m[9]; } C[] = {
+      /* +X: (1, 1 - kV, 1 - kU) * s */
+      {0, 1, {0, 0, 1, 0, -k, 1, -k, 0, 1}},
+      {0, 3, {0, 0, 3, 0, -3 * k, 3, -3 * k, 0, 3}},
+      /* -Y: (kU - 1, -1, kV - 1) * s */
+      {3, 1, {k, 0, -1, 0, 0, -1, 0, k, -1}},
+      {3, 0.5f, {k / 2, 0, -0.5f, 0, 0, -0.5f, 0, k / 2, -0.5f}},
+   };
+   char src[1024];
+   int n = snprintf(src, sizeof(src), "u2f r10, sr.pix_x\nfadd r10, r10, #0.5\n"
+                                      "u2f r11, sr.pix_y\nfadd r11, r11, #0.5\n");
+   for (unsigned c = 0; c < 3; c++)
+      n += snprintf(src + n, sizeof(src) - n,
+                    "fmul r%u, r10, u%u\nfmul r12, r11, u%u\nfadd r%u, r%u, r12\nfadd r%u, r%u, u%u\n",
+                    4 + c, 3 * c, 3 * c + 1, 4 + c, 4 + c, 4 + c, 4 + c, 3 * c + 2);
+   snprintf(src + n, sizeof(src) - n, "mov r9, #0\ntex.auto.t0.s0.cube r0, r4, r9, r0\n"
+                                      "st_tile.rt0 r0, #0\nend\n");
+   for (unsigned ci = 0; ci < sizeof(C) / sizeof(C[0]); ci++) {
+      struct prog fs = {.tex = tex, .ntex = 1, .nsmp = 1, .nuni = 9,
+                        .smp = make_sampler(VAGX_FILTER_NEAREST, VAGX_FILTER_NEAREST,
+                                            VAGX_MIP_FILTER_NEAREST, VAGX_WRAP_CLAMP_TO_EDGE, 0, 16, 0)};
+      memcpy(fs.uni, C[ci].m, sizeof(C[ci].m));
+      fs.code = assemble(src);
+      struct job_opts o = {.clear = {0, 0, 0, 0}};
+      CHECK(draw_fullscreen(&fs, &o) == VAGX_JOB_STATUS_OK, "cube lod %u: status", ci);
+      unsigned bad = 0;
+      for (unsigned y = 0; y < H; y++)
+         for (unsigned x = 0; x < W; x++)
+            bad += px(x, y)[0] != 30 || px(x, y)[1] != C[ci].face * 20;
+      CHECK(bad == 0, "cube lod %u (face %u, length %g): %u pixels not level 1 (got level %u)", ci,
+            C[ci].face, C[ci].s, bad, px(5, 5)[0] / 30);
+   }
+}
+
+/* Shadow compares of unorm depth formats clamp the reference to [0, 1]
+ * (render.md, GL 4.6 8.23.1): a texel of 1.0 compared LEQUAL with reference
+ * 1.5 passes for Z24 and Z16 (1.0 <= 1.0) and fails for Z32_FLOAT. */
+static void fill_depth_one(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *o)
+{
+   (void)lv; (void)layer; (void)x; (void)y;
+   memset(o, 0xff, 4); /* Z24 1.0 (+ stencil), Z16 1.0 (first two bytes) */
+}
+
+static void fill_depth_one_f(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *o)
+{
+   (void)lv; (void)layer; (void)x; (void)y;
+   const float one = 1.0f;
+   memcpy(o, &one, 4);
+}
+
+static void test_shadow_ref_clamp(void)
+{
+   W = 8; H = 8;
+   static const enum vagx_format fmts[] = {VAGX_FORMAT_Z24_UNORM_S8_UINT, VAGX_FORMAT_Z16_UNORM,
+                                           VAGX_FORMAT_Z32_FLOAT};
+   for (unsigned fi = 0; fi < 3; fi++) {
+      const enum vagx_format f = fmts[fi];
+      struct texdesc td = {f, VAGX_DIMENSION_2D, 4, 4, 1, 1, 0, 0, false};
+      uint64_t tex = make_texture(&td, f == VAGX_FORMAT_Z32_FLOAT ? fill_depth_one_f : fill_depth_one);
+      struct vagx_sampler s;
+      vagx_sampler_init(&s);
+      s.wrap_s = s.wrap_t = s.wrap_r = VAGX_WRAP_CLAMP_TO_EDGE;
+      s.max_lod = 16;
+      s.compare_enable = 1;
+      s.compare_func = VAGX_COMPARE_FUNC_LEQUAL;
+      uint64_t smp = alloc(32, 32);
+      vagx_sampler_pack(ptr(smp), &s);
+      struct prog fs = {.tex = tex, .ntex = 1, .nsmp = 1, .smp = smp, .nuni = 0};
+      fs.code = assemble("mov r4, #0.5\nmov r5, #0.5\nmov r9, #0\nmov r8, #1.5\n"
+                         "tex.lod.t0.s0.2d r0, r4, r9, r8\nmov r1, r0\nmov r2, r0\nmov r3, #1.0\n"
+                         "st_tile.rt0 r0, #0\nend\n");
+      struct job_opts o = {.clear = {0.5f, 0.5f, 0.5f, 1}};
+      CHECK(draw_fullscreen(&fs, &o) == VAGX_JOB_STATUS_OK, "shadow clamp %s: status",
+            vagx_format_name(f));
+      const uint8_t want = f == VAGX_FORMAT_Z32_FLOAT ? 0 : 255;
+      unsigned bad = 0;
+      for (unsigned y = 0; y < H; y++)
+         for (unsigned x = 0; x < W; x++)
+            bad += px(x, y)[0] != want;
+      CHECK(bad == 0, "shadow clamp %s: %u pixels wrong (want %u, got %u)", vagx_format_name(f), bad,
+            want, px(0, 0)[0]);
+   }
+}
+
 /* Draws longer than the device's vertex batch (1536): strips, fans, loops
  * and lists whose runs cross batch boundaries, with restarts next to them,
  * against the test's own primitive assembly.  The zigzag strip tiles a band
@@ -3272,6 +3551,7 @@ int main(void)
       {"lines", test_lines},
       {"faults", test_faults},
       {"stencil_zs_io", test_stencil},
+      {"depth_quantize", test_depth_quantize},
       {"points", test_points},
       {"clip_distances", test_clip_distances},
       {"mipmaps", test_mipmaps},
@@ -3285,6 +3565,10 @@ int main(void)
       {"fast_tile", test_fast_tile},
       {"hsr", test_hsr},
       {"fill_modes", test_fill_modes},
+      {"edge_flags", test_edge_flags},
+      {"point_size_min", test_point_size_min},
+      {"cube_lod", test_cube_lod},
+      {"shadow_ref_clamp", test_shadow_ref_clamp},
       {"big_draws", test_big_draws},
       {"geometry_budget", test_geometry_budget},
    };
