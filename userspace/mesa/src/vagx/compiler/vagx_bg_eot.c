@@ -47,6 +47,7 @@ vagx_compile_bg(const struct vagx_bg_eot_key *key, struct vagx_shader_info *info
    memset(info, 0, sizeof(*info));
    info->stage = MESA_SHADER_FRAGMENT;
    vagx_ir_init(&ir, info, MESA_SHADER_FRAGMENT);
+   const unsigned samples = key->samples == 4 ? 4 : 1;
    bool any_load = false;
    for (unsigned rt = 0; rt < key->nr_cbufs; rt++) {
       if (key->op[rt] == VAGX_BG_CLEAR) {
@@ -55,21 +56,27 @@ vagx_compile_bg(const struct vagx_bg_eot_key *key, struct vagx_shader_info *info
             vagx_ir_emit(&ir, VAGX_OP_MOV, v, c,
                          ir_file(IR_U, vagx_push_word(info, VAGX_PUSH_CLEAR, rt * 4 + c)),
                          ir_none(), ir_none());
-         vagx_ir_instr *I = vagx_ir_emit(&ir, VAGX_OP_ST_TILE, -1, 0, ir_vreg(v, 0), ir_imm(0),
-                                         ir_none());
-         I->mod = rt;
+         /* every sample of the tile buffer (st_tile names one) */
+         for (unsigned s = 0; s < samples; s++) {
+            vagx_ir_instr *I = vagx_ir_emit(&ir, VAGX_OP_ST_TILE, -1, 0, ir_vreg(v, 0),
+                                            ir_imm(s), ir_none());
+            I->mod = rt;
+         }
       } else if (key->op[rt] == VAGX_BG_LOAD) {
-         /* texture rt = the render target's current contents */
+         /* texture rt = the render target's current contents; a 4X image
+          * is fetched per sample (2dms: src1 = sample index) */
          uint32_t coord = vagx_ir_new_vreg(&ir, 2);
          vagx_ir_emit(&ir, VAGX_OP_MOV, coord, 0, ir_file(IR_SR, VAGX_SR_PIX_X), ir_none(), ir_none());
          vagx_ir_emit(&ir, VAGX_OP_MOV, coord, 1, ir_file(IR_SR, VAGX_SR_PIX_Y), ir_none(), ir_none());
-         uint32_t v = vagx_ir_new_vreg(&ir, 4);
-         vagx_ir_instr *I = vagx_ir_emit(&ir, VAGX_OP_TEX, v, 0, ir_vreg(coord, 0), ir_imm(0),
-                                         ir_file(IR_SR, 0));
-         I->mod = VAGX_TEXMODE_FETCH;
-         I->ext = rt | (VAGX_DIM__2D << 16);
-         I = vagx_ir_emit(&ir, VAGX_OP_ST_TILE, -1, 0, ir_vreg(v, 0), ir_imm(0), ir_none());
-         I->mod = rt;
+         for (unsigned s = 0; s < samples; s++) {
+            uint32_t v = vagx_ir_new_vreg(&ir, 4);
+            vagx_ir_instr *I = vagx_ir_emit(&ir, VAGX_OP_TEX, v, 0, ir_vreg(coord, 0), ir_imm(s),
+                                            ir_file(IR_SR, 0));
+            I->mod = VAGX_TEXMODE_FETCH;
+            I->ext = rt | ((samples > 1 ? VAGX_DIM__2DMS : VAGX_DIM__2D) << 16);
+            I = vagx_ir_emit(&ir, VAGX_OP_ST_TILE, -1, 0, ir_vreg(v, 0), ir_imm(s), ir_none());
+            I->mod = rt;
+         }
          info->texture_count = MAX2(info->texture_count, rt + 1);
          any_load = true;
       }
@@ -88,17 +95,21 @@ vagx_compile_eot(const struct vagx_bg_eot_key *key, struct vagx_shader_info *inf
    memset(info, 0, sizeof(*info));
    info->stage = MESA_SHADER_FRAGMENT;
    vagx_ir_init(&ir, info, MESA_SHADER_FRAGMENT);
+   const unsigned samples = key->samples == 4 ? 4 : 1;
    uint32_t coord = vagx_ir_new_vreg(&ir, 2);
    vagx_ir_emit(&ir, VAGX_OP_MOV, coord, 0, ir_file(IR_SR, VAGX_SR_PIX_X), ir_none(), ir_none());
    vagx_ir_emit(&ir, VAGX_OP_MOV, coord, 1, ir_file(IR_SR, VAGX_SR_PIX_Y), ir_none(), ir_none());
    for (unsigned rt = 0; rt < key->nr_cbufs; rt++) {
       if (!key->op[rt])
          continue;
-      uint32_t v = vagx_ir_new_vreg(&ir, 4);
-      vagx_ir_instr *I = vagx_ir_emit(&ir, VAGX_OP_LD_TILE, v, 0, ir_imm(0), ir_none(), ir_none());
-      I->mod = rt;
-      I = vagx_ir_emit(&ir, VAGX_OP_IMG_ST, -1, 0, ir_vreg(coord, 0), ir_vreg(v, 0), ir_imm(0));
-      I->ext = rt | (VAGX_DIM__2D << 16);
+      /* a 4X image (PBE samples 4X) gets every sample at its index */
+      for (unsigned s = 0; s < samples; s++) {
+         uint32_t v = vagx_ir_new_vreg(&ir, 4);
+         vagx_ir_instr *I = vagx_ir_emit(&ir, VAGX_OP_LD_TILE, v, 0, ir_imm(s), ir_none(), ir_none());
+         I->mod = rt;
+         I = vagx_ir_emit(&ir, VAGX_OP_IMG_ST, -1, 0, ir_vreg(coord, 0), ir_vreg(v, 0), ir_imm(s));
+         I->ext = rt | (VAGX_DIM__2D << 16);
+      }
       info->image_count = MAX2(info->image_count, rt + 1);
    }
    vagx_ir_emit(&ir, VAGX_OP_END, -1, 0, ir_none(), ir_none(), ir_none());

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "compiler/nir/nir.h"
 #include "compiler/nir/nir_builder.h"
+#include "compiler/nir/nir_builtin_builder.h"
 #include "compiler/nir/nir_lower_blend.h"
 #include "compiler/glsl_types.h"
 #include "util/u_debug.h"
@@ -107,6 +108,108 @@ optimize(nir_shader *nir)
    } while (progress && ++iter < 64);
 }
 
+/* `tex` has no texel offset operand: the offsets lower_tex_offset leaves
+ * (texelFetchOffset, rect and cube lookups) become coordinate adjustments
+ * in nir_lower_tex, in texels for fetches and in units of 1/size of the
+ * base level for sampling. */
+static bool
+lower_all_offsets(const nir_instr *instr, const void *data)
+{
+   return true;
+}
+
+/* The level-0 lod of a lookup without an explicit one: 0.5 * log2 of the
+ * larger squared texel-space derivative at the base level's size.
+ * Implicit: what the texture unit computes (render_tex.c): u and the
+ * second coordinate (a 1D array's layer, at scale 1), from the quad's
+ * first row / column differences (fddx/fddy.coarse).  textureGrad: what
+ * nir_lower_tex's lower_txd will compute into the txl's lod: every
+ * gradient component (1 for 1D arrays, 3 for 3D). */
+static nir_def *
+unit_lod(nir_builder *b, nir_tex_instr *tex, nir_def *coord)
+{
+   int ddx = nir_tex_instr_src_index(tex, nir_tex_src_ddx);
+   int ddy = nir_tex_instr_src_index(tex, nir_tex_src_ddy);
+   if (ddx < 0 && b->shader->info.stage != MESA_SHADER_FRAGMENT)
+      return nir_imm_float(b, 0); /* lower_invalid_implicit_lod: lod 0 */
+   nir_def *size = nir_i2f32(b, nir_get_texture_size(b, tex));
+   nir_def *r[2] = { nir_imm_float(b, 0), nir_imm_float(b, 0) };
+   unsigned n = ddx >= 0 ? tex->src[ddx].src.ssa->num_components
+                         : MIN2(coord->num_components, 2);
+   for (unsigned i = 0; i < n; i++) {
+      nir_def *d[2];
+      if (ddx >= 0) {
+         d[0] = nir_channel(b, tex->src[ddx].src.ssa, i);
+         d[1] = nir_channel(b, tex->src[ddy].src.ssa, i);
+      } else {
+         d[0] = nir_ddx_coarse(b, nir_channel(b, coord, i));
+         d[1] = nir_ddy_coarse(b, nir_channel(b, coord, i));
+      }
+      bool layer = tex->is_array && i == coord->num_components - 1;
+      for (unsigned k = 0; k < 2; k++) {
+         nir_def *t = layer ? d[k] : nir_fmul(b, d[k], nir_channel(b, size, i));
+         r[k] = nir_ffma(b, t, t, r[k]);
+      }
+   }
+   return nir_fmul_imm(b, nir_flog2(b, nir_fmax(b, r[0], r[1])), 0.5);
+}
+
+/* Texel offsets: `tex` has no offset operand, so the offset becomes a
+ * coordinate adjustment of offset / size of the level the texture unit
+ * will sample.  That level is computed here as the unit does (GL's
+ * nearest level): the lod (explicit, or unit_lod(), plus a txb bias) +
+ * the sampler's lod_bias, clamped to [min_lod, max_lod] (uniform words
+ * the driver fills from the sampler state, 0 without a mip filter), 0 if
+ * <= 0.5, else ceil(lod - 1/2), at most the view's last level.  Exact for
+ * NEAREST mip filters; with LINEAR the second level gets the same
+ * coordinate.  Runs after projections are divided; what it leaves (cube,
+ * rect, fetches) goes to nir_lower_tex's lower_offset (texels for
+ * fetches, base-level size otherwise). */
+static bool
+lower_tex_offset(nir_builder *b, nir_instr *instr, void *data)
+{
+   if (instr->type != nir_instr_type_tex)
+      return false;
+   nir_tex_instr *tex = nir_instr_as_tex(instr);
+   int off = nir_tex_instr_src_index(tex, nir_tex_src_offset);
+   int lod = nir_tex_instr_src_index(tex, nir_tex_src_lod);
+   int bias = nir_tex_instr_src_index(tex, nir_tex_src_bias);
+   int coord = nir_tex_instr_src_index(tex, nir_tex_src_coord);
+   if ((tex->op != nir_texop_tex && tex->op != nir_texop_txb && tex->op != nir_texop_txl &&
+        tex->op != nir_texop_txd) ||
+       tex->sampler_dim == GLSL_SAMPLER_DIM_RECT || tex->sampler_dim == GLSL_SAMPLER_DIM_CUBE ||
+       off < 0 || coord < 0 || nir_tex_instr_src_index(tex, nir_tex_src_projector) >= 0)
+      return false;
+   b->cursor = nir_before_instr(instr);
+   nir_def *c = tex->src[coord].src.ssa;
+   nir_def *l = lod >= 0 ? tex->src[lod].src.ssa : unit_lod(b, tex, c);
+   if (bias >= 0)
+      l = nir_fadd(b, l, tex->src[bias].src.ssa);
+   nir_def *levels = nir_build_texture_query(b, tex, nir_texop_query_levels, 1, nir_type_int32,
+                                             false, false);
+   nir_def *smp = nir_load_sampler_lod_parameters_pan(b, 3, 32, nir_imm_int(b, tex->sampler_index));
+   l = nir_fadd(b, l, nir_channel(b, smp, 2));
+   l = nir_fmin(b, nir_fmax(b, l, nir_channel(b, smp, 0)), nir_channel(b, smp, 1));
+   nir_def *lvl = nir_f2i32(b, nir_fceil(b, nir_fadd_imm(b, l, -0.5)));
+   lvl = nir_imin(b, nir_imax(b, lvl, nir_imm_int(b, 0)), nir_iadd_imm(b, levels, -1));
+   nir_def *size = nir_build_texture_query(b, tex, nir_texop_txs, nir_tex_instr_dest_size(tex),
+                                           nir_type_int32, false, true);
+   nir_tex_instr *txs = nir_instr_as_tex(size->parent_instr);
+   nir_src_rewrite(&txs->src[nir_tex_instr_src_index(txs, nir_tex_src_lod)].src, lvl);
+   nir_def *o = tex->src[off].src.ssa;
+   nir_def *comp[4];
+   for (unsigned i = 0; i < c->num_components; i++) {
+      comp[i] = nir_channel(b, c, i);
+      if (i < o->num_components && !(tex->is_array && i == c->num_components - 1))
+         comp[i] = nir_fadd(b, comp[i],
+                            nir_fdiv(b, nir_i2f32(b, nir_channel(b, o, i)),
+                                     nir_i2f32(b, nir_channel(b, size, i))));
+   }
+   nir_src_rewrite(&tex->src[coord].src, nir_vec(b, comp, c->num_components));
+   nir_tex_instr_remove_src(tex, off);
+   return true;
+}
+
 void
 vagx_preprocess_nir(nir_shader *nir)
 {
@@ -134,7 +237,13 @@ vagx_preprocess_nir(nir_shader *nir)
       .lower_invalid_implicit_lod = true,
       .lower_txf_offset = true,
       .lower_rect_offset = true,
+      .lower_offset_filter = lower_all_offsets,
    };
+   /* projections first, so that lower_tex_offset adds offsets to the
+    * divided coordinates */
+   nir_lower_tex_options txp = { .lower_txp = ~0u };
+   NIR_PASS(_, nir, nir_lower_tex, &txp);
+   NIR_PASS(_, nir, nir_shader_instructions_pass, lower_tex_offset, nir_metadata_none, NULL);
    NIR_PASS(_, nir, nir_lower_tex, &tex);
 
    NIR_PASS(_, nir, nir_lower_frexp);
@@ -157,7 +266,7 @@ struct ctx {
    vagx_ir_src **defs;    /* per SSA index: per component operand */
    uint32_t *regs;        /* per nir register (decl_reg def index): vreg */
    uint8_t user_loc_word[VARYING_SLOT_MAX]; /* vs: first user word of location, 0xff none */
-   unsigned psiz_word, clip_word;
+   unsigned psiz_word, clip_word, edge_word;
 };
 
 static vagx_ir_src
@@ -565,8 +674,13 @@ emit_vs_output(struct ctx *c, nir_intrinsic_instr *intr)
          word = cc;
       else if (location == VARYING_SLOT_PSIZ)
          word = c->psiz_word;
-      else if (location == VARYING_SLOT_CLIP_DIST0 || location == VARYING_SLOT_CLIP_DIST1)
+      else if (location == VARYING_SLOT_CLIP_DIST0 || location == VARYING_SLOT_CLIP_DIST1) {
          word = c->clip_word + (location - VARYING_SLOT_CLIP_DIST0) * 4 + cc;
+         if (c->user_loc_word[location] != 0xff) /* the varying copy (vs_layout) */
+            vagx_ir_emit(&c->ir, VAGX_OP_ST_VAR, -1, 0, get_src(c, &intr->src[0], i),
+                         ir_imm(4 + c->user_loc_word[location] + cc), ir_none());
+      } else if (location == VARYING_SLOT_EDGE && cc == 0)
+         word = c->edge_word; /* st's nir_lower_passthrough_edgeflags */
       else if (location < VARYING_SLOT_MAX && c->user_loc_word[location] != 0xff)
          word = 4 + c->user_loc_word[location] + cc;
       else
@@ -625,9 +739,16 @@ emit_fs_output(struct ctx *c, nir_intrinsic_instr *intr)
    for (unsigned i = 0; i < intr->src[0].ssa->num_components && comp + i < 4; i++)
       v[comp + i] = get_src(c, &intr->src[0], i);
    uint32_t vec = make_vec(c, v, 4);
-   vagx_ir_instr *I =
-      vagx_ir_emit(&c->ir, VAGX_OP_ST_TILE, -1, 0, ir_vreg(vec, 0), ir_imm(0), ir_none());
-   I->mod = rt;
+   /* 4X: st_tile writes only the sample it names, and only if that sample
+    * is covered (docs/hw/renderer-pipeline.md), so one store per sample
+    * index writes every covered sample of a pixel-rate invocation and the
+    * one sample of a per-sample invocation (blending, fs_per_sample) */
+   unsigned samples = c->fs_key && c->fs_key->samples == 4 ? 4 : 1;
+   for (unsigned s = 0; s < samples; s++) {
+      vagx_ir_instr *I =
+         vagx_ir_emit(&c->ir, VAGX_OP_ST_TILE, -1, 0, ir_vreg(vec, 0), ir_imm(s), ir_none());
+      I->mod = rt;
+   }
    return true;
 }
 
@@ -698,9 +819,14 @@ emit_intrinsic(struct ctx *c, nir_intrinsic_instr *intr)
       nir_io_semantics sem = nir_intrinsic_io_semantics(intr);
       unsigned rt = sem.location == FRAG_RESULT_COLOR ? 0 : sem.location - FRAG_RESULT_DATA0;
       uint32_t v = vagx_ir_new_vreg(ir, 4);
-      vagx_ir_instr *I = vagx_ir_emit(ir, VAGX_OP_LD_TILE, v, 0, ir_imm(0), ir_none(), ir_none());
+      /* 4X: the blend reads the sample this per-sample invocation shades */
+      bool ms = c->fs_key && c->fs_key->samples == 4;
+      vagx_ir_instr *I =
+         vagx_ir_emit(ir, VAGX_OP_LD_TILE, v, 0, ms ? ir_file(IR_SR, VAGX_SR_SAMPLE_ID) : ir_imm(0),
+                      ir_none(), ir_none());
       I->mod = rt;
       c->info->fs_reads_tile = true;
+      c->info->fs_per_sample |= ms;
       for (unsigned i = 0; i < intr->def.num_components; i++)
          set_def(c, &intr->def, i, ir_vreg(v, nir_intrinsic_component(intr) + i));
       return true;
@@ -745,10 +871,28 @@ emit_intrinsic(struct ctx *c, nir_intrinsic_instr *intr)
    case nir_intrinsic_load_blend_const_color_g_float:
    case nir_intrinsic_load_blend_const_color_b_float:
    case nir_intrinsic_load_blend_const_color_a_float:
+      /* the component from the intrinsic, not from enum arithmetic: the
+       * intrinsics are numbered in name order (a, ..., b, g, r), so
+       * `intrinsic - r` gave garbage for g, b and a (CONSTANT_COLOR blends
+       * took 0 or another word for them) */
       set_def(c, &intr->def, 0,
               uniform_word(c, VAGX_PUSH_BLEND_CONST,
-                           intr->intrinsic - nir_intrinsic_load_blend_const_color_r_float));
+                           intr->intrinsic == nir_intrinsic_load_blend_const_color_r_float   ? 0
+                           : intr->intrinsic == nir_intrinsic_load_blend_const_color_g_float ? 1
+                           : intr->intrinsic == nir_intrinsic_load_blend_const_color_b_float ? 2
+                                                                                            : 3));
       return true;
+   case nir_intrinsic_load_sampler_lod_parameters_pan: {
+      /* (min_lod, max_lod, lod_bias) of a sampler: lower_tex_offset */
+      unsigned smp = const_src(&intr->src[0], &ok);
+      if (!ok) {
+         ir->error = "indirect sampler";
+         return false;
+      }
+      for (unsigned i = 0; i < intr->def.num_components; i++)
+         set_def(c, &intr->def, i, uniform_word(c, VAGX_PUSH_SAMPLER_LOD, smp * 4 + i));
+      return true;
+   }
    case nir_intrinsic_load_ubo: {
       unsigned idx = const_src(&intr->src[0], &ok);
       if (!ok) {
@@ -904,6 +1048,11 @@ emit_tex(struct ctx *c, nir_tex_instr *tex)
       c->info->sampler_count = MAX2(c->info->sampler_count, tex->sampler_index + 1);
    for (unsigned i = 0; i < tex->def.num_components; i++)
       set_def(c, &tex->def, i, ir_vreg(d, i));
+   /* size of a 1D array: the layer count is the result's third component
+    * (width, height = 1, layers; render.md), GL wants (width, layers) */
+   if (mode == VAGX_TEXMODE_SIZE && dim == VAGX_DIM__1D && tex->is_array &&
+       tex->def.num_components > 1)
+      set_def(c, &tex->def, 1, ir_vreg(d, 2));
    return true;
 }
 
@@ -1007,9 +1156,13 @@ vs_layout(struct ctx *c)
    unsigned words = 0;
    memset(c->user_loc_word, 0xff, sizeof(c->user_loc_word));
    u_foreach_bit64(loc, written) {
+      /* gl_ClipVertex gets user words although nothing rasterises it:
+       * transform feedback may capture it (vagx_vs_output_word) */
+      /* clip distances are clip-distance outputs and also user words:
+       * GLSL 1.30 fragment shaders may read gl_ClipDistance, and clip
+       * distance outputs are not varying slots (render.md) */
       if (loc == VARYING_SLOT_POS || loc == VARYING_SLOT_PSIZ ||
-          loc == VARYING_SLOT_CLIP_DIST0 || loc == VARYING_SLOT_CLIP_DIST1 ||
-          loc == VARYING_SLOT_CLIP_VERTEX || loc == VARYING_SLOT_EDGE ||
+          loc == VARYING_SLOT_EDGE ||
           loc == VARYING_SLOT_LAYER || loc == VARYING_SLOT_VIEWPORT)
          continue;
       if (words + 4 > VAGX_MAX_VARYING_WORDS)
@@ -1026,6 +1179,34 @@ vs_layout(struct ctx *c)
    c->psiz_word = 4 + words;
    c->clip_word = 4 + words + (info->vs_point_size ? 1 : 0);
    info->vs_clip_distances = c->nir->info.clip_distance_array_size;
+   /* the edge flag word follows the clip distances (cmd_bind_vertex_pipeline) */
+   info->vs_edge_flag = !!(written & VARYING_BIT_EDGE);
+   c->edge_word = c->clip_word + info->vs_clip_distances;
+}
+
+/* Vertex-output word (bind_vertex_pipeline order) that holds component
+ * `component` of output `location`, as vs_layout and store_output assign
+ * them; -1 if the shader does not write it.  Stream output declarations
+ * (vagx_draw.c) name these words. */
+int
+vagx_vs_output_word(const struct vagx_shader_info *info, unsigned location, unsigned component)
+{
+   const unsigned psiz_word = 4 + info->vs_user_words;
+   const unsigned clip_word = psiz_word + (info->vs_point_size ? 1 : 0);
+   if (component > 3)
+      return -1;
+   if (location == VARYING_SLOT_POS)
+      return component;
+   if (location == VARYING_SLOT_PSIZ)
+      return info->vs_point_size && component == 0 ? (int)psiz_word : -1;
+   if (location == VARYING_SLOT_CLIP_DIST0 || location == VARYING_SLOT_CLIP_DIST1) {
+      unsigned i = (location - VARYING_SLOT_CLIP_DIST0) * 4 + component;
+      return i < info->vs_clip_distances ? (int)(clip_word + i) : -1;
+   }
+   for (unsigned w = 0; w < info->vs_user_words; w++)
+      if (info->vs_word_location[w] == location && info->vs_word_component[w] == component)
+         return 4 + w;
+   return -1;
 }
 
 static bool

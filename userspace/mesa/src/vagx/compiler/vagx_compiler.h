@@ -30,6 +30,10 @@ enum vagx_push_kind {
    VAGX_PUSH_BASE_INSTANCE,
    VAGX_PUSH_BLEND_CONST,  /* arg: component */
    VAGX_PUSH_CLEAR,        /* arg: rt * 4 + component (background programs) */
+   /* arg: sampler * 4 + k: the sampler's min_lod (k 0), max_lod (1),
+    * lod_bias (2) as f32, all 0 when it has no mip filter (texel offset
+    * lowering, vagx_compile.c lower_tex_offset) */
+   VAGX_PUSH_SAMPLER_LOD,
 };
 
 struct vagx_push {
@@ -39,7 +43,7 @@ struct vagx_push {
 
 #define VAGX_MAX_PUSH 256
 #define VAGX_MAX_VS_WORDS 128
-#define VAGX_MAX_FS_CF 64
+#define VAGX_MAX_FS_CF 72 /* 16 vec4 varyings (GLSL 1.30) + point coord s, t */
 
 struct vagx_fs_cf {
    uint8_t location;  /* gl_varying_slot, or VARYING_SLOT_PNTC for point coord */
@@ -62,6 +66,7 @@ struct vagx_shader_info {
    uint8_t vs_word_component[VAGX_MAX_VS_WORDS];
    bool vs_point_size;
    unsigned vs_clip_distances;
+   bool vs_edge_flag;                /* an edge flag word follows the clip distances */
 
    /* Fragment: coefficient registers.  cf0 = W (slot 0), cf1 = Z when
     * fs_z_slot; user bindings follow in fs_cf[] starting at fs_cf_base. */
@@ -75,6 +80,10 @@ struct vagx_shader_info {
     * invocation writes (the driver's hidden-surface removal promise). */
    bool fs_reads_sample_mask;
    uint8_t fs_rt_always_written;
+   /* 4X only: the shader reads the tile buffer (blending), so it must run
+    * once per sample (cmd_bind_fragment_pipeline.per_sample) and ld_tile
+    * reads sample sr.sample_id */
+   bool fs_per_sample;
 
    /* shader-db style statistics */
    unsigned stat_instrs, stat_bytes, stat_spills;
@@ -86,6 +95,9 @@ struct vagx_fs_key {
    unsigned nr_cbufs;
    uint32_t blend_hash; /* driver's blend state hash (lowered with nir_lower_blend) */
    bool poly_stipple;   /* polygon stipple: discard against the 32x32 pattern texture */
+   /* samples of the tile buffer (0 or 1: 1X; 4: 4X): colour outputs are
+    * written to every covered sample (st_tile per sample index) */
+   uint8_t samples;
    /* Vertex shaders: components present in each vertex element's format
     * (0 = unknown: fetch what the shader reads) and which elements are pure
     * integer. Components the format lacks read as (0, 0, 0, 1) and are never
@@ -114,11 +126,18 @@ struct vagx_bg_eot_key {
    unsigned nr_cbufs;
    enum pipe_format format[8];
    uint8_t op[8];       /* bg: enum vagx_bg_op; eot: store (1) or not (0) */
+   /* tile-buffer samples (0/1 or 4); with 4 the render targets are 4X
+    * images: loads fetch (2dms) and stores write every sample */
+   unsigned samples;
 };
 bool vagx_compile_bg(const struct vagx_bg_eot_key *key, struct vagx_shader_info *info);
 bool vagx_compile_eot(const struct vagx_bg_eot_key *key, struct vagx_shader_info *info);
 
 void vagx_shader_info_free(struct vagx_shader_info *info);
+/* Vertex shaders: the vertex-output word holding (location, component), -1
+ * if not written (stream output declarations, vagx_draw.c). */
+int vagx_vs_output_word(const struct vagx_shader_info *info, unsigned location,
+                        unsigned component);
 /* Disassembly to a FILE* (VAGX_DEBUG=shaders). */
 void vagx_disassemble(FILE *fp, const uint64_t *code, unsigned words);
 /* "SHADER-DB: ..." line */

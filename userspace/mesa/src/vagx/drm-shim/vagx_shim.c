@@ -154,7 +154,13 @@ vagx_ioctl_dev_query(int fd, unsigned long request, void *arg)
       size = sizeof(u.gi);
       u.gi.gpu_id = VAGX_PCI_DEVICE_ID;
       u.gi.gpu_revision = VAGX_PCI_REVISION;
-      u.gi.features = DRM_VAGX_FEATURE_MAP_NULL | DRM_VAGX_FEATURE_COHERENT;
+      /* as vagx.ko derives them from the device's FEATURES register */
+      uint32_t hwf = vagx_core_mmio_read(S.core, VAGX_REG_FEATURES, 4);
+      u.gi.features = DRM_VAGX_FEATURE_COHERENT;
+      if (VAGX_FEATURES_SPARSE_NULL_GET(hwf))
+         u.gi.features |= DRM_VAGX_FEATURE_MAP_NULL;
+      if (VAGX_FEATURES_STREAM_OUT_GET(hwf))
+         u.gi.features |= DRM_VAGX_FEATURE_STREAM_OUT;
       u.gi.va_start = 1ull << 20;
       u.gi.va_end = 1ull << 40;
       u.gi.page_sizes = 1ull << 12;
@@ -435,8 +441,8 @@ drm_shim_driver_init(void)
    shim_device.driver_name = "vagx";
    shim_device.driver_ioctls = driver_ioctls;
    shim_device.driver_ioctl_count = ARRAY_SIZE(driver_ioctls);
-   shim_device.version_major = 1;
-   shim_device.version_minor = 0;
+   shim_device.version_major = 1; /* the UAPI version vagx.ko reports */
+   shim_device.version_minor = 2;
 
    /* libdrm's drmGetDevices2() (used by the EGL surfaceless/device
     * platforms) parses a PCI device from uevent (PCI_SLOT_NAME) and from the

@@ -51,6 +51,8 @@ blitter_save(struct vagx_context *ctx)
    util_blitter_save_fragment_sampler_views(ctx->blitter, ctx->view_count[PIPE_SHADER_FRAGMENT],
                                             ctx->views[PIPE_SHADER_FRAGMENT]);
    util_blitter_save_fragment_constant_buffer_slot(ctx->blitter, ctx->cb[PIPE_SHADER_FRAGMENT]);
+   /* blitter draws do not stream out; it restores the targets appending */
+   util_blitter_save_so_targets(ctx->blitter, ctx->so_num, ctx->so_targets, MESA_PRIM_UNKNOWN);
    /* checked by the caller: the blitter's own draws run unconditionally */
    util_blitter_save_render_condition(ctx->blitter, (struct pipe_query *)ctx->cond_query,
                                       ctx->cond_cond, ctx->cond_mode);
@@ -113,6 +115,13 @@ vagx_create_query(struct pipe_context *pctx, unsigned type, unsigned index)
    case PIPE_QUERY_TIMESTAMP:
    case PIPE_QUERY_TIME_ELAPSED:
       break;
+   case PIPE_QUERY_PRIMITIVES_GENERATED:
+   case PIPE_QUERY_PRIMITIVES_EMITTED:
+      /* cmd_query_begin PRIMITIVES_*: vertex stream 0 only (no geometry
+       * shaders) */
+      if (index)
+         return NULL;
+      break;
    default:
       /* the caps expose no other query type */
       return NULL;
@@ -148,7 +157,7 @@ query_end_in_batches(struct vagx_context *ctx, struct vagx_query *q)
 {
    for (unsigned i = 0; i < VAGX_MAX_BATCHES; i++) {
       struct vagx_batch *b = &ctx->batches[i];
-      if (b->active && b->query == q)
+      if (b->active && (b->query == q || b->prim_query[0] == q || b->prim_query[1] == q))
          vagx_batch_end_query(b);
    }
 }
@@ -161,6 +170,12 @@ vagx_destroy_query(struct pipe_context *pctx, struct pipe_query *pq)
    if (ctx->occlusion == q) {
       query_end_in_batches(ctx, q);
       ctx->occlusion = NULL;
+   }
+   for (unsigned k = 0; k < 2; k++) {
+      if (ctx->prim_query[k] == q) {
+         query_end_in_batches(ctx, q);
+         ctx->prim_query[k] = NULL;
+      }
    }
    if (ctx->cond_query == q)
       ctx->cond_query = NULL;
@@ -182,6 +197,17 @@ vagx_begin_query(struct pipe_context *pctx, struct pipe_query *pq)
       return true;
    case PIPE_QUERY_TIMESTAMP:
       return true;
+   case PIPE_QUERY_PRIMITIVES_GENERATED:
+   case PIPE_QUERY_PRIMITIVES_EMITTED: {
+      const unsigned k = q->type == PIPE_QUERY_PRIMITIVES_EMITTED;
+      query_flush_writers(ctx, q);
+      memset(q->bo->map, 0, 8);
+      if (ctx->prim_query[k] && ctx->prim_query[k] != q)
+         query_end_in_batches(ctx, ctx->prim_query[k]);
+      /* draws begin it in their batch's control stream (vagx_draw.c) */
+      ctx->prim_query[k] = q;
+      return true;
+   }
    default:
       /* earlier uses of this query object must land before the reset */
       query_flush_writers(ctx, q);
@@ -205,6 +231,15 @@ vagx_end_query(struct pipe_context *pctx, struct pipe_query *pq)
       vagx_flush_all(ctx);
       q->end = pctx->screen->get_timestamp(pctx->screen);
       return true;
+   case PIPE_QUERY_PRIMITIVES_GENERATED:
+   case PIPE_QUERY_PRIMITIVES_EMITTED: {
+      const unsigned k = q->type == PIPE_QUERY_PRIMITIVES_EMITTED;
+      if (ctx->prim_query[k] == q) {
+         query_end_in_batches(ctx, q);
+         ctx->prim_query[k] = NULL;
+      }
+      return true;
+   }
    default:
       if (ctx->occlusion == q) {
          query_end_in_batches(ctx, q);
@@ -232,7 +267,8 @@ vagx_get_query_result(struct pipe_context *pctx, struct pipe_query *pq, bool wai
       query_flush_writers(ctx, q);
       uint64_t v;
       memcpy(&v, q->bo->map, 8);
-      if (q->type == PIPE_QUERY_OCCLUSION_COUNTER)
+      if (q->type == PIPE_QUERY_OCCLUSION_COUNTER || q->type == PIPE_QUERY_PRIMITIVES_GENERATED ||
+          q->type == PIPE_QUERY_PRIMITIVES_EMITTED)
          result->u64 = v;
       else
          result->b = v != 0;
@@ -307,6 +343,8 @@ vagx_context_destroy(struct pipe_context *pctx)
    if (pctx->stream_uploader)
       u_upload_destroy(pctx->stream_uploader);
    vagx_batch_destroy_all(ctx);
+   for (unsigned i = 0; i < ctx->so_num; i++)
+      pipe_so_target_reference(&ctx->so_targets[i], NULL);
    util_unreference_framebuffer_state(&ctx->fb);
    pipe_sampler_view_reference(&ctx->stipple_view, NULL);
    pipe_sampler_view_reference(&ctx->null_view, NULL);

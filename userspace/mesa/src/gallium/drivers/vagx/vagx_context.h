@@ -53,6 +53,10 @@ struct vagx_fence {
 
 struct vagx_uncompiled_shader {
    nir_shader *nir;
+   /* vertex shaders: stream output of the program (used when nir has no
+    * xfb_info) and the outputs its register_index values count */
+   struct pipe_stream_output_info so_info;
+   uint64_t so_outputs_written;
    struct vagx_shader_info base_variant; /* default key, compiled at CSO creation */
    bool base_ok;
    struct util_dynarray variants;      /* struct vagx_compiled_shader * */
@@ -82,6 +86,16 @@ struct vagx_query {
    uint64_t start, end;  /* ns, timestamp / time-elapsed queries */
 };
 
+/* A stream-output target.  The device keeps its write offset in offset_bo
+ * (cmd_stream_out_buffer.offset_va), so a later batch (or job) appends. */
+struct vagx_so_target {
+   struct pipe_stream_output_target base;
+   struct vagx_bo *offset_bo;
+   bool reset;             /* next binding starts at reset_offset instead of appending */
+   unsigned reset_offset;
+   unsigned stride;        /* bytes per vertex at the last binding (DrawTransformFeedback) */
+};
+
 struct vagx_batch {
    struct vagx_context *ctx;
    unsigned idx;
@@ -100,6 +114,11 @@ struct vagx_batch {
    unsigned resolve;
    bool failed;
    struct vagx_query *query;       /* occlusion query begun in this control stream */
+   struct vagx_query *prim_query[2]; /* primitives generated / emitted query begun */
+   bool so_on;                     /* stream output enabled in the control stream */
+   unsigned so_gen;                /* ctx->so_gen of the bindings emitted */
+   const void *so_vs;              /* vertex shader the declarations were made for */
+   struct pipe_resource *so_res[PIPE_MAX_SO_BUFFERS]; /* stream-out buffers written */
 };
 
 struct vagx_vertex_elements {
@@ -147,6 +166,10 @@ struct vagx_context {
    void *stipple_sampler;
 
    struct vagx_query *occlusion;   /* active occlusion query */
+   struct vagx_query *prim_query[2]; /* active primitives generated / emitted query */
+   struct pipe_stream_output_target *so_targets[PIPE_MAX_SO_BUFFERS];
+   unsigned so_num;
+   unsigned so_gen;                /* bumped by set_stream_output_targets */
    bool queries_paused;            /* set_active_query_state(false): blitter */
    struct vagx_query *cond_query;  /* render_condition */
    bool cond_cond;

@@ -10,6 +10,7 @@
 #include "util/u_inlines.h"
 #include "util/u_memory.h"
 #include "util/u_prim.h"
+#include "compiler/nir/nir_xfb_info.h"
 #include "vagx_context.h"
 #include "vagx_hw.h"
 
@@ -117,6 +118,10 @@ vagx_get_batch(struct vagx_context *ctx)
    b->geometry = 0;
    b->failed = false;
    b->query = NULL;
+   b->prim_query[0] = b->prim_query[1] = NULL;
+   b->so_on = false;
+   b->so_vs = NULL;
+   memset(b->so_res, 0, sizeof(b->so_res));
    b->cs_used = 0;
    b->data_used = 0;
    util_dynarray_init(&b->bos, NULL);
@@ -142,12 +147,30 @@ batch_cleanup(struct vagx_context *ctx, struct vagx_batch *b)
       ctx->batch = NULL;
 }
 
+/* Sample count of a framebuffer: 4 (4X MSAA, the contract's only
+ * multisample count, vagx_is_format_supported) or 1. */
+static unsigned
+fb_samples(const struct pipe_framebuffer_state *fb)
+{
+   return util_framebuffer_get_num_samples(fb) == 4 ? 4 : 1;
+}
+
+static unsigned
+vagx_msaa(unsigned nr_samples)
+{
+   return nr_samples == 4 ? VAGX_MSAA_4X : VAGX_MSAA_1X;
+}
+
 static void
-pack_pbe(struct vagx_resource *r, unsigned level, unsigned layer, uint32_t *out)
+pack_pbe(struct vagx_resource *r, enum pipe_format fmt, unsigned level, unsigned layer,
+         uint32_t *out)
 {
    struct vagx_pbe p;
    vagx_pbe_init(&p);
-   p.format = r->vformat;
+   /* the surface's format, which is the tile buffer's: an sRGB resource
+    * drawn with GL_FRAMEBUFFER_SRGB disabled has a UNORM surface (st) and
+    * its bytes are stored unencoded */
+   p.format = vagx_format_from_pipe(fmt);
    p.dimension = VAGX_DIMENSION_2D;
    p.layout = r->layout.tiling == VAGX_TILING_LINEAR ? VAGX_IMAGE_LAYOUT_LINEAR
                                                      : VAGX_IMAGE_LAYOUT_TWIDDLED;
@@ -155,6 +178,9 @@ pack_pbe(struct vagx_resource *r, unsigned level, unsigned layer, uint32_t *out)
    p.height = r->base.height0;
    p.depth = r->layout.depth_px;
    p.levels = r->layout.levels;
+   /* a 4X image is stored sample by sample by the end-of-tile program;
+    * resolves are blits (vagx_blit), not 1X stores of a 4X tile buffer */
+   p.samples = vagx_msaa(r->base.nr_samples);
    p.level = level;
    p.layer = layer;
    p.stride = r->layout.tiling == VAGX_TILING_LINEAR ? r->layout.level[0].stride_B : 0;
@@ -164,7 +190,8 @@ pack_pbe(struct vagx_resource *r, unsigned level, unsigned layer, uint32_t *out)
 
 static void
 pack_texture(struct vagx_resource *r, enum pipe_format fmt, const unsigned char swz[4],
-             unsigned first_level, unsigned last_level, uint32_t *out)
+             unsigned first_level, unsigned last_level, unsigned first_layer,
+             unsigned last_layer, uint32_t *out)
 {
    struct vagx_texture t;
    vagx_texture_init(&t);
@@ -178,6 +205,8 @@ pack_texture(struct vagx_resource *r, enum pipe_format fmt, const unsigned char 
    t.dimension = r->base.target == PIPE_TEXTURE_CUBE ? VAGX_DIMENSION_CUBE
                  : r->base.target == PIPE_TEXTURE_3D ? VAGX_DIMENSION_3D
                  : r->base.target == PIPE_TEXTURE_1D ? VAGX_DIMENSION_1D
+                 : r->base.target == PIPE_TEXTURE_1D_ARRAY ? VAGX_DIMENSION_1D_ARRAY
+                 : r->base.target == PIPE_TEXTURE_2D_ARRAY ? VAGX_DIMENSION_2D_ARRAY
                                                      : VAGX_DIMENSION_2D;
    t.layout = r->layout.tiling == VAGX_TILING_LINEAR ? VAGX_IMAGE_LAYOUT_LINEAR
                                                      : VAGX_IMAGE_LAYOUT_TWIDDLED;
@@ -192,10 +221,18 @@ pack_texture(struct vagx_resource *r, enum pipe_format fmt, const unsigned char 
    t.height = r->base.height0;
    t.depth = r->layout.depth_px;
    t.levels = r->layout.levels;
+   t.samples = vagx_msaa(r->base.nr_samples);
    t.base_level = first_level;
    t.max_level = last_level;
    t.stride = r->layout.tiling == VAGX_TILING_LINEAR ? r->layout.level[0].stride_B : 0;
    t.base_va = r->bo->va;
+   /* GL_EXT_texture_array: a view of layers first..last of an array is
+    * the image whose layer 0 is first_layer (every layer holds a whole
+    * mip chain, layer_stride_B apart, vagx_layout.h) */
+   if (r->base.target == PIPE_TEXTURE_1D_ARRAY || r->base.target == PIPE_TEXTURE_2D_ARRAY) {
+      t.depth = last_layer - first_layer + 1;
+      t.base_va += (uint64_t)first_layer * r->layout.layer_stride_B;
+   }
    vagx_texture_pack(out, &t);
 }
 
@@ -237,6 +274,7 @@ program_for(struct vagx_context *ctx, struct vagx_batch *b, struct vagx_shader_i
          struct vagx_resource *r = vagx_resource(v->texture);
          unsigned char swz[4] = { v->swizzle_r, v->swizzle_g, v->swizzle_b, v->swizzle_a };
          pack_texture(r, v->format, swz, v->u.tex.first_level, v->u.tex.last_level,
+                      v->u.tex.first_layer, v->u.tex.last_layer,
                       tex + i * (VAGX_TEXTURE_LENGTH / 4));
          batch_read(b, r);
       }
@@ -290,6 +328,7 @@ fill_push(struct vagx_context *ctx, struct vagx_batch *b, const struct vagx_shad
                           : cb0->buffer ? (uint8_t *)vagx_resource(cb0->buffer)->bo->map + cb0->buffer_offset
                                         : NULL;
    uint64_t ubo_va = 0; /* constant buffer 0 as seen by ld_global, on first use */
+   uint64_t ubo_n_va = 0; /* uniform block of the current UBO_LO/UBO_HI pair */
    for (unsigned i = 0; i < info->push_count; i++) {
       const struct vagx_push *p = &info->push[i];
       uint32_t v = 0;
@@ -308,6 +347,24 @@ fill_push(struct vagx_context *ctx, struct vagx_batch *b, const struct vagx_shad
             ubo_va = batch_alloc(b, cb0->buffer_size, 16, &cpu);
             if (cpu)
                memcpy(cpu, cbmap, cb0->buffer_size);
+         }
+         if (p->arg > 0) {
+            /* GL_ARB_uniform_buffer_object: block b is constant buffer
+             * b + 1 (nir_lower_uniforms_to_ubo), a buffer object (st
+             * binds no user buffers there) read in place with ld_global;
+             * the LO word comes first (uniform_addr).  An unbound block
+             * reads address 0, which faults the job (GL: undefined). */
+            const struct pipe_constant_buffer *cb = &ctx->cb[stage][p->arg];
+            if (p->kind == VAGX_PUSH_UBO_LO) {
+               ubo_n_va = 0;
+               if (cb->buffer) {
+                  struct vagx_resource *r = vagx_resource(cb->buffer);
+                  batch_read(b, r);
+                  ubo_n_va = r->bo->va + cb->buffer_offset;
+               }
+            }
+            v = p->kind == VAGX_PUSH_UBO_LO ? (uint32_t)ubo_n_va : (uint32_t)(ubo_n_va >> 32);
+            break;
          }
          v = p->kind == VAGX_PUSH_UBO_LO ? (uint32_t)ubo_va : (uint32_t)(ubo_va >> 32);
          break;
@@ -340,6 +397,17 @@ fill_push(struct vagx_context *ctx, struct vagx_batch *b, const struct vagx_shad
       case VAGX_PUSH_CLEAR:
          memcpy(&v, &b->clear_color[p->arg / 4].ui[p->arg % 4], 4);
          break;
+      case VAGX_PUSH_SAMPLER_LOD: {
+         /* the LOD state of the sampler descriptor (program_for), for the
+          * shader's own level selection (textureLodOffset); without a
+          * mip filter the texture unit samples the base level: all 0 */
+         const struct pipe_sampler_state *ss = ctx->samplers[stage][p->arg / 4];
+         float f = 0;
+         if (ss && ss->min_mip_filter != PIPE_TEX_MIPFILTER_NONE)
+            f = p->arg % 4 == 0 ? ss->min_lod : p->arg % 4 == 1 ? ss->max_lod : ss->lod_bias;
+         memcpy(&v, &f, 4);
+         break;
+      }
       default:
          break;
       }
@@ -347,13 +415,273 @@ fill_push(struct vagx_context *ctx, struct vagx_batch *b, const struct vagx_shad
    }
 }
 
+/* Ends every query begun in the control stream (occlusion, primitives
+ * generated / emitted); a later draw begins the ones still active again and
+ * the counters accumulate in their u64. */
 void
 vagx_batch_end_query(struct vagx_batch *b)
 {
-   if (!b->query)
+   if (b->query) {
+      vagx_cmd_query_end_pack(cs_emit(b, VAGX_CMD_QUERY_END_LENGTH),
+                              &(struct vagx_cmd_query_end){ 0 });
+      b->query = NULL;
+   }
+   for (unsigned k = 0; k < 2; k++) {
+      if (!b->prim_query[k])
+         continue;
+      struct vagx_cmd_query_end qe;
+      vagx_cmd_query_end_init(&qe);
+      qe.type = k ? VAGX_QUERY_TYPE_PRIMITIVES_EMITTED : VAGX_QUERY_TYPE_PRIMITIVES_GENERATED;
+      vagx_cmd_query_end_pack(cs_emit(b, VAGX_CMD_QUERY_END_LENGTH), &qe);
+      b->prim_query[k] = NULL;
+   }
+}
+
+/* PRIMITIVES_GENERATED / PRIMITIVES_EMITTED: hardware counters begun and
+ * ended like the occlusion query (one of each may be active beside it). */
+static void
+batch_update_prim_queries(struct vagx_context *ctx, struct vagx_batch *b)
+{
+   for (unsigned k = 0; k < 2; k++) {
+      struct vagx_query *want = ctx->queries_paused ? NULL : ctx->prim_query[k];
+      if (b->prim_query[k] == want)
+         continue;
+      const unsigned type =
+         k ? VAGX_QUERY_TYPE_PRIMITIVES_EMITTED : VAGX_QUERY_TYPE_PRIMITIVES_GENERATED;
+      if (b->prim_query[k]) {
+         struct vagx_cmd_query_end qe;
+         vagx_cmd_query_end_init(&qe);
+         qe.type = type;
+         vagx_cmd_query_end_pack(cs_emit(b, VAGX_CMD_QUERY_END_LENGTH), &qe);
+      }
+      b->prim_query[k] = want;
+      if (!want)
+         continue;
+      struct vagx_cmd_query_begin qb;
+      vagx_cmd_query_begin_init(&qb);
+      qb.type = type;
+      qb.result_va = want->bo->va;
+      vagx_cmd_query_begin_pack(cs_emit(b, VAGX_CMD_QUERY_BEGIN_LENGTH), &qb);
+      batch_add_bo(b, want->bo);
+      want->batch_mask |= 1u << b->idx;
+   }
+}
+
+/* Appends one declared component to the list, merging runs of consecutive
+ * vertex-output words going to consecutive dwords of one buffer. */
+static void
+so_add(uint32_t *decl, unsigned *n, struct vagx_stream_out_decl *last, int word, unsigned buffer,
+       unsigned dst)
+{
+   if (word < 0)
+      return; /* not written by the shader: GL leaves the captured value undefined */
+   if (*n && last->buffer == buffer && last->src + last->count == (unsigned)word &&
+       last->dst + last->count == dst && last->count < 4) {
+      last->count++;
+      vagx_stream_out_decl_pack(&decl[*n - 1], last);
       return;
-   vagx_cmd_query_end_pack(cs_emit(b, VAGX_CMD_QUERY_END_LENGTH), &(struct vagx_cmd_query_end){ 0 });
-   b->query = NULL;
+   }
+   if (*n >= VAGX_MAX_STREAM_OUT_DECLS)
+      return;
+   vagx_stream_out_decl_init(last);
+   last->src = word;
+   last->count = 1;
+   last->buffer = buffer;
+   last->dst = dst;
+   vagx_stream_out_decl_pack(&decl[(*n)++], last);
+}
+
+/* The vertex shader's stream output as hardware declarations: each captured
+ * component becomes (vertex-output word, buffer, dword), with the words the
+ * compiler assigned (vagx_vs_output_word).  Strides in bytes per buffer. */
+static unsigned
+so_decls(struct vagx_context *ctx, const struct vagx_shader_info *vi, uint32_t *decl,
+         unsigned *stride)
+{
+   const struct vagx_uncompiled_shader *vs = ctx->vs;
+   const nir_xfb_info *xfb = vs->nir->xfb_info;
+   struct vagx_stream_out_decl last;
+   unsigned n = 0;
+   memset(stride, 0, PIPE_MAX_SO_BUFFERS * sizeof(*stride));
+   if (xfb) {
+      for (unsigned b = 0; b < PIPE_MAX_SO_BUFFERS; b++)
+         stride[b] = xfb->buffers[b].stride;
+      for (unsigned i = 0; i < xfb->output_count; i++) {
+         const nir_xfb_output_info *o = &xfb->outputs[i];
+         if (o->buffer >= ctx->so_num || !ctx->so_targets[o->buffer])
+            continue;
+         unsigned dst = o->offset / 4;
+         u_foreach_bit(c, o->component_mask)
+            so_add(decl, &n, &last, vagx_vs_output_word(vi, o->location, c), o->buffer,
+                   dst + c - o->component_offset);
+      }
+      return n;
+   }
+   const struct pipe_stream_output_info *so = &vs->so_info;
+   for (unsigned b = 0; b < PIPE_MAX_SO_BUFFERS; b++)
+      stride[b] = so->stride[b] * 4;
+   for (unsigned i = 0; i < so->num_outputs; i++) {
+      const struct pipe_stream_output *o = &so->output[i];
+      if (o->output_buffer >= ctx->so_num || !ctx->so_targets[o->output_buffer])
+         continue;
+      /* register_index counts the outputs written, in slot order */
+      unsigned loc = 0, idx = 0;
+      bool found = false;
+      u_foreach_bit64(l, vs->so_outputs_written) {
+         if (idx++ == o->register_index) {
+            loc = l;
+            found = true;
+            break;
+         }
+      }
+      if (!found)
+         continue;
+      for (unsigned c = 0; c < o->num_components; c++)
+         so_add(decl, &n, &last, vagx_vs_output_word(vi, loc, o->start_component + c),
+                o->output_buffer, o->dst_offset + c);
+   }
+   return n;
+}
+
+static bool
+vs_has_so(const struct vagx_uncompiled_shader *vs)
+{
+   return vs->nir->xfb_info ? vs->nir->xfb_info->output_count > 0 : vs->so_info.num_outputs > 0;
+}
+
+/* Stream output of the draw about to be emitted: binds the targets and the
+ * declarations when they changed for this control stream.  A target starts
+ * at its set_stream_output_targets offset once, and otherwise appends at the
+ * offset the device keeps in its offset_bo (written by earlier draws of this
+ * or an earlier job; batch_write flushes another batch that writes the
+ * buffer first, so appends follow the API order). */
+static bool
+batch_update_so(struct vagx_context *ctx, struct vagx_batch *b,
+                const struct vagx_compiled_shader *vs)
+{
+   const bool want = ctx->so_num && vs_has_so(ctx->vs);
+   if (!want) {
+      if (b->so_on) {
+         struct vagx_cmd_stream_out so;
+         vagx_cmd_stream_out_init(&so);
+         vagx_cmd_stream_out_pack(cs_emit(b, VAGX_CMD_STREAM_OUT_LENGTH), &so);
+         b->so_on = false;
+      }
+      return true;
+   }
+   if (b->so_on && b->so_gen == ctx->so_gen && b->so_vs == ctx->vs)
+      return true;
+   uint32_t *decl;
+   unsigned stride[PIPE_MAX_SO_BUFFERS];
+   uint64_t decl_va = batch_alloc(b, VAGX_MAX_STREAM_OUT_DECLS * 4, 4, (void **)&decl);
+   if (!decl)
+      return false;
+   unsigned n = so_decls(ctx, &vs->info, decl, stride);
+   for (unsigned i = 0; i < ctx->so_num; i++) {
+      struct vagx_so_target *t = (struct vagx_so_target *)ctx->so_targets[i];
+      if (!t)
+         continue;
+      if (stride[i] > VAGX_MAX_STREAM_OUT_STRIDE)
+         return false;
+      struct vagx_resource *r = vagx_resource(t->base.buffer);
+      batch_write(b, r);
+      if (b->so_res[i] != &r->base)
+         pipe_resource_reference(&b->so_res[i], &r->base);
+      batch_add_bo(b, t->offset_bo);
+      struct vagx_cmd_stream_out_buffer sb;
+      vagx_cmd_stream_out_buffer_init(&sb);
+      sb.index = i;
+      sb.base_va = r->bo->va + t->base.buffer_offset;
+      sb.size = t->base.buffer_size & ~3u;
+      sb.stride = stride[i];
+      sb.append = !t->reset;
+      sb.offset = t->reset ? t->reset_offset & ~3u : 0;
+      sb.offset_va = t->offset_bo->va;
+      vagx_cmd_stream_out_buffer_pack(cs_emit(b, VAGX_CMD_STREAM_OUT_BUFFER_LENGTH), &sb);
+      t->reset = false;
+      t->stride = stride[i];
+   }
+   struct vagx_cmd_stream_out so;
+   vagx_cmd_stream_out_init(&so);
+   so.enable = true;
+   so.decl_count = n;
+   so.decls_va = n ? decl_va : 0;
+   vagx_cmd_stream_out_pack(cs_emit(b, VAGX_CMD_STREAM_OUT_LENGTH), &so);
+   b->so_on = true;
+   b->so_gen = ctx->so_gen;
+   b->so_vs = ctx->vs;
+   return true;
+}
+
+static struct pipe_stream_output_target *
+vagx_create_stream_output_target(struct pipe_context *pctx, struct pipe_resource *prsc,
+                                 unsigned buffer_offset, unsigned buffer_size)
+{
+   struct vagx_context *ctx = vagx_context(pctx);
+   struct vagx_so_target *t = CALLOC_STRUCT(vagx_so_target);
+   if (!t)
+      return NULL;
+   t->offset_bo = vagx_bo_create(&ctx->screen->dev, 8, "stream-out offset");
+   if (!t->offset_bo) {
+      FREE(t);
+      return NULL;
+   }
+   memset(t->offset_bo->map, 0, 8);
+   pipe_reference_init(&t->base.reference, 1);
+   pipe_resource_reference(&t->base.buffer, prsc);
+   t->base.context = pctx;
+   t->base.buffer_offset = buffer_offset;
+   t->base.buffer_size = buffer_size;
+   t->reset = true;
+   return &t->base;
+}
+
+static void
+vagx_stream_output_target_destroy(struct pipe_context *pctx,
+                                  struct pipe_stream_output_target *target)
+{
+   struct vagx_so_target *t = (struct vagx_so_target *)target;
+   pipe_resource_reference(&t->base.buffer, NULL);
+   /* batches that bound it hold their own reference to the BO */
+   vagx_bo_unreference(t->offset_bo);
+   FREE(t);
+}
+
+static void
+vagx_set_stream_output_targets(struct pipe_context *pctx, unsigned num_targets,
+                               struct pipe_stream_output_target **targets,
+                               const unsigned *offsets, enum mesa_prim output_prim)
+{
+   struct vagx_context *ctx = vagx_context(pctx);
+   for (unsigned i = 0; i < num_targets; i++) {
+      /* offset -1: append (resume); else the next binding starts there */
+      if (targets[i] && offsets[i] != (unsigned)-1) {
+         struct vagx_so_target *t = (struct vagx_so_target *)targets[i];
+         t->reset = true;
+         t->reset_offset = offsets[i];
+      }
+      pipe_so_target_reference(&ctx->so_targets[i], targets[i]);
+   }
+   for (unsigned i = num_targets; i < ctx->so_num; i++)
+      pipe_so_target_reference(&ctx->so_targets[i], NULL);
+   ctx->so_num = num_targets;
+   ctx->so_gen++;
+}
+
+/* glDrawTransformFeedback: the vertex count is the target's write offset
+ * over its stride, read after the batches writing it completed. */
+static void
+draw_from_so(struct pipe_context *pctx, const struct pipe_draw_info *info, unsigned drawid_offset,
+             struct pipe_stream_output_target *target)
+{
+   struct vagx_context *ctx = vagx_context(pctx);
+   struct vagx_so_target *t = (struct vagx_so_target *)target;
+   vagx_flush_writer(ctx, vagx_resource(t->base.buffer));
+   uint32_t offset;
+   memcpy(&offset, t->offset_bo->map, 4);
+   struct pipe_draw_start_count_bias d = { 0 };
+   d.count = t->stride ? offset / t->stride : 0;
+   pctx->draw_vbo(pctx, info, drawid_offset, NULL, &d, 1);
 }
 
 /* The occlusion query the draws of this batch must count for (none while the
@@ -432,7 +760,8 @@ draw_data_bytes(struct vagx_context *ctx, const struct vagx_shader_info *vs,
       n += st[i]->texture_count * VAGX_TEXTURE_LENGTH + st[i]->sampler_count * VAGX_SAMPLER_LENGTH + 64;
       n += ctx->cb[stage[i]][0].buffer_size + 16;
    }
-   return n + 4 * (fs->fs_cf_count + 2) + 256;
+   /* + stream output declarations (batch_update_so) */
+   return n + 4 * (fs->fs_cf_count + 2) + 256 + VAGX_MAX_STREAM_OUT_DECLS * 4;
 }
 
 static bool
@@ -520,6 +849,7 @@ fs_key(struct vagx_context *ctx, enum mesa_prim prim)
 {
    struct vagx_fs_key k = { 0 };
    k.nr_cbufs = ctx->fb.nr_cbufs;
+   k.samples = fb_samples(&ctx->fb);
    /* the stipple applies to filled polygons only, not to points and lines
     * (nor to polygons drawn in point/line mode) */
    k.poly_stipple = ctx->rast && ctx->rast->poly_stipple_enable &&
@@ -539,6 +869,10 @@ vagx_draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info,
    struct vagx_context *ctx = vagx_context(pctx);
    if (num_draws > 1) {
       util_draw_multi(pctx, info, drawid_offset, indirect, draws, num_draws);
+      return;
+   }
+   if (indirect && indirect->count_from_stream_output) {
+      draw_from_so(pctx, info, drawid_offset, indirect->count_from_stream_output);
       return;
    }
    if (indirect || !ctx->vs || !ctx->fs || !ctx->rast || !ctx->zsa || !ctx->vtx)
@@ -574,6 +908,7 @@ vagx_draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info,
    vp.smooth32 = vs->info.vs_user_words;
    vp.point_size = vs->info.vs_point_size;
    vp.clip_distances = vs->info.vs_clip_distances;
+   vp.edge_flag = vs->info.vs_edge_flag;
    fill_push(ctx, b, &vs->info, PIPE_SHADER_VERTEX, push);
    if (!program_for(ctx, b, &vs->info, vs->bo, push, &vp.program, PIPE_SHADER_VERTEX, -1))
       goto fail;
@@ -597,6 +932,8 @@ vagx_draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info,
       vagx_cf_binding_pack(&bind[nb++], &cb);
    }
    unsigned user_slot0 = fi->fs_z_slot ? 2 : 1;
+   struct vagx_cf_binding last;
+   bool last_user = false; /* `last` is a mergeable user-varying binding */
    for (unsigned i = 0; i < fi->fs_cf_count; i++) {
       vagx_cf_binding_init(&cb);
       cb.count = 1;
@@ -610,6 +947,7 @@ vagx_draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info,
             cb.source = VAGX_CF_SOURCE_POINT_COORD;
             cb.count = 2;
             vagx_cf_binding_pack(&bind[nb++], &cb);
+            last_user = false;
          }
          continue;
       }
@@ -618,7 +956,19 @@ vagx_draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info,
          if (vs->info.vs_word_location[w] == fi->fs_cf[i].location &&
              vs->info.vs_word_component[w] == fi->fs_cf[i].component)
             cb.slot = user_slot0 + w;
+      /* consecutive slots into consecutive registers with the same
+       * interpolation share one binding (count <= 4), so the 16 vec4
+       * varyings GLSL 1.30 requires (64 components) stay within
+       * MAX_CF_BINDINGS */
+      if (last_user && cb.slot >= user_slot0 && last.interp == cb.interp &&
+          last.slot + last.count == cb.slot && last.cf + last.count == cb.cf && last.count < 4) {
+         last.count++;
+         vagx_cf_binding_pack(&bind[nb - 1], &last);
+         continue;
+      }
       vagx_cf_binding_pack(&bind[nb++], &cb);
+      last = cb;
+      last_user = cb.slot >= user_slot0;
    }
    fp.cf_binding_count = nb;
    fp.cf_count = fi->fs_cf_base + fi->fs_cf_count;
@@ -630,6 +980,8 @@ vagx_draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info,
    fp.writes_depth = fi->fs_writes_depth;
    fp.writes_stencil = fi->fs_writes_stencil;
    fp.opaque = fs_is_opaque(ctx, fi);
+   /* 4X blending reads and writes one sample per invocation */
+   fp.per_sample = fi->fs_per_sample;
    fill_push(ctx, b, fi, PIPE_SHADER_FRAGMENT, push);
    if (!program_for(ctx, b, &fs->info, fs->bo, push, &fp.program, PIPE_SHADER_FRAGMENT,
                     fs->stipple_unit))
@@ -659,6 +1011,21 @@ vagx_draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info,
    } else {
       sc.max_x = w;
       sc.max_y = h;
+   }
+   /* the device clips x/y only to its guard band (render.md): GL clips to
+    * the view volume, which is the viewport rectangle, so the scissor is
+    * intersected with the viewport (wide points and lines are cut at its
+    * edges as well, as on other guard-band hardware) */
+   {
+      const float *sv = ctx->viewport.scale, *tv = ctx->viewport.translate;
+      const float vx0 = floorf(tv[0] - fabsf(sv[0])), vx1 = ceilf(tv[0] + fabsf(sv[0]));
+      const float vy0 = floorf(tv[1] - fabsf(sv[1])), vy1 = ceilf(tv[1] + fabsf(sv[1]));
+      sc.min_x = MAX2(sc.min_x, (unsigned)CLAMP(vx0, 0.0f, (float)w));
+      sc.min_y = MAX2(sc.min_y, (unsigned)CLAMP(vy0, 0.0f, (float)h));
+      sc.max_x = MIN2(sc.max_x, (unsigned)CLAMP(vx1, 0.0f, (float)w));
+      sc.max_y = MIN2(sc.max_y, (unsigned)CLAMP(vy1, 0.0f, (float)h));
+      sc.max_x = MAX2(sc.max_x, sc.min_x);
+      sc.max_y = MAX2(sc.max_y, sc.min_y);
    }
    vagx_cmd_scissor_pack(cs_emit(b, VAGX_CMD_SCISSOR_LENGTH), &sc);
 
@@ -691,7 +1058,15 @@ vagx_draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info,
    r.point_sprite_lower_left = rs->sprite_coord_mode == PIPE_SPRITE_COORD_LOWER_LEFT;
    r.point_size = rs->point_size;
    r.line_width = rs->line_width;
-   r.sample_mask = 0xffff;
+   /* 4X: GL multisample rasterisation (GL_MULTISAMPLE) and the sample
+    * mask (glSampleMaski, util_blitter's per-sample MSAA copies); 1X
+    * framebuffers ignore both, as GL does */
+   if (fb_samples(&ctx->fb) == 4) {
+      r.multisample = rs->multisample;
+      r.sample_mask = ctx->sample_mask & BITFIELD_MASK(4);
+   } else {
+      r.sample_mask = 0xffff;
+   }
    vagx_cmd_rasterizer_pack(cs_emit(b, VAGX_CMD_RASTERIZER_LENGTH), &r);
 
    const struct pipe_depth_stencil_alpha_state *z = ctx->zsa;
@@ -702,13 +1077,17 @@ vagx_draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info,
    ds.depth_func = z->depth_enabled ? z->depth_func : PIPE_FUNC_ALWAYS;
    ds.stencil_test = z->stencil[0].enabled;
    for (unsigned f = 0; f < 2; f++) {
-      const struct pipe_stencil_state *s = &z->stencil[f == 1 && z->stencil[1].enabled ? 1 : 0];
+      /* one-sided stencil (stencil[1] disabled): the front state and the
+       * front reference apply to back faces too; st's clear-with-quad sets
+       * only ref_value[0] */
+      const unsigned si = f == 1 && z->stencil[1].enabled ? 1 : 0;
+      const struct pipe_stencil_state *s = &z->stencil[si];
       struct vagx_stencil_face *face = f ? &ds.back : &ds.front;
       face->func = s->enabled ? s->func : PIPE_FUNC_ALWAYS;
       face->fail_op = vagx_stencil_op(s->fail_op);
       face->zfail_op = vagx_stencil_op(s->zfail_op);
       face->zpass_op = vagx_stencil_op(s->zpass_op);
-      face->ref = ctx->stencil_ref.ref_value[f];
+      face->ref = ctx->stencil_ref.ref_value[si];
       face->read_mask = s->valuemask;
       face->write_mask = s->writemask;
    }
@@ -744,6 +1123,9 @@ vagx_draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info,
       d.restart_index = info->restart_index;
    }
    batch_update_query(ctx, b);
+   batch_update_prim_queries(ctx, b);
+   if (!batch_update_so(ctx, b, vs))
+      goto fail;
    vagx_cmd_draw_pack(cs_emit(b, VAGX_CMD_DRAW_LENGTH), &d);
    b->draws++;
    return;
@@ -776,7 +1158,7 @@ static bool
 submit_render(struct vagx_context *ctx, struct vagx_batch *b)
 {
    struct vagx_device *dev = &ctx->screen->dev;
-   struct vagx_bg_eot_key key = { .nr_cbufs = b->key.nr_cbufs };
+   struct vagx_bg_eot_key key = { .nr_cbufs = b->key.nr_cbufs, .samples = fb_samples(&b->key) };
    struct vagx_shader_info bg, eot;
    uint32_t *texdesc = NULL, *pbedesc = NULL;
    void *cpu;
@@ -796,7 +1178,7 @@ submit_render(struct vagx_context *ctx, struct vagx_batch *b)
    vagx_render_job_init(&rj);
    rj.width = b->key.width;
    rj.height = b->key.height;
-   rj.samples = VAGX_MSAA_1X;
+   rj.samples = vagx_msaa(key.samples);
    rj.rt_count = key.nr_cbufs;
    for (unsigned i = 0; i < key.nr_cbufs; i++)
       rj.rt_format[i] = vagx_format_from_pipe(key.format[i]);
@@ -814,7 +1196,8 @@ submit_render(struct vagx_context *ctx, struct vagx_batch *b)
       if (!zd)
          return false;
       static const unsigned char id[4] = { 0, 1, 2, 3 };
-      pack_texture(zr, b->key.zsbuf->format, id, 0, 0, zd);
+      /* every layer: zs_layer selects the one rendered to */
+      pack_texture(zr, b->key.zsbuf->format, id, 0, 0, 0, zr->base.array_size - 1, zd);
       rj.zs_level = b->key.zsbuf->u.tex.level;
       rj.zs_layer = b->key.zsbuf->u.tex.first_layer;
    } else {
@@ -838,8 +1221,11 @@ submit_render(struct vagx_context *ctx, struct vagx_batch *b)
             continue;
          struct vagx_resource *r = vagx_resource(s->texture);
          static const unsigned char id[4] = { 0, 1, 2, 3 };
-         pack_texture(r, s->format, id, s->u.tex.level, s->u.tex.level, texdesc + i * 8);
-         pack_pbe(r, s->u.tex.level, s->u.tex.first_layer, pbedesc + i * 8);
+         /* the load fetches layer 0 of the descriptor: a one-layer view of
+          * the layer rendered to (arrays; vagx_bg_eot.c) */
+         pack_texture(r, s->format, id, s->u.tex.level, s->u.tex.level, s->u.tex.first_layer,
+                      s->u.tex.first_layer, texdesc + i * 8);
+         pack_pbe(r, s->format, s->u.tex.level, s->u.tex.first_layer, pbedesc + i * 8);
       }
       (void)tva;
       (void)pva;
@@ -934,6 +1320,11 @@ vagx_flush_batch(struct vagx_context *ctx, struct vagx_batch *b)
          vagx_resource(b->key.cbufs[i]->texture)->writer = NULL;
    if (b->key.zsbuf && vagx_resource(b->key.zsbuf->texture)->writer == b)
       vagx_resource(b->key.zsbuf->texture)->writer = NULL;
+   for (unsigned i = 0; i < PIPE_MAX_SO_BUFFERS; i++) {
+      if (b->so_res[i] && vagx_resource(b->so_res[i])->writer == b)
+         vagx_resource(b->so_res[i])->writer = NULL;
+      pipe_resource_reference(&b->so_res[i], NULL);
+   }
    batch_cleanup(ctx, b);
 }
 
@@ -976,4 +1367,7 @@ vagx_init_draw_functions(struct pipe_context *pctx)
 {
    pctx->draw_vbo = vagx_draw_vbo;
    pctx->clear = vagx_clear;
+   pctx->create_stream_output_target = vagx_create_stream_output_target;
+   pctx->stream_output_target_destroy = vagx_stream_output_target_destroy;
+   pctx->set_stream_output_targets = vagx_set_stream_output_targets;
 }

@@ -26,6 +26,9 @@ want_linear(const struct pipe_resource *t)
 {
    if (t->target == PIPE_BUFFER)
       return true;
+   /* linear images are single-sample (texture descriptor rule) */
+   if (t->nr_samples > 1)
+      return false;
    if (t->bind & (PIPE_BIND_SCANOUT | PIPE_BIND_SHARED | PIPE_BIND_LINEAR | PIPE_BIND_DISPLAY_TARGET))
       return t->last_level == 0 && t->array_size == 1 && t->depth0 == 1;
    /* images with one level and layer are cheap to map linearly; mipmapped or

@@ -67,6 +67,18 @@ vagx_init_screen_caps(struct vagx_screen *screen)
    /* the tile buffer holds MAX_RENDER_TARGETS colour targets; gl_FragColor
     * is broadcast by the variant (vagx_state.c) */
    caps->max_render_targets = VAGX_MAX_RENDER_TARGETS;
+   /* blending is lowered into each variant per render target
+    * (nir_lower_blend with pipe_blend_state.rt[i], vagx_state.c): per-RT
+    * enables, masks, equations and factors come for free
+    * (GL_EXT_draw_buffers2, GL_ARB_draw_buffers_blend) */
+   caps->indep_blend_enable = true;
+   caps->indep_blend_func = true;
+   /* 4X images can be sampled per sample (tex fetch .2dms): the resolve and
+    * MSAA-copy blits of util_blitter need it, and GL_ARB_texture_multisample */
+   caps->texture_multisample = true;
+   /* the sampler filters the FLOAT formats (enum format filter=1) */
+   caps->texture_float_linear = true;
+   caps->texture_half_float_linear = true;
    /* every attachment has its own PBE/depth descriptor with its own size and
     * stride, and the render area is the framebuffer's (the smallest
     * attachment): attachments of different sizes work, which is what
@@ -76,9 +88,21 @@ vagx_init_screen_caps(struct vagx_screen *screen)
    caps->max_texture_2d_size = VAGX_MAX_TEXTURE_SIZE;
    caps->max_texture_3d_levels = 12;
    caps->max_texture_cube_levels = VAGX_MAX_TEXTURE_LEVELS;
-   caps->max_texture_array_layers = 0;
-   caps->glsl_feature_level = 120;
-   caps->glsl_feature_level_compatibility = 120;
+   /* 1D/2D array textures: the descriptor's 1D_ARRAY/2D_ARRAY dimensions
+    * and tex/img_ld's .array layer coordinate (docs/hw/render.md) */
+   caps->max_texture_array_layers = VAGX_MAX_TEXTURE_LAYERS;
+   /* GLSL 1.30: integer and bit ALU ops, integer division, flat and
+    * noperspective varyings (ldcf; iter without .persp), texel fetch,
+    * texture size and levels queries and array layers in `tex`; texture
+    * offsets are lowered to coordinates (vagx_compile.c).  Mesa exposes it
+    * only with GL 3.0 (version.c), otherwise GLSL stays 1.20; it also
+    * turns on GL_EXT_texture_integer */
+   caps->glsl_feature_level = 130;
+   /* GLSL 1.30's gl_MaxVaryingComponents minimum (64): 16 vec4 varyings
+    * are 64 smooth32 words (VAGX_MAX_VARYING_WORDS 127) and, with
+    * bindings merged (vagx_draw.c), 16-20 cf bindings */
+   caps->max_varyings = 16;
+   caps->glsl_feature_level_compatibility = 130;
    caps->essl_feature_level = 100;
    caps->constant_buffer_offset_alignment = 16;
    caps->min_map_buffer_alignment = 64;
@@ -91,6 +115,21 @@ vagx_init_screen_caps(struct vagx_screen *screen)
     * result on the CPU before draws and clears */
    caps->occlusion_query = true;
    caps->query_time_elapsed = true;
+   /* transform feedback: the device's stream output (cmd_stream_out_buffer
+    * / cmd_stream_out, docs/hw/render.md) writes up to 4 buffers, any
+    * declaration to any buffer (interleaved buffers, gl_NextBuffer); its
+    * offset_va lets a binding append (pause/resume, DrawTransformFeedback
+    * reads it back, vagx_draw.c); PRIMITIVES_GENERATED / _EMITTED count in
+    * hardware.  64 interleaved components (256-byte stride) are GL's
+    * minimum and well under MAX_STREAM_OUT_STRIDE.  Only on devices that
+    * have it (contract 1.2, FEATURES.STREAM_OUT, passed on by the kernel) */
+   if (screen->dev.info.features & DRM_VAGX_FEATURE_STREAM_OUT) {
+      caps->max_stream_output_buffers = VAGX_MAX_STREAM_OUT_BUFFERS;
+      caps->max_stream_output_separate_components = 4;
+      caps->max_stream_output_interleaved_components = 64;
+      caps->stream_output_pause_resume = true;
+      caps->stream_output_interleave_buffers = true;
+   }
    caps->conditional_render = true;
    caps->vendor_id = VAGX_PCI_VENDOR_ID;
    caps->device_id = VAGX_PCI_DEVICE_ID;
@@ -147,7 +186,10 @@ vagx_get_shader_param(struct pipe_screen *pscreen, enum pipe_shader_type shader,
    case PIPE_SHADER_CAP_MAX_CONST_BUFFER0_SIZE:
       return 16 * 1024;
    case PIPE_SHADER_CAP_MAX_CONST_BUFFERS:
-      return 1;
+      /* uniforms + 15 uniform blocks (GL_ARB_uniform_buffer_object needs
+       * 12 per stage): blocks are ld_global from the buffer's address
+       * (vagx_compile.c load_ubo, vagx_draw.c fill_push) */
+      return 16;
    case PIPE_SHADER_CAP_INDIRECT_TEMP_ADDR:
    case PIPE_SHADER_CAP_INDIRECT_CONST_ADDR:
       return 1;
@@ -175,10 +217,23 @@ vagx_is_format_supported(struct pipe_screen *pscreen, enum pipe_format format,
                          enum pipe_texture_target target, unsigned sample_count,
                          unsigned storage_sample_count, unsigned usage)
 {
-   if (sample_count > 1)
-      return false;
    if (MAX2(1, sample_count) != MAX2(1, storage_sample_count))
       return false;
+   /* 4X MSAA (render_job.samples, PBE and texture descriptor samples) is
+    * the only multisample count; 4X images are 2D or 2D arrays, twiddled
+    * (layout.md),
+    * of a renderable colour or depth/stencil format, and are rendered to,
+    * fetched per sample (tex 2dms) and resolved by util_blitter */
+   if (sample_count > 1) {
+      if (sample_count != VAGX_MAX_SAMPLES ||
+          (target != PIPE_TEXTURE_2D && target != PIPE_TEXTURE_2D_ARRAY) ||
+          (usage & ~(PIPE_BIND_RENDER_TARGET | PIPE_BIND_DEPTH_STENCIL | PIPE_BIND_SAMPLER_VIEW)))
+         return false;
+      unsigned v = vagx_format_from_pipe(format);
+      if (v == VAGX_FORMAT_INVALID ||
+          (!vagx_format_render(v) && !vagx_format_depth(v) && !vagx_format_stencil(v)))
+         return false;
+   }
    if (usage & PIPE_BIND_VERTEX_BUFFER) {
       /* vertex fetch is in-shader 32-bit loads; u_vbuf converts the rest */
       switch (format) {

@@ -183,6 +183,9 @@ report(struct vagx_screen *screen, struct vagx_shader_info *info, const char *wh
       fprintf(stderr, "vagx: %s %s shader, %u GPRs, %u uniform words:\n", what,
               gl_shader_stage_name(info->stage), info->gpr_count, info->push_count);
       vagx_disassemble(stderr, info->code, info->code_words);
+      /* what the driver writes into each uniform word (enum vagx_push_kind) */
+      for (unsigned i = 0; i < info->push_count; i++)
+         fprintf(stderr, "  u%u = push kind %u arg %u\n", i, info->push[i].kind, info->push[i].arg);
    }
    if (screen->debug & VAGX_DBG_SHADERDB)
       vagx_print_stats(stderr, info, what);
@@ -195,6 +198,10 @@ vagx_create_shader_state(struct pipe_context *p, const struct pipe_shader_state 
    struct vagx_uncompiled_shader *so = CALLOC_STRUCT(vagx_uncompiled_shader);
    nir_shader *nir = cso->type == PIPE_SHADER_IR_NIR ? cso->ir.nir
                                                       : tgsi_to_nir(cso->tokens, p->screen, false);
+   /* stream output: register_index counts the outputs written before our
+    * lowering (vagx_draw.c, batch_update_so) */
+   so->so_info = cso->stream_output;
+   so->so_outputs_written = nir->info.outputs_written;
    vagx_preprocess_nir(nir);
    so->nir = nir;
    util_dynarray_init(&so->variants, NULL);
@@ -305,6 +312,7 @@ vagx_get_variant(struct vagx_context *ctx, struct vagx_uncompiled_shader *so,
    if (!v->ok) {
       so->error = err;
    } else {
+      report(ctx->screen, &v->info, "variant");
       v->bo = vagx_bo_create(&ctx->screen->dev, v->info.code_words * 8 + 64, "shader");
       if (v->bo)
          memcpy(v->bo->map, v->info.code, v->info.code_words * 8);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include "compiler/nir/nir_builder.h"
 #include "vagx_compiler.h"
+#include "vagx_hw.h"
 #include "vagx_isa.h"
 
 static int n_test;
@@ -35,12 +36,454 @@ check(const char *name, nir_shader *nir, const struct vagx_fs_key *key)
    return ok;
 }
 
+/* GLSL 1.30 tests: compile, decode every instruction into code[] and
+ * check properties of the machine code (the decoder is the ISA
+ * generator's, so the expectations come from docs/hw/isa.md, not from
+ * the compiler). */
+#define MAX_DECODED 512
+static struct vagx_instr code[MAX_DECODED];
+static unsigned n_code;
+
+static const char *
+compile_decoded(nir_shader *nir, const struct vagx_fs_key *key, struct vagx_shader_info *info)
+{
+   const char *err = "compile failed";
+   n_code = 0;
+   vagx_preprocess_nir(nir);
+   if (!vagx_compile_shader(nir, key, info, &err))
+      return err;
+   for (unsigned w = 0; w < info->code_words;) {
+      int n = vagx_decode(info->code + w, info->code_words - w, &code[n_code]);
+      if (n < 0)
+         return vagx_isa_strerror(n);
+      if (++n_code == MAX_DECODED)
+         return "program too long for the test";
+      w += n;
+   }
+   vagx_disassemble(stdout, info->code, info->code_words);
+   return NULL;
+}
+
+static unsigned
+count_op(unsigned op)
+{
+   unsigned n = 0;
+   for (unsigned i = 0; i < n_code; i++)
+      n += code[i].op == op;
+   return n;
+}
+
+static const struct vagx_instr *
+find_op(unsigned op, unsigned nth)
+{
+   for (unsigned i = 0; i < n_code; i++)
+      if (code[i].op == op && nth-- == 0)
+         return &code[i];
+   return NULL;
+}
+
+static bool
+report(const char *name, const char *err, nir_shader *nir, struct vagx_shader_info *info)
+{
+   printf("%s %d - %s%s%s\n", err ? "not ok" : "ok", ++n_test, name, err ? ": " : "",
+          err ? err : "");
+   if (info)
+      vagx_shader_info_free(info);
+   ralloc_free(nir);
+   return !err;
+}
+
+/* A texture instruction on texture/sampler 0 (GLSL 1.30's texelFetch,
+ * textureSize, shadow and array lookups, textureOffset). */
+static nir_def *
+build_tex(nir_builder *b, nir_texop op, enum glsl_sampler_dim dim, bool array, nir_alu_type type,
+          unsigned ncomp, nir_def *coord, nir_def *lod, nir_def *cmp, nir_def *offset)
+{
+   nir_tex_instr *t = nir_tex_instr_create(b->shader, !!coord + !!lod + !!cmp + !!offset);
+   t->op = op;
+   t->sampler_dim = dim;
+   t->is_array = array;
+   t->is_shadow = cmp != NULL;
+   t->is_new_style_shadow = cmp != NULL;
+   t->dest_type = type;
+   t->coord_components = coord ? coord->num_components : 0;
+   unsigned i = 0;
+   if (coord)
+      t->src[i++] = nir_tex_src_for_ssa(nir_tex_src_coord, coord);
+   if (lod)
+      t->src[i++] = nir_tex_src_for_ssa(nir_tex_src_lod, lod);
+   if (cmp)
+      t->src[i++] = nir_tex_src_for_ssa(nir_tex_src_comparator, cmp);
+   if (offset)
+      t->src[i++] = nir_tex_src_for_ssa(nir_tex_src_offset, offset);
+   nir_def_init(&t->instr, &t->def, ncomp, 32);
+   nir_builder_instr_insert(b, &t->instr);
+   return &t->def;
+}
+
+/* tex's extension word (isa.md): imm1[18:16] dim, [19] .array, [20] .shadow */
+#define TEX_DIM(I) (((I)->imm[1] >> 16) & 7)
+#define TEX_ARRAY(I) (((I)->imm[1] >> 19) & 1)
+#define TEX_SHADOW(I) (((I)->imm[1] >> 20) & 1)
+
+static void
+fs_out(nir_builder *b, nir_def *v)
+{
+   nir_store_output(b, v, nir_imm_int(b, 0), .io_semantics.location = FRAG_RESULT_DATA0,
+                    .write_mask = BITFIELD_MASK(v->num_components));
+   b->shader->info.io_lowered = true;
+}
+
+static bool
+test_glsl130(void)
+{
+   bool all = true;
+   struct vagx_shader_info info;
+   struct vagx_fs_key ikey = { .nr_cbufs = 1 };
+   ikey.rt_format[0] = PIPE_FORMAT_R32G32B32A32_SINT;
+   const char *err;
+
+   /* integer varyings with flat interpolation, a noperspective varying,
+    * integer division / modulo, shifts and bit ops into an integer target */
+   nir_builder b = nir_builder_init_simple_shader(MESA_SHADER_FRAGMENT, &vagx_nir_options, "int");
+   nir_def *fl = nir_load_input(&b, 2, 32, nir_imm_int(&b, 0),
+                                .io_semantics.location = VARYING_SLOT_VAR0, .dest_type = nir_type_int32);
+   nir_def *bary = nir_load_barycentric_pixel(&b, 32, .interp_mode = INTERP_MODE_NOPERSPECTIVE);
+   nir_def *np = nir_load_interpolated_input(&b, 1, 32, bary, nir_imm_int(&b, 0),
+                                             .io_semantics.location = VARYING_SLOT_VAR1);
+   nir_def *x = nir_channel(&b, fl, 0), *y = nir_channel(&b, fl, 1);
+   nir_def *q = nir_iadd(&b, nir_idiv(&b, x, y), nir_umod(&b, x, y));
+   nir_def *sh = nir_ior(&b, nir_ishl(&b, x, y), nir_ixor(&b, nir_ushr(&b, x, y), nir_ishr(&b, y, x)));
+   fs_out(&b, nir_vec4(&b, q, sh, nir_iand(&b, nir_inot(&b, x), y), nir_f2i32(&b, np)));
+   err = compile_decoded(b.shader, &ikey, &info);
+   if (!err) {
+      unsigned nflat = 0, nlin = 0;
+      for (unsigned i = 0; i < info.fs_cf_count; i++) {
+         nflat += info.fs_cf[i].location == VARYING_SLOT_VAR0 && info.fs_cf[i].interp == VAGX_INTERP_FLAT;
+         nlin += info.fs_cf[i].location == VARYING_SLOT_VAR1 && info.fs_cf[i].interp == VAGX_INTERP_LINEAR;
+      }
+      const struct vagx_instr *it = find_op(VAGX_OP_ITER, 0);
+      if (nflat != 2 || nlin != 1)
+         err = "expected 2 FLAT bindings of VAR0 and 1 LINEAR binding of VAR1";
+      else if (count_op(VAGX_OP_LDCF) != 2 || count_op(VAGX_OP_ITER) != 1)
+         err = "expected 2 ldcf (flat) and 1 iter";
+      else if (it->mod & 4) /* iter mod[2] = .persp */
+         err = "noperspective varying interpolated with .persp";
+      else if (!count_op(VAGX_OP_IDIV) || !count_op(VAGX_OP_UMOD) || !count_op(VAGX_OP_SHL) ||
+               !count_op(VAGX_OP_SHR) || !count_op(VAGX_OP_ASHR) || !count_op(VAGX_OP_XOR) ||
+               !count_op(VAGX_OP_NOT))
+         err = "missing idiv/umod/shl/shr/ashr/xor/not";
+   }
+   all &= report("glsl130-int-flat-noperspective-bitops", err, b.shader, err ? NULL : &info);
+
+   /* texelFetch(isampler2DArray, ivec3, lod) and a sampler2DArrayShadow
+    * lookup: fetch mode, 2d.array, three coordinate registers; shadow
+    * with the reference in src2 */
+   b = nir_builder_init_simple_shader(MESA_SHADER_FRAGMENT, &vagx_nir_options, "arr");
+   fl = nir_load_input(&b, 4, 32, nir_imm_int(&b, 0), .io_semantics.location = VARYING_SLOT_VAR0,
+                       .dest_type = nir_type_int32);
+   bary = nir_load_barycentric_pixel(&b, 32, .interp_mode = INTERP_MODE_SMOOTH);
+   nir_def *sm = nir_load_interpolated_input(&b, 4, 32, bary, nir_imm_int(&b, 0),
+                                             .io_semantics.location = VARYING_SLOT_VAR1);
+   nir_def *f = build_tex(&b, nir_texop_txf, GLSL_SAMPLER_DIM_2D, true, nir_type_int32, 4,
+                          nir_trim_vector(&b, fl, 3), nir_channel(&b, fl, 3), NULL, NULL);
+   nir_def *sh2 = build_tex(&b, nir_texop_tex, GLSL_SAMPLER_DIM_2D, true, nir_type_float32, 1,
+                            nir_trim_vector(&b, sm, 3), NULL, nir_channel(&b, sm, 3), NULL);
+   fs_out(&b, nir_vec4(&b, nir_channel(&b, f, 0), nir_channel(&b, f, 3), nir_f2i32(&b, sh2),
+                       nir_imm_int(&b, 1)));
+   err = compile_decoded(b.shader, &ikey, &info);
+   if (!err) {
+      const struct vagx_instr *t0 = NULL, *t1 = NULL;
+      for (unsigned i = 0; i < n_code; i++) {
+         if (code[i].op == VAGX_OP_TEX && (code[i].mod & 7) == VAGX_TEXMODE_FETCH)
+            t0 = &code[i];
+         if (code[i].op == VAGX_OP_TEX && (code[i].mod & 7) == VAGX_TEXMODE_AUTO)
+            t1 = &code[i];
+      }
+      if (!t0 || !t1)
+         err = "expected a tex.fetch and a tex.auto";
+      else if (TEX_DIM(t0) != VAGX_DIM__2D || !TEX_ARRAY(t0) || TEX_SHADOW(t0))
+         err = "texelFetch is not tex.fetch 2d.array";
+      else if (TEX_DIM(t1) != VAGX_DIM__2D || !TEX_ARRAY(t1) || !TEX_SHADOW(t1))
+         err = "shadow array lookup is not tex 2d.array.shadow";
+      else if (t0->src[1].file == VAGX_FILE_IMM)
+         err = "texelFetch lod is not the shader's value";
+   }
+   all &= report("glsl130-texelfetch-array-shadow-array", err, b.shader, err ? NULL : &info);
+
+   /* textureSize(isampler1DArray, lod) = (width, layers): the layer count is
+    * component 2 of tex.size's result (render.md), so the value stored as
+    * the output's y must come from the result register + 2 */
+   b = nir_builder_init_simple_shader(MESA_SHADER_FRAGMENT, &vagx_nir_options, "txs");
+   fl = nir_load_input(&b, 1, 32, nir_imm_int(&b, 0), .io_semantics.location = VARYING_SLOT_VAR0,
+                       .dest_type = nir_type_int32);
+   nir_def *sz = build_tex(&b, nir_texop_txs, GLSL_SAMPLER_DIM_1D, true, nir_type_int32, 2, NULL,
+                           fl, NULL, NULL);
+   fs_out(&b, nir_vec4(&b, nir_channel(&b, sz, 0), nir_channel(&b, sz, 1), nir_imm_int(&b, 0),
+                       nir_imm_int(&b, 0)));
+   err = compile_decoded(b.shader, &ikey, &info);
+   if (!err) {
+      const struct vagx_instr *t = find_op(VAGX_OP_TEX, 0), *st = find_op(VAGX_OP_ST_TILE, 0);
+      if (!t || (t->mod & 7) != VAGX_TEXMODE_SIZE || TEX_DIM(t) != VAGX_DIM__1D || !TEX_ARRAY(t))
+         err = "expected tex.size 1d.array";
+      else if (!st)
+         err = "no st_tile";
+      else {
+         /* follow the register that st_tile stores as y back through movs */
+         unsigned want = t->dst + 2, reg = st->src[0].idx + 1;
+         for (int i = (int)(st - code) - 1; i > (int)(t - code); i--)
+            if (code[i].op == VAGX_OP_MOV && code[i].dst == reg && code[i].src[0].file == VAGX_FILE_R)
+               reg = code[i].src[0].idx;
+         if (reg != want)
+            err = "textureSize(sampler1DArray).y is not the layer count (result component 2)";
+      }
+   }
+   all &= report("glsl130-texturesize-1darray", err, b.shader, err ? NULL : &info);
+
+   /* textureOffset(sampler2D, p, ivec2(1, -1)): no offset operand in tex;
+    * lowered to a coordinate adjustment by 1/size of the level the texture
+    * unit will pick, which the shader computes from the coarse
+    * derivatives (fddx/fddy.coarse) like the unit: a tex.size with a
+    * register lod, 1/size, then the lookup (tex.auto) */
+   struct vagx_fs_key fkey = { .nr_cbufs = 1 };
+   fkey.rt_format[0] = PIPE_FORMAT_R8G8B8A8_UNORM;
+   b = nir_builder_init_simple_shader(MESA_SHADER_FRAGMENT, &vagx_nir_options, "offset");
+   bary = nir_load_barycentric_pixel(&b, 32, .interp_mode = INTERP_MODE_SMOOTH);
+   sm = nir_load_interpolated_input(&b, 2, 32, bary, nir_imm_int(&b, 0),
+                                    .io_semantics.location = VARYING_SLOT_VAR1);
+   fs_out(&b, build_tex(&b, nir_texop_tex, GLSL_SAMPLER_DIM_2D, false, nir_type_float32, 4, sm,
+                        NULL, NULL, nir_imm_ivec2(&b, 1, -1)));
+   err = compile_decoded(b.shader, &fkey, &info);
+   if (!err) {
+      const struct vagx_instr *sz = NULL, *look = NULL;
+      for (unsigned i = 0; i < n_code; i++) {
+         if (code[i].op == VAGX_OP_TEX && (code[i].mod & 7) == VAGX_TEXMODE_SIZE &&
+             code[i].src[1].file == VAGX_FILE_R)
+            sz = &code[i];
+         if (code[i].op == VAGX_OP_TEX && (code[i].mod & 7) == VAGX_TEXMODE_AUTO)
+            look = &code[i];
+      }
+      if (!sz || !look || look < sz)
+         err = "expected a tex.size at a computed level, then tex.auto";
+      else if (!count_op(VAGX_OP_FRCP))
+         err = "no 1/size";
+      else if (!count_op(VAGX_OP_FDDX) || !count_op(VAGX_OP_FDDY) || !count_op(VAGX_OP_FLOG2))
+         err = "the level is not computed from derivatives (fddx, fddy, flog2)";
+   }
+   all &= report("glsl130-textureoffset-lowered", err, b.shader, err ? NULL : &info);
+
+   /* textureLodOffset(sampler2D, p, lod, ivec2(-2, 2)): the offset is in
+    * texels of the level sampled, so the size is queried at the level
+    * derived from the shader's lod (tex.levels to clamp it, tex.size with
+    * a register lod), then tex.lod */
+   b = nir_builder_init_simple_shader(MESA_SHADER_FRAGMENT, &vagx_nir_options, "lodoffset");
+   bary = nir_load_barycentric_pixel(&b, 32, .interp_mode = INTERP_MODE_SMOOTH);
+   sm = nir_load_interpolated_input(&b, 3, 32, bary, nir_imm_int(&b, 0),
+                                    .io_semantics.location = VARYING_SLOT_VAR1);
+   fs_out(&b, build_tex(&b, nir_texop_txl, GLSL_SAMPLER_DIM_2D, false, nir_type_float32, 4,
+                        nir_trim_vector(&b, sm, 2), nir_channel(&b, sm, 2), NULL,
+                        nir_imm_ivec2(&b, -2, 2)));
+   err = compile_decoded(b.shader, &fkey, &info);
+   if (!err) {
+      const struct vagx_instr *lv = NULL, *sz = NULL, *lod = NULL;
+      for (unsigned i = 0; i < n_code; i++) {
+         if (code[i].op != VAGX_OP_TEX)
+            continue;
+         unsigned m = code[i].mod & 7;
+         if (m == VAGX_TEXMODE_LEVELS)
+            lv = &code[i];
+         else if (m == VAGX_TEXMODE_SIZE)
+            sz = &code[i];
+         else if (m == VAGX_TEXMODE_LOD)
+            lod = &code[i];
+      }
+      if (!lv || !sz || !lod || sz < lv || lod < sz)
+         err = "expected tex.levels, tex.size, tex.lod in that order";
+      else if (sz->src[1].file != VAGX_FILE_R)
+         err = "tex.size is not at the shader's level (lod operand not a register)";
+      /* the level includes the sampler's LOD state: min_lod, max_lod and
+       * lod_bias of sampler 0 in uniform words (SAMPLER_LOD 0..2) */
+      unsigned seen = 0;
+      for (unsigned i = 0; i < info.push_count; i++)
+         if (info.push[i].kind == VAGX_PUSH_SAMPLER_LOD && info.push[i].arg < 3)
+            seen |= 1u << info.push[i].arg;
+      if (!err && seen != 7)
+         err = "sampler 0's min_lod / max_lod / lod_bias words are not all pushed";
+   }
+   all &= report("glsl130-texturelodoffset-level-size", err, b.shader, err ? NULL : &info);
+
+   /* textureGradOffset(sampler1DArray, vec2(s, layer), dPdx, dPdy, 1): the
+    * gradients have one component (the layer has none); the level comes
+    * from them (lower_txd turns the lookup into tex.lod) */
+   b = nir_builder_init_simple_shader(MESA_SHADER_FRAGMENT, &vagx_nir_options, "gradoffset");
+   bary = nir_load_barycentric_pixel(&b, 32, .interp_mode = INTERP_MODE_SMOOTH);
+   sm = nir_load_interpolated_input(&b, 4, 32, bary, nir_imm_int(&b, 0),
+                                    .io_semantics.location = VARYING_SLOT_VAR1);
+   {
+      nir_tex_instr *t = nir_tex_instr_create(b.shader, 4);
+      t->op = nir_texop_txd;
+      t->sampler_dim = GLSL_SAMPLER_DIM_1D;
+      t->is_array = true;
+      t->dest_type = nir_type_float32;
+      t->coord_components = 2;
+      t->src[0] = nir_tex_src_for_ssa(nir_tex_src_coord, nir_trim_vector(&b, sm, 2));
+      t->src[1] = nir_tex_src_for_ssa(nir_tex_src_ddx, nir_channel(&b, sm, 2));
+      t->src[2] = nir_tex_src_for_ssa(nir_tex_src_ddy, nir_channel(&b, sm, 3));
+      t->src[3] = nir_tex_src_for_ssa(nir_tex_src_offset, nir_imm_int(&b, 1));
+      nir_def_init(&t->instr, &t->def, 4, 32);
+      nir_builder_instr_insert(&b, &t->instr);
+      fs_out(&b, &t->def);
+   }
+   err = compile_decoded(b.shader, &fkey, &info);
+   if (!err) {
+      const struct vagx_instr *lod = NULL;
+      for (unsigned i = 0; i < n_code; i++)
+         if (code[i].op == VAGX_OP_TEX && (code[i].mod & 7) == VAGX_TEXMODE_LOD)
+            lod = &code[i];
+      if (!lod || TEX_DIM(lod) != VAGX_DIM__1D || !TEX_ARRAY(lod))
+         err = "expected tex.lod 1d.array";
+      else if (!count_op(VAGX_OP_FLOG2))
+         err = "the level is not computed from the gradients";
+   }
+   all &= report("glsl130-texturegradoffset-1darray", err, b.shader, err ? NULL : &info);
+
+   /* gl_VertexID, uint conversion, round() and trunc() in a vertex shader */
+   b = nir_builder_init_simple_shader(MESA_SHADER_VERTEX, &vagx_nir_options, "vid");
+   nir_def *a0 = nir_load_input(&b, 1, 32, nir_imm_int(&b, 0), .base = 0,
+                                .io_semantics.location = VERT_ATTRIB_GENERIC0);
+   nir_def *vid = nir_u2f32(&b, nir_load_vertex_id(&b));
+   nir_store_output(&b, nir_vec4(&b, vid, nir_fround_even(&b, a0), nir_ftrunc(&b, a0),
+                                 nir_imm_float(&b, 1.0)),
+                    nir_imm_int(&b, 0), .io_semantics.location = VARYING_SLOT_POS, .write_mask = 0xf);
+   b.shader->info.outputs_written = VARYING_BIT_POS;
+   b.shader->info.io_lowered = true;
+   err = compile_decoded(b.shader, NULL, &info);
+   if (!err) {
+      bool vid_read = false;
+      for (unsigned i = 0; i < n_code; i++)
+         for (unsigned k = 0; k < 3; k++)
+            vid_read |= code[i].src[k].file == VAGX_FILE_SR && code[i].src[k].idx == VAGX_SR_VERTEX_ID &&
+                        code[i].op == VAGX_OP_U2F;
+      if (!vid_read)
+         err = "gl_VertexID is not u2f of sr.vertex_id";
+      else if (!count_op(VAGX_OP_FRND) || !count_op(VAGX_OP_FTRUNC))
+         err = "missing frnd / ftrunc";
+   }
+   all &= report("glsl130-vertexid-round-trunc", err, b.shader, err ? NULL : &info);
+
+   /* a uniform block (GL_ARB_uniform_buffer_object: block 0 is constant
+    * buffer 1): ld_global.b128 from the address in two adjacent uniform
+    * words UBO_LO/UBO_HI of buffer 1, the driver's contract (fill_push) */
+   b = nir_builder_init_simple_shader(MESA_SHADER_VERTEX, &vagx_nir_options, "ubo");
+   nir_def *blk = nir_load_ubo(&b, 4, 32, nir_imm_int(&b, 1), nir_imm_int(&b, 32), .range = ~0);
+   nir_store_output(&b, blk, nir_imm_int(&b, 0), .io_semantics.location = VARYING_SLOT_POS,
+                    .write_mask = 0xf);
+   b.shader->info.outputs_written = VARYING_BIT_POS;
+   b.shader->info.io_lowered = true;
+   err = compile_decoded(b.shader, NULL, &info);
+   if (!err) {
+      const struct vagx_instr *ld = find_op(VAGX_OP_LD_GLOBAL, 0);
+      if (!ld || ld->mod != VAGX_MEMSIZE_B128 || ld->src[0].file != VAGX_FILE_U)
+         err = "expected ld_global.b128 from a uniform address";
+      else if (ld->src[0].idx + 1 >= info.push_count ||
+               info.push[ld->src[0].idx].kind != VAGX_PUSH_UBO_LO ||
+               info.push[ld->src[0].idx].arg != 1 ||
+               info.push[ld->src[0].idx + 1].kind != VAGX_PUSH_UBO_HI ||
+               info.push[ld->src[0].idx + 1].arg != 1)
+         err = "address words are not UBO_LO, UBO_HI of buffer 1";
+      else if (!(ld->src[1].file == VAGX_FILE_IMM && ld->imm[ld->src[1].idx & 1] == 32) &&
+               ld->src[1].file != VAGX_FILE_R)
+         err = "offset operand is not 32";
+   }
+   all &= report("ubo-block-ld-global", err, b.shader, err ? NULL : &info);
+   return all;
+}
+
+/* Stream output names vertex-output words with vagx_vs_output_word: it
+ * must give the words of cmd_bind_vertex_pipeline's documented order
+ * (position 0-3, user outputs 4 words each in slot order -- gl_ClipVertex
+ * and, for GLSL 1.30 fragment shaders, the clip distances are user outputs
+ * too --, point size, clip distances), and only words the compiled
+ * shader's st_var write. */
+static bool
+test_vs_output_words(void)
+{
+   nir_builder b = nir_builder_init_simple_shader(MESA_SHADER_VERTEX, &vagx_nir_options, "vs-so");
+   nir_def *a = nir_load_input(&b, 4, 32, nir_imm_int(&b, 0), .base = 0,
+                               .io_semantics.location = VERT_ATTRIB_GENERIC0);
+   static const struct { unsigned loc, mask; } st[] = {
+      { VARYING_SLOT_POS, 0xf },  { VARYING_SLOT_VAR3, 0xf },       { VARYING_SLOT_VAR1, 0x3 },
+      { VARYING_SLOT_PSIZ, 0x1 }, { VARYING_SLOT_CLIP_DIST0, 0xf }, { VARYING_SLOT_CLIP_DIST1, 0x1 },
+      { VARYING_SLOT_CLIP_VERTEX, 0xf },
+   };
+   for (unsigned i = 0; i < ARRAY_SIZE(st); i++) {
+      unsigned n = util_last_bit(st[i].mask);
+      nir_store_output(&b, nir_channels(&b, nir_fadd_imm(&b, a, i + 1), BITFIELD_MASK(n)),
+                       nir_imm_int(&b, 0), .io_semantics.location = st[i].loc,
+                       .write_mask = st[i].mask);
+      b.shader->info.outputs_written |= BITFIELD64_BIT(st[i].loc);
+   }
+   b.shader->info.clip_distance_array_size = 5;
+   b.shader->info.io_lowered = true;
+   struct vagx_shader_info info;
+   const char *err = compile_decoded(b.shader, NULL, &info);
+   /* expected words: the user outputs are CLIP_VERTEX (slot 16, words
+    * 4-7), CLIP_DIST0/1 (17, 18: 8-15), VAR1 (16-19), VAR3 (20-23); point
+    * size 24; the 5 clip distances 25-29, which stream output reads */
+   static const struct { unsigned loc, comp; int word; } want[] = {
+      { VARYING_SLOT_POS, 2, 2 },         { VARYING_SLOT_CLIP_VERTEX, 0, 4 },
+      { VARYING_SLOT_CLIP_VERTEX, 3, 7 }, { VARYING_SLOT_VAR1, 1, 17 },
+      { VARYING_SLOT_VAR3, 0, 20 },       { VARYING_SLOT_VAR3, 3, 23 },
+      { VARYING_SLOT_PSIZ, 0, 24 },       { VARYING_SLOT_CLIP_DIST0, 0, 25 },
+      { VARYING_SLOT_CLIP_DIST0, 3, 28 }, { VARYING_SLOT_CLIP_DIST1, 0, 29 },
+      { VARYING_SLOT_CLIP_DIST1, 1, -1 }, { VARYING_SLOT_VAR2, 0, -1 },
+      { VARYING_SLOT_PSIZ, 1, -1 },
+   };
+   static char msg[128];
+   for (unsigned i = 0; !err && i < ARRAY_SIZE(want); i++) {
+      int w = vagx_vs_output_word(&info, want[i].loc, want[i].comp);
+      if (w != want[i].word) {
+         snprintf(msg, sizeof(msg), "slot %u component %u: word %d, expected %d", want[i].loc,
+                  want[i].comp, w, want[i].word);
+         err = msg;
+      }
+   }
+   /* every mapped word of a written component is written by an st_var */
+   uint32_t written[2] = { 0 }, mapped[2] = { 0 };
+   for (unsigned i = 0; !err && i < n_code; i++) {
+      if (code[i].op != VAGX_OP_ST_VAR || code[i].src[1].file != VAGX_FILE_IMM) {
+         if (code[i].op == VAGX_OP_ST_VAR)
+            err = "st_var index not an immediate";
+         continue;
+      }
+      uint32_t idx = code[i].imm[code[i].src[1].idx & 1];
+      if (idx < 64)
+         written[idx / 32] |= 1u << (idx % 32);
+   }
+   for (unsigned i = 0; !err && i < ARRAY_SIZE(st); i++) {
+      u_foreach_bit(c, st[i].mask) {
+         int w = vagx_vs_output_word(&info, st[i].loc, c);
+         if (w < 0 || w >= 64) {
+            err = "written component without a word";
+            break;
+         }
+         mapped[w / 32] |= 1u << (w % 32);
+      }
+   }
+   if (!err && ((mapped[0] & ~written[0]) || (mapped[1] & ~written[1]))) {
+      snprintf(msg, sizeof(msg), "st_var words %08x%08x, mapped %08x%08x", written[1],
+               written[0], mapped[1], mapped[0]);
+      err = msg;
+   }
+   return report("vs-output-words-stream-out", err, b.shader, err && !n_code ? NULL : &info);
+}
+
 int
 main(void)
 {
    glsl_type_singleton_init_or_ref();
    bool all = true;
-   printf("TAP version 13\n1..5\n");
+   printf("TAP version 13\n");
 
    /* vertex: pos = attr0 * u + attr1 */
    nir_builder b = nir_builder_init_simple_shader(MESA_SHADER_VERTEX, &vagx_nir_options, "vs");
@@ -203,6 +646,9 @@ main(void)
    }
    printf("%s %d - bg-eot\n", ok ? "ok" : "not ok", ++n_test);
    all &= ok;
+   all &= test_glsl130();
+   all &= test_vs_output_words();
+   printf("1..%d\n", n_test);
    glsl_type_singleton_decref();
    return all ? 0 : 1;
 }
