@@ -20,7 +20,10 @@
 #include "core_test.h"
 #include "vagx_asm.h"
 
-#define THREADS (1024 * 64)
+/* 512 threadgroups of 1024 threads, a ~5 ms job: with 64 (0.7 ms) the
+ * per-job fixed costs (waking workers, completion) held an idle 2-core
+ * machine to x1.24 from 2 workers (docs/performance.md, "Scaling") */
+#define THREADS (1024 * 512)
 #define CHAIN 64
 #define BEST_OF 3 /* C references: best of 3 (the machine is shared) */
 #define VA_CODE 0x0000002000000000ull
