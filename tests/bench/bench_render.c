@@ -47,54 +47,8 @@
 
 #define FB_W 1920
 #define FB_H 1080
-#define MEM_BASE 0x100000000ull
 #define MEM_SIZE (96u << 20)
-
-static uint8_t *mem;
-static uint64_t brk_;
-
-static void *xlate(void *ctx, uint64_t va, uint32_t size, unsigned access, uint64_t *span)
-{
-   (void)ctx;
-   (void)access;
-   if (va < MEM_BASE || va + size > MEM_BASE + MEM_SIZE || va + size < va)
-      return NULL;
-   *span = MEM_BASE + MEM_SIZE - va;
-   return mem + (va - MEM_BASE);
-}
-static const struct vagx_usc_mem_ops mem_ops = {.translate = xlate};
-
-static uint64_t alloc(uint64_t size, uint64_t align)
-{
-   brk_ = (brk_ + align - 1) & ~(align - 1);
-   uint64_t va = MEM_BASE + brk_;
-   brk_ += size;
-   if (brk_ > MEM_SIZE) {
-      fprintf(stderr, "bench_render: memory exhausted\n");
-      exit(1);
-   }
-   memset(mem + (va - MEM_BASE), 0, size);
-   return va;
-}
-static void *ptr(uint64_t va) { return mem + (va - MEM_BASE); }
-static uint64_t put(const void *d, uint64_t size, uint64_t align)
-{
-   uint64_t va = alloc(size, align);
-   memcpy(ptr(va), d, size);
-   return va;
-}
-
-static uint64_t assemble(const char *src)
-{
-   static uint32_t words[8192];
-   struct vagx_asm_error err;
-   long n = vagx_asm_assemble(src, words, 8192, &err);
-   if (n < 0) {
-      fprintf(stderr, "bench_render: asm line %d: %s\n", err.line, err.msg);
-      exit(1);
-   }
-   return put(words, (uint64_t)n * 4, 16);
-}
+#include "render_test_mem.h"
 
 static double now_s(void)
 {

@@ -28,56 +28,11 @@ static int failures, checks;
    } while (0)
 
 /* ------------------------------------------------------------ memory -- */
-#define MEM_BASE 0x100000000ull
 #define MEM_SIZE (32u << 20)
+#include "render_test_mem.h"
+
 #define HOLE_VA (MEM_BASE + MEM_SIZE + 0x10000) /* never translates */
-static uint8_t *mem;
-static uint64_t brk_;
-
-static void *xlate(void *ctx, uint64_t va, uint32_t size, unsigned access, uint64_t *span)
-{
-   (void)ctx;
-   (void)access;
-   if (va < MEM_BASE || va + size > MEM_BASE + MEM_SIZE || va + size < va)
-      return NULL;
-   *span = MEM_BASE + MEM_SIZE - va;
-   return mem + (va - MEM_BASE);
-}
-static const struct vagx_usc_mem_ops mem_ops = {.translate = xlate};
-
-static uint64_t alloc(uint64_t size, uint64_t align)
-{
-   brk_ = (brk_ + align - 1) & ~(align - 1);
-   uint64_t va = MEM_BASE + brk_;
-   brk_ += size;
-   if (brk_ > MEM_SIZE) {
-      fprintf(stderr, "test memory exhausted\n");
-      exit(2);
-   }
-   memset(mem + (va - MEM_BASE), 0, size);
-   return va;
-}
-static void *ptr(uint64_t va) { return mem + (va - MEM_BASE); }
 static uint32_t *wptr(uint64_t va) { return (uint32_t *)ptr(va); }
-
-static uint64_t put(const void *data, uint64_t size, uint64_t align)
-{
-   uint64_t va = alloc(size, align);
-   memcpy(ptr(va), data, size);
-   return va;
-}
-
-static uint64_t assemble(const char *src)
-{
-   static uint32_t words[8192];
-   struct vagx_asm_error err;
-   long n = vagx_asm_assemble(src, words, 8192, &err);
-   if (n < 0) {
-      fprintf(stderr, "asm error line %d: %s\n%s\n", err.line, err.msg, src);
-      exit(2);
-   }
-   return put(words, (uint64_t)n * 4, 16);
-}
 
 static void usc(struct vagx_usc_program *u, uint64_t code, const uint32_t *uni, unsigned nuni,
                 uint64_t img)

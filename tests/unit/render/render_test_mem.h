@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Flat "guest memory" for the host tests and benchmarks of the renderer
+ * core (test_render, test_streamout, bench_render): one calloc'd block at
+ * MEM_BASE, identity-translated (so every VA outside it faults), a bump
+ * allocator that zeroes what it hands out, and helpers to place data and
+ * assembled USC programs in it.
+ *
+ * Define MEM_SIZE (bytes) before including, point mem at MEM_SIZE zeroed
+ * bytes, and reset brk_ to 0 to reuse the memory between cases.
+ */
+#ifndef RENDER_TEST_MEM_H
+#define RENDER_TEST_MEM_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render.h"
+#include "vagx_asm.h"
+
+#ifndef MEM_SIZE
+#error "define MEM_SIZE before including render_test_mem.h"
+#endif
+
+#define MEM_BASE 0x100000000ull
+
+static uint8_t *mem;
+static uint64_t brk_;
+
+static void *xlate(void *ctx, uint64_t va, uint32_t size, unsigned access, uint64_t *span)
+{
+   (void)ctx;
+   (void)access;
+   if (va < MEM_BASE || va + size > MEM_BASE + MEM_SIZE || va + size < va)
+      return NULL;
+   *span = MEM_BASE + MEM_SIZE - va;
+   return mem + (va - MEM_BASE);
+}
+static const struct vagx_usc_mem_ops mem_ops = {.translate = xlate};
+
+static uint64_t alloc(uint64_t size, uint64_t align)
+{
+   brk_ = (brk_ + align - 1) & ~(align - 1);
+   uint64_t va = MEM_BASE + brk_;
+   brk_ += size;
+   if (brk_ > MEM_SIZE) {
+      fprintf(stderr, "test memory exhausted (MEM_SIZE %u MiB)\n", (unsigned)(MEM_SIZE >> 20));
+      exit(2);
+   }
+   memset(mem + (va - MEM_BASE), 0, size);
+   return va;
+}
+
+static inline void *ptr(uint64_t va) { return mem + (va - MEM_BASE); }
+
+static uint64_t put(const void *data, uint64_t size, uint64_t align)
+{
+   uint64_t va = alloc(size, align);
+   memcpy(ptr(va), data, size);
+   return va;
+}
+
+/* Assembles src into the memory (16-byte aligned); exits on a syntax error. */
+static uint64_t assemble(const char *src)
+{
+   static uint32_t words[8192];
+   struct vagx_asm_error err;
+   long n = vagx_asm_assemble(src, words, 8192, &err);
+   if (n < 0) {
+      fprintf(stderr, "asm error line %d: %s\n%s\n", err.line, err.msg, src);
+      exit(2);
+   }
+   return put(words, (uint64_t)n * 4, 16);
+}
+
+#endif
