@@ -1312,9 +1312,7 @@ vagx_flush_batch(struct vagx_context *ctx, struct vagx_batch *b)
          fprintf(stderr, "vagx: render job for %ux%u framebuffer failed; results are undefined\n",
                  b->key.width, b->key.height);
    }
-   /* drop reader/writer marks */
-   util_dynarray_foreach(&b->bos, struct vagx_bo *, it)
-      (void)it;
+   /* drop the writer marks of its attachments */
    for (unsigned i = 0; i < b->key.nr_cbufs; i++)
       if (b->key.cbufs[i] && vagx_resource(b->key.cbufs[i]->texture)->writer == b)
          vagx_resource(b->key.cbufs[i]->texture)->writer = NULL;
