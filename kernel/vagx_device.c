@@ -17,6 +17,7 @@
 
 #define VAGX_RESET_TIMEOUT_US	1000000
 #define VAGX_TLB_TIMEOUT_US	1000000
+#define VAGX_TLB_WEDGED_US	20000000
 
 static DEFINE_SPINLOCK(vagx_irq_lock);
 
@@ -69,6 +70,37 @@ u64 vagx_device_timestamp(struct vagx_device *vdev)
 	return ((u64)hi << 32) | lo;
 }
 
+/*
+ * Waits for TLB_INV_STATUS.BUSY to clear. The device completes an
+ * invalidation at its units' next safepoint (microseconds); a slow host may
+ * take longer, so only a device that stays busy for VAGX_TLB_WEDGED_US is
+ * considered wedged: it is then reset, which stops every job, so that no
+ * translation can be used any more once this returns.
+ */
+static int vagx_tlb_wait(struct vagx_device *vdev)
+{
+	u32 status;
+	int ret;
+
+	ret = readl_poll_timeout(vdev->mmio + VAGX_REG_TLB_INV_STATUS, status,
+				 !VAGX_TLB_INV_STATUS_BUSY_GET(status), 1,
+				 VAGX_TLB_TIMEOUT_US);
+	if (!ret)
+		return 0;
+	drm_warn(&vdev->drm, "TLB invalidation still busy after %u ms\n",
+		 VAGX_TLB_TIMEOUT_US / 1000);
+	ret = readl_poll_timeout(vdev->mmio + VAGX_REG_TLB_INV_STATUS, status,
+				 !VAGX_TLB_INV_STATUS_BUSY_GET(status), 100,
+				 VAGX_TLB_WEDGED_US);
+	if (!ret)
+		return 0;
+	drm_err(&vdev->drm, "TLB invalidation timed out, resetting the GPU\n");
+	vagx_device_reset(vdev);
+	return readl_poll_timeout(vdev->mmio + VAGX_REG_TLB_INV_STATUS, status,
+				  !VAGX_TLB_INV_STATUS_BUSY_GET(status), 100,
+				  VAGX_TLB_TIMEOUT_US);
+}
+
 /**
  * vagx_device_tlb_invalidate() - Drop cached translations of a VM range
  * @vdev: Device.
@@ -82,12 +114,12 @@ u64 vagx_device_timestamp(struct vagx_device *vdev)
  * vagx_device_fini() has quiesced the device (global reset, bus mastering
  * off), after which no translation is used any more.
  *
- * Return: 0, -ETIMEDOUT or -ENODEV (unplugged).
+ * Return: 0, -ETIMEDOUT (the device did not complete the invalidation even
+ * after a global reset) or -ENODEV (unplugged).
  */
 int vagx_device_tlb_invalidate(struct vagx_device *vdev, u64 root,
 			       u64 va, u64 size)
 {
-	u32 status;
 	int ret, idx;
 
 	if (!drm_dev_enter(&vdev->drm, &idx)) {
@@ -95,20 +127,22 @@ int vagx_device_tlb_invalidate(struct vagx_device *vdev, u64 root,
 		return -ENODEV;
 	}
 	mutex_lock(&vdev->tlb_lock);
-	vagx_write(vdev, VAGX_REG_TLB_INV_ROOT_LO, lower_32_bits(root));
-	vagx_write(vdev, VAGX_REG_TLB_INV_ROOT_HI, upper_32_bits(root));
-	vagx_write(vdev, VAGX_REG_TLB_INV_VA_LO, lower_32_bits(va));
-	vagx_write(vdev, VAGX_REG_TLB_INV_VA_HI, upper_32_bits(va));
-	vagx_write(vdev, VAGX_REG_TLB_INV_SIZE_LO, lower_32_bits(size));
-	vagx_write(vdev, VAGX_REG_TLB_INV_SIZE_HI, upper_32_bits(size));
-	vagx_write(vdev, VAGX_REG_TLB_INV_CMD, VAGX_TLB_INV_CMD_START(1));
-	ret = readl_poll_timeout(vdev->mmio + VAGX_REG_TLB_INV_STATUS, status,
-				 !VAGX_TLB_INV_STATUS_BUSY_GET(status), 1,
-				 VAGX_TLB_TIMEOUT_US);
+	/* START while busy is refused: never issue one. */
+	ret = vagx_tlb_wait(vdev);
+	if (!ret) {
+		vagx_write(vdev, VAGX_REG_TLB_INV_ROOT_LO, lower_32_bits(root));
+		vagx_write(vdev, VAGX_REG_TLB_INV_ROOT_HI, upper_32_bits(root));
+		vagx_write(vdev, VAGX_REG_TLB_INV_VA_LO, lower_32_bits(va));
+		vagx_write(vdev, VAGX_REG_TLB_INV_VA_HI, upper_32_bits(va));
+		vagx_write(vdev, VAGX_REG_TLB_INV_SIZE_LO, lower_32_bits(size));
+		vagx_write(vdev, VAGX_REG_TLB_INV_SIZE_HI, upper_32_bits(size));
+		vagx_write(vdev, VAGX_REG_TLB_INV_CMD, VAGX_TLB_INV_CMD_START(1));
+		ret = vagx_tlb_wait(vdev);
+	}
 	mutex_unlock(&vdev->tlb_lock);
 	drm_dev_exit(idx);
 	if (ret)
-		drm_err(&vdev->drm, "TLB invalidation timed out\n");
+		drm_err(&vdev->drm, "TLB invalidation failed: the device does not respond\n");
 	return ret;
 }
 

@@ -1295,15 +1295,38 @@ err_put:
 
 static void vagx_queue_destroy(struct vagx_queue *queue)
 {
+	struct vagx_device *vdev = queue->vdev;
+	struct drm_gpu_scheduler *sched = &queue->ring->sched;
+
+	/* A SUBMIT that looked the queue up before it was erased fails now. */
+	mutex_lock(&queue->submit_lock);
+	queue->destroyed = true;
+	mutex_unlock(&queue->submit_lock);
+
 	/*
 	 * QUEUE_DESTROY lets the queued jobs run (flush, then fini); a closing
 	 * file does not wait for their dependencies: fini kills the jobs that
 	 * the scheduler has not taken yet (-ESRCH once their waits resolve).
 	 */
-	if (READ_ONCE(queue->closing))
-		drm_sched_entity_fini(&queue->entity);
-	else
-		drm_sched_entity_destroy(&queue->entity);
+	if (!READ_ONCE(queue->closing))
+		drm_sched_entity_flush(&queue->entity,
+				       MAX_WAIT_SCHED_ENTITY_Q_EMPTY);
+
+	/*
+	 * The rings' schedulers are shared by many entities. In 6.12,
+	 * drm_sched_entity_pop_job() puts an entity that still holds jobs
+	 * back into the run queue's FIFO tree without checking whether
+	 * drm_sched_entity_kill() removed it meanwhile, which leaves a freed
+	 * entity in the tree. Park the scheduler's work items (as a ring
+	 * reset does, hence the reset lock) so that no pop runs while the
+	 * entity is removed.
+	 */
+	mutex_lock(&vdev->reset_lock);
+	drm_sched_wqueue_stop(sched);
+	drm_sched_entity_fini(&queue->entity);
+	drm_sched_wqueue_start(sched);
+	mutex_unlock(&vdev->reset_lock);
+
 	atomic_dec(&queue->vm->queue_count);
 	vagx_queue_put(queue);
 }
@@ -1561,6 +1584,11 @@ static int vagx_submit(struct drm_device *drm, void *data,
 	args->failed_cmd = DRM_VAGX_NO_FAILED_INDEX;
 
 	mutex_lock(&queue->submit_lock);
+	if (queue->destroyed) {
+		ret = -ENOENT;
+		mutex_unlock(&queue->submit_lock);
+		goto out_jobs;
+	}
 	r_obj = vagx_vm_root_gem(queue->vm);
 	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT, 1);
 	drm_exec_until_all_locked(&exec) {

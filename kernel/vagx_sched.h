@@ -82,6 +82,11 @@ struct vagx_queue {
 	struct dma_fence *last_run;
 	/** @closing: The file is closing: cancel everything left. */
 	bool closing;
+	/**
+	 * @destroyed: The entity is being torn down: SUBMIT must not push
+	 * (under @submit_lock).
+	 */
+	bool destroyed;
 };
 
 int vagx_syncs_parse(struct drm_file *file,

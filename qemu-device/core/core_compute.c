@@ -88,7 +88,14 @@ fault:
    return NULL;
 }
 
-const struct vagx_usc_mem_ops core_usc_mem_ops = {.translate = usc_translate};
+static void usc_safepoint(void *vctx)
+{
+   struct core_run_ctx *r = vctx;
+   core_worker_safepoint(r->w);
+}
+
+const struct vagx_usc_mem_ops core_usc_mem_ops = {.translate = usc_translate,
+                                                  .safepoint = usc_safepoint};
 
 static void env_init(struct vagx_usc_env *env, struct core_job *job, struct core_run_ctx *r)
 {

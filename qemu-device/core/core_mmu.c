@@ -6,10 +6,13 @@
  * TLB protocol: every thread (worker or front-end) owns a private TLB.  A
  * TLB invalidation bumps core->tlb_gen; a thread drops its whole TLB when it
  * sees a new generation at the start of a slice (a batch of threadgroups or
- * a copy chunk) -- so a stale translation can be used only by accesses of a
- * slice that began before the invalidation, and TLB_INV_STATUS.BUSY stays 1
- * until every such slice ended (core_regs.c).  Invalidations are therefore
- * treated as "everything": always correct, cheap because they are rare.
+ * a copy chunk) or at a safepoint inside one (the interpreter's, at the start
+ * of every shader run and every 256 instructions, where it holds no host
+ * address) -- so a stale translation can be used only by accesses made
+ * before the thread's next slice start or safepoint, and TLB_INV_STATUS.BUSY
+ * stays 1 until every thread passed one (core_regs.c).  An endless shader
+ * therefore does not hold an invalidation up.  Invalidations are treated as
+ * "everything": always correct, cheap because they are rare.
  */
 #include "core_priv.h"
 

@@ -175,6 +175,9 @@ void core_job_task_done(struct core_job *job);
  * invalidation protocol. */
 void core_worker_slice_begin(struct core_worker *w);
 void core_worker_slice_end(struct core_worker *w);
+/* Mid-slice point where w holds no translation: completes a pending TLB
+ * invalidation for w (as slice end + begin would) without ending its work. */
+void core_worker_safepoint(struct core_worker *w);
 
 /* copy/fill (core_copy.c) */
 int core_copy_setup(struct core_job *job, const uint32_t *payload);

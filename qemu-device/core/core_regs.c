@@ -156,6 +156,14 @@ void core_worker_slice_end(struct core_worker *w)
    }
 }
 
+void core_worker_safepoint(struct core_worker *w)
+{
+   if (!atomic_load_explicit(&w->core->tlb_pending, memory_order_relaxed))
+      return;
+   core_worker_slice_end(w);
+   core_worker_slice_begin(w);
+}
+
 /* --------------------------------------------------------------- resets -- */
 
 bool core_any_job_locked(struct vagx_core *core)

@@ -55,11 +55,17 @@ struct vagx_usc_mem_ops {
    /* Maps [va, va + size) for `access` (VAGX_USC_ACC_READ/WRITE/EXEC, atomics
     * ask READ|WRITE).  Returns the host address of va and stores in *span how
     * many bytes from va are contiguous in host memory with the same rights
-    * (>= size); NULL is a fault.  The core caches the span for the rest of the
-    * run call, so mappings must not change while a job runs (the device
-    * invalidates at job boundaries). */
+    * (>= size); NULL is a fault.  The core caches the span until the next
+    * safepoint. */
    void *(*translate)(void *ctx, uint64_t va, uint32_t size, unsigned access,
                       uint64_t *span);
+   /* May be NULL.  Called at the start of every run call and at least every
+    * 256 instructions (so in every loop), between instructions: no address
+    * that translate returned before is used after it.  The device completes
+    * pending TLB invalidations here, so an endless shader does not hold one
+    * up.  A caller of the vagx_usc_run_* entry points must not keep a
+    * translated address across the call either. */
+   void (*safepoint)(void *ctx);
 };
 
 /* A graphics-only instruction handed to the renderer (texture unit, iterator,

@@ -56,12 +56,24 @@ const char *vagx_usc_status_name(enum vagx_usc_status s)
    return "?";
 }
 
-/* Abort flag and budget, polled every CHECK_INTERVAL instructions (every loop
- * iteration executes at least its endloop, so infinite loops are caught). */
+/* The memory safepoint (usc.h): translations cached for the run are dropped. */
+static void safepoint(struct usc_run *run)
+{
+   const struct vagx_usc_env *env = run->env;
+   if (env->mem && env->mem->safepoint) {
+      env->mem->safepoint(env->mem_ctx);
+      run->tlb_r.end = run->tlb_w.end = 0;
+   }
+}
+
+/* Abort flag, budget and memory safepoint, every CHECK_INTERVAL instructions
+ * (every loop iteration executes at least its endloop, so infinite loops are
+ * caught). */
 static void slow_check(struct usc_run *run, struct usc_grp *g)
 {
    const struct vagx_usc_env *env = run->env;
    const struct usc_op *o = &run->prog->ops[g->pc];
+   safepoint(run);
    if (env->abort && atomic_load_explicit(env->abort, memory_order_relaxed)) {
       usc_error(g, o, VAGX_USC_ABORTED);
       return;
@@ -214,6 +226,7 @@ static void begin_run(struct vagx_usc *usc, struct usc_run *run, const struct va
    run->next_check = CHECK_INTERVAL;
    if (env->budget && env->budget < run->next_check)
       run->next_check = env->budget;
+   safepoint(run);
    /* Broadcast only the uniforms the program reads. */
    for (unsigned w = 0; w < 4; w++)
       for (uint64_t bits = prog->u_used[w]; bits; bits &= bits - 1) {

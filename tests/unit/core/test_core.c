@@ -1052,6 +1052,16 @@ static const char *k_spin =
    "endloop\n"
    "end\n";
 
+/* Stores an ever-growing counter to u0[0], forever. */
+static const char *k_spin_store =
+   "mov r1, #0\n"
+   "mov r2, #0\n"
+   "loop\n"
+   "  iadd r1, r1, #1\n"
+   "  st_global.b32 u0, r2, r1\n"
+   "endloop\n"
+   "end\n";
+
 static const char *k_nothing = "end\n";
 
 static const char *k_wild =
@@ -1215,6 +1225,35 @@ static void test_compute(unsigned workers)
    CHECK(t_now_s() - t0 < 1.0, "prompt %.3f", t_now_s() - t0);
    CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_ABORTED, "ABORTED");
    wr(&d, VAGX_REG_Q_RESUME(3), 1);
+
+   /* An endless kernel does not hold a TLB invalidation up: the interpreter's
+    * safepoints complete it, and from then on its stores reach the page
+    * mapped now, never the old one (whose memory the OS may reuse). */
+   const uint64_t spin_va = DATA_VA + 0x40000;
+   set_ptr(uni, 0, spin_va);
+   cdata(&c, 0x40000)[0] = 0;
+   slot = submit_compute(&c, k_spin_store, (uint32_t[3]){32, 1, 1}, (uint32_t[3]){1, 1, 1}, 0, uni,
+                         2, 0, 0);
+   CHECK(WAIT_UNTIL(cdata(&c, 0x40000)[0] != 0, 5), "spin store running");
+   const uint64_t new_pa = pa_alloc(d.f, VAGX_PAGE_SIZE);
+   vm_map_page(d.f, c.root, spin_va, new_pa, false, false);
+   t0 = t_now_s();
+   wr(&d, VAGX_REG_TLB_INV_CMD, VAGX_TLB_INV_CMD_START(1) | VAGX_TLB_INV_CMD_ALL_ROOTS(1));
+   CHECK(WAIT_UNTIL(!VAGX_TLB_INV_STATUS_BUSY_GET(rd(&d, VAGX_REG_TLB_INV_STATUS)), 5),
+         "invalidation completes while the kernel spins");
+   CHECK(t_now_s() - t0 < 0.5, "invalidation prompt %.3f s", t_now_s() - t0);
+   CHECK(q_state(&d, 3) == VAGX_QUEUE_STATE_RUNNING, "kernel still running");
+   const uint32_t old_val = cdata(&c, 0x40000)[0];
+   CHECK(WAIT_UNTIL(pa_u32(d.f, new_pa)[0] != 0, 5), "stores reach the new page");
+   usleep(20000);
+   CHECK(cdata(&c, 0x40000)[0] == old_val, "no store to the old page after the invalidation");
+   wr(&d, VAGX_REG_Q_ABORT(3), 1);
+   CHECK(WAIT_UNTIL(q_state(&d, 3) == VAGX_QUEUE_STATE_HALTED, 5), "spin store aborted");
+   wr(&d, VAGX_REG_Q_RESUME(3), 1);
+   vm_map_page(d.f, c.root, spin_va, c.data_pa + 0x40000, false, false);
+   wr(&d, VAGX_REG_TLB_INV_CMD, VAGX_TLB_INV_CMD_START(1) | VAGX_TLB_INV_CMD_ALL_ROOTS(1));
+   CHECK(WAIT_UNTIL(!VAGX_TLB_INV_STATUS_BUSY_GET(rd(&d, VAGX_REG_TLB_INV_STATUS)), 5),
+         "idle invalidation");
 
    slot = submit_compute(&c, k_spin, (uint32_t[3]){256, 1, 1}, (uint32_t[3]){64, 1, 1}, 0, uni, 0, 0, 0);
    CHECK(WAIT_UNTIL(q_state(&d, 3) == VAGX_QUEUE_STATE_RUNNING, 5), "spin running");

@@ -111,6 +111,20 @@ int main(void)
    env.budget = 100000;
    CHECK(vagx_usc_run_threadgroup(usc, p, &env, &cs, id, &r) == VAGX_USC_BUDGET &&
          r.instructions == 100000, "budget: %llu", (unsigned long long)r.instructions);
+   /* The endless loop passes a memory safepoint at least every 256
+    * instructions (where the device completes TLB invalidations). */
+   {
+      struct t_mem mem = { calloc(1, 64), 64 };
+      t_safepoints = 0;
+      env.mem = &t_mem_ops;
+      env.mem_ctx = &mem;
+      CHECK(vagx_usc_run_threadgroup(usc, p, &env, &cs, id, &r) == VAGX_USC_BUDGET, "budget+mem");
+      CHECK(t_safepoints >= 100000 / 256, "safepoints: %u in 100000 instructions",
+            t_safepoints);
+      env.mem = NULL;
+      env.mem_ctx = NULL;
+      free(mem.buf);
+   }
    vagx_usc_destroy(usc);
    vagx_usc_program_free(p);
 

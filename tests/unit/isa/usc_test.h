@@ -39,6 +39,8 @@ struct t_mem {
    size_t size;
 };
 
+static unsigned t_safepoints; /* calls of t_safepoint */
+
 static void *t_translate(void *ctx, uint64_t va, uint32_t size, unsigned access, uint64_t *span)
 {
    struct t_mem *m = (struct t_mem *)ctx;
@@ -49,7 +51,14 @@ static void *t_translate(void *ctx, uint64_t va, uint32_t size, unsigned access,
    return m->buf + (va - T_BASE);
 }
 
-static const struct vagx_usc_mem_ops t_mem_ops = { t_translate };
+static void t_safepoint(void *ctx)
+{
+   (void)ctx;
+   t_safepoints++;
+}
+
+static const struct vagx_usc_mem_ops t_mem_ops = { .translate = t_translate,
+                                                   .safepoint = t_safepoint };
 
 static inline struct vagx_usc_decoded *t_build(const char *src)
 {
