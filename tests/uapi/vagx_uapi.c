@@ -924,6 +924,64 @@ TEST_F(vagx, close_with_work)
 	EXPECT_FALSE(has_mapping(self->fd, va, va + 64 * PAGE, "bo"));
 }
 
+/*
+ * Files closed while the rings' schedulers are taking their jobs. The rings'
+ * schedulers are shared by every file's queues: a queue teardown racing the
+ * scheduler's pop once left a freed entity in the run queue, which oopsed a
+ * later close and stalled every later SUBMIT on that ring. Each ring must
+ * still complete other files' jobs afterwards.
+ */
+TEST_F(vagx, close_while_scheduling)
+{
+	struct drm_vagx_cmd cmds[16];
+	uint32_t vm, q, done;
+
+	memset(cmds, 0, sizeof(cmds));
+	for (int i = 0; i < 16; i++)
+		cmds[i].type = DRM_VAGX_QUEUE_TYPE_RENDER;
+	for (int round = 0; round < 48; round++) {
+		int fd2 = open_vagx();
+		uint32_t vm2, q2;
+
+		ASSERT_GE(fd2, 0);
+		ASSERT_EQ(0, vm_create(fd2, &vm2));
+		/* Three queues: one on each ring medium priority uses. */
+		for (int k = 0; k < 3; k++) {
+			ASSERT_EQ(0, queue_create(fd2, vm2,
+						  DRM_VAGX_QUEUE_TYPE_RENDER,
+						  DRM_VAGX_PRIORITY_MEDIUM, &q2));
+			ASSERT_EQ(0, submit(fd2, q2, cmds, 16, NULL));
+		}
+		/* Close at different points of the scheduling. */
+		usleep((round % 8) * 50);
+		close(fd2);
+	}
+
+	ASSERT_EQ(0, vm_create(self->fd, &vm));
+	for (int k = 0; k < 4; k++) {
+		struct drm_vagx_sync sig = {
+			.type = DRM_VAGX_SYNC_TYPE_SYNCOBJ,
+			.flags = DRM_VAGX_SYNC_SIGNAL,
+		};
+		struct drm_vagx_cmd c = {
+			.type = DRM_VAGX_QUEUE_TYPE_RENDER,
+			.syncs = DRM_VAGX_OBJ_ARRAY(1, &sig),
+		};
+
+		done = syncobj_create(self->fd);
+		sig.handle = done;
+		ASSERT_EQ(0, queue_create(self->fd, vm,
+					  DRM_VAGX_QUEUE_TYPE_RENDER,
+					  k ? DRM_VAGX_PRIORITY_MEDIUM :
+					  DRM_VAGX_PRIORITY_HIGH, &q));
+		ASSERT_EQ(0, submit(self->fd, q, &c, 1, NULL));
+		EXPECT_EQ(0, syncobj_wait_ms(self->fd, done, 5000)) {
+			TH_LOG("ring of queue %u (k=%d) no longer runs jobs",
+			       q, k);
+		}
+	}
+}
+
 TEST_F(vagx, fdinfo)
 {
 	char path[64], buf[4096];
