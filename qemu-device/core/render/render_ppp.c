@@ -5,7 +5,8 @@
 
 #include "render_priv.h"
 
-/* A clip-space vertex in the scratch: pos[4], cd[8], attrs[na]. */
+/* A clip-space vertex in the scratch: pos[4], cd[8], attrs[na], and its
+ * clip-space barycentrics of the primitive's vertices, bary[3]. */
 #define CV_POS 0
 #define CV_CD 4
 #define CV_ATTR 12
@@ -13,6 +14,7 @@
 struct layout {
    unsigned n32, n16;         /* 32-bit words, 16-bit pair words */
    unsigned na;               /* expanded attributes: n32 + 2*n16 */
+   unsigned bary;             /* index of bary[3] in a clip vertex */
    unsigned stride;           /* doubles per clip vertex */
    unsigned ps_word, cd_word, ncd;
    int ef_word;               /* edge flag output word, -1 without */
@@ -23,11 +25,76 @@ static void get_layout(const struct vagx_cmd_bind_vertex_pipeline *vp, struct la
    l->n32 = vp->smooth32 + vp->flat32 + vp->linear32;
    l->n16 = vp->smooth16 + vp->flat16 + vp->linear16;
    l->na = l->n32 + 2 * l->n16;
-   l->stride = CV_ATTR + l->na;
+   l->bary = CV_ATTR + l->na;
+   l->stride = l->bary + 3;
    l->ps_word = 4 + l->n32 + l->n16;
    l->cd_word = l->ps_word + (vp->point_size ? 1 : 0);
    l->ncd = vp->clip_distances;
    l->ef_word = vp->edge_flag ? (int)(l->cd_word + l->ncd) : -1;
+}
+
+/* Whether the fragment pipeline interpolates a vertex output without
+ * perspective (a LINEAR binding: the bindings, not the output groups, decide). */
+static bool has_noperspective(const struct rdraw *d)
+{
+   for (unsigned bi = 0; bi < d->fp.cf_binding_count; bi++)
+      if (d->cfb[bi].interp == VAGX_INTERP_LINEAR && d->cfb[bi].source != VAGX_CF_SOURCE_POINT_COORD)
+         return true;
+   return false;
+}
+
+/* Recomputes expanded attribute a of clip vertex cv from the primitive's
+ * vertices o[] with window-space barycentrics s[]. */
+static void nopersp_attr(const struct layout *l, const double *o, unsigned no, const double *s,
+                         unsigned a, double *cv)
+{
+   if (a >= l->na)
+      return;
+   double v = 0;
+   for (unsigned i = 0; i < no; i++)
+      v += s[i] * o[(size_t)i * l->stride + CV_ATTR + a];
+   cv[CV_ATTR + a] = v;
+}
+
+/* Noperspective attributes of clip-generated vertices.  Clipping interpolates
+ * a vertex linearly in clip space, which is right for smooth attributes only;
+ * one that a LINEAR binding reads must be interpolated in window space (GL 4.6
+ * 13.5: t computed in window coordinates).  From the vertex's clip-space
+ * barycentrics b of the primitive's vertices o[], the window-space ones are
+ * s_i = b_i w_i / sum_j b_j w_j, which holds for any sequence of planes; the
+ * attribute is recomputed from o[] with them.  (An output that one binding
+ * reads LINEAR and another SMOOTH gets the window-space value for both.) */
+static void fix_noperspective(const struct rdraw *d, const struct layout *l, const double *o,
+                              unsigned no, double *cv)
+{
+   const double *b = cv + l->bary;
+   double s[3], sum = 0;
+   for (unsigned i = 0; i < no; i++) {
+      s[i] = b[i] * o[(size_t)i * l->stride + CV_POS + 3];
+      sum += s[i];
+   }
+   if (!(sum > 0))
+      return;
+   for (unsigned i = 0; i < no; i++)
+      s[i] /= sum;
+   const unsigned first_user = d->fp.z_slot ? 2 : 1;
+   for (unsigned bi = 0; bi < d->fp.cf_binding_count; bi++) {
+      const struct vagx_cf_binding *cb = &d->cfb[bi];
+      if (cb->interp != VAGX_INTERP_LINEAR || cb->source == VAGX_CF_SOURCE_POINT_COORD)
+         continue;
+      for (unsigned k = 0; k < cb->count; k++) {
+         const unsigned slot = cb->slot + k;
+         if (slot < first_user)
+            continue; /* 1/w and z come from the window-space vertex */
+         const unsigned u = slot - first_user;
+         if (u < l->n32) {
+            nopersp_attr(l, o, no, s, u, cv);
+         } else if (u - l->n32 < l->n16) {
+            nopersp_attr(l, o, no, s, l->n32 + 2 * (u - l->n32), cv);
+            nopersp_attr(l, o, no, s, l->n32 + 2 * (u - l->n32) + 1, cv);
+         }
+      }
+   }
 }
 
 static void load_vertex(const struct layout *l, const float *v, double *cv)
@@ -675,12 +742,14 @@ void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
    struct layout l;
    get_layout(vp, &l);
    const unsigned st = l.stride, maxv = 3 + PL_COUNT + 2;
-   double *sc = scratch(j, (size_t)st * maxv * 2 + 64);
+   double *sc = scratch(j, (size_t)st * (maxv * 2 + 3) + 64);
    if (!sc) {
       r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
       return;
    }
-   double *A = sc, *B = sc + (size_t)st * maxv;
+   /* A, B: clipper ping-pong; O: the primitive's vertices as loaded */
+   double *A = sc, *B = sc + (size_t)st * maxv, *O = sc + (size_t)st * maxv * 2;
+   const bool nopersp = has_noperspective(d);
    /* A primitive with a NaN or infinite position or clip distance is dropped
     * (render.md): clipping cannot place it, and snapping it is undefined. */
    for (unsigned i = 0; i < nv; i++) {
@@ -690,8 +759,13 @@ void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
       for (unsigned k = 0; k < l.ncd; k++)
          if (!isfinite(v[i][l.cd_word + k]))
             return;
-      load_vertex(&l, v[i], A + (size_t)i * st);
+      double *cv = A + (size_t)i * st;
+      load_vertex(&l, v[i], cv);
+      for (unsigned k = 0; k < 3; k++)
+         cv[l.bary + k] = k == i;
    }
+   if (nopersp)
+      memcpy(O, A, (size_t)nv * st * sizeof(double));
    const float *prov = v[provoking];
    const double pw = prov[3];
    const double piw = 1.0 / pw;
@@ -730,6 +804,10 @@ void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
          P[k] = A[k] + t0 * (A[st + k] - A[k]);
          Q[k] = A[k] + t1 * (A[st + k] - A[k]);
       }
+      if (nopersp && (t0 > 0 || t1 < 1)) {
+         fix_noperspective(d, &l, O, 2, P);
+         fix_noperspective(d, &l, O, 2, Q);
+      }
       struct wv w0, w1;
       to_window(d, P, &w0);
       to_window(d, Q, &w1);
@@ -749,6 +827,7 @@ void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
    if (l.ef_word >= 0)
       for (unsigned i = 0; i < 3; i++)
          ea[i] = ef[i] = v[i][l.ef_word] != 0.0f;
+   bool clipped = false;
    for (unsigned pl = 0; pl < PL_COUNT && n >= 3; pl++) {
       if (!plane_on(d, &l, pl))
          continue;
@@ -761,6 +840,7 @@ void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
       }
       if (!any_out)
          continue;
+      clipped = true;
       unsigned m = 0;
       for (unsigned i = 0; i < n && m + 2 <= maxv; i++) {
          unsigned k = (i + 1) % n;
@@ -787,6 +867,10 @@ void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
    }
    if (n < 3)
       return;
+   if (nopersp && clipped)
+      for (unsigned i = 0; i < n; i++)
+         if (oa[i] < 0)
+            fix_noperspective(d, &l, O, 3, A + (size_t)i * st);
    struct wv w[3 + PL_COUNT + 2];
    for (unsigned i = 0; i < n; i++)
       to_window(d, A + (size_t)i * st, &w[i]);
