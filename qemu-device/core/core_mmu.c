@@ -6,9 +6,9 @@
  * TLB protocol: every thread (worker or front-end) owns a private TLB.  A
  * TLB invalidation bumps core->tlb_gen; a thread drops its whole TLB when it
  * sees a new generation at the start of a slice (a batch of threadgroups or
- * a copy chunk) or at a safepoint inside one (the interpreter's, at the start
- * of every shader run and every 256 instructions, where it holds no host
- * address) -- so a stale translation can be used only by accesses made
+ * a copy chunk) or at a safepoint inside one (every 256 shader instructions,
+ * between a render job's vertex groups and before each of its tiles: points
+ * where the thread holds no host address) -- so a stale translation can be used only by accesses made
  * before the thread's next slice start or safepoint, and TLB_INV_STATUS.BUSY
  * stays 1 until every thread passed one (core_regs.c).  An endless shader
  * therefore does not hold an invalidation up.  Invalidations are treated as

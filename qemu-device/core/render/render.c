@@ -140,6 +140,13 @@ bool r_stop(struct rjob *j)
 
 /* ------------------------------------------------------------ memory -- */
 
+void r_safepoint(struct rjob *j, unsigned worker)
+{
+   const struct vagx_usc_mem_ops *m = j->env->mem;
+   if (m->safepoint)
+      m->safepoint(j->dev->w[worker].mem_ctx);
+}
+
 void *r_mem_ctx(struct rjob *j, unsigned worker)
 {
    const struct vagx_render_env *e = j->env;

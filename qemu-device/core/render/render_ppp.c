@@ -97,6 +97,19 @@ static void fix_noperspective(const struct rdraw *d, const struct layout *l, con
    }
 }
 
+/* Before the first clip that generates vertices: when a LINEAR binding
+ * exists, remembers the primitive's nv vertices in o[] for
+ * fix_noperspective; false when there is nothing to fix.  (Unclipped
+ * primitives, the common case, pay nothing.) */
+static bool nopersp_begin(const struct rdraw *d, const struct layout *l, const double *a,
+                          unsigned nv, double *o)
+{
+   if (!has_noperspective(d))
+      return false;
+   memcpy(o, a, (size_t)nv * l->stride * sizeof(double));
+   return true;
+}
+
 static void load_vertex(const struct layout *l, const float *v, double *cv)
 {
    for (unsigned i = 0; i < 4; i++)
@@ -749,7 +762,6 @@ void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
    }
    /* A, B: clipper ping-pong; O: the primitive's vertices as loaded */
    double *A = sc, *B = sc + (size_t)st * maxv, *O = sc + (size_t)st * maxv * 2;
-   const bool nopersp = has_noperspective(d);
    /* A primitive with a NaN or infinite position or clip distance is dropped
     * (render.md): clipping cannot place it, and snapping it is undefined. */
    for (unsigned i = 0; i < nv; i++) {
@@ -764,8 +776,6 @@ void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
       for (unsigned k = 0; k < 3; k++)
          cv[l.bary + k] = k == i;
    }
-   if (nopersp)
-      memcpy(O, A, (size_t)nv * st * sizeof(double));
    const float *prov = v[provoking];
    const double pw = prov[3];
    const double piw = 1.0 / pw;
@@ -799,12 +809,13 @@ void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
          if (!(t0 <= t1))
             return;
       }
+      const bool nopersp = (t0 > 0 || t1 < 1) && nopersp_begin(d, &l, A, 2, O);
       double *P = B, *Q = B + st;
       for (unsigned k = 0; k < st; k++) {
          P[k] = A[k] + t0 * (A[st + k] - A[k]);
          Q[k] = A[k] + t1 * (A[st + k] - A[k]);
       }
-      if (nopersp && (t0 > 0 || t1 < 1)) {
+      if (nopersp) {
          fix_noperspective(d, &l, O, 2, P);
          fix_noperspective(d, &l, O, 2, Q);
       }
@@ -827,7 +838,7 @@ void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
    if (l.ef_word >= 0)
       for (unsigned i = 0; i < 3; i++)
          ea[i] = ef[i] = v[i][l.ef_word] != 0.0f;
-   bool clipped = false;
+   bool clipped = false, nopersp = false;
    for (unsigned pl = 0; pl < PL_COUNT && n >= 3; pl++) {
       if (!plane_on(d, &l, pl))
          continue;
@@ -840,6 +851,8 @@ void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
       }
       if (!any_out)
          continue;
+      if (!clipped)
+         nopersp = nopersp_begin(d, &l, A, 3, O);
       clipped = true;
       unsigned m = 0;
       for (unsigned i = 0; i < n && m + 2 <= maxv; i++) {
@@ -867,7 +880,7 @@ void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
    }
    if (n < 3)
       return;
-   if (nopersp && clipped)
+   if (nopersp)
       for (unsigned i = 0; i < n; i++)
          if (oa[i] < 0)
             fix_noperspective(d, &l, O, 3, A + (size_t)i * st);

@@ -201,6 +201,10 @@ void r_fail(struct rjob *j, enum vagx_job_status st, enum vagx_unit unit, uint32
             uint64_t addr);
 void r_fault(struct rjob *j, unsigned worker, enum vagx_unit unit, uint64_t va, unsigned access);
 bool r_stop(struct rjob *j);
+/* The memory safepoint of worker (usc.h): called where the renderer holds no
+ * translated address, between vertex groups and before each tile, so that a
+ * TLB invalidation completes while a long job runs. */
+void r_safepoint(struct rjob *j, unsigned worker);
 void *r_map(struct rjob *j, unsigned worker, uint64_t va, uint32_t size, unsigned access,
             enum vagx_unit unit);
 bool r_read(struct rjob *j, unsigned worker, uint64_t va, void *dst, uint64_t len,

@@ -1073,6 +1073,7 @@ static bool eot_fast(struct tctx *c, const uint8_t *tb)
 void r_tile(void *ctx, unsigned item, unsigned worker)
 {
    struct rjob *j = ctx;
+   r_safepoint(j, worker);
    if (r_stop(j))
       return;
    const struct rlist *bin = &j->bins[item];
@@ -1241,6 +1242,7 @@ static bool band_copy(struct rjob *j, unsigned ty, unsigned worker)
 
 void r_band(struct rjob *j, unsigned ty, unsigned worker)
 {
+   r_safepoint(j, worker);
    if (r_stop(j))
       return;
    if (band_copy(j, ty, worker)) {

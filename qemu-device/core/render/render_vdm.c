@@ -85,6 +85,7 @@ static bool run_vs(struct rjob *j, struct vstate *s, const int64_t *ids, unsigne
          r_usc_fail(j, fe, &res, s->vs);
          return false;
       }
+      r_safepoint(j, fe);
       if (r_stop(j))
          return false;
    }

@@ -59,12 +59,13 @@ struct vagx_usc_mem_ops {
     * safepoint. */
    void *(*translate)(void *ctx, uint64_t va, uint32_t size, unsigned access,
                       uint64_t *span);
-   /* May be NULL.  Called at the start of every run call and at least every
-    * 256 instructions (so in every loop), between instructions: no address
-    * that translate returned before is used after it.  The device completes
-    * pending TLB invalidations here, so an endless shader does not hold one
-    * up.  A caller of the vagx_usc_run_* entry points must not keep a
-    * translated address across the call either. */
+   /* May be NULL.  Called every 256 instructions (so in every loop), between
+    * instructions: no address that translate returned before is used after
+    * it.  The device completes pending TLB invalidations here, so an endless
+    * shader does not hold one up.  A caller of the vagx_usc_run_* entry points
+    * must not keep a translated address across the call; one that runs many
+    * short programs calls safepoint itself between them (the renderer does,
+    * r_safepoint). */
    void (*safepoint)(void *ctx);
 };
 

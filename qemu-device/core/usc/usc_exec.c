@@ -226,7 +226,6 @@ static void begin_run(struct vagx_usc *usc, struct usc_run *run, const struct va
    run->next_check = CHECK_INTERVAL;
    if (env->budget && env->budget < run->next_check)
       run->next_check = env->budget;
-   safepoint(run);
    /* Broadcast only the uniforms the program reads. */
    for (unsigned w = 0; w < 4; w++)
       for (uint64_t bits = prog->u_used[w]; bits; bits &= bits - 1) {

@@ -1398,7 +1398,15 @@ static void test_render(unsigned workers)
                        VAGX_MAX_FRAMEBUFFER_SIZE, VA_SPARSE, clear, 0);
    CHECK(WAIT_UNTIL(q_state(&d, 2) == VAGX_QUEUE_STATE_RUNNING, 5), "huge render running");
    usleep(30000);
+   /* it runs no shader (a clear): a TLB invalidation completes at the
+    * renderer's safepoints between tiles, not when the job ends */
    double t0 = t_now_s();
+   wr(&d, VAGX_REG_TLB_INV_CMD, VAGX_TLB_INV_CMD_START(1) | VAGX_TLB_INV_CMD_ALL_ROOTS(1));
+   CHECK(WAIT_UNTIL(!VAGX_TLB_INV_STATUS_BUSY_GET(rd(&d, VAGX_REG_TLB_INV_STATUS)), 5),
+         "invalidation completes during the huge render");
+   CHECK(t_now_s() - t0 < 0.5, "invalidation during render prompt %.3f s", t_now_s() - t0);
+   CHECK(q_state(&d, 2) == VAGX_QUEUE_STATE_RUNNING, "huge render still running");
+   t0 = t_now_s();
    wr(&d, VAGX_REG_Q_ABORT(2), 1);
    CHECK(WAIT_UNTIL(q_state(&d, 2) == VAGX_QUEUE_STATE_HALTED, 10), "huge render aborted");
    CHECK(t_now_s() - t0 < 1.0, "render abort prompt %.3f", t_now_s() - t0);
