@@ -18,12 +18,12 @@ KREL = $(shell $(TOP)/scripts/kver.sh 2>/dev/null)
 QEMU_BIN := $(B)/qemu/qemu-system-x86_64
 HOST_BUILD := $(B)/host
 
-.PHONY: all deps host qemu mesa kernel check demo run host-run bench piglit clean distclean help
+.PHONY: all deps host qemu mesa kernel check check-fresh plan demo run host-run bench piglit clean distclean help
 .DEFAULT_GOAL := help
 
 help:
 	@echo "vagx: make demo | make check"
-	@echo "  steps: deps host qemu kernel mesa | run [CMD='...'] | host-run CMD='...' | bench | clean | distclean"
+	@echo "  steps: deps host qemu kernel mesa | run [CMD='...'] | host-run CMD='...' | bench | check-fresh [FULL=1] | clean | distclean"
 
 all: host qemu kernel mesa
 
@@ -75,11 +75,20 @@ kernel: deps
 	fi
 
 # --- the two commands -----------------------------------------------------------
-check: all
+# plan comes first: one line saying what will be built and how long it takes.
+plan:
+	@scripts/plan.sh $(firstword $(filter check demo,$(MAKECMDGOALS)) all)
+
+check: plan all
 	@tests/run-all
 
-demo: qemu kernel mesa
+# The demo's scripts read the generated contract (tests/guest/hw-id): host too.
+demo: plan host qemu kernel mesa
 	@tests/guest/demo
+
+# The setup on a bare bookworm root (debootstrap, cached): not part of check.
+check-fresh:
+	@scripts/check-fresh.sh
 
 # --- running things -------------------------------------------------------------
 # CMD runs in the guest with our Mesa (userspace/vagx-env settings).  Its
