@@ -86,14 +86,20 @@ void core_mmu_ctx_init(struct core_mmu_ctx *m, struct vagx_core *core)
    memset(m, 0, sizeof(*m));
    m->core = core;
    m->gen = atomic_load(&core->tlb_gen);
+   m->host_gen = atomic_load(&core->host_gen);
 }
 
+/* Two reasons to drop the TLB: a guest TLB invalidation (tlb_gen) and a
+ * change of the host's memory map (host_gen): the cached host pointers of
+ * guest pages may be stale after either. */
 void core_mmu_sync(struct core_mmu_ctx *m)
 {
-   uint64_t g = atomic_load_explicit(&m->core->tlb_gen, memory_order_acquire);
-   if (g != m->gen) {
+   uint64_t g = atomic_load(&m->core->tlb_gen);
+   uint64_t h = atomic_load(&m->core->host_gen);
+   if (g != m->gen || h != m->host_gen) {
       memset(m->tlb, 0, sizeof(m->tlb));
       m->gen = g;
+      m->host_gen = h;
    }
 }
 

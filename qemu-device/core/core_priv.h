@@ -58,6 +58,7 @@ struct core_tlb_entry {
 struct core_mmu_ctx {
    struct vagx_core *core;
    uint64_t gen;   /* core->tlb_gen the TLB was filled under */
+   uint64_t host_gen;  /* core->host_gen the TLB was filled under */
    struct core_tlb_entry tlb[CORE_TLB_ENTRIES];
    uint64_t walks, hits;
 };
@@ -250,6 +251,10 @@ struct vagx_core {
    uint32_t tlb_seq;
    _Atomic uint64_t tlb_gen;      /* bumped per invalidation; workers resync */
    _Atomic uint64_t epoch;        /* slice epoch counter */
+   _Atomic uint64_t host_gen;     /* bumped by vagx_core_host_map_flush: host
+                                     pointers from map are stale */
+   bool host_reset_pending;       /* a host reset waits for its jobs to end
+                                     (vagx_core_reset_host_timeout timed out) */
 
    uint32_t fault_status;
    uint64_t fault_addr, fault_root;
@@ -290,6 +295,9 @@ void core_flush_irqs(struct vagx_core *core);
 void core_tlb_try_complete_locked(struct vagx_core *core);
 void core_queue_reset_locked(struct vagx_core *core, unsigned q);
 void core_global_reset_finish_locked(struct vagx_core *core);
+/* Completes a pending host reset (no job left): power-on register values,
+ * every cached translation dropped. */
+void core_host_reset_finish_locked(struct vagx_core *core);
 bool core_any_job_locked(struct vagx_core *core);
 
 static inline uint64_t core_ring_pa(const struct core_queue *q)

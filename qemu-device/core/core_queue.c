@@ -338,7 +338,11 @@ unsigned vagx_core_process(struct vagx_core *core)
          }
       }
       if (core->global_reset_pending && !core_any_job_locked(core)) {
-         core_global_reset_finish_locked(core);
+         /* A host reset that timed out waiting for its jobs ends here. */
+         if (core->host_reset_pending)
+            core_host_reset_finish_locked(core);
+         else
+            core_global_reset_finish_locked(core);
          progress = true;
       }
       core_tlb_try_complete_locked(core);

@@ -111,15 +111,22 @@ static bool worker_done_with(struct core_worker *w, uint64_t inv_epoch)
    return e == 0 || e > inv_epoch;
 }
 
+/* True when every thread that may hold a translation made before `epoch`
+ * has since started a new slice (or is idle). */
+static bool all_threads_past(struct vagx_core *core, uint64_t epoch)
+{
+   if (!worker_done_with(&core->fe, epoch))
+      return false;
+   for (unsigned i = 0; i < core->pool.nworkers; i++)
+      if (!worker_done_with(&core->pool.workers[i], epoch))
+         return false;
+   return true;
+}
+
 void core_tlb_try_complete_locked(struct vagx_core *core)
 {
-   if (!core->tlb_busy)
+   if (!core->tlb_busy || !all_threads_past(core, core->tlb_inv_epoch))
       return;
-   if (!worker_done_with(&core->fe, core->tlb_inv_epoch))
-      return;
-   for (unsigned i = 0; i < core->pool.nworkers; i++)
-      if (!worker_done_with(&core->pool.workers[i], core->tlb_inv_epoch))
-         return;
    core->tlb_busy = false;
    atomic_store(&core->tlb_pending, false);
    core->tlb_seq++;
@@ -138,16 +145,26 @@ static void tlb_invalidate_locked(struct vagx_core *core)
    core_tlb_try_complete_locked(core);
 }
 
+/* Order matters: the epoch is published, then the host's access bracket is
+ * entered (RCU in QEMU), then the generations are read.  A flush that bumped
+ * a generation before reading the epoch therefore either sees this thread
+ * still in an older epoch (and waits), or this thread sees the new
+ * generation and drops its TLB. */
 void core_worker_slice_begin(struct core_worker *w)
 {
-   atomic_store(&w->active_epoch, atomic_fetch_add(&w->core->epoch, 1) + 1);
+   struct vagx_core *core = w->core;
+   atomic_store(&w->active_epoch, atomic_fetch_add(&core->epoch, 1) + 1);
+   if (core->ops.access_begin)
+      core->ops.access_begin(core->opaque);
    core_mmu_sync(&w->mmu);
 }
 
 void core_worker_slice_end(struct core_worker *w)
 {
-   atomic_store(&w->active_epoch, 0);
    struct vagx_core *core = w->core;
+   if (core->ops.access_end)
+      core->ops.access_end(core->opaque);
+   atomic_store(&w->active_epoch, 0);
    if (atomic_load(&core->tlb_pending)) {
       pthread_mutex_lock(&core->lock);
       core_tlb_try_complete_locked(core);
@@ -158,10 +175,35 @@ void core_worker_slice_end(struct core_worker *w)
 
 void core_worker_safepoint(struct core_worker *w)
 {
-   if (!atomic_load_explicit(&w->core->tlb_pending, memory_order_relaxed))
-      return;
-   core_worker_slice_end(w);
-   core_worker_slice_begin(w);
+   struct vagx_core *core = w->core;
+   if (atomic_load_explicit(&core->tlb_pending, memory_order_relaxed) ||
+       atomic_load_explicit(&core->host_gen, memory_order_relaxed) != w->mmu.host_gen) {
+      core_worker_slice_end(w);
+      core_worker_slice_begin(w);
+   } else if (core->ops.access_end) {
+      /* Nothing to resync, but the host gets its quiescent point (an RCU
+       * grace period must not wait for a whole job). */
+      core->ops.access_end(core->opaque);
+      core->ops.access_begin(core->opaque);
+   }
+}
+
+/* Sleep of the bounded polls below: short against any bound a caller gives,
+ * long enough not to steal a core from the threads being waited for. */
+#define CORE_POLL_US 100
+
+int vagx_core_host_map_flush(struct vagx_core *core, uint64_t timeout_ns)
+{
+   /* Generation first, then the epoch (see core_worker_slice_begin). */
+   atomic_fetch_add(&core->host_gen, 1);
+   uint64_t epoch = atomic_load(&core->epoch);
+   uint64_t start = core_now(core);
+   while (!all_threads_past(core, epoch)) {
+      if (core_now(core) - start >= timeout_ns)
+         return -1;
+      usleep(CORE_POLL_US);
+   }
+   return 0;
 }
 
 /* --------------------------------------------------------------- resets -- */
@@ -801,13 +843,35 @@ void vagx_core_destroy(struct vagx_core *core)
    free(core);
 }
 
-void vagx_core_reset_host(struct vagx_core *core)
+void vagx_core_reset_host_begin(struct vagx_core *core)
 {
    pthread_mutex_lock(&core->lock);
    for (unsigned q = 0; q < core->nqueues; q++)
       drop_job_locked(core, q);
+   /* Until it completes, the reset looks like a global RESET in progress:
+    * RESET_BUSY reads 1 and no queue starts a job (queue_runnable_locked). */
+   core->global_reset_pending = true;
+   core->host_reset_pending = true;
+   core_wake_locked(core);
    pthread_mutex_unlock(&core->lock);
-   /* Wait for the dropped jobs' tasks, then free them. */
+}
+
+void core_host_reset_finish_locked(struct vagx_core *core)
+{
+   drop_all_jobs(core);
+   regs_reset_values(core);
+   core->host_reset_pending = false;
+   /* Power-on state: no translation or decoded program survives. */
+   atomic_fetch_add(&core->tlb_gen, 1);
+   vagx_usc_cache_invalidate(core->usc_cache);
+}
+
+int vagx_core_reset_host_timeout(struct vagx_core *core, uint64_t timeout_ns)
+{
+   uint64_t start = core_now(core);
+   vagx_core_reset_host_begin(core);
+   /* Wait for the dropped jobs' tasks (bounded: a task that never reaches
+    * its abort check must not hang the caller), then free them. */
    for (;;) {
       bool busy = false;
       for (unsigned q = 0; q < core->nqueues; q++)
@@ -815,12 +879,19 @@ void vagx_core_reset_host(struct vagx_core *core)
             busy = true;
       if (!busy)
          break;
-      usleep(100);
+      if (core_now(core) - start >= timeout_ns)
+         return -1; /* completed by vagx_core_process() when the tasks end */
+      usleep(CORE_POLL_US);
    }
    pthread_mutex_lock(&core->lock);
-   drop_all_jobs(core);
-   regs_reset_values(core);
+   core_host_reset_finish_locked(core);
    pthread_mutex_unlock(&core->lock);
+   return 0;
+}
+
+void vagx_core_reset_host(struct vagx_core *core)
+{
+   (void)vagx_core_reset_host_timeout(core, VAGX_CORE_RESET_HOST_TIMEOUT_NS);
 }
 
 static void free_job(struct core_job *job)

@@ -71,6 +71,14 @@ struct vagx_core_host_ops {
    /* Optional: work is pending, call vagx_core_process() soon (front-end
     * thread).  Called from the MMIO thread, no core lock held. */
    void (*kick)(void *opaque);
+   /* Optional: bracket the stretches in which the calling thread (front-end
+    * or worker) may hold pointers returned by map.  The core calls
+    * access_begin when a thread starts a slice of work and access_end when
+    * it ends it, and end + begin at every safepoint (points where it holds
+    * no host pointer).  A QEMU binding takes the RCU read lock here, so
+    * guest RAM cannot be reclaimed under a running slice. */
+   void (*access_begin)(void *opaque);
+   void (*access_end)(void *opaque);
 };
 
 struct vagx_core_config {
@@ -111,8 +119,32 @@ void vagx_core_frontend_stop(struct vagx_core *core);
 uint32_t vagx_core_irq_pending(struct vagx_core *core);
 
 /* Device-level reset from the host (PCI reset): registers to reset values,
- * all jobs dropped.  Not concurrently with process(). */
+ * all jobs dropped.  Not concurrently with process().  Waits at most
+ * VAGX_CORE_RESET_HOST_TIMEOUT_NS for the dropped jobs' tasks (see
+ * vagx_core_reset_host_timeout). */
 void vagx_core_reset_host(struct vagx_core *core);
+#define VAGX_CORE_RESET_HOST_TIMEOUT_NS 2000000000ull
+/* First half of a host reset, any thread, never blocks: every job is told
+ * to stop (no completion writes), RESET_BUSY reads 1 and doorbells start
+ * nothing until the reset completes. */
+void vagx_core_reset_host_begin(struct vagx_core *core);
+/* Begins a host reset and waits at most timeout_ns for the dropped jobs'
+ * tasks to end; then completes it (registers to reset values, every cached
+ * translation dropped) and returns 0.  Not concurrently with process().
+ * Returns -1 when a task did not stop in time: the reset then stays pending
+ * (STATUS.RESET_BUSY reads 1, nothing new starts) and the next
+ * vagx_core_process() completes it once the last task has ended -- the
+ * device is wedged until then, but the caller is not. */
+int vagx_core_reset_host_timeout(struct vagx_core *core, uint64_t timeout_ns);
+
+/* The host's memory map changed (RAM removed or moved, bus mastering turned
+ * off): pointers returned by map before the call must no longer be used.
+ * Every thread drops its cached translations at its next slice start or
+ * safepoint; waits at most timeout_ns until every busy thread has passed
+ * one.  Returns 0, or -1 when a thread may still hold an old pointer after
+ * the timeout (it drops it at its next safepoint).  Any thread except the
+ * core's own; never call from inside a host op. */
+int vagx_core_host_map_flush(struct vagx_core *core, uint64_t timeout_ns);
 
 /* ---- scanout support for the display side (QEMU console) ---- */
 struct vagx_core_scanout {
