@@ -6,7 +6,7 @@
 # already uses for bookworm (scripts/apt-archive.sh), refreshes the package
 # lists only when they are missing or stale, and installs what is missing of
 # the pinned package set in scripts/packages.txt (one "name [backports]" a
-# line).  Idempotent: when nothing is missing it costs one dpkg-query per
+# line; "backports" ones come from bookworm-backports).  Idempotent: when nothing is missing it costs one dpkg-query per
 # package and installs nothing.
 #
 # Tests (tests/setup/test-deps) run it against a machine state they control:
@@ -120,11 +120,12 @@ fresh=$(find "$lists" -maxdepth 1 -name '*bookworm-backports*Packages*' -mmin -1
 if [ $changed = 1 ] || [ -z "$fresh" ]; then
 	run_apt "apt-get update: refreshing package lists" update
 fi
+# One apt-get call for everything. Backports packages are named
+# NAME/bookworm-backports, which takes just them (and what they need at a
+# newer version) from backports: `-t bookworm-backports` would prefer
+# backports for every dependency too, and on a bare machine it pulls e.g.
+# libelf1 0.192 that bookworm's libelf-dev, installed next, cannot go with.
 opts=(-y --no-install-recommends -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold)
-if [ ${#bpo[@]} -gt 0 ]; then
-	run_apt "installing from bookworm-backports: ${bpo[*]}" install "${opts[@]}" -t bookworm-backports "${bpo[@]}"
-fi
-if [ ${#missing[@]} -gt 0 ]; then
-	run_apt "installing: ${missing[*]}" install "${opts[@]}" "${missing[@]}"
-fi
+pkgs=("${missing[@]}" "${bpo[@]/%//bookworm-backports}")
+run_apt "installing: ${pkgs[*]}" install "${opts[@]}" "${pkgs[@]}"
 say "done"
