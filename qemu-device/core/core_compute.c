@@ -262,6 +262,7 @@ void core_compute_free(struct core_job *job)
 {
    if (!job->cs)
       return;
+   vagx_usc_cache_put(job->cs->prog);   /* the reference vagx_usc_cache_get gave */
    free(job->cs->uniforms);
    free(job->cs);
    job->cs = NULL;

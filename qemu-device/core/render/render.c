@@ -82,12 +82,24 @@ void vagx_render_set_geometry_budget(struct vagx_render_device *dev, uint64_t by
  * no control stream can make the device allocate without bound. */
 bool r_geom_charge(struct rjob *j, uint64_t bytes)
 {
+   return r_budget_charge(j, bytes, VAGX_UNIT_PPP, j->draw_va);
+}
+
+bool r_budget_charge(struct rjob *j, uint64_t bytes, enum vagx_unit unit, uint64_t addr)
+{
    j->geom_used += bytes;
    if (j->geom_used <= j->geom_budget)
       return true;
-   r_fail(j, VAGX_JOB_STATUS_INVALID_COMMAND, VAGX_UNIT_PPP, 0, j->draw_va);
+   r_fail(j, VAGX_JOB_STATUS_INVALID_COMMAND, unit, 0, addr);
    return false;
 }
+
+/* What the budget's costs must cover (render.md, geometry budget). */
+_Static_assert(sizeof(struct rprog) + sizeof(uint32_t) * VAGX_MAX_UNIFORMS + sizeof(struct rprog *) <=
+                  VAGX_RENDER_GEOMETRY_BIND_COST,
+               "bind cost");
+_Static_assert(sizeof(struct rdraw) <= VAGX_RENDER_GEOMETRY_DRAW_COST, "draw cost");
+_Static_assert(sizeof(struct rquery) <= VAGX_RENDER_GEOMETRY_QUERY_COST, "query cost");
 
 void vagx_render_run_serial(void *opaque, unsigned n_items, vagx_render_item_fn fn, void *ctx)
 {
@@ -125,6 +137,12 @@ void r_fault(struct rjob *j, unsigned worker, enum vagx_unit unit, uint64_t va, 
       atomic_store(&j->failed, true);
    }
    pthread_mutex_unlock(&j->lock);
+}
+
+bool r_checkpoint(struct rjob *j, unsigned worker)
+{
+   r_safepoint(j, worker);
+   return r_stop(j);
 }
 
 bool r_stop(struct rjob *j)
@@ -258,22 +276,66 @@ void r_usc_fail(struct rjob *j, unsigned worker, const struct vagx_usc_result *r
    }
 }
 
+/* Has the job bound decoded program p before?  Else records it (open
+ * addressing on the pointer; the table's memory is within the program's
+ * charge). */
+static bool seen_program(struct rjob *j, const void *p, bool *seen)
+{
+   if (2 * (j->npset + 1) > j->cap_pset) {
+      unsigned cap = j->cap_pset ? 2 * j->cap_pset : 64;
+      const void **t = calloc(cap, sizeof(*t));
+      if (!t)
+         return false;
+      for (unsigned i = 0; i < j->cap_pset; i++) {
+         if (!j->pset[i])
+            continue;
+         unsigned h = (unsigned)(((uintptr_t)j->pset[i] >> 4) * 0x9e3779b1u) & (cap - 1);
+         while (t[h])
+            h = (h + 1) & (cap - 1);
+         t[h] = j->pset[i];
+      }
+      free(j->pset);
+      j->pset = t;
+      j->cap_pset = cap;
+   }
+   unsigned h = (unsigned)(((uintptr_t)p >> 4) * 0x9e3779b1u) & (j->cap_pset - 1);
+   while (j->pset[h] && j->pset[h] != p)
+      h = (h + 1) & (j->cap_pset - 1);
+   *seen = j->pset[h] != NULL;
+   if (!*seen) {
+      j->pset[h] = p;
+      j->npset++;
+   }
+   return true;
+}
+
 /* Binds a program: fetch/decode (through the cache) and read its uniforms.
- * Runs on the calling thread (worker index nworkers). */
+ * Runs on the calling thread (worker index nworkers).  Everything it keeps
+ * is charged to the job's budget: the record and its uniforms per bind, the
+ * decoded program once per job (render.md, geometry budget). */
 struct rprog *r_bind_program(struct rjob *j, const struct vagx_usc_program *d, enum vagx_unit unit,
                              uint64_t where)
 {
    const unsigned fe = j->env->nworkers;
-   (void)where;
+   const enum vagx_unit bunit = unit == VAGX_UNIT_USC ? VAGX_UNIT_JOB : unit;
+   if (!r_budget_charge(j, VAGX_RENDER_GEOMETRY_BIND_COST, bunit, where))
+      return NULL;
+   if (j->nprogs == j->cap_progs) {
+      unsigned cap = j->cap_progs ? 2 * j->cap_progs : 16;
+      struct rprog **n = realloc(j->progs, cap * sizeof(*n));
+      if (!n) {
+         r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, unit, 0, 0);
+         return NULL;
+      }
+      j->progs = n;
+      j->cap_progs = cap;
+   }
    struct rprog *p = calloc(1, sizeof(*p));
-   if (!p || (j->nprogs == j->cap_progs &&
-              !(j->cap_progs = j->cap_progs ? 2 * j->cap_progs : 16,
-                j->progs = realloc(j->progs, j->cap_progs * sizeof(*j->progs))))) {
-      free(p);
+   if (!p) {
       r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, unit, 0, 0);
       return NULL;
    }
-   j->progs[j->nprogs++] = p;
+   j->progs[j->nprogs++] = p;   /* freed by job_free from here on */
    p->desc = *d;
    if (d->uniform_count) {
       p->uniforms = calloc(d->uniform_count, 4);
@@ -298,6 +360,15 @@ struct rprog *r_bind_program(struct rjob *j, const struct vagx_usc_program *d, e
          r_usc_fail(j, fe, &res, p);
       return NULL;
    }
+   bool seen;
+   if (!seen_program(j, p->prog, &seen)) {
+      r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, unit, 0, 0);
+      return NULL;
+   }
+   if (!seen && !r_budget_charge(j, ((uint64_t)vagx_usc_program_words(p->prog) + 2) *
+                                       VAGX_RENDER_GEOMETRY_CODE_COST,
+                                 bunit, where))
+      return NULL;
    return p;
 }
 
@@ -306,10 +377,12 @@ struct rprog *r_bind_program(struct rjob *j, const struct vagx_usc_program *d, e
 static void job_free(struct rjob *j)
 {
    for (unsigned i = 0; i < j->nprogs; i++) {
+      vagx_usc_cache_put(j->progs[i]->prog);
       free(j->progs[i]->uniforms);
       free(j->progs[i]);
    }
    free(j->progs);
+   free(j->pset);
    free(j->draws);
    free(j->prims);
    free(j->cfs);

@@ -215,11 +215,20 @@ struct wv {
    const double *a;           /* expanded attributes */
 };
 
-static void to_window(const struct rdraw *d, const double *cv, struct wv *o)
+/* Converts a clipped vertex to window space and 1/256-pixel fixed point.
+ * Positions are finite when they enter the clipper, but the viewport is the
+ * driver's (scale/offset may be NaN or infinite, products may overflow), so
+ * a window x or y can still be NaN here: the fixed-point rasteriser cannot
+ * represent it and the caller drops the primitive (false).  Infinite and
+ * huge values clamp to the bounds, as every finite one does (render.md,
+ * MAX_VIEWPORT_BOUNDS). */
+static bool to_window(const struct rdraw *d, const double *cv, struct wv *o)
 {
    const double w = cv[3], iw = 1.0 / w;
    double x = cv[0] * iw * d->vp.scale_x + d->vp.offset_x;
    double y = cv[1] * iw * d->vp.scale_y + d->vp.offset_y;
+   if (isnan(x) || isnan(y))
+      return false;
    if (x < -32768.0) x = -32768.0;
    if (x > 32767.0) x = 32767.0;
    if (y < -32768.0) y = -32768.0;
@@ -231,6 +240,7 @@ static void to_window(const struct rdraw *d, const double *cv, struct wv *o)
    o->z = cv[2] * iw * d->vp.scale_z + d->vp.offset_z;
    o->iw = iw;
    o->a = cv + CV_ATTR;
+   return true;
 }
 
 /* Plane kinds for a primitive: 3 vertices (triangle), 2 (line), 1 (point). */
@@ -687,7 +697,10 @@ static void emit_line_ms(struct rjob *j, const struct rdraw *d, unsigned drawi,
                          const float *prov, double piw, double pz)
 {
    double dx = b->x - a->x, dy = b->y - a->y;
-   double hw = (d->rs.line_width > 0 ? d->rs.line_width : 1.0) * 0.5;
+   /* at most 8192 as for aliased lines, so the offset stays representable
+    * (an infinite width would convert to INT64_MIN) */
+   double lw = d->rs.line_width > 0 ? d->rs.line_width : 1.0;
+   double hw = (lw > 8192 ? 8192 : lw) * 0.5;
    int64_t ox = 0, oy = 0;
    if (fabs(dx) >= fabs(dy))
       oy = llrint(hw * R_SUBPIX);
@@ -786,7 +799,8 @@ void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
          if (plane_on(d, &l, pl) && !(plane_dist(d, pl, A) >= 0))
             return;
       struct wv w;
-      to_window(d, A, &w);
+      if (!to_window(d, A, &w))
+         return;
       double size = vp->point_size ? v[0][l.ps_word] : d->rs.point_size;
       emit_point(j, d, drawi, &l, &w, prov, size);
       return;
@@ -820,8 +834,8 @@ void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
          fix_noperspective(d, &l, O, 2, Q);
       }
       struct wv w0, w1;
-      to_window(d, P, &w0);
-      to_window(d, Q, &w1);
+      if (!to_window(d, P, &w0) || !to_window(d, Q, &w1))
+         return;
       emit_line(j, d, drawi, &l, &w0, &w1, prov, piw, pz);
       return;
    }
@@ -886,7 +900,8 @@ void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
             fix_noperspective(d, &l, O, 3, A + (size_t)i * st);
    struct wv w[3 + PL_COUNT + 2];
    for (unsigned i = 0; i < n; i++)
-      to_window(d, A + (size_t)i * st, &w[i]);
+      if (!to_window(d, A + (size_t)i * st, &w[i]))
+         return;
    if (d->rs.fill_front == VAGX_FILL_MODE_FILL && d->rs.fill_back == VAGX_FILL_MODE_FILL) {
       for (unsigned i = 1; i + 1 < n; i++)
          emit_triangle(j, d, drawi, &l, &w[0], &w[i], &w[i + 1], prov, piw, pz);

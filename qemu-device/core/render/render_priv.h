@@ -175,6 +175,7 @@ struct rjob {
    uint32_t *items;           /* work items: tile index, or R_BAND | tile row */
    unsigned nitems;
    struct rprog **progs; unsigned nprogs, cap_progs;
+   const void **pset; unsigned npset, cap_pset; /* distinct decoded programs bound (charged once) */
    struct rdraw *draws; unsigned ndraws, cap_draws;
    struct rprim *prims; uint32_t nprims, cap_prims;
    struct rcf *cfs; uint64_t ncfs, cap_cfs;
@@ -201,6 +202,11 @@ void r_fail(struct rjob *j, enum vagx_job_status st, enum vagx_unit unit, uint32
             uint64_t addr);
 void r_fault(struct rjob *j, unsigned worker, enum vagx_unit unit, uint64_t va, unsigned access);
 bool r_stop(struct rjob *j);
+/* The check every loop of the renderer reaches after a bounded amount of
+ * work (a vertex group, a batch, a command, a primitive, a block of
+ * fragments): the memory safepoint of `worker`, then r_stop.  Call it only
+ * where the thread holds no translated address. */
+bool r_checkpoint(struct rjob *j, unsigned worker);
 /* The memory safepoint of worker (usc.h): called where the renderer holds no
  * translated address, between vertex groups and before each tile, so that a
  * TLB invalidation completes while a long job runs. */
@@ -226,6 +232,9 @@ void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
                      unsigned nv, unsigned provoking);
 bool r_push_prim(struct rjob *j, struct rprim **out);
 bool r_geom_charge(struct rjob *j, uint64_t bytes);
+/* Charges host memory kept for the job (draws, binds, programs, queries) to
+ * the same budget; beyond it the job fails with INVALID_COMMAND at `addr`. */
+bool r_budget_charge(struct rjob *j, uint64_t bytes, enum vagx_unit unit, uint64_t addr);
 int64_t r_line_row(const struct rline *l, int64_t M);
 
 /* ---- stream output (render_so.c) ---- */

@@ -795,6 +795,11 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
                lodv += r_f(call->src[1][l]);
          }
          lodv += s.lod_bias;
+         /* NaN coordinates, derivatives, LOD or bias give a NaN LOD, which
+          * would reach the (unsigned) level conversion below: it counts as
+          * LOD 0, then clamps like any other (render.md, texture sampling) */
+         if (isnan(lodv))
+            lodv = 0;
          if (lodv > s.max_lod) lodv = s.max_lod;
          if (lodv < s.min_lod) lodv = s.min_lod;
          bool mag = lodv <= 0;

@@ -545,6 +545,10 @@ static void do_prim(struct tctx *c, const struct rprim *p, enum prim_mode mode, 
    const bool need_test = ds->depth_test || ds->stencil_test;
    for (int by = by0; by < y1 - c->ty0; by += 4)
       for (int bx = bx0; bx < x1 - c->tx0; bx += 8) {
+         /* every block, shaded or not: a tile of a million primitives must
+          * neither delay an abort nor hold a TLB invalidation */
+         if (r_checkpoint(j, c->worker))
+            return;
          if (is_line && !line_block(&p->line, c->tx0 + bx, c->ty0 + by, c->tx0 + bx + 8,
                                     c->ty0 + by + 4))
             continue;

@@ -67,6 +67,9 @@ static bool run_vs(struct rjob *j, struct vstate *s, const int64_t *ids, unsigne
    uint32_t sr[VAGX_SR_COUNT][32];
    memset(sr, 0, sizeof(sr));
    for (unsigned base = 0; base < n; base += 32) {
+      /* before anything else: a group without live lanes must not skip it */
+      if (r_checkpoint(j, fe))
+         return false;
       uint32_t exec = 0;
       for (unsigned l = 0; l < 32 && base + l < n; l++) {
          sr[VAGX_SR_LANE_ID][l] = l;
@@ -85,11 +88,8 @@ static bool run_vs(struct rjob *j, struct vstate *s, const int64_t *ids, unsigne
          r_usc_fail(j, fe, &res, s->vs);
          return false;
       }
-      r_safepoint(j, fe);
-      if (r_stop(j))
-         return false;
    }
-   return true;
+   return !r_checkpoint(j, fe);
 }
 
 /* Every assembled primitive: counted and streamed out (render_so.c), then
@@ -98,6 +98,10 @@ static void emit_prim(struct rjob *j, const struct rdraw *d, unsigned drawi,
                       const struct vagx_cmd_bind_vertex_pipeline *vp, const float *const *v,
                       unsigned nv, unsigned provoking)
 {
+   /* one primitive can bin into many tiles: check per primitive, and once the
+    * job stopped, the rest of the batch costs nothing */
+   if (r_checkpoint(j, j->env->nworkers))
+      return;
    if (j->so.active)
       r_so_primitive(j, v, nv, provoking, d->rs.provoking == VAGX_PROVOKING_VERTEX_FIRST);
    if (!d->rs.discard)
@@ -279,6 +283,8 @@ static bool do_draw(struct rjob *j, struct vstate *s, const struct vagx_cmd_draw
    struct rdraw d = s->cur;
    d.vpl = s->vp;
    d.query = s->query;
+   if (!r_budget_charge(j, VAGX_RENDER_GEOMETRY_DRAW_COST, VAGX_UNIT_VDM, cmd_va))
+      return false;
    if (!push_draw(j, &d)) {
       r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_VDM, 0, 0);
       return false;
@@ -314,6 +320,12 @@ static bool do_draw(struct rjob *j, struct vstate *s, const struct vagx_cmd_draw
       rb.n = 0;
       rb.run_len = 0;
       for (uint64_t b0 = 0; b0 < count && ok; b0 += R_VTX_BATCH) {
+         /* every batch, whatever it turns out to need (all restarts, all
+          * discarded): no draw runs unchecked */
+         if (r_checkpoint(j, fe)) {
+            ok = false;
+            break;
+         }
          const unsigned nb = count - b0 < R_VTX_BATCH ? (unsigned)(count - b0) : R_VTX_BATCH;
          /* vertex ids (after restart: -1) */
          for (unsigned i = 0; i < nb; i++) {
@@ -372,6 +384,7 @@ static bool do_draw(struct rjob *j, struct vstate *s, const struct vagx_cmd_draw
 
 static bool push_query(struct rjob *j, const struct vagx_cmd_query_begin *q)
 {
+   /* the caller fails the job (DEVICE_ERROR) unless the budget already did */
    if (j->nqueries == j->cap_queries) {
       unsigned cap = j->cap_queries ? 2 * j->cap_queries : 8;
       struct rquery *n = realloc(j->queries, cap * sizeof(*n));
@@ -404,7 +417,7 @@ void r_geometry(struct rjob *j)
          r_fail(j, VAGX_JOB_STATUS_INVALID_COMMAND, VAGX_UNIT_VDM, 0, va);
          return;
       }
-      if (r_stop(j))
+      if (r_checkpoint(j, fe))
          return;
       uint32_t cmd[16];
       if (!r_read(j, fe, va, cmd, 4, VAGX_UNIT_VDM))
@@ -530,6 +543,8 @@ void r_geometry(struct rjob *j)
                                                                      : &s.query;
          ok = *slot < 0;
          if (ok) {
+            if (!r_budget_charge(j, VAGX_RENDER_GEOMETRY_QUERY_COST, VAGX_UNIT_VDM, cva))
+               return;
             if (!push_query(j, &c)) {
                r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_VDM, 0, 0);
                return;

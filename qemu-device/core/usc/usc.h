@@ -127,6 +127,8 @@ struct vagx_usc_decoded *vagx_usc_program_decode(const uint64_t *words, size_t n
                                                  struct vagx_usc_result *res);
 void vagx_usc_program_free(struct vagx_usc_decoded *prog);
 size_t vagx_usc_program_words(const struct vagx_usc_decoded *prog);
+/* Host memory the decoded program occupies (what a cache entry costs). */
+size_t vagx_usc_program_bytes(const struct vagx_usc_decoded *prog);
 
 struct vagx_usc *vagx_usc_create(void);
 void vagx_usc_destroy(struct vagx_usc *usc);
@@ -159,17 +161,29 @@ enum vagx_usc_status vagx_usc_run_simd(struct vagx_usc *usc, const struct vagx_u
  * vagx_usc_cache_invalidate() at every job start and every TLB invalidation; a
  * lookup that finds a stale entry re-reads the code bytes and reuses the decoded
  * program only if they are unchanged (otherwise decodes anew).  Code must not
- * change while a job runs.  Thread-safe; programs replaced while other threads
- * may run them are retired and freed by vagx_usc_cache_trim() (call when idle).
+ * change while a job runs.  Thread-safe.
+ *
+ * Bounded: the cache keeps at most VAGX_USC_CACHE_MAX_BYTES of decoded
+ * programs and drops the least recently used ones beyond that, so guest
+ * programs at ever new addresses cannot grow host memory without limit.
+ * vagx_usc_cache_get() returns a reference: the program stays valid (even if
+ * the cache drops or replaces it) until the caller gives it back with
+ * vagx_usc_cache_put().  Destroy the cache only after every put.
  */
+#define VAGX_USC_CACHE_MAX_BYTES (64u << 20)
 struct vagx_usc_cache *vagx_usc_cache_create(void);
 void vagx_usc_cache_destroy(struct vagx_usc_cache *cache);
 void vagx_usc_cache_invalidate(struct vagx_usc_cache *cache);
+/* Kept for callers of the earlier API: nothing to do (references free
+ * replaced programs as soon as their last user is done). */
 void vagx_usc_cache_trim(struct vagx_usc_cache *cache);
 const struct vagx_usc_decoded *vagx_usc_cache_get(struct vagx_usc_cache *cache,
                                                   const struct vagx_usc_env *env,
                                                   uint64_t root, uint64_t va,
                                                   struct vagx_usc_result *res);
+void vagx_usc_cache_put(const struct vagx_usc_decoded *prog);
+/* Bytes and entries the cache holds now (tests). */
+size_t vagx_usc_cache_bytes(struct vagx_usc_cache *cache, unsigned *entries);
 
 const char *vagx_usc_status_name(enum vagx_usc_status s);
 

@@ -2,7 +2,12 @@
  * a generation.  The device bumps the generation at job start and TLB
  * invalidation; a stale entry is revalidated by comparing its code bytes with
  * memory, so unchanged shaders are decoded once for the life of the cache.
- * A spinlock is enough: lookups are short and decoding happens once. */
+ * A spinlock is enough: lookups are short and decoding happens once.
+ *
+ * Guest programs can sit at any number of addresses, so the cache is bounded
+ * (VAGX_USC_CACHE_MAX_BYTES, least recently used entries go first) and
+ * entries are reference counted: a program dropped or replaced while a job
+ * still runs it is freed by that job's vagx_usc_cache_put(). */
 #include <stdlib.h>
 
 #include "usc_decode.h"
@@ -15,7 +20,9 @@ struct vagx_usc_cache {
    atomic_flag lock;
    uint64_t gen;
    struct vagx_usc_decoded *buckets[NBUCKETS];
-   struct vagx_usc_decoded *retired; /* replaced, freed by trim */
+   struct vagx_usc_decoded *lru_head, *lru_tail; /* most recently used first */
+   size_t bytes;
+   unsigned entries;
 };
 
 struct vagx_usc_cache *vagx_usc_cache_create(void)
@@ -28,22 +35,30 @@ struct vagx_usc_cache *vagx_usc_cache_create(void)
    return c;
 }
 
-static void free_list(struct vagx_usc_decoded *p)
+static void unref(struct vagx_usc_decoded *p)
 {
-   while (p) {
-      struct vagx_usc_decoded *n = p->next;
+   if (atomic_fetch_sub_explicit(&p->refs, 1, memory_order_acq_rel) == 1)
       vagx_usc_program_free(p);
-      p = n;
-   }
+}
+
+void vagx_usc_cache_put(const struct vagx_usc_decoded *prog)
+{
+   if (prog)
+      unref((struct vagx_usc_decoded *)prog);
 }
 
 void vagx_usc_cache_destroy(struct vagx_usc_cache *c)
 {
    if (!c)
       return;
-   for (unsigned i = 0; i < NBUCKETS; i++)
-      free_list(c->buckets[i]);
-   free_list(c->retired);
+   for (unsigned i = 0; i < NBUCKETS; i++) {
+      struct vagx_usc_decoded *p = c->buckets[i];
+      while (p) {
+         struct vagx_usc_decoded *n = p->next;
+         unref(p);
+         p = n;
+      }
+   }
    free(c);
 }
 
@@ -67,10 +82,41 @@ void vagx_usc_cache_invalidate(struct vagx_usc_cache *c)
 
 void vagx_usc_cache_trim(struct vagx_usc_cache *c)
 {
+   (void)c;
+}
+
+size_t vagx_usc_cache_bytes(struct vagx_usc_cache *c, unsigned *entries)
+{
    lock(c);
-   free_list(c->retired);
-   c->retired = NULL;
+   size_t b = c->bytes;
+   if (entries)
+      *entries = c->entries;
    unlock(c);
+   return b;
+}
+
+static void lru_unlink(struct vagx_usc_cache *c, struct vagx_usc_decoded *p)
+{
+   if (p->lru_prev)
+      p->lru_prev->lru_next = p->lru_next;
+   else
+      c->lru_head = p->lru_next;
+   if (p->lru_next)
+      p->lru_next->lru_prev = p->lru_prev;
+   else
+      c->lru_tail = p->lru_prev;
+   p->lru_prev = p->lru_next = NULL;
+}
+
+static void lru_push_front(struct vagx_usc_cache *c, struct vagx_usc_decoded *p)
+{
+   p->lru_prev = NULL;
+   p->lru_next = c->lru_head;
+   if (c->lru_head)
+      c->lru_head->lru_prev = p;
+   else
+      c->lru_tail = p;
+   c->lru_head = p;
 }
 
 static unsigned bucket(uint64_t root, uint64_t va)
@@ -143,6 +189,20 @@ static bool unchanged(const struct vagx_usc_env *env, const struct vagx_usc_deco
    return same;
 }
 
+/* Takes p out of the table and drops the cache's reference. */
+static void remove_entry(struct vagx_usc_cache *c, struct vagx_usc_decoded *p)
+{
+   struct vagx_usc_decoded **pp = &c->buckets[bucket(p->root, p->va)];
+   while (*pp != p)
+      pp = &(*pp)->next;
+   *pp = p->next;
+   p->next = NULL;
+   lru_unlink(c, p);
+   c->bytes -= p->bytes;
+   c->entries--;
+   unref(p);
+}
+
 const struct vagx_usc_decoded *vagx_usc_cache_get(struct vagx_usc_cache *c,
                                                   const struct vagx_usc_env *env,
                                                   uint64_t root, uint64_t va,
@@ -156,31 +216,41 @@ const struct vagx_usc_decoded *vagx_usc_cache_get(struct vagx_usc_cache *c,
       return NULL;
    }
    lock(c);
-   struct vagx_usc_decoded **pp = &c->buckets[bucket(root, va)], *p;
-   for (p = *pp; p; pp = &p->next, p = p->next)
+   struct vagx_usc_decoded *p;
+   for (p = c->buckets[bucket(root, va)]; p; p = p->next)
       if (p->root == root && p->va == va)
          break;
    if (p && p->gen != c->gen) {
       if (unchanged(env, p)) {
          p->gen = c->gen;
       } else {
-         *pp = p->next;
-         p->next = c->retired;
-         c->retired = p;
+         remove_entry(c, p);
          p = NULL;
       }
    }
-   if (!p) {
+   if (p) {
+      lru_unlink(c, p);
+      lru_push_front(c, p);
+   } else {
       p = decode_at(env, va, res);
       if (p) {
          p->root = root;
          p->va = va;
          p->gen = c->gen;
+         atomic_init(&p->refs, 1);
          unsigned b = bucket(root, va);
          p->next = c->buckets[b];
          c->buckets[b] = p;
+         lru_push_front(c, p);
+         c->bytes += p->bytes;
+         c->entries++;
+         /* the new entry stays even when it alone exceeds the bound */
+         while (c->bytes > VAGX_USC_CACHE_MAX_BYTES && c->lru_tail != p)
+            remove_entry(c, c->lru_tail);
       }
    }
+   if (p)
+      atomic_fetch_add_explicit(&p->refs, 1, memory_order_relaxed);
    unlock(c);
    return p;
 }

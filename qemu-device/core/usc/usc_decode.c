@@ -11,6 +11,10 @@
 
 enum { CONS_IF, CONS_LOOP };
 
+/* Register operands carry an 8-bit index (struct vagx_src), so a vector of
+ * registers must end within this many. */
+#define USC_GPR_INDEXES (1u << (8 * sizeof(((struct vagx_src *)0)->idx)))
+
 struct cons {
    int kind, parent;
    uint32_t start, else_op, end_op; /* op indices; else_op = UINT32_MAX if none */
@@ -269,6 +273,18 @@ static struct vagx_usc_decoded *pass2(const uint64_t *w, uint32_t nwords, struct
             break;
          }
       }
+      /* tex .grad reads its gradients from the register file as vectors
+       * dPdx, dPdy of the coordinate count each, starting at src1 (isa.md):
+       * src1 must name a GPR and the file must hold both vectors, or the
+       * texture unit would read past it. */
+      if (I->op == VAGX_OP_TEX && (I->mod & 7) == VAGX_TEXMODE_GRAD) {
+         const unsigned ng = 2 * vagx_coord_regs(I);
+         if (I->src[1].file != VAGX_FILE_R || I->src[1].idx + ng > USC_GPR_INDEXES) {
+            illegal(res, d->pcw[i], VAGX_ISA_EOPERAND);
+            goto fail;
+         }
+         note_reg(p, I->src[1].idx, ng);
+      }
       if (!o->fn) {
          /* Every valid opcode has a handler; reaching this is a table bug. */
          illegal(res, d->pcw[i], VAGX_ISA_EOPCODE);
@@ -311,6 +327,8 @@ static struct vagx_usc_decoded *pass2(const uint64_t *w, uint32_t nwords, struct
    }
    p->ops[d->nops].fn = usc_op_end;
    p->ops[d->nops].pc = nwords * 8;
+   p->bytes = sizeof(*p) + (d->nops + 1) * sizeof(*p->ops) + (nimm ? nimm : 1) * sizeof(*p->imm) +
+              nwords * sizeof(uint64_t);
    free(word2op);
    return p;
 
@@ -359,4 +377,9 @@ void vagx_usc_program_free(struct vagx_usc_decoded *prog)
 size_t vagx_usc_program_words(const struct vagx_usc_decoded *prog)
 {
    return prog->nwords;
+}
+
+size_t vagx_usc_program_bytes(const struct vagx_usc_decoded *prog)
+{
+   return prog->bytes;
 }

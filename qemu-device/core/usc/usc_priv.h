@@ -5,6 +5,7 @@
 #ifndef VAGX_USC_PRIV_H
 #define VAGX_USC_PRIV_H
 
+#include <stdatomic.h>
 #include <string.h>
 
 #include "usc.h"
@@ -59,9 +60,12 @@ struct vagx_usc_decoded {
    uint32_t nregs;       /* GPRs touched: r0..nregs-1 */
    uint32_t sr_used;     /* bit per special register (all: a graphics hook may read them) */
    uint64_t u_used[4];   /* bit per uniform register */
-   /* cache bookkeeping */
+   /* cache bookkeeping (usc_cache.c) */
    uint64_t root, va, gen;
-   struct vagx_usc_decoded *next;
+   struct vagx_usc_decoded *next;            /* hash chain */
+   struct vagx_usc_decoded *lru_prev, *lru_next;
+   _Atomic uint32_t refs;                    /* the cache's + every user's */
+   size_t bytes;                             /* host memory of the program */
 };
 
 enum usc_state { USC_RUNNING, USC_BARRIER, USC_DONE, USC_ERROR };

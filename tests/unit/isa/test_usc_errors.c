@@ -5,6 +5,7 @@
 #include <time.h>
 
 
+#include "usc_priv.h"
 #include "usc_test.h"
 
 static struct vagx_usc_result res;
@@ -148,9 +149,85 @@ int main(void)
       CHECK(b && b != a, "re-decoded after change");
       CHECK(!vagx_usc_cache_get(c, &cenv, 1, T_BASE + 4000, &r) && r.status == VAGX_USC_FAULT,
             "code fault: %s", vagx_usc_status_name(r.status));
+      /* references: a (three gets) outlives its replacement by b */
+      for (unsigned i = 0; i < 3; i++)
+         vagx_usc_cache_put(a);
+      vagx_usc_cache_put(b);
       vagx_usc_cache_trim(c);
       vagx_usc_cache_destroy(c);
       free(mem.buf);
+   }
+
+   /* Issue 16, item 3: the cache is bounded.  Programs of ~0.5 MiB decoded
+    * under 300 distinct keys (roots) would keep ~150 MiB; the cache holds at
+    * most VAGX_USC_CACHE_MAX_BYTES plus the newest program, and a program
+    * it dropped stays valid while a user holds its reference. */
+   {
+      enum { NPROG = 2000 };
+      struct t_mem mem = { calloc(1, 64 * 1024), 64 * 1024 };
+      char *src = malloc(NPROG * 24 + 16), *o = src;
+      for (unsigned i = 0; i < NPROG; i++)
+         o += sprintf(o, "mov r%u, #%u\n", i % 8, i + 100000);
+      strcpy(o, "end\n");
+      n = vagx_asm_assemble(src, (uint32_t *)(void *)mem.buf, 16384, &err);
+      free(src);
+      CHECK(n > 0, "assemble big program: %s", err.msg);
+      struct vagx_usc_cache *c = vagx_usc_cache_create();
+      struct vagx_usc_env cenv = { 0 };
+      cenv.mem = &t_mem_ops;
+      cenv.mem_ctx = &mem;
+      const struct vagx_usc_decoded *first = vagx_usc_cache_get(c, &cenv, 1, T_BASE, &r);
+      CHECK(first && vagx_usc_program_bytes(first) > 256 * 1024, "big program: %zu bytes",
+            first ? vagx_usc_program_bytes(first) : 0);
+      size_t peak = 0;
+      for (uint64_t root = 2; root < 300; root++) {
+         const struct vagx_usc_decoded *q = vagx_usc_cache_get(c, &cenv, root, T_BASE, &r);
+         CHECK(q, "decode under root %llu", (unsigned long long)root);
+         vagx_usc_cache_put(q);
+         size_t b = vagx_usc_cache_bytes(c, NULL);
+         peak = b > peak ? b : peak;
+      }
+      CHECK(first && peak <= VAGX_USC_CACHE_MAX_BYTES + vagx_usc_program_bytes(first),
+            "cache bounded: peak %zu bytes", peak);
+      /* the first program was dropped long ago but is still ours to run */
+      struct vagx_usc *u = vagx_usc_create();
+      struct vagx_usc_compute cs1 = { { 32, 1, 1 }, { 1, 1, 1 }, 0 };
+      CHECK(first && vagx_usc_run_threadgroup(u, first, &cenv, &cs1, id, &r) == VAGX_USC_OK,
+            "dropped program still runs: %s", vagx_usc_status_name(r.status));
+      vagx_usc_destroy(u);
+      vagx_usc_cache_put(first);
+      vagx_usc_cache_destroy(c);
+      free(mem.buf);
+   }
+
+   /* Issue 16, item 2: tex .grad reads dPdx, dPdy (2 x coordinate count
+    * registers from src1) from the register file, so the decoder counts them
+    * (the file is sized by what it counts) and refuses a src1 that is not a
+    * GPR; before, it counted one register, or none for a uniform. */
+   {
+      static const char *grad_src[] = {
+         /* gradients in r30..r33 (2D: 2 + 2), highest register named */
+         "mov r0, #0\nmov r1, #0\ntex.grad.t0.s0.2d r4, r0, r30, r0\nend\n",
+         /* a uniform as the gradient base: no registers behind it */
+         "tex.grad.t0.s0.2d r4, r0, u200, r0\nend\n",
+         /* an immediate */
+         "tex.grad.t0.s0.2d r4, r0, #5, r0\nend\n",
+         /* a cube array reads 2 x 4 registers: r250..r257 is past the file */
+         "tex.grad.t0.s0.cube.array r4, r0, r250, r0\nend\n",
+      };
+      uint64_t words[64];
+      for (unsigned i = 0; i < 4; i++) {
+         n = vagx_asm_assemble(grad_src[i], (uint32_t *)(void *)words, 128, &err);
+         CHECK(n > 0, "assemble grad %u: %s", i, err.msg);
+         p = vagx_usc_program_decode(words, (size_t)n / 2, &r);
+         if (i == 0) {
+            CHECK(p && p->nregs >= 34, "grad registers counted: nregs %u", p ? p->nregs : 0);
+         } else {
+            CHECK(!p && r.status == VAGX_USC_ILLEGAL_INSTRUCTION && r.isa_err == VAGX_ISA_EOPERAND,
+                  "grad case %u refused: %s", i, vagx_usc_status_name(r.status));
+         }
+         vagx_usc_program_free(p);
+      }
    }
 
    /* Opcode 0 is nop (docs/hw/isa.md, "Zero words and the end of code"): a
@@ -183,6 +260,7 @@ int main(void)
       vagx_usc_cache_invalidate(c);
       const struct vagx_usc_decoded *z = vagx_usc_cache_get(c, &cenv, 1, T_BASE, &r);
       CHECK(z && vagx_usc_program_words(z) == 512, "511 nops + end through the cache");
+      vagx_usc_cache_put(z);
       vagx_usc_cache_destroy(c);
       free(mem.buf);
 
