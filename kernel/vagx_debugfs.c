@@ -98,6 +98,10 @@ void vagx_debugfs_init(struct drm_minor *minor)
 	debugfs_create_file_unsafe("vagx_inject_abort_fail", 0600,
 				   minor->debugfs_root,
 				   &vdev->inject_abort_fail, &vagx_inject_fops);
+	/* The next N TLB invalidations report failure: quarantine paths. */
+	debugfs_create_file_unsafe("vagx_inject_tlb_fail", 0600,
+				   minor->debugfs_root,
+				   &vdev->inject_tlb_fail, &vagx_inject_fops);
 	/* Delay (ms) between a timeout's choice of job and its Q_ABORT. */
 	debugfs_create_file_unsafe("vagx_inject_abort_delay_ms", 0600,
 				   minor->debugfs_root,

@@ -114,8 +114,17 @@ static int vagx_tlb_wait(struct vagx_device *vdev)
  * vagx_device_fini() has quiesced the device (global reset, bus mastering
  * off), after which no translation is used any more.
  *
+ * A failure means the device may still use a translation of the range:
+ * the caller must then not free the pages or tables it unmapped but hand
+ * them to the quarantine (vagx_pgtable_free_after_tlb()), which keeps them
+ * until the device is quiesced for good (PCI remove). A device that did
+ * not complete an invalidation even after a global reset is marked wedged
+ * (@vdev->tlb_wedged): every later invalidation fails at once instead of
+ * stalling its caller, who holds a VM's op_lock, for another 20 s.
+ *
  * Return: 0, -ETIMEDOUT (the device did not complete the invalidation even
- * after a global reset) or -ENODEV (unplugged).
+ * after a global reset), -EIO (wedged by an earlier one) or -ENODEV
+ * (unplugged and quiesced: the caller may free).
  */
 int vagx_device_tlb_invalidate(struct vagx_device *vdev, u64 root,
 			       u64 va, u64 size)
@@ -127,6 +136,10 @@ int vagx_device_tlb_invalidate(struct vagx_device *vdev, u64 root,
 		return -ENODEV;
 	}
 	mutex_lock(&vdev->tlb_lock);
+	if (READ_ONCE(vdev->tlb_wedged)) {
+		ret = -EIO;
+		goto out;
+	}
 	/* START while busy is refused: never issue one. */
 	ret = vagx_tlb_wait(vdev);
 	if (!ret) {
@@ -139,10 +152,16 @@ int vagx_device_tlb_invalidate(struct vagx_device *vdev, u64 root,
 		vagx_write(vdev, VAGX_REG_TLB_INV_CMD, VAGX_TLB_INV_CMD_START(1));
 		ret = vagx_tlb_wait(vdev);
 	}
+	if (ret) {
+		WRITE_ONCE(vdev->tlb_wedged, true);
+		drm_err(&vdev->drm, "TLB invalidation failed: the device does not respond; unmapped memory is quarantined until the device is removed\n");
+	} else if (atomic_add_unless(&vdev->inject_tlb_fail, -1, 0)) {
+		/* Debugfs fault injection: exercises the callers' quarantine. */
+		ret = -ETIMEDOUT;
+	}
+out:
 	mutex_unlock(&vdev->tlb_lock);
 	drm_dev_exit(idx);
-	if (ret)
-		drm_err(&vdev->drm, "TLB invalidation failed: the device does not respond\n");
 	return ret;
 }
 
@@ -287,6 +306,10 @@ int vagx_device_init(struct vagx_device *vdev)
 	init_completion(&vdev->quiesced);
 	mutex_init(&vdev->objs_lock);
 	INIT_LIST_HEAD(&vdev->objs);
+	mutex_init(&vdev->quarantine_lock);
+	INIT_LIST_HEAD(&vdev->quarantine_pts);
+	INIT_LIST_HEAD(&vdev->quarantine_vmas);
+	INIT_LIST_HEAD(&vdev->quarantine_objs);
 
 	mutex_init(&vdev->vms_lock);
 	INIT_LIST_HEAD(&vdev->vms);
@@ -357,5 +380,6 @@ void vagx_device_fini(struct vagx_device *vdev)
 	pci_free_irq_vectors(vdev->pdev);
 	pci_clear_master(vdev->pdev);
 	complete_all(&vdev->quiesced);
+	vagx_mmu_quarantine_release(vdev);
 	vagx_rings_unplug(vdev);
 }

@@ -30,6 +30,8 @@
 #define VAGX_MAX_LABEL		4096
 #define VAGX_MAX_VMS_PER_FILE	1024
 #define VAGX_MAX_QUEUES_PER_FILE 256
+/* Largest stride of a &struct drm_vagx_obj_array (documented UAPI limit). */
+#define VAGX_MAX_STRIDE		4096
 
 /* User VA window: page 0 and the top 4 GiB belong to the kernel. */
 #define VAGX_USER_VA_START	0x10000ull
@@ -45,6 +47,7 @@
 struct vagx_file_stats;
 struct vagx_job;
 struct vagx_kms;
+struct vagx_pt_budget;
 struct vagx_vm;
 
 /**
@@ -164,6 +167,32 @@ struct vagx_device {
 	/** @dev_node: Entry in the list of devices (job_timeout_ms updates). */
 	struct list_head dev_node;
 
+	/**
+	 * @tlb_wedged: A TLB invalidation did not complete even after a
+	 * global reset: later ones fail at once instead of polling again.
+	 */
+	bool tlb_wedged;
+	/**
+	 * @quarantine_lock: Protects @quarantine_closed and the quarantine
+	 * lists: page tables (@quarantine_pts), mappings holding BO pins
+	 * (@quarantine_vmas) and BOs (@quarantine_objs) that the device may
+	 * still use because a TLB invalidation failed. They are released by
+	 * vagx_device_fini() once the device is quiesced for good.
+	 */
+	struct mutex quarantine_lock;
+	/** @quarantine_closed: Quiesced for good: quarantine nothing. */
+	bool quarantine_closed;
+	/** @quarantine_pts: Quarantined page tables. */
+	struct list_head quarantine_pts;
+	/** @quarantine_vmas: Quarantined mappings (vm_bo references). */
+	struct list_head quarantine_vmas;
+	/** @quarantine_objs: Quarantined BOs (scanout). */
+	struct list_head quarantine_objs;
+	/** @quarantined_pts: Page tables quarantined so far (debugfs). */
+	atomic_t quarantined_pts;
+	/** @quarantined_vmas: Mappings quarantined so far (debugfs). */
+	atomic_t quarantined_vmas;
+
 	/** @objs_lock: Protects @objs (debugfs). */
 	struct mutex objs_lock;
 	/** @objs: All BOs of the device, for debugfs. */
@@ -173,6 +202,11 @@ struct vagx_device {
 	atomic_t inject_bind_fail;
 	/** @inject_bind_prep_fail: Debugfs knob: fail the next N bind preparations. */
 	atomic_t inject_bind_prep_fail;
+	/**
+	 * @inject_tlb_fail: Debugfs knob: the next N TLB invalidations report
+	 * a failure (after doing their work), as a device that did not answer.
+	 */
+	atomic_t inject_tlb_fail;
 	/** @inject_abort_fail: Debugfs knob: skip Q_ABORT in the next N timeouts. */
 	atomic_t inject_abort_fail;
 	/**
@@ -197,6 +231,8 @@ struct vagx_file {
 	struct vagx_file_stats *stats;
 	/** @lock: Serialises creation/destruction of ids. */
 	struct mutex lock;
+	/** @pt_budget: Page-table memory the file's VMs may use. */
+	struct vagx_pt_budget *pt_budget;
 };
 
 #define to_vagx_device(d) container_of_const(d, struct vagx_device, drm)

@@ -299,6 +299,12 @@ static int vagx_open(struct drm_device *drm, struct drm_file *file)
 		kfree(vfile);
 		return -ENOMEM;
 	}
+	vfile->pt_budget = vagx_pt_budget_create();
+	if (!vfile->pt_budget) {
+		vagx_file_stats_put(vfile->stats);
+		kfree(vfile);
+		return -ENOMEM;
+	}
 	xa_init_flags(&vfile->vms, XA_FLAGS_ALLOC1);
 	xa_init_flags(&vfile->queues, XA_FLAGS_ALLOC1);
 	mutex_init(&vfile->lock);
@@ -316,6 +322,8 @@ static void vagx_postclose(struct drm_device *drm, struct drm_file *file)
 	xa_destroy(&vfile->vms);
 	mutex_destroy(&vfile->lock);
 	vagx_file_stats_put(vfile->stats);
+	/* VMs still alive (jobs, binds) keep their own reference. */
+	vagx_pt_budget_put(vfile->pt_budget);
 	kfree(vfile);
 }
 
@@ -343,7 +351,7 @@ static const struct drm_driver vagx_drm_driver = {
 	.num_ioctls = ARRAY_SIZE(vagx_ioctls),
 	.fops = &vagx_fops,
 	.gem_create_object = vagx_gem_create_object,
-	.gem_prime_import_sg_table = drm_gem_shmem_prime_import_sg_table,
+	.gem_prime_import_sg_table = vagx_gem_prime_import_sg_table,
 	.dumb_create = vagx_kms_dumb_create,
 #ifdef CONFIG_DEBUG_FS
 	.debugfs_init = vagx_debugfs_init,

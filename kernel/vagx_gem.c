@@ -2,6 +2,7 @@
 /* Copyright (C) 2025 The vagx authors */
 
 #include <linux/dma-buf.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 
 #include <drm/drm_prime.h>
@@ -19,6 +20,7 @@ static void vagx_gem_free(struct drm_gem_object *obj)
 	struct drm_gem_object *vm_root_gem = bo->exclusive_vm_root_gem;
 
 	mutex_lock(&vdev->objs_lock);
+	/* Empty if freed before vagx_bo_track() (creation failed late). */
 	list_del(&bo->node);
 	mutex_unlock(&vdev->objs_lock);
 
@@ -87,17 +89,19 @@ static const struct drm_gem_object_funcs vagx_gem_funcs = {
  * @drm: DRM device.
  * @size: Size of the object.
  *
- * Also used for imported dma-bufs.
+ * Also used for imported dma-bufs. The object is not on &vagx_device.objs
+ * yet: when the shmem helper fails after this hook (shmem file, mmap
+ * offset), it kfree()s the object without calling &drm_gem_object_funcs.free,
+ * so only a fully created BO may be listed (vagx_bo_track()).
  *
  * Return: the new GEM object or an ERR_PTR().
  */
 struct drm_gem_object *vagx_gem_create_object(struct drm_device *drm,
 					      size_t size)
 {
-	struct vagx_device *vdev = to_vagx_device(drm);
 	struct vagx_bo *bo;
 
-	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
 
@@ -106,11 +110,57 @@ struct drm_gem_object *vagx_gem_create_object(struct drm_device *drm,
 	mutex_init(&bo->gpuva_list_lock);
 	mutex_init(&bo->label_lock);
 	drm_gem_gpuva_set_lock(&bo->base.base, &bo->gpuva_list_lock);
+	INIT_LIST_HEAD(&bo->node);
+	return &bo->base.base;
+}
+
+/* List a BO that was created successfully (debugfs vagx_bos). */
+static void vagx_bo_track(struct vagx_bo *bo)
+{
+	struct vagx_device *vdev = to_vagx_device(bo->base.base.dev);
 
 	mutex_lock(&vdev->objs_lock);
 	list_add_tail(&bo->node, &vdev->objs);
 	mutex_unlock(&vdev->objs_lock);
-	return &bo->base.base;
+}
+
+/**
+ * vagx_gem_prime_import_sg_table() - &drm_driver.gem_prime_import_sg_table
+ * @drm: DRM device.
+ * @attach: dma-buf attachment.
+ * @sgt: Pages of the dma-buf.
+ *
+ * Return: the new GEM object or an ERR_PTR().
+ */
+struct drm_gem_object *
+vagx_gem_prime_import_sg_table(struct drm_device *drm,
+			       struct dma_buf_attachment *attach,
+			       struct sg_table *sgt)
+{
+	struct drm_gem_object *obj;
+
+	obj = drm_gem_shmem_prime_import_sg_table(drm, attach, sgt);
+	if (!IS_ERR(obj))
+		vagx_bo_track(to_vagx_bo(obj));
+	return obj;
+}
+
+/**
+ * vagx_bo_max_size() - Largest BO the machine can back
+ *
+ * A BO's pages are pinned while it is mapped in a VM or scanned out, so it
+ * can never be larger than RAM; the shmem helper also keeps one page
+ * pointer per page in a kvmalloc()ed array, which must stay below INT_MAX
+ * bytes (larger requests WARN).
+ *
+ * Return: the size in bytes.
+ */
+u64 vagx_bo_max_size(void)
+{
+	u64 pages = min_t(u64, totalram_pages(),
+			  INT_MAX / sizeof(struct page *));
+
+	return pages << PAGE_SHIFT;
 }
 
 /**
@@ -122,7 +172,10 @@ struct drm_gem_object *vagx_gem_create_object(struct drm_device *drm,
  * @vm: VM the BO is private to, or NULL.
  * @handle: Out: GEM handle.
  *
- * Return: 0 or a negative errno.
+ * Also the dumb-buffer path (vagx_kms_dumb_create()), so that every BO
+ * the driver creates is listed only once it exists.
+ *
+ * Return: 0, -E2BIG (larger than vagx_bo_max_size()) or a negative errno.
  */
 int vagx_bo_create_with_handle(struct drm_file *file, struct drm_device *drm,
 			       u64 *size, u32 flags, struct vagx_vm *vm,
@@ -132,11 +185,14 @@ int vagx_bo_create_with_handle(struct drm_file *file, struct drm_device *drm,
 	struct vagx_bo *bo;
 	int ret;
 
+	if (*size > vagx_bo_max_size())
+		return -E2BIG;
 	shmem = drm_gem_shmem_create(drm, *size);
 	if (IS_ERR(shmem))
 		return PTR_ERR(shmem);
 
 	bo = container_of(shmem, struct vagx_bo, base);
+	vagx_bo_track(bo);
 	bo->flags = flags;
 	bo->base.map_wc = !(flags & DRM_VAGX_BO_WB_MMAP);
 

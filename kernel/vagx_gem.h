@@ -8,6 +8,8 @@
 
 #include <drm/drm_gem_shmem_helper.h>
 
+struct dma_buf_attachment;
+struct sg_table;
 struct vagx_device;
 struct vagx_vm;
 
@@ -41,6 +43,11 @@ static inline struct vagx_bo *to_vagx_bo(struct drm_gem_object *obj)
 
 struct drm_gem_object *vagx_gem_create_object(struct drm_device *drm,
 					      size_t size);
+struct drm_gem_object *
+vagx_gem_prime_import_sg_table(struct drm_device *drm,
+			       struct dma_buf_attachment *attach,
+			       struct sg_table *sgt);
+u64 vagx_bo_max_size(void);
 int vagx_bo_create_with_handle(struct drm_file *file, struct drm_device *drm,
 			       u64 *size, u32 flags, struct vagx_vm *vm,
 			       u32 *handle);

@@ -43,6 +43,7 @@
 #include <drm/drm_vblank.h>
 
 #include "vagx_device.h"
+#include "vagx_gem.h"
 #include "vagx_kms.h"
 #include "vagx_mmu.h"
 
@@ -157,26 +158,40 @@ static u32 vagx_kms_hw_format(u32 fourcc)
 
 /*
  * Drop the page tables of [@va, @va + @size) and of its reservation. The
- * TLB must be invalidated before the detached tables are freed (except for
- * ranges the device never saw).
+ * TLB must be invalidated before the detached tables are freed and before
+ * @obj's pages may go; if that fails, the scanout may still read them, so
+ * both are quarantined (vagx_pgtable_free_after_tlb()).
  */
-static void vagx_kms_unmap_range(struct vagx_kms *kms, u64 va, u64 size,
-				 bool invalidate)
+static void vagx_kms_prune(struct vagx_kms *kms, u64 va, u64 size,
+			   struct drm_gem_object *obj)
 {
 	struct vagx_device *vdev = kms->vdev;
 	LIST_HEAD(garbage);
-	int idx;
+	int ret = 0, idx;
 
-	vagx_pgtable_set_range(&kms->pgt, va, size, 0);
-	vagx_pgtable_unreserve(&kms->pgt, va, size);
 	vagx_pgtable_prune(&kms->pgt, va, size, &garbage);
-	/* The device is gone after unplug: nothing can use the mapping. */
-	if (invalidate && drm_dev_enter(&vdev->drm, &idx)) {
-		vagx_device_tlb_invalidate(vdev, vagx_pgtable_root(&kms->pgt),
-					   va, size);
+	/*
+	 * After an unplug the scanout is off (vagx_kms_fini() ran first), and
+	 * the fbdev framebuffer is destroyed inside drm_dev_unplug(), before
+	 * vagx_device_fini() could complete vdev->quiesced: do not wait.
+	 */
+	if (drm_dev_enter(&vdev->drm, &idx)) {
+		ret = vagx_device_tlb_invalidate(vdev,
+						 vagx_pgtable_root(&kms->pgt),
+						 va, size);
 		drm_dev_exit(idx);
 	}
-	vagx_pgtable_free_garbage(&kms->pgt, &garbage);
+	if (ret && ret != -ENODEV)
+		vagx_mmu_quarantine_obj(vdev, obj);
+	vagx_pgtable_free_after_tlb(&kms->pgt, &garbage, ret);
+}
+
+static void vagx_kms_unmap_range(struct vagx_kms *kms, u64 va, u64 size,
+				 struct drm_gem_object *obj)
+{
+	vagx_pgtable_set_range(&kms->pgt, va, size, 0);
+	vagx_pgtable_unreserve(&kms->pgt, va, size);
+	vagx_kms_prune(kms, va, size, obj);
 }
 
 static int vagx_kms_map_fb(struct vagx_kms *kms, struct vagx_fb *vfb)
@@ -190,6 +205,9 @@ static int vagx_kms_map_fb(struct vagx_kms *kms, struct vagx_fb *vfb)
 	sgt = drm_gem_shmem_get_pages_sgt(to_drm_gem_shmem_obj(obj));
 	if (IS_ERR(sgt))
 		return PTR_ERR(sgt);
+	ret = vagx_sgt_check(sgt);
+	if (ret)
+		return ret;
 
 	mutex_lock(&kms->vm_lock);
 	ret = drm_mm_insert_node_generic(&kms->mm, &vfb->node, obj->size,
@@ -200,6 +218,8 @@ static int vagx_kms_map_fb(struct vagx_kms *kms, struct vagx_fb *vfb)
 	end = va + vfb->node.size;
 	ret = vagx_pgtable_reserve(&kms->pgt, va, vfb->node.size);
 	if (ret) {
+		/* Tables it allocated are linked: detach them. */
+		vagx_kms_prune(kms, va, vfb->node.size, obj);
 		drm_mm_remove_node(&vfb->node);
 		goto out;
 	}
@@ -218,7 +238,7 @@ static int vagx_kms_map_fb(struct vagx_kms *kms, struct vagx_fb *vfb)
 		 * tables were linked: invalidate anyway before freeing them.
 		 */
 		vagx_kms_unmap_range(kms, vfb->node.start, vfb->node.size,
-				     true);
+				     obj);
 		drm_mm_remove_node(&vfb->node);
 		ret = -EINVAL;
 	}
@@ -232,7 +252,8 @@ static void vagx_kms_unmap_fb(struct vagx_kms *kms, struct vagx_fb *vfb)
 	mutex_lock(&kms->vm_lock);
 	if (!drm_mm_node_allocated(&vfb->node))
 		goto out;
-	vagx_kms_unmap_range(kms, vfb->node.start, vfb->node.size, true);
+	vagx_kms_unmap_range(kms, vfb->node.start, vfb->node.size,
+			     vfb->base.obj[0]);
 	drm_mm_remove_node(&vfb->node);
 out:
 	mutex_unlock(&kms->vm_lock);
@@ -292,23 +313,30 @@ vagx_fb_create(struct drm_device *drm, struct drm_file *file,
  * @drm: DRM device.
  * @args: Dumb buffer request; pitch and size are returned.
  *
- * A shmem BO whose pitch is a multiple of 64 bytes (the scanout needs 4).
+ * A BO (vagx_bo_create_with_handle(), so it is listed and capped like
+ * every other) whose pitch is a multiple of 64 bytes (the scanout needs 4).
  *
  * Return: 0 or a negative errno.
  */
 int vagx_kms_dumb_create(struct drm_file *file, struct drm_device *drm,
 			 struct drm_mode_create_dumb *args)
 {
-	u64 pitch;
+	u64 pitch, size;
+	int ret;
 
 	if (!args->width || !args->height || !args->bpp)
 		return -EINVAL;
 	pitch = ALIGN(DIV_ROUND_UP((u64)args->width * args->bpp, 8), 64);
 	if (pitch > U32_MAX || pitch * args->height > U32_MAX)
 		return -EINVAL;
+	size = PAGE_ALIGN(pitch * args->height);
+	ret = vagx_bo_create_with_handle(file, drm, &size, 0, NULL,
+					 &args->handle);
+	if (ret)
+		return ret;
 	args->pitch = pitch;
-	args->size = PAGE_ALIGN(pitch * args->height);
-	return drm_gem_shmem_dumb_create(file, drm, args);
+	args->size = size;
+	return 0;
 }
 
 /* ---- Hardware programming --------------------------------------------- */
@@ -826,7 +854,8 @@ int vagx_kms_init(struct vagx_device *vdev)
 	mutex_init(&kms->vm_lock);
 	atomic_set(&kms->faults, 0);
 	drm_mm_init(&kms->mm, VAGX_KMS_VA_START, VAGX_KMS_VA_SIZE);
-	ret = vagx_pgtable_init(&kms->pgt, drm->dev);
+	/* Bounded by the scanout VA range, not charged to a file. */
+	ret = vagx_pgtable_init(&kms->pgt, vdev, NULL);
 	if (ret) {
 		drm_mm_takedown(&kms->mm);
 		return ret;

@@ -33,6 +33,8 @@ struct vagx_pt {
 	struct vagx_pt **children;
 	u32 live;
 	u32 reserved;
+	/* Pages charged to the tree's budget (vagx_pt_cost()). */
+	u32 cost;
 	struct list_head gc;
 };
 
@@ -66,20 +68,82 @@ u64 vagx_pte_encode(bool valid, bool ro, bool null, bool no_exec, u64 addr)
 	return ((u64)w[1] << 32) | w[0];
 }
 
+/**
+ * vagx_pt_budget_create() - Page-table budget of a new file
+ *
+ * A file may make the kernel allocate page tables worth 1/64 of RAM (at
+ * least 4 MiB), all its VMs together: that maps 32 GiB of dense VA per
+ * GiB of RAM, far more than a GL or Vulkan process binds, while a process
+ * binding (MAP_NULL) most of the 256 TiB VA space gets -ENOSPC instead of
+ * driving the machine out of memory. The allocations are also charged to
+ * the caller's memory cgroup (__GFP_ACCOUNT).
+ *
+ * Return: the budget or NULL.
+ */
+struct vagx_pt_budget *vagx_pt_budget_create(void)
+{
+	struct vagx_pt_budget *budget;
+
+	budget = kzalloc(sizeof(*budget), GFP_KERNEL_ACCOUNT);
+	if (!budget)
+		return NULL;
+	kref_init(&budget->refcount);
+	atomic_set(&budget->pages, 0);
+	budget->limit = max_t(unsigned long, totalram_pages() / 64,
+			      SZ_4M / PAGE_SIZE);
+	return budget;
+}
+
+static void vagx_pt_budget_release(struct kref *kref)
+{
+	kfree(container_of(kref, struct vagx_pt_budget, refcount));
+}
+
+/**
+ * vagx_pt_budget_put() - Drop a reference to a page-table budget
+ * @budget: Budget or NULL.
+ */
+void vagx_pt_budget_put(struct vagx_pt_budget *budget)
+{
+	if (budget)
+		kref_put(&budget->refcount, vagx_pt_budget_release);
+}
+
+/* Pages a table costs: its own, and its child-pointer array if any. */
+static u32 vagx_pt_cost(int level)
+{
+	return level < VAGX_PT_LEAF ? 2 : 1;
+}
+
+static void vagx_pt_uncharge(struct vagx_pgtable *pgt, struct vagx_pt *pt)
+{
+	if (pgt->budget)
+		atomic_sub(pt->cost, &pgt->budget->pages);
+	atomic_dec(&pgt->pages);
+}
+
 static struct vagx_pt *vagx_pt_alloc(struct vagx_pgtable *pgt, int level)
 {
+	u32 cost = vagx_pt_cost(level);
 	struct vagx_pt *pt;
+	int ret = -ENOMEM;
 
-	pt = kzalloc(sizeof(*pt), GFP_KERNEL);
+	if (pgt->budget &&
+	    atomic_add_return(cost, &pgt->budget->pages) > pgt->budget->limit) {
+		atomic_sub(cost, &pgt->budget->pages);
+		return ERR_PTR(-ENOSPC);
+	}
+	pt = kzalloc(sizeof(*pt), GFP_KERNEL_ACCOUNT);
 	if (!pt)
-		return NULL;
+		goto err_uncharge;
+	pt->cost = cost;
 	pt->cpu = dma_alloc_coherent(pgt->dev, VAGX_PAGE_SIZE, &pt->dma,
-				     GFP_KERNEL);
+				     GFP_KERNEL_ACCOUNT);
 	if (!pt->cpu)
 		goto err_free;
 	if (level < VAGX_PT_LEAF) {
 		pt->children = kcalloc(VAGX_PT_ENTRIES, sizeof(*pt->children),
-				       GFP_KERNEL);
+				       GFP_KERNEL_ACCOUNT);
 		if (!pt->children)
 			goto err_dma;
 	}
@@ -91,7 +155,10 @@ err_dma:
 	dma_free_coherent(pgt->dev, VAGX_PAGE_SIZE, pt->cpu, pt->dma);
 err_free:
 	kfree(pt);
-	return NULL;
+err_uncharge:
+	if (pgt->budget)
+		atomic_sub(cost, &pgt->budget->pages);
+	return ERR_PTR(ret);
 }
 
 static void vagx_pt_free(struct vagx_pgtable *pgt, struct vagx_pt *pt)
@@ -106,8 +173,8 @@ static void vagx_pt_free(struct vagx_pgtable *pgt, struct vagx_pt *pt)
 		kfree(pt->children);
 	}
 	dma_free_coherent(pgt->dev, VAGX_PAGE_SIZE, pt->cpu, pt->dma);
+	vagx_pt_uncharge(pgt, pt);
 	kfree(pt);
-	atomic_dec(&pgt->pages);
 }
 
 /* Write entry @idx of @pt, keeping the count of nonzero entries. */
@@ -125,16 +192,31 @@ static void vagx_pt_write(struct vagx_pt *pt, u32 idx, u64 pte)
 /**
  * vagx_pgtable_init() - Create a tree with an empty root table
  * @pgt: Tree.
- * @dev: DMA device.
+ * @vdev: Device.
+ * @budget: Budget the tables are charged to (a reference is taken), or
+ *          NULL for no limit.
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0, -ENOSPC (budget exhausted) or -ENOMEM.
  */
-int vagx_pgtable_init(struct vagx_pgtable *pgt, struct device *dev)
+int vagx_pgtable_init(struct vagx_pgtable *pgt, struct vagx_device *vdev,
+		      struct vagx_pt_budget *budget)
 {
-	pgt->dev = dev;
+	struct vagx_pt *root;
+
+	pgt->vdev = vdev;
+	pgt->dev = vdev->drm.dev;
 	atomic_set(&pgt->pages, 0);
-	pgt->root = vagx_pt_alloc(pgt, 0);
-	return pgt->root ? 0 : -ENOMEM;
+	pgt->budget = budget;
+	pgt->root = NULL;
+	root = vagx_pt_alloc(pgt, 0);
+	if (IS_ERR(root)) {
+		pgt->budget = NULL;
+		return PTR_ERR(root);
+	}
+	pgt->root = root;
+	if (budget)
+		kref_get(&budget->refcount);
+	return 0;
 }
 
 /**
@@ -145,6 +227,8 @@ void vagx_pgtable_fini(struct vagx_pgtable *pgt)
 {
 	vagx_pt_free(pgt, pgt->root);
 	pgt->root = NULL;
+	vagx_pt_budget_put(pgt->budget);
+	pgt->budget = NULL;
 }
 
 /* The last-level table covering @va and the tables above it, or NULL. */
@@ -201,7 +285,11 @@ void vagx_pgtable_unreserve(struct vagx_pgtable *pgt, u64 va, u64 size)
  * Every table on the path to a leaf entry of [@va, @va + @size) exists and
  * is not pruned until vagx_pgtable_unreserve() of the same range.
  *
- * Return: 0, or -ENOMEM with nothing reserved.
+ * On failure, tables allocated for the range stay linked but empty: the
+ * caller detaches them with vagx_pgtable_prune() over the same range.
+ *
+ * Return: 0, or -ENOMEM or -ENOSPC (budget exhausted) with nothing
+ * reserved.
  */
 int vagx_pgtable_reserve(struct vagx_pgtable *pgt, u64 va, u64 size)
 {
@@ -217,11 +305,10 @@ int vagx_pgtable_reserve(struct vagx_pgtable *pgt, u64 va, u64 size)
 
 			if (!child) {
 				child = vagx_pt_alloc(pgt, level + 1);
-				if (!child) {
-					/* Empty new tables go at the next prune. */
+				if (IS_ERR(child)) {
 					vagx_pgtable_unreserve(pgt, start,
 							       va - start);
-					return -ENOMEM;
+					return PTR_ERR(child);
 				}
 				pt->children[idx] = child;
 				vagx_pt_write(pt, idx,
@@ -268,9 +355,15 @@ void vagx_pgtable_set_range(struct vagx_pgtable *pgt, u64 va, u64 size,
 {
 	u64 end = va + size;
 
-	for (; va < end; va += VAGX_PAGE_SIZE)
-		if (!vagx_pgtable_set(pgt, va, pte))
-			WARN_ON_ONCE(pte);
+	while (va < end) {
+		if (vagx_pgtable_set(pgt, va, pte)) {
+			va += VAGX_PAGE_SIZE;
+			continue;
+		}
+		WARN_ON_ONCE(pte);
+		/* No leaf table: nothing to clear up to the next one. */
+		va = vagx_pt_next_leaf(va);
+	}
 }
 
 /* Detach the empty, unreserved tables under @pt inside [va, end). */
@@ -337,6 +430,75 @@ void vagx_pgtable_free_garbage(struct vagx_pgtable *pgt,
 	}
 }
 
+/* Free a quarantined table: it belongs to no tree any more. */
+static void vagx_pt_free_detached(struct device *dev, struct vagx_pt *pt)
+{
+	kfree(pt->children);
+	dma_free_coherent(dev, VAGX_PAGE_SIZE, pt->cpu, pt->dma);
+	kfree(pt);
+}
+
+/**
+ * vagx_pgtable_free_after_tlb() - Free detached tables if the TLB was invalidated
+ * @pgt: Tree.
+ * @garbage: Tables detached by vagx_pgtable_prune(); empty afterwards.
+ * @tlb_ret: Result of the vagx_device_tlb_invalidate() that followed.
+ *
+ * 0 and -ENODEV (the device was quiesced for good) make the tables free.
+ * Any other result means the device may still hold a translation through
+ * them: they leave the tree's accounting and are quarantined until
+ * vagx_mmu_quarantine_release() (PCI remove, after bus mastering is off).
+ */
+void vagx_pgtable_free_after_tlb(struct vagx_pgtable *pgt,
+				 struct list_head *garbage, int tlb_ret)
+{
+	struct vagx_device *vdev = pgt->vdev;
+	struct vagx_pt *pt, *tmp;
+
+	if (!tlb_ret || tlb_ret == -ENODEV || list_empty(garbage)) {
+		vagx_pgtable_free_garbage(pgt, garbage);
+		return;
+	}
+	list_for_each_entry(pt, garbage, gc) {
+		vagx_pt_uncharge(pgt, pt);
+		atomic_inc(&vdev->quarantined_pts);
+	}
+	mutex_lock(&vdev->quarantine_lock);
+	if (!vdev->quarantine_closed) {
+		list_splice_tail_init(garbage, &vdev->quarantine_pts);
+		mutex_unlock(&vdev->quarantine_lock);
+		return;
+	}
+	mutex_unlock(&vdev->quarantine_lock);
+	/* Already quiesced for good: nothing can walk them any more. */
+	list_for_each_entry_safe(pt, tmp, garbage, gc) {
+		list_del(&pt->gc);
+		vagx_pt_free_detached(pgt->dev, pt);
+	}
+}
+
+/**
+ * vagx_sgt_check() - Check that a BO's DMA segments can be mapped
+ * @sgt: The BO's pages.
+ *
+ * The device maps whole 4 KiB pages: a segment whose address or length
+ * is not a multiple of 4 KiB (an imported dma-buf may have such) would
+ * expose memory outside the buffer.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int vagx_sgt_check(struct sg_table *sgt)
+{
+	struct scatterlist *sg;
+	int i;
+
+	for_each_sgtable_dma_sg(sgt, sg, i)
+		if (!IS_ALIGNED(sg_dma_address(sg) | sg_dma_len(sg),
+				VAGX_PAGE_SIZE))
+			return -EINVAL;
+	return 0;
+}
+
 /**
  * vagx_pgtable_root() - Bus address of the level-0 table
  * @pgt: Tree.
@@ -366,7 +528,8 @@ static void vagx_pt_map_sgt(struct vagx_vm *vm, u64 va, u64 size,
 		addr += offset;
 		len -= offset;
 		offset = 0;
-		for (; len && va < end; va += VAGX_PAGE_SIZE,
+		/* Segments are whole pages: vagx_sgt_check() at MAP time. */
+		for (; len >= VAGX_PAGE_SIZE && va < end; va += VAGX_PAGE_SIZE,
 		     addr += VAGX_PAGE_SIZE, len -= VAGX_PAGE_SIZE)
 			drm_WARN_ON_ONCE(&vm->vdev->drm,
 					 !vagx_pgtable_set(&vm->pgt, va,
@@ -388,6 +551,12 @@ struct vagx_vma {
 
 #define to_vagx_vma(va) container_of(va, struct vagx_vma, base)
 
+/* A BO kept referenced after a failed TLB invalidation (scanout). */
+struct vagx_quarantined_obj {
+	struct list_head node;
+	struct drm_gem_object *obj;
+};
+
 /* One validated and prepared operation of a VM_BIND. */
 struct vagx_bind_op {
 	u32 op;
@@ -401,6 +570,8 @@ struct vagx_bind_op {
 	struct vagx_vma *new_vma[3];
 	/* The op holds a reservation on its page tables (vm->op_lock). */
 	bool pt_reserved;
+	/* Tables may have been allocated for the op's range (prune them). */
+	bool pt_touched;
 };
 
 /* A whole VM_BIND, executed synchronously or as an async bind job. */
@@ -412,6 +583,12 @@ struct vagx_bind_job {
 	struct vagx_bind_op *cur;
 	struct list_head returned_vmas;
 	bool inject_fail;
+	/*
+	 * The TLB invalidation after applying failed: the device may still
+	 * use the pages of @returned_vmas, which are quarantined instead of
+	 * unpinned.
+	 */
+	bool tlb_failed;
 };
 
 /**
@@ -651,15 +828,15 @@ static const struct drm_gpuvm_ops vagx_gpuvm_ops = {
 	.sm_step_unmap = vagx_sm_step_unmap,
 };
 
-/* Apply every op of a prepared bind. Cannot fail. */
-static void vagx_bind_apply(struct vagx_bind_job *job)
+/* Apply every op of a prepared bind, under vm->op_lock. Cannot fail. */
+static void vagx_bind_apply_locked(struct vagx_bind_job *job)
 {
 	struct vagx_vm *vm = job->vm;
 	LIST_HEAD(garbage);
 	u32 i;
 	int ret;
 
-	mutex_lock(&vm->op_lock);
+	lockdep_assert_held(&vm->op_lock);
 	for (i = 0; i < job->count; i++) {
 		struct vagx_bind_op *op = &job->ops[i];
 
@@ -685,14 +862,125 @@ static void vagx_bind_apply(struct vagx_bind_job *job)
 		if (op->pt_reserved)
 			vagx_pgtable_unreserve(&vm->pgt, op->va, op->range);
 		op->pt_reserved = false;
+		op->pt_touched = false;
 		if (op->op == DRM_VAGX_BIND_OP_UNMAP)
 			vagx_pgtable_prune(&vm->pgt, op->va, op->range,
 					   &garbage);
 	}
+	ret = 0;
 	if (job->count)
-		vagx_device_tlb_invalidate(vm->vdev, vagx_vm_root_dma(vm), 0, 0);
-	vagx_pgtable_free_garbage(&vm->pgt, &garbage);
-	mutex_unlock(&vm->op_lock);
+		ret = vagx_device_tlb_invalidate(vm->vdev, vagx_vm_root_dma(vm),
+						 0, 0);
+	/* -ENODEV: quiesced for good, nothing can use the pages any more. */
+	job->tlb_failed = ret && ret != -ENODEV;
+	vagx_pgtable_free_after_tlb(&vm->pgt, &garbage, ret);
+}
+
+static void vagx_bind_apply(struct vagx_bind_job *job)
+{
+	mutex_lock(&job->vm->op_lock);
+	vagx_bind_apply_locked(job);
+	mutex_unlock(&job->vm->op_lock);
+}
+
+/*
+ * Keep the pins of mappings a failed TLB invalidation may leave visible to
+ * the device: the vm_bo references go to the device's quarantine, dropped
+ * in vagx_mmu_quarantine_release().
+ */
+static void vagx_quarantine_vmas(struct vagx_device *vdev,
+				 struct list_head *vmas)
+{
+	struct vagx_vma *vma, *tmp;
+	LIST_HEAD(late);
+
+	list_for_each_entry_safe(vma, tmp, vmas, node) {
+		if (vma->base.vm_bo)
+			continue;
+		list_del(&vma->node);
+		kfree(vma);
+	}
+	if (list_empty(vmas))
+		return;
+	list_for_each_entry(vma, vmas, node)
+		atomic_inc(&vdev->quarantined_vmas);
+	mutex_lock(&vdev->quarantine_lock);
+	if (vdev->quarantine_closed)
+		list_splice_init(vmas, &late);
+	else
+		list_splice_tail_init(vmas, &vdev->quarantine_vmas);
+	mutex_unlock(&vdev->quarantine_lock);
+	/* Quiesced for good meanwhile: release them now. */
+	list_for_each_entry_safe(vma, tmp, &late, node) {
+		vagx_vm_bo_put(vma->base.vm_bo);
+		kfree(vma);
+	}
+}
+
+/**
+ * vagx_mmu_quarantine_obj() - Keep a BO the device may still read
+ * @vdev: Device.
+ * @obj: GEM object; a reference is taken (and dropped by
+ *       vagx_mmu_quarantine_release()).
+ */
+void vagx_mmu_quarantine_obj(struct vagx_device *vdev,
+			     struct drm_gem_object *obj)
+{
+	struct vagx_quarantined_obj *q;
+
+	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	drm_gem_object_get(obj);
+	/* Without memory to track it, leak the reference for good. */
+	if (!q)
+		return;
+	q->obj = obj;
+	mutex_lock(&vdev->quarantine_lock);
+	if (!vdev->quarantine_closed) {
+		list_add_tail(&q->node, &vdev->quarantine_objs);
+		q = NULL;
+	}
+	mutex_unlock(&vdev->quarantine_lock);
+	if (q) {
+		drm_gem_object_put(obj);
+		kfree(q);
+	}
+}
+
+/**
+ * vagx_mmu_quarantine_release() - Free what failed TLB invalidations kept
+ * @vdev: Device, quiesced for good (vagx_device_fini(): global reset, bus
+ *        mastering off), so it walks no table and touches no page.
+ *
+ * Later quarantines free at once.
+ */
+void vagx_mmu_quarantine_release(struct vagx_device *vdev)
+{
+	struct vagx_quarantined_obj *q, *qtmp;
+	struct vagx_vma *vma, *vtmp;
+	struct vagx_pt *pt, *ptmp;
+	LIST_HEAD(pts);
+	LIST_HEAD(vmas);
+	LIST_HEAD(objs);
+
+	mutex_lock(&vdev->quarantine_lock);
+	vdev->quarantine_closed = true;
+	list_splice_init(&vdev->quarantine_pts, &pts);
+	list_splice_init(&vdev->quarantine_vmas, &vmas);
+	list_splice_init(&vdev->quarantine_objs, &objs);
+	mutex_unlock(&vdev->quarantine_lock);
+
+	list_for_each_entry_safe(pt, ptmp, &pts, gc) {
+		list_del(&pt->gc);
+		vagx_pt_free_detached(vdev->drm.dev, pt);
+	}
+	list_for_each_entry_safe(vma, vtmp, &vmas, node) {
+		vagx_vm_bo_put(vma->base.vm_bo);
+		kfree(vma);
+	}
+	list_for_each_entry_safe(q, qtmp, &objs, node) {
+		drm_gem_object_put(q->obj);
+		kfree(q);
+	}
 }
 
 /* Release everything a bind holds; VMAs it unmapped lose their pins here. */
@@ -701,33 +989,44 @@ static void vagx_bind_cleanup(struct vagx_bind_job *job)
 	struct vagx_vm *vm = job->vm;
 	struct vagx_vma *vma, *tmp;
 	LIST_HEAD(garbage);
-	bool reserved = false;
+	bool touched = false;
 	u32 i;
 	int j;
 
-	/* A bind that was never applied: give its page tables back. */
+	/*
+	 * A bind that was never applied: give its page tables back, and
+	 * detach those a failed reservation allocated.
+	 */
 	for (i = 0; i < job->count; i++)
-		reserved |= job->ops[i].pt_reserved;
-	if (reserved) {
+		touched |= job->ops[i].pt_touched;
+	if (touched) {
+		int ret = 0;
+
 		mutex_lock(&vm->op_lock);
 		for (i = 0; i < job->count; i++) {
 			struct vagx_bind_op *op = &job->ops[i];
 
-			if (!op->pt_reserved)
+			if (!op->pt_touched)
 				continue;
-			vagx_pgtable_unreserve(&vm->pgt, op->va, op->range);
+			if (op->pt_reserved)
+				vagx_pgtable_unreserve(&vm->pgt, op->va,
+						       op->range);
 			op->pt_reserved = false;
+			op->pt_touched = false;
 			vagx_pgtable_prune(&vm->pgt, op->va, op->range,
 					   &garbage);
 		}
 		/* The tables were linked, so the device may have walked them. */
 		if (!list_empty(&garbage))
-			vagx_device_tlb_invalidate(vm->vdev,
-						   vagx_vm_root_dma(vm), 0, 0);
-		vagx_pgtable_free_garbage(&vm->pgt, &garbage);
+			ret = vagx_device_tlb_invalidate(vm->vdev,
+							 vagx_vm_root_dma(vm),
+							 0, 0);
+		vagx_pgtable_free_after_tlb(&vm->pgt, &garbage, ret);
 		mutex_unlock(&vm->op_lock);
 	}
 
+	if (job->tlb_failed)
+		vagx_quarantine_vmas(vm->vdev, &job->returned_vmas);
 	list_for_each_entry_safe(vma, tmp, &job->returned_vmas, node) {
 		if (vma->base.vm_bo)
 			vagx_vm_bo_put(vma->base.vm_bo);
@@ -779,6 +1078,9 @@ static int vagx_bind_prepare_map(struct vagx_vm *vm, struct drm_file *file,
 		ret = PTR_ERR(sgt);
 		goto err_unpin;
 	}
+	ret = vagx_sgt_check(sgt);
+	if (ret)
+		goto err_unpin;
 	op->sgt = sgt;
 
 	prealloc = drm_gpuvm_bo_create(&vm->base, op->obj);
@@ -896,6 +1198,7 @@ static int vagx_bind_prepare(struct vagx_vm *vm, struct drm_file *file,
 		if (op->op == DRM_VAGX_BIND_OP_UNMAP)
 			continue;
 		*failed = i;
+		op->pt_touched = true;
 		ret = vagx_pgtable_reserve(&vm->pgt, op->va, op->range);
 		if (ret)
 			break;
@@ -1055,16 +1358,18 @@ int vagx_ioctl_vm_bind(struct drm_device *drm, void *data,
 		goto out_ops;
 	}
 
+	/*
+	 * Check and apply under one hold of op_lock: an async bind pushed in
+	 * between would otherwise be overtaken by this one.
+	 */
 	ret = mutex_lock_interruptible(&vm->op_lock);
 	if (!ret) {
-		bool busy = vagx_vm_binds_pending(vm);
-
-		mutex_unlock(&vm->op_lock);
-		if (busy)
+		if (vagx_vm_binds_pending(vm))
 			ret = -EBUSY;
+		else
+			vagx_bind_apply_locked(job);
+		mutex_unlock(&vm->op_lock);
 	}
-	if (!ret)
-		vagx_bind_apply(job);
 	vagx_bind_cleanup(job);
 
 out_ops:
@@ -1139,7 +1444,8 @@ static void vagx_vm_release_work(struct work_struct *work)
 	drm_gpuvm_put(&vm->base);
 }
 
-static struct vagx_vm *vagx_vm_create(struct vagx_device *vdev)
+static struct vagx_vm *vagx_vm_create(struct vagx_device *vdev,
+				      struct vagx_pt_budget *budget)
 {
 	struct drm_gem_object *r_obj;
 	struct vagx_vm *vm;
@@ -1155,7 +1461,7 @@ static struct vagx_vm *vagx_vm_create(struct vagx_device *vdev)
 	spin_lock_init(&vm->fault_lock);
 	atomic_set(&vm->queue_count, 0);
 
-	ret = vagx_pgtable_init(&vm->pgt, vdev->drm.dev);
+	ret = vagx_pgtable_init(&vm->pgt, vdev, budget);
 	if (ret)
 		goto err_free;
 
@@ -1224,7 +1530,7 @@ int vagx_ioctl_vm_create(struct drm_device *drm, void *data,
 	if (args->flags)
 		return -EINVAL;
 
-	vm = vagx_vm_create(vdev);
+	vm = vagx_vm_create(vdev, vfile->pt_budget);
 	if (IS_ERR(vm))
 		return PTR_ERR(vm);
 
@@ -1397,6 +1703,10 @@ void vagx_mmu_debugfs_show(struct vagx_device *vdev, struct seq_file *m)
 	struct vagx_vm *vm;
 	struct drm_gpuva *va;
 
+	seq_printf(m, "tlb: wedged %d quarantined_pts %d quarantined_vmas %d\n",
+		   READ_ONCE(vdev->tlb_wedged),
+		   atomic_read(&vdev->quarantined_pts),
+		   atomic_read(&vdev->quarantined_vmas));
 	mutex_lock(&vdev->vms_lock);
 	list_for_each_entry(vm, &vdev->vms, node) {
 		seq_printf(m, "vm %u: root %pad pt_pages %d unusable %d faults %u queues %d\n",

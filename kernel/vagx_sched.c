@@ -139,7 +139,9 @@ static const struct dma_fence_ops vagx_fence_ops = {
  * @max_count: Largest accepted count.
  * @out: Out: kvmalloc'ed array (NULL if empty).
  *
- * Return: 0, -EINVAL, -E2BIG, -EFAULT or -ENOMEM.
+ * Return: 0, -EINVAL (stride below @min_size), -E2BIG (count above
+ * @max_count, stride above %VAGX_MAX_STRIDE, nonzero bytes past the
+ * kernel's element), -EFAULT or -ENOMEM.
  */
 int vagx_copy_array(const struct drm_vagx_obj_array *arr, size_t elem_size,
 		    size_t min_size, u32 max_count, void **out)
@@ -155,6 +157,13 @@ int vagx_copy_array(const struct drm_vagx_obj_array *arr, size_t elem_size,
 		return -E2BIG;
 	if (arr->stride < min_size)
 		return -EINVAL;
+	/*
+	 * copy_struct_from_user() checks every byte past the kernel's
+	 * element: an unbounded stride would make one ioctl scan up to
+	 * count * 4 GiB of user memory.
+	 */
+	if (arr->stride > VAGX_MAX_STRIDE)
+		return -E2BIG;
 
 	buf = kvmalloc_array(arr->count, elem_size, GFP_KERNEL);
 	if (!buf)
@@ -1235,18 +1244,27 @@ int vagx_ioctl_queue_create(struct drm_device *drm, void *data,
 	    !capable(CAP_SYS_NICE) && !drm_is_current_master(file))
 		return -EACCES;
 
+	/*
+	 * Count the queue on the VM under the lock VM_DESTROY checks the
+	 * count with: otherwise a VM_DESTROY between the lookup and the
+	 * increment succeeds and the new queue runs on a VM without id.
+	 */
+	mutex_lock(&vfile->lock);
 	vm = vagx_vm_lookup(vfile, args->vm_id);
+	if (vm)
+		atomic_inc(&vm->queue_count);
+	mutex_unlock(&vfile->lock);
 	if (!vm)
 		return -ENOENT;
 	if (READ_ONCE(vm->unusable)) {
-		vagx_vm_put(vm);
-		return -ECANCELED;
+		ret = -ECANCELED;
+		goto err_vm;
 	}
 
-	queue = kzalloc(sizeof(*queue), GFP_KERNEL);
+	queue = kzalloc(sizeof(*queue), GFP_KERNEL_ACCOUNT);
 	if (!queue) {
-		vagx_vm_put(vm);
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto err_vm;
 	}
 	kref_init(&queue->refcount);
 	mutex_init(&queue->submit_lock);
@@ -1263,7 +1281,6 @@ int vagx_ioctl_queue_create(struct drm_device *drm, void *data,
 	else
 		ring = 1 + ((u32)atomic_inc_return(&vdev->ring_rr) %
 			    (vdev->num_rings - 1));
-	atomic_inc(&vm->queue_count);
 	queue->ring = &vdev->rings[ring];
 	sched = &queue->ring->sched;
 
@@ -1289,7 +1306,13 @@ err_entity:
 	drm_sched_entity_destroy(&queue->entity);
 err_put:
 	atomic_dec(&vm->queue_count);
+	/* Drops the VM reference too. */
 	vagx_queue_put(queue);
+	return ret;
+
+err_vm:
+	atomic_dec(&vm->queue_count);
+	vagx_vm_put(vm);
 	return ret;
 }
 

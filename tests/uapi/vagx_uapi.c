@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <pthread.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -2260,6 +2261,269 @@ TEST_F(vagx, gpu_copy_fill)
 	ASSERT_EQ(0, vioctl(self->fd, DRM_IOCTL_VAGX_QUEUE_GET_STATE, &st));
 	EXPECT_EQ(GPU_HOLE_VA + 12, st.fault.addr);
 	EXPECT_EQ(DRM_VAGX_FAULT_ACCESS_READ, st.fault.access);
+}
+
+/* ---- Regression tests of issue 16 (found by fuzzing and review) ---- */
+
+static uint64_t mem_total_bytes(void)
+{
+	char line[128];
+	uint64_t kib = 0;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemTotal: %llu kB", (unsigned long long *)&kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kib * 1024;
+}
+
+/*
+ * BOs larger than the machine can back are refused with -E2BIG. Before
+ * the fix, a 1 TiB BO passed the size check, the shmem helper failed to
+ * give it an mmap offset and freed it while it was already on the
+ * device's list of BOs: the next BO_CREATE oopsed (list_add corruption).
+ */
+TEST_F(vagx, bo_create_too_large)
+{
+	const uint64_t ram = mem_total_bytes();
+	const uint64_t sizes[] = { 1ull << 40, 65ull << 30,
+				   (uint64_t)UINT32_MAX << 12, ram + (1 << 30) };
+	uint32_t h;
+	char *s;
+
+	ASSERT_NE(0, ram);
+	for (unsigned int i = 0; i < ARRAY_SIZE(sizes); i++)
+		EXPECT_EQ(-E2BIG, bo_create(self->fd, sizes[i], 0, 0, &h));
+	/* What RAM can back is fine: pages come lazily. */
+	ASSERT_EQ(0, bo_create(self->fd, ram / 2, 0, 0, &h));
+	gem_close(self->fd, h);
+	for (int i = 0; i < 64; i++) {
+		ASSERT_EQ(0, bo_create(self->fd, PAGE, 0, 0, &h));
+		gem_close(self->fd, h);
+	}
+	s = debugfs_read(self->fd, "vagx_bos");
+	ASSERT_NE(NULL, s);
+	EXPECT_NE(NULL, strstr(s, "total "));
+	free(s);
+}
+
+/*
+ * Array strides are bounded (4096): a larger stride made one ioctl scan
+ * up to 4 GiB of user memory per element for nonzero bytes.
+ */
+TEST_F(vagx, array_stride_limit)
+{
+	static uint8_t buf[2 * 8192] __attribute__((aligned(8)));
+	struct drm_vagx_vm_bind_op *op = (void *)buf;
+	struct drm_vagx_vm_bind b = { 0 };
+	struct drm_vagx_submit sub = { 0 };
+	uint32_t vm, h, q;
+
+	ASSERT_EQ(0, vm_create(self->fd, &vm));
+	ASSERT_EQ(0, bo_create(self->fd, PAGE, 0, 0, &h));
+	memset(buf, 0, sizeof(buf));
+	*op = (struct drm_vagx_vm_bind_op){ .op = DRM_VAGX_BIND_OP_MAP,
+		.handle = h, .va = self->info.va_start, .range = PAGE };
+	b.vm_id = vm;
+	b.ops.count = 1;
+	b.ops.array = (uintptr_t)buf;
+	b.ops.stride = 4097;
+	EXPECT_EQ(-E2BIG, vioctl(self->fd, DRM_IOCTL_VAGX_VM_BIND, &b));
+	b.ops.stride = 8192;
+	EXPECT_EQ(-E2BIG, vioctl(self->fd, DRM_IOCTL_VAGX_VM_BIND, &b));
+	b.ops.stride = 4096;
+	EXPECT_EQ(0, vioctl(self->fd, DRM_IOCTL_VAGX_VM_BIND, &b));
+
+	ASSERT_EQ(0, queue_create(self->fd, vm, DRM_VAGX_QUEUE_TYPE_COMPUTE,
+				  DRM_VAGX_PRIORITY_MEDIUM, &q));
+	memset(buf, 0, sizeof(buf));
+	((struct drm_vagx_cmd *)buf)->type = DRM_VAGX_QUEUE_TYPE_COMPUTE;
+	sub.queue_id = q;
+	sub.cmds.count = 1;
+	sub.cmds.array = (uintptr_t)buf;
+	sub.cmds.stride = 4097;
+	EXPECT_EQ(-E2BIG, vioctl(self->fd, DRM_IOCTL_VAGX_SUBMIT, &sub));
+	sub.cmds.stride = 4096;
+	EXPECT_EQ(0, vioctl(self->fd, DRM_IOCTL_VAGX_SUBMIT, &sub));
+}
+
+/*
+ * Page tables are charged to a per-file budget: a MAP_NULL over most of
+ * the VA space fails with -ENOSPC (instead of driving the machine out of
+ * memory: 2^26 leaf tables), leaves the VM unchanged and gives back the
+ * tables it allocated; a budget-sized VM still works afterwards.
+ */
+TEST_F(vagx, vm_bind_pt_budget)
+{
+	const uint64_t M = 0x7a8000000000ull + (1ull << 39);
+	struct drm_vagx_vm_bind_op op = { .op = DRM_VAGX_BIND_OP_MAP_NULL,
+					  .va = self->info.va_start };
+	uint32_t vm, vm2, h, failed = 0;
+	struct timespec t0, t1;
+
+	if (!(self->info.features & DRM_VAGX_FEATURE_MAP_NULL))
+		SKIP(return, "no MAP_NULL");
+	ASSERT_EQ(0, vm_create(self->fd, &vm));
+	ASSERT_EQ(0, bo_create(self->fd, PAGE, 0, 0, &h));
+	ASSERT_EQ(0, bind1(self->fd, vm, DRM_VAGX_BIND_OP_MAP, h, 0, M, PAGE));
+	ASSERT_EQ(4, pt_pages_of(self->fd, M));
+
+	op.range = 0x700000000000ull - op.va;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	EXPECT_EQ(-ENOSPC, bind_ops(self->fd, vm, &op, 1, 0, NULL, 0, &failed));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	EXPECT_EQ(0, failed);
+	EXPECT_LT(t1.tv_sec - t0.tv_sec, 60);
+	/* Unchanged: no mapping, the failed bind's tables are gone. */
+	EXPECT_FALSE(has_mapping(self->fd, op.va, op.va + op.range, "null"));
+	EXPECT_EQ(4, pt_pages_of(self->fd, M));
+	/* The same through an async bind, and in a second VM of the file. */
+	ASSERT_EQ(0, vm_create(self->fd, &vm2));
+	EXPECT_EQ(-ENOSPC, bind_ops(self->fd, vm2, &op, 1,
+				    DRM_VAGX_VM_BIND_ASYNC, NULL, 0, NULL));
+	/* Ordinary binds still work: the budget was given back. */
+	op.range = 64ull << 20;
+	EXPECT_EQ(0, bind_ops(self->fd, vm2, &op, 1, 0, NULL, 0, NULL));
+	EXPECT_EQ(0, bind1(self->fd, vm, DRM_VAGX_BIND_OP_MAP, h, 0,
+			   M + PAGE, PAGE));
+}
+
+struct qc_race {
+	int fd;
+	uint32_t vm;
+	volatile int ready, go;
+	int delay;
+	int ret;
+	uint32_t q;
+};
+
+static void spin(int n)
+{
+	for (volatile int k = 0; k < n; k++)
+		;
+}
+
+static void *qc_race_thread(void *arg)
+{
+	struct qc_race *r = arg;
+
+	r->ready = 1;
+	while (!r->go)
+		;
+	spin(r->delay);
+	r->ret = queue_create(r->fd, r->vm, DRM_VAGX_QUEUE_TYPE_COMPUTE,
+			      DRM_VAGX_PRIORITY_MEDIUM, &r->q);
+	return NULL;
+}
+
+/*
+ * QUEUE_CREATE racing VM_DESTROY on the same VM: either the queue exists
+ * and VM_DESTROY said -EBUSY, or VM_DESTROY succeeded and QUEUE_CREATE
+ * said -ENOENT; never both succeeding (a queue on a destroyed VM id).
+ */
+TEST_F(vagx, queue_create_vm_destroy_race)
+{
+	int both = 0, created = 0, destroyed = 0;
+
+	for (int i = 0; i < 400; i++) {
+		/* Sweep the offset between the two ioctls across the window. */
+		struct qc_race r = { .fd = self->fd,
+				     .delay = i & 1 ? (i / 2 % 40) * 100 : 0 };
+		pthread_t t;
+		int d;
+
+		ASSERT_EQ(0, vm_create(self->fd, &r.vm));
+		ASSERT_EQ(0, pthread_create(&t, NULL, qc_race_thread, &r));
+		while (!r.ready)
+			;
+		r.go = 1;
+		spin(i & 1 ? 0 : (i / 2 % 40) * 100);
+		d = vm_destroy(self->fd, r.vm);
+		pthread_join(t, NULL);
+		both += !d && !r.ret;
+		created += !r.ret;
+		destroyed += !d;
+		if (!r.ret) {
+			struct drm_vagx_queue_destroy qd = { .queue_id = r.q };
+
+			ASSERT_EQ(0, vioctl(self->fd,
+					    DRM_IOCTL_VAGX_QUEUE_DESTROY, &qd));
+		}
+		if (d)
+			ASSERT_EQ(0, vm_destroy(self->fd, r.vm));
+	}
+	TH_LOG("created %d, destroyed %d, both %d", created, destroyed, both);
+	EXPECT_EQ(0, both);
+}
+
+/* Count of "NAME N" in debugfs vagx_vms's "tlb:" line, or -1. */
+static int tlb_stat(int fd, const char *name)
+{
+	char *s = debugfs_read(fd, "vagx_vms"), *p;
+	int n = -1;
+
+	p = s ? strstr(s, name) : NULL;
+	if (p)
+		n = atoi(p + strlen(name) + 1);
+	free(s);
+	return n;
+}
+
+/*
+ * A failed TLB invalidation (debugfs vagx_inject_tlb_fail) must not free
+ * what the device may still use: the tables an UNMAP detached are
+ * quarantined, and so is the BO's pin (the BO outlives its last handle)
+ * until the device is removed. The VM itself is unchanged from the user's
+ * view and keeps working. The unload suite frees the quarantine.
+ */
+TEST_F(vagx, tlb_fail_quarantine)
+{
+	const uint64_t va = 0x7b0000000000ull;
+	char label[64], *s;
+	struct drm_vagx_bo_set_label l = { 0 };
+	int pts, vmas;
+	uint32_t vm, h;
+
+	snprintf(label, sizeof(label), "tlb-quarantine-%d", getpid());
+	ASSERT_EQ(0, vm_create(self->fd, &vm));
+	ASSERT_EQ(0, bo_create(self->fd, 4 * PAGE, 0, 0, &h));
+	l.handle = h;
+	l.label = (uintptr_t)label;
+	ASSERT_EQ(0, vioctl(self->fd, DRM_IOCTL_VAGX_BO_SET_LABEL, &l));
+	ASSERT_EQ(0, bind1(self->fd, vm, DRM_VAGX_BIND_OP_MAP, h, 0, va,
+			   4 * PAGE));
+	pts = tlb_stat(self->fd, "quarantined_pts");
+	vmas = tlb_stat(self->fd, "quarantined_vmas");
+	ASSERT_LE(0, pts);
+	ASSERT_LE(0, vmas);
+
+	ASSERT_EQ(0, debugfs_write(self->fd, "vagx_inject_tlb_fail", "1"));
+	EXPECT_EQ(0, bind1(self->fd, vm, DRM_VAGX_BIND_OP_UNMAP, 0, 0, va,
+			   4 * PAGE));
+	EXPECT_FALSE(has_mapping(self->fd, va, va + 4 * PAGE, "bo"));
+	/* Leaf, level-2 and level-1 tables of the only mapping there. */
+	EXPECT_EQ(pts + 3, tlb_stat(self->fd, "quarantined_pts"));
+	EXPECT_EQ(vmas + 1, tlb_stat(self->fd, "quarantined_vmas"));
+	EXPECT_EQ(0, tlb_stat(self->fd, "wedged"));
+
+	gem_close(self->fd, h);
+	s = debugfs_read(self->fd, "vagx_bos");
+	ASSERT_NE(NULL, s);
+	/* Still there and still pinned. */
+	{
+		char *line = strstr(s, label);
+
+		EXPECT_NE(NULL, line);
+	}
+	free(s);
+	/* The VM works on. */
+	ASSERT_EQ(0, bo_create(self->fd, PAGE, 0, 0, &h));
+	EXPECT_EQ(0, bind1(self->fd, vm, DRM_VAGX_BIND_OP_MAP, h, 0, va, PAGE));
+	EXPECT_EQ(0, bind1(self->fd, vm, DRM_VAGX_BIND_OP_UNMAP, 0, 0, va,
+			   PAGE));
+	EXPECT_EQ(pts + 3, tlb_stat(self->fd, "quarantined_pts"));
 }
 
 TEST_HARNESS_MAIN

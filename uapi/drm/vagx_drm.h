@@ -51,7 +51,8 @@ extern "C" {
  *   -EINVAL; a stride larger than the kernel's element is accepted if the
  *   extra bytes are zero and rejected with -E2BIG otherwise (the semantics
  *   of the kernel's copy_struct_from_user()); elements shorter than the
- *   kernel's are zero-extended.
+ *   kernel's are zero-extended. A stride above 4096 bytes is rejected with
+ *   -E2BIG (no element will ever be that large).
  * - Queries are sized (&struct drm_vagx_dev_query): a zero pointer makes the
  *   kernel report the size it knows; otherwise the kernel copies at most
  *   the size given by userspace and zero-fills what it does not know.
@@ -214,7 +215,8 @@ struct drm_vagx_obj_array {
 	 * @stride: Size in bytes of one element as known by userspace.
 	 *
 	 * Must be at least the size of the first version of the element
-	 * (-EINVAL otherwise). Ignored when @count is zero.
+	 * (-EINVAL otherwise) and at most 4096 (-E2BIG otherwise). Ignored
+	 * when @count is zero.
 	 */
 	__u32 stride;
 
@@ -619,6 +621,10 @@ enum drm_vagx_bo_flags {
  *
  * - -EINVAL: @size zero, or too large to round up; undefined bit or
  *   invalid combination in @flags; @pad nonzero.
+ * - -E2BIG: @size (rounded up) larger than the machine can back: its RAM
+ *   (a BO's pages are pinned while it is mapped), and never more than
+ *   (2^31 / 8) pages (1 TiB - 4 KiB). The same limit applies to dumb
+ *   buffers (DRM_IOCTL_MODE_CREATE_DUMB).
  * - -ENOENT: @vm_id nonzero and not a VM of this file.
  * - -ENOMEM: out of kernel memory.
  */
@@ -711,7 +717,9 @@ struct drm_vagx_bo_set_label {
  *
  * - -EINVAL: @flags or @pad nonzero.
  * - -ENOMEM: out of kernel memory.
- * - -ENOSPC: too many VMs (device address spaces exhausted).
+ * - -ENOSPC: too many VMs (device address spaces exhausted), or the
+ *   file's page-table budget (see %DRM_IOCTL_VAGX_VM_BIND) cannot hold
+ *   the new VM's root table.
  */
 struct drm_vagx_vm_create {
 	/** @flags: MBZ. */
@@ -873,8 +881,8 @@ enum drm_vagx_vm_bind_flags {
  *   a stride below the minimum; an invalid &struct drm_vagx_sync (bad
  *   type, flags or timeline value, binary syncobj without fence as wait).
  * - -E2BIG: @ops.count above drm_vagx_gpu_info::max_bind_ops, @syncs.count
- *   above drm_vagx_gpu_info::max_syncs_per_array, or nonzero bytes beyond
- *   the kernel's element in a larger stride.
+ *   above drm_vagx_gpu_info::max_syncs_per_array, a stride above 4096, or
+ *   nonzero bytes beyond the kernel's element in a larger stride.
  * - -ENOENT: @vm_id is not a VM of this file; unknown GEM handle; unknown
  *   syncobj handle.
  * - -EOPNOTSUPP: %DRM_VAGX_BIND_OP_MAP_NULL without
@@ -882,6 +890,13 @@ enum drm_vagx_vm_bind_flags {
  *   %DRM_VAGX_FEATURE_ASYNC_BIND.
  * - -EBUSY: synchronous bind while asynchronous binds are pending on the VM.
  * - -ECANCELED: a MAP or MAP_NULL on an unusable VM (UNMAP still works).
+ * - -ENOSPC: the page tables the MAP or MAP_NULL ranges need would exceed
+ *   the file's page-table budget. Page tables are kernel memory charged to
+ *   the file that created the VM, all its VMs together: 1/64 of the
+ *   machine's RAM (at least 4 MiB), which maps 32 GiB of densely bound VA
+ *   per GiB of RAM; binding (even MAP_NULL) sparse ranges costs up to one
+ *   4 KiB table per 2 MiB touched. The VM is unchanged; unmapping frees
+ *   budget.
  * - -ENOMEM: out of kernel memory (the VM is unchanged; retry may work).
  * - -EINTR, -ERESTARTSYS: interrupted; the VM is unchanged.
  */
@@ -1247,8 +1262,9 @@ struct drm_vagx_cmd {
  *   wait on a binary syncobj without fence or on a timeline point not yet
  *   submitted).
  * - -E2BIG: @cmds.count above drm_vagx_gpu_info::max_cmds_per_submit, a
- *   sync array above drm_vagx_gpu_info::max_syncs_per_array, or nonzero
- *   bytes beyond the kernel's element in a larger stride.
+ *   sync array above drm_vagx_gpu_info::max_syncs_per_array, a stride
+ *   above 4096, or nonzero bytes beyond the kernel's element in a larger
+ *   stride.
  * - -ENOENT: @queue_id is not a queue of this file; unknown syncobj handle.
  * - -ECANCELED: the queue is unusable (nonzero QUEUE_GET_STATE state) or
  *   its VM is unusable.
