@@ -1,7 +1,9 @@
 /*
  * qtest for the vagx PCI device: identity, resets, copy and compute jobs
  * through rings in guest memory with MSI-X, MMU faults, abort and queue
- * reset, scanout screendump, and a bounded register/ring fuzzer.
+ * reset, scanout screendump, and a bounded register/ring fuzzer.  What no
+ * guest may do to QEMU (bus mastering, bounded resets, the DMA fuzzer) is
+ * in vagx-test-robust.c.inc.
  *
  * Every number comes from the generated contract header.  MSI-X vectors are
  * pointed at guest RAM words (there is no CPU/APIC under qtest), so an
@@ -521,12 +523,29 @@ static void test_copy(void)
     vagx_stop(&v);
 }
 
+/* Encodes n instructions with vagx_isa.h and writes them at code_pa. */
+static void write_program(Vagx *v, uint64_t code_pa,
+                          const struct vagx_instr *I, unsigned n)
+{
+    uint64_t words[4 * 16];
+    unsigned nw = 0;
+
+    g_assert_cmpuint(n, <=, 16);
+    for (unsigned i = 0; i < n; i++) {
+        int r = vagx_encode(&I[i], &words[nw]);
+
+        g_assert_cmpint(r, >, 0);
+        nw += r;
+    }
+    for (unsigned i = 0; i < nw; i++) {
+        qtest_writeq(v->qts, code_pa + 8 * i, words[i]);
+    }
+}
+
 /* out[i] = i * 3 + 7 for i = global thread index, via st_global. */
 static void build_compute_program(Vagx *v, uint64_t code_pa)
 {
-    struct vagx_instr I[6];
-    uint64_t words[12];
-    unsigned n = 0;
+    struct vagx_instr I[8];
 
     memset(I, 0, sizeof(I));
     /* r0 = tgid_x */
@@ -541,44 +560,25 @@ static void build_compute_program(Vagx *v, uint64_t code_pa)
     /* r0 = r0 * r1 + r2 */
     I[3].op = VAGX_OP_IMAD; I[3].dst = 0;
     I[3].src[0].idx = 0; I[3].src[1].idx = 1; I[3].src[2].idx = 2;
-    /* r1 = r0 * 4 + 0 ; r2 = r0 * 3 + 7 */
+    /* r3 = r0 * 3 + 7 */
     I[4].op = VAGX_OP_IMAD; I[4].dst = 3; I[4].x = 1;
     I[4].src[0].idx = 0;
     I[4].src[1].file = VAGX_FILE_IMM; I[4].src[1].idx = 0;
     I[4].src[2].file = VAGX_FILE_IMM; I[4].src[2].idx = 1;
     I[4].imm[0] = 3; I[4].imm[1] = 7;
-    for (unsigned i = 0; i < 5; i++) {
-        int r = vagx_encode(&I[i], &words[n]);
-
-        g_assert_cmpint(r, >, 0);
-        n += r;
-    }
-    {
-        struct vagx_instr J[3];
-
-        memset(J, 0, sizeof(J));
-        /* r1 = r0 << 2 via imad r0 * 4 + 0 */
-        J[0].op = VAGX_OP_IMAD; J[0].dst = 1; J[0].x = 1;
-        J[0].src[0].idx = 0;
-        J[0].src[1].file = VAGX_FILE_IMM; J[0].src[1].idx = 0;
-        J[0].src[2].file = VAGX_FILE_IMM; J[0].src[2].idx = 1;
-        J[0].imm[0] = 4; J[0].imm[1] = 0;
-        /* store.b32 [u0:u1 + r1] = r3 */
-        J[1].op = VAGX_OP_ST_GLOBAL; J[1].mod = VAGX_MEMSIZE_B32;
-        J[1].src[0].file = VAGX_FILE_U; J[1].src[0].idx = 0;
-        J[1].src[1].idx = 1;
-        J[1].src[2].idx = 3;
-        J[2].op = VAGX_OP_END;
-        for (unsigned i = 0; i < 3; i++) {
-            int r = vagx_encode(&J[i], &words[n]);
-
-            g_assert_cmpint(r, >, 0);
-            n += r;
-        }
-    }
-    for (unsigned i = 0; i < n; i++) {
-        qtest_writeq(v->qts, code_pa + 8 * i, words[i]);
-    }
+    /* r1 = r0 << 2 via imad r0 * 4 + 0 */
+    I[5].op = VAGX_OP_IMAD; I[5].dst = 1; I[5].x = 1;
+    I[5].src[0].idx = 0;
+    I[5].src[1].file = VAGX_FILE_IMM; I[5].src[1].idx = 0;
+    I[5].src[2].file = VAGX_FILE_IMM; I[5].src[2].idx = 1;
+    I[5].imm[0] = 4; I[5].imm[1] = 0;
+    /* store.b32 [u0:u1 + r1] = r3 */
+    I[6].op = VAGX_OP_ST_GLOBAL; I[6].mod = VAGX_MEMSIZE_B32;
+    I[6].src[0].file = VAGX_FILE_U; I[6].src[0].idx = 0;
+    I[6].src[1].idx = 1;
+    I[6].src[2].idx = 3;
+    I[7].op = VAGX_OP_END;
+    write_program(v, code_pa, I, ARRAY_SIZE(I));
 }
 
 static void test_compute(void)
@@ -1244,6 +1244,8 @@ static void test_fuzz(void)
     vagx_stop(&v);
 }
 
+#include "vagx-test-robust.c.inc"
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1258,5 +1260,6 @@ int main(int argc, char **argv)
     qtest_add_func("/vagx/scanout", test_scanout);
     qtest_add_func("/vagx/scanout-v11", test_scanout_v11);
     qtest_add_func("/vagx/fuzz", test_fuzz);
+    robust_add_tests();
     return g_test_run();
 }

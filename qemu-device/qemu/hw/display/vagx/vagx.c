@@ -19,9 +19,16 @@
  *    interrupt bottom half.
  * Guest memory is reached through the PCI bus-master address space and only
  * when it is RAM: bus mastering off, MMIO or holes are a BUS_ERROR for the
- * job, never a re-entrant MMIO dispatch.  Interrupts raised outside the BQL
- * are deferred to a bottom half, so no device thread ever waits for the BQL
- * and reset/unrealize can wait for the front-end while holding it.
+ * job, never an MMIO dispatch (which would wait for the BQL).  The check and
+ * the copy use one MemoryRegionCache, i.e. one memory map.  Interrupts raised
+ * outside the BQL are deferred to a bottom half, so no device thread ever
+ * waits for the BQL and reset can wait for the front-end while holding it --
+ * for at most reset-timeout-ms: a job that does not stop in time leaves the
+ * device wedged (RESET_BUSY), never QEMU blocked.
+ * Host pointers of guest pages cached by the core are used only inside an
+ * RCU read-side section (host_ops.access_begin/end) and dropped when the
+ * bus-master address space changes (a MemoryListener: bus mastering off,
+ * BAR moves, RAM unplug) and at reset.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -54,6 +61,13 @@ OBJECT_DECLARE_SIMPLE_TYPE(VagxState, VAGX)
 /* Largest scanout frame we convert (bytes of source framebuffer per row). */
 #define VAGX_DEFAULT_XRES 640
 #define VAGX_DEFAULT_YRES 480
+/*
+ * Longest the BQL holder waits for device threads (reset, memory map
+ * change).  Jobs reach an abort check and a safepoint within microseconds
+ * to milliseconds of work; a second is far beyond that even on a loaded
+ * host, and short enough that a wedged device does not freeze the VM.
+ */
+#define VAGX_DEFAULT_RESET_TIMEOUT_MS 1000
 
 struct VagxState {
     PCIDevice parent_obj;
@@ -89,7 +103,15 @@ struct VagxState {
     uint8_t *row_buf;
     size_t row_buf_size;
 
+    /* Sees every change of the bus-master address space (bus mastering
+     * toggled, BARs moved, RAM added or removed): cached host pointers of
+     * guest pages are flushed at its commit. */
+    MemoryListener dma_listener;
+    bool dma_listener_on;
+    bool dma_map_changed;       /* a section went away in this transaction */
+
     /* properties */
+    uint32_t reset_timeout_ms;  /* bound of every wait on device threads */
     uint32_t num_queues;
     uint32_t num_workers;
     uint32_t xres, yres;
@@ -139,25 +161,44 @@ static void vagx_rcu_ensure(void)
 /* Host ops: guest memory, interrupts, time                                 */
 /* ------------------------------------------------------------------------ */
 
-/* True if [pa, pa+len) is guest RAM reachable by bus-master DMA. */
-static bool vagx_dma_is_ram(VagxState *s, uint64_t pa, size_t len,
-                            bool is_write)
+/*
+ * Copies between buf and [pa, pa+len) of the bus-master address space if,
+ * and only if, the whole range is directly accessible RAM.  Anything else
+ * (bus mastering off, holes, MMIO including our own BAR, ROM for writes) is
+ * refused without being touched: an MMIO dispatch from a device thread would
+ * wait for the BQL, and the main loop may hold the BQL while it waits for
+ * that thread (reset).  One MemoryRegionCache per RAM piece makes the check
+ * and the copy use the same memory map, and holds a reference on the RAM
+ * region while it copies; address_space_cache_invalidate() does the dirty
+ * tracking (migration, VGA, TCG code) a pci_dma_write would.
+ */
+static bool vagx_dma_rw(VagxState *s, uint64_t pa, void *buf, size_t len,
+                        bool is_write)
 {
     AddressSpace *as = pci_get_address_space(PCI_DEVICE(s));
-    MemTxAttrs attrs = MEMTXATTRS_UNSPECIFIED;
+    uint8_t *p = buf;
 
     if (pa + len < pa) {
         return false;
     }
     RCU_READ_LOCK_GUARD();
     while (len) {
-        hwaddr xlat, l = len;
-        MemoryRegion *mr = address_space_translate(as, pa, &xlat, &l,
-                                                   is_write, attrs);
-        if (!l || !memory_access_is_direct(mr, is_write, attrs)) {
+        MemoryRegionCache cache;
+        int64_t l = address_space_cache_init(&cache, as, pa, len, is_write);
+        bool ram = l > 0 && cache.ptr;
+
+        if (ram && is_write) {
+            address_space_write_cached(&cache, 0, p, l);
+            address_space_cache_invalidate(&cache, 0, l);
+        } else if (ram) {
+            address_space_read_cached(&cache, 0, p, l);
+        }
+        address_space_cache_destroy(&cache);
+        if (!ram) {
             return false;
         }
         pa += l;
+        p += l;
         len -= l;
     }
     return true;
@@ -168,13 +209,13 @@ static int vagx_host_read(void *opaque, uint64_t pa, void *buf, size_t len)
     VagxState *s = opaque;
 
     vagx_rcu_ensure();
-    if (!vagx_dma_is_ram(s, pa, len, false)) {
+    if (!vagx_dma_rw(s, pa, buf, len, false)) {
         qemu_log_mask(LOG_GUEST_ERROR, "vagx: DMA read of 0x%zx bytes at "
                       "0x%" PRIx64 " is not guest RAM (or bus mastering "
                       "is off)\n", len, pa);
         return -1;
     }
-    return pci_dma_read(PCI_DEVICE(s), pa, buf, len) != MEMTX_OK;
+    return 0;
 }
 
 static int vagx_host_write(void *opaque, uint64_t pa, const void *buf,
@@ -183,20 +224,21 @@ static int vagx_host_write(void *opaque, uint64_t pa, const void *buf,
     VagxState *s = opaque;
 
     vagx_rcu_ensure();
-    if (!vagx_dma_is_ram(s, pa, len, true)) {
+    if (!vagx_dma_rw(s, pa, (void *)buf, len, true)) {
         qemu_log_mask(LOG_GUEST_ERROR, "vagx: DMA write of 0x%zx bytes at "
                       "0x%" PRIx64 " is not guest RAM (or bus mastering "
                       "is off)\n", len, pa);
         return -1;
     }
-    return pci_dma_write(PCI_DEVICE(s), pa, buf, len) != MEMTX_OK;
+    return 0;
 }
 
 /*
- * Host pointer for [pa, pa+len) inside one page.  Guest RAM blocks do not
- * move while the device exists, so the pointer stays valid as the core
- * requires.  (Writes through it bypass dirty tracking; the device is
- * unmigratable.)
+ * Host pointer for [pa, pa+len) inside one page.  The core calls this and
+ * uses the pointer only between access_begin and access_end (an RCU
+ * read-side section: the RAM block cannot be reclaimed meanwhile), and
+ * drops it when the bus-master address space changes (vagx_dma_commit).
+ * (Writes through it bypass dirty tracking; the device is unmigratable.)
  */
 static void *vagx_host_map(void *opaque, uint64_t pa, size_t len,
                            bool is_write)
@@ -218,6 +260,19 @@ static void *vagx_host_map(void *opaque, uint64_t pa, size_t len,
         return NULL;
     }
     return qemu_map_ram_ptr(mr->ram_block, xlat);
+}
+
+/* The core's access bracket: RCU read-side, so RAM behind a cached pointer
+ * outlives its use even if it is unplugged meanwhile. */
+static void vagx_host_access_begin(void *opaque)
+{
+    vagx_rcu_ensure();
+    rcu_read_lock();
+}
+
+static void vagx_host_access_end(void *opaque)
+{
+    rcu_read_unlock();
 }
 
 static void vagx_update_intx(VagxState *s)
@@ -292,7 +347,45 @@ static const struct vagx_core_host_ops vagx_host_ops = {
     .raise_irq = vagx_host_raise_irq,
     .now_ns = vagx_host_now_ns,
     .kick = vagx_host_kick,
+    .access_begin = vagx_host_access_begin,
+    .access_end = vagx_host_access_end,
 };
+
+/* ------------------------------------------------------------------------ */
+/* Memory map changes                                                       */
+/* ------------------------------------------------------------------------ */
+
+static void vagx_dma_region_del(MemoryListener *l, MemoryRegionSection *sec)
+{
+    VagxState *s = container_of(l, VagxState, dma_listener);
+
+    s->dma_map_changed = true;
+}
+
+/*
+ * BQL held, end of a memory transaction that removed something from the
+ * bus-master view (bus mastering cleared, a BAR moved, RAM unplugged): every
+ * device thread must drop the host pointers it cached.  Waiting (bounded)
+ * for them to do so keeps the promise the kernel relies on: once clearing
+ * Bus Master returns, no DMA through an old translation follows.  Device
+ * threads never wait for the BQL, so this cannot deadlock.
+ */
+static void vagx_dma_commit(MemoryListener *l)
+{
+    VagxState *s = container_of(l, VagxState, dma_listener);
+
+    if (!s->dma_map_changed || !s->core) {
+        return;
+    }
+    s->dma_map_changed = false;
+    if (vagx_core_host_map_flush(s->core,
+                                 (uint64_t)s->reset_timeout_ms * SCALE_MS)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vagx: a device thread did not drop "
+                      "its guest-memory pointers within %u ms of a memory map "
+                      "change; it does at its next safepoint\n",
+                      s->reset_timeout_ms);
+    }
+}
 
 /* ------------------------------------------------------------------------ */
 /* Front-end thread                                                         */
@@ -331,16 +424,28 @@ static void *vagx_frontend_thread(void *opaque)
 
 /*
  * Stop the front-end from calling vagx_core_process() and wait until it is
- * outside.  Safe with the BQL held: the front-end never takes the BQL.
+ * outside, for at most timeout_ms.  Safe with the BQL held: the front-end
+ * never takes the BQL.  Returns false if it is still inside (a job that did
+ * not reach its abort check); it stays paused either way until resumed.
  */
-static void vagx_frontend_pause(VagxState *s)
+static bool vagx_frontend_pause(VagxState *s, uint32_t timeout_ms)
 {
+    int64_t deadline = qemu_clock_get_ms(QEMU_CLOCK_REALTIME) + timeout_ms;
+    bool idle;
+
     qemu_mutex_lock(&s->fe_lock);
     s->fe_pause++;
     while (s->fe_busy) {
-        qemu_cond_wait(&s->fe_idle_cond, &s->fe_lock);
+        int64_t left = deadline - qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
+
+        if (left <= 0) {
+            break;
+        }
+        qemu_cond_timedwait(&s->fe_idle_cond, &s->fe_lock, left);
     }
+    idle = !s->fe_busy;
     qemu_mutex_unlock(&s->fe_lock);
+    return idle;
 }
 
 static void vagx_frontend_resume(VagxState *s)
@@ -639,6 +744,14 @@ static void vagx_realize(PCIDevice *pdev, Error **errp)
     s->fe_started = true;
     s->vmse = qemu_add_vm_change_state_handler(vagx_vm_state_change, s);
 
+    s->dma_listener = (MemoryListener) {
+        .name = "vagx-dma",
+        .region_del = vagx_dma_region_del,
+        .commit = vagx_dma_commit,
+    };
+    memory_listener_register(&s->dma_listener, pci_get_address_space(pdev));
+    s->dma_listener_on = true;
+
     s->con = graphic_console_init(DEVICE(pdev), 0, &vagx_gfx_ops, s);
     s->vblank_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, vagx_vblank_timer, s);
     s->vblank_due = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + vagx_frame_ns(s);
@@ -660,6 +773,10 @@ static void vagx_exit(PCIDevice *pdev)
     if (s->vmse) {
         qemu_del_vm_change_state_handler(s->vmse);
         s->vmse = NULL;
+    }
+    if (s->dma_listener_on) {
+        memory_listener_unregister(&s->dma_listener);
+        s->dma_listener_on = false;
     }
     if (s->fe_started) {
         qemu_mutex_lock(&s->fe_lock);
@@ -696,20 +813,38 @@ static void vagx_exit(PCIDevice *pdev)
  * Device reset (system reset, FLR, bus reset): abort every job, wait for the
  * front-end to leave vagx_core_process(), reset the core to power-on state.
  * The PCI core has already reset config space and MSI-X.
+ *
+ * Bounded: the main loop holds the BQL here, so it waits at most
+ * reset-timeout-ms in all.  A job that does not stop in time (it never
+ * reaches an abort check) leaves the core's reset pending: STATUS.RESET_BUSY
+ * reads 1, nothing new starts, and the front-end completes the reset when
+ * the job ends.  The device is wedged meanwhile, the VM is not.
  */
 static void vagx_reset_hold(Object *obj, ResetType type)
 {
     VagxState *s = VAGX(obj);
     PCIDevice *pdev = PCI_DEVICE(obj);
+    int64_t start = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
+    bool done = false;
 
     if (!s->core) {
         return;
     }
     s->in_reset = true;
-    /* Aborts running jobs at their next safe point, no completion writes. */
-    vagx_core_mmio_write(s->core, VAGX_REG_RESET, VAGX_RESET_START(1), 4);
-    vagx_frontend_pause(s);
-    vagx_core_reset_host(s->core);
+    /* Running jobs stop at their next abort check, no completion writes. */
+    vagx_core_reset_host_begin(s->core);
+    if (vagx_frontend_pause(s, s->reset_timeout_ms)) {
+        int64_t left = s->reset_timeout_ms -
+                       (qemu_clock_get_ms(QEMU_CLOCK_REALTIME) - start);
+
+        done = !vagx_core_reset_host_timeout(s->core,
+                                             MAX(left, 0) * SCALE_MS);
+    }
+    if (!done) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vagx: reset: a job did not stop "
+                      "within %u ms; the device stays in reset (RESET_BUSY) "
+                      "until it does\n", s->reset_timeout_ms);
+    }
     qatomic_set(&s->irq_deferred, 0);
     memset(&s->active, 0, sizeof(s->active));
     s->in_reset = false;
@@ -717,6 +852,16 @@ static void vagx_reset_hold(Object *obj, ResetType type)
 
     vagx_msix_use_all(pdev);
     pci_set_irq(pdev, 0);
+}
+
+/* Config space: the PCIe FLR bit is acted on only if the device asks. */
+static void vagx_config_write(PCIDevice *pdev, uint32_t addr, uint32_t val,
+                              int len)
+{
+    pci_default_write_config(pdev, addr, val, len);
+    if (pdev->cap_present & QEMU_PCI_CAP_EXPRESS) {
+        pcie_cap_flr_write_config(pdev, addr, val, len);
+    }
 }
 
 static void vagx_instance_init(Object *obj)
@@ -729,6 +874,8 @@ static const Property vagx_props[] = {
     DEFINE_PROP_UINT32("workers", VagxState, num_workers, 0),
     DEFINE_PROP_UINT32("xres", VagxState, xres, VAGX_DEFAULT_XRES),
     DEFINE_PROP_UINT32("yres", VagxState, yres, VAGX_DEFAULT_YRES),
+    DEFINE_PROP_UINT32("reset-timeout-ms", VagxState, reset_timeout_ms,
+                       VAGX_DEFAULT_RESET_TIMEOUT_MS),
 };
 
 /* Jobs run on host threads with host pointers into guest RAM: no migration. */
@@ -745,6 +892,7 @@ static void vagx_class_init(ObjectClass *klass, void *data)
 
     k->realize = vagx_realize;
     k->exit = vagx_exit;
+    k->config_write = vagx_config_write;
     k->vendor_id = VAGX_PCI_VENDOR_ID;
     k->device_id = VAGX_PCI_DEVICE_ID;
     k->subsystem_vendor_id = VAGX_PCI_SUBSYSTEM_VENDOR_ID;
