@@ -26,6 +26,7 @@
  *   fuzz_core [--seconds N] [--seed S] [--only I] [--iters N] [--verbose]
  * Without --seed it runs the fixed seed list, the time split between them.
  */
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +89,46 @@ struct fuzz {
 
 static uint64_t cur_seed, cur_iter;
 static bool verbose;
+
+/* UBSan has its own runtime (no shared death callback): it aborts, and the
+ * SIGABRT handler names the iteration.  Only async-signal-safe calls. */
+const char *__ubsan_default_options(void);
+const char *__ubsan_default_options(void)
+{
+   return "halt_on_error=1:abort_on_error=1:print_stacktrace=1";
+}
+
+static void put_u64(char *b, size_t *n, uint64_t v)
+{
+   char t[24];
+   int k = 0;
+   do
+      t[k++] = (char)('0' + v % 10);
+   while ((v /= 10) && k < 24);
+   while (k)
+      b[(*n)++] = t[--k];
+}
+
+static void on_abort(int sig)
+{
+   char b[256];
+   size_t n = 0;
+   const char *a = "fuzz_core: FINDING (abort) at seed ", *c = " iteration ",
+              *d = "\nfuzz_core: reproduce alone: fuzz_core --seed ", *e = " --only ";
+   memcpy(b + n, a, strlen(a)); n += strlen(a);
+   put_u64(b, &n, cur_seed);
+   memcpy(b + n, c, strlen(c)); n += strlen(c);
+   put_u64(b, &n, cur_iter);
+   memcpy(b + n, d, strlen(d)); n += strlen(d);
+   put_u64(b, &n, cur_seed);
+   memcpy(b + n, e, strlen(e)); n += strlen(e);
+   put_u64(b, &n, cur_iter);
+   b[n++] = '\n';
+   if (write(2, b, n) < 0)
+      n = 0;
+   signal(sig, SIG_DFL);
+   raise(sig);
+}
 
 static void on_death(void)
 {
@@ -293,8 +334,65 @@ static void extra_commands(void)
    }
 }
 
+static struct vagx_stencil_face random_face(void)
+{
+   struct vagx_stencil_face f;
+   vagx_stencil_face_init(&f);
+   f.func = (enum vagx_compare_func)below(VAGX_COMPARE_FUNC_MAX_VALUE + 1);
+   f.fail_op = (enum vagx_stencil_op)below(VAGX_STENCIL_OP_MAX_VALUE + 1);
+   f.zfail_op = (enum vagx_stencil_op)below(VAGX_STENCIL_OP_MAX_VALUE + 1);
+   f.zpass_op = (enum vagx_stencil_op)below(VAGX_STENCIL_OP_MAX_VALUE + 1);
+   f.ref = below(256);
+   f.read_mask = below(256);
+   f.write_mask = below(256);
+   return f;
+}
+
+static void random_depth_stencil(struct vagx_cmd_depth_stencil *ds)
+{
+   ds->depth_test = chance(50);
+   ds->depth_write = chance(50);
+   ds->depth_func = (enum vagx_compare_func)below(VAGX_COMPARE_FUNC_MAX_VALUE + 1);
+   ds->stencil_test = chance(30);
+   ds->front = random_face();
+   ds->back = random_face();
+}
+
+/* Gives the render job at va a depth/stencil image (random format, load and
+ * store), as drivers do for depth-tested passes. */
+static void add_zs(uint64_t va)
+{
+   static const enum vagx_format zf[] = {VAGX_FORMAT_Z16_UNORM, VAGX_FORMAT_Z24_UNORM_S8_UINT,
+                                         VAGX_FORMAT_Z32_FLOAT, VAGX_FORMAT_Z32_FLOAT_S8X24_UINT};
+   struct vagx_render_job rj;
+   const char *why;
+   if (!vagx_render_job_unpack(ptr(va), &rj, &why))
+      return;
+   struct vagx_texture t;
+   vagx_texture_init(&t);
+   t.format = zf[below(4)];
+   t.dimension = VAGX_DIMENSION_2D;
+   t.layout = VAGX_IMAGE_LAYOUT_TWIDDLED;
+   t.samples = rj.samples;
+   t.width = rj.width;
+   t.height = rj.height;
+   t.depth = t.levels = 1;
+   t.swizzle_g = VAGX_SWIZZLE_G; t.swizzle_b = VAGX_SWIZZLE_B; t.swizzle_a = VAGX_SWIZZLE_A;
+   t.base_va = alloc((uint64_t)(rj.width + 32) * (rj.height + 32) * 8 + 65536, 16384);
+   rj.zs_desc_va = alloc(32, 32);
+   vagx_texture_pack(ptr(rj.zs_desc_va), &t);
+   rj.depth_load = chance(50);
+   rj.depth_store = chance(50);
+   rj.stencil_load = chance(50);
+   rj.stencil_store = chance(50);
+   rj.clear_depth = chance(80) ? 1.0f : rnd_float();
+   rj.clear_stencil = below(256);
+   vagx_render_job_pack(ptr(va), &rj);
+}
+
 static void note_cmds(struct fuzz *F)
 {
+   F->cmd_seen[0] |= 1ull << VAGX_CMD_OPCODE_END;   /* rtj_finish ends every stream */
    for (unsigned i = 0; i < rtj_ncs;) {
       unsigned op = rtj_cs[i] & 0xff, n = vagx_cmd_dwords(rtj_cs[i]);
       F->cmd_seen[op >> 6] |= 1ull << (op & 63);
@@ -351,6 +449,7 @@ static uint64_t build_render(struct fuzz *F)
                   v_.scale_z = rnd_float(); v_.offset_z = rnd_float(); v_.max_depth = 1);
          RTJ_EMIT(cmd_scissor, v_.min_x = below(64); v_.min_y = below(64); v_.max_x = below(1024);
                   v_.max_y = below(1024));
+         RTJ_EMIT(cmd_depth_stencil, random_depth_stencil(&v_));
       }
       struct vagx_cmd_rasterizer rs = rtj_rasterizer();
       rs.cull = (enum vagx_cull_mode)below(VAGX_CULL_MODE_MAX_VALUE + 1);
@@ -402,7 +501,10 @@ static uint64_t build_render(struct fuzz *F)
    }
    note_cmds(F);
    const float clear[4] = {0, 0, 0, 1};
-   return rtj_finish(clear);
+   const uint64_t va = rtj_finish(clear);
+   if (chance(30))
+      add_zs(va);
+   return va;
 }
 
 /* Overwrites k random dwords of what this iteration placed in memory. */
@@ -610,6 +712,7 @@ int main(int argc, char **argv)
       }
    }
    __sanitizer_set_death_callback(on_death);
+   signal(SIGABRT, on_abort);
    static const long long seed_list[] = {1, 2, 3, 5, 8, 11};
    const unsigned nseeds = seed >= 0 ? 1 : sizeof(seed_list) / sizeof(seed_list[0]);
    const double t_start = t_now_s();

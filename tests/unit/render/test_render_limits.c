@@ -224,57 +224,94 @@ static void test_budget_binds_draws(void)
    CHECK(st == VAGX_JOB_STATUS_OK, "empty job: %d", st);
 }
 
+/* A twiddled RGBA8 2D texture of size^2 texels and `levels` levels, every
+ * texel of level lv = colour[lv]; levels base..max visible.  Returns the
+ * descriptor's VA. */
+static uint64_t level_texture(unsigned size, unsigned levels, unsigned base, unsigned max,
+                              const uint32_t *colour)
+{
+   struct vagx_layout l;
+   memset(&l, 0, sizeof(l));
+   l.width_px = l.height_px = size;
+   l.depth_px = 1;
+   l.levels = levels;
+   l.sample_count_sa = 1;
+   l.block_width_px = l.block_height_px = 1;
+   l.bytes_per_block_B = 4;
+   l.tiling = VAGX_TILING_TWIDDLED;
+   vagx_layout_init(&l);
+   const uint64_t texels = alloc(l.size_B, 16384);
+   for (unsigned lv = 0; lv < levels; lv++)
+      for (unsigned y = 0; y < l.level[lv].height_px; y++)
+         for (unsigned x = 0; x < l.level[lv].width_px; x++)
+            memcpy((uint8_t *)ptr(texels) + vagx_layout_offset_B(&l, lv, 0, x, y), &colour[lv], 4);
+   struct vagx_texture t;
+   vagx_texture_init(&t);
+   t.format = VAGX_FORMAT_RGBA8_UNORM;
+   t.dimension = VAGX_DIMENSION_2D;
+   t.layout = VAGX_IMAGE_LAYOUT_TWIDDLED;
+   t.width = t.height = size;
+   t.depth = 1;
+   t.levels = levels;
+   t.base_level = base;
+   t.max_level = max;
+   t.swizzle_r = VAGX_SWIZZLE_R; t.swizzle_g = VAGX_SWIZZLE_G;
+   t.swizzle_b = VAGX_SWIZZLE_B; t.swizzle_a = VAGX_SWIZZLE_A;
+   t.base_va = texels;
+   const uint64_t va = alloc(32, 32);
+   vagx_texture_pack(ptr(va), &t);
+   return va;
+}
+
+/* One full-screen triangle shaded by fragment program fs (uniforms uni,
+ * gpr_count gprs) sampling texture tex with sampler smp; runs the job and
+ * returns its status, with the pixel at (3, 3) in *px33. */
+static enum vagx_job_status textured_fullscreen(uint64_t fs, const uint32_t *uni, unsigned nuni,
+                                                unsigned gprs, uint64_t tex, uint64_t smp,
+                                                uint32_t *px33)
+{
+   static const float tri[3][4] = {{-1, -1, 0.5f, 1}, {3, -1, 0.5f, 1}, {-1, 3, 0.5f, 1}};
+   const uint64_t vb = put(tri, sizeof(tri), 16);
+   const uint32_t vu[2] = {(uint32_t)vb, (uint32_t)(vb >> 32)};
+   RTJ_EMIT(cmd_bind_vertex_pipeline, rtj_prog(&v_.program, rtj_vs_fetch(), vu, 2));
+   RTJ_EMIT(cmd_bind_fragment_pipeline, v_.slots32 = 1; rtj_prog(&v_.program, fs, uni, nuni);
+            v_.program.gpr_count = gprs;
+            v_.program.texture_va = tex; v_.program.texture_count = 1;
+            v_.program.sampler_va = smp; v_.program.sampler_count = 1);
+   rtj_fixed_state(NULL);
+   RTJ_EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 3; v_.instance_count = 1);
+   const uint64_t job = rtj_finish(black);
+   struct vagx_render_fault f;
+   const enum vagx_job_status st = run_bounded(job, &f, -1, 30.0, "textured draw");
+   memcpy(px33, rtj_px(3, 3), 4);
+   return st;
+}
+
+static uint64_t plain_sampler(enum vagx_mip_filter mip)
+{
+   struct vagx_sampler s;
+   vagx_sampler_init(&s);
+   s.mip_filter = mip;
+   s.max_lod = 1000;
+   const uint64_t va = alloc(32, 32);
+   vagx_sampler_pack(ptr(va), &s);
+   return va;
+}
+
 /* Item 2: tex .grad with the gradients at the top of the register file the
  * program names (r30..r33 of a 2D grad): the file must hold them. */
 static void test_grad_registers(void)
 {
    brk_ = 0;
    static const uint32_t texel = 0xff00ff00u;
-   struct vagx_layout l;
-   memset(&l, 0, sizeof(l));
-   l.width_px = l.height_px = l.depth_px = l.levels = 1;
-   l.sample_count_sa = 1;
-   l.block_width_px = l.block_height_px = 1;
-   l.bytes_per_block_B = 4;
-   l.tiling = VAGX_TILING_TWIDDLED;
-   vagx_layout_init(&l);
-   const uint64_t base = alloc(l.size_B, 16384);
-   memcpy(ptr(base), &texel, 4);
-   struct vagx_texture t;
-   vagx_texture_init(&t);
-   t.format = VAGX_FORMAT_RGBA8_UNORM;
-   t.dimension = VAGX_DIMENSION_2D;
-   t.layout = VAGX_IMAGE_LAYOUT_TWIDDLED;
-   t.width = t.height = t.depth = t.levels = 1;
-   t.swizzle_r = VAGX_SWIZZLE_R; t.swizzle_g = VAGX_SWIZZLE_G;
-   t.swizzle_b = VAGX_SWIZZLE_B; t.swizzle_a = VAGX_SWIZZLE_A;
-   t.base_va = base;
-   const uint64_t tex = alloc(32, 32);
-   vagx_texture_pack(ptr(tex), &t);
-   struct vagx_sampler s;
-   vagx_sampler_init(&s);
-   s.max_lod = 1000;
-   const uint64_t smp = alloc(32, 32);
-   vagx_sampler_pack(ptr(smp), &s);
-   static const float tri[3][4] = {{-1, -1, 0.5f, 1}, {3, -1, 0.5f, 1}, {-1, 3, 0.5f, 1}};
-   const uint64_t vb = put(tri, sizeof(tri), 16);
-   const uint32_t vu[2] = {(uint32_t)vb, (uint32_t)(vb >> 32)};
-   RTJ_EMIT(cmd_bind_vertex_pipeline, rtj_prog(&v_.program, rtj_vs_fetch(), vu, 2));
+   const uint64_t tex = level_texture(1, 1, 0, 0, &texel);
    const uint64_t fs = assemble("mov r0, #0x3f000000\nmov r1, #0x3f000000\n"
                                 "tex.grad.t0.s0.2d r4, r0, r30, r0\n"
                                 "st_tile.rt0 r4, #0\nend\n");
    /* gpr_count allows r33: the descriptor check passes, the file must too */
-   RTJ_EMIT(cmd_bind_fragment_pipeline, v_.slots32 = 1; rtj_prog(&v_.program, fs, NULL, 0);
-            v_.program.gpr_count = 34;
-            v_.program.texture_va = tex; v_.program.texture_count = 1;
-            v_.program.sampler_va = smp; v_.program.sampler_count = 1);
-   rtj_fixed_state(NULL);
-   RTJ_EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 3; v_.instance_count = 1);
-   uint64_t job = rtj_finish(black);
-   struct vagx_render_fault f;
-   enum vagx_job_status st = run_bounded(job, &f, -1, 30.0, "grad");
    uint32_t got;
-   memcpy(&got, rtj_px(3, 3), 4);
+   enum vagx_job_status st =
+      textured_fullscreen(fs, NULL, 0, 34, tex, plain_sampler(VAGX_MIP_FILTER_NONE), &got);
    CHECK(st == VAGX_JOB_STATUS_OK && got == texel, "grad at r30: status %d pixel %08x", st, got);
 }
 
@@ -324,62 +361,16 @@ static void test_nan_lod(void)
 {
    brk_ = 0;
    static const uint32_t level_colour[3] = {0xff0000ffu, 0xff00ff00u, 0xffff0000u};
-   struct vagx_layout l;
-   memset(&l, 0, sizeof(l));
-   l.width_px = l.height_px = 4;
-   l.depth_px = 1;
-   l.levels = 3;
-   l.sample_count_sa = 1;
-   l.block_width_px = l.block_height_px = 1;
-   l.bytes_per_block_B = 4;
-   l.tiling = VAGX_TILING_TWIDDLED;
-   vagx_layout_init(&l);
-   const uint64_t base = alloc(l.size_B, 16384);
-   for (unsigned lv = 0; lv < 3; lv++)
-      for (unsigned y = 0; y < l.level[lv].height_px; y++)
-         for (unsigned x = 0; x < l.level[lv].width_px; x++)
-            memcpy((uint8_t *)ptr(base) + vagx_layout_offset_B(&l, lv, 0, x, y), &level_colour[lv], 4);
-   struct vagx_texture t;
-   vagx_texture_init(&t);
-   t.format = VAGX_FORMAT_RGBA8_UNORM;
-   t.dimension = VAGX_DIMENSION_2D;
-   t.layout = VAGX_IMAGE_LAYOUT_TWIDDLED;
-   t.width = t.height = 4;
-   t.depth = 1;
-   t.levels = 3;
-   t.base_level = 1;
-   t.max_level = 2;
-   t.swizzle_r = VAGX_SWIZZLE_R; t.swizzle_g = VAGX_SWIZZLE_G;
-   t.swizzle_b = VAGX_SWIZZLE_B; t.swizzle_a = VAGX_SWIZZLE_A;
-   t.base_va = base;
-   const uint64_t tex = alloc(32, 32);
-   vagx_texture_pack(ptr(tex), &t);
+   const uint64_t tex = level_texture(4, 3, 1, 2, level_colour);
+   const uint32_t nan_bits = 0x7fc00000u;
+   const uint64_t fs = assemble("mov r0, #0x3f000000\nmov r1, #0x3f000000\n"
+                                "tex.lod.t0.s0.2d r4, r0, u0, r0\n"
+                                "st_tile.rt0 r4, #0\nend\n");
    for (unsigned mip = 0; mip < 2; mip++) {
-      struct vagx_sampler s;
-      vagx_sampler_init(&s);
-      s.mip_filter = mip ? VAGX_MIP_FILTER_LINEAR : VAGX_MIP_FILTER_NEAREST;
-      s.max_lod = 1000;
-      const uint64_t smp = alloc(32, 32);
-      vagx_sampler_pack(ptr(smp), &s);
-      float tri[3][4] = {{-1, -1, 0.5f, 1}, {3, -1, 0.5f, 1}, {-1, 3, 0.5f, 1}};
-      const uint64_t vb = put(tri, sizeof(tri), 16);
-      const uint32_t vu[2] = {(uint32_t)vb, (uint32_t)(vb >> 32)};
-      RTJ_EMIT(cmd_bind_vertex_pipeline, rtj_prog(&v_.program, rtj_vs_fetch(), vu, 2));
-      const uint32_t nan_bits = 0x7fc00000u;
-      const uint64_t fs = assemble("mov r0, #0x3f000000\nmov r1, #0x3f000000\n"
-                                   "tex.lod.t0.s0.2d r4, r0, u0, r0\n"
-                                   "st_tile.rt0 r4, #0\nend\n");
-      RTJ_EMIT(cmd_bind_fragment_pipeline, v_.slots32 = 1; rtj_prog(&v_.program, fs, &nan_bits, 1);
-               v_.program.texture_va = tex; v_.program.texture_count = 1;
-               v_.program.sampler_va = smp; v_.program.sampler_count = 1);
-      rtj_fixed_state(NULL);
-      RTJ_EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 3;
-               v_.instance_count = 1);
-      uint64_t job = rtj_finish(black);
-      struct vagx_render_fault f;
-      enum vagx_job_status st = run_bounded(job, &f, -1, 30.0, "nan lod");
       uint32_t got;
-      memcpy(&got, rtj_px(3, 3), 4);
+      enum vagx_job_status st = textured_fullscreen(
+         fs, &nan_bits, 1, 32, tex,
+         plain_sampler(mip ? VAGX_MIP_FILTER_LINEAR : VAGX_MIP_FILTER_NEAREST), &got);
       CHECK(st == VAGX_JOB_STATUS_OK && got == level_colour[1],
             "NaN LOD, mip filter %u: status %d pixel %08x (base level %08x)", mip, st, got,
             level_colour[1]);
