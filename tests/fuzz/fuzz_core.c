@@ -187,46 +187,71 @@ static uint64_t rnd_va(void)
 /* ------------------------------------------------------------ programs -- */
 static void note_op(struct fuzz *F, unsigned op) { F->op_seen[op >> 6] |= 1ull << (op & 63); }
 
-/* n random valid instructions (no structured control flow) placed before
- * the given program text; optionally the whole body in an endless loop. */
+/* Appends a random valid instance of opcode op; false if none came out. */
+static bool emit_op(struct fuzz *F, uint32_t *words, unsigned *nw, unsigned op)
+{
+   struct vagx_instr I;
+   uint64_t enc[2];
+   usc_random_instr(op, &I, rnd);
+   const int k = vagx_encode(&I, enc);
+   if (k <= 0)
+      return false;
+   note_op(F, op);
+   memcpy(&words[*nw], enc, (size_t)k * 8);
+   *nw += 2 * (unsigned)k;
+   return true;
+}
+
+/* n random valid instructions placed before the given program text, in
+ * randomly nested if/else and loop constructs (with break/continue, so some
+ * loops end and others do not); `endless` wraps it all in a loop without
+ * exit.  Jumps and branches get random targets (mostly refused at decode). */
 static uint64_t random_program(struct fuzz *F, unsigned n, const char *tail, bool endless)
 {
    static uint32_t words[8192];
-   unsigned nw = 0;
-   struct vagx_instr I;
-   uint64_t enc[2];
-   if (endless) {
-      memset(&I, 0, sizeof(I));
-      I.op = VAGX_OP_LOOP;
-      if (vagx_encode(&I, enc) == 1) {
-         memcpy(&words[nw], enc, 8);
-         nw += 2;
-      }
-   }
+   unsigned nw = 0, depth = 0;
+   unsigned open[8];                 /* VAGX_OP_IF / VAGX_OP_LOOP of each open construct */
+   bool has_else[8];
+   if (endless && emit_op(F, words, &nw, VAGX_OP_LOOP))
+      open[depth] = VAGX_OP_LOOP, has_else[depth++] = false;
    for (unsigned i = 0; i < n && nw < 4000; i++) {
+      const unsigned pick = below(100);
+      if (pick < 6 && depth < 8) {
+         const unsigned op = chance(60) ? VAGX_OP_IF : VAGX_OP_LOOP;
+         if (emit_op(F, words, &nw, op))
+            open[depth] = op, has_else[depth++] = false;
+         continue;
+      }
+      if (pick < 12 && depth > (endless ? 1u : 0u)) {
+         const unsigned top = depth - 1;
+         if (open[top] == VAGX_OP_IF && !has_else[top] && chance(40)) {
+            has_else[top] = emit_op(F, words, &nw, VAGX_OP_ELSE);
+         } else if (open[top] == VAGX_OP_LOOP && chance(50)) {
+            emit_op(F, words, &nw, chance(70) ? VAGX_OP_BREAK : VAGX_OP_CONTINUE);
+         } else if (emit_op(F, words, &nw, open[top] == VAGX_OP_IF ? VAGX_OP_ENDIF : VAGX_OP_ENDLOOP)) {
+            depth--;
+         }
+         continue;
+      }
+      if (pick < 13) {
+         emit_op(F, words, &nw, chance(50) ? VAGX_OP_JMP : VAGX_OP_BR);
+         continue;
+      }
+      if (pick < 15) {
+         emit_op(F, words, &nw, chance(50) ? VAGX_OP_DISCARD : chance(50) ? VAGX_OP_END : VAGX_OP_BARRIER);
+         continue;
+      }
       unsigned op;
       const struct vagx_op_info *info;
       do {
          op = below(256);
          info = vagx_info(op);
       } while (!info->name || (info->flags & VAGX_OPF_CF));
-      usc_random_instr(op, &I, rnd);
-      if (vagx_validate(&I) != VAGX_ISA_OK)
-         continue;
-      int k = vagx_encode(&I, enc);
-      if (k <= 0)
-         continue;
-      note_op(F, op);
-      memcpy(&words[nw], enc, (size_t)k * 8);
-      nw += 2 * (unsigned)k;
+      emit_op(F, words, &nw, op);
    }
-   if (endless) {
-      memset(&I, 0, sizeof(I));
-      I.op = VAGX_OP_ENDLOOP;
-      if (vagx_encode(&I, enc) == 1) {
-         memcpy(&words[nw], enc, 8);
-         nw += 2;
-      }
+   while (depth) {
+      depth--;
+      emit_op(F, words, &nw, open[depth] == VAGX_OP_IF ? VAGX_OP_ENDIF : VAGX_OP_ENDLOOP);
    }
    struct vagx_asm_error err;
    long m = vagx_asm_assemble(tail, &words[nw], 8192 - nw, &err);
