@@ -29,7 +29,7 @@ static int failures, checks;
 
 /* ------------------------------------------------------------ memory -- */
 #define MEM_SIZE (32u << 20)
-#include "render_test_mem.h"
+#include "render_test_job.h"
 
 #define HOLE_VA (MEM_BASE + MEM_SIZE + 0x10000) /* never translates */
 static uint32_t *wptr(uint64_t va) { return (uint32_t *)ptr(va); }
@@ -127,50 +127,18 @@ static void emit_state(bool discard, bool provoking_first)
    EMIT(cmd_depth_stencil, v_.depth_func = VAGX_COMPARE_FUNC_ALWAYS);
 }
 
+/* The job around the stream: render_test_job.h's (clear to clear_col, RT0
+ * stored to a W x H linear framebuffer). */
 static uint64_t make_job(void)
 {
-   EMIT(cmd_end);
-   uint64_t cs_va = put(cs, ncs * 4, 16);
-   last_cs_va = cs_va;
-   fb_va = alloc(W * 4 * H, 128);
-   struct vagx_pbe pbe;
-   vagx_pbe_init(&pbe);
-   pbe.format = VAGX_FORMAT_RGBA8_UNORM;
-   pbe.dimension = VAGX_DIMENSION_2D;
-   pbe.layout = VAGX_IMAGE_LAYOUT_LINEAR;
-   pbe.samples = VAGX_MSAA_1X;
-   pbe.width = W;
-   pbe.height = H;
-   pbe.depth = 1;
-   pbe.levels = 1;
-   pbe.stride = W * 4;
-   pbe.base_va = fb_va;
-   uint64_t pbe_va = alloc(32, 32);
-   vagx_pbe_pack(ptr(pbe_va), &pbe);
-
-   struct vagx_render_job rj;
-   vagx_render_job_init(&rj);
-   rj.width = W;
-   rj.height = H;
-   rj.samples = VAGX_MSAA_1X;
-   rj.rt_count = 1;
-   rj.process_empty_tiles = 1;
-   rj.cs_va = cs_va;
-   for (unsigned i = 0; i < 8; i++)
-      rj.rt_format[i] = VAGX_FORMAT_INVALID;
-   rj.rt_format[0] = VAGX_FORMAT_RGBA8_UNORM;
-   uint32_t cc[4];
-   memcpy(cc, clear_col, 16);
-   usc(&rj.bg_program,
-       assemble("mov r0, u0\nmov r1, u1\nmov r2, u2\nmov r3, u3\nst_tile.rt0 r0, #0\nend\n"), cc,
-       4, 0);
-   usc(&rj.eot_program,
-       assemble("mov r4, sr.pix_x\nmov r5, sr.pix_y\nld_tile.rt0 r0, #0\n"
-                "img_st.i0.2d r4, r0, #0\nend\n"),
-       NULL, 0, pbe_va);
-   uint64_t va = alloc(VAGX_RENDER_JOB_DWORDS * 4, 64);
-   vagx_render_job_pack(ptr(va), &rj);
-   return va;
+   memcpy(rtj_cs, cs, ncs * 4);
+   rtj_ncs = ncs;
+   rtj_w = W;
+   rtj_h = H;
+   const uint64_t job = rtj_finish(clear_col);
+   last_cs_va = rtj_cs_va;
+   fb_va = rtj_fb_va;
+   return job;
 }
 
 static struct vagx_render_device *dev;
