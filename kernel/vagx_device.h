@@ -30,7 +30,10 @@
 #define VAGX_MAX_LABEL		4096
 #define VAGX_MAX_VMS_PER_FILE	1024
 #define VAGX_MAX_QUEUES_PER_FILE 256
-/* Largest stride of a &struct drm_vagx_obj_array (documented UAPI limit). */
+/*
+ * Largest stride of a &struct drm_vagx_obj_array and largest DEV_QUERY
+ * size (documented UAPI limits).
+ */
 #define VAGX_MAX_STRIDE		4096
 
 /* User VA window: page 0 and the top 4 GiB belong to the kernel. */

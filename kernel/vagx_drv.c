@@ -143,6 +143,9 @@ static int vagx_ioctl_dev_query(struct drm_device *drm, void *data,
 	}
 	if (args->size < min)
 		return -EINVAL;
+	/* Bounds the zero check of input and the zero fill of output. */
+	if (args->size > VAGX_MAX_STRIDE)
+		return -E2BIG;
 
 	memset(&u, 0, sizeof(u));
 	switch (args->type) {

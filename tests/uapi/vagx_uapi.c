@@ -2526,4 +2526,36 @@ TEST_F(vagx, tlb_fail_quarantine)
 	EXPECT_EQ(pts + 3, tlb_stat(self->fd, "quarantined_pts"));
 }
 
+/*
+ * DEV_QUERY sizes are bounded (4096). Found by vagx_fuzz (seed 2): a
+ * TIMESTAMP query with a size near 4 GiB kept one ioctl busy for over
+ * 10 s checking user memory for zeros, and GPU_INFO zero-fills @size.
+ */
+TEST_F(vagx, dev_query_size_limit)
+{
+	const size_t big = 2 << 20;
+	struct drm_vagx_timestamp *ts;
+	uint8_t *buf;
+
+	buf = mmap(NULL, big, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	ts = (void *)buf;
+	ts->clockid = CLOCK_MONOTONIC;
+	EXPECT_EQ(-E2BIG, query(self->fd, DRM_VAGX_DEV_QUERY_TIMESTAMP, buf,
+				big));
+	EXPECT_EQ(-E2BIG, query(self->fd, DRM_VAGX_DEV_QUERY_GPU_INFO, buf,
+				big));
+	EXPECT_EQ(-E2BIG, query(self->fd, DRM_VAGX_DEV_QUERY_GPU_INFO, buf,
+				4097));
+	/* Up to 4096 the tail is zero-filled as before. */
+	memset(buf, 0xff, 4096);
+	ASSERT_EQ(0, query(self->fd, DRM_VAGX_DEV_QUERY_GPU_INFO, buf, 4096));
+	EXPECT_EQ(0, buf[4095]);
+	memset(buf, 0, 4096);
+	ts->clockid = CLOCK_MONOTONIC;
+	EXPECT_EQ(0, query(self->fd, DRM_VAGX_DEV_QUERY_TIMESTAMP, buf, 4096));
+	munmap(buf, big);
+}
+
 TEST_HARNESS_MAIN

@@ -342,7 +342,9 @@ enum drm_vagx_dev_query_type {
  *   the queried structure (e.g. an unsupported clock id for
  *   %DRM_VAGX_DEV_QUERY_TIMESTAMP).
  * - -E2BIG: @size larger than the kernel's structure and the bytes the
- *   kernel does not know are not zero (input queries only).
+ *   kernel does not know are not zero (input queries only); @pointer
+ *   nonzero and @size above 4096 (the kernel would otherwise read and
+ *   zero-fill up to 4 GiB of user memory in one call).
  * - -EFAULT: @pointer not accessible for @size bytes.
  */
 struct drm_vagx_dev_query {
