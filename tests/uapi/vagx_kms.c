@@ -23,6 +23,7 @@
 
 #include <linux/dma-heap.h>
 #include <linux/fb.h>
+#include <linux/kd.h>
 
 #include "drm.h"
 #include "drm_mode.h"
@@ -638,15 +639,50 @@ TEST(render_node_no_kms)
 	close(fd);
 }
 
-/* fbdev emulation: /dev/fb0 is ours, 1024x768 XRGB8888, writable. */
-TEST(fbdev)
+/*
+ * fbdev emulation: /dev/fb0 is ours, 1024x768 XRGB8888, writable.
+ *
+ * fbcon draws on the same framebuffer: its cursor blinks every 200 ms in
+ * the top-left character cell of the (otherwise empty) console, and every
+ * blink repaints that cell, pixel 0 included, with the background colour.
+ * Like every fbdev client (fbi, X's fbdev driver), the test therefore puts
+ * the console into graphics mode (KDSETMODE KD_GRAPHICS on /dev/tty0)
+ * while it owns the screen; without that, pixel 0 read back as 0 whenever
+ * a blink fell between the pwrite() and the read through mmap() (one run
+ * in N on a loaded machine).
+ */
+FIXTURE(fbdev) {
+	int fd, tty;
+};
+
+FIXTURE_SETUP(fbdev)
+{
+	self->fd = open("/dev/fb0", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+	/* No VT: no fbcon drawing either. */
+	self->tty = open("/dev/tty0", O_RDWR | O_CLOEXEC);
+	if (self->tty >= 0)
+		ASSERT_EQ(0, ioctl(self->tty, KDSETMODE, KD_GRAPHICS));
+}
+
+FIXTURE_TEARDOWN(fbdev)
+{
+	if (self->tty >= 0) {
+		ioctl(self->tty, KDSETMODE, KD_TEXT);
+		close(self->tty);
+	}
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+TEST_F(fbdev, write_read_mmap)
 {
 	struct fb_var_screeninfo var;
 	struct fb_fix_screeninfo fix;
-	int fd = open("/dev/fb0", O_RDWR | O_CLOEXEC);
+	struct timespec blink = { .tv_nsec = 500 * 1000 * 1000 };
+	int fd = self->fd;
 	uint32_t v = 0x00123456, r = 0, *p;
 
-	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ioctl(fd, FBIOGET_FSCREENINFO, &fix));
 	ASSERT_EQ(0, ioctl(fd, FBIOGET_VSCREENINFO, &var));
 	EXPECT_EQ(0, strncmp(fix.id, "vagxdrmfb", 9));
@@ -656,6 +692,8 @@ TEST(fbdev)
 	ASSERT_EQ(4, pwrite(fd, &v, 4, 0));
 	ASSERT_EQ(4, pread(fd, &r, 4, 0));
 	EXPECT_EQ(v, r);
+	/* Longer than a cursor blink: nothing else draws there now. */
+	nanosleep(&blink, NULL);
 	/*
 	 * mmap() too: with 6.12's fbdev-shmem, deferred I/O clobbered the
 	 * shmem pages' page->mapping and the unload suite that follows would
@@ -666,9 +704,11 @@ TEST(fbdev)
 	EXPECT_EQ(v, p[0]);
 	p[1] = v + 1;
 	ASSERT_EQ(0, munmap(p, fix.smem_len));
+	nanosleep(&blink, NULL);
 	ASSERT_EQ(4, pread(fd, &r, 4, 4));
 	EXPECT_EQ(v + 1, r);
-	close(fd);
+	ASSERT_EQ(4, pread(fd, &r, 4, 0));
+	EXPECT_EQ(v, r);
 }
 
 /* --show FORMAT W H SECONDS: the screendump test's pattern. */
