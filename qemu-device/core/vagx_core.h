@@ -37,7 +37,13 @@
  *  vagx_core_process), never from a worker; a QEMU binding must therefore
  *  make it safe outside the BQL (take the BQL, or defer to a bottom half).
  *
- *  vagx_core_create/destroy/reset_host: not concurrently with anything else.
+ *  vagx_core_create/destroy/reset_host: not concurrently with anything else
+ *  (vagx_core_reset_host_begin and vagx_core_host_map_flush: any thread).
+ *
+ *  BOUNDS: no call the host makes waits without a bound on the front-end or
+ *  the workers (vagx_core_reset_host_timeout, vagx_core_host_map_flush take
+ *  one) -- except vagx_core_destroy and vagx_core_frontend_stop, which join
+ *  threads.
  */
 #ifndef VAGX_CORE_H
 #define VAGX_CORE_H

@@ -123,17 +123,24 @@ static void vagx_probe(Vagx *v)
     memset(v->tail, 0, sizeof(v->tail));
 }
 
-static void vagx_start(Vagx *v, const char *extra)
+/* machine: extra QEMU options first (e.g. "-M q35"); extra: device
+ * properties appended to -device vagx. */
+static void vagx_start_machine(Vagx *v, const char *machine, const char *extra)
 {
     memset(v, 0, sizeof(*v));
-    v->qs = qtest_pc_boot("-vga none -nodefaults -device vagx,id=gpu0%s",
-                          extra ? extra : "");
+    v->qs = qtest_pc_boot("%s -vga none -nodefaults -device vagx,id=gpu0%s",
+                          machine, extra ? extra : "");
     g_assert(v->qs);
     v->qts = v->qs->qts;
     v->msi = galloc(v, 4096);
     vagx_probe(v);
     v->root = galloc(v, 4096);
     v->next_va = VA_BASE;
+}
+
+static void vagx_start(Vagx *v, const char *extra)
+{
+    vagx_start_machine(v, "", extra);
 }
 
 static void vagx_stop(Vagx *v)
@@ -542,6 +549,17 @@ static void write_program(Vagx *v, uint64_t code_pa,
     }
 }
 
+/* dst = r[src] * mul + add (imad with the extension word). */
+static void imad_imm(struct vagx_instr *I, unsigned dst, unsigned src,
+                     uint32_t mul, uint32_t add)
+{
+    I->op = VAGX_OP_IMAD; I->dst = dst; I->x = 1;
+    I->src[0].idx = src;
+    I->src[1].file = VAGX_FILE_IMM; I->src[1].idx = 0;
+    I->src[2].file = VAGX_FILE_IMM; I->src[2].idx = 1;
+    I->imm[0] = mul; I->imm[1] = add;
+}
+
 /* out[i] = i * 3 + 7 for i = global thread index, via st_global. */
 static void build_compute_program(Vagx *v, uint64_t code_pa)
 {
@@ -560,18 +578,8 @@ static void build_compute_program(Vagx *v, uint64_t code_pa)
     /* r0 = r0 * r1 + r2 */
     I[3].op = VAGX_OP_IMAD; I[3].dst = 0;
     I[3].src[0].idx = 0; I[3].src[1].idx = 1; I[3].src[2].idx = 2;
-    /* r3 = r0 * 3 + 7 */
-    I[4].op = VAGX_OP_IMAD; I[4].dst = 3; I[4].x = 1;
-    I[4].src[0].idx = 0;
-    I[4].src[1].file = VAGX_FILE_IMM; I[4].src[1].idx = 0;
-    I[4].src[2].file = VAGX_FILE_IMM; I[4].src[2].idx = 1;
-    I[4].imm[0] = 3; I[4].imm[1] = 7;
-    /* r1 = r0 << 2 via imad r0 * 4 + 0 */
-    I[5].op = VAGX_OP_IMAD; I[5].dst = 1; I[5].x = 1;
-    I[5].src[0].idx = 0;
-    I[5].src[1].file = VAGX_FILE_IMM; I[5].src[1].idx = 0;
-    I[5].src[2].file = VAGX_FILE_IMM; I[5].src[2].idx = 1;
-    I[5].imm[0] = 4; I[5].imm[1] = 0;
+    imad_imm(&I[4], 3, 0, 3, 7);            /* r3 = r0 * 3 + 7 */
+    imad_imm(&I[5], 1, 0, 4, 0);            /* r1 = r0 << 2 */
     /* store.b32 [u0:u1 + r1] = r3 */
     I[6].op = VAGX_OP_ST_GLOBAL; I[6].mod = VAGX_MEMSIZE_B32;
     I[6].src[0].file = VAGX_FILE_U; I[6].src[0].idx = 0;
@@ -579,6 +587,22 @@ static void build_compute_program(Vagx *v, uint64_t code_pa)
     I[6].src[2].idx = 3;
     I[7].op = VAGX_OP_END;
     write_program(v, code_pa, I, ARRAY_SIZE(I));
+}
+
+/* groups x tg threads of the program at code_va, 8 GPRs, two uniforms
+ * (a 64-bit pointer) at uni_va. */
+static void compute_desc(struct vagx_compute_job *cj, uint32_t groups,
+                         uint32_t tg, uint64_t code_va, uint64_t uni_va)
+{
+    vagx_compute_job_init(cj);
+    cj->grid_x = groups;
+    cj->grid_y = cj->grid_z = 1;
+    cj->tg_x = tg;
+    cj->tg_y = cj->tg_z = 1;
+    cj->program.code_va = code_va;
+    cj->program.gpr_count = 8;
+    cj->program.uniform_count = 2;
+    cj->program.uniform_va = uni_va;
 }
 
 static void test_compute(void)
@@ -603,15 +627,7 @@ static void test_compute(void)
     qtest_writel(v.qts, uni_pa, (uint32_t)out_va);
     qtest_writel(v.qts, uni_pa + 4, out_va >> 32);
 
-    vagx_compute_job_init(&cj);
-    cj.grid_x = groups;
-    cj.grid_y = cj.grid_z = 1;
-    cj.tg_x = tg;
-    cj.tg_y = cj.tg_z = 1;
-    cj.program.code_va = code_va;
-    cj.program.gpr_count = 8;
-    cj.program.uniform_count = 2;
-    cj.program.uniform_va = uni_va;
+    compute_desc(&cj, groups, tg, code_va, uni_va);
     g_assert(vagx_compute_job_validate(&cj, &err));
     vagx_compute_job_pack(w, &cj);
     write_words(&v, desc_pa, w, VAGX_COMPUTE_JOB_LENGTH / 4);
