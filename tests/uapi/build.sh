@@ -41,3 +41,9 @@ ${CC:-cc} -std=gnu11 -O2 -g -Wall -Wextra -Wno-sign-compare \
 	-I"$top/uapi/drm" -I/usr/include/libdrm \
 	-o "$out/vagx_kms" "$top/tests/uapi/vagx_kms.c"
 echo "uapi-tests: built $out/vagx_kms"
+# Random/mutated ioctl fuzzer (suite fuzz; --seed/--seconds for long runs).
+${CC:-cc} -std=gnu11 -O2 -g -Wall -Wextra -Wno-sign-compare \
+	-Wno-missing-field-initializers -Wno-unused-parameter \
+	-I"$top/uapi/drm" -I/usr/include/libdrm \
+	-o "$out/vagx_fuzz" "$top/tests/uapi/vagx_fuzz.c" -lpthread
+echo "uapi-tests: built $out/vagx_fuzz"
