@@ -62,10 +62,32 @@ static inline int f_write(void *o, uint64_t pa, const void *buf, size_t len)
    return 0;
 }
 
+/* The core's access brackets (host_ops.access_begin/end): a thread may hold
+ * map pointers only inside one, and brackets do not nest.  Every test of
+ * the core checks both through the fake host. */
+static __thread int f_depth;
+static _Atomic unsigned f_maps_outside, f_bracket_errors;
+
+static inline void f_begin(void *o)
+{
+   (void)o;
+   if (f_depth++ != 0)
+      atomic_fetch_add(&f_bracket_errors, 1);
+}
+
+static inline void f_end(void *o)
+{
+   (void)o;
+   if (--f_depth != 0)
+      atomic_fetch_add(&f_bracket_errors, 1);
+}
+
 static inline void *f_map(void *o, uint64_t pa, size_t len, bool write)
 {
    struct fake *f = (struct fake *)o;
    (void)write;
+   if (f_depth != 1)
+      atomic_fetch_add(&f_maps_outside, 1);
    if (f->nomap || pa >= f->size || len > f->size - pa)
       return NULL;
    return f->ram + pa;
@@ -93,7 +115,7 @@ static inline void f_kick(void *o)
 
 static const struct vagx_core_host_ops fake_ops = {
    .read = f_read, .write = f_write, .map = f_map, .raise_irq = f_irq, .now_ns = f_now,
-   .kick = f_kick,
+   .kick = f_kick, .access_begin = f_begin, .access_end = f_end,
 };
 
 static inline struct fake *fake_new(uint64_t size)

@@ -1515,6 +1515,12 @@ int main(void)
    test_render(1);
    test_render(3);
    test_decode();
+   /* Over every job above (copy, fill, compute, render): host pointers
+    * were taken only inside the core's access brackets. */
+   CHECK(atomic_load(&f_maps_outside) == 0, "%u maps outside an access bracket",
+         atomic_load(&f_maps_outside));
+   CHECK(atomic_load(&f_bracket_errors) == 0, "%u unbalanced access brackets",
+         atomic_load(&f_bracket_errors));
    printf("core: %d checks, %d failures\n", t_checks, t_failures);
    return t_failures ? 1 : 0;
 }

@@ -29,9 +29,6 @@ static _Atomic bool stall;            /* reads of stall_pa spin while set */
 static _Atomic uint64_t stall_pa;
 static _Atomic unsigned stalled;      /* threads currently spinning */
 static _Atomic unsigned maps;         /* map calls */
-static _Atomic unsigned maps_outside; /* map calls outside an access bracket */
-static _Atomic int bracket_errors;    /* end without begin, nested begin */
-static __thread int depth;
 
 static int h_read(void *o, uint64_t pa, void *buf, size_t len)
 {
@@ -47,28 +44,12 @@ static int h_read(void *o, uint64_t pa, void *buf, size_t len)
 static void *h_map(void *o, uint64_t pa, size_t len, bool write)
 {
    atomic_fetch_add(&maps, 1);
-   if (depth != 1)
-      atomic_fetch_add(&maps_outside, 1);
    return f_map(o, pa, len, write);
-}
-
-static void h_begin(void *o)
-{
-   (void)o;
-   if (depth++ != 0)
-      atomic_fetch_add(&bracket_errors, 1);
-}
-
-static void h_end(void *o)
-{
-   (void)o;
-   if (--depth != 0)
-      atomic_fetch_add(&bracket_errors, 1);
 }
 
 static const struct vagx_core_host_ops host_ops = {
    .read = h_read, .write = f_write, .map = h_map, .raise_irq = f_irq, .now_ns = f_now,
-   .kick = f_kick, .access_begin = h_begin, .access_end = h_end,
+   .kick = f_kick, .access_begin = f_begin, .access_end = f_end,
 };
 
 static void hdev_init(struct tdev *d, bool nomap)
@@ -214,9 +195,9 @@ static void test_map_flush(void)
    submit_copy(&t, root, VA_BUF + VAGX_PAGE_SIZE, VA_BUF, 64, ++seq);
    CHECK(WAIT_UNTIL(q_seqno(&d, 0) == seq, 5), "job after flush");
    CHECK(atomic_load(&maps) > warm, "pointers mapped again after a flush");
-   CHECK(atomic_load(&maps_outside) == 0, "%u maps outside an access bracket",
-         atomic_load(&maps_outside));
-   CHECK(atomic_load(&bracket_errors) == 0, "unbalanced access brackets");
+   CHECK(atomic_load(&f_maps_outside) == 0, "%u maps outside an access bracket",
+         atomic_load(&f_maps_outside));
+   CHECK(atomic_load(&f_bracket_errors) == 0, "unbalanced access brackets");
 
    /* A thread stuck inside its slice (in the page walk of the source page,
     * after a TLB invalidation): the flush gives up within its bound. */
