@@ -176,15 +176,19 @@ void core_worker_slice_end(struct core_worker *w)
 void core_worker_safepoint(struct core_worker *w)
 {
    struct vagx_core *core = w->core;
-   if (atomic_load_explicit(&core->tlb_pending, memory_order_relaxed) ||
-       atomic_load_explicit(&core->host_gen, memory_order_relaxed) != w->mmu.host_gen) {
-      core_worker_slice_end(w);
-      core_worker_slice_begin(w);
-   } else if (core->ops.access_end) {
-      /* Nothing to resync, but the host gets its quiescent point (an RCU
-       * grace period must not wait for a whole job). */
+   /* The host gets its quiescent point (an RCU grace period must not wait
+    * for a whole job).  host_gen is read after the new bracket began: memory
+    * reclaimed meanwhile was removed from the map, and host_gen bumped,
+    * before the grace period that let it go started, so this load sees the
+    * bump and the TLB is dropped before any pointer in it is used again. */
+   if (core->ops.access_end) {
       core->ops.access_end(core->opaque);
       core->ops.access_begin(core->opaque);
+   }
+   if (atomic_load_explicit(&core->tlb_pending, memory_order_relaxed) ||
+       atomic_load(&core->host_gen) != w->mmu.host_gen) {
+      core_worker_slice_end(w);
+      core_worker_slice_begin(w);
    }
 }
 
