@@ -652,6 +652,61 @@ static void do_random(struct thread *t)
 	xioctl(t, OP_RANDOM, fd_of(t), req, buf);
 }
 
+/*
+ * A valid sequence, so that jobs really run: VM, BO, MAP, copy queue, a
+ * fill with an out-fence, a short wait. The objects stay for the random
+ * ioctls to destroy, reuse and race with.
+ */
+static void do_scenario(struct thread *t)
+{
+	int fd = t->p->render;
+	struct drm_vagx_vm_create vc = { 0 };
+	struct drm_vagx_bo_create bc = { .size = 16 * PAGE };
+	struct drm_vagx_vm_bind_op op = { .op = DRM_VAGX_BIND_OP_MAP,
+					  .va = rand_va(t), .range = 16 * PAGE };
+	struct drm_vagx_vm_bind b = { .ops = DRM_VAGX_OBJ_ARRAY(1, &op) };
+	struct drm_vagx_queue_create qc = { .type = DRM_VAGX_QUEUE_TYPE_COPY,
+					    .priority = DRM_VAGX_PRIORITY_MEDIUM };
+	struct drm_syncobj_create sc = { 0 };
+	struct drm_vagx_sync sync = { .type = DRM_VAGX_SYNC_TYPE_SYNCOBJ,
+				      .flags = DRM_VAGX_SYNC_SIGNAL };
+	struct drm_vagx_cmd cmd = { .type = DRM_VAGX_QUEUE_TYPE_COPY,
+				    .flags = DRM_VAGX_CMD_FILL,
+				    .syncs = DRM_VAGX_OBJ_ARRAY(1, &sync) };
+	struct drm_vagx_submit sub = { .cmds = DRM_VAGX_OBJ_ARRAY(1, &cmd) };
+	struct drm_syncobj_wait w = { .count_handles = 1 };
+	struct timespec now;
+	uint32_t i = below(t, MAX_OBJS);
+
+	if (xioctl(t, OP_VM_CREATE, fd, DRM_IOCTL_VAGX_VM_CREATE, &vc) ||
+	    xioctl(t, OP_BO_CREATE, fd, DRM_IOCTL_VAGX_BO_CREATE, &bc))
+		return;
+	t->p->vms[i] = vc.vm_id;
+	t->p->bos[i] = bc.handle;
+	t->p->bo_size[i] = bc.size;
+	op.handle = bc.handle;
+	b.vm_id = vc.vm_id;
+	qc.vm_id = vc.vm_id;
+	if (xioctl(t, OP_VM_BIND, fd, DRM_IOCTL_VAGX_VM_BIND, &b) ||
+	    xioctl(t, OP_Q_CREATE, fd, DRM_IOCTL_VAGX_QUEUE_CREATE, &qc) ||
+	    xioctl(t, OP_SYNCOBJ, fd, DRM_IOCTL_SYNCOBJ_CREATE, &sc))
+		return;
+	t->p->queues[i] = qc.queue_id;
+	t->p->queue_type[i] = qc.type;
+	t->p->syncobjs[i] = sc.handle;
+	sync.handle = sc.handle;
+	cmd.copy.dst_va = op.va + below(t, 8) * PAGE;
+	cmd.copy.size = (1 + below(t, 8)) * PAGE;
+	cmd.copy.pattern = (uint32_t)rnd(t);
+	sub.queue_id = qc.queue_id;
+	if (xioctl(t, OP_SUBMIT, fd, DRM_IOCTL_VAGX_SUBMIT, &sub))
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	w.handles = (uintptr_t)&sc.handle;
+	w.timeout_nsec = now.tv_sec * 1000000000ll + now.tv_nsec + 100000000;
+	xioctl(t, OP_SYNCOBJ, fd, DRM_IOCTL_SYNCOBJ_WAIT, &w);
+}
+
 static void *thread_main(void *arg)
 {
 	struct thread *t = arg;
@@ -678,7 +733,8 @@ static void *thread_main(void *arg)
 		case 28: case 29: do_syncobj(t, m); break;
 		case 30: case 31: do_dumb(t, m); break;
 		case 32: do_fb(t, m); break;
-		case 33: case 34: case 35: do_random(t); break;
+		case 33: case 34: do_random(t); break;
+		case 35: do_scenario(t); break;
 		case 36:
 			if (chance(t, 8))
 				reopen(t);
