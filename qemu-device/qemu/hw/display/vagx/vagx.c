@@ -68,6 +68,9 @@ OBJECT_DECLARE_SIMPLE_TYPE(VagxState, VAGX)
  * host, and short enough that a wedged device does not freeze the VM.
  */
 #define VAGX_DEFAULT_RESET_TIMEOUT_MS 1000
+/* Flush bound once a thread is known stuck: still far above a working
+ * thread's safepoint interval. */
+#define VAGX_STUCK_FLUSH_MS 10
 
 struct VagxState {
     PCIDevice parent_obj;
@@ -109,6 +112,7 @@ struct VagxState {
     MemoryListener dma_listener;
     bool dma_listener_on;
     bool dma_map_changed;       /* a section went away in this transaction */
+    bool dma_flush_stuck;       /* the last flush hit its bound */
 
     /* properties */
     uint32_t reset_timeout_ms;  /* bound of every wait on device threads */
@@ -374,16 +378,24 @@ static void vagx_dma_commit(MemoryListener *l)
 {
     VagxState *s = container_of(l, VagxState, dma_listener);
 
+    uint32_t ms = s->reset_timeout_ms;
+
     if (!s->dma_map_changed || !s->core) {
         return;
     }
     s->dma_map_changed = false;
-    if (vagx_core_host_map_flush(s->core,
-                                 (uint64_t)s->reset_timeout_ms * SCALE_MS)) {
+    /* A thread that already let a flush time out is stuck (a job without
+     * safepoints): do not make every later transaction -- a rebooting
+     * guest programs BARs by the dozen -- wait the full bound for it. */
+    if (s->dma_flush_stuck) {
+        ms = MIN(ms, VAGX_STUCK_FLUSH_MS);
+    }
+    s->dma_flush_stuck =
+        vagx_core_host_map_flush(s->core, (uint64_t)ms * SCALE_MS) != 0;
+    if (s->dma_flush_stuck) {
         qemu_log_mask(LOG_GUEST_ERROR, "vagx: a device thread did not drop "
                       "its guest-memory pointers within %u ms of a memory map "
-                      "change; it does at its next safepoint\n",
-                      s->reset_timeout_ms);
+                      "change; it does at its next safepoint\n", ms);
     }
 }
 
