@@ -5,7 +5,9 @@
 # sources.sha256, checks its sha256 and unpacks it into DESTDIR.
 # The .dsc of these backports versions is not served (404), so `apt-get source`
 # cannot be used as is: we ask apt for the tarball's URI and let apt's own
-# downloader (apt-helper) fetch it, verifying the pinned hash.
+# downloader (apt-helper) fetch it, verifying the pinned hash.  The cache is
+# root's, which apt's sandbox user cannot write: download as root outright
+# rather than have apt warn that it falls back to doing so.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 pkg=$1 dest=$2
@@ -23,7 +25,7 @@ else
 	[ -n "$uri" ] || { echo "fetch: apt does not know $pkg=$ver; run 'make deps' (it adds bookworm-backports deb-src) and retry" >&2; exit 1; }
 	echo "fetch: downloading $file"
 	rm -f "$tarball.part"
-	/usr/lib/apt/apt-helper download-file "$uri" "$tarball.part" "SHA256:$sum" >/dev/null ||
+	/usr/lib/apt/apt-helper -o APT::Sandbox::User=root download-file "$uri" "$tarball.part" "SHA256:$sum" >/dev/null ||
 		{ echo "fetch: download or checksum of $uri failed" >&2; rm -f "$tarball.part"; exit 1; }
 	mv "$tarball.part" "$tarball"
 fi
