@@ -15,6 +15,7 @@
  * A watchdog thread fails the test (exit 1) instead of letting it hang.
  */
 #include <pthread.h>
+#include <sys/mman.h>
 
 #include "core_test.h"
 
@@ -217,6 +218,125 @@ static void test_map_flush(void)
    tdev_fini(&d);
 }
 
+/* ------------------------------------------------- no use after a flush -- */
+
+/* Guest RAM as a memfd seen through two more windows: map() hands out
+ * pointers into the current window; after a completed flush the old window
+ * is made inaccessible, so any use of an old pointer crashes the test. */
+static uint8_t *win[2];
+static _Atomic int win_cur;
+
+static void *w_map(void *o, uint64_t pa, size_t len, bool write)
+{
+   struct fake *f = (struct fake *)o;
+   (void)f_map(o, pa, len, write); /* bracket bookkeeping */
+   if (pa >= f->size || len > f->size - pa)
+      return NULL;
+   return win[atomic_load(&win_cur)] + pa;
+}
+
+static const struct vagx_core_host_ops win_ops = {
+   .read = f_read, .write = f_write, .map = w_map, .raise_irq = f_irq, .now_ns = f_now,
+   .kick = f_kick, .access_begin = f_begin, .access_end = f_end,
+};
+
+/* 512 GiB of VA from va (512 GiB aligned) that all land in `npages` pages
+ * of RAM (one leaf table under every level-2 entry, one level-2 table under
+ * every level-1 entry): long jobs whose every page goes through map. */
+static uint64_t alias_vm(struct fake *f, uint64_t va, unsigned npages, uint64_t *data_pa)
+{
+   uint64_t root = vm_new(f);
+   uint64_t data = pa_alloc(f, (uint64_t)npages * VAGX_PAGE_SIZE);
+   uint64_t leaf = pa_alloc(f, VAGX_PAGE_SIZE);
+   uint64_t mask = ~(uint64_t)(VAGX_PAGE_SIZE - 1);
+   uint64_t l2e = vm_entry(f, root, va, VAGX_PT_LEVELS - 2) & mask;
+   uint64_t l1e = vm_entry(f, root, va, VAGX_PT_LEVELS - 3) & mask;
+   struct vagx_pte p;
+   for (unsigned i = 0; i < VAGX_PT_ENTRIES; i++) {
+      vagx_pte_init(&p);
+      p.valid = true;
+      p.addr = l2e;
+      pte_store(f, l1e + (uint64_t)i * VAGX_PTE_SIZE, &p);
+      vagx_pte_init(&p);
+      p.valid = true;
+      p.addr = data + (uint64_t)(i % npages) * VAGX_PAGE_SIZE;
+      pte_store(f, leaf + (uint64_t)i * VAGX_PTE_SIZE, &p);
+      vagx_pte_init(&p);
+      p.valid = true;
+      p.addr = leaf;
+      pte_store(f, l2e + (uint64_t)i * VAGX_PTE_SIZE, &p);
+   }
+   *data_pa = data;
+   return root;
+}
+
+static void test_no_use_after_flush(void)
+{
+   int fd = memfd_create("vagx-ram", 0);
+   CHECK(fd >= 0 && ftruncate(fd, RAM) == 0, "memfd");
+   struct fake *f = (struct fake *)calloc(1, sizeof(*f));
+   f->ram = mmap(NULL, RAM, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+   f->size = RAM;
+   f->next = VAGX_PAGE_SIZE;
+   for (int i = 0; i < 2; i++)
+      win[i] = mmap(NULL, RAM, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+   struct tdev d = {.f = f};
+   struct vagx_core_config cfg = {.num_workers = 2};
+   d.core = vagx_core_create(&win_ops, f, &cfg);
+   d.completion_pa = pa_alloc(f, VAGX_PAGE_SIZE);
+   uint64_t data;
+   uint64_t root = alias_vm(f, VA_SPARSE, 64, &data);
+   struct tq t;
+   tq_init(&t, &d, 0, 6);
+   vagx_core_frontend_start(d.core);
+
+   /* Fills of the 64 pages (in every thread's TLB after the first), and
+    * long fills of 4 GiB (2^20 pages through map) between them. */
+   uint64_t seq = 0;
+   struct vagx_job_header h;
+   struct vagx_fill_job fj;
+   uint32_t pl[VAGX_RING_SLOT_PAYLOAD_SIZE / 4] = {0};
+#define FILL(bytes)                                                             \
+   do {                                                                         \
+      hdr_init(&t, &h, VAGX_JOB_TYPE_FILL, root, ++seq);                         \
+      vagx_fill_job_init(&fj);                                                  \
+      fj.dst_va = VA_SPARSE;                                                    \
+      fj.size = (bytes);                                                        \
+      fj.pattern = 0x1000 + (uint32_t)seq;                                      \
+      vagx_fill_job_pack(pl, &fj);                                              \
+      tq_submit(&t, &h, pl);                                                    \
+   } while (0)
+   for (unsigned i = 0; i < 8; i++)
+      FILL(64 * VAGX_PAGE_SIZE);
+   FILL(1ull << 32);
+   for (unsigned i = 0; i < 8; i++)
+      FILL(64 * VAGX_PAGE_SIZE);
+   CHECK(WAIT_UNTIL(q_seqno(&d, 0) >= 8, 10), "small fills done");
+
+   /* The host's memory map changes while the long fill runs: new pointers
+    * come from window 1, and once the flush completed window 0 is gone.  A
+    * TLB entry that survived it would now crash the test. */
+   atomic_store(&win_cur, 1);
+   int r = vagx_core_host_map_flush(d.core, 1000 * MS);
+   CHECK(r == 0, "flush completes while jobs run");
+   if (r == 0)
+      mprotect(win[0], RAM, PROT_NONE);
+   CHECK(q_seqno(&d, 0) < 10, "the flush met the long fill (seqno %llu)",
+         (unsigned long long)q_seqno(&d, 0));
+   for (unsigned i = 0; i < 8; i++)
+      FILL(64 * VAGX_PAGE_SIZE);
+#undef FILL
+   CHECK(WAIT_UNTIL(q_seqno(&d, 0) == seq, 60), "every fill ended: seqno %llu",
+         (unsigned long long)q_seqno(&d, 0));
+   CHECK(pa_u32(f, data + 63 * VAGX_PAGE_SIZE)[1023] == 0x1000 + seq, "last fill's data");
+   vagx_core_destroy(d.core);
+   munmap(f->ram, RAM);
+   free(f);
+   munmap(win[0], RAM);
+   munmap(win[1], RAM);
+   close(fd);
+}
+
 int main(void)
 {
    unsigned limit = 60;
@@ -224,6 +344,7 @@ int main(void)
    pthread_create(&wd, NULL, watchdog, &limit);
    test_reset_bounded();
    test_map_flush();
+   test_no_use_after_flush();
    printf("test_core_host: %d checks, %d failures\n", t_checks, t_failures);
    return t_failures ? 1 : 0;
 }
