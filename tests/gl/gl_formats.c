@@ -20,11 +20,7 @@
  * (the fill rule decides those), and each MSAA case requires partially
  * covered pixels, so single-sample rendering fails it.
  */
-#define GL_GLEXT_PROTOTYPES 1
-#include <EGL/egl.h>
-#include <EGL/eglext.h>
-#include <GL/gl.h>
-#include <GL/glext.h>
+#include "gl_desktop.h"
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -42,43 +38,6 @@ static unsigned char px[W * H * 4];
       snprintf(errbuf, sizeof(errbuf), __VA_ARGS__);                                 \
       return 0;                                                                      \
    } while (0)
-
-static bool
-has_ext(const char *name)
-{
-   const char *all = (const char *)glGetString(GL_EXTENSIONS);
-   return all && strstr(all, name);
-}
-
-static GLuint
-compile(GLenum type, const char *src)
-{
-   GLuint s = glCreateShader(type);
-   glShaderSource(s, 1, &src, NULL);
-   glCompileShader(s);
-   GLint ok = 0;
-   glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
-   return ok ? s : 0;
-}
-
-static GLuint
-program(const char *vs, const char *fs)
-{
-   GLuint v = compile(GL_VERTEX_SHADER, vs), f = compile(GL_FRAGMENT_SHADER, fs);
-   if (!v || !f)
-      return 0;
-   GLuint p = glCreateProgram();
-   glAttachShader(p, v);
-   glAttachShader(p, f);
-   glBindAttribLocation(p, 0, "pos");
-   glLinkProgram(p);
-   GLint ok = 0;
-   glGetProgramiv(p, GL_LINK_STATUS, &ok);
-   if (!ok)
-      return 0;
-   glUseProgram(p);
-   return p;
-}
 
 static const char *vs_pos =
    "#version 120\n"
@@ -239,7 +198,7 @@ case_msaa_resolve(void)
       return false;
    glClearColor(0.0f, 0.0f, 0.2f, 1.0f);
    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
-   GLuint p = program(vs_pos, fs_uniform);
+   GLuint p = gl_program(vs_pos, fs_uniform);
    if (!p)
       FAIL("program");
    set_color(p, 1.0f, 0.8f, 0.0f, 1.0f);
@@ -258,7 +217,7 @@ case_msaa_blend(void)
       return false;
    glClearColor(0, 0, 0, 0);
    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
-   GLuint p = program(vs_pos, fs_uniform);
+   GLuint p = gl_program(vs_pos, fs_uniform);
    if (!p)
       FAIL("program");
    set_color(p, 0, 0, 1, 1);
@@ -283,7 +242,7 @@ case_msaa_coverage(void)
       return false;
    glClearColor(0, 0, 0, 1);
    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
-   GLuint p = program(vs_pos, fs_uniform);
+   GLuint p = gl_program(vs_pos, fs_uniform);
    if (!p)
       FAIL("program");
    glEnable(GL_SAMPLE_COVERAGE);
@@ -329,7 +288,7 @@ static bool
 show_tex(GLuint tex, float scale, float bias, bool linear)
 {
    bind_out();
-   GLuint p = program(vs_pos, fs_tex);
+   GLuint p = gl_program(vs_pos, fs_tex);
    if (!p)
       return false;
    glUniform4f(glGetUniformLocation(p, "scale"), scale, scale, scale, scale);
@@ -361,7 +320,7 @@ linear_to_srgb(double c)
 static bool
 case_srgb_render(void)
 {
-   if (!has_ext("GL_EXT_framebuffer_sRGB") && !has_ext("GL_ARB_framebuffer_sRGB"))
+   if (!gl_has_ext("GL_EXT_framebuffer_sRGB") && !gl_has_ext("GL_ARB_framebuffer_sRGB"))
       FAIL("skip: no GL_ARB_framebuffer_sRGB");
    GLuint tex, fbo;
    glGenTextures(1, &tex);
@@ -378,7 +337,7 @@ case_srgb_render(void)
    glScissor(0, 0, W / 2, H);
    glClearColor(0.2f, 0.2f, 0.2f, 1);
    glClear(GL_COLOR_BUFFER_BIT);
-   GLuint p = program(vs_pos, fs_uniform);
+   GLuint p = gl_program(vs_pos, fs_uniform);
    if (!p)
       FAIL("program");
    glEnable(GL_BLEND);
@@ -449,7 +408,7 @@ case_float_targets(void)
       { GL_RG32F, "RG32F", 2, false },     { GL_R16F, "R16F", 1, false },
       { GL_R11F_G11F_B10F, "R11F_G11F_B10F", 3, true },
    };
-   GLuint p = program(vs_pos, fs_uniform);
+   GLuint p = gl_program(vs_pos, fs_uniform);
    if (!p)
       FAIL("program");
    glClampColor(GL_CLAMP_READ_COLOR, GL_FALSE);
@@ -536,7 +495,7 @@ case_texture_formats(void)
 static bool
 case_indep_blend(void)
 {
-   if (!has_ext("GL_ARB_draw_buffers_blend") || !has_ext("GL_EXT_draw_buffers2"))
+   if (!gl_has_ext("GL_ARB_draw_buffers_blend") || !gl_has_ext("GL_EXT_draw_buffers2"))
       FAIL("skip: no GL_ARB_draw_buffers_blend / GL_EXT_draw_buffers2");
    GLuint tex[2], fbo;
    glGenTextures(2, tex);
@@ -552,7 +511,7 @@ case_indep_blend(void)
    glViewport(0, 0, W, H);
    glClearColor(0.25f, 0.5f, 0.25f, 1.0f);
    glClear(GL_COLOR_BUFFER_BIT);
-   GLuint p = program(vs_pos, fs_mrt);
+   GLuint p = gl_program(vs_pos, fs_mrt);
    if (!p)
       FAIL("program");
    glUniform4f(glGetUniformLocation(p, "c0"), 0.5f, 0.25f, 0.5f, 0.0f);
@@ -600,19 +559,6 @@ static const struct {
    { "indep_blend", case_indep_blend, true },
 };
 
-static bool
-write_ppm(const char *path)
-{
-   FILE *f = fopen(path, "wb");
-   if (!f)
-      return false;
-   fprintf(f, "P6\n%d %d\n255\n", W, H);
-   for (int y = H - 1; y >= 0; y--)
-      for (int x = 0; x < W; x++)
-         fwrite(px + 4 * (y * W + x), 1, 3, f);
-   return fclose(f) == 0;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -626,21 +572,10 @@ main(int argc, char **argv)
       fprintf(stderr, "usage: %s OUTDIR [CASE...] | --list\n", argv[0]);
       return 2;
    }
-   PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
-      (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
-   EGLDisplay dpy = get_display ? get_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY,
-                                              NULL)
-                                : EGL_NO_DISPLAY;
-   if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, NULL, NULL)) {
-      fprintf(stderr, "gl_formats: no surfaceless EGL display (0x%x)\n", eglGetError());
+   EGLDisplay dpy = gl_display();
+   EGLContext ctx = dpy == EGL_NO_DISPLAY ? EGL_NO_CONTEXT : gl_context(dpy);
+   if (ctx == EGL_NO_CONTEXT)
       return 3;
-   }
-   eglBindAPI(EGL_OPENGL_API);
-   EGLContext ctx = eglCreateContext(dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, NULL);
-   if (ctx == EGL_NO_CONTEXT || !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
-      fprintf(stderr, "gl_formats: no GL context (0x%x)\n", eglGetError());
-      return 3;
-   }
    printf("renderer %s | %s\n", glGetString(GL_RENDERER), glGetString(GL_VERSION));
    int failed = 0;
    for (unsigned i = 0; i < n; i++) {
@@ -661,7 +596,7 @@ main(int argc, char **argv)
       }
       char path[1024];
       snprintf(path, sizeof(path), "%s/%s.ppm", argv[1], cases[i].name);
-      if (!write_ppm(path) && ok) {
+      if (!gl_write_ppm(path, px, W, H) && ok) {
          snprintf(errbuf, sizeof(errbuf), "cannot write %.400s", path);
          ok = false;
       }

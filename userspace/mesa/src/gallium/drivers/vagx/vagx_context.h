@@ -6,6 +6,7 @@
 #include "pipe/p_screen.h"
 #include "pipe/p_state.h"
 #include "util/disk_cache.h"
+#include "util/hash_table.h"
 #include "util/slab.h"
 #include "util/u_dynarray.h"
 #include "util/u_transfer_helper.h"
@@ -57,14 +58,38 @@ struct vagx_uncompiled_shader {
     * xfb_info) and the outputs its register_index values count */
    struct pipe_stream_output_info so_info;
    uint64_t so_outputs_written;
-   struct vagx_shader_info base_variant; /* default key, compiled at CSO creation */
-   bool base_ok;
-   struct util_dynarray variants;      /* struct vagx_compiled_shader * */
+   /* struct vagx_variant_key * -> struct vagx_compiled_shader *, the key
+    * being the variant's own (vagx_variant.c) */
+   struct hash_table *variants;
    const char *error;
 };
 
+/* What a blend CSO changes in a fragment shader variant (the options of
+ * nir_lower_blend), normalised by vagx_blend_key_init: rt[i] is render
+ * target i's state whether or not the CSO is independent, and a disabled
+ * blend has no functions or factors, so equal blending compares equal. */
+struct vagx_blend_rt_key {
+   uint8_t enable, colormask;
+   uint8_t rgb_func, rgb_src, rgb_dst;
+   uint8_t alpha_func, alpha_src, alpha_dst;
+};
+
+struct vagx_blend_key {
+   struct vagx_blend_rt_key rt[PIPE_MAX_COLOR_BUFS];
+   uint8_t present; /* a blend CSO is bound (else nir_lower_blend does not run) */
+   uint8_t logicop_enable, logicop_func;
+   uint8_t zero;    /* fills the key to a multiple of 4 bytes: no padding */
+};
+
+/* The whole identity of a shader variant: compared with memcmp and hashed
+ * as a whole (vagx_variant_key_equal/_hash), so built zeroed. */
+struct vagx_variant_key {
+   struct vagx_fs_key base; /* compiler key; base.blend_hash stays 0 */
+   struct vagx_blend_key blend;
+};
+
 struct vagx_compiled_shader {
-   struct vagx_fs_key key;
+   struct vagx_variant_key key;
    struct vagx_shader_info info;
    struct vagx_bo *bo;   /* code */
    bool ok;
@@ -96,15 +121,29 @@ struct vagx_so_target {
    unsigned stride;        /* bytes per vertex at the last binding (DrawTransformFeedback) */
 };
 
+/* Part of a batch's memory: command-stream chunks are chained with
+ * cmd_jump, data chunks hold descriptors, uniforms and shader data. */
+struct vagx_chunk {
+   struct vagx_bo *bo;
+   uint32_t used;                  /* bytes */
+};
+
+/* Bytes of a pooled chunk (vagx_batch.c) */
+#define VAGX_CHUNK_SIZE (64 * 1024)
+
 struct vagx_batch {
    struct vagx_context *ctx;
    unsigned idx;
    bool active;
+   uint64_t seq;                   /* ctx->batch_seq when it began: tells reuse of the slot */
    struct pipe_framebuffer_state key;
    struct util_dynarray bos;       /* struct vagx_bo * referenced */
-   struct vagx_bo *cs;             /* control stream + descriptors pool */
-   uint32_t cs_used;               /* control stream bytes (first half) */
-   uint32_t data_used;             /* descriptor/uniform bytes (second half) */
+   struct util_dynarray cs_chunks; /* struct vagx_chunk: the control stream, in order */
+   struct util_dynarray data_chunks; /* struct vagx_chunk: descriptors, uniforms */
+   uint64_t chunk_bytes;           /* size of all chunks (bounds the batch) */
+   /* where vagx_cs_emit packs a command when no chunk can be allocated
+    * (the batch has failed): per batch, as contexts run on any thread */
+   uint32_t cs_scratch[32];
    unsigned clear;                 /* PIPE_CLEAR_* */
    union pipe_color_union clear_color[8];
    double clear_depth;
@@ -135,8 +174,10 @@ struct vagx_context {
    struct pipe_framebuffer_state fb;
    struct vagx_batch batches[VAGX_MAX_BATCHES];
    struct vagx_batch *batch;
+   /* struct vagx_bo *: VAGX_CHUNK_SIZE chunks of completed batches */
+   struct util_dynarray chunk_pool;
    uint32_t last_syncobj;
-   uint64_t batch_seq;
+   uint64_t batch_seq;             /* batches begun */
 
    struct pipe_blend_state *blend;
    struct pipe_rasterizer_state *rast;
@@ -185,20 +226,60 @@ void vagx_init_resource_functions(struct pipe_screen *pscreen);
 void vagx_init_context_resource_functions(struct pipe_context *pctx);
 /* vagx_state.c */
 void vagx_init_state_functions(struct pipe_context *pctx);
+/* vagx_shader.c */
+void vagx_init_shader_functions(struct pipe_context *pctx);
 struct vagx_compiled_shader *vagx_get_variant(struct vagx_context *ctx,
                                               struct vagx_uncompiled_shader *so,
                                               const struct vagx_fs_key *key);
+/* vagx_variant.c */
+void vagx_blend_key_init(struct vagx_blend_key *k, const struct pipe_blend_state *blend,
+                         unsigned nr_cbufs);
+struct hash_table *vagx_variant_table_create(void *mem_ctx);
+uint32_t vagx_variant_key_hash(const void *key);
+bool vagx_variant_key_equal(const void *a, const void *b);
 /* vagx_context.c */
-bool vagx_render_condition_passes(struct vagx_context *ctx);
 struct pipe_sampler_view *vagx_null_view(struct vagx_context *ctx);
-/* vagx_draw.c */
-void vagx_init_draw_functions(struct pipe_context *pctx);
+/* vagx_batch.c: batches, their memory, dependencies and submission */
 struct vagx_batch *vagx_get_batch(struct vagx_context *ctx);
+uint32_t *vagx_cs_emit(struct vagx_batch *b, unsigned bytes);
+uint64_t vagx_batch_alloc(struct vagx_batch *b, unsigned size, unsigned align, void **cpu);
+void vagx_batch_add_bo(struct vagx_batch *b, struct vagx_bo *bo);
+void vagx_batch_read(struct vagx_batch *b, struct vagx_resource *r);
+void vagx_batch_write(struct vagx_batch *b, struct vagx_resource *r);
+bool vagx_batch_is_full(const struct vagx_batch *b);
 void vagx_flush_batch(struct vagx_context *ctx, struct vagx_batch *batch);
 void vagx_flush_all(struct vagx_context *ctx);
 void vagx_flush_writer(struct vagx_context *ctx, struct vagx_resource *rsrc);
 void vagx_flush_readers(struct vagx_context *ctx, struct vagx_resource *rsrc);
 void vagx_batch_destroy_all(struct vagx_context *ctx);
+/* vagx_cmdstream.c: descriptors and state commands */
+/* Tile-buffer format of a render target slot with no surface (glDrawBuffers
+ * with GL_NONE before a bound slot): the job needs a valid format per slot,
+ * nothing loads or stores it, and the shader's writes to it are dropped. */
+#define VAGX_UNBOUND_RT_FORMAT PIPE_FORMAT_R8_UNORM
+unsigned vagx_fb_samples(const struct pipe_framebuffer_state *fb);
+unsigned vagx_msaa(unsigned nr_samples);
+void vagx_pack_texture(struct vagx_resource *r, enum pipe_format fmt, const unsigned char swz[4],
+                       unsigned first_level, unsigned last_level, unsigned first_layer,
+                       unsigned last_layer, uint32_t *out);
+void vagx_pack_pbe(struct vagx_resource *r, enum pipe_format fmt, unsigned level, unsigned layer,
+                   uint32_t *out);
+unsigned vagx_prim(enum mesa_prim p);
+bool vagx_emit_draw_state(struct vagx_context *ctx, struct vagx_batch *b,
+                          const struct vagx_compiled_shader *vs,
+                          const struct vagx_compiled_shader *fs);
+/* vagx_query.c */
+void vagx_init_query_functions(struct pipe_context *pctx);
+bool vagx_render_condition_passes(struct vagx_context *ctx);
+void vagx_batch_update_queries(struct vagx_context *ctx, struct vagx_batch *b);
 void vagx_batch_end_query(struct vagx_batch *b);
+/* vagx_streamout.c */
+void vagx_init_streamout_functions(struct pipe_context *pctx);
+bool vagx_batch_update_so(struct vagx_context *ctx, struct vagx_batch *b,
+                          const struct vagx_compiled_shader *vs);
+void vagx_draw_from_so(struct pipe_context *pctx, const struct pipe_draw_info *info,
+                       unsigned drawid_offset, struct pipe_stream_output_target *target);
+/* vagx_draw.c */
+void vagx_init_draw_functions(struct pipe_context *pctx);
 
 #endif

@@ -151,6 +151,14 @@ vagx_init_screen_caps(struct vagx_screen *screen)
    caps->vertex_element_instance_divisor = true;
    caps->primitive_restart = true;
    caps->primitive_restart_fixed_index = true;
+   /* cmd_draw.indirect: the device reads the draw's arguments (GL's
+    * layouts), one cmd_draw per draw of a multi-draw (vagx_draw.c):
+    * GL_ARB_draw_indirect and GL_ARB_multi_draw_indirect (GL 3.0
+    * compatibility; GLES 3.1 needs more).  No draw count from a buffer
+    * (multi_draw_indirect_params, ARB_indirect_parameters): the contract
+    * has none. */
+   caps->draw_indirect = true;
+   caps->multi_draw_indirect = true;
    caps->min_line_width = caps->min_line_width_aa = 1;
    caps->min_point_size = caps->min_point_size_aa = 1;
    caps->point_size_granularity = caps->line_width_granularity = 0.1f;

@@ -1,17 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* CSOs and bound state; shaders are compiled with a default key at CSO
- * creation (so VAGX_DEBUG=shaders,shaderdb sees code without a draw) and per
- * framebuffer/blend key at draw time. */
-#include <stdio.h>
+/* Non-shader CSOs and bound state (shaders: vagx_shader.c). */
 #include <string.h>
-#include "compiler/nir/nir_builder.h"
-#include "compiler/nir/nir_lower_blend.h"
-#include "nir/nir_draw_helpers.h"
 #include "util/u_pstipple.h"
 #include "util/u_sampler.h"
-#include "nir/tgsi_to_nir.h"
-#include "util/format/u_format.h"
-#include "util/hash_table.h"
 #include "util/u_framebuffer.h"
 #include "util/u_inlines.h"
 #include "util/u_memory.h"
@@ -174,171 +165,6 @@ vagx_set_polygon_stipple(struct pipe_context *p, const struct pipe_poly_stipple 
       ctx->stipple_sampler = util_pstipple_create_sampler(p);
 }
 
-/* ---- shaders ---- */
-
-static void
-report(struct vagx_screen *screen, struct vagx_shader_info *info, const char *what)
-{
-   if (screen->debug & VAGX_DBG_SHADERS) {
-      fprintf(stderr, "vagx: %s %s shader, %u GPRs, %u uniform words:\n", what,
-              gl_shader_stage_name(info->stage), info->gpr_count, info->push_count);
-      vagx_disassemble(stderr, info->code, info->code_words);
-      /* what the driver writes into each uniform word (enum vagx_push_kind) */
-      for (unsigned i = 0; i < info->push_count; i++)
-         fprintf(stderr, "  u%u = push kind %u arg %u\n", i, info->push[i].kind, info->push[i].arg);
-   }
-   if (screen->debug & VAGX_DBG_SHADERDB)
-      vagx_print_stats(stderr, info, what);
-}
-
-static void *
-vagx_create_shader_state(struct pipe_context *p, const struct pipe_shader_state *cso)
-{
-   struct vagx_context *ctx = vagx_context(p);
-   struct vagx_uncompiled_shader *so = CALLOC_STRUCT(vagx_uncompiled_shader);
-   nir_shader *nir = cso->type == PIPE_SHADER_IR_NIR ? cso->ir.nir
-                                                      : tgsi_to_nir(cso->tokens, p->screen, false);
-   /* stream output: register_index counts the outputs written before our
-    * lowering (vagx_draw.c, batch_update_so) */
-   so->so_info = cso->stream_output;
-   so->so_outputs_written = nir->info.outputs_written;
-   vagx_preprocess_nir(nir);
-   so->nir = nir;
-   util_dynarray_init(&so->variants, NULL);
-
-   /* precompile the default variant: RGBA8 render target 0, no blending */
-   struct vagx_fs_key key = { .nr_cbufs = 1 };
-   key.rt_format[0] = PIPE_FORMAT_R8G8B8A8_UNORM;
-   struct vagx_compiled_shader *v = vagx_get_variant(ctx, so, &key);
-   if (v && v->ok)
-      report(ctx->screen, &v->info, "precompiled");
-   else if (so->error)
-      fprintf(stderr, "vagx: shader compile failed: %s\n", so->error);
-   return so;
-}
-
-/* gl_FragColor (FRAG_RESULT_COLOR) is written to every bound colour buffer:
- * the store becomes one store per render target (DATA0..nr-1), and a
- * framebuffer fetch of it (nir_lower_blend runs later) reads DATA0.  The NIR
- * is IO-lowered by vagx_preprocess_nir, so nir_lower_fragcolor (a variable
- * pass) cannot do this. */
-static bool
-fragcolor_broadcast(nir_builder *b, nir_intrinsic_instr *intr, void *data)
-{
-   unsigned nr = *(const unsigned *)data;
-   if (intr->intrinsic != nir_intrinsic_store_output &&
-       intr->intrinsic != nir_intrinsic_load_output)
-      return false;
-   nir_io_semantics sem = nir_intrinsic_io_semantics(intr);
-   if (sem.location != FRAG_RESULT_COLOR)
-      return false;
-   sem.location = FRAG_RESULT_DATA0;
-   nir_intrinsic_set_io_semantics(intr, sem);
-   if (intr->intrinsic == nir_intrinsic_store_output) {
-      b->cursor = nir_after_instr(&intr->instr);
-      for (unsigned rt = 1; rt < nr; rt++) {
-         nir_intrinsic_instr *c = nir_instr_as_intrinsic(nir_instr_clone(b->shader, &intr->instr));
-         sem.location = FRAG_RESULT_DATA0 + rt;
-         nir_intrinsic_set_io_semantics(c, sem);
-         nir_builder_instr_insert(b, &c->instr);
-      }
-   }
-   return true;
-}
-
-struct vagx_compiled_shader *
-vagx_get_variant(struct vagx_context *ctx, struct vagx_uncompiled_shader *so,
-                 const struct vagx_fs_key *key)
-{
-   struct vagx_fs_key k = { 0 };
-   if (so->nir->info.stage == MESA_SHADER_FRAGMENT) {
-      k = *key;
-      k.blend_hash = ctx->blend ? _mesa_hash_data(ctx->blend, sizeof(*ctx->blend)) : 0;
-   } else if (ctx->vtx) {
-      for (unsigned i = 0; i < ctx->vtx->count && i < ARRAY_SIZE(k.vs_attr_comps); i++) {
-         enum pipe_format f = ctx->vtx->el[i].src_format;
-         k.vs_attr_comps[i] = util_format_get_nr_components(f);
-         if (util_format_is_pure_integer(f))
-            k.vs_attr_int |= 1u << i;
-      }
-   }
-   util_dynarray_foreach(&so->variants, struct vagx_compiled_shader *, it) {
-      if (!memcmp(&(*it)->key, &k, sizeof(k)))
-         return *it;
-   }
-   struct vagx_compiled_shader *v = CALLOC_STRUCT(vagx_compiled_shader);
-   v->key = k;
-   v->stipple_unit = -1;
-   nir_shader *nir = nir_shader_clone(NULL, so->nir);
-   if (nir->info.stage == MESA_SHADER_FRAGMENT) {
-      /* before nir_lower_blend, which rejects FRAG_RESULT_COLOR */
-      unsigned nr = MAX2(k.nr_cbufs, 1);
-      NIR_PASS(_, nir, nir_shader_intrinsics_pass, fragcolor_broadcast,
-               nir_metadata_control_flow, &nr);
-      if (ctx->blend) {
-         nir_lower_blend_options opts = { .scalar_blend_const = true };
-         for (unsigned rt = 0; rt < k.nr_cbufs; rt++) {
-            const struct pipe_rt_blend_state *b =
-               &ctx->blend->rt[ctx->blend->independent_blend_enable ? rt : 0];
-            opts.format[rt] = k.rt_format[rt];
-            opts.rt[rt].colormask = b->colormask;
-            if (b->blend_enable) {
-               opts.rt[rt].rgb.func = b->rgb_func;
-               opts.rt[rt].rgb.src_factor = b->rgb_src_factor;
-               opts.rt[rt].rgb.dst_factor = b->rgb_dst_factor;
-               opts.rt[rt].alpha.func = b->alpha_func;
-               opts.rt[rt].alpha.src_factor = b->alpha_src_factor;
-               opts.rt[rt].alpha.dst_factor = b->alpha_dst_factor;
-            } else {
-               opts.rt[rt].rgb.func = opts.rt[rt].alpha.func = PIPE_BLEND_ADD;
-               opts.rt[rt].rgb.src_factor = opts.rt[rt].alpha.src_factor = PIPE_BLENDFACTOR_ONE;
-               opts.rt[rt].rgb.dst_factor = opts.rt[rt].alpha.dst_factor = PIPE_BLENDFACTOR_ZERO;
-            }
-         }
-         opts.logicop_enable = ctx->blend->logicop_enable;
-         opts.logicop_func = ctx->blend->logicop_func;
-         NIR_PASS(_, nir, nir_lower_blend, &opts);
-      }
-      if (k.poly_stipple) {
-         /* discard where the pattern texel (at gl_FragCoord mod 32) is 0 */
-         unsigned unit = 0;
-         nir_lower_pstipple_fs(nir, &unit, 0, true, nir_type_bool1);
-         v->stipple_unit = unit;
-      }
-   }
-   const char *err = NULL;
-   v->ok = vagx_compile_shader(nir, &k, &v->info, &err);
-   ralloc_free(nir);
-   if (!v->ok) {
-      so->error = err;
-   } else {
-      report(ctx->screen, &v->info, "variant");
-      v->bo = vagx_bo_create(&ctx->screen->dev, v->info.code_words * 8 + 64, "shader");
-      if (v->bo)
-         memcpy(v->bo->map, v->info.code, v->info.code_words * 8);
-      else
-         v->ok = false;
-   }
-   util_dynarray_append(&so->variants, struct vagx_compiled_shader *, v);
-   return v;
-}
-
-static void
-vagx_delete_shader_state(struct pipe_context *p, void *s)
-{
-   struct vagx_uncompiled_shader *so = s;
-   util_dynarray_foreach(&so->variants, struct vagx_compiled_shader *, it) {
-      vagx_bo_unreference((*it)->bo);
-      vagx_shader_info_free(&(*it)->info);
-      FREE(*it);
-   }
-   util_dynarray_fini(&so->variants);
-   ralloc_free(so->nir);
-   FREE(so);
-}
-
-static void vagx_bind_vs(struct pipe_context *p, void *s) { vagx_context(p)->vs = s; }
-static void vagx_bind_fs(struct pipe_context *p, void *s) { vagx_context(p)->fs = s; }
 
 void
 vagx_init_state_functions(struct pipe_context *p)
@@ -371,10 +197,4 @@ vagx_init_state_functions(struct pipe_context *p)
    p->set_clip_state = vagx_set_clip_state;
    p->set_sample_mask = vagx_set_sample_mask;
    p->set_polygon_stipple = vagx_set_polygon_stipple;
-   p->create_vs_state = vagx_create_shader_state;
-   p->bind_vs_state = vagx_bind_vs;
-   p->delete_vs_state = vagx_delete_shader_state;
-   p->create_fs_state = vagx_create_shader_state;
-   p->bind_fs_state = vagx_bind_fs;
-   p->delete_fs_state = vagx_delete_shader_state;
 }

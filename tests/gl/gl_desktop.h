@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers of the desktop-GL test programs (gl_formats.c, gl_indirect.c,
+ * gl_threads.c): a compatibility context on the EGL surfaceless platform
+ * (no EGLConfig, no window system), shader programs, PPM output.  Header
+ * only: each program is one C file (tests/gl/Makefile).
+ */
+#ifndef GL_DESKTOP_H
+#define GL_DESKTOP_H
+
+#define GL_GLEXT_PROTOTYPES 1
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GL/gl.h>
+#include <GL/glext.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+static inline bool
+gl_has_ext(const char *name)
+{
+   const char *all = (const char *)glGetString(GL_EXTENSIONS);
+   return all && strstr(all, name);
+}
+
+static inline GLuint
+gl_compile(GLenum type, const char *src)
+{
+   GLuint s = glCreateShader(type);
+   glShaderSource(s, 1, &src, NULL);
+   glCompileShader(s);
+   GLint ok = 0;
+   glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+   return ok ? s : 0;
+}
+
+/* A program with attribute 0 named "pos", made current; 0 on failure */
+static inline GLuint
+gl_program(const char *vs, const char *fs)
+{
+   GLuint v = gl_compile(GL_VERTEX_SHADER, vs), f = gl_compile(GL_FRAGMENT_SHADER, fs);
+   if (!v || !f)
+      return 0;
+   GLuint p = glCreateProgram();
+   glAttachShader(p, v);
+   glAttachShader(p, f);
+   glBindAttribLocation(p, 0, "pos");
+   glLinkProgram(p);
+   GLint ok = 0;
+   glGetProgramiv(p, GL_LINK_STATUS, &ok);
+   if (!ok)
+      return 0;
+   glUseProgram(p);
+   return p;
+}
+
+/* An RGBA8 texture of w x h as the bound framebuffer, and the viewport */
+static inline bool
+gl_target_fbo(int w, int h)
+{
+   GLuint tex, fbo;
+   glGenTextures(1, &tex);
+   glBindTexture(GL_TEXTURE_2D, tex);
+   glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+   glGenFramebuffers(1, &fbo);
+   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+   glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
+   glViewport(0, 0, w, h);
+   return glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+}
+
+/* RGBA rows bottom-up (glReadPixels) as a binary PPM, top row first */
+static inline bool
+gl_write_ppm(const char *path, const unsigned char *rgba, int w, int h)
+{
+   FILE *f = fopen(path, "wb");
+   if (!f)
+      return false;
+   fprintf(f, "P6\n%d %d\n255\n", w, h);
+   for (int y = h - 1; y >= 0; y--)
+      for (int x = 0; x < w; x++)
+         fwrite(rgba + 4 * (y * w + x), 1, 3, f);
+   return fclose(f) == 0;
+}
+
+/* The surfaceless display, initialised */
+static inline EGLDisplay
+gl_display(void)
+{
+   PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
+      (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
+   EGLDisplay dpy = get_display ? get_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY,
+                                              NULL)
+                                : EGL_NO_DISPLAY;
+   if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, NULL, NULL)) {
+      fprintf(stderr, "no surfaceless EGL display (0x%x)\n", eglGetError());
+      return EGL_NO_DISPLAY;
+   }
+   return dpy;
+}
+
+/* A compatibility context without surfaces, current on this thread (the
+ * bound API is per thread: bound here) */
+static inline EGLContext
+gl_context(EGLDisplay dpy)
+{
+   eglBindAPI(EGL_OPENGL_API);
+   EGLContext ctx = eglCreateContext(dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, NULL);
+   if (ctx == EGL_NO_CONTEXT || !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
+      fprintf(stderr, "no GL context (0x%x)\n", eglGetError());
+      return EGL_NO_CONTEXT;
+   }
+   return ctx;
+}
+
+#endif

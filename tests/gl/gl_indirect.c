@@ -1,0 +1,400 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gl_indirect OUTDIR [CASE...]: indirect draws (GL_ARB_draw_indirect,
+ * GL_ARB_multi_draw_indirect, arguments written by transform feedback),
+ * multi-draw, base-vertex and instanced draws (desktop GL 3.0 compatibility
+ * context, EGL surfaceless), each case drawn into a 64x64 RGBA8 FBO of 8x8
+ * cells of 8x8 pixels and written to OUTDIR/NAME.ppm; tests/gl/run compares
+ * every image with softpipe's.  gl_indirect --list prints the case names.
+ *
+ * The vagx driver makes every draw of these one cmd_draw, the indirect
+ * ones with cmd_draw.indirect (the device reads the arguments; tests/gl/run
+ * counts them in a VAGX_DEBUG=trace run: 8 of them).  `many_draws` makes a
+ * command stream longer than one chunk of the driver's (chained with
+ * cmd_jump).
+ */
+#include "gl_desktop.h"
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#define W 64
+#define H 64
+#define CELLS 8 /* per row and column */
+
+static char errbuf[256];
+static unsigned char px[W * H * 4];
+
+#define FAIL(...)                                                                    \
+   do {                                                                              \
+      snprintf(errbuf, sizeof(errbuf), __VA_ARGS__);                                 \
+      return false;                                                                  \
+   } while (0)
+
+static const char *vs_src =
+   "#version 130\n"
+   "#extension GL_ARB_draw_instanced : require\n"
+   "in vec2 pos;\n"
+   "in vec4 color;\n"
+   "uniform vec2 inst_step;\n"
+   "out vec4 c;\n"
+   "void main() {\n"
+   "   gl_Position = vec4(pos + inst_step * float(gl_InstanceIDARB), 0.0, 1.0);\n"
+   "   c = color;\n"
+   "}\n";
+static const char *fs_src =
+   "#version 130\n"
+   "in vec4 c;\n"
+   "uniform vec4 tint;\n"
+   "void main() { gl_FragColor = c * tint; }\n";
+
+static const char *vs_xfb_src =
+   "#version 130\n"
+   "in vec2 pos;\n"
+   "uniform uvec4 args;\n"
+   "flat out uvec4 cmd;\n"
+   "void main() { gl_Position = vec4(pos, 0.0, 1.0); cmd = args; }\n";
+static const char *fs_white_src =
+   "#version 130\n"
+   "void main() { gl_FragColor = vec4(1.0); }\n";
+
+static GLuint prog, prog_xfb, vbo_tris, vbo_quads, ibo;
+
+/* One cell's corner in clip space */
+static void
+cell_xy(int cell, int corner, float *out)
+{
+   const float s = 2.0f / CELLS;
+   out[0] = -1 + s * (cell % CELLS + (corner & 1));
+   out[1] = -1 + s * (cell / CELLS + (corner >> 1));
+}
+
+static void
+cell_color(int cell, float *out)
+{
+   out[0] = (cell % 4) / 3.0f;
+   out[1] = ((cell / 4) % 4) / 3.0f;
+   out[2] = (cell / 16) / 3.0f;
+   out[3] = 1;
+}
+
+struct vtx {
+   float pos[2];
+   float color[4];
+};
+
+/* Every cell twice: 6 triangle-list vertices each (vbo_tris) and 4 corners
+ * each (vbo_quads, for the index buffer's [0 1 2 2 1 3] pattern plus a
+ * base vertex of 4 * cell). */
+static bool
+setup(void)
+{
+   static struct vtx tris[CELLS * CELLS * 6], quads[CELLS * CELLS * 4];
+   static const int tri_corner[6] = { 0, 1, 2, 2, 1, 3 };
+   for (int c = 0; c < CELLS * CELLS; c++) {
+      for (int v = 0; v < 6; v++) {
+         cell_xy(c, tri_corner[v], tris[c * 6 + v].pos);
+         cell_color(c, tris[c * 6 + v].color);
+      }
+      for (int v = 0; v < 4; v++) {
+         cell_xy(c, v, quads[c * 4 + v].pos);
+         cell_color(c, quads[c * 4 + v].color);
+      }
+   }
+   /* two quads' worth, so `first` picks the second one */
+   static const uint16_t idx[12] = { 0, 1, 2, 2, 1, 3, 4, 5, 6, 6, 5, 7 };
+   glGenBuffers(1, &vbo_tris);
+   glBindBuffer(GL_ARRAY_BUFFER, vbo_tris);
+   glBufferData(GL_ARRAY_BUFFER, sizeof(tris), tris, GL_STATIC_DRAW);
+   glGenBuffers(1, &vbo_quads);
+   glBindBuffer(GL_ARRAY_BUFFER, vbo_quads);
+   glBufferData(GL_ARRAY_BUFFER, sizeof(quads), quads, GL_STATIC_DRAW);
+   glGenBuffers(1, &ibo);
+   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, ibo);
+   glBufferData(GL_ELEMENT_ARRAY_BUFFER, sizeof(idx), idx, GL_STATIC_DRAW);
+   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, 0);
+
+   if (!gl_has_ext("GL_ARB_draw_instanced") || !gl_has_ext("GL_ARB_draw_elements_base_vertex"))
+      FAIL("GL_ARB_draw_instanced or GL_ARB_draw_elements_base_vertex missing");
+   prog = gl_program(vs_src, fs_src);
+   if (!prog)
+      FAIL("shaders do not compile or link");
+   glBindAttribLocation(prog, 1, "color");
+   glLinkProgram(prog);
+   /* writes DrawArraysIndirectCommand `args` by transform feedback */
+   prog_xfb = gl_program(vs_xfb_src, fs_white_src);
+   if (!prog_xfb)
+      FAIL("transform feedback shaders do not compile or link");
+   const char *varying = "cmd";
+   glTransformFeedbackVaryings(prog_xfb, 1, &varying, GL_INTERLEAVED_ATTRIBS);
+   glLinkProgram(prog_xfb);
+   GLint linked = 0;
+   glGetProgramiv(prog_xfb, GL_LINK_STATUS, &linked);
+   if (!linked || !gl_has_ext("GL_ARB_draw_indirect"))
+      FAIL("no transform feedback program or GL_ARB_draw_indirect");
+
+   if (!gl_target_fbo(W, H))
+      FAIL("framebuffer incomplete");
+   return true;
+}
+
+/* vertices of `vbo`, no instancing offset, no tint */
+static void
+use_vertices(GLuint vbo)
+{
+   glUseProgram(prog);
+   glUniform2f(glGetUniformLocation(prog, "inst_step"), 0, 0);
+   glUniform4f(glGetUniformLocation(prog, "tint"), 1, 1, 1, 1);
+   glBindBuffer(GL_ARRAY_BUFFER, vbo);
+   glEnableVertexAttribArray(0);
+   glEnableVertexAttribArray(1);
+   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, sizeof(struct vtx), (void *)0);
+   glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, sizeof(struct vtx),
+                         (void *)offsetof(struct vtx, color));
+}
+
+/* per case: a cleared target and vertices of `vbo` */
+static void
+begin(GLuint vbo)
+{
+   use_vertices(vbo);
+   glClearColor(0.1f, 0.1f, 0.1f, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+}
+
+/* glMultiDrawArrays: ranges of one, two and no cells */
+static bool
+case_multi_arrays(void)
+{
+   begin(vbo_tris);
+   const GLint first[] = { 0 * 6, 9 * 6, 20 * 6, 33 * 6, 63 * 6 };
+   const GLsizei count[] = { 6, 12, 0, 6, 6 };
+   glMultiDrawArrays(GL_TRIANGLES, first, count, 5);
+   return true;
+}
+
+/* glMultiDrawElementsBaseVertex: an index buffer, index offsets (first)
+ * and base vertices, one draw of no indices */
+static bool
+case_multi_elements_base_vertex(void)
+{
+   begin(vbo_quads);
+   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, ibo);
+   const GLsizei count[] = { 6, 12, 0, 6, 6 };
+   const void *offset[] = { (void *)0, (void *)0, (void *)0, (void *)12, (void *)12 };
+   const GLint base[] = { 4 * 2, 4 * 17, 4 * 30, 4 * 40, 4 * 61 };
+   glMultiDrawElementsBaseVertex(GL_TRIANGLES, count, GL_UNSIGNED_SHORT, offset, 5, base);
+   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, 0);
+   return true;
+}
+
+/* indices in client memory (the driver uploads them), u8 and u32 */
+static bool
+case_user_indices(void)
+{
+   begin(vbo_quads);
+   static const uint8_t idx8[] = { 9, 9, 0, 1, 2, 2, 1, 3 };
+   static const uint32_t idx32[] = { 4, 5, 6, 6, 5, 7 };
+   glDrawElementsBaseVertex(GL_TRIANGLES, 6, GL_UNSIGNED_BYTE, idx8 + 2, 4 * 12);
+   glDrawElementsBaseVertex(GL_TRIANGLES, 6, GL_UNSIGNED_INT, idx32, 4 * 44);
+   const GLsizei count[] = { 6, 6 };
+   const void *ptr[] = { idx8 + 2, idx32 };
+   const GLint base[] = { 4 * 50, 4 * 5 };
+   glMultiDrawElementsBaseVertex(GL_TRIANGLES, count, GL_UNSIGNED_BYTE, ptr, 1, base);
+   glMultiDrawElementsBaseVertex(GL_TRIANGLES, count + 1, GL_UNSIGNED_INT, ptr + 1, 1, base + 1);
+   return true;
+}
+
+/* instances step one cell right; arrays and base-vertex elements */
+static bool
+case_instanced(void)
+{
+   begin(vbo_tris);
+   glUniform2f(glGetUniformLocation(prog, "inst_step"), 2.0f / CELLS, 0);
+   glDrawArraysInstanced(GL_TRIANGLES, 8 * 6, 6, 5);
+   use_vertices(vbo_quads);
+   glUniform2f(glGetUniformLocation(prog, "inst_step"), 0, 2.0f / CELLS);
+   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, ibo);
+   glDrawElementsInstancedBaseVertex(GL_TRIANGLES, 6, GL_UNSIGNED_SHORT, (void *)12, 3, 4 * 2);
+   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, 0);
+   return true;
+}
+
+/* A GL_DRAW_INDIRECT_BUFFER holding `size` bytes of arguments */
+static GLuint
+indirect_buffer(const void *args, GLsizeiptr size)
+{
+   GLuint buf;
+   glGenBuffers(1, &buf);
+   glBindBuffer(GL_DRAW_INDIRECT_BUFFER, buf);
+   glBufferData(GL_DRAW_INDIRECT_BUFFER, size, args, GL_STATIC_DRAW);
+   return buf;
+}
+
+static void
+end_indirect(GLuint buf)
+{
+   glBindBuffer(GL_DRAW_INDIRECT_BUFFER, 0);
+   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, 0);
+   glDeleteBuffers(1, &buf);
+}
+
+/* glDrawArraysIndirect: count, instances, first from the buffer, at an
+ * offset */
+static bool
+case_arrays_indirect(void)
+{
+   begin(vbo_tris);
+   glUniform2f(glGetUniformLocation(prog, "inst_step"), 2.0f / CELLS, 0);
+   const GLuint args[] = { 1, 1, 1, 0, /* draw_arrays_indirect_args: */ 6, 3, 26 * 6, 0 };
+   GLuint buf = indirect_buffer(args, sizeof(args));
+   glDrawArraysIndirect(GL_TRIANGLES, (void *)16);
+   end_indirect(buf);
+   return true;
+}
+
+/* glDrawElementsIndirect: first index and base vertex from the buffer */
+static bool
+case_elements_indirect(void)
+{
+   begin(vbo_quads);
+   glUniform2f(glGetUniformLocation(prog, "inst_step"), 0, 2.0f / CELLS);
+   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, ibo);
+   const GLuint args[] = { 6, 2, 6, 4 * 20, 0 };
+   GLuint buf = indirect_buffer(args, sizeof(args));
+   glDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_SHORT, (void *)0);
+   end_indirect(buf);
+   return true;
+}
+
+/* glMultiDrawArraysIndirect (packed, one command of no vertices) and
+ * glMultiDrawElementsIndirect (a 32-byte stride) */
+static bool
+case_multi_indirect(void)
+{
+   begin(vbo_tris);
+   const GLuint arrays[] = { 6, 1, 40 * 6, 0, 0, 1, 0, 0, 12, 1, 44 * 6, 0 };
+   GLuint buf = indirect_buffer(arrays, sizeof(arrays));
+   glMultiDrawArraysIndirect(GL_TRIANGLES, (void *)0, 3, 0);
+   end_indirect(buf);
+   use_vertices(vbo_quads);
+   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, ibo);
+   const GLuint elements[] = { 6, 1, 0, 4 * 50, 0, 0, 0, 0, 6, 1, 6, 4 * 55, 0, 0, 0, 0 };
+   buf = indirect_buffer(elements, sizeof(elements));
+   glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_SHORT, (void *)0, 2, 32);
+   end_indirect(buf);
+   return true;
+}
+
+/* arguments written by the device (transform feedback, rasterizer
+ * discarded), then read by it in the indirect draw that follows */
+static bool
+case_xfb_indirect(void)
+{
+   begin(vbo_tris);
+   GLuint buf;
+   glGenBuffers(1, &buf);
+   glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, buf);
+   glBufferData(GL_TRANSFORM_FEEDBACK_BUFFER, 16, NULL, GL_STATIC_DRAW);
+   glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, buf);
+   glUseProgram(prog_xfb);
+   glUniform4ui(glGetUniformLocation(prog_xfb, "args"), 6, 2, 35 * 6, 0);
+   glEnable(GL_RASTERIZER_DISCARD);
+   glBeginTransformFeedback(GL_POINTS);
+   glDrawArrays(GL_POINTS, 0, 1);
+   glEndTransformFeedback();
+   glDisable(GL_RASTERIZER_DISCARD);
+   glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, 0);
+   glUseProgram(prog);
+   glUniform2f(glGetUniformLocation(prog, "inst_step"), 0, -2.0f / CELLS);
+   glBindBuffer(GL_DRAW_INDIRECT_BUFFER, buf);
+   glDrawArraysIndirect(GL_TRIANGLES, (void *)0);
+   end_indirect(buf);
+   return true;
+}
+
+/* 3000 draws of one cell in one frame, each with its own tint (uniforms):
+ * a control stream of several chained chunks, the last tint of each cell
+ * visible */
+static bool
+case_many_draws(void)
+{
+   begin(vbo_tris);
+   GLint tint = glGetUniformLocation(prog, "tint");
+   for (int i = 0; i < 3000; i++) {
+      glUniform4f(tint, (i % 7) / 6.0f, (i % 11) / 10.0f, 1 - (i % 5) / 4.0f, 1);
+      glDrawArrays(GL_TRIANGLES, (i * 37 % (CELLS * CELLS)) * 6, 6);
+   }
+   return true;
+}
+
+static const struct {
+   const char *name;
+   bool (*fn)(void);
+} cases[] = {
+   { "multi_arrays", case_multi_arrays },
+   { "multi_elements_base_vertex", case_multi_elements_base_vertex },
+   { "user_indices", case_user_indices },
+   { "instanced", case_instanced },
+   { "arrays_indirect", case_arrays_indirect },
+   { "elements_indirect", case_elements_indirect },
+   { "multi_indirect", case_multi_indirect },
+   { "xfb_indirect", case_xfb_indirect },
+   { "many_draws", case_many_draws },
+};
+
+int
+main(int argc, char **argv)
+{
+   const unsigned n = sizeof(cases) / sizeof(cases[0]);
+   if (argc == 2 && !strcmp(argv[1], "--list")) {
+      for (unsigned i = 0; i < n; i++)
+         printf("%s\n", cases[i].name);
+      return 0;
+   }
+   if (argc < 2) {
+      fprintf(stderr, "usage: %s OUTDIR [CASE...] | --list\n", argv[0]);
+      return 2;
+   }
+   EGLDisplay dpy = gl_display();
+   EGLContext ctx = dpy == EGL_NO_DISPLAY ? EGL_NO_CONTEXT : gl_context(dpy);
+   if (ctx == EGL_NO_CONTEXT)
+      return 3;
+   printf("renderer %s | %s\n", glGetString(GL_RENDERER), glGetString(GL_VERSION));
+   if (!setup()) {
+      printf("setup error: %s\n", errbuf);
+      return 1;
+   }
+   int failed = 0;
+   for (unsigned i = 0; i < n; i++) {
+      bool want = argc == 2;
+      for (int a = 2; a < argc; a++)
+         want |= !strcmp(argv[a], cases[i].name);
+      if (!want)
+         continue;
+      errbuf[0] = 0;
+      bool ok = cases[i].fn();
+      glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
+      GLenum err = glGetError();
+      if (ok && err != GL_NO_ERROR) {
+         snprintf(errbuf, sizeof(errbuf), "GL error 0x%x", err);
+         ok = false;
+      }
+      char path[1024];
+      snprintf(path, sizeof(path), "%s/%s.ppm", argv[1], cases[i].name);
+      if (ok && !gl_write_ppm(path, px, W, H)) {
+         snprintf(errbuf, sizeof(errbuf), "cannot write %.200s", path);
+         ok = false;
+      }
+      if (ok)
+         printf("case %s ok\n", cases[i].name);
+      else
+         printf("case %s error: %s\n", cases[i].name, errbuf);
+      fflush(stdout);
+      failed += !ok;
+   }
+   eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+   eglDestroyContext(dpy, ctx);
+   eglTerminate(dpy);
+   return failed ? 1 : 0;
+}

@@ -1,0 +1,437 @@
+/* SPDX-License-Identifier: MIT */
+/* Batches: one per framebuffer (asahi/panfrost style), with reader/writer
+ * tracking between the batches of a context, their memory (command-stream
+ * and data chunks from a per-context pool) and the render job that submits
+ * one. */
+#include <assert.h>
+#include <stdio.h>
+#include <string.h>
+#include "util/bitscan.h"
+#include "util/u_framebuffer.h"
+#include "util/u_inlines.h"
+#include "vagx_context.h"
+#include "vagx_hw.h"
+
+/* A batch that has taken this much chunk memory is submitted before its
+ * next draw: bounds what a frame of many draws holds (draws are never split
+ * by it, a chained command stream has no size limit of its own). */
+#define VAGX_BATCH_MAX_BYTES (8 * 1024 * 1024)
+/* Chunks a context keeps for reuse (beyond them, completed batches free theirs) */
+#define VAGX_CHUNK_POOL_MAX 64
+
+/* A cmd_end closes the command stream in the room a cmd_jump would take */
+static_assert(VAGX_CMD_END_LENGTH <= VAGX_CMD_JUMP_LENGTH, "cmd_end fits a chunk's tail");
+
+void
+vagx_batch_add_bo(struct vagx_batch *b, struct vagx_bo *bo)
+{
+   util_dynarray_foreach(&b->bos, struct vagx_bo *, it)
+      if (*it == bo)
+         return;
+   vagx_bo_reference(bo);
+   util_dynarray_append(&b->bos, struct vagx_bo *, bo);
+}
+
+/* A chunk of at least `size` bytes for the batch, from the context's pool
+ * when it is a standard one.  Submits wait for their job today
+ * (submit_render), so a chunk back in the pool is idle; with asynchronous
+ * submission chunks must return only when their job's syncobj signals. */
+static struct vagx_chunk *
+batch_new_chunk(struct vagx_batch *b, struct util_dynarray *list, unsigned size)
+{
+   struct vagx_context *ctx = b->ctx;
+   struct vagx_bo *bo = NULL;
+   if (size <= VAGX_CHUNK_SIZE && util_dynarray_num_elements(&ctx->chunk_pool, struct vagx_bo *))
+      bo = util_dynarray_pop(&ctx->chunk_pool, struct vagx_bo *);
+   else
+      bo = vagx_bo_create(&ctx->screen->dev, MAX2(size, VAGX_CHUNK_SIZE), "batch chunk");
+   if (!bo)
+      return NULL;
+   /* the submit's BO list holds a second reference (a new chunk cannot be
+    * in it yet) */
+   vagx_bo_reference(bo);
+   util_dynarray_append(&b->bos, struct vagx_bo *, bo);
+   b->chunk_bytes += bo->size;
+   struct vagx_chunk c = { .bo = bo, .used = 0 };
+   util_dynarray_append(list, struct vagx_chunk, c);
+   return util_dynarray_top_ptr(list, struct vagx_chunk);
+}
+
+static struct vagx_chunk *
+last_chunk(struct util_dynarray *list)
+{
+   return util_dynarray_num_elements(list, struct vagx_chunk)
+             ? util_dynarray_top_ptr(list, struct vagx_chunk)
+             : NULL;
+}
+
+/* Descriptor, uniform and shader data: from the current data chunk, or a
+ * new one (a dedicated one when larger than a chunk, e.g. a big constant
+ * buffer copied for ld_global).  Chunks are page aligned, so the offset
+ * alignment is the address alignment. */
+uint64_t
+vagx_batch_alloc(struct vagx_batch *b, unsigned size, unsigned align, void **cpu)
+{
+   struct vagx_chunk *c = last_chunk(&b->data_chunks);
+   if (!c || ALIGN(c->used, align) + size > c->bo->size) {
+      c = batch_new_chunk(b, &b->data_chunks, size);
+      if (!c) {
+         b->failed = true;
+         *cpu = NULL;
+         return 0;
+      }
+   }
+   uint32_t off = ALIGN(c->used, align);
+   c->used = off + size;
+   *cpu = (uint8_t *)c->bo->map + off;
+   return c->bo->va + off;
+}
+
+/* Room for one command of `bytes` in the control stream.  A full chunk is
+ * chained to a new one with cmd_jump (each chunk keeps room for it), so
+ * the stream grows as long as memory lasts; without memory the batch fails
+ * and the command goes to the batch's own scratch words. */
+uint32_t *
+vagx_cs_emit(struct vagx_batch *b, unsigned bytes)
+{
+   bytes = ALIGN(bytes, 4);
+   assert(bytes <= sizeof(b->cs_scratch));
+   struct vagx_chunk *c = last_chunk(&b->cs_chunks);
+   if (!c || c->used + bytes + VAGX_CMD_JUMP_LENGTH > c->bo->size) {
+      const bool chain = c != NULL;
+      c = batch_new_chunk(b, &b->cs_chunks, VAGX_CHUNK_SIZE);
+      if (!c) {
+         b->failed = true;
+         memset(b->cs_scratch, 0, sizeof(b->cs_scratch));
+         return b->cs_scratch;
+      }
+      if (chain) {
+         /* the previous chunk ends jumping here (it is c - 1 of the
+          * array the append may have moved) */
+         struct vagx_chunk *prev = c - 1;
+         struct vagx_cmd_jump j;
+         vagx_cmd_jump_init(&j);
+         j.target_va = c->bo->va;
+         vagx_cmd_jump_pack((uint32_t *)((uint8_t *)prev->bo->map + prev->used), &j);
+         prev->used += VAGX_CMD_JUMP_LENGTH;
+      }
+   }
+   uint32_t *p = (uint32_t *)((uint8_t *)c->bo->map + c->used);
+   c->used += bytes;
+   return p;
+}
+
+bool
+vagx_batch_is_full(const struct vagx_batch *b)
+{
+   return b->chunk_bytes >= VAGX_BATCH_MAX_BYTES;
+}
+
+/* Dependencies between batches of one context: batches are submitted in
+ * flush order, so a batch that reads a resource another pending batch writes
+ * (render to texture, then sample it) must flush that writer first, and a
+ * batch that writes a resource must flush other pending readers and writers. */
+void
+vagx_batch_read(struct vagx_batch *b, struct vagx_resource *r)
+{
+   if (r->writer && r->writer != b && r->writer->ctx == b->ctx)
+      vagx_flush_batch(b->ctx, r->writer);
+   vagx_batch_add_bo(b, r->bo);
+   r->reader_mask |= 1u << b->idx;
+}
+
+void
+vagx_batch_write(struct vagx_batch *b, struct vagx_resource *r)
+{
+   if (r->writer && r->writer != b && r->writer->ctx == b->ctx)
+      vagx_flush_batch(b->ctx, r->writer);
+   u_foreach_bit(i, r->reader_mask & ~(1u << b->idx))
+      if (i < VAGX_MAX_BATCHES)
+         vagx_flush_batch(b->ctx, &b->ctx->batches[i]);
+   r->reader_mask &= 1u << b->idx;
+   vagx_batch_add_bo(b, r->bo);
+   r->writer = b;
+}
+
+struct vagx_batch *
+vagx_get_batch(struct vagx_context *ctx)
+{
+   if (ctx->batch)
+      return ctx->batch;
+   for (unsigned i = 0; i < VAGX_MAX_BATCHES; i++) {
+      struct vagx_batch *b = &ctx->batches[i];
+      if (b->active && util_framebuffer_state_equal(&b->key, &ctx->fb))
+         return ctx->batch = b;
+   }
+   struct vagx_batch *b = NULL;
+   for (unsigned i = 0; i < VAGX_MAX_BATCHES && !b; i++)
+      if (!ctx->batches[i].active)
+         b = &ctx->batches[i];
+   if (!b) {
+      vagx_flush_batch(ctx, &ctx->batches[0]);
+      b = &ctx->batches[0];
+   }
+   memset(&b->key, 0, sizeof(b->key));
+   util_copy_framebuffer_state(&b->key, &ctx->fb);
+   b->active = true;
+   b->seq = ++ctx->batch_seq;
+   b->clear = 0;
+   b->draws = 0;
+   b->geometry = 0;
+   b->failed = false;
+   b->query = NULL;
+   b->prim_query[0] = b->prim_query[1] = NULL;
+   b->so_on = false;
+   b->so_vs = NULL;
+   memset(b->so_res, 0, sizeof(b->so_res));
+   util_dynarray_init(&b->bos, NULL);
+   util_dynarray_init(&b->cs_chunks, NULL);
+   util_dynarray_init(&b->data_chunks, NULL);
+   b->chunk_bytes = 0;
+   for (unsigned i = 0; i < b->key.nr_cbufs; i++)
+      if (b->key.cbufs[i])
+         vagx_batch_write(b, vagx_resource(b->key.cbufs[i]->texture));
+   if (b->key.zsbuf)
+      vagx_batch_write(b, vagx_resource(b->key.zsbuf->texture));
+   return ctx->batch = b;
+}
+
+static void
+chunks_release(struct vagx_context *ctx, struct util_dynarray *list)
+{
+   util_dynarray_foreach(list, struct vagx_chunk, c) {
+      if (c->bo->size == VAGX_CHUNK_SIZE &&
+          util_dynarray_num_elements(&ctx->chunk_pool, struct vagx_bo *) < VAGX_CHUNK_POOL_MAX)
+         util_dynarray_append(&ctx->chunk_pool, struct vagx_bo *, c->bo);
+      else
+         vagx_bo_unreference(c->bo);
+   }
+   util_dynarray_fini(list);
+}
+
+static void
+batch_cleanup(struct vagx_context *ctx, struct vagx_batch *b)
+{
+   util_dynarray_foreach(&b->bos, struct vagx_bo *, it)
+      vagx_bo_unreference(*it);
+   util_dynarray_fini(&b->bos);
+   chunks_release(ctx, &b->cs_chunks);
+   chunks_release(ctx, &b->data_chunks);
+   util_unreference_framebuffer_state(&b->key);
+   b->active = false;
+   if (ctx->batch == b)
+      ctx->batch = NULL;
+}
+
+/* VAGX_DEBUG=trace: the render job and its control stream, chunk by chunk
+ * (what each draw bound, e.g. `opaque`) */
+static void
+trace_job(struct vagx_batch *b, const struct vagx_render_job *rj)
+{
+   vagx_render_job_print(vagx_print_file, stderr, rj, 0);
+   util_dynarray_foreach(&b->cs_chunks, struct vagx_chunk, c) {
+      const uint32_t *cs = c->bo->map;
+      for (unsigned o = 0, n; o < c->used / 4; o += n)
+         if (!(n = vagx_cmd_print(vagx_print_file, stderr, cs + o, c->used / 4 - o, 2)))
+            break;
+   }
+}
+
+static bool
+submit_render(struct vagx_context *ctx, struct vagx_batch *b)
+{
+   struct vagx_device *dev = &ctx->screen->dev;
+   struct vagx_bg_eot_key key = { .nr_cbufs = b->key.nr_cbufs, .samples = vagx_fb_samples(&b->key) };
+   struct vagx_shader_info bg, eot;
+   uint32_t *texdesc = NULL, *pbedesc = NULL;
+   void *cpu;
+   for (unsigned i = 0; i < key.nr_cbufs; i++) {
+      key.format[i] = b->key.cbufs[i] ? b->key.cbufs[i]->format : VAGX_UNBOUND_RT_FORMAT;
+      key.op[i] = !b->key.cbufs[i] ? VAGX_BG_DONT_CARE
+                  : (b->clear & (PIPE_CLEAR_COLOR0 << i)) ? VAGX_BG_CLEAR : VAGX_BG_LOAD;
+   }
+   if (!vagx_compile_bg(&key, &bg))
+      return false;
+   for (unsigned i = 0; i < key.nr_cbufs; i++)
+      key.op[i] = b->key.cbufs[i] != NULL;
+   if (!vagx_compile_eot(&key, &eot))
+      return false;
+
+   struct vagx_render_job rj;
+   vagx_render_job_init(&rj);
+   rj.width = b->key.width;
+   rj.height = b->key.height;
+   rj.samples = vagx_msaa(key.samples);
+   rj.rt_count = key.nr_cbufs;
+   for (unsigned i = 0; i < key.nr_cbufs; i++)
+      rj.rt_format[i] = vagx_format_from_pipe(key.format[i]);
+   rj.process_empty_tiles = 1;
+   rj.clear_depth = b->clear_depth;
+   rj.clear_stencil = b->clear_stencil;
+   if (b->key.zsbuf) {
+      struct vagx_resource *zr = vagx_resource(b->key.zsbuf->texture);
+      rj.depth_load = !(b->clear & PIPE_CLEAR_DEPTH);
+      rj.stencil_load = !(b->clear & PIPE_CLEAR_STENCIL) && vagx_format_stencil(zr->vformat);
+      rj.depth_store = 1;
+      rj.stencil_store = vagx_format_stencil(zr->vformat);
+      uint32_t *zd;
+      rj.zs_desc_va = vagx_batch_alloc(b, VAGX_TEXTURE_LENGTH, 32, (void **)&zd);
+      if (!zd)
+         return false;
+      static const unsigned char id[4] = { 0, 1, 2, 3 };
+      /* every layer: zs_layer selects the one rendered to */
+      vagx_pack_texture(zr, b->key.zsbuf->format, id, 0, 0, 0, zr->base.array_size - 1, zd);
+      rj.zs_level = b->key.zsbuf->u.tex.level;
+      rj.zs_layer = b->key.zsbuf->u.tex.first_layer;
+   } else {
+      rj.clear_depth = 1.0f;
+   }
+   /* a query still active ends with the job (a later batch begins it again) */
+   vagx_batch_end_query(b);
+   /* end of the control stream */
+   vagx_cmd_end_pack(vagx_cs_emit(b, VAGX_CMD_END_LENGTH), &(struct vagx_cmd_end){ 0 });
+
+   /* background program: textures = render targets (for loads) */
+   if (key.nr_cbufs) {
+      texdesc = NULL;
+      uint64_t tva = vagx_batch_alloc(b, key.nr_cbufs * VAGX_TEXTURE_LENGTH, 32, (void **)&texdesc);
+      uint64_t pva = vagx_batch_alloc(b, key.nr_cbufs * VAGX_PBE_LENGTH, 32, (void **)&pbedesc);
+      if (!texdesc || !pbedesc)
+         return false;
+      for (unsigned i = 0; i < key.nr_cbufs; i++) {
+         struct pipe_surface *s = b->key.cbufs[i];
+         if (!s)
+            continue;
+         struct vagx_resource *r = vagx_resource(s->texture);
+         static const unsigned char id[4] = { 0, 1, 2, 3 };
+         /* the load fetches layer 0 of the descriptor: a one-layer view of
+          * the layer rendered to (arrays; vagx_bg_eot.c) */
+         vagx_pack_texture(r, s->format, id, s->u.tex.level, s->u.tex.level, s->u.tex.first_layer,
+                           s->u.tex.first_layer, texdesc + i * 8);
+         vagx_pack_pbe(r, s->format, s->u.tex.level, s->u.tex.first_layer, pbedesc + i * 8);
+      }
+      rj.bg_program.texture_va = bg.texture_count ? tva : 0;
+      rj.bg_program.texture_count = bg.texture_count;
+      rj.eot_program.image_va = pva;
+      rj.eot_program.image_count = eot.image_count;
+   }
+   uint32_t push[VAGX_MAX_PUSH];
+   for (unsigned i = 0; i < bg.push_count; i++) {
+      const struct vagx_push *p = &bg.push[i];
+      push[i] = b->clear_color[p->arg / 4].ui[p->arg % 4];
+   }
+   uint64_t bgva = vagx_batch_alloc(b, bg.code_words * 8, 16, &cpu);
+   if (!cpu)
+      return false;
+   memcpy(cpu, bg.code, bg.code_words * 8);
+   rj.bg_program.code_va = bgva;
+   rj.bg_program.gpr_count = bg.gpr_count;
+   if (bg.push_count) {
+      rj.bg_program.uniform_va = vagx_batch_alloc(b, bg.push_count * 4, 16, &cpu);
+      if (!cpu)
+         return false;
+      memcpy(cpu, push, bg.push_count * 4);
+      rj.bg_program.uniform_count = bg.push_count;
+   }
+   uint64_t eotva = vagx_batch_alloc(b, eot.code_words * 8, 16, &cpu);
+   if (!cpu)
+      return false;
+   memcpy(cpu, eot.code, eot.code_words * 8);
+   rj.eot_program.code_va = eotva;
+   rj.eot_program.gpr_count = eot.gpr_count;
+   vagx_shader_info_free(&bg);
+   vagx_shader_info_free(&eot);
+
+   uint32_t *jd;
+   uint64_t jva = vagx_batch_alloc(b, VAGX_RENDER_JOB_LENGTH, 64, (void **)&jd);
+   if (!jd || b->failed)
+      return false;
+   /* the control stream starts at its first chunk (cmd_end made one) */
+   rj.cs_va = util_dynarray_element(&b->cs_chunks, struct vagx_chunk, 0)->bo->va;
+   vagx_render_job_pack(jd, &rj);
+
+   if (ctx->screen->debug & VAGX_DBG_TRACE)
+      trace_job(b, &rj);
+
+   if (!ctx->last_syncobj)
+      dev->ops->syncobj_create(dev, &ctx->last_syncobj);
+   /* implicit sync for shared (window-system / PRIME) BOs of the batch */
+   int r = vagx_device_submit(dev, DRM_VAGX_QUEUE_TYPE_RENDER, jva, ctx->last_syncobj,
+                              util_dynarray_begin(&b->bos),
+                              util_dynarray_num_elements(&b->bos, struct vagx_bo *));
+   if (r) {
+      fprintf(stderr, "vagx: SUBMIT failed: %s\n", strerror(-r));
+      return false;
+   }
+   /* Wait for the job: its chunks go back to the pool at cleanup, and CPU
+    * maps, query results and fences count on finished jobs (issue 17:
+    * asynchronous submission recycles chunks by syncobj state instead). */
+   dev->ops->syncobj_wait(dev, ctx->last_syncobj, INT64_MAX);
+   uint32_t state = 0;
+   struct drm_vagx_fault_info fault;
+   if (!dev->ops->queue_state(dev, DRM_VAGX_QUEUE_TYPE_RENDER, &state, &fault) && state) {
+      fprintf(stderr, "vagx: render queue unusable after job (state 0x%x, fault at 0x%llx)\n",
+              state, (unsigned long long)fault.addr);
+      return false;
+   }
+   return true;
+}
+
+void
+vagx_flush_batch(struct vagx_context *ctx, struct vagx_batch *b)
+{
+   if (!b->active)
+      return;
+   if (b->draws || b->clear) {
+      if (b->failed || !submit_render(ctx, b))
+         fprintf(stderr, "vagx: render job for %ux%u framebuffer failed; results are undefined\n",
+                 b->key.width, b->key.height);
+   }
+   /* drop the writer marks of its attachments */
+   for (unsigned i = 0; i < b->key.nr_cbufs; i++)
+      if (b->key.cbufs[i] && vagx_resource(b->key.cbufs[i]->texture)->writer == b)
+         vagx_resource(b->key.cbufs[i]->texture)->writer = NULL;
+   if (b->key.zsbuf && vagx_resource(b->key.zsbuf->texture)->writer == b)
+      vagx_resource(b->key.zsbuf->texture)->writer = NULL;
+   for (unsigned i = 0; i < PIPE_MAX_SO_BUFFERS; i++) {
+      if (b->so_res[i] && vagx_resource(b->so_res[i])->writer == b)
+         vagx_resource(b->so_res[i])->writer = NULL;
+      pipe_resource_reference(&b->so_res[i], NULL);
+   }
+   batch_cleanup(ctx, b);
+}
+
+void
+vagx_flush_all(struct vagx_context *ctx)
+{
+   for (unsigned i = 0; i < VAGX_MAX_BATCHES; i++)
+      vagx_flush_batch(ctx, &ctx->batches[i]);
+}
+
+void
+vagx_flush_writer(struct vagx_context *ctx, struct vagx_resource *r)
+{
+   if (r->writer && r->writer->ctx == ctx)
+      vagx_flush_batch(ctx, r->writer);
+   r->writer = NULL;
+}
+
+void
+vagx_flush_readers(struct vagx_context *ctx, struct vagx_resource *r)
+{
+   u_foreach_bit(i, r->reader_mask)
+      if (i < VAGX_MAX_BATCHES)
+         vagx_flush_batch(ctx, &ctx->batches[i]);
+   r->reader_mask = 0;
+}
+
+void
+vagx_batch_destroy_all(struct vagx_context *ctx)
+{
+   for (unsigned i = 0; i < VAGX_MAX_BATCHES; i++)
+      if (ctx->batches[i].active)
+         batch_cleanup(ctx, &ctx->batches[i]);
+   util_dynarray_foreach(&ctx->chunk_pool, struct vagx_bo *, it)
+      vagx_bo_unreference(*it);
+   util_dynarray_fini(&ctx->chunk_pool);
+}

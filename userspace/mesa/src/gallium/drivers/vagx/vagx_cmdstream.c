@@ -1,0 +1,542 @@
+/* SPDX-License-Identifier: MIT */
+/* Command encoding of a draw's state: texture, sampler and PBE descriptors,
+ * uniform words, the vertex and fragment pipelines with their coefficient
+ * bindings, viewport, scissor, rasterizer and depth/stencil commands. */
+#include <math.h>
+#include <string.h>
+#include "util/format/u_format.h"
+#include "util/u_framebuffer.h"
+#include "util/u_inlines.h"
+#include "vagx_context.h"
+#include "vagx_hw.h"
+
+/* Sample count of a framebuffer: 4 (4X MSAA, the contract's only
+ * multisample count, vagx_is_format_supported) or 1. */
+unsigned
+vagx_fb_samples(const struct pipe_framebuffer_state *fb)
+{
+   return util_framebuffer_get_num_samples(fb) == 4 ? 4 : 1;
+}
+
+unsigned
+vagx_msaa(unsigned nr_samples)
+{
+   return nr_samples == 4 ? VAGX_MSAA_4X : VAGX_MSAA_1X;
+}
+
+void
+vagx_pack_pbe(struct vagx_resource *r, enum pipe_format fmt, unsigned level, unsigned layer,
+         uint32_t *out)
+{
+   struct vagx_pbe p;
+   vagx_pbe_init(&p);
+   /* the surface's format, which is the tile buffer's: an sRGB resource
+    * drawn with GL_FRAMEBUFFER_SRGB disabled has a UNORM surface (st) and
+    * its bytes are stored unencoded */
+   p.format = vagx_format_from_pipe(fmt);
+   p.dimension = VAGX_DIMENSION_2D;
+   p.layout = r->layout.tiling == VAGX_TILING_LINEAR ? VAGX_IMAGE_LAYOUT_LINEAR
+                                                     : VAGX_IMAGE_LAYOUT_TWIDDLED;
+   p.width = r->base.width0;
+   p.height = r->base.height0;
+   p.depth = r->layout.depth_px;
+   p.levels = r->layout.levels;
+   /* a 4X image is stored sample by sample by the end-of-tile program;
+    * resolves are blits (vagx_blit), not 1X stores of a 4X tile buffer */
+   p.samples = vagx_msaa(r->base.nr_samples);
+   p.level = level;
+   p.layer = layer;
+   p.stride = r->layout.tiling == VAGX_TILING_LINEAR ? r->layout.level[0].stride_B : 0;
+   p.base_va = r->bo->va;
+   vagx_pbe_pack(out, &p);
+}
+
+void
+vagx_pack_texture(struct vagx_resource *r, enum pipe_format fmt, const unsigned char swz[4],
+             unsigned first_level, unsigned last_level, unsigned first_layer,
+             unsigned last_layer, uint32_t *out)
+{
+   struct vagx_texture t;
+   vagx_texture_init(&t);
+   /* a stencil-only view of a depth/stencil resource (X24S8_UINT,
+    * X32_S8X24_UINT: util_blitter's stencil blits, st's stencil
+    * DrawPixels/CopyPixels) samples the resource's stencil aspect as uint */
+   const struct util_format_description *desc = util_format_description(fmt);
+   bool stencil_view = util_format_has_stencil(desc) && !util_format_has_depth(desc);
+   t.format = stencil_view ? r->vformat : vagx_format_from_pipe(fmt);
+   t.sample_stencil = stencil_view;
+   t.dimension = r->base.target == PIPE_TEXTURE_CUBE ? VAGX_DIMENSION_CUBE
+                 : r->base.target == PIPE_TEXTURE_3D ? VAGX_DIMENSION_3D
+                 : r->base.target == PIPE_TEXTURE_1D ? VAGX_DIMENSION_1D
+                 : r->base.target == PIPE_TEXTURE_1D_ARRAY ? VAGX_DIMENSION_1D_ARRAY
+                 : r->base.target == PIPE_TEXTURE_2D_ARRAY ? VAGX_DIMENSION_2D_ARRAY
+                                                     : VAGX_DIMENSION_2D;
+   t.layout = r->layout.tiling == VAGX_TILING_LINEAR ? VAGX_IMAGE_LAYOUT_LINEAR
+                                                     : VAGX_IMAGE_LAYOUT_TWIDDLED;
+   static const uint8_t map[] = { [PIPE_SWIZZLE_X] = VAGX_SWIZZLE_R, [PIPE_SWIZZLE_Y] = VAGX_SWIZZLE_G,
+                                  [PIPE_SWIZZLE_Z] = VAGX_SWIZZLE_B, [PIPE_SWIZZLE_W] = VAGX_SWIZZLE_A,
+                                  [PIPE_SWIZZLE_0] = VAGX_SWIZZLE_ZERO, [PIPE_SWIZZLE_1] = VAGX_SWIZZLE_ONE };
+   t.swizzle_r = map[swz[0] & 7];
+   t.swizzle_g = map[swz[1] & 7];
+   t.swizzle_b = map[swz[2] & 7];
+   t.swizzle_a = map[swz[3] & 7];
+   t.width = r->base.width0;
+   t.height = r->base.height0;
+   t.depth = r->layout.depth_px;
+   t.levels = r->layout.levels;
+   t.samples = vagx_msaa(r->base.nr_samples);
+   t.base_level = first_level;
+   t.max_level = last_level;
+   t.stride = r->layout.tiling == VAGX_TILING_LINEAR ? r->layout.level[0].stride_B : 0;
+   t.base_va = r->bo->va;
+   /* GL_EXT_texture_array: a view of layers first..last of an array is
+    * the image whose layer 0 is first_layer (every layer holds a whole
+    * mip chain, layer_stride_B apart, vagx_layout.h) */
+   if (r->base.target == PIPE_TEXTURE_1D_ARRAY || r->base.target == PIPE_TEXTURE_2D_ARRAY) {
+      t.depth = last_layer - first_layer + 1;
+      t.base_va += (uint64_t)first_layer * r->layout.layer_stride_B;
+   }
+   vagx_texture_pack(out, &t);
+}
+
+static bool
+program_for(struct vagx_context *ctx, struct vagx_batch *b, const struct vagx_shader_info *info,
+            struct vagx_bo *code_bo, const uint32_t *push, struct vagx_usc_program *p,
+            enum pipe_shader_type stage, int stipple_unit)
+{
+   vagx_usc_program_init(p);
+   p->code_va = code_bo->va;
+   p->gpr_count = info->gpr_count;
+   p->uniform_count = info->push_count;
+   vagx_batch_add_bo(b, code_bo);
+   if (info->push_count) {
+      void *cpu;
+      p->uniform_va = vagx_batch_alloc(b, info->push_count * 4, 16, &cpu);
+      if (!cpu)
+         return false;
+      memcpy(cpu, push, info->push_count * 4);
+   }
+   if (info->texture_count && stage < PIPE_SHADER_TYPES) {
+      uint32_t *tex;
+      p->texture_va = vagx_batch_alloc(b, info->texture_count * VAGX_TEXTURE_LENGTH, 32, (void **)&tex);
+      uint32_t *smp = NULL;
+      if (info->sampler_count)
+         p->sampler_va = vagx_batch_alloc(b, info->sampler_count * VAGX_SAMPLER_LENGTH, 32, (void **)&smp);
+      if (!tex || (info->sampler_count && !smp))
+         return false;
+      for (unsigned i = 0; i < info->texture_count; i++) {
+         struct pipe_sampler_view *v =
+            (int)i == stipple_unit ? ctx->stipple_view : ctx->views[stage][i];
+         /* a unit below the highest one the shader samples may have no
+          * view (the shader samples unit 1 only): GL reads (0, 0, 0, 1)
+          * from an incomplete texture, which the 1x1 null texture gives */
+         if (!v)
+            v = vagx_null_view(ctx);
+         if (!v)
+            return false;
+         struct vagx_resource *r = vagx_resource(v->texture);
+         unsigned char swz[4] = { v->swizzle_r, v->swizzle_g, v->swizzle_b, v->swizzle_a };
+         vagx_pack_texture(r, v->format, swz, v->u.tex.first_level, v->u.tex.last_level,
+                      v->u.tex.first_layer, v->u.tex.last_layer,
+                      tex + i * (VAGX_TEXTURE_LENGTH / 4));
+         vagx_batch_read(b, r);
+      }
+      for (unsigned i = 0; i < info->sampler_count; i++) {
+         struct pipe_sampler_state *s =
+            (int)i == stipple_unit ? ctx->stipple_sampler : ctx->samplers[stage][i];
+         struct vagx_sampler d;
+         vagx_sampler_init(&d);
+         if (s) {
+            d.min_filter = s->min_img_filter == PIPE_TEX_FILTER_LINEAR;
+            d.mag_filter = s->mag_img_filter == PIPE_TEX_FILTER_LINEAR;
+            d.mip_filter = s->min_mip_filter == PIPE_TEX_MIPFILTER_NONE ? VAGX_MIP_FILTER_NONE
+                           : s->min_mip_filter == PIPE_TEX_MIPFILTER_LINEAR ? VAGX_MIP_FILTER_LINEAR
+                                                                           : VAGX_MIP_FILTER_NEAREST;
+            static const uint8_t wrap[] = {
+               [PIPE_TEX_WRAP_REPEAT] = VAGX_WRAP_REPEAT,
+               [PIPE_TEX_WRAP_CLAMP] = VAGX_WRAP_CLAMP_TO_EDGE,
+               [PIPE_TEX_WRAP_CLAMP_TO_EDGE] = VAGX_WRAP_CLAMP_TO_EDGE,
+               [PIPE_TEX_WRAP_CLAMP_TO_BORDER] = VAGX_WRAP_CLAMP_TO_BORDER,
+               [PIPE_TEX_WRAP_MIRROR_REPEAT] = VAGX_WRAP_MIRRORED_REPEAT,
+               [PIPE_TEX_WRAP_MIRROR_CLAMP] = VAGX_WRAP_MIRROR_CLAMP_TO_EDGE,
+               [PIPE_TEX_WRAP_MIRROR_CLAMP_TO_EDGE] = VAGX_WRAP_MIRROR_CLAMP_TO_EDGE,
+               [PIPE_TEX_WRAP_MIRROR_CLAMP_TO_BORDER] = VAGX_WRAP_MIRROR_CLAMP_TO_EDGE,
+            };
+            d.wrap_s = wrap[s->wrap_s];
+            d.wrap_t = wrap[s->wrap_t];
+            d.wrap_r = wrap[s->wrap_r];
+            d.compare_enable = s->compare_mode == PIPE_TEX_COMPARE_R_TO_TEXTURE;
+            d.compare_func = s->compare_func; /* PIPE_FUNC_* has the same order */
+            d.min_lod = s->min_lod;
+            d.max_lod = s->max_lod;
+            d.lod_bias = s->lod_bias;
+            d.unnormalized = s->unnormalized_coords;
+            d.seamless_cube = s->seamless_cube_map;
+            memcpy(d.border_color, s->border_color.ui, 16);
+         }
+         vagx_sampler_pack(smp + i * (VAGX_SAMPLER_LENGTH / 4), &d);
+      }
+      p->texture_count = info->texture_count;
+      p->sampler_count = info->sampler_count;
+   }
+   return true;
+}
+
+static void
+fill_push(struct vagx_context *ctx, struct vagx_batch *b, const struct vagx_shader_info *info,
+          enum pipe_shader_type stage, uint32_t *push)
+{
+   struct pipe_constant_buffer *cb0 = &ctx->cb[stage][0];
+   const uint8_t *cbmap = cb0->user_buffer ? cb0->user_buffer
+                          : cb0->buffer ? (uint8_t *)vagx_resource(cb0->buffer)->bo->map + cb0->buffer_offset
+                                        : NULL;
+   uint64_t ubo_va = 0; /* constant buffer 0 as seen by ld_global, on first use */
+   uint64_t ubo_n_va = 0; /* uniform block of the current UBO_LO/UBO_HI pair */
+   for (unsigned i = 0; i < info->push_count; i++) {
+      const struct vagx_push *p = &info->push[i];
+      uint32_t v = 0;
+      switch (p->kind) {
+      case VAGX_PUSH_UBO_LO:
+      case VAGX_PUSH_UBO_HI:
+         /* indirectly indexed uniforms and those past the push range are
+          * loaded from memory: a user buffer (GL uniforms) is copied into the
+          * batch's data region, a buffer resource is read in place */
+         if (!ubo_va && p->arg == 0 && cb0->buffer) {
+            struct vagx_resource *r = vagx_resource(cb0->buffer);
+            vagx_batch_read(b, r);
+            ubo_va = r->bo->va + cb0->buffer_offset;
+         } else if (!ubo_va && p->arg == 0 && cbmap && cb0->buffer_size) {
+            void *cpu;
+            ubo_va = vagx_batch_alloc(b, cb0->buffer_size, 16, &cpu);
+            if (cpu)
+               memcpy(cpu, cbmap, cb0->buffer_size);
+         }
+         if (p->arg > 0) {
+            /* GL_ARB_uniform_buffer_object: block b is constant buffer
+             * b + 1 (nir_lower_uniforms_to_ubo), a buffer object (st
+             * binds no user buffers there) read in place with ld_global;
+             * the LO word comes first (uniform_addr).  An unbound block
+             * reads address 0, which faults the job (GL: undefined). */
+            const struct pipe_constant_buffer *cb = &ctx->cb[stage][p->arg];
+            if (p->kind == VAGX_PUSH_UBO_LO) {
+               ubo_n_va = 0;
+               if (cb->buffer) {
+                  struct vagx_resource *r = vagx_resource(cb->buffer);
+                  vagx_batch_read(b, r);
+                  ubo_n_va = r->bo->va + cb->buffer_offset;
+               }
+            }
+            v = p->kind == VAGX_PUSH_UBO_LO ? (uint32_t)ubo_n_va : (uint32_t)(ubo_n_va >> 32);
+            break;
+         }
+         v = p->kind == VAGX_PUSH_UBO_LO ? (uint32_t)ubo_va : (uint32_t)(ubo_va >> 32);
+         break;
+      case VAGX_PUSH_CB0:
+         if (cbmap && p->arg * 4 + 4 <= cb0->buffer_size)
+            memcpy(&v, cbmap + p->arg * 4, 4);
+         break;
+      case VAGX_PUSH_VBO_LO:
+      case VAGX_PUSH_VBO_HI: {
+         const struct pipe_vertex_element *el = &ctx->vtx->el[p->arg];
+         const struct pipe_vertex_buffer *vb = &ctx->vb[el->vertex_buffer_index];
+         uint64_t va = 0;
+         if (vb->buffer.resource) {
+            struct vagx_resource *r = vagx_resource(vb->buffer.resource);
+            vagx_batch_read(b, r);
+            va = r->bo->va + vb->buffer_offset + el->src_offset;
+         }
+         v = p->kind == VAGX_PUSH_VBO_LO ? (uint32_t)va : (uint32_t)(va >> 32);
+         break;
+      }
+      case VAGX_PUSH_VBO_STRIDE:
+         v = ctx->vtx->el[p->arg].src_stride;
+         break;
+      case VAGX_PUSH_VBO_DIVISOR:
+         v = ctx->vtx->el[p->arg].instance_divisor;
+         break;
+      case VAGX_PUSH_BLEND_CONST:
+         memcpy(&v, &ctx->blend_color.color[p->arg], 4);
+         break;
+      case VAGX_PUSH_CLEAR:
+         memcpy(&v, &b->clear_color[p->arg / 4].ui[p->arg % 4], 4);
+         break;
+      case VAGX_PUSH_SAMPLER_LOD: {
+         /* the LOD state of the sampler descriptor (program_for), for the
+          * shader's own level selection (textureLodOffset); without a
+          * mip filter the texture unit samples the base level: all 0 */
+         const struct pipe_sampler_state *ss = ctx->samplers[stage][p->arg / 4];
+         float f = 0;
+         if (ss && ss->min_mip_filter != PIPE_TEX_MIPFILTER_NONE)
+            f = p->arg % 4 == 0 ? ss->min_lod : p->arg % 4 == 1 ? ss->max_lod : ss->lod_bias;
+         memcpy(&v, &f, 4);
+         break;
+      }
+      default:
+         break;
+      }
+      push[i] = v;
+   }
+}
+
+/* PIPE_STENCIL_OP_* lists the wrap ops before INVERT, the hardware after */
+static unsigned
+vagx_stencil_op(enum pipe_stencil_op op)
+{
+   switch (op) {
+   case PIPE_STENCIL_OP_ZERO: return VAGX_STENCIL_OP_ZERO;
+   case PIPE_STENCIL_OP_REPLACE: return VAGX_STENCIL_OP_REPLACE;
+   case PIPE_STENCIL_OP_INCR: return VAGX_STENCIL_OP_INCR_CLAMP;
+   case PIPE_STENCIL_OP_DECR: return VAGX_STENCIL_OP_DECR_CLAMP;
+   case PIPE_STENCIL_OP_INCR_WRAP: return VAGX_STENCIL_OP_INCR_WRAP;
+   case PIPE_STENCIL_OP_DECR_WRAP: return VAGX_STENCIL_OP_DECR_WRAP;
+   case PIPE_STENCIL_OP_INVERT: return VAGX_STENCIL_OP_INVERT;
+   default: return VAGX_STENCIL_OP_KEEP;
+   }
+}
+
+unsigned
+vagx_prim(enum mesa_prim p)
+{
+   switch (p) {
+   case MESA_PRIM_POINTS: return VAGX_PRIMITIVE_POINTS;
+   case MESA_PRIM_LINES: return VAGX_PRIMITIVE_LINES;
+   case MESA_PRIM_LINE_LOOP: return VAGX_PRIMITIVE_LINE_LOOP;
+   case MESA_PRIM_LINE_STRIP: return VAGX_PRIMITIVE_LINE_STRIP;
+   case MESA_PRIM_TRIANGLE_STRIP: return VAGX_PRIMITIVE_TRIANGLE_STRIP;
+   case MESA_PRIM_TRIANGLE_FAN: return VAGX_PRIMITIVE_TRIANGLE_FAN;
+   default: return VAGX_PRIMITIVE_TRIANGLES;
+   }
+}
+
+/* The `opaque` promise of cmd_bind_fragment_pipeline (docs/hw/render.md,
+ * hidden-surface removal): every invocation writes every bound render target
+ * (so no blending, colour masks or logic op, which read the tile buffer after
+ * nir_lower_blend, and an st_tile outside any branch), and nothing else of the
+ * shader is observable: no discard, depth/stencil export, memory stores,
+ * atomics or sr.sample_mask reads.  The blend state is checked as well as
+ * the compiled shader so that a blend nir_lower_blend folds away (ONE, ZERO)
+ * still counts as blending here.  Render jobs are single-sampled with a full
+ * rasterizer sample mask (submit_render, r.sample_mask), as HSR requires. */
+static bool
+fs_is_opaque(const struct vagx_context *ctx, const struct vagx_shader_info *fi)
+{
+   if (fi->fs_discards || fi->fs_writes_depth || fi->fs_writes_stencil || fi->fs_reads_tile ||
+       fi->fs_side_effects || fi->fs_reads_sample_mask)
+      return false;
+   const struct pipe_blend_state *bl = ctx->blend;
+   if (bl && (bl->logicop_enable || bl->alpha_to_coverage || bl->alpha_to_one))
+      return false;
+   for (unsigned i = 0; i < ctx->fb.nr_cbufs; i++) {
+      if (!ctx->fb.cbufs[i])
+         continue;
+      if (!(fi->fs_rt_always_written & (1u << i)))
+         return false;
+      const struct pipe_rt_blend_state *rt = bl ? &bl->rt[bl->independent_blend_enable ? i : 0] : NULL;
+      if (rt && (rt->blend_enable || rt->colormask != PIPE_MASK_RGBA))
+         return false;
+   }
+   return true;
+}
+
+/* Every state command of a draw (each draw re-emits all of it): the
+ * pipelines with their uniforms, descriptors and coefficient bindings,
+ * viewport, scissor, rasterizer and depth/stencil. */
+bool
+vagx_emit_draw_state(struct vagx_context *ctx, struct vagx_batch *b,
+                     const struct vagx_compiled_shader *vs, const struct vagx_compiled_shader *fs)
+{
+   uint32_t push[VAGX_MAX_PUSH];
+
+   /* vertex pipeline */
+   struct vagx_cmd_bind_vertex_pipeline vp;
+   vagx_cmd_bind_vertex_pipeline_init(&vp);
+   vp.smooth32 = vs->info.vs_user_words;
+   vp.point_size = vs->info.vs_point_size;
+   vp.clip_distances = vs->info.vs_clip_distances;
+   vp.edge_flag = vs->info.vs_edge_flag;
+   fill_push(ctx, b, &vs->info, PIPE_SHADER_VERTEX, push);
+   if (!program_for(ctx, b, &vs->info, vs->bo, push, &vp.program, PIPE_SHADER_VERTEX, -1))
+      return false;
+   vagx_cmd_bind_vertex_pipeline_pack(vagx_cs_emit(b, VAGX_CMD_BIND_VERTEX_PIPELINE_LENGTH), &vp);
+
+   /* fragment pipeline + coefficient bindings */
+   struct vagx_cmd_bind_fragment_pipeline fp;
+   vagx_cmd_bind_fragment_pipeline_init(&fp);
+   const struct vagx_shader_info *fi = &fs->info;
+   unsigned nb = 0;
+   uint32_t *bind;
+   fp.cf_bindings_va = vagx_batch_alloc(b, 4 * (fi->fs_cf_count + 2), 4, (void **)&bind);
+   if (!bind)
+      return false;
+   struct vagx_cf_binding cb;
+   vagx_cf_binding_init(&cb);
+   cb.slot = 0; cb.count = 1; cb.cf = 0; cb.interp = VAGX_INTERP_LINEAR;
+   vagx_cf_binding_pack(&bind[nb++], &cb);
+   if (fi->fs_z_slot) {
+      cb.slot = 1; cb.cf = 1;
+      vagx_cf_binding_pack(&bind[nb++], &cb);
+   }
+   unsigned user_slot0 = fi->fs_z_slot ? 2 : 1;
+   struct vagx_cf_binding last;
+   bool last_user = false; /* `last` is a mergeable user-varying binding */
+   for (unsigned i = 0; i < fi->fs_cf_count; i++) {
+      vagx_cf_binding_init(&cb);
+      cb.count = 1;
+      cb.cf = fi->fs_cf_base + i;
+      cb.interp = fi->fs_cf[i].interp;
+      if (fi->fs_cf[i].location == VARYING_SLOT_PNTC) {
+         /* A POINT_COORD binding writes s into register cf and t into cf+1
+          * (docs/hw/render.md, varyings); the compiler gives s and t two
+          * adjacent entries, s first, so one binding covers both. */
+         if (fi->fs_cf[i].component == 0) {
+            cb.source = VAGX_CF_SOURCE_POINT_COORD;
+            cb.count = 2;
+            vagx_cf_binding_pack(&bind[nb++], &cb);
+            last_user = false;
+         }
+         continue;
+      }
+      cb.slot = 0;
+      for (unsigned w = 0; w < vs->info.vs_user_words; w++)
+         if (vs->info.vs_word_location[w] == fi->fs_cf[i].location &&
+             vs->info.vs_word_component[w] == fi->fs_cf[i].component)
+            cb.slot = user_slot0 + w;
+      /* consecutive slots into consecutive registers with the same
+       * interpolation share one binding (count <= 4), so the 16 vec4
+       * varyings GLSL 1.30 requires (64 components) stay within
+       * MAX_CF_BINDINGS */
+      if (last_user && cb.slot >= user_slot0 && last.interp == cb.interp &&
+          last.slot + last.count == cb.slot && last.cf + last.count == cb.cf && last.count < 4) {
+         last.count++;
+         vagx_cf_binding_pack(&bind[nb - 1], &last);
+         continue;
+      }
+      vagx_cf_binding_pack(&bind[nb++], &cb);
+      last = cb;
+      last_user = cb.slot >= user_slot0;
+   }
+   fp.cf_binding_count = nb;
+   fp.cf_count = fi->fs_cf_base + fi->fs_cf_count;
+   fp.slots32 = user_slot0 + vs->info.vs_user_words;
+   fp.z_slot = fi->fs_z_slot;
+   fp.discards = fi->fs_discards;
+   /* st_zs is ignored without these bits; with them the depth/stencil
+    * tests run after the shader (docs/hw/render.md) */
+   fp.writes_depth = fi->fs_writes_depth;
+   fp.writes_stencil = fi->fs_writes_stencil;
+   fp.opaque = fs_is_opaque(ctx, fi);
+   /* 4X blending reads and writes one sample per invocation */
+   fp.per_sample = fi->fs_per_sample;
+   fill_push(ctx, b, fi, PIPE_SHADER_FRAGMENT, push);
+   if (!program_for(ctx, b, &fs->info, fs->bo, push, &fp.program, PIPE_SHADER_FRAGMENT,
+                    fs->stipple_unit))
+      return false;
+   vagx_cmd_bind_fragment_pipeline_pack(vagx_cs_emit(b, VAGX_CMD_BIND_FRAGMENT_PIPELINE_LENGTH), &fp);
+
+   struct vagx_cmd_viewport vpt;
+   vagx_cmd_viewport_init(&vpt);
+   vpt.scale_x = ctx->viewport.scale[0];
+   vpt.offset_x = ctx->viewport.translate[0];
+   vpt.scale_y = ctx->viewport.scale[1];
+   vpt.offset_y = ctx->viewport.translate[1];
+   vpt.scale_z = ctx->viewport.scale[2];
+   vpt.offset_z = ctx->viewport.translate[2];
+   vpt.min_depth = 0.0f;
+   vpt.max_depth = 1.0f;
+   vagx_cmd_viewport_pack(vagx_cs_emit(b, VAGX_CMD_VIEWPORT_LENGTH), &vpt);
+
+   struct vagx_cmd_scissor sc;
+   vagx_cmd_scissor_init(&sc);
+   unsigned w = ctx->fb.width, h = ctx->fb.height;
+   if (ctx->rast->scissor) {
+      sc.min_x = MIN2(ctx->scissor.minx, w);
+      sc.min_y = MIN2(ctx->scissor.miny, h);
+      sc.max_x = MIN2(ctx->scissor.maxx, w);
+      sc.max_y = MIN2(ctx->scissor.maxy, h);
+   } else {
+      sc.max_x = w;
+      sc.max_y = h;
+   }
+   /* the device clips x/y only to its guard band (render.md): GL clips to
+    * the view volume, which is the viewport rectangle, so the scissor is
+    * intersected with the viewport (wide points and lines are cut at its
+    * edges as well, as on other guard-band hardware) */
+   {
+      const float *sv = ctx->viewport.scale, *tv = ctx->viewport.translate;
+      const float vx0 = floorf(tv[0] - fabsf(sv[0])), vx1 = ceilf(tv[0] + fabsf(sv[0]));
+      const float vy0 = floorf(tv[1] - fabsf(sv[1])), vy1 = ceilf(tv[1] + fabsf(sv[1]));
+      sc.min_x = MAX2(sc.min_x, (unsigned)CLAMP(vx0, 0.0f, (float)w));
+      sc.min_y = MAX2(sc.min_y, (unsigned)CLAMP(vy0, 0.0f, (float)h));
+      sc.max_x = MIN2(sc.max_x, (unsigned)CLAMP(vx1, 0.0f, (float)w));
+      sc.max_y = MIN2(sc.max_y, (unsigned)CLAMP(vy1, 0.0f, (float)h));
+      sc.max_x = MAX2(sc.max_x, sc.min_x);
+      sc.max_y = MAX2(sc.max_y, sc.min_y);
+   }
+   vagx_cmd_scissor_pack(vagx_cs_emit(b, VAGX_CMD_SCISSOR_LENGTH), &sc);
+
+   const struct pipe_rasterizer_state *rs = ctx->rast;
+   struct vagx_cmd_rasterizer r;
+   vagx_cmd_rasterizer_init(&r);
+   r.cull = rs->cull_face == PIPE_FACE_FRONT ? VAGX_CULL_MODE_FRONT
+            : rs->cull_face == PIPE_FACE_BACK ? VAGX_CULL_MODE_BACK
+            : rs->cull_face == PIPE_FACE_FRONT_AND_BACK ? VAGX_CULL_MODE_FRONT_AND_BACK
+                                                        : VAGX_CULL_MODE_NONE;
+   /* gallium's front_ccw already refers to the window coordinates the
+    * viewport produces (st flips it for y-inverted winsys buffers), with the
+    * same orientation as the hardware's (softpipe: det > 0 is back-facing
+    * with front_ccw), so it maps 1:1 */
+   r.front_face = rs->front_ccw ? VAGX_FRONT_FACE_CCW : VAGX_FRONT_FACE_CW;
+   r.fill_front = rs->fill_front == PIPE_POLYGON_MODE_LINE ? VAGX_FILL_MODE_LINE
+                  : rs->fill_front == PIPE_POLYGON_MODE_POINT ? VAGX_FILL_MODE_POINT : VAGX_FILL_MODE_FILL;
+   r.fill_back = rs->fill_back == PIPE_POLYGON_MODE_LINE ? VAGX_FILL_MODE_LINE
+                 : rs->fill_back == PIPE_POLYGON_MODE_POINT ? VAGX_FILL_MODE_POINT : VAGX_FILL_MODE_FILL;
+   r.provoking = rs->flatshade_first ? VAGX_PROVOKING_VERTEX_FIRST : VAGX_PROVOKING_VERTEX_LAST;
+   r.offset_point = rs->offset_point;
+   r.offset_line = rs->offset_line;
+   r.offset_fill = rs->offset_tri;
+   r.offset_units = rs->offset_units;
+   r.offset_factor = rs->offset_scale;
+   r.offset_clamp = rs->offset_clamp;
+   r.depth_clip = rs->depth_clip_near;
+   r.discard = rs->rasterizer_discard;
+   r.half_pixel_center = 1;
+   r.point_sprite_lower_left = rs->sprite_coord_mode == PIPE_SPRITE_COORD_LOWER_LEFT;
+   r.point_size = rs->point_size;
+   r.line_width = rs->line_width;
+   /* 4X: GL multisample rasterisation (GL_MULTISAMPLE) and the sample
+    * mask (glSampleMaski, util_blitter's per-sample MSAA copies); 1X
+    * framebuffers ignore both, as GL does */
+   if (vagx_fb_samples(&ctx->fb) == 4) {
+      r.multisample = rs->multisample;
+      r.sample_mask = ctx->sample_mask & BITFIELD_MASK(4);
+   } else {
+      r.sample_mask = 0xffff;
+   }
+   vagx_cmd_rasterizer_pack(vagx_cs_emit(b, VAGX_CMD_RASTERIZER_LENGTH), &r);
+
+   const struct pipe_depth_stencil_alpha_state *z = ctx->zsa;
+   struct vagx_cmd_depth_stencil ds;
+   vagx_cmd_depth_stencil_init(&ds);
+   ds.depth_test = z->depth_enabled;
+   ds.depth_write = z->depth_enabled && z->depth_writemask;
+   ds.depth_func = z->depth_enabled ? z->depth_func : PIPE_FUNC_ALWAYS;
+   ds.stencil_test = z->stencil[0].enabled;
+   for (unsigned f = 0; f < 2; f++) {
+      /* one-sided stencil (stencil[1] disabled): the front state and the
+       * front reference apply to back faces too; st's clear-with-quad sets
+       * only ref_value[0] */
+      const unsigned si = f == 1 && z->stencil[1].enabled ? 1 : 0;
+      const struct pipe_stencil_state *s = &z->stencil[si];
+      struct vagx_stencil_face *face = f ? &ds.back : &ds.front;
+      face->func = s->enabled ? s->func : PIPE_FUNC_ALWAYS;
+      face->fail_op = vagx_stencil_op(s->fail_op);
+      face->zfail_op = vagx_stencil_op(s->zfail_op);
+      face->zpass_op = vagx_stencil_op(s->zpass_op);
+      face->ref = ctx->stencil_ref.ref_value[si];
+      face->read_mask = s->valuemask;
+      face->write_mask = s->writemask;
+   }
+   vagx_cmd_depth_stencil_pack(vagx_cs_emit(b, VAGX_CMD_DEPTH_STENCIL_LENGTH), &ds);
+   return true;
+}
+

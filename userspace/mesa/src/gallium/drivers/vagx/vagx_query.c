@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: MIT */
+/* Queries: occlusion and primitives generated / emitted count in hardware
+ * (cmd_query_begin/end in the control stream of every batch that draws
+ * while the query is active; the counter adds to the query's u64, so
+ * several batches accumulate), timestamps read the device counter after a
+ * flush; conditional rendering on their results. */
+#include <string.h>
+#include "util/bitscan.h"
+#include "util/u_inlines.h"
+#include "util/u_memory.h"
+#include "vagx_context.h"
+#include "vagx_hw.h"
+
+static struct pipe_query *
+vagx_create_query(struct pipe_context *pctx, unsigned type, unsigned index)
+{
+   struct vagx_context *ctx = vagx_context(pctx);
+   switch (type) {
+   case PIPE_QUERY_OCCLUSION_COUNTER:
+   case PIPE_QUERY_OCCLUSION_PREDICATE:
+   case PIPE_QUERY_OCCLUSION_PREDICATE_CONSERVATIVE:
+   case PIPE_QUERY_TIMESTAMP:
+   case PIPE_QUERY_TIME_ELAPSED:
+      break;
+   case PIPE_QUERY_PRIMITIVES_GENERATED:
+   case PIPE_QUERY_PRIMITIVES_EMITTED:
+      /* cmd_query_begin PRIMITIVES_*: vertex stream 0 only (no geometry
+       * shaders) */
+      if (index)
+         return NULL;
+      break;
+   default:
+      /* the caps expose no other query type */
+      return NULL;
+   }
+   struct vagx_query *q = CALLOC_STRUCT(vagx_query);
+   if (!q)
+      return NULL;
+   q->type = type;
+   if (type != PIPE_QUERY_TIMESTAMP && type != PIPE_QUERY_TIME_ELAPSED) {
+      q->bo = vagx_bo_create(&ctx->screen->dev, 8, "query");
+      if (!q->bo) {
+         FREE(q);
+         return NULL;
+      }
+      memset(q->bo->map, 0, 8);
+   }
+   return (struct pipe_query *)q;
+}
+
+/* submit every pending batch whose control stream writes the query's result
+ * (submits are synchronous, so the result is then in memory) */
+static void
+query_flush_writers(struct vagx_context *ctx, struct vagx_query *q)
+{
+   u_foreach_bit(i, q->batch_mask)
+      vagx_flush_batch(ctx, &ctx->batches[i]);
+   q->batch_mask = 0;
+}
+
+/* end the query in the control stream of every batch that has it begun */
+static void
+query_end_in_batches(struct vagx_context *ctx, struct vagx_query *q)
+{
+   for (unsigned i = 0; i < VAGX_MAX_BATCHES; i++) {
+      struct vagx_batch *b = &ctx->batches[i];
+      if (b->active && (b->query == q || b->prim_query[0] == q || b->prim_query[1] == q))
+         vagx_batch_end_query(b);
+   }
+}
+
+static void
+vagx_destroy_query(struct pipe_context *pctx, struct pipe_query *pq)
+{
+   struct vagx_context *ctx = vagx_context(pctx);
+   struct vagx_query *q = (struct vagx_query *)pq;
+   if (ctx->occlusion == q) {
+      query_end_in_batches(ctx, q);
+      ctx->occlusion = NULL;
+   }
+   for (unsigned k = 0; k < 2; k++) {
+      if (ctx->prim_query[k] == q) {
+         query_end_in_batches(ctx, q);
+         ctx->prim_query[k] = NULL;
+      }
+   }
+   if (ctx->cond_query == q)
+      ctx->cond_query = NULL;
+   /* batches reference the BO, so it outlives pending control streams */
+   if (q->bo)
+      vagx_bo_unreference(q->bo);
+   FREE(q);
+}
+
+static bool
+vagx_begin_query(struct pipe_context *pctx, struct pipe_query *pq)
+{
+   struct vagx_context *ctx = vagx_context(pctx);
+   struct vagx_query *q = (struct vagx_query *)pq;
+   switch (q->type) {
+   case PIPE_QUERY_TIME_ELAPSED:
+      vagx_flush_all(ctx);
+      q->start = pctx->screen->get_timestamp(pctx->screen);
+      return true;
+   case PIPE_QUERY_TIMESTAMP:
+      return true;
+   case PIPE_QUERY_PRIMITIVES_GENERATED:
+   case PIPE_QUERY_PRIMITIVES_EMITTED: {
+      const unsigned k = q->type == PIPE_QUERY_PRIMITIVES_EMITTED;
+      query_flush_writers(ctx, q);
+      memset(q->bo->map, 0, 8);
+      if (ctx->prim_query[k] && ctx->prim_query[k] != q)
+         query_end_in_batches(ctx, ctx->prim_query[k]);
+      /* draws begin it in their batch's control stream (vagx_draw.c) */
+      ctx->prim_query[k] = q;
+      return true;
+   }
+   default:
+      /* earlier uses of this query object must land before the reset */
+      query_flush_writers(ctx, q);
+      memset(q->bo->map, 0, 8);
+      if (ctx->occlusion && ctx->occlusion != q)
+         query_end_in_batches(ctx, ctx->occlusion);
+      /* draws begin it in their batch's control stream (vagx_draw_vbo) */
+      ctx->occlusion = q;
+      return true;
+   }
+}
+
+static bool
+vagx_end_query(struct pipe_context *pctx, struct pipe_query *pq)
+{
+   struct vagx_context *ctx = vagx_context(pctx);
+   struct vagx_query *q = (struct vagx_query *)pq;
+   switch (q->type) {
+   case PIPE_QUERY_TIME_ELAPSED:
+   case PIPE_QUERY_TIMESTAMP:
+      vagx_flush_all(ctx);
+      q->end = pctx->screen->get_timestamp(pctx->screen);
+      return true;
+   case PIPE_QUERY_PRIMITIVES_GENERATED:
+   case PIPE_QUERY_PRIMITIVES_EMITTED: {
+      const unsigned k = q->type == PIPE_QUERY_PRIMITIVES_EMITTED;
+      if (ctx->prim_query[k] == q) {
+         query_end_in_batches(ctx, q);
+         ctx->prim_query[k] = NULL;
+      }
+      return true;
+   }
+   default:
+      if (ctx->occlusion == q) {
+         query_end_in_batches(ctx, q);
+         ctx->occlusion = NULL;
+      }
+      return true;
+   }
+}
+
+static bool
+vagx_get_query_result(struct pipe_context *pctx, struct pipe_query *pq, bool wait,
+                      union pipe_query_result *result)
+{
+   struct vagx_context *ctx = vagx_context(pctx);
+   struct vagx_query *q = (struct vagx_query *)pq;
+   switch (q->type) {
+   case PIPE_QUERY_TIME_ELAPSED:
+      result->u64 = q->end - q->start;
+      return true;
+   case PIPE_QUERY_TIMESTAMP:
+      result->u64 = q->end;
+      return true;
+   default: {
+      /* flushing is the wait: the submit returns when the job is done */
+      query_flush_writers(ctx, q);
+      uint64_t v;
+      memcpy(&v, q->bo->map, 8);
+      if (q->type == PIPE_QUERY_OCCLUSION_COUNTER || q->type == PIPE_QUERY_PRIMITIVES_GENERATED ||
+          q->type == PIPE_QUERY_PRIMITIVES_EMITTED)
+         result->u64 = v;
+      else
+         result->b = v != 0;
+      return true;
+   }
+   }
+}
+
+static void
+vagx_set_active_query_state(struct pipe_context *pctx, bool enable)
+{
+   /* false while util_blitter draws: those draws must not count */
+   vagx_context(pctx)->queries_paused = !enable;
+}
+
+static void
+vagx_render_condition(struct pipe_context *pctx, struct pipe_query *pq, bool condition,
+                      enum pipe_render_cond_flag mode)
+{
+   struct vagx_context *ctx = vagx_context(pctx);
+   ctx->cond_query = (struct vagx_query *)pq;
+   ctx->cond_cond = condition;
+   ctx->cond_mode = mode;
+}
+
+/* Whether draws and clears run under the current render condition.  Results
+ * are always available after a flush, so the WAIT and NO_WAIT modes behave
+ * alike (both are allowed to wait). */
+bool
+vagx_render_condition_passes(struct vagx_context *ctx)
+{
+   if (!ctx->cond_query)
+      return true;
+   union pipe_query_result r;
+   if (!vagx_get_query_result(&ctx->base, (struct pipe_query *)ctx->cond_query, true, &r))
+      return true;
+   bool v = ctx->cond_query->type == PIPE_QUERY_OCCLUSION_COUNTER ? r.u64 != 0 : r.b;
+   return v != ctx->cond_cond;
+}
+
+/* Ends every query begun in the control stream (occlusion, primitives
+ * generated / emitted); a later draw begins the ones still active again and
+ * the counters accumulate in their u64. */
+void
+vagx_batch_end_query(struct vagx_batch *b)
+{
+   if (b->query) {
+      vagx_cmd_query_end_pack(vagx_cs_emit(b, VAGX_CMD_QUERY_END_LENGTH),
+                              &(struct vagx_cmd_query_end){ 0 });
+      b->query = NULL;
+   }
+   for (unsigned k = 0; k < 2; k++) {
+      if (!b->prim_query[k])
+         continue;
+      struct vagx_cmd_query_end qe;
+      vagx_cmd_query_end_init(&qe);
+      qe.type = k ? VAGX_QUERY_TYPE_PRIMITIVES_EMITTED : VAGX_QUERY_TYPE_PRIMITIVES_GENERATED;
+      vagx_cmd_query_end_pack(vagx_cs_emit(b, VAGX_CMD_QUERY_END_LENGTH), &qe);
+      b->prim_query[k] = NULL;
+   }
+}
+
+/* PRIMITIVES_GENERATED / PRIMITIVES_EMITTED: hardware counters begun and
+ * ended like the occlusion query (one of each may be active beside it). */
+static void
+batch_update_prim_queries(struct vagx_context *ctx, struct vagx_batch *b)
+{
+   for (unsigned k = 0; k < 2; k++) {
+      struct vagx_query *want = ctx->queries_paused ? NULL : ctx->prim_query[k];
+      if (b->prim_query[k] == want)
+         continue;
+      const unsigned type =
+         k ? VAGX_QUERY_TYPE_PRIMITIVES_EMITTED : VAGX_QUERY_TYPE_PRIMITIVES_GENERATED;
+      if (b->prim_query[k]) {
+         struct vagx_cmd_query_end qe;
+         vagx_cmd_query_end_init(&qe);
+         qe.type = type;
+         vagx_cmd_query_end_pack(vagx_cs_emit(b, VAGX_CMD_QUERY_END_LENGTH), &qe);
+      }
+      b->prim_query[k] = want;
+      if (!want)
+         continue;
+      struct vagx_cmd_query_begin qb;
+      vagx_cmd_query_begin_init(&qb);
+      qb.type = type;
+      qb.result_va = want->bo->va;
+      vagx_cmd_query_begin_pack(vagx_cs_emit(b, VAGX_CMD_QUERY_BEGIN_LENGTH), &qb);
+      vagx_batch_add_bo(b, want->bo);
+      want->batch_mask |= 1u << b->idx;
+   }
+}
+
+/* The occlusion query the draws of this batch must count for (none while the
+ * blitter runs), begun in the control stream at the first draw that needs it:
+ * the hardware counts between cmd_query_begin and cmd_query_end of one job,
+ * and a query spanning several batches accumulates in its u64. */
+static void
+batch_update_query(struct vagx_context *ctx, struct vagx_batch *b)
+{
+   struct vagx_query *want = ctx->queries_paused ? NULL : ctx->occlusion;
+   if (b->query == want)
+      return;
+   vagx_batch_end_query(b);
+   if (!want)
+      return;
+   struct vagx_cmd_query_begin qb;
+   vagx_cmd_query_begin_init(&qb);
+   qb.type = want->type == PIPE_QUERY_OCCLUSION_COUNTER ? VAGX_QUERY_TYPE_OCCLUSION_COUNTER
+                                                         : VAGX_QUERY_TYPE_OCCLUSION_PREDICATE;
+   qb.result_va = want->bo->va;
+   vagx_cmd_query_begin_pack(vagx_cs_emit(b, VAGX_CMD_QUERY_BEGIN_LENGTH), &qb);
+   vagx_batch_add_bo(b, want->bo);
+   want->batch_mask |= 1u << b->idx;
+   b->query = want;
+}
+
+void
+vagx_batch_update_queries(struct vagx_context *ctx, struct vagx_batch *b)
+{
+   batch_update_query(ctx, b);
+   batch_update_prim_queries(ctx, b);
+}
+
+void
+vagx_init_query_functions(struct pipe_context *pctx)
+{
+   pctx->create_query = vagx_create_query;
+   pctx->destroy_query = vagx_destroy_query;
+   pctx->begin_query = vagx_begin_query;
+   pctx->end_query = vagx_end_query;
+   pctx->get_query_result = vagx_get_query_result;
+   pctx->set_active_query_state = vagx_set_active_query_state;
+   pctx->render_condition = vagx_render_condition;
+}
