@@ -242,16 +242,51 @@ static struct vagx_pt *vagx_pt_walk(struct vagx_pgtable *pgt, u64 va)
 	return pt;
 }
 
+/* Hold (@delta 1) or release (-1) the tables of levels 1..@depth at @va. */
 static void vagx_pgtable_reserve_one(struct vagx_pgtable *pgt, u64 va,
-				     int delta)
+				     int depth, int delta)
 {
 	struct vagx_pt *pt = pgt->root;
 	int level;
 
-	for (level = 0; level < VAGX_PT_LEAF; level++) {
+	for (level = 0; level < depth; level++) {
 		pt = pt->children[VAGX_PT_INDEX(va, level)];
 		pt->reserved += delta;
 	}
+}
+
+static u64 vagx_pte_null(void)
+{
+	return vagx_pte_encode(true, false, true, false, 0);
+}
+
+/*
+ * The child table of entry @idx of @pt (at @level), created if missing.
+ * An entry that is NULL for its whole block is split into a table of NULL
+ * entries: both translate every address of the block alike, so the
+ * device needs no invalidation for the swap.
+ */
+static struct vagx_pt *vagx_pt_get_child(struct vagx_pgtable *pgt,
+					 struct vagx_pt *pt, int level, u32 idx)
+{
+	struct vagx_pt *child = pt->children[idx];
+	int i;
+
+	if (child)
+		return child;
+	child = vagx_pt_alloc(pgt, level + 1);
+	if (IS_ERR(child))
+		return child;
+	if (pt->cpu[idx]) {
+		for (i = 0; i < VAGX_PT_ENTRIES; i++)
+			vagx_pt_write(child, i, pt->cpu[idx]);
+		/* The device must see the entries before the table. */
+		dma_wmb();
+	}
+	pt->children[idx] = child;
+	vagx_pt_write(pt, idx, vagx_pte_encode(true, false, false, false,
+					       child->dma));
+	return child;
 }
 
 /* Next VA after @va that is covered by another last-level table. */
@@ -273,7 +308,7 @@ void vagx_pgtable_unreserve(struct vagx_pgtable *pgt, u64 va, u64 size)
 	u64 end = va + size;
 
 	for (; va < end; va = vagx_pt_next_leaf(va))
-		vagx_pgtable_reserve_one(pgt, va, -1);
+		vagx_pgtable_reserve_one(pgt, va, VAGX_PT_LEAF, -1);
 }
 
 /**
@@ -300,27 +335,91 @@ int vagx_pgtable_reserve(struct vagx_pgtable *pgt, u64 va, u64 size)
 		int level;
 
 		for (level = 0; level < VAGX_PT_LEAF; level++) {
-			u32 idx = VAGX_PT_INDEX(va, level);
-			struct vagx_pt *child = pt->children[idx];
-
-			if (!child) {
-				child = vagx_pt_alloc(pgt, level + 1);
-				if (IS_ERR(child)) {
-					vagx_pgtable_unreserve(pgt, start,
-							       va - start);
-					return PTR_ERR(child);
-				}
-				pt->children[idx] = child;
-				vagx_pt_write(pt, idx,
-					      vagx_pte_encode(true, false, false,
-							      false,
-							      child->dma));
+			pt = vagx_pt_get_child(pgt, pt, level,
+					       VAGX_PT_INDEX(va, level));
+			if (IS_ERR(pt)) {
+				vagx_pgtable_unreserve(pgt, start, va - start);
+				return PTR_ERR(pt);
 			}
-			pt = child;
 		}
-		vagx_pgtable_reserve_one(pgt, va, 1);
+		vagx_pgtable_reserve_one(pgt, va, VAGX_PT_LEAF, 1);
 	}
 	return 0;
+}
+
+/*
+ * How many levels of tables (1..@depth) [@va, @end) needs at the block
+ * containing @p: down to the first level whose block around @p the range
+ * covers whole (one entry then maps it, NULL or cleared).
+ */
+static int vagx_pt_edge_depth(u64 va, u64 end, u64 p)
+{
+	int level;
+
+	for (level = 0; level < VAGX_PT_LEAF; level++) {
+		u64 span = BIT_ULL(VAGX_PT_SHIFT(level));
+		u64 block = p & ~(span - 1);
+
+		if (block >= va && block + span <= end)
+			break;
+	}
+	return level;
+}
+
+/**
+ * vagx_pgtable_reserve_edges() - Hold the tables a NULL or clearing range needs
+ * @pgt: Tree.
+ * @va: Start of the range.
+ * @size: Size of the range, nonzero.
+ * @depth: Out: the levels held at both ends, for vagx_pgtable_unreserve_edges().
+ *
+ * vagx_pgtable_set_range() with a NULL or zero entry writes one entry for
+ * every block the range covers whole, at the highest level whose slot has
+ * no table, so it needs tables only where the range covers a block in
+ * part: around its two ends. NULL entries that cover such a block are
+ * split into tables here.
+ *
+ * Return: 0, or -ENOMEM or -ENOSPC with nothing reserved (tables may be
+ * left linked: prune the range).
+ */
+int vagx_pgtable_reserve_edges(struct vagx_pgtable *pgt, u64 va, u64 size,
+			       u8 depth[2])
+{
+	u64 end = va + size, at[2] = { va, end - VAGX_PAGE_SIZE };
+	int i, level;
+
+	for (i = 0; i < 2; i++) {
+		struct vagx_pt *pt = pgt->root;
+
+		depth[i] = vagx_pt_edge_depth(va, end, at[i]);
+		for (level = 0; level < depth[i]; level++) {
+			pt = vagx_pt_get_child(pgt, pt, level,
+					       VAGX_PT_INDEX(at[i], level));
+			if (IS_ERR(pt)) {
+				if (i)
+					vagx_pgtable_reserve_one(pgt, at[0],
+								 depth[0], -1);
+				return PTR_ERR(pt);
+			}
+		}
+		vagx_pgtable_reserve_one(pgt, at[i], depth[i], 1);
+	}
+	return 0;
+}
+
+/**
+ * vagx_pgtable_unreserve_edges() - Drop a vagx_pgtable_reserve_edges()
+ * @pgt: Tree.
+ * @va: Start of the range.
+ * @size: Size of the range.
+ * @depth: What vagx_pgtable_reserve_edges() returned.
+ */
+void vagx_pgtable_unreserve_edges(struct vagx_pgtable *pgt, u64 va, u64 size,
+				  const u8 depth[2])
+{
+	vagx_pgtable_reserve_one(pgt, va, depth[0], -1);
+	vagx_pgtable_reserve_one(pgt, va + size - VAGX_PAGE_SIZE, depth[1],
+				 -1);
 }
 
 /**
@@ -341,29 +440,50 @@ bool vagx_pgtable_set(struct vagx_pgtable *pgt, u64 va, u64 pte)
 	return true;
 }
 
+static void vagx_pt_set_range(struct vagx_pt *pt, int level, u64 base,
+			      u64 va, u64 end, u64 pte, bool whole)
+{
+	u64 span = BIT_ULL(VAGX_PT_SHIFT(level));
+	u32 idx = VAGX_PT_INDEX(va, level);
+
+	for (; idx < VAGX_PT_ENTRIES && base + idx * span < end; idx++) {
+		u64 bstart = base + idx * span;
+		struct vagx_pt *child = pt->children ? pt->children[idx] : NULL;
+
+		if (child) {
+			vagx_pt_set_range(child, level + 1, bstart,
+					  max(va, bstart),
+					  min(end, bstart + span), pte, whole);
+		} else if (level == VAGX_PT_LEAF ||
+			   (whole && bstart >= va && bstart + span <= end)) {
+			/* A leaf entry, or one entry for the whole block. */
+			vagx_pt_write(pt, idx, pte);
+		} else {
+			/* Part of a block without table: nothing to clear. */
+			WARN_ON_ONCE(pte || pt->cpu[idx]);
+		}
+	}
+}
+
 /**
- * vagx_pgtable_set_range() - Write the same leaf entry over a range
+ * vagx_pgtable_set_range() - Write the same entry over a range
  * @pgt: Tree.
  * @va: Start of the range.
  * @size: Size of the range.
- * @pte: Entry (0 clears the range; holes are skipped).
+ * @pte: Entry: 0 clears the range, holes skipped; a NULL entry (MAP_NULL)
+ *       or 0 takes one entry at the highest level for every block of the
+ *       range that has no table; any other entry is written in leaf
+ *       tables only.
  *
- * A nonzero @pte needs the range reserved.
+ * A nonzero @pte needs the range reserved (vagx_pgtable_reserve(), or
+ * vagx_pgtable_reserve_edges() for a NULL entry); clearing a range that
+ * splits a block mapped by one NULL entry needs its edges reserved.
  */
 void vagx_pgtable_set_range(struct vagx_pgtable *pgt, u64 va, u64 size,
 			    u64 pte)
 {
-	u64 end = va + size;
-
-	while (va < end) {
-		if (vagx_pgtable_set(pgt, va, pte)) {
-			va += VAGX_PAGE_SIZE;
-			continue;
-		}
-		WARN_ON_ONCE(pte);
-		/* No leaf table: nothing to clear up to the next one. */
-		va = vagx_pt_next_leaf(va);
-	}
+	vagx_pt_set_range(pgt->root, 0, 0, va, va + size, pte,
+			  !pte || pte == vagx_pte_null());
 }
 
 /* Detach the empty, unreserved tables under @pt inside [va, end). */
@@ -572,6 +692,8 @@ struct vagx_bind_op {
 	bool pt_reserved;
 	/* Tables may have been allocated for the op's range (prune them). */
 	bool pt_touched;
+	/* MAP_NULL/UNMAP: levels held at both ends (reserve_edges). */
+	u8 pt_depth[2];
 };
 
 /* A whole VM_BIND, executed synchronously or as an async bind job. */
@@ -828,6 +950,19 @@ static const struct drm_gpuvm_ops vagx_gpuvm_ops = {
 	.sm_step_unmap = vagx_sm_step_unmap,
 };
 
+/* Drop the page-table reservation of an op, if it holds one (op_lock). */
+static void vagx_bind_op_unreserve(struct vagx_vm *vm, struct vagx_bind_op *op)
+{
+	if (!op->pt_reserved)
+		return;
+	if (op->op == DRM_VAGX_BIND_OP_MAP)
+		vagx_pgtable_unreserve(&vm->pgt, op->va, op->range);
+	else
+		vagx_pgtable_unreserve_edges(&vm->pgt, op->va, op->range,
+					     op->pt_depth);
+	op->pt_reserved = false;
+}
+
 /* Apply every op of a prepared bind, under vm->op_lock. Cannot fail. */
 static void vagx_bind_apply_locked(struct vagx_bind_job *job)
 {
@@ -859,9 +994,7 @@ static void vagx_bind_apply_locked(struct vagx_bind_job *job)
 	for (i = 0; i < job->count; i++) {
 		struct vagx_bind_op *op = &job->ops[i];
 
-		if (op->pt_reserved)
-			vagx_pgtable_unreserve(&vm->pgt, op->va, op->range);
-		op->pt_reserved = false;
+		vagx_bind_op_unreserve(vm, op);
 		op->pt_touched = false;
 		if (op->op == DRM_VAGX_BIND_OP_UNMAP)
 			vagx_pgtable_prune(&vm->pgt, op->va, op->range,
@@ -1008,10 +1141,7 @@ static void vagx_bind_cleanup(struct vagx_bind_job *job)
 
 			if (!op->pt_touched)
 				continue;
-			if (op->pt_reserved)
-				vagx_pgtable_unreserve(&vm->pgt, op->va,
-						       op->range);
-			op->pt_reserved = false;
+			vagx_bind_op_unreserve(vm, op);
 			op->pt_touched = false;
 			vagx_pgtable_prune(&vm->pgt, op->va, op->range,
 					   &garbage);
@@ -1195,11 +1325,21 @@ static int vagx_bind_prepare(struct vagx_vm *vm, struct drm_file *file,
 	for (i = 0; i < count; i++) {
 		struct vagx_bind_op *op = &job->ops[i];
 
-		if (op->op == DRM_VAGX_BIND_OP_UNMAP)
-			continue;
 		*failed = i;
 		op->pt_touched = true;
-		ret = vagx_pgtable_reserve(&vm->pgt, op->va, op->range);
+		/*
+		 * A MAP needs every leaf table of its range. MAP_NULL and
+		 * UNMAP write (or clear) one entry per whole block: they need
+		 * tables only at their ends, where they may also split a
+		 * block that one NULL entry maps.
+		 */
+		if (op->op == DRM_VAGX_BIND_OP_MAP)
+			ret = vagx_pgtable_reserve(&vm->pgt, op->va,
+						   op->range);
+		else
+			ret = vagx_pgtable_reserve_edges(&vm->pgt, op->va,
+							 op->range,
+							 op->pt_depth);
 		if (ret)
 			break;
 		op->pt_reserved = true;

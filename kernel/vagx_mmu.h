@@ -61,6 +61,10 @@ void vagx_pgtable_fini(struct vagx_pgtable *pgt);
 u64 vagx_pgtable_root(const struct vagx_pgtable *pgt);
 int vagx_pgtable_reserve(struct vagx_pgtable *pgt, u64 va, u64 size);
 void vagx_pgtable_unreserve(struct vagx_pgtable *pgt, u64 va, u64 size);
+int vagx_pgtable_reserve_edges(struct vagx_pgtable *pgt, u64 va, u64 size,
+			       u8 depth[2]);
+void vagx_pgtable_unreserve_edges(struct vagx_pgtable *pgt, u64 va, u64 size,
+				  const u8 depth[2]);
 bool vagx_pgtable_set(struct vagx_pgtable *pgt, u64 va, u64 pte);
 void vagx_pgtable_set_range(struct vagx_pgtable *pgt, u64 va, u64 size,
 			    u64 pte);

@@ -896,9 +896,9 @@ enum drm_vagx_vm_bind_flags {
  *   the file's page-table budget. Page tables are kernel memory charged to
  *   the file that created the VM, all its VMs together: 1/64 of the
  *   machine's RAM (at least 4 MiB), which maps 32 GiB of densely bound VA
- *   per GiB of RAM; binding (even MAP_NULL) sparse ranges costs up to one
- *   4 KiB table per 2 MiB touched. The VM is unchanged; unmapping frees
- *   budget.
+ *   per GiB of RAM. A MAP costs one 4 KiB table per 2 MiB it touches; a
+ *   MAP_NULL only where it covers a 2 MiB block in part. The VM is
+ *   unchanged; unmapping frees budget.
  * - -ENOMEM: out of kernel memory (the VM is unchanged; retry may work).
  * - -EINTR, -ERESTARTSYS: interrupted; the VM is unchanged.
  */
