@@ -241,7 +241,10 @@ static bool
 submit_render(struct vagx_context *ctx, struct vagx_batch *b)
 {
    struct vagx_device *dev = &ctx->screen->dev;
-   struct vagx_bg_eot_key key = { .nr_cbufs = b->key.nr_cbufs, .samples = vagx_fb_samples(&b->key) };
+   struct vagx_bg_eot_key key = {
+      .nr_cbufs = b->key.nr_cbufs,
+      .samples = vagx_fb_samples(&b->key),
+   };
    struct vagx_shader_info bg, eot;
    uint32_t *texdesc = NULL, *pbedesc = NULL;
    void *cpu;

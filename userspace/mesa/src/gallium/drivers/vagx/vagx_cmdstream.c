@@ -338,16 +338,12 @@ fs_is_opaque(const struct vagx_context *ctx, const struct vagx_shader_info *fi)
    return true;
 }
 
-/* Every state command of a draw (each draw re-emits all of it): the
- * pipelines with their uniforms, descriptors and coefficient bindings,
- * viewport, scissor, rasterizer and depth/stencil. */
-bool
-vagx_emit_draw_state(struct vagx_context *ctx, struct vagx_batch *b,
-                     const struct vagx_compiled_shader *vs, const struct vagx_compiled_shader *fs)
+/* cmd_bind_vertex_pipeline with its uniforms and descriptors */
+static bool
+emit_vertex_pipeline(struct vagx_context *ctx, struct vagx_batch *b,
+                     const struct vagx_compiled_shader *vs)
 {
    uint32_t push[VAGX_MAX_PUSH];
-
-   /* vertex pipeline */
    struct vagx_cmd_bind_vertex_pipeline vp;
    vagx_cmd_bind_vertex_pipeline_init(&vp);
    vp.smooth32 = vs->info.vs_user_words;
@@ -358,8 +354,17 @@ vagx_emit_draw_state(struct vagx_context *ctx, struct vagx_batch *b,
    if (!program_for(ctx, b, &vs->info, vs->bo, push, &vp.program, PIPE_SHADER_VERTEX, -1))
       return false;
    vagx_cmd_bind_vertex_pipeline_pack(vagx_cs_emit(b, VAGX_CMD_BIND_VERTEX_PIPELINE_LENGTH), &vp);
+   return true;
+}
 
-   /* fragment pipeline + coefficient bindings */
+/* cmd_bind_fragment_pipeline with its coefficient bindings (generated from
+ * the vertex shader's output layout), uniforms and descriptors */
+static bool
+emit_fragment_pipeline(struct vagx_context *ctx, struct vagx_batch *b,
+                       const struct vagx_compiled_shader *vs,
+                       const struct vagx_compiled_shader *fs)
+{
+   uint32_t push[VAGX_MAX_PUSH];
    struct vagx_cmd_bind_fragment_pipeline fp;
    vagx_cmd_bind_fragment_pipeline_init(&fp);
    const struct vagx_shader_info *fi = &fs->info;
@@ -378,6 +383,7 @@ vagx_emit_draw_state(struct vagx_context *ctx, struct vagx_batch *b,
    }
    unsigned user_slot0 = fi->fs_z_slot ? 2 : 1;
    struct vagx_cf_binding last;
+   vagx_cf_binding_init(&last); /* read only once last_user is set */
    bool last_user = false; /* `last` is a mergeable user-varying binding */
    for (unsigned i = 0; i < fi->fs_cf_count; i++) {
       vagx_cf_binding_init(&cb);
@@ -432,7 +438,14 @@ vagx_emit_draw_state(struct vagx_context *ctx, struct vagx_batch *b,
                     fs->stipple_unit))
       return false;
    vagx_cmd_bind_fragment_pipeline_pack(vagx_cs_emit(b, VAGX_CMD_BIND_FRAGMENT_PIPELINE_LENGTH), &fp);
+   return true;
+}
 
+/* viewport, scissor (intersected with the viewport), rasterizer and
+ * depth/stencil */
+static void
+emit_fixed_state(struct vagx_context *ctx, struct vagx_batch *b)
+{
    struct vagx_cmd_viewport vpt;
    vagx_cmd_viewport_init(&vpt);
    vpt.scale_x = ctx->viewport.scale[0];
@@ -537,6 +550,16 @@ vagx_emit_draw_state(struct vagx_context *ctx, struct vagx_batch *b,
       face->write_mask = s->writemask;
    }
    vagx_cmd_depth_stencil_pack(vagx_cs_emit(b, VAGX_CMD_DEPTH_STENCIL_LENGTH), &ds);
+}
+
+/* Every state command of a draw (each draw_vbo call re-emits all of it) */
+bool
+vagx_emit_draw_state(struct vagx_context *ctx, struct vagx_batch *b,
+                     const struct vagx_compiled_shader *vs, const struct vagx_compiled_shader *fs)
+{
+   if (!emit_vertex_pipeline(ctx, b, vs) || !emit_fragment_pipeline(ctx, b, vs, fs))
+      return false;
+   emit_fixed_state(ctx, b);
    return true;
 }
 

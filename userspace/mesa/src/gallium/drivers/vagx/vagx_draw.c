@@ -111,7 +111,8 @@ draw_emit_one(struct vagx_context *ctx, struct draw_emit *e, const struct vagx_c
    uint64_t geometry =
       draw_geometry_bound(ctx, e->info->mode, count, instances, &e->vs->info, &e->fs->info);
    struct vagx_batch *b = vagx_get_batch(ctx);
-   if (b->draws && (vagx_batch_is_full(b) || b->geometry + geometry > VAGX_RENDER_GEOMETRY_BUDGET)) {
+   if (b->draws &&
+       (vagx_batch_is_full(b) || b->geometry + geometry > VAGX_RENDER_GEOMETRY_BUDGET)) {
       vagx_flush_batch(ctx, b);
       b = vagx_get_batch(ctx);
    }
