@@ -187,7 +187,10 @@ int main(void)
          size_t b = vagx_usc_cache_bytes(c, NULL);
          peak = b > peak ? b : peak;
       }
-      CHECK(first && peak <= VAGX_USC_CACHE_MAX_BYTES + vagx_usc_program_bytes(first),
+      /* kept fewer than the 299 decoded, and within the bound */
+      CHECK(first && 299 * vagx_usc_program_bytes(first) > VAGX_USC_CACHE_MAX_BYTES &&
+               peak < 299 * vagx_usc_program_bytes(first) &&
+               peak <= VAGX_USC_CACHE_MAX_BYTES + vagx_usc_program_bytes(first),
             "cache bounded: peak %zu bytes", peak);
       /* the first program was dropped long ago but is still ours to run */
       struct vagx_usc *u = vagx_usc_create();
