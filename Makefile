@@ -18,12 +18,12 @@ KREL = $(shell $(TOP)/scripts/kver.sh 2>/dev/null)
 QEMU_BIN := $(B)/qemu/qemu-system-x86_64
 HOST_BUILD := $(B)/host
 
-.PHONY: all deps host qemu mesa kernel check check-fresh plan demo run host-run bench piglit clean distclean help
+.PHONY: all deps host qemu mesa kernel check check-fresh fuzz plan demo run host-run bench piglit clean distclean help
 .DEFAULT_GOAL := help
 
 help:
 	@echo "vagx: make demo | make check"
-	@echo "  steps: deps host qemu kernel mesa | run [CMD='...'] | host-run CMD='...' | bench | check-fresh [FULL=1] | clean | distclean"
+	@echo "  steps: deps host qemu kernel mesa | run [CMD='...'] | host-run CMD='...' | bench | fuzz [FUZZ_SECONDS=N SEED=S ONLY=core|qtest|guest] | check-fresh [FULL=1] | clean | distclean"
 
 all: host qemu kernel mesa
 
@@ -106,6 +106,10 @@ host-run: mesa
 
 bench: all
 	@tests/bench/run-all
+
+# The fuzzers for as long as asked (make check runs each briefly): see tests/fuzz/run.
+fuzz: all
+	@tests/fuzz/run
 
 # piglit on the host: vagx (drm-shim) vs llvmpipe over tests/piglit/full.groups
 # (long: tens of minutes on 2 cores); make check runs the fast subset
