@@ -17,7 +17,7 @@
 
 #define VAGX_RESET_TIMEOUT_US	1000000
 #define VAGX_TLB_TIMEOUT_US	1000000
-#define VAGX_TLB_WEDGED_US	20000000
+#define VAGX_TLB_WEDGED_US	2000000
 
 static DEFINE_SPINLOCK(vagx_irq_lock);
 
@@ -73,9 +73,13 @@ u64 vagx_device_timestamp(struct vagx_device *vdev)
 /*
  * Waits for TLB_INV_STATUS.BUSY to clear. The device completes an
  * invalidation at its units' next safepoint (microseconds); a slow host may
- * take longer, so only a device that stays busy for VAGX_TLB_WEDGED_US is
- * considered wedged: it is then reset, which stops every job, so that no
- * translation can be used any more once this returns.
+ * take longer, so only a device that stays busy for VAGX_TLB_WEDGED_US more
+ * is considered wedged: it is then reset, which stops every job, so that no
+ * translation can be used any more once this returns.  The caller holds a
+ * VM's op_lock and the device's tlb_lock, which stall every VM_BIND: the
+ * device reaches a safepoint within bounded work (docs/hw/mmu.md), so 1 s
+ * plus 2 s is ample even for a starved host, and the whole wait stays
+ * within 4 s.
  */
 static int vagx_tlb_wait(struct vagx_device *vdev)
 {
@@ -120,7 +124,7 @@ static int vagx_tlb_wait(struct vagx_device *vdev)
  * until the device is quiesced for good (PCI remove). A device that did
  * not complete an invalidation even after a global reset is marked wedged
  * (@vdev->tlb_wedged): every later invalidation fails at once instead of
- * stalling its caller, who holds a VM's op_lock, for another 20 s.
+ * stalling its caller, who holds a VM's op_lock, for another 4 s.
  *
  * Return: 0, -ETIMEDOUT (the device did not complete the invalidation even
  * after a global reset), -EIO (wedged by an earlier one) or -ENODEV
