@@ -81,7 +81,7 @@ cross:
    f = (struct core_fault){.va = va, .root = r->root, .access = acc,
                            .reason = VAGX_FAULT_REASON_BUS_ERROR, .level = VAGX_PT_LEVELS - 1};
 fault:
-   if (!r->faulted) {
+   if (!r->faulted && !(access & VAGX_USC_ACC_PROBE)) {
       r->faulted = true;
       r->fault = f;
    }

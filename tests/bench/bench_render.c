@@ -11,6 +11,11 @@
  *   small     10 000 triangles of 8 pixels each (half of a 4x4 square)
  *   textured  8 overlapping 960x540 quads, bilinear RGBA8 texture, blended in
  *             the shader with ld_tile (src*a + dst*(1-a))
+ *   depth     what a GL application's frame looks like to the device: a
+ *             twiddled RGBA8 colour target and a twiddled Z24S8 depth buffer
+ *             (cleared, stored), a 960x540 mesh near the viewer then a full
+ *             screen mesh behind it (48x27 quads of 40x40 pixels) with depth
+ *             test LESS + write and interpolated colours
  *
  * Every figure is the best of REPEATS runs (default 5, 30 for the cheap clear
  * + store: the machine is shared), with 1 worker and with N; the memset
@@ -22,7 +27,9 @@
  *                                       CPUs); MASK: bit i runs workload i (profiling)
  *
  * BENCH_RENDER_OPTIONS=n sets vagx_render_set_options() (e.g. 6: no fast
- * paths, no HSR) to measure what an optimisation buys.
+ * paths, no HSR; 8: no span/tile I/O fast paths) to measure what an
+ * optimisation buys.  BENCH_RENDER_PAGED=1 makes the translation answer as
+ * the device MMU does (a span ends at the 4 KiB page), so per-page costs show.
  *
  * Scaling: the pools of 1, N and (oversubscribed) 4 and 8 workers run in
  * interleaved rounds; each worker's CPU and items (tiles or bands), the
@@ -63,6 +70,23 @@ static uint32_t fu(float f)
    memcpy(&u, &f, 4);
    return u;
 }
+
+/* As the device MMU answers (core_compute.c: usc_translate): a span ends at
+ * the end of the 4 KiB page (guest RAM is contiguous here, so an access
+ * crossing a page is allowed). */
+static void *xlate_paged(void *ctx, uint64_t va, uint32_t size, unsigned access, uint64_t *span)
+{
+   void *p = xlate(ctx, va, size, access, span);
+   if (p) {
+      uint64_t s = 4096 - (va & 4095);
+      while (s < size)
+         s += 4096;
+      *span = s;
+   }
+   return p;
+}
+static const struct vagx_usc_mem_ops mem_ops_paged = {.translate = xlate_paged};
+static bool paged;
 
 /* ------------------------------------------------------------ pool -- */
 /* As the core's parallel-for (core_render.c): the calling thread claims
@@ -238,6 +262,22 @@ static const char *bg_src =
 static const char *eot_src =
    "mov r4, sr.pix_x\nmov r5, sr.pix_y\nld_tile.rt0 r0, #0\nimg_st.i0.2d r4, r0, #0\nend\n";
 
+/* DEPTH scene: twiddled colour target and Z24S8 depth buffer. */
+static bool job_twiddled;
+static uint64_t fbt_va, zs_va;
+static struct vagx_layout fbt_l, zs_l;
+
+static void twiddled_layout(struct vagx_layout *l, unsigned bpp)
+{
+   memset(l, 0, sizeof(*l));
+   l->width_px = FB_W;
+   l->height_px = FB_H;
+   l->depth_px = l->levels = l->sample_count_sa = l->block_width_px = l->block_height_px = 1;
+   l->bytes_per_block_B = bpp;
+   l->tiling = VAGX_TILING_TWIDDLED;
+   vagx_layout_init(l);
+}
+
 static uint64_t make_job(void)
 {
    uint64_t cs_va = put(cs, ncs * 4, 16);
@@ -253,6 +293,13 @@ static uint64_t make_job(void)
    pbe.levels = 1;
    pbe.stride = fb_stride;
    pbe.base_va = fb_va;
+   if (job_twiddled) {
+      twiddled_layout(&fbt_l, 4);
+      fbt_va = alloc(fbt_l.size_B, 16384);
+      pbe.layout = VAGX_IMAGE_LAYOUT_TWIDDLED;
+      pbe.stride = 0;
+      pbe.base_va = fbt_va;
+   }
    uint64_t pbe_va = alloc(32, 32);
    vagx_pbe_pack(ptr(pbe_va), &pbe);
    struct prog bg = {.code = assemble(bg_src), .nuni = 4};
@@ -270,6 +317,23 @@ static uint64_t make_job(void)
       rj.rt_format[i] = VAGX_FORMAT_INVALID;
    rj.rt_format[0] = VAGX_FORMAT_RGBA8_UNORM;
    rj.clear_depth = 1.0f;
+   if (job_twiddled) {
+      twiddled_layout(&zs_l, 4);
+      zs_va = alloc(zs_l.size_B, 16384);
+      struct vagx_texture t;
+      vagx_texture_init(&t);
+      t.format = VAGX_FORMAT_Z24_UNORM_S8_UINT;
+      t.dimension = VAGX_DIMENSION_2D;
+      t.layout = VAGX_IMAGE_LAYOUT_TWIDDLED;
+      t.samples = VAGX_MSAA_1X;
+      t.width = FB_W;
+      t.height = FB_H;
+      t.depth = t.levels = 1;
+      t.base_va = zs_va;
+      rj.zs_desc_va = alloc(32, 32);
+      vagx_texture_pack(ptr(rj.zs_desc_va), &t);
+      rj.depth_store = 1;
+   }
    to_usc(&bg, &rj.bg_program);
    to_usc(&eot, &rj.eot_program);
    uint64_t va = alloc(VAGX_RENDER_JOB_DWORDS * 4, 64);
@@ -304,7 +368,9 @@ static uint32_t binding(unsigned slot, unsigned count, unsigned cf)
    return w;
 }
 
-/* Vertex buffer from window positions (+ nvar varyings per vertex). */
+/* Vertex buffer from window positions (+ nvar varyings per vertex); z of
+ * every vertex vz (0.5 when 0). */
+static float vz;
 static uint64_t vbuf(const float *xy, unsigned nv, unsigned nvar, const float *var)
 {
    unsigned words = 4 + nvar;
@@ -312,7 +378,7 @@ static uint64_t vbuf(const float *xy, unsigned nv, unsigned nvar, const float *v
    for (unsigned i = 0; i < nv; i++) {
       b[i * words + 0] = xy[2 * i] / (FB_W / 2.0f) - 1.0f;
       b[i * words + 1] = xy[2 * i + 1] / (FB_H / 2.0f) - 1.0f;
-      b[i * words + 2] = 0.5f;
+      b[i * words + 2] = vz ? vz : 0.5f;
       b[i * words + 3] = 1.0f;
       for (unsigned k = 0; k < nvar; k++)
          b[i * words + 4 + k] = var[i * nvar + k];
@@ -348,7 +414,9 @@ static void quad(float *xy, float x0, float y0, float x1, float y1)
 }
 
 /* ------------------------------------------------------------ scenes -- */
-enum scene { CLEAR, FLAT, SMALL, TEXTURED, NSCENES };
+enum scene { CLEAR, FLAT, SMALL, TEXTURED, DEPTH, NSCENES };
+/* DEPTH: quad size in pixels; the near mesh's rectangle */
+enum { MESH_Q = 40, NEAR_X = 480, NEAR_Y = 280, NEAR_W = 960, NEAR_H = 520 };
 #define SMALL_TRIS 10000
 
 static uint64_t build(enum scene s)
@@ -432,8 +500,44 @@ static uint64_t build(enum scene s)
       emit_state(2, vbuf(xy, 48, 2, uv), &fs, cfb, 2, 3);
       EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 48; v_.instance_count = 1);
    }
+   else if (s == DEPTH) {
+      /* two meshes of MESH_Q-pixel quads with per-vertex colours: near
+       * (z 0.25) over the centre, then the whole screen behind (z 0.75) */
+      const char *fs_src = "iter.center.persp r0, cf1, cf0, r0\niter.center.persp r1, cf2, cf0, r0\n"
+                           "iter.center.persp r2, cf3, cf0, r0\nmov r3, #1.0\nst_tile.rt0 r0, #0\nend\n";
+      struct prog fs = {.code = assemble(fs_src)};
+      uint32_t cfb[2] = {binding(0, 1, 0), binding(1, 3, 1)};
+      for (unsigned layer = 0; layer < 2; layer++) {
+         const unsigned x0 = layer ? 0 : NEAR_X, y0 = layer ? 0 : NEAR_Y;
+         const unsigned w = layer ? FB_W : NEAR_W, h = layer ? FB_H : NEAR_H;
+         const unsigned nx = (w + MESH_Q - 1) / MESH_Q, ny = (h + MESH_Q - 1) / MESH_Q;
+         float *xy = malloc(sizeof(float) * 12 * nx * ny), *col = malloc(sizeof(float) * 18 * nx * ny);
+         for (unsigned q = 0; q < nx * ny; q++) {
+            const float qx = (float)(x0 + q % nx * MESH_Q), qy = (float)(y0 + q / nx * MESH_Q);
+            quad(xy + 12 * q, qx, qy, qx + MESH_Q, qy + MESH_Q);
+            for (unsigned v = 0; v < 6; v++) {
+               const float *p = xy + 12 * q + 2 * v;
+               col[18 * q + 3 * v + 0] = p[0] / FB_W;
+               col[18 * q + 3 * v + 1] = p[1] / FB_H;
+               col[18 * q + 3 * v + 2] = layer ? 0.25f : 1.0f;
+            }
+         }
+         vz = layer ? 0.75f : 0.25f;
+         emit_state(3, vbuf(xy, 6 * nx * ny, 3, col), &fs, cfb, 2, 4);
+         vz = 0;
+         EMIT(cmd_depth_stencil, v_.depth_test = 1; v_.depth_write = 1;
+              v_.depth_func = VAGX_COMPARE_FUNC_LESS);
+         EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 6 * nx * ny;
+              v_.instance_count = 1);
+         free(xy);
+         free(col);
+      }
+   }
    EMIT(cmd_end);
-   return make_job();
+   job_twiddled = s == DEPTH;
+   const uint64_t job = make_job();
+   job_twiddled = false;
+   return job;
 }
 
 static struct vagx_render_device *dev;
@@ -442,7 +546,7 @@ static double run_job(uint64_t job, struct pool *p)
 {
    struct vagx_render_env env;
    memset(&env, 0, sizeof(env));
-   env.mem = &mem_ops;
+   env.mem = paged ? &mem_ops_paged : &mem_ops;
    env.run = pool_run;
    env.run_opaque = p;
    env.nworkers = p->n;
@@ -517,6 +621,21 @@ static bool check(enum scene s)
       return lit == st.fragment_lanes && lit >= 6ul * SMALL_TRIS && lit <= 10ul * SMALL_TRIS;
    }
    case TEXTURED: return count_px(CLEAR_PX) == 0;  /* every pixel blended at least once */
+   case DEPTH: {
+      /* every pixel drawn; depth holds the near mesh's 0.25 over its
+       * rectangle and the far mesh's 0.75 elsewhere (Z24: 0.25 * (2^24 - 1)
+       * rounded) */
+      const uint32_t *c = ptr(fbt_va), *z = ptr(zs_va);
+      unsigned long nclear = 0, nnear = 0, nfar = 0;
+      for (size_t i = 0; i < fbt_l.size_B / 4; i++)
+         nclear += c[i] == CLEAR_PX;
+      for (size_t i = 0; i < zs_l.size_B / 4; i++) {
+         nnear += (z[i] & 0xffffff) == 4194304u;
+         nfar += (z[i] & 0xffffff) == 12582911u;
+      }
+      const unsigned long near = (unsigned long)NEAR_W * NEAR_H;
+      return nclear == 0 && nnear == near && nfar == all - near;
+   }
    default: return false;
    }
 }
@@ -534,6 +653,7 @@ int main(int argc, char **argv)
    dev = vagx_render_device_create();
    if (!mem || !dev)
       return 1;
+   paged = getenv("BENCH_RENDER_PAGED") && atoi(getenv("BENCH_RENDER_PAGED"));
    if (getenv("BENCH_RENDER_OPTIONS"))
       vagx_render_set_options(dev, (unsigned)strtoul(getenv("BENCH_RENDER_OPTIONS"), NULL, 0));
    fb_va = alloc((uint64_t)fb_stride * FB_H, 4096);
@@ -551,11 +671,12 @@ int main(int argc, char **argv)
    double loadavg[3] = {0, 0, 0};
    if (getloadavg(loadavg, 3) < 0)
       loadavg[0] = -1;
-   printf("render jobs, %ux%u RGBA8 (%.1f MB), best of %u, load average %.2f\n", FB_W, FB_H,
-          bytes / 1e6, reps, loadavg[0]);
+   printf("render jobs, %ux%u RGBA8 (%.1f MB), best of %u, load average %.2f%s\n", FB_W, FB_H,
+          bytes / 1e6, reps, loadavg[0], paged ? ", translation per 4 KiB page" : "");
 
    static const char *names[NSCENES] = {"clear + store", "flat full-screen quad",
-                                        "10k small triangles", "textured + blended"};
+                                        "10k small triangles", "textured + blended",
+                                        "depth, twiddled"};
    /* 1, n, then 4 and 8 workers (oversubscribed: must not collapse) */
    enum { MAXCFG = 4 };
    unsigned workers[MAXCFG], ncfg = 0;

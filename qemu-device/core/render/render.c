@@ -14,6 +14,9 @@ struct vagx_render_device *vagx_render_device_create(void)
       free(d);
       return NULL;
    }
+   const char *env = getenv("VAGX_RENDER_OPTIONS");
+   d->forced_options = env ? (unsigned)strtoul(env, NULL, 0) : 0;
+   d->options = d->forced_options;
    return d;
 }
 
@@ -70,7 +73,7 @@ void vagx_render_get_stats(const struct vagx_render_device *dev, struct vagx_ren
 
 void vagx_render_set_options(struct vagx_render_device *dev, unsigned options)
 {
-   dev->options = options;
+   dev->options = options | dev->forced_options;
 }
 
 void vagx_render_set_geometry_budget(struct vagx_render_device *dev, uint64_t bytes)

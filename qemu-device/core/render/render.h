@@ -91,7 +91,14 @@ enum {
    VAGX_RENDER_OPT_BBOX_BINNING = 1u << 0,  /* bin triangles by bounding box only */
    VAGX_RENDER_OPT_NO_FAST_TILE = 1u << 1,  /* always interpret background/end-of-tile programs */
    VAGX_RENDER_OPT_NO_HSR = 1u << 2,        /* shade every fragment, even of opaque pipelines */
+   /* translate and address every pixel, texel and depth sample on its own and
+    * convert it with the generic format code (the reference for the span,
+    * tile and per-format fast paths of render_io.h) */
+   VAGX_RENDER_OPT_NO_FAST_IO = 1u << 3,
 };
+/* The environment variable VAGX_RENDER_OPTIONS (a number, read when a device
+ * is created) is ORed into every vagx_render_set_options(), so a whole GL
+ * stack can be run on the reference paths (e.g. VAGX_RENDER_OPTIONS=10). */
 void vagx_render_set_options(struct vagx_render_device *dev, unsigned options);
 
 /* Geometry budget per job in bytes (tests); 0 restores the contract's

@@ -94,8 +94,9 @@ struct rfast_bg_st {          /* st_tile of a pixel-invariant value */
    uint8_t rt, s;
    uint8_t bytes[16];         /* the value packed in rt_format[rt] */
 };
-struct rfast_eot_st {         /* ld_tile.rt #s -> img_st.i (pix_x, pix_y), #0 */
+struct rfast_eot_st {         /* ld_tile.rt #s -> img_st.i (pix_x, pix_y), #ps */
    uint8_t rt, s, img;
+   uint8_t ps;                /* sample of the PBE image stored */
    uint32_t raw[VAGX_PBE_DWORDS]; /* descriptor seen at setup (re-checked per tile) */
    struct vagx_pbe pbe;
    struct vagx_layout l;
@@ -142,6 +143,7 @@ struct vagx_render_device {
    struct rworker *w;
    unsigned nw;
    unsigned options;          /* VAGX_RENDER_OPT_* */
+   unsigned forced_options;   /* from VAGX_RENDER_OPTIONS: always set */
    uint64_t geom_budget;      /* 0: VAGX_RENDER_GEOMETRY_BUDGET */
    struct vagx_render_stats stats;
 };
@@ -255,6 +257,8 @@ void r_band(struct rjob *j, unsigned ty, unsigned worker);
 /* ---- formats & textures (render_tex.c) ---- */
 void r_fmt_unpack(enum vagx_format f, const uint8_t *p, uint32_t out[4]);
 void r_fmt_pack(enum vagx_format f, const uint32_t in[4], uint8_t *p, bool srgb_encode);
+/* unorm encoding of v in `bits` bits (round to nearest, saturated). */
+uint32_t r_unorm_enc(float v, unsigned bits);
 float r_half_to_float(uint16_t h);
 uint16_t r_float_to_half(float f);
 bool r_layout_from_texture(const struct vagx_texture *t, struct vagx_layout *l);

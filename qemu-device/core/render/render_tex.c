@@ -3,7 +3,7 @@
  * (PBE), all through the layout library. */
 #include <math.h>
 
-#include "render_priv.h"
+#include "render_io.h"
 
 float r_half_to_float(uint16_t h)
 {
@@ -89,14 +89,24 @@ static float linear_to_srgb(float c)
    return (float)(d < 0.0031308 ? d * 12.92 : 1.055 * pow(d, 1.0 / 2.4) - 0.055);
 }
 
-static uint32_t unorm_enc(float v, unsigned bits)
+/* nearbyint(t) for 0 <= t < 2^52: adding 2^52 leaves no fraction bits, so
+ * the addition rounds t to an integer in the current rounding mode, as
+ * nearbyint does; the subtraction is exact.  nearbyint itself is a libm call
+ * on the baseline x86-64 target (no SSE4.1 roundsd), and this runs for every
+ * component a pixel stores. */
+static inline double round_small(double t)
+{
+   return (t + 0x1p52) - 0x1p52;
+}
+
+uint32_t r_unorm_enc(float v, unsigned bits)
 {
    double max = (double)((1ull << bits) - 1);
    if (!(v > 0))
       return 0;
    if (v >= 1)
       return (uint32_t)max;
-   return (uint32_t)nearbyint(v * max);
+   return (uint32_t)round_small(v * max);
 }
 
 static uint32_t snorm_enc(float v, unsigned bits)
@@ -257,6 +267,15 @@ void r_fmt_unpack(enum vagx_format f, const uint8_t *p, uint32_t out[4])
 
 void r_fmt_pack(enum vagx_format f, const uint32_t in[4], uint8_t *p, bool srgb_encode)
 {
+   /* the render targets applications use, without the generic dispatch */
+   if (f == VAGX_FORMAT_RGBA8_UNORM || f == VAGX_FORMAT_BGRA8_UNORM) {
+      const unsigned sw = f == VAGX_FORMAT_BGRA8_UNORM ? 2 : 0;
+      p[0 ^ sw] = (uint8_t)r_unorm_enc(r_f(in[0]), 8);
+      p[1] = (uint8_t)r_unorm_enc(r_f(in[1]), 8);
+      p[2 ^ sw] = (uint8_t)r_unorm_enc(r_f(in[2]), 8);
+      p[3] = (uint8_t)r_unorm_enc(r_f(in[3]), 8);
+      return;
+   }
    const enum vagx_format_kind k = vagx_format_kind(f);
    const unsigned bpb = vagx_format_bytes_per_block(f), nc = vagx_format_comps(f);
    const bool integer = k == VAGX_FORMAT_KIND_UINT || k == VAGX_FORMAT_KIND_SINT;
@@ -267,7 +286,7 @@ void r_fmt_pack(enum vagx_format f, const uint32_t in[4], uint8_t *p, bool srgb_
          if (!w[c])
             continue;
          uint32_t m = (1u << w[c]) - 1;
-         uint32_t x = integer ? (in[c] > m ? m : in[c]) : unorm_enc(r_f(in[c]), w[c]);
+         uint32_t x = integer ? (in[c] > m ? m : in[c]) : r_unorm_enc(r_f(in[c]), w[c]);
          v |= x << o[c];
       }
       wr(p, bpb, v);
@@ -279,10 +298,10 @@ void r_fmt_pack(enum vagx_format f, const uint32_t in[4], uint8_t *p, bool srgb_
                   float_to_uf(r_f(in[2]), 5) << 22);
       return;
    case VAGX_FORMAT_Z16_UNORM:
-      wr(p, 2, unorm_enc(r_f(in[0]), 16));
+      wr(p, 2, r_unorm_enc(r_f(in[0]), 16));
       return;
    case VAGX_FORMAT_Z24_UNORM_S8_UINT:
-      wr(p, 4, unorm_enc(r_f(in[0]), 24) | (in[1] & 0xff) << 24);
+      wr(p, 4, r_unorm_enc(r_f(in[0]), 24) | (in[1] & 0xff) << 24);
       return;
    case VAGX_FORMAT_Z32_FLOAT:
       wr(p, 4, in[0]);
@@ -310,9 +329,9 @@ void r_fmt_pack(enum vagx_format f, const uint32_t in[4], uint8_t *p, bool srgb_
       uint32_t x = 0;
       const unsigned bits = 8 * cb;
       switch (k) {
-      case VAGX_FORMAT_KIND_UNORM: x = unorm_enc(r_f(in[c]), bits); break;
+      case VAGX_FORMAT_KIND_UNORM: x = r_unorm_enc(r_f(in[c]), bits); break;
       case VAGX_FORMAT_KIND_SRGB:
-         x = unorm_enc(c == 3 || !srgb_encode ? r_f(in[c]) : linear_to_srgb(r_f(in[c])), 8);
+         x = r_unorm_enc(c == 3 || !srgb_encode ? r_f(in[c]) : linear_to_srgb(r_f(in[c])), 8);
          break;
       case VAGX_FORMAT_KIND_SNORM: x = snorm_enc(r_f(in[c]), bits); break;
       case VAGX_FORMAT_KIND_UINT: {
@@ -358,7 +377,21 @@ struct tview {
    struct vagx_texture t;
    struct vagx_layout l;
    uint64_t va;
+   /* render_io.h fast path (not VAGX_RENDER_OPT_NO_FAST_IO): one instruction's
+    * texels share translations and the addressing of their (level, layer) */
+   bool fast;
+   struct rspan span;
+   struct raddr addr;
+   unsigned addr_level, addr_layer; /* what addr was set up for; level ~0u: none */
 };
+
+static void tview_fast_init(struct rtexctx *c, struct tview *v)
+{
+   v->fast = !(c->j->dev->options & VAGX_RENDER_OPT_NO_FAST_IO);
+   r_span_reset(&v->span);
+   v->addr_level = ~0u;
+   v->addr_layer = 0;
+}
 
 static enum vagx_usc_status get_desc(struct rtexctx *c, uint64_t table, unsigned count, unsigned i,
                                      uint32_t *raw, enum vagx_unit unit)
@@ -373,8 +406,29 @@ static enum vagx_usc_status get_desc(struct rtexctx *c, uint64_t table, unsigned
    return VAGX_USC_OK;
 }
 
+/* Host address of sample `sample` of element (x, y) of (level, layer), in
+ * bounds; NULL on a fault (recorded for `unit`). */
+static uint8_t *tview_map(struct rtexctx *c, struct tview *v, unsigned level, unsigned layer,
+                          uint32_t x, uint32_t y, unsigned sample, unsigned access,
+                          enum vagx_unit unit)
+{
+   const struct vagx_layout *l = &v->l;
+   const unsigned bpb = l->bytes_per_block_B;
+   if (!v->fast) {
+      const uint64_t off = vagx_layout_offset_B(l, level, layer, x, y) + (uint64_t)sample * bpb;
+      return r_map(c->j, c->worker, v->va + off, bpb, access, unit);
+   }
+   if (v->addr_level != level || v->addr_layer != layer) {
+      r_addr_init(&v->addr, l, level, layer);
+      v->addr_level = level;
+      v->addr_layer = layer;
+   }
+   const uint64_t off = r_addr_offset(&v->addr, x, y) + (uint64_t)sample * bpb;
+   return r_span_map(c->j, c->worker, &v->span, v->va + off, bpb, access, unit);
+}
+
 /* Reads one texel (unpacked); false on fault (already recorded). */
-static bool texel(struct rtexctx *c, const struct tview *v, unsigned level, unsigned layer,
+static bool texel(struct rtexctx *c, struct tview *v, unsigned level, unsigned layer,
                   int x, int y, unsigned sample, uint32_t out[4])
 {
    const struct vagx_layout *l = &v->l;
@@ -382,10 +436,8 @@ static bool texel(struct rtexctx *c, const struct tview *v, unsigned level, unsi
       out[0] = out[1] = out[2] = out[3] = 0;
       return true;
    }
-   uint64_t off = vagx_layout_offset_B(l, level, layer, (uint32_t)x, (uint32_t)y) +
-                  (uint64_t)sample * l->bytes_per_block_B;
-   uint8_t *p = r_map(c->j, c->worker, v->va + off, l->bytes_per_block_B, VAGX_USC_ACC_READ,
-                      VAGX_UNIT_TEX);
+   uint8_t *p = tview_map(c, v, level, layer, (uint32_t)x, (uint32_t)y, sample, VAGX_USC_ACC_READ,
+                          VAGX_UNIT_TEX);
    if (!p)
       return false;
    r_fmt_unpack(v->t.format, p, out);
@@ -447,7 +499,7 @@ static void border_texel(const struct vagx_sampler *s, float out[4])
 /* Texel (x, y) of level/layer after the wrap modes, unpacked (float bits
  * or integers); *border tells that the border colour applies instead (out
  * is then untouched). */
-static bool fetch_wrapped_raw(struct rtexctx *c, const struct tview *v, const struct vagx_sampler *s,
+static bool fetch_wrapped_raw(struct rtexctx *c, struct tview *v, const struct vagx_sampler *s,
                               unsigned level, unsigned layer, int x, int y, uint32_t out[4],
                               bool *border)
 {
@@ -458,7 +510,7 @@ static bool fetch_wrapped_raw(struct rtexctx *c, const struct tview *v, const st
    return *border || texel(c, v, level, layer, x, y, 0, out);
 }
 
-static bool fetch_wrapped(struct rtexctx *c, const struct tview *v, const struct vagx_sampler *s,
+static bool fetch_wrapped(struct rtexctx *c, struct tview *v, const struct vagx_sampler *s,
                           unsigned level, unsigned layer, int x, int y, float out[4])
 {
    uint32_t t[4];
@@ -475,7 +527,7 @@ static bool fetch_wrapped(struct rtexctx *c, const struct tview *v, const struct
 }
 
 /* Texel-space position of normalised (u, t) on `level` (1D: row 0). */
-static void level_xy(const struct tview *v, const struct vagx_sampler *s, unsigned level, double u,
+static void level_xy(struct tview *v, const struct vagx_sampler *s, unsigned level, double u,
                      double t, double *x, double *y)
 {
    const struct vagx_layout_level *lv = &v->l.level[level];
@@ -490,7 +542,7 @@ static void level_xy(const struct tview *v, const struct vagx_sampler *s, unsign
  * are, and the border colour's raw values outside.  A filter would have
  * to go through floats, which loses integers above 2^24 and turns small
  * ones into denormals when the raw bits are read as floats. */
-static bool sample_nearest_int(struct rtexctx *c, const struct tview *v, const struct vagx_sampler *s,
+static bool sample_nearest_int(struct rtexctx *c, struct tview *v, const struct vagx_sampler *s,
                                unsigned level, unsigned layer, double u, double t, double r,
                                bool vol, uint32_t out[4])
 {
@@ -509,7 +561,7 @@ static bool sample_nearest_int(struct rtexctx *c, const struct tview *v, const s
 }
 
 /* Filtered sample of one level at normalised (u, v) (2D/array/cube face). */
-static bool sample_level(struct rtexctx *c, const struct tview *v, const struct vagx_sampler *s,
+static bool sample_level(struct rtexctx *c, struct tview *v, const struct vagx_sampler *s,
                          unsigned level, unsigned layer, double u, double t, bool lin,
                          float out[4])
 {
@@ -533,7 +585,7 @@ static bool sample_level(struct rtexctx *c, const struct tview *v, const struct 
 
 /* 3D: the slice(s) at normalised r of `level` (wrap_r), bilinear inside a
  * slice; LINEAR also blends the two nearest slices (trilinear). */
-static bool sample_volume(struct rtexctx *c, const struct tview *v, const struct vagx_sampler *s,
+static bool sample_volume(struct rtexctx *c, struct tview *v, const struct vagx_sampler *s,
                           unsigned level, double u, double t, double r, bool lin, float out[4])
 {
    const int dz = (int)vagx_layout_level_depth(&v->l, level);
@@ -662,6 +714,7 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
       return VAGX_USC_FAULT;
    }
    v.va = v.t.base_va;
+   tview_fast_init(c, &v);
    struct vagx_sampler s;
    memset(&s, 0, sizeof(s));
    s.wrap_s = s.wrap_t = s.wrap_r = VAGX_WRAP_CLAMP_TO_EDGE;
@@ -903,6 +956,7 @@ enum vagx_usc_status r_img_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
    v.t.levels = pbe.levels;
    v.t.stride = pbe.stride;
    v.va = pbe.base_va;
+   tview_fast_init(c, &v);
    if (!r_layout_from_texture(&v.t, &v.l)) {
       r_fail(c->j, VAGX_JOB_STATUS_INVALID_DESCRIPTOR, VAGX_UNIT_PBE, 0, pd->image_va + ii * 32ull);
       return VAGX_USC_FAULT;
@@ -912,7 +966,6 @@ enum vagx_usc_status r_img_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
    const bool store = I->op == VAGX_OP_IMG_ST;
    if (r0 + nc > pd->gpr_count || (store && I->src[1].idx + 4u > pd->gpr_count))
       return VAGX_USC_ILLEGAL_INSTRUCTION;
-   const unsigned bpb = v.l.bytes_per_block_B;
    for (unsigned l = 0; l < 32; l++) {
       if (!(call->exec >> l & 1))
          continue;
@@ -929,9 +982,8 @@ enum vagx_usc_status r_img_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
                call->out[k][l] = 0;
          continue;
       }
-      uint64_t off = vagx_layout_offset_B(&v.l, pbe.level, layer, x, y) + (uint64_t)smp * bpb;
-      uint8_t *p = r_map(c->j, c->worker, v.va + off, bpb,
-                         store ? VAGX_USC_ACC_WRITE : VAGX_USC_ACC_READ, VAGX_UNIT_PBE);
+      uint8_t *p = tview_map(c, &v, pbe.level, layer, x, y, smp,
+                             store ? VAGX_USC_ACC_WRITE : VAGX_USC_ACC_READ, VAGX_UNIT_PBE);
       if (!p)
          return VAGX_USC_FAULT;
       if (store) {

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "render_priv.h"
+#include "render_io.h"
 
 enum stage { ST_FRAG, ST_BG, ST_EOT };
 
@@ -30,6 +30,7 @@ struct tctx {
    uint32_t killed;              /* lanes the last shader run discarded */
    bool zs_pending;              /* tile depth/stencil not yet set to the clear values */
    bool zq;                      /* the zs image stores depth as unorm: quantize (zq_depth) */
+   bool fast_io;                 /* render_io.h fast paths (not VAGX_RENDER_OPT_NO_FAST_IO) */
    /* late depth/stencil: st_tile writes are staged per rt/sample/lane */
    bool late;
    uint32_t staged[VAGX_MAX_RENDER_TARGETS][VAGX_MAX_SAMPLES];
@@ -71,6 +72,11 @@ static enum vagx_usc_status frag_exec(void *ctx, struct vagx_usc_gfx_call *call)
       const unsigned ncf = c->d->ncf;
       const unsigned ci = I->src[0].idx;
       const bool f16 = I->op == VAGX_OP_ITER ? (I->mod >> 3) & 1 : I->mod & 1;
+      /* what does not change from lane to lane */
+      const unsigned loc = I->mod & 3, persp = (I->mod >> 2) & 1, wi = I->src[1].idx;
+      const bool per_lane_pos = j->samples == 4 && c->d->rs.multisample;
+      double ox0, oy0;
+      sample_pos(j, c->d, 0, &ox0, &oy0);
       for (unsigned l = 0; l < 32; l++) {
          if (!(call->exec >> l & 1))
             continue;
@@ -78,10 +84,8 @@ static enum vagx_usc_status frag_exec(void *ctx, struct vagx_usc_gfx_call *call)
          if (I->op == VAGX_OP_LDCF) {
             r = ci < ncf ? r_f(c->cf[ci].flat) : 0;
          } else {
-            const unsigned loc = I->mod & 3, persp = (I->mod >> 2) & 1, wi = I->src[1].idx;
-            double ox, oy;
-            sample_pos(j, c->d, 0, &ox, &oy);
-            if (j->samples == 4 && c->d->rs.multisample) {
+            double ox = ox0, oy = oy0;
+            if (per_lane_pos) {
                ox = oy = c->d->rs.half_pixel_center ? 0.5 : 0.0;
                unsigned s = 4;
                if (loc == VAGX_ITERLOC_SAMPLE)
@@ -373,6 +377,8 @@ static double zq_depth(const struct tctx *c, double z)
 {
    if (!c->zq)
       return z;
+   if (c->fast_io)
+      return r_zs_quantize(c->j->zs.format, z);
    uint8_t b[8];
    uint32_t v[4] = {r_u((float)z), 0, 0, 0};
    r_fmt_pack(c->j->zs.format, v, b, false);
@@ -701,7 +707,62 @@ static bool hsr_run(struct tctx *c, const uint32_t *idx, uint32_t n)
 
 /* Depth/stencil load (store = false) or store of the tile.  Without a load
  * the clear is deferred until a primitive tests depth/stencil or the tile
- * stores them: most clears of colour-only passes never touch them. */
+ * stores them: most clears of colour-only passes never touch them.
+ * Pixels (x, y) in [x0, x1) x [y0, y1), samples in order, each through
+ * r_map as the reference path does it; the fast path (render_io.h) takes a
+ * whole twiddled block at once when the first sample's translation reaches
+ * over it, and otherwise goes in the same order through a span cache, so
+ * a fault is met at the same sample. */
+static bool zs_io_fast(struct tctx *c, bool store, bool dl, bool sl, uint32_t x0, uint32_t x1,
+                       uint32_t y0, uint32_t y1)
+{
+   struct rjob *j = c->j;
+   const struct vagx_render_job *rj = &j->rj;
+   const enum vagx_format f = j->zs.format;
+   const unsigned bpb = j->zs_layout.bytes_per_block_B, ns = j->samples;
+   const unsigned access = store ? VAGX_USC_ACC_READ | VAGX_USC_ACC_WRITE : VAGX_USC_ACC_READ;
+   struct raddr a;
+   r_addr_init(&a, &j->zs_layout, rj->zs_level, rj->zs_layer);
+   struct rspan sp;
+   r_span_reset(&sp);
+   const uint64_t va0 = j->zs.base_va + r_addr_offset(&a, x0, y0);
+   uint8_t *h = r_span_map(j, c->worker, &sp, va0, bpb, access, VAGX_UNIT_ISP);
+   if (!h)
+      return false;
+   float *depth = c->w->depth;
+   uint8_t *stencil = c->w->stencil;
+   if (r_addr_block_contiguous(&a) && x1 - x0 == R_TS && y1 - y0 == R_TS &&
+       sp.end - va0 >= (uint64_t)R_TS * R_TS * a.E) {
+      for (uint32_t ly = 0; ly < R_TS; ly++)
+         for (uint32_t lx = 0; lx < R_TS; lx++) {
+            uint8_t *p = h + (size_t)r_tile_morton(lx, ly) * a.E;
+            for (unsigned s = 0; s < ns; s++, p += bpb) {
+               const size_t zi = (size_t)s * R_TS * R_TS + (size_t)ly * R_TS + lx;
+               if (store)
+                  r_zs_store_px(f, p, dl, sl, depth[zi], stencil[zi]);
+               else
+                  r_zs_load_px(f, p, dl, sl, &depth[zi], &stencil[zi]);
+            }
+         }
+      return true;
+   }
+   for (uint32_t y = y0; y < y1; y++)
+      for (uint32_t x = x0; x < x1; x++) {
+         const uint64_t va = j->zs.base_va + r_addr_offset(&a, x, y);
+         for (unsigned s = 0; s < ns; s++) {
+            uint8_t *p = r_span_map(j, c->worker, &sp, va + s * bpb, bpb, access, VAGX_UNIT_ISP);
+            if (!p)
+               return false;
+            const size_t zi = (size_t)s * R_TS * R_TS + (size_t)(y - y0) * R_TS + (x - x0);
+            if (store)
+               r_zs_store_px(f, p, dl, sl, depth[zi], stencil[zi]);
+            else
+               r_zs_load_px(f, p, dl, sl, &depth[zi], &stencil[zi]);
+         }
+      }
+   return true;
+}
+
 static bool zs_io(struct tctx *c, bool store)
 {
    struct rjob *j = c->j;
@@ -714,15 +775,22 @@ static bool zs_io(struct tctx *c, bool store)
       return true;
    zs_clear(c);
    const enum vagx_format f = j->zs.format;
-   const bool has_d = vagx_format_depth(f), has_s = vagx_format_stencil(f);
    const struct vagx_layout *l = &j->zs_layout;
+   const struct vagx_layout_level *lv = &l->level[rj->zs_level];
    const unsigned bpb = l->bytes_per_block_B;
-   for (int y = 0; y < R_TS; y++)
-      for (int x = 0; x < R_TS; x++) {
-         uint32_t gx = (uint32_t)(c->tx0 + x), gy = (uint32_t)(c->ty0 + y);
-         if (gx >= rj->width || gy >= rj->height ||
-             !vagx_layout_in_bounds(l, rj->zs_level, rj->zs_layer, gx, gy))
-            continue;
+   /* the pixels of the tile inside the framebuffer and the level (the
+    * level and layer are in range: checked at setup) */
+   const uint32_t x0 = (uint32_t)c->tx0, y0 = (uint32_t)c->ty0;
+   uint32_t x1 = x0 + R_TS < rj->width ? x0 + R_TS : rj->width;
+   uint32_t y1 = y0 + R_TS < rj->height ? y0 + R_TS : rj->height;
+   x1 = x1 < lv->width_el ? x1 : lv->width_el;
+   y1 = y1 < lv->height_el ? y1 : lv->height_el;
+   if (x0 >= x1 || y0 >= y1)
+      return true;
+   if (c->fast_io)
+      return zs_io_fast(c, store, dl, sl, x0, x1, y0, y1);
+   for (uint32_t gy = y0; gy < y1; gy++)
+      for (uint32_t gx = x0; gx < x1; gx++) {
          uint64_t off = vagx_layout_offset_B(l, rj->zs_level, rj->zs_layer, gx, gy);
          for (unsigned s = 0; s < j->samples; s++) {
             uint8_t *p = r_map(j, c->worker, j->zs.base_va + off + s * bpb, bpb,
@@ -730,27 +798,8 @@ static bool zs_io(struct tctx *c, bool store)
                                VAGX_UNIT_ISP);
             if (!p)
                return false;
-            const size_t zi = (size_t)s * R_TS * R_TS + (size_t)y * R_TS + (size_t)x;
-            uint32_t v[4] = {0, 0, 0, 0};
-            r_fmt_unpack(f, p, v);
-            if (f == VAGX_FORMAT_S8_UINT) {
-               v[1] = v[0];
-               v[0] = 0;
-            }
-            if (!store) {
-               if (dl && has_d)
-                  c->w->depth[zi] = r_f(v[0]);
-               if (sl && has_s)
-                  c->w->stencil[zi] = (uint8_t)v[1];
-            } else {
-               if (dl && has_d)
-                  v[0] = r_u(c->w->depth[zi]);
-               if (sl && has_s)
-                  v[1] = c->w->stencil[zi];
-               if (f == VAGX_FORMAT_S8_UINT)
-                  v[0] = v[1];
-               r_fmt_pack(f, v, p, false);
-            }
+            const size_t zi = (size_t)s * R_TS * R_TS + (size_t)(gy - y0) * R_TS + (gx - x0);
+            r_zs_px(f, p, store, dl, sl, &c->w->depth[zi], &c->w->stencil[zi]);
          }
       }
    return true;
@@ -764,7 +813,7 @@ static bool peek(struct rjob *j, unsigned worker, uint64_t va, void *dst, size_t
 {
    uint64_t span = 0;
    const void *p = j->env->mem->translate(j->dev->w[worker].mem_ctx, va, (uint32_t)len,
-                                          VAGX_USC_ACC_READ, &span);
+                                          VAGX_USC_ACC_READ | VAGX_USC_ACC_PROBE, &span);
    if (!p || span < len)
       return false;
    memcpy(dst, p, len);
@@ -880,8 +929,7 @@ static bool eot_pbe_ok(struct rjob *j, struct rfast_eot_st *st)
       return false;
    const struct vagx_pbe *b = &st->pbe;
    if (b->format != j->rj.rt_format[st->rt] || !copy_exact(b->format) ||
-       b->dimension != VAGX_DIMENSION_2D || b->layout != VAGX_IMAGE_LAYOUT_LINEAR ||
-       b->samples != VAGX_MSAA_1X)
+       b->dimension != VAGX_DIMENSION_2D)
       return false;
    struct vagx_texture t;
    memset(&t, 0, sizeof(t));
@@ -930,7 +978,7 @@ static void eot_setup(struct rjob *j)
          }
       } else if (I->op == VAGX_OP_IMG_ST && plain_src(&I->src[0], VAGX_FILE_R) &&
                  plain_src(&I->src[1], VAGX_FILE_R) && plain_src(&I->src[2], VAGX_FILE_IMM) &&
-                 I->imm[I->src[2].idx & 1] == 0 && ((I->imm[1] >> 16) & 7) == VAGX_DIM__2D &&
+                 I->imm[I->src[2].idx & 1] < VAGX_MAX_SAMPLES && ((I->imm[1] >> 16) & 7) == VAGX_DIM__2D &&
                  !((I->imm[1] >> 19) & 1) && I->src[0].idx + 2u <= gprs &&
                  I->src[1].idx + 4u <= gprs) {
          const unsigned c = I->src[0].idx, d = I->src[1].idx, ii = I->imm[1] & 0xff;
@@ -944,6 +992,7 @@ static void eot_setup(struct rjob *j)
          st->rt = (uint8_t)(what[d] >> 8);
          st->s = (uint8_t)((what[d] >> 4) & 15);
          st->img = (uint8_t)ii;
+         st->ps = (uint8_t)I->imm[I->src[2].idx & 1];
          if (!peek(j, j->env->nworkers, p->desc.image_va + ii * 32ull, st->raw, sizeof(st->raw)) ||
              !eot_pbe_ok(j, st))
             return;
@@ -978,6 +1027,9 @@ void r_fast_setup(struct rjob *j)
    if (!j->eot_fast || !rj->process_empty_tiles ||
        (j->have_zs && (rj->depth_load || rj->stencil_load || rj->depth_store || rj->stencil_store)))
       return;
+   for (unsigned i = 0; i < j->neot_st; i++)
+      if (j->eot_st[i].l.tiling != VAGX_TILING_LINEAR)
+         return;                /* band_copy stores linear rows only */
    for (unsigned i = 0; i < j->neot_st; i++) {
       const struct rfast_eot_st *st = &j->eot_st[i];
       const unsigned bpp = j->rt_bpp[st->rt];
@@ -1002,28 +1054,123 @@ static void fill_plane(uint8_t *dst, const uint8_t *v, unsigned bpp)
 }
 
 
-/* Copies `rows` rows of len bytes; full tile rows (the usual case) with a
+/* Copies one row of len bytes; full tile rows (the usual case) with a
  * constant size so the compiler inlines the copy. */
-static void copy_rows(uint8_t *dst, uint64_t dstride, const uint8_t *src, size_t sstride,
-                      uint32_t len, uint32_t rows)
+static inline void copy_row(uint8_t *dst, const uint8_t *src, uint32_t len)
 {
-#define COPY_ROWS(n)                                                          \
-   for (uint32_t r = 0; r < rows; r++)                                        \
-      memcpy(dst + r * dstride, src + r * sstride, n);                        \
-   return
    switch (len) {
-   case R_TS * 4: COPY_ROWS(R_TS * 4);
-   case R_TS * 8: COPY_ROWS(R_TS * 8);
-   case R_TS * 16: COPY_ROWS(R_TS * 16);
-   default: COPY_ROWS(len);
+   case R_TS * 4: memcpy(dst, src, R_TS * 4); return;
+   case R_TS * 8: memcpy(dst, src, R_TS * 8); return;
+   case R_TS * 16: memcpy(dst, src, R_TS * 16); return;
+   default: memcpy(dst, src, len); return;
    }
-#undef COPY_ROWS
 }
 
-/* False: use the interpreter (descriptor changed, unmapped or non-contiguous
- * row); rows already copied are rewritten with the same bytes then.  `tb` is
- * the tile buffer to store (the worker's, or the background template for a
- * tile no primitive touched). */
+/* Stores a tile plane (rows of R_TS pixels of bpp bytes) into a
+ * Morton-ordered block whose element (lx, ly) is at block + morton * E. */
+static void copy_to_morton(uint8_t *block, uint32_t E, const uint8_t *src, unsigned bpp)
+{
+#define TO_MORTON(n)                                                                 for (uint32_t ly = 0; ly < R_TS; ly++)                                               for (uint32_t lx = 0; lx < R_TS; lx++)                                               memcpy(block + (size_t)r_tile_morton(lx, ly) * E, src + ((size_t)ly * R_TS + lx) * (n), n);    return
+   switch (bpp) {
+   case 4: TO_MORTON(4);
+   case 8: TO_MORTON(8);
+   case 16: TO_MORTON(16);
+   case 2: TO_MORTON(2);
+   default: TO_MORTON(bpp);
+   }
+#undef TO_MORTON
+}
+
+/* Where one store of the end-of-tile program goes in this tile. */
+struct eot_dst {
+   bool skip;                 /* img_st drops every pixel (layer, sample, outside) */
+   uint32_t x1, y1;           /* end of the stored pixels (the tile starts them) */
+   struct raddr a;
+   uint64_t va;               /* PBE base + the sample's offset in an element */
+   uint8_t *block;            /* twiddled: the whole Morton-ordered tile block */
+   uint8_t *row[R_TS];        /* linear: each row's host address */
+};
+
+/* Probes every address one store writes (nothing is written, no fault is
+ * recorded); false when one does not translate. */
+static bool eot_plan(struct tctx *c, const struct rfast_eot_st *st, struct eot_dst *d)
+{
+   struct rjob *j = c->j;
+   const struct vagx_pbe *b = &st->pbe;
+   const struct vagx_layout *l = &st->l;
+   const unsigned bpp = l->bytes_per_block_B;
+   const uint32_t x0 = (uint32_t)c->tx0, y0 = (uint32_t)c->ty0;
+   uint32_t x1 = x0 + R_TS, y1 = y0 + R_TS;
+   x1 = x1 < j->rj.width ? x1 : j->rj.width;
+   x1 = x1 < l->level[b->level].width_px ? x1 : l->level[b->level].width_px;
+   y1 = y1 < j->rj.height ? y1 : j->rj.height;
+   y1 = y1 < l->level[b->level].height_px ? y1 : l->level[b->level].height_px;
+   d->skip = b->layer >= l->layers || st->ps >= l->sample_count_sa || x0 >= x1 || y0 >= y1;
+   d->block = NULL;
+   if (d->skip)
+      return true;
+   d->x1 = x1;
+   d->y1 = y1;
+   r_addr_init(&d->a, l, b->level, b->layer);
+   d->va = b->base_va + (uint64_t)st->ps * bpp;
+   struct rspan sp;
+   r_span_reset(&sp);
+   if (d->a.linear) {
+      const uint32_t len = (x1 - x0) * bpp;
+      for (uint32_t y = y0; y < y1; y++)
+         if (!(d->row[y - y0] = r_span_map(j, c->worker, &sp, d->va + r_addr_offset(&d->a, x0, y),
+                                           len, VAGX_USC_ACC_WRITE, VAGX_UNIT_NONE)))
+            return false;
+      return true;
+   }
+   const uint64_t va0 = d->va + r_addr_offset(&d->a, x0, y0);
+   uint8_t *h = r_span_map(j, c->worker, &sp, va0, bpp, VAGX_USC_ACC_WRITE, VAGX_UNIT_NONE);
+   if (!h)
+      return false;
+   if (r_addr_block_contiguous(&d->a) && x1 - x0 == R_TS && y1 - y0 == R_TS &&
+       sp.end - va0 >= (uint64_t)(R_TS * R_TS - 1) * d->a.E + bpp) {
+      d->block = h;
+      return true;
+   }
+   for (uint32_t y = y0; y < y1; y++)
+      for (uint32_t x = x0; x < x1; x++)
+         if (!r_span_map(j, c->worker, &sp, d->va + r_addr_offset(&d->a, x, y), bpp,
+                         VAGX_USC_ACC_WRITE, VAGX_UNIT_NONE))
+            return false;
+   return true;
+}
+
+/* Writes one planned store from the tile plane src. */
+static bool eot_store(struct tctx *c, const struct eot_dst *d, const uint8_t *src, unsigned bpp)
+{
+   const uint32_t x0 = (uint32_t)c->tx0, y0 = (uint32_t)c->ty0;
+   if (d->a.linear) {
+      for (uint32_t y = y0; y < d->y1; y++)
+         copy_row(d->row[y - y0], src + (size_t)(y - y0) * R_TS * bpp, (d->x1 - x0) * bpp);
+      return true;
+   }
+   if (d->block) {
+      copy_to_morton(d->block, d->a.E, src, bpp);
+      return true;
+   }
+   struct rspan sp;
+   r_span_reset(&sp);
+   for (uint32_t y = y0; y < d->y1; y++)
+      for (uint32_t x = x0; x < d->x1; x++) {
+         uint8_t *p = r_span_map(c->j, c->worker, &sp, d->va + r_addr_offset(&d->a, x, y), bpp,
+                                 VAGX_USC_ACC_WRITE, VAGX_UNIT_NONE);
+         if (!p)
+            return false;      /* the mapping changed since eot_plan (no safepoint between) */
+         memcpy(p, src + ((size_t)(y - y0) * R_TS + (x - x0)) * bpp, bpp);
+      }
+   return true;
+}
+
+/* False: use the interpreter (descriptor changed, or an address that does
+ * not translate: every address is probed before anything is written, so
+ * the interpreter then meets the fault first and memory is as it leaves
+ * it).  `tb` is the tile buffer to store (the worker's, or the background
+ * template for a tile no primitive touched). */
 static bool eot_fast(struct tctx *c, const uint8_t *tb)
 {
    struct rjob *j = c->j;
@@ -1034,42 +1181,16 @@ static bool eot_fast(struct tctx *c, const uint8_t *tb)
           memcmp(raw, st->raw, sizeof(raw)))
          return false;
    }
+   struct eot_dst dst[R_FAST_MAX];
+   for (unsigned i = 0; i < j->neot_st; i++)
+      if (!eot_plan(c, &j->eot_st[i], &dst[i]))
+         return false;
    for (unsigned i = 0; i < j->neot_st; i++) {
       const struct rfast_eot_st *st = &j->eot_st[i];
-      const struct vagx_pbe *b = &st->pbe;
-      const struct vagx_layout *l = &st->l;
-      const unsigned bpp = l->bytes_per_block_B;
-      if (b->layer >= l->layers)
-         continue;              /* img_st drops it */
-      uint32_t x1 = (uint32_t)c->tx0 + R_TS, y1 = (uint32_t)c->ty0 + R_TS;
-      x1 = x1 < j->rj.width ? x1 : j->rj.width;
-      x1 = x1 < l->level[b->level].width_px ? x1 : l->level[b->level].width_px;
-      y1 = y1 < j->rj.height ? y1 : j->rj.height;
-      y1 = y1 < l->level[b->level].height_px ? y1 : l->level[b->level].height_px;
-      const uint32_t x0 = (uint32_t)c->tx0, y0 = (uint32_t)c->ty0;
-      if (x0 >= x1 || y0 >= y1)
-         continue;
-      /* linear: a row is contiguous and rows are a constant stride apart */
-      const uint32_t len = (x1 - x0) * bpp;
-      const uint64_t off0 = vagx_layout_offset_B(l, b->level, b->layer, x0, y0);
-      const uint64_t stride = vagx_layout_offset_B(l, b->level, b->layer, x0, y0 + 1) - off0;
-      if (l->tiling != VAGX_TILING_LINEAR ||
-          vagx_layout_offset_B(l, b->level, b->layer, x1 - 1, y0) - off0 != len - bpp)
+      const unsigned bpp = st->l.bytes_per_block_B;
+      if (!dst[i].skip &&
+          !eot_store(c, &dst[i], tb + j->rt_off[st->rt] + (size_t)st->s * R_TS * R_TS * bpp, bpp))
          return false;
-      const uint8_t *src = tb + j->rt_off[st->rt] + (size_t)st->s * R_TS * R_TS * bpp;
-      for (uint32_t y = y0; y < y1;) {
-         /* one translation serves every row inside its span */
-         const uint64_t va = b->base_va + off0 + (y - y0) * stride;
-         uint64_t span = 0;
-         uint8_t *host = j->env->mem->translate(c->w->mem_ctx, va, len, VAGX_USC_ACC_WRITE, &span);
-         if (!host || span < len)
-            return false;
-         uint32_t rows = y1 - y;
-         if (stride && (span - len) / stride + 1 < rows)
-            rows = (uint32_t)((span - len) / stride + 1);
-         copy_rows(host, stride, src + (size_t)(y - y0) * R_TS * bpp, (size_t)R_TS * bpp, len, rows);
-         y += rows;
-      }
    }
    return true;
 }
@@ -1090,6 +1211,7 @@ void r_tile(void *ctx, unsigned item, unsigned worker)
    c.w = &j->dev->w[worker];
    c.tx0 = (int)(item % j->tiles_x) * R_TS;
    c.ty0 = (int)(item / j->tiles_x) * R_TS;
+   c.fast_io = !(j->dev->options & VAGX_RENDER_OPT_NO_FAST_IO);
    c.zq = j->have_zs && vagx_format_depth(j->zs.format) && j->zs.format != VAGX_FORMAT_Z32_FLOAT &&
           j->zs.format != VAGX_FORMAT_Z32_FLOAT_S8X24_UINT;
    /* only the planes of this job's render targets are ever read */
@@ -1223,7 +1345,7 @@ static bool band_copy(struct rjob *j, unsigned ty, unsigned worker)
          } else {
             host = j->env->mem->translate(j->dev->w[worker].mem_ctx,
                                           b->base_va + off0 + (y - y0) * stride, len,
-                                          VAGX_USC_ACC_WRITE, &span);
+                                          VAGX_USC_ACC_WRITE | VAGX_USC_ACC_PROBE, &span);
             if (!host || span < len) {
                if (run)
                   store_rows(run, j->eot_row[i], len, run_len, bpp);

@@ -49,6 +49,11 @@ enum vagx_usc_access {
    VAGX_USC_ACC_EXEC = 4,
    VAGX_USC_ACC_SHARED = 8,     /* fault in threadgroup memory (va = byte offset) */
    VAGX_USC_ACC_UNALIGNED = 16, /* fault because of alignment, not the MMU */
+   /* translate only: a speculative translation (the renderer's fast paths
+    * probe whether a whole tile or span maps); its failure is not recorded
+    * as a fault, the caller falls back to the access-by-access path, which
+    * reports the fault it meets first */
+   VAGX_USC_ACC_PROBE = 32,
 };
 
 struct vagx_usc_mem_ops {

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/* vagx renderer: translation per span, addressing per (level, layer), and
+ * depth/stencil conversion per format (see render_io.h). */
+#include "render_io.h"
+
+uint8_t *r_span_miss(struct rjob *j, unsigned worker, struct rspan *s, uint64_t va, uint32_t size,
+                     unsigned access, enum vagx_unit unit)
+{
+   uint64_t span = 0;
+   const unsigned probe = unit == VAGX_UNIT_NONE ? VAGX_USC_ACC_PROBE : 0;
+   uint8_t *p = j->env->mem->translate(j->dev->w[worker].mem_ctx, va, size, access | probe, &span);
+   if (!p || span < size) {
+      if (unit != VAGX_UNIT_NONE)
+         r_fault(j, worker, unit, va, access);
+      r_span_reset(s);
+      return NULL;
+   }
+   s->va = va;
+   s->end = va + span < va ? UINT64_MAX : va + span;
+   s->host = p;
+   s->access = access;
+   return p;
+}
+
+void r_addr_init(struct raddr *a, const struct vagx_layout *l, unsigned level, unsigned layer)
+{
+   const struct vagx_layout_level *lv = &l->level[level];
+   memset(a, 0, sizeof(*a));
+   a->E = l->element_size_B;
+   a->base = (uint64_t)layer * l->layer_stride_B + lv->offset_B;
+   a->linear = l->tiling == VAGX_TILING_LINEAR;
+   if (a->linear) {
+      a->row_B = lv->stride_B;
+      return;
+   }
+   const uint32_t tw = lv->tilesize_el.width_el, th = lv->tilesize_el.height_el;
+   a->tw_log2 = tw ? 31u - (uint32_t)__builtin_clz(tw) : 0;
+   a->th_log2 = th ? 31u - (uint32_t)__builtin_clz(th) : 0;
+   a->tw_mask = tw - 1;
+   a->th_mask = th - 1;
+   a->tile_B = (uint64_t)tw * th * a->E;
+   a->row_B = (uint64_t)lv->tiles_x * a->tile_B;
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void wr32(uint8_t *p, uint32_t v)
+{
+   p[0] = (uint8_t)v;
+   p[1] = (uint8_t)(v >> 8);
+   p[2] = (uint8_t)(v >> 16);
+   p[3] = (uint8_t)(v >> 24);
+}
+
+/* Depth in [0, 1] of a unorm value of `max` = 2^bits - 1, as r_fmt_unpack. */
+static float unorm_depth(uint32_t v, double max)
+{
+   return (float)((double)v / max);
+}
+
+static const double z24_max = 16777215.0, z16_max = 65535.0;
+
+/* The generic conversion: unpack the sample, replace what is loaded or
+ * stored, pack it again (what zs_io always did). */
+static void zs_px_generic(enum vagx_format f, uint8_t *p, bool store, bool dl, bool sl,
+                          float *depth, uint8_t *stencil)
+{
+   const bool has_d = vagx_format_depth(f), has_s = vagx_format_stencil(f);
+   uint32_t v[4] = {0, 0, 0, 0};
+   r_fmt_unpack(f, p, v);
+   if (f == VAGX_FORMAT_S8_UINT) {
+      v[1] = v[0];
+      v[0] = 0;
+   }
+   if (!store) {
+      if (dl && has_d)
+         *depth = r_f(v[0]);
+      if (sl && has_s)
+         *stencil = (uint8_t)v[1];
+      return;
+   }
+   if (dl && has_d)
+      v[0] = r_u(*depth);
+   if (sl && has_s)
+      v[1] = *stencil;
+   if (f == VAGX_FORMAT_S8_UINT)
+      v[0] = v[1];
+   r_fmt_pack(f, v, p, false);
+}
+
+void r_zs_load_px(enum vagx_format f, const uint8_t *p, bool dl, bool sl, float *depth,
+                  uint8_t *stencil)
+{
+   switch (f) {
+   case VAGX_FORMAT_Z32_FLOAT:
+      if (dl)
+         *depth = r_f(rd32(p));
+      return;
+   case VAGX_FORMAT_Z24_UNORM_S8_UINT: {
+      const uint32_t v = rd32(p);
+      if (dl)
+         *depth = unorm_depth(v & 0xffffff, z24_max);
+      if (sl)
+         *stencil = (uint8_t)(v >> 24);
+      return;
+   }
+   case VAGX_FORMAT_Z16_UNORM:
+      if (dl)
+         *depth = unorm_depth((uint32_t)p[0] | (uint32_t)p[1] << 8, z16_max);
+      return;
+   case VAGX_FORMAT_S8_UINT:
+      if (sl)
+         *stencil = p[0];
+      return;
+   default:
+      zs_px_generic(f, (uint8_t *)p, false, dl, sl, depth, stencil);
+      return;
+   }
+}
+
+void r_zs_store_px(enum vagx_format f, uint8_t *p, bool dl, bool sl, float depth, uint8_t stencil)
+{
+   switch (f) {
+   case VAGX_FORMAT_Z32_FLOAT:
+      if (dl)
+         wr32(p, r_u(depth));
+      return;                  /* otherwise the same bytes again */
+   case VAGX_FORMAT_Z24_UNORM_S8_UINT:
+      if (!dl)
+         break;                /* the depth goes through a float: generic */
+      wr32(p, r_unorm_enc(depth, 24) | (sl ? (uint32_t)stencil : (uint32_t)p[3]) << 24);
+      return;
+   case VAGX_FORMAT_Z16_UNORM: {
+      if (!dl)
+         break;
+      const uint32_t v = r_unorm_enc(depth, 16);
+      p[0] = (uint8_t)v;
+      p[1] = (uint8_t)(v >> 8);
+      return;
+   }
+   case VAGX_FORMAT_S8_UINT:
+      if (sl)
+         p[0] = stencil;
+      return;
+   default:
+      break;
+   }
+   zs_px_generic(f, p, true, dl, sl, &depth, &stencil);
+}
+
+double r_zs_quantize(enum vagx_format f, double z)
+{
+   switch (f) {
+   case VAGX_FORMAT_Z24_UNORM_S8_UINT:
+      return unorm_depth(r_unorm_enc((float)z, 24), z24_max);
+   case VAGX_FORMAT_Z16_UNORM:
+      return unorm_depth(r_unorm_enc((float)z, 16), z16_max);
+   default: {
+      uint8_t b[8];
+      uint32_t v[4] = {r_u((float)z), 0, 0, 0};
+      r_fmt_pack(f, v, b, false);
+      r_fmt_unpack(f, b, v);
+      return r_f(v[0]);
+   }
+   }
+}
+
+void r_zs_px(enum vagx_format f, uint8_t *p, bool store, bool dl, bool sl, float *depth,
+             uint8_t *stencil)
+{
+   zs_px_generic(f, p, store, dl, sl, depth, stencil);
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vagx renderer: memory access per span instead of per pixel, for the
+ * fixed-function paths that touch images pixel after pixel (end-of-tile
+ * stores, depth/stencil load and store, texel fetch).
+ *
+ * - struct rspan keeps the last translation: `translate` answers with the
+ *   number of bytes from va that are contiguous in host memory with the same
+ *   rights, so every later access inside that span needs no translation.
+ *   A span is only kept within one operation (one tile's store, one texture
+ *   instruction): translations must not outlive a safepoint (usc.h).  A miss
+ *   translates exactly the access the generic path would make, so faults
+ *   (address, access kind, unit) are the generic path's.
+ * - struct raddr is vagx_layout_offset_B with everything that depends only on
+ *   (level, layer) computed once (unit test: test_render_io compares the two
+ *   on random layouts).
+ *
+ * VAGX_RENDER_OPT_NO_FAST_IO turns all of it off (r_map and
+ * vagx_layout_offset_B per access), as the reference for tests.
+ */
+#ifndef VAGX_RENDER_IO_H
+#define VAGX_RENDER_IO_H
+
+#include "render_priv.h"
+
+struct rspan {
+   uint64_t va, end;          /* [va, end) translated; empty when va == end */
+   uint8_t *host;             /* host address of va */
+   unsigned access;           /* the access it was translated for */
+};
+
+static inline void r_span_reset(struct rspan *s)
+{
+   s->va = s->end = 0;
+   s->host = NULL;
+   s->access = 0;
+}
+
+/* Translates [va, va + size) and keeps the span; NULL on failure, recorded
+ * as r_map records it.  unit VAGX_UNIT_NONE probes (VAGX_USC_ACC_PROBE):
+ * nothing is recorded, for a fast path that falls back to the generic one,
+ * which then meets and reports the fault itself. */
+uint8_t *r_span_miss(struct rjob *j, unsigned worker, struct rspan *s, uint64_t va, uint32_t size,
+                     unsigned access, enum vagx_unit unit);
+
+/* r_map through the span cache.  Only the same access kind hits: a NULL
+ * page reads as zeros but is written to a sink, so a read must not reuse a
+ * write's translation. */
+static inline uint8_t *r_span_map(struct rjob *j, unsigned worker, struct rspan *s, uint64_t va,
+                                  uint32_t size, unsigned access, enum vagx_unit unit)
+{
+   if (access == s->access && va >= s->va && s->end - va >= size && va < s->end)
+      return s->host + (va - s->va);
+   return r_span_miss(j, worker, s, va, size, access, unit);
+}
+
+/* Addressing of one (level, layer) of a layout. */
+struct raddr {
+   uint64_t base;             /* offset of (level, layer) from the image base */
+   uint64_t row_B;            /* linear: row stride; twiddled: bytes per row of tiles */
+   uint64_t tile_B;           /* twiddled: bytes per tile */
+   uint32_t E;                /* element bytes (all samples) */
+   uint32_t tw_log2, th_log2, tw_mask, th_mask;
+   bool linear;
+};
+
+/* Precondition: level < levels_alloc, layer < layers (as vagx_layout_offset_B). */
+void r_addr_init(struct raddr *a, const struct vagx_layout *l, unsigned level, unsigned layer);
+
+/* == vagx_layout_offset_B(l, level, layer, x, y) for in-bounds x, y. */
+static inline uint64_t r_addr_offset(const struct raddr *a, uint32_t x, uint32_t y)
+{
+   if (a->linear)
+      return a->base + (uint64_t)y * a->row_B + (uint64_t)x * a->E;
+   return a->base + (uint64_t)(y >> a->th_log2) * a->row_B + (uint64_t)(x >> a->tw_log2) * a->tile_B +
+          (uint64_t)vagx_layout_morton_el(x & a->tw_mask, y & a->th_mask) * a->E;
+}
+
+/* A 32x32 tile-aligned block at (x, y) (both multiples of R_TS) lies in one
+ * Morton-ordered run of R_TS * R_TS elements: element (x + lx, y + ly) is at
+ * r_addr_offset(x, y) + morton(lx, ly) * E.  True for twiddled levels whose
+ * tiles are at least R_TS wide and high. */
+static inline bool r_addr_block_contiguous(const struct raddr *a)
+{
+   return !a->linear && a->tw_mask + 1 >= R_TS && a->th_mask + 1 >= R_TS;
+}
+
+/* Morton index of (lx, ly) inside a tile-buffer tile, lx, ly < R_TS. */
+static inline uint32_t r_tile_morton(uint32_t lx, uint32_t ly)
+{
+   return vagx_layout_morton_el(lx, ly);
+}
+
+/* Depth/stencil formats: one tile-buffer sample to or from memory, exactly
+ * as r_fmt_unpack / r_fmt_pack do it in zs_io (render_tile.c). */
+void r_zs_load_px(enum vagx_format f, const uint8_t *p, bool dl, bool sl, float *depth,
+                  uint8_t *stencil);
+void r_zs_store_px(enum vagx_format f, uint8_t *p, bool dl, bool sl, float depth, uint8_t stencil);
+
+/* The same through r_fmt_unpack / r_fmt_pack only (the reference). */
+void r_zs_px(enum vagx_format f, uint8_t *p, bool store, bool dl, bool sl, float *depth,
+             uint8_t *stencil);
+
+/* The depth a unorm depth format holds for z (pack then unpack, as
+ * render_tile.c: zq_depth does it through r_fmt_pack/r_fmt_unpack). */
+double r_zs_quantize(enum vagx_format f, double z);
+
+#endif
