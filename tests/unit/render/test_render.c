@@ -105,7 +105,9 @@ struct job_opts {
    unsigned clear_stencil;
    enum vagx_format rt_format;   /* INVALID (0): RGBA8_UNORM; also the PBE format */
    const char *eot;              /* replaces eot_src */
+   bool pbe_twiddled;            /* the PBE image is twiddled (fb_layout), samples as the job */
 };
+static struct vagx_layout fb_layout;   /* make_job with pbe_twiddled */
 
 static uint64_t zs_tex_va, zs_base;
 static struct vagx_pbe last_pbe;   /* end-of-tile PBE of the last make_job */
@@ -134,6 +136,20 @@ static uint64_t make_job(const struct job_opts *o)
    pbe.levels = 1;
    pbe.stride = (uint32_t)fb_stride;
    pbe.base_va = fb_va;
+   if (o->pbe_twiddled) {
+      struct vagx_layout *l = &fb_layout;
+      memset(l, 0, sizeof(*l));
+      l->width_px = W; l->height_px = H; l->depth_px = 1; l->levels = 1;
+      l->sample_count_sa = samples; l->block_width_px = l->block_height_px = 1;
+      l->bytes_per_block_B = fb_bpp;
+      l->tiling = VAGX_TILING_TWIDDLED;
+      vagx_layout_init(l);
+      fb_va = alloc(l->size_B, 16384);
+      pbe.layout = VAGX_IMAGE_LAYOUT_TWIDDLED;
+      pbe.samples = samples == 4 ? VAGX_MSAA_4X : VAGX_MSAA_1X;
+      pbe.stride = 0;
+      pbe.base_va = fb_va;
+   }
    uint64_t pbe_va = alloc(32, 32);
    vagx_pbe_pack(ptr(pbe_va), &pbe);
    last_pbe = pbe;
@@ -203,12 +219,13 @@ static void rr_run(void *opaque, unsigned n, vagx_render_item_fn fn, void *ctx)
 
 static struct vagx_render_device *dev;
 static unsigned nworkers = 3;
+static const struct vagx_usc_mem_ops *run_mem = &mem_ops;   /* translation of run() */
 
 static enum vagx_job_status run(uint64_t job, struct vagx_render_fault *f)
 {
    struct vagx_render_env env;
    memset(&env, 0, sizeof(env));
-   env.mem = &mem_ops;
+   env.mem = run_mem;
    env.run = rr_run;
    env.run_opaque = &nworkers;
    env.nworkers = nworkers;
@@ -2913,6 +2930,160 @@ static void test_fast_tile(void)
    fast_band = false;
 }
 
+/* Span/tile I/O fast paths (render_io.h: end-of-tile stores, depth/stencil
+ * load and store, texel addressing) against the generic per-pixel paths
+ * (VAGX_RENDER_OPT_NO_FAST_IO | _NO_FAST_TILE), through a translation that
+ * answers page by page like the device MMU and has unmapped pages: colour
+ * formats x PBE layouts (linear; twiddled with tiles wider and narrower
+ * than a 32x32 tile) x samples x depth/stencil formats x an unmapped page in
+ * the colour or depth image.  Same bytes everywhere, same status and fault,
+ * and the same first fault recorded by the translation (as the core's MMU
+ * context records it; fast-path probes must not be). */
+static bool io_hole[MEM_SIZE / 4096];
+static struct { bool faulted; uint64_t va; unsigned access; } io_first;
+
+static void *xlate_io(void *ctx, uint64_t va, uint32_t size, unsigned access, uint64_t *span)
+{
+   uint64_t s;
+   uint8_t *p = xlate(ctx, va, size, access, &s);
+   for (uint64_t a = va; p && a < va + size; a = (a | 4095) + 1)
+      if (io_hole[(a - MEM_BASE) / 4096])
+         p = NULL;
+   if (!p) {
+      if (!io_first.faulted && !(access & VAGX_USC_ACC_PROBE)) {
+         io_first.faulted = true;
+         io_first.va = va;
+         io_first.access = access & (VAGX_USC_ACC_READ | VAGX_USC_ACC_WRITE);
+      }
+      return NULL;
+   }
+   s = 4096 - (va & 4095);
+   while (s < size)
+      s += 4096;
+   *span = s;
+   return p;
+}
+static const struct vagx_usc_mem_ops io_ops = {.translate = xlate_io};
+
+static void fast_io_case(enum vagx_format cf, bool twiddled, unsigned samples, enum vagx_format zf,
+                         unsigned hole, unsigned w, unsigned h)
+{
+   brk_ = 0;
+   W = w; H = h;
+   ncs = 0;
+   const double t[9][2] = {{1.5, 0.25}, {w - 0.5, 3.75}, {w * 0.3, h - 0.5},
+                           {w * 0.9, h * 0.1}, {w * 0.95, h - 1.0}, {2.0, h * 0.6},
+                           {-5.0, -3.0}, {w + 7.0, h * 0.5}, {w * 0.5, h + 9.0}};
+   const float z[9] = {0.3f, 0.6f, 0.9f, 0.2f, 0.8f, 0.5f, 0.4f, 0.4f, 0.4f};
+   float col[9 * 3];
+   for (unsigned i = 0; i < 27; i++)
+      col[i] = (float)((i * 37) % 101) / 100.0f;
+   uint64_t vb = vbuf_tris(t, 9, 3, col, NULL, z);
+   struct prog fs = {.code = assemble("iter.center.persp r0, cf1, cf0, r0\n"
+                                      "iter.center.persp r1, cf2, cf0, r0\n"
+                                      "iter.center.persp r2, cf3, cf0, r0\n"
+                                      "mov r3, #0.75\nst_tile.rt0 r0, #0\nend\n")};
+   uint32_t cfb[2] = {binding(0, 1, 0, VAGX_INTERP_SMOOTH), binding(1, 3, 1, VAGX_INTERP_SMOOTH)};
+   emit_state(3, 0, 0, vb, &fs, cfb, 2, 4, false);
+   const bool zs = zf != VAGX_FORMAT_INVALID;
+   if (zs)
+      EMIT(cmd_depth_stencil, v_.depth_test = vagx_format_depth(zf); v_.depth_write = 1;
+           v_.depth_func = VAGX_COMPARE_FUNC_LESS; v_.stencil_test = vagx_format_stencil(zf);
+           v_.front.func = v_.back.func = VAGX_COMPARE_FUNC_ALWAYS;
+           v_.front.zpass_op = v_.back.zpass_op = VAGX_STENCIL_OP_INCR_WRAP;
+           v_.front.write_mask = v_.back.write_mask = 0xff);
+   draw(VAGX_PRIMITIVE_TRIANGLES, 9);
+   EMIT(cmd_end);
+   char eot4[512];
+   snprintf(eot4, sizeof(eot4), "mov r4, sr.pix_x\nmov r5, sr.pix_y\n"
+            "ld_tile.rt0 r0, #0\nimg_st.i0.2d r4, r0, #0\nld_tile.rt0 r8, #1\nimg_st.i0.2d r4, r8, #1\n"
+            "ld_tile.rt0 r12, #2\nimg_st.i0.2d r4, r12, #2\nld_tile.rt0 r16, #3\nimg_st.i0.2d r4, r16, #3\nend\n");
+   struct job_opts o = {.clear = {0.1f, 0.2f, 0.3f, 0.4f}, .samples = samples, .rt_format = cf,
+                        .pbe_twiddled = twiddled, .eot = samples == 4 ? eot4 : NULL, .zs = zs,
+                        .zs_format = zf, .clear_depth = 0.7f, .clear_stencil = 3,
+                        .depth_load = zs, .depth_store = zs, .stencil_load = zs, .stencil_store = zs};
+   uint64_t job = make_job(&o);
+   const uint64_t fb_size = twiddled ? fb_layout.size_B : fb_stride * H;
+   const uint64_t zs_size = zs ? zs_layout.size_B : 0;
+   memset(io_hole, 0, sizeof(io_hole));
+   /* the page holding the middle pixel: every path touches it */
+   const uint64_t hole_size = hole == 1 ? fb_size : zs_size;
+   const uint64_t hole_va = hole == 1 ? fb_va + (twiddled ? vagx_layout_offset_B(&fb_layout, 0, 0, w / 2, h / 2)
+                                                          : fb_stride * (h / 2) + fb_bpp * (w / 2))
+                                      : zs_base + vagx_layout_offset_B(&zs_layout, 0, 0, w / 2, h / 2);
+   if (hole && hole_size)
+      io_hole[(hole_va - MEM_BASE) / 4096] = true;
+   uint8_t *init = malloc(fb_size + zs_size), *res[2];
+   for (uint64_t i = 0; i < fb_size + zs_size; i++)
+      init[i] = (uint8_t)(i * 2654435761u >> 13);
+   struct vagx_render_fault f[2];
+   enum vagx_job_status st[2];
+   __typeof__(io_first) first[2];
+   run_mem = &io_ops;
+   for (unsigned mode = 0; mode < 2; mode++) {
+      memcpy(ptr(fb_va), init, fb_size);
+      if (zs)
+         memcpy(ptr(zs_base), init + fb_size, zs_size);
+      memset(&io_first, 0, sizeof(io_first));
+      vagx_render_set_options(dev, mode ? VAGX_RENDER_OPT_NO_FAST_IO | VAGX_RENDER_OPT_NO_FAST_TILE : 0);
+      st[mode] = run(job, &f[mode]);
+      first[mode] = io_first;
+      struct vagx_render_stats stats;
+      vagx_render_get_stats(dev, &stats);
+      /* the fast store is taken (sRGB's round trip is not a copy) */
+      CHECK(mode || hole || cf == VAGX_FORMAT_RGBA8_SRGB || stats.fast_eot_tiles > 0,
+            "fast_io: no fast end-of-tile store");
+      res[mode] = malloc(fb_size + zs_size);
+      memcpy(res[mode], ptr(fb_va), fb_size);
+      if (zs)
+         memcpy(res[mode] + fb_size, ptr(zs_base), zs_size);
+   }
+   run_mem = &mem_ops;
+   vagx_render_set_options(dev, 0);
+   char name[128];
+   snprintf(name, sizeof(name), "%s %s %ux %s hole %u %ux%u", vagx_format_name(cf),
+            twiddled ? "twiddled" : "linear", samples, zs ? vagx_format_name(zf) : "no-zs", hole, w, h);
+   CHECK(st[0] == st[1] && f[0].unit == f[1].unit && f[0].address == f[1].address &&
+            f[0].access == f[1].access,
+         "fast_io %s: status %d/%d unit %d/%d address %llx/%llx", name, st[0], st[1], f[0].unit,
+         f[1].unit, (unsigned long long)f[0].address, (unsigned long long)f[1].address);
+   CHECK(first[0].faulted == first[1].faulted && first[0].va == first[1].va &&
+            first[0].access == first[1].access,
+         "fast_io %s: first translation fault %d %llx/%d %llx", name, first[0].faulted,
+         (unsigned long long)first[0].va, first[1].faulted, (unsigned long long)first[1].va);
+   CHECK((hole != 0 && hole_size) == (st[0] == VAGX_JOB_STATUS_MMU_FAULT), "fast_io %s: status %d",
+         name, st[0]);
+   CHECK(!memcmp(res[0], res[1], fb_size), "fast_io %s: colour image differs", name);
+   CHECK(!memcmp(res[0] + fb_size, res[1] + fb_size, zs_size), "fast_io %s: depth/stencil differs",
+         name);
+   free(init);
+   free(res[0]);
+   free(res[1]);
+}
+
+static void test_fast_io(void)
+{
+   static const enum vagx_format cfs[] = {VAGX_FORMAT_RGBA8_UNORM, VAGX_FORMAT_BGRA8_UNORM,
+                                          VAGX_FORMAT_R8_UNORM, VAGX_FORMAT_RGBA16_UNORM,
+                                          VAGX_FORMAT_RGBA32_FLOAT, VAGX_FORMAT_RGBA8_SRGB};
+   static const enum vagx_format zfs[] = {VAGX_FORMAT_INVALID, VAGX_FORMAT_Z24_UNORM_S8_UINT,
+                                          VAGX_FORMAT_Z16_UNORM, VAGX_FORMAT_Z32_FLOAT,
+                                          VAGX_FORMAT_S8_UINT, VAGX_FORMAT_Z32_FLOAT_S8X24_UINT};
+   static const unsigned sizes[][2] = {{77, 50}, {70, 15}, {130, 97}};
+   unsigned n = 0;
+   for (unsigned ci = 0; ci < sizeof(cfs) / sizeof(cfs[0]); ci++)
+      for (unsigned lay = 0; lay < 3; lay++)          /* linear, twiddled 1X, twiddled 4X */
+         for (unsigned zi = 0; zi < sizeof(zfs) / sizeof(zfs[0]); zi++)
+            for (unsigned hole = 0; hole < 3; hole++) {
+               if (hole == 2 && zfs[zi] == VAGX_FORMAT_INVALID)
+                  continue;
+               const unsigned *sz = sizes[(ci + zi + hole + lay) % 3];
+               fast_io_case(cfs[ci], lay > 0, lay == 2 ? 4 : 1, zfs[zi], hole, sz[0], sz[1]);
+               n++;
+            }
+   printf("  fast_io: %u jobs compared with the generic paths\n", n);
+}
+
 /* Hidden-surface removal: overlapping opaque quads drawn back to front with
  * a depth test.  The image must equal the reference (the last quad covering
  * each pixel centre) with HSR on and off, the query must count the same
@@ -3596,6 +3767,7 @@ int main(void)
       {"binning", test_binning},
       {"bad_geometry", test_bad_geometry},
       {"fast_tile", test_fast_tile},
+      {"fast_io", test_fast_io},
       {"hsr", test_hsr},
       {"fill_modes", test_fill_modes},
       {"edge_flags", test_edge_flags},
