@@ -30,6 +30,9 @@
  * paths, no HSR; 8: no span/tile I/O fast paths) to measure what an
  * optimisation buys.  BENCH_RENDER_PAGED=1 makes the translation answer as
  * the device MMU does (a span ends at the 4 KiB page), so per-page costs show.
+ * BENCH_RENDER_ONCE=1 runs each selected scene once with 1 worker, no
+ * reference, no rounds (for valgrind --tool=callgrind: exact instruction
+ * counts on a shared machine).
  *
  * Scaling: the pools of 1, N and (oversubscribed) 4 and 8 workers run in
  * interleaved rounds; each worker's CPU and items (tiles or bands), the
@@ -699,6 +702,12 @@ int main(int argc, char **argv)
          continue;
       brk_ = ((fb_va - MEM_BASE) + bytes + 4095) & ~4095ull;
       uint64_t job = build(s);
+      if (getenv("BENCH_RENDER_ONCE") && atoi(getenv("BENCH_RENDER_ONCE"))) {
+         run_job(job, &pools[0]);
+         printf("  %-24s %s\n", names[s], check(s) ? "ok" : "WRONG IMAGE");
+         status |= !check(s);
+         continue;
+      }
       struct bs_run runs[MAXCFG];
       struct vagx_render_stats st;
       for (unsigned w = 0; w < ncfg; w++) {

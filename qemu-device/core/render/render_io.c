@@ -55,13 +55,6 @@ static void wr32(uint8_t *p, uint32_t v)
    p[3] = (uint8_t)(v >> 24);
 }
 
-/* Depth in [0, 1] of a unorm value of `max` = 2^bits - 1, as r_fmt_unpack. */
-static float unorm_depth(uint32_t v, double max)
-{
-   return (float)((double)v / max);
-}
-
-static const double z24_max = 16777215.0, z16_max = 65535.0;
 
 /* The generic conversion: unpack the sample, replace what is loaded or
  * stored, pack it again (what zs_io always did). */
@@ -102,14 +95,14 @@ void r_zs_load_px(enum vagx_format f, const uint8_t *p, bool dl, bool sl, float 
    case VAGX_FORMAT_Z24_UNORM_S8_UINT: {
       const uint32_t v = rd32(p);
       if (dl)
-         *depth = unorm_depth(v & 0xffffff, z24_max);
+         *depth = r_unorm_depth(v & 0xffffff, R_Z24_MAX);
       if (sl)
          *stencil = (uint8_t)(v >> 24);
       return;
    }
    case VAGX_FORMAT_Z16_UNORM:
       if (dl)
-         *depth = unorm_depth((uint32_t)p[0] | (uint32_t)p[1] << 8, z16_max);
+         *depth = r_unorm_depth((uint32_t)p[0] | (uint32_t)p[1] << 8, R_Z16_MAX);
       return;
    case VAGX_FORMAT_S8_UINT:
       if (sl)
@@ -151,21 +144,13 @@ void r_zs_store_px(enum vagx_format f, uint8_t *p, bool dl, bool sl, float depth
    zs_px_generic(f, p, true, dl, sl, &depth, &stencil);
 }
 
-double r_zs_quantize(enum vagx_format f, double z)
+double r_zs_quantize_generic(enum vagx_format f, double z)
 {
-   switch (f) {
-   case VAGX_FORMAT_Z24_UNORM_S8_UINT:
-      return unorm_depth(r_unorm_enc((float)z, 24), z24_max);
-   case VAGX_FORMAT_Z16_UNORM:
-      return unorm_depth(r_unorm_enc((float)z, 16), z16_max);
-   default: {
-      uint8_t b[8];
-      uint32_t v[4] = {r_u((float)z), 0, 0, 0};
-      r_fmt_pack(f, v, b, false);
-      r_fmt_unpack(f, b, v);
-      return r_f(v[0]);
-   }
-   }
+   uint8_t b[8];
+   uint32_t v[4] = {r_u((float)z), 0, 0, 0};
+   r_fmt_pack(f, v, b, false);
+   r_fmt_unpack(f, b, v);
+   return r_f(v[0]);
 }
 
 void r_zs_px(enum vagx_format f, uint8_t *p, bool store, bool dl, bool sl, float *depth,

@@ -101,8 +101,25 @@ void r_zs_store_px(enum vagx_format f, uint8_t *p, bool dl, bool sl, float depth
 void r_zs_px(enum vagx_format f, uint8_t *p, bool store, bool dl, bool sl, float *depth,
              uint8_t *stencil);
 
-/* The depth a unorm depth format holds for z (pack then unpack, as
- * render_tile.c: zq_depth does it through r_fmt_pack/r_fmt_unpack). */
-double r_zs_quantize(enum vagx_format f, double z);
+/* Depth in [0, 1] of a unorm value of `max` = 2^bits - 1, as r_fmt_unpack. */
+static inline float r_unorm_depth(uint32_t v, double max)
+{
+   return (float)((double)v / max);
+}
+#define R_Z24_MAX 16777215.0
+#define R_Z16_MAX 65535.0
+
+/* The depth a depth format holds for z (pack then unpack, as render_tile.c:
+ * zq_depth does it through r_fmt_pack/r_fmt_unpack): per fragment sample, so
+ * inline for the unorm formats. */
+double r_zs_quantize_generic(enum vagx_format f, double z);
+static inline double r_zs_quantize(enum vagx_format f, double z)
+{
+   if (f == VAGX_FORMAT_Z24_UNORM_S8_UINT)
+      return r_unorm_depth(r_unorm_enc((float)z, 24), R_Z24_MAX);
+   if (f == VAGX_FORMAT_Z16_UNORM)
+      return r_unorm_depth(r_unorm_enc((float)z, 16), R_Z16_MAX);
+   return r_zs_quantize_generic(f, z);
+}
 
 #endif

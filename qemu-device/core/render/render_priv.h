@@ -257,8 +257,26 @@ void r_band(struct rjob *j, unsigned ty, unsigned worker);
 /* ---- formats & textures (render_tex.c) ---- */
 void r_fmt_unpack(enum vagx_format f, const uint8_t *p, uint32_t out[4]);
 void r_fmt_pack(enum vagx_format f, const uint32_t in[4], uint8_t *p, bool srgb_encode);
+/* nearbyint(t) for 0 <= t < 2^52: adding 2^52 leaves no fraction bits, so
+ * the addition rounds t to an integer in the current rounding mode, as
+ * nearbyint does; the subtraction is exact.  nearbyint itself is a libm call
+ * on the baseline x86-64 target (no SSE4.1 roundsd), and this runs for every
+ * component a pixel stores and every depth a unorm depth buffer tests. */
+static inline double r_round_small(double t)
+{
+   return (t + 0x1p52) - 0x1p52;
+}
+
 /* unorm encoding of v in `bits` bits (round to nearest, saturated). */
-uint32_t r_unorm_enc(float v, unsigned bits);
+static inline uint32_t r_unorm_enc(float v, unsigned bits)
+{
+   const double max = (double)((1ull << bits) - 1);
+   if (!(v > 0))
+      return 0;
+   if (v >= 1)
+      return (uint32_t)max;
+   return (uint32_t)r_round_small(v * max);
+}
 float r_half_to_float(uint16_t h);
 uint16_t r_float_to_half(float f);
 bool r_layout_from_texture(const struct vagx_texture *t, struct vagx_layout *l);

@@ -89,25 +89,6 @@ static float linear_to_srgb(float c)
    return (float)(d < 0.0031308 ? d * 12.92 : 1.055 * pow(d, 1.0 / 2.4) - 0.055);
 }
 
-/* nearbyint(t) for 0 <= t < 2^52: adding 2^52 leaves no fraction bits, so
- * the addition rounds t to an integer in the current rounding mode, as
- * nearbyint does; the subtraction is exact.  nearbyint itself is a libm call
- * on the baseline x86-64 target (no SSE4.1 roundsd), and this runs for every
- * component a pixel stores. */
-static inline double round_small(double t)
-{
-   return (t + 0x1p52) - 0x1p52;
-}
-
-uint32_t r_unorm_enc(float v, unsigned bits)
-{
-   double max = (double)((1ull << bits) - 1);
-   if (!(v > 0))
-      return 0;
-   if (v >= 1)
-      return (uint32_t)max;
-   return (uint32_t)round_small(v * max);
-}
 
 static uint32_t snorm_enc(float v, unsigned bits)
 {
@@ -380,6 +361,8 @@ struct tview {
    /* render_io.h fast path (not VAGX_RENDER_OPT_NO_FAST_IO): one instruction's
     * texels share translations and the addressing of their (level, layer) */
    bool fast;
+   bool unorm8;                /* RGBA8 / BGRA8 UNORM: texels decoded by table (unorm8_tab) */
+   unsigned swap_rb;           /* BGRA8: 2 (byte of red is 2 ^ 0), else 0 */
    struct rspan span;
    struct raddr addr;
    unsigned addr_level, addr_layer; /* what addr was set up for; level ~0u: none */
@@ -388,6 +371,11 @@ struct tview {
 static void tview_fast_init(struct rtexctx *c, struct tview *v)
 {
    v->fast = !(c->j->dev->options & VAGX_RENDER_OPT_NO_FAST_IO);
+   v->unorm8 = v->fast && (v->t.format == VAGX_FORMAT_RGBA8_UNORM ||
+                           v->t.format == VAGX_FORMAT_BGRA8_UNORM);
+   v->swap_rb = v->t.format == VAGX_FORMAT_BGRA8_UNORM ? 2 : 0;
+   if (v->unorm8)
+      pthread_once(&unorm8_once, unorm8_init);
    r_span_reset(&v->span);
    v->addr_level = ~0u;
    v->addr_layer = 0;
@@ -560,6 +548,51 @@ static bool sample_nearest_int(struct rtexctx *c, struct tview *v, const struct 
    return true;
 }
 
+/* The texel of an RGBA8 / BGRA8 UNORM texture at (x, y) (in bounds), as
+ * r_fmt_unpack decodes it. */
+static bool texel_unorm8(struct rtexctx *c, struct tview *v, unsigned level, unsigned layer, int x,
+                         int y, float out[4])
+{
+   const uint8_t *p = tview_map(c, v, level, layer, (uint32_t)x, (uint32_t)y, 0, VAGX_USC_ACC_READ,
+                                VAGX_UNIT_TEX);
+   if (!p)
+      return false;
+   out[0] = unorm8_tab[p[0 ^ v->swap_rb]];
+   out[1] = unorm8_tab[p[1]];
+   out[2] = unorm8_tab[p[2 ^ v->swap_rb]];
+   out[3] = unorm8_tab[p[3]];
+   return true;
+}
+
+/* sample_level for RGBA8 / BGRA8 UNORM and wrap modes without a border:
+ * every wrapped texel is inside the level, so the per-texel bounds checks,
+ * border handling and generic unpack go; texels are read in the same order
+ * (a fault is met at the same texel). */
+static bool sample_level_unorm8(struct rtexctx *c, struct tview *v, const struct vagx_sampler *s,
+                                unsigned level, unsigned layer, double x, double y, bool lin,
+                                float out[4])
+{
+   const int w = (int)v->l.level[level].width_px, h = (int)v->l.level[level].height_px;
+   bool border = false;        /* never set by these wrap modes */
+   if (!lin)
+      return texel_unorm8(c, v, level, layer, wrap(floor_i(x), w, s->wrap_s, &border),
+                          wrap(floor_i(y), h, s->wrap_t, &border), out);
+   x -= 0.5;
+   y -= 0.5;
+   const int x0 = floor_i(x), y0 = floor_i(y);
+   const double fx = x - x0, fy = y - y0;
+   const int xs[2] = {wrap(x0, w, s->wrap_s, &border), wrap(x0 + 1, w, s->wrap_s, &border)};
+   const int ys[2] = {wrap(y0, h, s->wrap_t, &border), wrap(y0 + 1, h, s->wrap_t, &border)};
+   float q[4][4];
+   for (unsigned i = 0; i < 4; i++)
+      if (!texel_unorm8(c, v, level, layer, xs[i & 1], ys[i >> 1], q[i]))
+         return false;
+   for (unsigned k = 0; k < 4; k++)
+      out[k] = (float)((q[0][k] * (1 - fx) + q[1][k] * fx) * (1 - fy) +
+                       (q[2][k] * (1 - fx) + q[3][k] * fx) * fy);
+   return true;
+}
+
 /* Filtered sample of one level at normalised (u, v) (2D/array/cube face). */
 static bool sample_level(struct rtexctx *c, struct tview *v, const struct vagx_sampler *s,
                          unsigned level, unsigned layer, double u, double t, bool lin,
@@ -567,6 +600,9 @@ static bool sample_level(struct rtexctx *c, struct tview *v, const struct vagx_s
 {
    double x, y;
    level_xy(v, s, level, u, t, &x, &y);
+   if (v->unorm8 && s->wrap_s != VAGX_WRAP_CLAMP_TO_BORDER &&
+       s->wrap_t != VAGX_WRAP_CLAMP_TO_BORDER && level < v->l.levels_alloc && layer < v->l.layers)
+      return sample_level_unorm8(c, v, s, level, layer, x, y, lin, out);
    if (!lin)
       return fetch_wrapped(c, v, s, level, layer, floor_i(x), floor_i(y), out);
    x -= 0.5;

@@ -353,17 +353,29 @@ static bool line_block(const struct rline *l, int x0, int y0, int x1, int y1)
    return r1 + l->w - 1 >= n0 && r0 <= n1;
 }
 
-static double frag_depth(const struct rdraw *d, const struct rprim *p, double x, double y)
+/* A draw's depth clamps (per draw, not per sample). */
+struct zclamp {
+   bool unit;                 /* no depth clip: clamp to [0, 1] first */
+   double lo, hi;             /* the viewport's depth range */
+};
+
+static struct zclamp zclamp_of(const struct rdraw *d)
+{
+   struct zclamp k = {!d->rs.depth_clip,
+                      d->vp.min_depth < d->vp.max_depth ? d->vp.min_depth : d->vp.max_depth,
+                      d->vp.min_depth < d->vp.max_depth ? d->vp.max_depth : d->vp.min_depth};
+   return k;
+}
+
+static inline double frag_depth(const struct zclamp *k, const struct rprim *p, double x, double y)
 {
    double z = p->zc + p->za * (x - p->x0) + p->zb * (y - p->y0) + p->zoff;
-   if (!d->rs.depth_clip) {
+   if (k->unit) {
       if (z < 0) z = 0;
       if (z > 1) z = 1;
    }
-   double lo = d->vp.min_depth < d->vp.max_depth ? d->vp.min_depth : d->vp.max_depth;
-   double hi = d->vp.min_depth < d->vp.max_depth ? d->vp.max_depth : d->vp.min_depth;
-   if (z < lo) z = lo;
-   if (z > hi) z = hi;
+   if (z < k->lo) z = k->lo;
+   if (z > k->hi) z = k->hi;
    return (float)z;
 }
 
@@ -377,19 +389,14 @@ static double zq_depth(const struct tctx *c, double z)
 {
    if (!c->zq)
       return z;
-   if (c->fast_io)
-      return r_zs_quantize(c->j->zs.format, z);
-   uint8_t b[8];
-   uint32_t v[4] = {r_u((float)z), 0, 0, 0};
-   r_fmt_pack(c->j->zs.format, v, b, false);
-   r_fmt_unpack(c->j->zs.format, b, v);
-   return r_f(v[0]);
+   return c->fast_io ? r_zs_quantize(c->j->zs.format, z) : r_zs_quantize_generic(c->j->zs.format, z);
 }
 
 /* Stencil test, depth test and their updates for one sample (GL 4.6 17.3.5,
  * 17.3.6).  `z` is the fragment depth, `sref` the stencil reference. */
-static bool zs_test(const struct vagx_cmd_depth_stencil *ds, const struct vagx_stencil_face *sf,
-                    uint8_t *sp, float *dp, double z, uint8_t sref)
+static bool zs_test_stencil(const struct vagx_cmd_depth_stencil *ds,
+                            const struct vagx_stencil_face *sf, uint8_t *sp, float *dp, double z,
+                            uint8_t sref)
 {
    struct vagx_stencil_face f = *sf;
    f.ref = sref;
@@ -405,6 +412,20 @@ static bool zs_test(const struct vagx_cmd_depth_stencil *ds, const struct vagx_s
    }
    if (ds->stencil_test)
       stencil_write(&f, sp, f.zpass_op);
+   if (ds->depth_test && ds->depth_write)
+      *dp = (float)z;
+   return true;
+}
+
+/* The same; without a stencil test (most draws) only the depth part, inline. */
+static inline bool zs_test(const struct vagx_cmd_depth_stencil *ds,
+                           const struct vagx_stencil_face *sf, uint8_t *sp, float *dp, double z,
+                           uint8_t sref)
+{
+   if (ds->stencil_test)
+      return zs_test_stencil(ds, sf, sp, dp, z, sref);
+   if (ds->depth_test && !cmpf(ds->depth_func, z, *dp))
+      return false;
    if (ds->depth_test && ds->depth_write)
       *dp = (float)z;
    return true;
@@ -549,6 +570,7 @@ static void do_prim(struct tctx *c, const struct rprim *p, enum prim_mode mode, 
    /* depth is needed by a depth test or late tests; the early test by either test */
    const bool need_z = c->late || ds->depth_test;
    const bool need_test = ds->depth_test || ds->stencil_test;
+   const struct zclamp zk = zclamp_of(d);
    for (int by = by0; by < y1 - c->ty0; by += 4)
       for (int bx = bx0; bx < x1 - c->tx0; bx += 8) {
          /* every block, shaded or not: a tile of a million primitives must
@@ -602,7 +624,7 @@ static void do_prim(struct tctx *c, const struct rprim *p, enum prim_mode mode, 
                   continue;
                }
                float *dp = &c->w->depth[zi];
-               double z = need_z ? zq_depth(c, frag_depth(d, p, gx + spx[s], gy + spy[s])) : 0;
+               double z = need_z ? zq_depth(c, frag_depth(&zk, p, gx + spx[s], gy + spy[s])) : 0;
                zs[l][s] = z;
                if (c->late) {
                   if (precull && !cmpf(ds->depth_func, z, *dp))
