@@ -95,10 +95,14 @@ enum {
     * convert it with the generic format code (the reference for the span,
     * tile and per-format fast paths of render_io.h) */
    VAGX_RENDER_OPT_NO_FAST_IO = 1u << 3,
+   /* test every sample against the edge functions on its own instead of a
+    * block's edge functions stepped across it (the reference for the ISP's
+    * block coverage) */
+   VAGX_RENDER_OPT_NO_FAST_RASTER = 1u << 4,
 };
 /* The environment variable VAGX_RENDER_OPTIONS (a number, read when a device
  * is created) is ORed into every vagx_render_set_options(), so a whole GL
- * stack can be run on the reference paths (e.g. VAGX_RENDER_OPTIONS=10). */
+ * stack can be run on the reference paths (e.g. VAGX_RENDER_OPTIONS=26). */
 void vagx_render_set_options(struct vagx_render_device *dev, unsigned options);
 
 /* Geometry budget per job in bytes (tests); 0 restores the contract's

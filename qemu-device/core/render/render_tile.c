@@ -31,6 +31,7 @@ struct tctx {
    bool zs_pending;              /* tile depth/stencil not yet set to the clear values */
    bool zq;                      /* the zs image stores depth as unorm: quantize (zq_depth) */
    bool fast_io;                 /* render_io.h fast paths (not VAGX_RENDER_OPT_NO_FAST_IO) */
+   bool ref_raster;              /* per-sample edge tests (VAGX_RENDER_OPT_NO_FAST_RASTER) */
    /* late depth/stencil: st_tile writes are staged per rt/sample/lane */
    bool late;
    uint32_t staged[VAGX_MAX_RENDER_TARGETS][VAGX_MAX_SAMPLES];
@@ -77,6 +78,10 @@ static enum vagx_usc_status frag_exec(void *ctx, struct vagx_usc_gfx_call *call)
       const bool per_lane_pos = j->samples == 4 && c->d->rs.multisample;
       double ox0, oy0;
       sample_pos(j, c->d, 0, &ox0, &oy0);
+      /* copies: the stores to call->out could alias them for the compiler */
+      const struct rcf vc = ci < ncf ? c->cf[ci] : (struct rcf){0, 0, 0, 0};
+      const struct rcf wc = wi < ncf ? c->cf[wi] : (struct rcf){0, 0, 0, 0};
+      const double px0 = c->prim->x0, py0 = c->prim->y0;
       for (unsigned l = 0; l < 32; l++) {
          if (!(call->exec >> l & 1))
             continue;
@@ -95,12 +100,12 @@ static enum vagx_usc_status frag_exec(void *ctx, struct vagx_usc_gfx_call *call)
                if (s < 4)
                   sample_pos(j, c->d, s, &ox, &oy);
             }
-            const double X = c->px[l] + ox - c->prim->x0, Y = c->py[l] + oy - c->prim->y0;
+            const double X = c->px[l] + ox - px0, Y = c->py[l] + oy - py0;
             double v = 0;
             if (ci < ncf)
-               v = c->cf[ci].c + c->cf[ci].a * X + c->cf[ci].b * Y;
+               v = vc.c + vc.a * X + vc.b * Y;
             if (persp) {
-               double w = wi < ncf ? c->cf[wi].c + c->cf[wi].a * X + c->cf[wi].b * Y : 1;
+               double w = wi < ncf ? wc.c + wc.a * X + wc.b * Y : 1;
                v = v / w;
             }
             r = (float)v;
@@ -307,6 +312,46 @@ static bool inside(const struct rprim *p, int64_t px, int64_t py)
          return true;
    }
    return false;
+}
+
+/* Bit (lane) of pixel (x, y) of an 8x4 block: the inverse of lane_xy. */
+static inline unsigned lane_of(unsigned x, unsigned y)
+{
+   return ((y >> 1) * 4 + (x >> 1)) * 4 + (x & 1) + (y & 1) * 2;
+}
+
+/* The lanes of the 8x4 block whose sample at (fx0 + 256 x, fy0 + 256 y)
+ * (1/256 pixel; x in [x0, x1) of 0..7, y in [y0, y1) of 0..3: the part of
+ * the block in the primitive's bounding box) is inside the primitive:
+ * inside() for those lanes at once.  Each edge function is evaluated once
+ * and stepped by its exact integer increments (the same 64-bit values
+ * inside() computes), with the same top-left rule; an edge that leaves no
+ * lane ends the triangle. */
+static uint32_t block_cover(const struct rprim *p, int64_t fx0, int64_t fy0, unsigned x0,
+                            unsigned x1, unsigned y0, unsigned y1)
+{
+   uint32_t cover = 0;
+   for (unsigned t = 0; t < p->ntri; t++) {
+      const int64_t *x = p->vx[t], *y = p->vy[t];
+      uint32_t in = ~0u;
+      for (unsigned e = 0; e < 3 && in; e++) {
+         const int64_t ax = x[e], ay = y[e], dx = x[(e + 1) % 3] - ax, dy = y[(e + 1) % 3] - ay;
+         const bool tie_in = dy < 0 || (dy == 0 && dx > 0);
+         const int64_t e0 = dx * (fy0 - ay) - dy * (fx0 - ax);
+         uint32_t m = 0;
+         for (unsigned ly = y0; ly < y1; ly++) {
+            const int64_t er = e0 + dx * (int64_t)(ly * R_SUBPIX);
+            for (unsigned lx = x0; lx < x1; lx++) {
+               const int64_t v = er - dy * (int64_t)(lx * R_SUBPIX);
+               if (v > 0 || (v == 0 && tie_in))
+                  m |= 1u << lane_of(lx, ly);
+            }
+         }
+         in &= m;
+      }
+      cover |= in;
+   }
+   return cover;
 }
 
 /* Every point of [fx0,fx1] x [fy0,fy1] strictly inside the (single)
@@ -586,13 +631,31 @@ static void do_prim(struct tctx *c, const struct rprim *p, enum prim_mode mode, 
                                                    (gby + 3) * R_SUBPIX + smax_y);
          uint32_t live = 0;
          double zs[32][4];
+         /* per sample, the lanes it covers (triangles: a whole block at once) */
+         uint32_t scov[4] = {0, 0, 0, 0}, any = 0;
+         if (!is_line && !c->ref_raster) {
+            /* the block's columns and rows inside the clipped bounding box */
+            const int cx0 = x0 - (int)gbx > 0 ? x0 - (int)gbx : 0, cx1 = x1 - (int)gbx < 8 ? x1 - (int)gbx : 8;
+            const int ry0 = y0 - (int)gby > 0 ? y0 - (int)gby : 0, ry1 = y1 - (int)gby < 4 ? y1 - (int)gby : 4;
+            for (unsigned s = 0; s < ns && cx0 < cx1 && ry0 < ry1; s++) {
+               scov[s] = blk_full ? ~0u
+                                  : block_cover(p, gbx * R_SUBPIX + (int64_t)(spx[s] * R_SUBPIX),
+                                                gby * R_SUBPIX + (int64_t)(spy[s] * R_SUBPIX),
+                                                (unsigned)cx0, (unsigned)cx1, (unsigned)ry0, (unsigned)ry1);
+               any |= scov[s];
+            }
+         }
          for (unsigned l = 0; l < 32; l++) {
             int x, y;
             lane_xy(l, &x, &y);
-            const int gx = c->tx0 + bx + x, gy = c->ty0 + by + y;
-            c->px[l] = gx;
-            c->py[l] = gy;
+            c->px[l] = c->tx0 + bx + x;
+            c->py[l] = c->ty0 + by + y;
             c->cov[l] = 0;
+         }
+         if (!is_line && !c->ref_raster && !any)
+            continue;
+         for (unsigned l = 0; l < 32; l++) {
+            const int gx = c->px[l], gy = c->py[l];
             if (gx < x0 || gx >= x1 || gy < y0 || gy >= y1)
                continue;
             uint32_t m = 0;
@@ -600,14 +663,17 @@ static void do_prim(struct tctx *c, const struct rprim *p, enum prim_mode mode, 
                m = line_covers(&p->line, gx, gy) ? all : 0;
             else if (blk_full)
                m = all;
-            for (unsigned s = 0; s < ns && !is_line && !blk_full; s++) {
+            else if (!c->ref_raster)
+               for (unsigned s = 0; s < ns; s++)
+                  m |= (scov[s] >> l & 1) << s;
+            for (unsigned s = 0; s < ns && !is_line && !blk_full && c->ref_raster; s++) {
                int64_t fx = (int64_t)gx * R_SUBPIX + (int64_t)(spx[s] * R_SUBPIX);
                int64_t fy = (int64_t)gy * R_SUBPIX + (int64_t)(spy[s] * R_SUBPIX);
                if (inside(p, fx, fy))
                   m |= 1u << s;
             }
             m &= d->rs.sample_mask;
-            const int lx = bx + x, ly = by + y;
+            const int lx = gx - c->tx0, ly = gy - c->ty0;
             for (unsigned s = 0; s < ns; s++) {
                if (!(m >> s & 1))
                   continue;
@@ -1234,6 +1300,7 @@ void r_tile(void *ctx, unsigned item, unsigned worker)
    c.tx0 = (int)(item % j->tiles_x) * R_TS;
    c.ty0 = (int)(item / j->tiles_x) * R_TS;
    c.fast_io = !(j->dev->options & VAGX_RENDER_OPT_NO_FAST_IO);
+   c.ref_raster = j->dev->options & VAGX_RENDER_OPT_NO_FAST_RASTER;
    c.zq = j->have_zs && vagx_format_depth(j->zs.format) && j->zs.format != VAGX_FORMAT_Z32_FLOAT &&
           j->zs.format != VAGX_FORMAT_Z32_FLOAT_S8X24_UINT;
    /* only the planes of this job's render targets are ever read */

@@ -3061,6 +3061,83 @@ static void fast_io_case(enum vagx_format cf, bool twiddled, unsigned samples, e
    free(res[1]);
 }
 
+/* Block coverage (an 8x4 block's edge functions stepped across it) against
+ * per-sample edge tests (VAGX_RENDER_OPT_NO_FAST_RASTER): random triangles,
+ * tiny to large, on and off the pixel grid, sharing edges, 1X and 4X, with
+ * colours from the vertices so any coverage difference shows. */
+static void test_fast_raster(void)
+{
+   unsigned seed = 12345;
+   for (unsigned samples = 1; samples <= 4; samples += 3)
+      for (unsigned round = 0; round < 6; round++) {
+         brk_ = 0;
+         W = 97; H = 71;
+         ncs = 0;
+         enum { NT = 120 };
+         double t[NT * 3][2];
+         float col[NT * 3 * 3];
+         for (unsigned i = 0; i < NT * 3; i++) {
+            seed = seed * 1103515245u + 12345u;
+            const double scale = round < 2 ? 8.0 : round < 4 ? 40.0 : 120.0;
+            const double base_x = (seed >> 8) % (W + 20) - 10.0, base_y = (seed >> 16) % (H + 20) - 10.0;
+            if (i % 3 == 0 || (round & 1)) {
+               t[i][0] = base_x;
+               t[i][1] = base_y;
+            } else {  /* near the first vertex: small and thin triangles */
+               t[i][0] = t[i - i % 3][0] + ((seed >> 4) % 1000) / 1000.0 * scale - scale / 2;
+               t[i][1] = t[i - i % 3][1] + ((seed >> 14) % 1000) / 1000.0 * scale - scale / 2;
+            }
+            if (round == 5) {  /* exactly on pixel edges and centres: ties */
+               t[i][0] = floor(t[i][0]) + ((seed >> 3) & 1) * 0.5;
+               t[i][1] = floor(t[i][1]) + ((seed >> 5) & 1) * 0.5;
+            }
+            for (unsigned k = 0; k < 3; k++)
+               col[i * 3 + k] = (float)((seed >> (k * 7)) % 251) / 250.0f;
+         }
+         uint64_t vb = vbuf_tris((const double(*)[2])t, NT * 3, 3, col, NULL, NULL);
+         struct prog fs = {.code = assemble("iter.center.persp r0, cf1, cf0, r0\n"
+                                            "iter.center.persp r1, cf2, cf0, r0\n"
+                                            "iter.center.persp r2, cf3, cf0, r0\n"
+                                            "mov r3, #1.0\nst_tile.rt0 r0, #0\n"
+                                            "st_tile.rt0 r0, #1\nst_tile.rt0 r0, #2\n"
+                                            "st_tile.rt0 r0, #3\nend\n")};
+         uint32_t cfb[2] = {binding(0, 1, 0, VAGX_INTERP_SMOOTH), binding(1, 3, 1, VAGX_INTERP_SMOOTH)};
+         emit_state(3, 0, 0, vb, &fs, cfb, 2, 4, false);
+         if (samples == 4)
+            EMIT(cmd_rasterizer, v_.half_pixel_center = 1; v_.point_size = 1; v_.line_width = 1;
+                 v_.sample_mask = 0xf; v_.depth_clip = 1; v_.multisample = 1);
+         draw(VAGX_PRIMITIVE_TRIANGLES, NT * 3);
+         EMIT(cmd_end);
+         char eot4[512];
+         snprintf(eot4, sizeof(eot4), "mov r4, sr.pix_x\nmov r5, sr.pix_y\n"
+                  "ld_tile.rt0 r0, #0\nimg_st.i0.2d r4, r0, #0\nld_tile.rt0 r8, #1\nimg_st.i0.2d r4, r8, #1\n"
+                  "ld_tile.rt0 r12, #2\nimg_st.i0.2d r4, r12, #2\nld_tile.rt0 r16, #3\nimg_st.i0.2d r4, r16, #3\nend\n");
+         struct job_opts o = {.clear = {0, 0, 0, 0}, .samples = samples, .pbe_twiddled = samples == 4,
+                              .eot = samples == 4 ? eot4 : NULL};
+         uint64_t job = make_job(&o);
+         const uint64_t size = samples == 4 ? fb_layout.size_B : fb_stride * H;
+         uint8_t *img[2];
+         uint64_t lanes[2];
+         for (unsigned mode = 0; mode < 2; mode++) {
+            vagx_render_set_options(dev, mode ? VAGX_RENDER_OPT_NO_FAST_RASTER : 0);
+            memset(ptr(fb_va), 0x5a, size);
+            struct vagx_render_fault f;
+            CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "fast_raster status");
+            struct vagx_render_stats st;
+            vagx_render_get_stats(dev, &st);
+            lanes[mode] = st.fragment_lanes;
+            img[mode] = malloc(size);
+            memcpy(img[mode], ptr(fb_va), size);
+         }
+         vagx_render_set_options(dev, 0);
+         CHECK(lanes[0] == lanes[1] && lanes[0] > 0, "fast_raster %ux round %u: %llu/%llu fragments",
+               samples, round, (unsigned long long)lanes[0], (unsigned long long)lanes[1]);
+         CHECK(!memcmp(img[0], img[1], size), "fast_raster %ux round %u: images differ", samples, round);
+         free(img[0]);
+         free(img[1]);
+      }
+}
+
 static void test_fast_io(void)
 {
    static const enum vagx_format cfs[] = {VAGX_FORMAT_RGBA8_UNORM, VAGX_FORMAT_BGRA8_UNORM,
@@ -3768,6 +3845,7 @@ int main(void)
       {"bad_geometry", test_bad_geometry},
       {"fast_tile", test_fast_tile},
       {"fast_io", test_fast_io},
+      {"fast_raster", test_fast_raster},
       {"hsr", test_hsr},
       {"fill_modes", test_fill_modes},
       {"edge_flags", test_edge_flags},
