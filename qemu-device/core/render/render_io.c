@@ -22,6 +22,14 @@ uint8_t *r_span_miss(struct rjob *j, unsigned worker, struct rspan *s, uint64_t 
    return p;
 }
 
+#define SPREAD1(x)                                                                   \
+   (((x) & 1) | ((x) & 2) << 1 | ((x) & 4) << 2 | ((x) & 8) << 3 | ((x) & 16) << 4 |  \
+    ((x) & 32) << 5 | ((x) & 64) << 6 | ((x) & 128) << 7)
+#define SPREAD4(b) SPREAD1(b), SPREAD1((b) + 1), SPREAD1((b) + 2), SPREAD1((b) + 3)
+#define SPREAD16(b) SPREAD4(b), SPREAD4((b) + 4), SPREAD4((b) + 8), SPREAD4((b) + 12)
+#define SPREAD64(b) SPREAD16(b), SPREAD16((b) + 16), SPREAD16((b) + 32), SPREAD16((b) + 48)
+const uint16_t r_spread[R_SPREAD_N] = {SPREAD64(0), SPREAD64(64), SPREAD64(128), SPREAD64(192)};
+
 void r_addr_init(struct raddr *a, const struct vagx_layout *l, unsigned level, unsigned layer)
 {
    const struct vagx_layout_level *lv = &l->level[level];
@@ -38,6 +46,7 @@ void r_addr_init(struct raddr *a, const struct vagx_layout *l, unsigned level, u
    a->th_log2 = th ? 31u - (uint32_t)__builtin_clz(th) : 0;
    a->tw_mask = tw - 1;
    a->th_mask = th - 1;
+   a->spread_table = tw <= R_SPREAD_N && th <= R_SPREAD_N;
    a->tile_B = (uint64_t)tw * th * a->E;
    a->row_B = (uint64_t)lv->tiles_x * a->tile_B;
 }

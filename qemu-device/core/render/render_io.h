@@ -62,7 +62,13 @@ struct raddr {
    uint32_t E;                /* element bytes (all samples) */
    uint32_t tw_log2, th_log2, tw_mask, th_mask;
    bool linear;
+   bool spread_table;         /* tile sides <= R_SPREAD_N: Morton bits by table */
 };
+
+/* vagx_layout_spread_bits(i) for i < R_SPREAD_N (tiles are at most 128
+ * elements wide or high: the table covers every twiddled level). */
+#define R_SPREAD_N 256
+extern const uint16_t r_spread[R_SPREAD_N];
 
 /* Precondition: level < levels_alloc, layer < layers (as vagx_layout_offset_B). */
 void r_addr_init(struct raddr *a, const struct vagx_layout *l, unsigned level, unsigned layer);
@@ -72,8 +78,11 @@ static inline uint64_t r_addr_offset(const struct raddr *a, uint32_t x, uint32_t
 {
    if (a->linear)
       return a->base + (uint64_t)y * a->row_B + (uint64_t)x * a->E;
+   const uint32_t m = a->spread_table
+                         ? (uint32_t)r_spread[x & a->tw_mask] | (uint32_t)r_spread[y & a->th_mask] << 1
+                         : vagx_layout_morton_el(x & a->tw_mask, y & a->th_mask);
    return a->base + (uint64_t)(y >> a->th_log2) * a->row_B + (uint64_t)(x >> a->tw_log2) * a->tile_B +
-          (uint64_t)vagx_layout_morton_el(x & a->tw_mask, y & a->th_mask) * a->E;
+          (uint64_t)m * a->E;
 }
 
 /* A 32x32 tile-aligned block at (x, y) (both multiples of R_TS) lies in one

@@ -394,11 +394,10 @@ static enum vagx_usc_status get_desc(struct rtexctx *c, uint64_t table, unsigned
    return VAGX_USC_OK;
 }
 
-/* Host address of sample `sample` of element (x, y) of (level, layer), in
- * bounds; NULL on a fault (recorded for `unit`). */
-static uint8_t *tview_map(struct rtexctx *c, struct tview *v, unsigned level, unsigned layer,
-                          uint32_t x, uint32_t y, unsigned sample, unsigned access,
-                          enum vagx_unit unit)
+/* tview_map when the generic path is on or the (level, layer) changed. */
+static uint8_t *tview_map_setup(struct rtexctx *c, struct tview *v, unsigned level, unsigned layer,
+                                uint32_t x, uint32_t y, unsigned sample, unsigned access,
+                                enum vagx_unit unit)
 {
    const struct vagx_layout *l = &v->l;
    const unsigned bpb = l->bytes_per_block_B;
@@ -413,6 +412,20 @@ static uint8_t *tview_map(struct rtexctx *c, struct tview *v, unsigned level, un
    }
    const uint64_t off = r_addr_offset(&v->addr, x, y) + (uint64_t)sample * bpb;
    return r_span_map(c->j, c->worker, &v->span, v->va + off, bpb, access, unit);
+}
+
+/* Host address of sample `sample` of element (x, y) of (level, layer), in
+ * bounds; NULL on a fault (recorded for `unit`).  Inline for the texels
+ * after the first of an instruction. */
+static inline uint8_t *tview_map(struct rtexctx *c, struct tview *v, unsigned level,
+                                 unsigned layer, uint32_t x, uint32_t y, unsigned sample,
+                                 unsigned access, enum vagx_unit unit)
+{
+   if (!v->fast || v->addr_level != level || v->addr_layer != layer)
+      return tview_map_setup(c, v, level, layer, x, y, sample, access, unit);
+   const unsigned bpb = v->l.bytes_per_block_B;
+   const uint64_t va = v->va + r_addr_offset(&v->addr, x, y) + (uint64_t)sample * bpb;
+   return r_span_map(c->j, c->worker, &v->span, va, bpb, access, unit);
 }
 
 /* Reads one texel (unpacked); false on fault (already recorded). */
