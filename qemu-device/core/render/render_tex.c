@@ -561,6 +561,15 @@ static bool sample_nearest_int(struct rtexctx *c, struct tview *v, const struct 
    return true;
 }
 
+/* Bilinear blend of the texels (x0, y0), (x0 + 1, y0), (x0, y0 + 1),
+ * (x0 + 1, y0 + 1) with weights fx, fy. */
+static inline void bilerp(float q[4][4], double fx, double fy, float out[4])
+{
+   for (unsigned k = 0; k < 4; k++)
+      out[k] = (float)((q[0][k] * (1 - fx) + q[1][k] * fx) * (1 - fy) +
+                       (q[2][k] * (1 - fx) + q[3][k] * fx) * fy);
+}
+
 /* The texel of an RGBA8 / BGRA8 UNORM texture at (x, y) (in bounds), as
  * r_fmt_unpack decodes it. */
 static bool texel_unorm8(struct rtexctx *c, struct tview *v, unsigned level, unsigned layer, int x,
@@ -600,9 +609,7 @@ static bool sample_level_unorm8(struct rtexctx *c, struct tview *v, const struct
    for (unsigned i = 0; i < 4; i++)
       if (!texel_unorm8(c, v, level, layer, xs[i & 1], ys[i >> 1], q[i]))
          return false;
-   for (unsigned k = 0; k < 4; k++)
-      out[k] = (float)((q[0][k] * (1 - fx) + q[1][k] * fx) * (1 - fy) +
-                       (q[2][k] * (1 - fx) + q[3][k] * fx) * fy);
+   bilerp(q, fx, fy, out);
    return true;
 }
 
@@ -626,9 +633,7 @@ static bool sample_level(struct rtexctx *c, struct tview *v, const struct vagx_s
    for (unsigned i = 0; i < 4; i++)
       if (!fetch_wrapped(c, v, s, level, layer, x0 + (int)(i & 1), y0 + (int)(i >> 1), q[i]))
          return false;
-   for (unsigned k = 0; k < 4; k++)
-      out[k] = (float)((q[0][k] * (1 - fx) + q[1][k] * fx) * (1 - fy) +
-                       (q[2][k] * (1 - fx) + q[3][k] * fx) * fy);
+   bilerp(q, fx, fy, out);
    return true;
 }
 
