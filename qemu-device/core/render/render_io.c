@@ -51,20 +51,6 @@ void r_addr_init(struct raddr *a, const struct vagx_layout *l, unsigned level, u
    a->row_B = (uint64_t)lv->tiles_x * a->tile_B;
 }
 
-static uint32_t rd32(const uint8_t *p)
-{
-   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void wr32(uint8_t *p, uint32_t v)
-{
-   p[0] = (uint8_t)v;
-   p[1] = (uint8_t)(v >> 8);
-   p[2] = (uint8_t)(v >> 16);
-   p[3] = (uint8_t)(v >> 24);
-}
-
-
 /* The generic conversion: unpack the sample, replace what is loaded or
  * stored, pack it again (what zs_io always did). */
 static void zs_px_generic(enum vagx_format f, uint8_t *p, bool store, bool dl, bool sl,
@@ -91,66 +77,6 @@ static void zs_px_generic(enum vagx_format f, uint8_t *p, bool store, bool dl, b
    if (f == VAGX_FORMAT_S8_UINT)
       v[0] = v[1];
    r_fmt_pack(f, v, p, false);
-}
-
-void r_zs_load_px(enum vagx_format f, const uint8_t *p, bool dl, bool sl, float *depth,
-                  uint8_t *stencil)
-{
-   switch (f) {
-   case VAGX_FORMAT_Z32_FLOAT:
-      if (dl)
-         *depth = r_f(rd32(p));
-      return;
-   case VAGX_FORMAT_Z24_UNORM_S8_UINT: {
-      const uint32_t v = rd32(p);
-      if (dl)
-         *depth = r_unorm_depth(v & 0xffffff, R_Z24_MAX);
-      if (sl)
-         *stencil = (uint8_t)(v >> 24);
-      return;
-   }
-   case VAGX_FORMAT_Z16_UNORM:
-      if (dl)
-         *depth = r_unorm_depth((uint32_t)p[0] | (uint32_t)p[1] << 8, R_Z16_MAX);
-      return;
-   case VAGX_FORMAT_S8_UINT:
-      if (sl)
-         *stencil = p[0];
-      return;
-   default:
-      zs_px_generic(f, (uint8_t *)p, false, dl, sl, depth, stencil);
-      return;
-   }
-}
-
-void r_zs_store_px(enum vagx_format f, uint8_t *p, bool dl, bool sl, float depth, uint8_t stencil)
-{
-   switch (f) {
-   case VAGX_FORMAT_Z32_FLOAT:
-      if (dl)
-         wr32(p, r_u(depth));
-      return;                  /* otherwise the same bytes again */
-   case VAGX_FORMAT_Z24_UNORM_S8_UINT:
-      if (!dl)
-         break;                /* the depth goes through a float: generic */
-      wr32(p, r_unorm_enc(depth, 24) | (sl ? (uint32_t)stencil : (uint32_t)p[3]) << 24);
-      return;
-   case VAGX_FORMAT_Z16_UNORM: {
-      if (!dl)
-         break;
-      const uint32_t v = r_unorm_enc(depth, 16);
-      p[0] = (uint8_t)v;
-      p[1] = (uint8_t)(v >> 8);
-      return;
-   }
-   case VAGX_FORMAT_S8_UINT:
-      if (sl)
-         p[0] = stencil;
-      return;
-   default:
-      break;
-   }
-   zs_px_generic(f, p, true, dl, sl, &depth, &stencil);
 }
 
 double r_zs_quantize_generic(enum vagx_format f, double z)

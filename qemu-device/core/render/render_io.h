@@ -100,15 +100,23 @@ static inline uint32_t r_tile_morton(uint32_t lx, uint32_t ly)
    return vagx_layout_morton_el(lx, ly);
 }
 
-/* Depth/stencil formats: one tile-buffer sample to or from memory, exactly
- * as r_fmt_unpack / r_fmt_pack do it in zs_io (render_tile.c). */
-void r_zs_load_px(enum vagx_format f, const uint8_t *p, bool dl, bool sl, float *depth,
-                  uint8_t *stencil);
-void r_zs_store_px(enum vagx_format f, uint8_t *p, bool dl, bool sl, float depth, uint8_t stencil);
-
-/* The same through r_fmt_unpack / r_fmt_pack only (the reference). */
+/* One depth/stencil sample to (store) or from memory through r_fmt_unpack /
+ * r_fmt_pack only: what zs_io always did (the reference). */
 void r_zs_px(enum vagx_format f, uint8_t *p, bool store, bool dl, bool sl, float *depth,
              uint8_t *stencil);
+
+static inline uint32_t r_rd32(const uint8_t *p)
+{
+   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline void r_wr32(uint8_t *p, uint32_t v)
+{
+   p[0] = (uint8_t)v;
+   p[1] = (uint8_t)(v >> 8);
+   p[2] = (uint8_t)(v >> 16);
+   p[3] = (uint8_t)(v >> 24);
+}
 
 /* Depth in [0, 1] of a unorm value of `max` = 2^bits - 1, as r_fmt_unpack. */
 static inline float r_unorm_depth(uint32_t v, double max)
@@ -129,6 +137,70 @@ static inline double r_zs_quantize(enum vagx_format f, double z)
    if (f == VAGX_FORMAT_Z16_UNORM)
       return r_unorm_depth(r_unorm_enc((float)z, 16), R_Z16_MAX);
    return r_zs_quantize_generic(f, z);
+}
+
+/* The same per format, exactly as r_zs_px (test_render_io compares them),
+ * inline: zs_io runs it for every sample of every tile that loads or
+ * stores depth. */
+static inline void r_zs_load_px(enum vagx_format f, const uint8_t *p, bool dl, bool sl,
+                                float *depth, uint8_t *stencil)
+{
+   switch (f) {
+   case VAGX_FORMAT_Z32_FLOAT:
+      if (dl)
+         *depth = r_f(r_rd32(p));
+      return;
+   case VAGX_FORMAT_Z24_UNORM_S8_UINT: {
+      const uint32_t v = r_rd32(p);
+      if (dl)
+         *depth = r_unorm_depth(v & 0xffffff, R_Z24_MAX);
+      if (sl)
+         *stencil = (uint8_t)(v >> 24);
+      return;
+   }
+   case VAGX_FORMAT_Z16_UNORM:
+      if (dl)
+         *depth = r_unorm_depth((uint32_t)p[0] | (uint32_t)p[1] << 8, R_Z16_MAX);
+      return;
+   case VAGX_FORMAT_S8_UINT:
+      if (sl)
+         *stencil = p[0];
+      return;
+   default:
+      r_zs_px(f, (uint8_t *)p, false, dl, sl, depth, stencil);
+      return;
+   }
+}
+
+static inline void r_zs_store_px(enum vagx_format f, uint8_t *p, bool dl, bool sl, float depth,
+                                 uint8_t stencil)
+{
+   switch (f) {
+   case VAGX_FORMAT_Z32_FLOAT:
+      if (dl)
+         r_wr32(p, r_u(depth));
+      return;                  /* otherwise the same bytes again */
+   case VAGX_FORMAT_Z24_UNORM_S8_UINT:
+      if (!dl)
+         break;                /* the depth goes through a float: generic */
+      r_wr32(p, r_unorm_enc(depth, 24) | (sl ? (uint32_t)stencil : (uint32_t)p[3]) << 24);
+      return;
+   case VAGX_FORMAT_Z16_UNORM: {
+      if (!dl)
+         break;
+      const uint32_t v = r_unorm_enc(depth, 16);
+      p[0] = (uint8_t)v;
+      p[1] = (uint8_t)(v >> 8);
+      return;
+   }
+   case VAGX_FORMAT_S8_UINT:
+      if (sl)
+         p[0] = stencil;
+      return;
+   default:
+      break;
+   }
+   r_zs_px(f, p, true, dl, sl, &depth, &stencil);
 }
 
 #endif
