@@ -788,6 +788,13 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
    const bool integer = vagx_format_is_integer(v.t.format) ||
                         (vagx_format_kind(v.t.format) == VAGX_FORMAT_KIND_DEPTH_STENCIL && v.t.sample_stencil);
    const unsigned base = v.t.base_level, maxl = v.t.max_level;
+   /* Implicit LOD of a fragment quad: it comes from the quad's derivatives
+    * only (not for cube maps: the face is the lane's), so the four lanes of
+    * a quad share it and it is computed once per quad. */
+   const bool quad_lod_ok = v.fast && c->fragment && dim != VAGX_DIM_CUBE &&
+                            (mode == VAGX_TEXMODE_AUTO || mode == VAGX_TEXMODE_BIAS);
+   unsigned quad_lod_q = ~0u;
+   double quad_lod = 0;
 
    for (unsigned l = 0; l < 32; l++) {
       if (!(call->exec >> l & 1))
@@ -851,6 +858,10 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
          /* LOD */
          if (mode == VAGX_TEXMODE_LOD) {
             lodv = r_f(call->src[1][l]);
+         } else if (quad_lod_ok && (l & ~3u) == quad_lod_q) {
+            lodv = quad_lod;
+            if (mode == VAGX_TEXMODE_BIAS)
+               lodv += r_f(call->src[1][l]);
          } else {
             double dudx = 0, dudy = 0, dvdx = 0, dvdy = 0;
             const struct vagx_layout_level *l0 = &v.l.level[base];
@@ -898,6 +909,8 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
             double rx = dudx * dudx + dvdx * dvdx, ry = dudy * dudy + dvdy * dvdy;
             double rho2 = rx > ry ? rx : ry;
             lodv = rho2 > 0 ? 0.5 * log2(rho2) : -1000.0;
+            quad_lod_q = l & ~3u;
+            quad_lod = lodv;
             if (mode == VAGX_TEXMODE_BIAS)
                lodv += r_f(call->src[1][l]);
          }
