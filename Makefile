@@ -49,14 +49,14 @@ host: deps
 # --- QEMU 10.0.2 with the vagx device ----------------------------------------
 qemu: deps
 	@qemu-device/prepare-qemu.sh
-	@echo "qemu: building qemu-system-x86_64 (first build ~10 min on 2 cores)"
+	@echo "qemu: building qemu-system-x86_64 $(if $(wildcard $(QEMU_BIN)),(incremental),(first build 10-20 min on 2 cores))"
 	@scripts/ninja-progress qemu $(B)/qemu-build.log -C $(B)/qemu qemu-system-x86_64 \
 		$(if $(wildcard qemu-device/qemu/tests/qtest/vagx-test.c),tests/qtest/vagx-test)
 
 # --- Mesa 25.0.7 --------------------------------------------------------------
 mesa: deps
 	@userspace/prepare-mesa.sh
-	@echo "mesa: building and installing into build/mesa-install (first build ~15 min)"
+	@echo "mesa: building and installing into build/mesa-install $(if $(wildcard $(B)/mesa/build.ninja),(incremental),(first build 15-35 min on 2 cores))"
 	@scripts/ninja-progress mesa $(B)/mesa-build.log -C $(B)/mesa install
 
 # --- vagx.ko ------------------------------------------------------------------

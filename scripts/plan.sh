@@ -11,9 +11,9 @@ todo=() mins=0
 add() { todo+=("$1"); mins=$((mins + $2)); }
 if [ -f "$B/.deps-stamp" ]; then todo+=("deps (checked)"); else add "deps (apt: up to 5 min on a bare machine)" 5; fi
 if [ -f "$B/host/build.ninja" ]; then todo+=("host (incremental)"); else add "host (~1 min)" 1; fi
-if [ -x "$B/qemu/qemu-system-x86_64" ]; then todo+=("QEMU (incremental)"); else add "QEMU 10.0.2 (10-15 min first time; ccache makes rebuilds quick)" 15; fi
+if [ -x "$B/qemu/qemu-system-x86_64" ]; then todo+=("QEMU (incremental)"); else add "QEMU 10.0.2 (10-20 min first time; ccache makes rebuilds quick)" 15; fi
 todo+=("vagx.ko")
-if [ -f "$B/mesa-install/.vagx-installed" ] || [ -d "$B/mesa-install/lib" ]; then todo+=("Mesa (incremental)"); else add "Mesa 25.0.7 (12-15 min first time)" 15; fi
+if [ -f "$B/mesa-install/.vagx-installed" ] || [ -d "$B/mesa-install/lib" ]; then todo+=("Mesa (incremental)"); else add "Mesa 25.0.7 (15-35 min first time)" 20; fi
 case "$goal" in
 check) todo+=("then every test suite (6-10 min)"); mins=$((mins + 10)) ;;
 demo) todo+=("then the guest demo (a few minutes under TCG)"); mins=$((mins + 5)) ;;
