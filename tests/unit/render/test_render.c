@@ -12,17 +12,7 @@
 #include "vagx_asm.h"
 #include "vagx_layout.h"
 
-static int failures, checks;
-#define CHECK(c, ...)                                                                  \
-   do {                                                                                \
-      checks++;                                                                        \
-      if (!(c)) {                                                                      \
-         failures++;                                                                   \
-         fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                          \
-         fprintf(stderr, __VA_ARGS__);                                                 \
-         fputc('\n', stderr);                                                          \
-      }                                                                                \
-   } while (0)
+#include "render_check.h"
 
 /* ------------------------------------------------------------ memory -- */
 #define MEM_SIZE (64u << 20)

@@ -19,18 +19,7 @@
 
 #include "render_io.h"
 
-static int failures, checks;
-#define CHECK(c, ...)                                                                  \
-   do {                                                                                \
-      checks++;                                                                        \
-      if (!(c)) {                                                                      \
-         if (failures++ < 20) {                                                        \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                       \
-            fprintf(stderr, __VA_ARGS__);                                              \
-            fputc('\n', stderr);                                                       \
-         }                                                                             \
-      }                                                                                \
-   } while (0)
+#include "render_check.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint32_t rnd(void)

@@ -15,17 +15,7 @@
 #include "render.h"
 #include "vagx_asm.h"
 
-static int failures, checks;
-#define CHECK(c, ...)                                                                  \
-   do {                                                                                \
-      checks++;                                                                        \
-      if (!(c)) {                                                                      \
-         failures++;                                                                   \
-         fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                          \
-         fprintf(stderr, __VA_ARGS__);                                                 \
-         fputc('\n', stderr);                                                          \
-      }                                                                                \
-   } while (0)
+#include "render_check.h"
 
 /* ------------------------------------------------------------ memory -- */
 #define MEM_SIZE (32u << 20)
