@@ -33,7 +33,7 @@ die() {
 }
 
 [ "$(id -u)" = 0 ] || die "run as root: apt-get needs it" \
-	"or install the packages listed in $list yourself (those marked backports with -t bookworm-backports)"
+	"or install the packages listed in $list yourself (those marked backports as NAME/bookworm-backports)"
 grep -qs 'bookworm' "$root/etc/os-release" ||
 	say "warning: this is not Debian bookworm; package names may differ"
 
