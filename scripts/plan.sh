@@ -13,7 +13,7 @@ if [ -f "$B/.deps-stamp" ]; then todo+=("deps (checked)"); else add "deps (apt: 
 if [ -f "$B/host/build.ninja" ]; then todo+=("host (incremental)"); else add "host (~1 min)" 1; fi
 if [ -x "$B/qemu/qemu-system-x86_64" ]; then todo+=("QEMU (incremental)"); else add "QEMU 10.0.2 (10-20 min first time; ccache makes rebuilds quick)" 15; fi
 todo+=("vagx.ko")
-if [ -f "$B/mesa-install/.vagx-installed" ] || [ -d "$B/mesa-install/lib" ]; then todo+=("Mesa (incremental)"); else add "Mesa 25.0.7 (15-35 min first time)" 20; fi
+if [ -f "$B/mesa/build.ninja" ]; then todo+=("Mesa (incremental)"); else add "Mesa 25.0.7 (15-35 min first time)" 20; fi
 case "$goal" in
 check) todo+=("then every test suite (6-10 min)"); mins=$((mins + 10)) ;;
 demo) todo+=("then the guest demo (a few minutes under TCG)"); mins=$((mins + 5)) ;;
