@@ -186,11 +186,18 @@ static void test_map_flush(void)
    CHECK(WAIT_UNTIL(q_seqno(&d, 0) == seq, 5), "warm-up jobs");
    unsigned warm = atomic_load(&maps);
    CHECK(warm > 0, "map used");
-   for (unsigned i = 0; i < 8; i++)
+   /* Which thread runs a job is up to the scheduler, so a thread may still
+    * see the pages for the first time now: it maps them once. Without
+    * reuse across jobs every job would map its two pages again (>= 128
+    * maps); with it, only the few threads of the device map, once each. */
+   const unsigned cached_jobs = 64;
+   for (unsigned i = 0; i < cached_jobs; i++) {
       submit_copy(&t, root, VA_BUF + VAGX_PAGE_SIZE, VA_BUF, 64, ++seq);
-   CHECK(WAIT_UNTIL(q_seqno(&d, 0) == seq, 5), "cached jobs");
-   CHECK(atomic_load(&maps) == warm, "TLB kept across jobs: %u -> %u maps", warm,
-         atomic_load(&maps));
+      if (i % 4 == 3)
+         CHECK(WAIT_UNTIL(q_seqno(&d, 0) == seq, 5), "cached jobs");
+   }
+   CHECK(atomic_load(&maps) - warm < cached_jobs / 4, "TLB kept across jobs: %u -> %u maps",
+         warm, atomic_load(&maps));
 
    CHECK(vagx_core_host_map_flush(d.core, 1000 * MS) == 0, "idle flush completes");
    submit_copy(&t, root, VA_BUF + VAGX_PAGE_SIZE, VA_BUF, 64, ++seq);
