@@ -176,6 +176,11 @@ struct vagx_device {
 	 */
 	bool tlb_wedged;
 	/**
+	 * @pinned_bytes: BO memory pinned by VM mappings, each <VM, BO> pair
+	 * counted once; bounded by vagx_pin_charge().
+	 */
+	atomic64_t pinned_bytes;
+	/**
 	 * @quarantine_lock: Protects @quarantine_closed and the quarantine
 	 * lists: page tables (@quarantine_pts), mappings holding BO pins
 	 * (@quarantine_vmas) and BOs (@quarantine_objs) that the device may

@@ -261,16 +261,25 @@ static void do_bo_create(struct thread *t, int m)
 	if (!xioctl(t, OP_BO_CREATE, fd, DRM_IOCTL_VAGX_BO_CREATE, &c)) {
 		uint32_t i = below(t, MAX_OBJS);
 
-		/*
-		 * A MAP pins the whole BO: one of a GiB is legitimate but
-		 * takes the guest's memory and seconds under TCG.
-		 */
-		if (c.size > (64ull << 20)) {
-			struct drm_gem_close gc = { .handle = c.handle };
+		struct drm_gem_close gc = { .handle = c.handle };
 
+		/*
+		 * The BOs a process keeps are its own memory: a MAP or mmap
+		 * gets all their pages, which a guest without swap cannot
+		 * reclaim. Kept BOs stay below 4 MiB and a slot's previous
+		 * BO is closed, so a process holds at most MAX_OBJS * 4 MiB
+		 * (192 MiB) and the run fits the guest's 2 GiB; larger
+		 * sizes still reach BO_CREATE. With 64 MiB and leaked
+		 * slots, two processes could keep 6 GiB and the OOM killer
+		 * ended the run (legitimately: the memory was the fuzzer's).
+		 */
+		if (c.size > (4ull << 20)) {
 			ioctl(fd, DRM_IOCTL_GEM_CLOSE, &gc);
 			return;
 		}
+		gc.handle = t->p->bos[i];
+		if (gc.handle)
+			ioctl(fd, DRM_IOCTL_GEM_CLOSE, &gc);
 		t->p->bos[i] = c.handle;
 		t->p->bo_size[i] = c.size;
 	}

@@ -2319,6 +2319,31 @@ TEST_F(vagx, bo_create_too_large)
 }
 
 /*
+ * MAP pins the whole BO, and pinned pages cannot be reclaimed: all
+ * mappings together may pin at most half of RAM. Before that bound, MAPs
+ * of large BOs from the ioctl fuzzer drove the guest out of memory.
+ */
+TEST_F(vagx, map_pin_budget)
+{
+	const uint64_t ram = mem_total_bytes();
+	const uint64_t big = ((ram / 2) + (1 << 20)) & ~(uint64_t)(PAGE - 1);
+	uint64_t va = self->info.va_start;
+	uint32_t vm, h, small;
+
+	ASSERT_NE(0, ram);
+	ASSERT_EQ(0, vm_create(self->fd, &vm));
+	ASSERT_EQ(0, bo_create(self->fd, big, 0, 0, &h));
+	EXPECT_EQ(-ENOSPC, bind1(self->fd, vm, DRM_VAGX_BIND_OP_MAP, h, 0, va, big));
+	/* Nothing stays charged: a small MAP still works. */
+	ASSERT_EQ(0, bo_create(self->fd, PAGE, 0, 0, &small));
+	EXPECT_EQ(0, bind1(self->fd, vm, DRM_VAGX_BIND_OP_MAP, small, 0, va, PAGE));
+	EXPECT_EQ(0, bind1(self->fd, vm, DRM_VAGX_BIND_OP_UNMAP, 0, 0, va, PAGE));
+	gem_close(self->fd, small);
+	gem_close(self->fd, h);
+	EXPECT_EQ(0, vm_destroy(self->fd, vm));
+}
+
+/*
  * Array strides are bounded (4096): a larger stride made one ioctl scan
  * up to 4 GiB of user memory per element for nonzero bytes.
  */

@@ -892,6 +892,9 @@ enum drm_vagx_vm_bind_flags {
  *   %DRM_VAGX_FEATURE_ASYNC_BIND.
  * - -EBUSY: synchronous bind while asynchronous binds are pending on the VM.
  * - -ECANCELED: a MAP or MAP_NULL on an unusable VM (UNMAP still works).
+ * - -ENOSPC: a MAP would make the BO memory pinned by VM mappings of all
+ *   files exceed half of the machine's RAM (each <VM, BO> pair counts its
+ *   BO's size once; pinned pages cannot be reclaimed).
  * - -ENOSPC: the page tables the MAP or MAP_NULL ranges need would exceed
  *   the file's page-table budget. Page tables are kernel memory charged to
  *   the file that created the VM, all its VMs together: 1/64 of the
