@@ -25,16 +25,18 @@ static int vagx_debugfs_bos(struct seq_file *m, void *data)
 		struct drm_gem_object *obj = &bo->base.base;
 
 		mutex_lock(&bo->label_lock);
-		seq_printf(m, "bo %p size %zu flags %#x private %d imported %d pages %d use %u label \"%s\"\n",
+		seq_printf(m, "bo %p size %zu flags %#x private %d imported %d pages %d use %u charged %d label \"%s\"\n",
 			   bo, obj->size, bo->flags, !!bo->exclusive_vm_root_gem,
 			   !!obj->import_attach, !!bo->base.pages,
 			   READ_ONCE(bo->base.pages_use_count),
-			   bo->label ? bo->label : "");
+			   READ_ONCE(bo->charged), bo->label ? bo->label : "");
 		mutex_unlock(&bo->label_lock);
 		total += obj->size;
 	}
 	mutex_unlock(&vdev->objs_lock);
 	seq_printf(m, "total %zu bytes\n", total);
+	seq_printf(m, "resident %lld bytes\n",
+		   (long long)atomic64_read(&vdev->resident_bytes));
 	return 0;
 }
 

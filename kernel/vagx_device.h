@@ -176,10 +176,10 @@ struct vagx_device {
 	 */
 	bool tlb_wedged;
 	/**
-	 * @pinned_bytes: BO memory pinned by VM mappings, each <VM, BO> pair
-	 * counted once; bounded by vagx_pin_charge().
+	 * @resident_bytes: Size of the BOs whose pages were allocated, each
+	 * counted once until freed; bounded by vagx_bo_charge_pages().
 	 */
-	atomic64_t pinned_bytes;
+	atomic64_t resident_bytes;
 	/**
 	 * @quarantine_lock: Protects @quarantine_closed and the quarantine
 	 * lists: page tables (@quarantine_pts), mappings holding BO pins

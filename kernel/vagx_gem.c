@@ -23,6 +23,8 @@ static void vagx_gem_free(struct drm_gem_object *obj)
 	/* Empty if freed before vagx_bo_track() (creation failed late). */
 	list_del(&bo->node);
 	mutex_unlock(&vdev->objs_lock);
+	if (bo->charged)
+		atomic64_sub(obj->size, &vdev->resident_bytes);
 
 	kfree(bo->label);
 	mutex_destroy(&bo->label_lock);
@@ -40,6 +42,66 @@ static struct dma_buf *vagx_gem_prime_export(struct drm_gem_object *obj,
 	if (to_vagx_bo(obj)->exclusive_vm_root_gem)
 		return ERR_PTR(-EPERM);
 	return drm_gem_prime_export(obj, flags);
+}
+
+/**
+ * vagx_bo_charge_pages() - Count a BO's memory before it gets its pages
+ * @bo: The BO (an imported one costs nothing: its pages are the exporter's).
+ *
+ * The shmem helper gives a BO all its pages at once (first mmap(), vmap,
+ * VM mapping, scanout or dma-buf export), and without swap they stay in
+ * memory until the BO is freed. Unbounded, one process could take all of
+ * RAM with one large BO, and the OOM killer, which counts those pages as
+ * nobody's, would end other processes and never free them (the guest
+ * ioctl fuzzer did, with a 2 GiB dumb buffer put on a framebuffer). The
+ * device's BOs may hold at most half of RAM in all: a BO is charged its
+ * whole size the first time it needs pages, and stays charged until freed.
+ *
+ * Return: 0 or -ENOSPC (the budget would be exceeded; nothing charged).
+ */
+int vagx_bo_charge_pages(struct vagx_bo *bo)
+{
+	struct vagx_device *vdev = to_vagx_device(bo->base.base.dev);
+	u64 limit = ((u64)totalram_pages() << PAGE_SHIFT) / 2;
+	u64 size = bo->base.base.size;
+	int ret = 0;
+
+	if (bo->base.base.import_attach)
+		return 0;
+	spin_lock(&bo->charge_lock);
+	if (!bo->charged) {
+		if (atomic64_add_return(size, &vdev->resident_bytes) > limit) {
+			atomic64_sub(size, &vdev->resident_bytes);
+			ret = -ENOSPC;
+		} else {
+			bo->charged = true;
+		}
+	}
+	spin_unlock(&bo->charge_lock);
+	return ret;
+}
+
+/* The hooks below allocate a BO's pages: charge it first. */
+static int vagx_gem_pin(struct drm_gem_object *obj)
+{
+	if (vagx_bo_charge_pages(to_vagx_bo(obj)))
+		return -ENOMEM;
+	return drm_gem_shmem_object_pin(obj);
+}
+
+static int vagx_gem_vmap(struct drm_gem_object *obj, struct iosys_map *map)
+{
+	if (vagx_bo_charge_pages(to_vagx_bo(obj)))
+		return -ENOMEM;
+	return drm_gem_shmem_object_vmap(obj, map);
+}
+
+static int vagx_gem_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
+{
+	/* mmap(2) reports a lack of memory as ENOMEM. */
+	if (vagx_bo_charge_pages(to_vagx_bo(obj)))
+		return -ENOMEM;
+	return drm_gem_shmem_object_mmap(obj, vma);
 }
 
 static enum drm_gem_object_status vagx_gem_status(struct drm_gem_object *obj)
@@ -73,12 +135,12 @@ static const struct drm_gem_object_funcs vagx_gem_funcs = {
 	.free = vagx_gem_free,
 	.print_info = vagx_gem_print_info,
 	.export = vagx_gem_prime_export,
-	.pin = drm_gem_shmem_object_pin,
+	.pin = vagx_gem_pin,
 	.unpin = drm_gem_shmem_object_unpin,
 	.get_sg_table = drm_gem_shmem_object_get_sg_table,
-	.vmap = drm_gem_shmem_object_vmap,
+	.vmap = vagx_gem_vmap,
 	.vunmap = drm_gem_shmem_object_vunmap,
-	.mmap = drm_gem_shmem_object_mmap,
+	.mmap = vagx_gem_mmap,
 	.status = vagx_gem_status,
 	.rss = vagx_gem_rss,
 	.vm_ops = &drm_gem_shmem_vm_ops,
@@ -109,6 +171,7 @@ struct drm_gem_object *vagx_gem_create_object(struct drm_device *drm,
 	bo->base.map_wc = true;
 	mutex_init(&bo->gpuva_list_lock);
 	mutex_init(&bo->label_lock);
+	spin_lock_init(&bo->charge_lock);
 	drm_gem_gpuva_set_lock(&bo->base.base, &bo->gpuva_list_lock);
 	INIT_LIST_HEAD(&bo->node);
 	return &bo->base.base;

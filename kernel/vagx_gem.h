@@ -5,6 +5,7 @@
 
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
 
 #include <drm/drm_gem_shmem_helper.h>
 
@@ -34,6 +35,13 @@ struct vagx_bo {
 	const char *label;
 	/** @node: Entry in vagx_device::objs. */
 	struct list_head node;
+	/** @charge_lock: Serialises the first vagx_bo_charge_pages(). */
+	spinlock_t charge_lock;
+	/**
+	 * @charged: The BO's size counts in vagx_device::resident_bytes
+	 * (until it is freed).
+	 */
+	bool charged;
 };
 
 static inline struct vagx_bo *to_vagx_bo(struct drm_gem_object *obj)
@@ -51,6 +59,7 @@ u64 vagx_bo_max_size(void);
 int vagx_bo_create_with_handle(struct drm_file *file, struct drm_device *drm,
 			       u64 *size, u32 flags, struct vagx_vm *vm,
 			       u32 *handle);
+int vagx_bo_charge_pages(struct vagx_bo *bo);
 void vagx_bo_set_label(struct vagx_bo *bo, const char *label);
 
 #endif /* __VAGX_GEM_H__ */

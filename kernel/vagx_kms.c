@@ -202,6 +202,9 @@ static int vagx_kms_map_fb(struct vagx_kms *kms, struct vagx_fb *vfb)
 	u64 va, end;
 	int ret;
 
+	ret = vagx_bo_charge_pages(to_vagx_bo(obj));
+	if (ret)
+		return ret;
 	sgt = drm_gem_shmem_get_pages_sgt(to_drm_gem_shmem_obj(obj));
 	if (IS_ERR(sgt))
 		return PTR_ERR(sgt);

@@ -793,28 +793,6 @@ static void vagx_vm_free(struct drm_gpuvm *gpuvm)
 }
 
 /*
- * Pinned pages cannot be reclaimed: without a bound, any process that can
- * open the render node could pin all of RAM through MAP and drive the
- * machine out of memory (the guest ioctl fuzzer did). Mappings may pin at
- * most half of RAM in all, each <VM, BO> pair charged its BO's size.
- */
-static int vagx_pin_charge(struct vagx_device *vdev, u64 size)
-{
-	u64 limit = ((u64)totalram_pages() << PAGE_SHIFT) / 2;
-
-	if (atomic64_add_return(size, &vdev->pinned_bytes) > limit) {
-		atomic64_sub(size, &vdev->pinned_bytes);
-		return -ENOSPC;
-	}
-	return 0;
-}
-
-static void vagx_pin_uncharge(struct vagx_device *vdev, u64 size)
-{
-	atomic64_sub(size, &vdev->pinned_bytes);
-}
-
-/*
  * Drop a vm_bo reference; if that destroyed it, release the pin it held.
  * Never called with op_lock or a resv held.
  */
@@ -830,10 +808,8 @@ static void vagx_vm_bo_put(struct drm_gpuvm_bo *vm_bo)
 	mutex_lock(&bo->gpuva_list_lock);
 	unpin = drm_gpuvm_bo_put(vm_bo);
 	mutex_unlock(&bo->gpuva_list_lock);
-	if (unpin && !obj->import_attach) {
+	if (unpin && !obj->import_attach)
 		drm_gem_shmem_unpin(&bo->base);
-		vagx_pin_uncharge(to_vagx_vm(gpuvm)->vdev, obj->size);
-	}
 	drm_gpuvm_put(gpuvm);
 	drm_gem_object_put(obj);
 }
@@ -1223,14 +1199,12 @@ static int vagx_bind_prepare_map(struct vagx_vm *vm, struct drm_file *file,
 
 	/* Pin before taking any lock: pinning takes the BO's resv. */
 	if (!op->obj->import_attach) {
-		ret = vagx_pin_charge(vm->vdev, op->obj->size);
+		ret = vagx_bo_charge_pages(bo);
 		if (ret)
 			return ret;
 		ret = drm_gem_shmem_pin(&bo->base);
-		if (ret) {
-			vagx_pin_uncharge(vm->vdev, op->obj->size);
+		if (ret)
 			return ret;
-		}
 	}
 	sgt = drm_gem_shmem_get_pages_sgt(&bo->base);
 	if (IS_ERR(sgt)) {
@@ -1255,17 +1229,13 @@ static int vagx_bind_prepare_map(struct vagx_vm *vm, struct drm_file *file,
 	 * An existing <VM, BO> pair already holds a pin; ours goes away.
 	 * Otherwise our vm_bo owns the pin until it is destroyed.
 	 */
-	if (op->vm_bo != prealloc && !op->obj->import_attach) {
+	if (op->vm_bo != prealloc && !op->obj->import_attach)
 		drm_gem_shmem_unpin(&bo->base);
-		vagx_pin_uncharge(vm->vdev, op->obj->size);
-	}
 	return 0;
 
 err_unpin:
-	if (!op->obj->import_attach) {
+	if (!op->obj->import_attach)
 		drm_gem_shmem_unpin(&bo->base);
-		vagx_pin_uncharge(vm->vdev, op->obj->size);
-	}
 	return ret;
 }
 

@@ -25,6 +25,7 @@
 #include <linux/sync_file.h>
 
 #include "drm.h"
+#include "drm_fourcc.h"
 #include "vagx_drm.h"
 #include "vagx_hw.h"
 #include "vagx_isa.h"
@@ -2341,6 +2342,87 @@ TEST_F(vagx, map_pin_budget)
 	gem_close(self->fd, small);
 	gem_close(self->fd, h);
 	EXPECT_EQ(0, vm_destroy(self->fd, vm));
+}
+
+/* The "resident N bytes" line of debugfs vagx_bos, or -1. */
+static long long resident_bytes(int fd)
+{
+	char *s = debugfs_read(fd, "vagx_bos"), *r;
+	long long n = -1;
+
+	r = s ? strstr(s, "\nresident ") : NULL;
+	if (r)
+		n = strtoll(r + 10, NULL, 10);
+	free(s);
+	return n;
+}
+
+/*
+ * The shmem helper gives a BO all its pages at its first use, and they
+ * stay until the BO is freed (no swap), so every use that allocates them
+ * is bounded by the resident budget (half of RAM), not only VM_BIND MAP:
+ * before, an mmap() of one page of a RAM-sized BO, a dma-buf mmap or a
+ * framebuffer on it allocated all of it and could run the guest out of
+ * memory with tasks stuck in drm_gem_shmem_mmap() behind its resv lock.
+ */
+TEST_F(vagx, resident_budget)
+{
+	const uint64_t ram = mem_total_bytes();
+	const uint64_t big = ((ram / 2) + (1 << 20)) & ~(uint64_t)(PAGE - 1);
+	struct drm_vagx_bo_mmap_offset m = { 0 };
+	struct drm_prime_handle e = { .flags = DRM_CLOEXEC | DRM_RDWR };
+	long long before, after;
+	uint32_t h, small;
+	uint8_t *p;
+	int card;
+
+	ASSERT_NE(0, ram);
+	before = resident_bytes(self->fd);
+	ASSERT_EQ(0, bo_create(self->fd, big, 0, 0, &h));
+	m.handle = h;
+	ASSERT_EQ(0, vioctl(self->fd, DRM_IOCTL_VAGX_BO_MMAP_OFFSET, &m));
+	p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd,
+		 m.offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(ENOMEM, errno);
+	e.handle = h;
+	ASSERT_EQ(0, vioctl(self->fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &e));
+	p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, e.fd, 0);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(ENOMEM, errno);
+	/* A framebuffer on it (the primary node sees the same BO). */
+	card = open("/dev/dri/card0", O_RDWR | O_CLOEXEC);
+	if (card >= 0) {
+		struct drm_prime_handle i = { .fd = e.fd };
+		struct drm_mode_fb_cmd2 f = {
+			.width = 1024, .height = 1024,
+			.pixel_format = DRM_FORMAT_XRGB8888,
+			.pitches = { 4096 },
+		};
+
+		ASSERT_EQ(0, vioctl(card, DRM_IOCTL_PRIME_FD_TO_HANDLE, &i));
+		f.handles[0] = i.handle;
+		EXPECT_EQ(-ENOSPC, vioctl(card, DRM_IOCTL_MODE_ADDFB2, &f));
+		gem_close(card, i.handle);
+		close(card);
+	}
+	close(e.fd);
+	gem_close(self->fd, h);
+	ASSERT_LE(0, before);
+	EXPECT_EQ(before, resident_bytes(self->fd));
+
+	/* A BO is charged at its first use and until it is freed. */
+	ASSERT_EQ(0, bo_create(self->fd, 1 << 20, 0, 0, &small));
+	EXPECT_EQ(before, resident_bytes(self->fd));
+	p = bo_map(self->fd, small, PAGE);
+	ASSERT_NE(NULL, p);
+	p[0] = 1;
+	after = resident_bytes(self->fd);
+	EXPECT_EQ(before + (1 << 20), after);
+	munmap(p, PAGE);
+	EXPECT_EQ(after, resident_bytes(self->fd));
+	gem_close(self->fd, small);
+	EXPECT_EQ(before, resident_bytes(self->fd));
 }
 
 /*

@@ -615,9 +615,18 @@ enum drm_vagx_bo_flags {
  * struct drm_vagx_bo_create - Argument of %DRM_IOCTL_VAGX_BO_CREATE
  *
  * Creates a shmem-backed GEM object. Its pages are zeroed and allocated
- * lazily, and pinned while the BO is mapped in any VM. The handle is
- * released with DRM_IOCTL_GEM_CLOSE, and shared through PRIME
+ * lazily, all at once, by the first mmap(), VM_BIND MAP, framebuffer
+ * (DRM_IOCTL_MODE_ADDFB2) or PRIME export that needs them, and pinned while
+ * the BO is mapped in any VM. The handle is released with
+ * DRM_IOCTL_GEM_CLOSE, and shared through PRIME
  * (DRM_IOCTL_PRIME_HANDLE_TO_FD / DRM_IOCTL_PRIME_FD_TO_HANDLE).
+ *
+ * Resident budget: once allocated, a BO's pages stay in memory until it is
+ * freed (the guest has no swap to put them in), so the BOs of all files
+ * together may hold at most half of the machine's RAM. A BO counts its
+ * whole size from its first allocation until it is freed; a use that would
+ * allocate beyond the budget fails without allocating: VM_BIND MAP and
+ * ADDFB2 with -ENOSPC, mmap() and PRIME users with -ENOMEM.
  *
  * Errors:
  *
@@ -669,6 +678,9 @@ struct drm_vagx_bo_create {
  * - -ENOENT: @handle is not a GEM handle of this file.
  * - -EPERM: the BO was created with %DRM_VAGX_BO_NO_MMAP.
  * - -ENOMEM: out of kernel memory.
+ *
+ * mmap() itself fails with ENOMEM when the BO has no pages yet and they
+ * would exceed the resident budget (&struct drm_vagx_bo_create).
  */
 struct drm_vagx_bo_mmap_offset {
 	/** @handle: GEM handle. */
@@ -892,9 +904,10 @@ enum drm_vagx_vm_bind_flags {
  *   %DRM_VAGX_FEATURE_ASYNC_BIND.
  * - -EBUSY: synchronous bind while asynchronous binds are pending on the VM.
  * - -ECANCELED: a MAP or MAP_NULL on an unusable VM (UNMAP still works).
- * - -ENOSPC: a MAP would make the BO memory pinned by VM mappings of all
- *   files exceed half of the machine's RAM (each <VM, BO> pair counts its
- *   BO's size once; pinned pages cannot be reclaimed).
+ * - -ENOSPC: a MAP of a BO that has no pages yet would make the resident
+ *   BO memory of all files exceed half of the machine's RAM (see
+ *   &struct drm_vagx_bo_create: a BO counts its whole size, once, from the
+ *   first time it gets pages until it is freed).
  * - -ENOSPC: the page tables the MAP or MAP_NULL ranges need would exceed
  *   the file's page-table budget. Page tables are kernel memory charged to
  *   the file that created the VM, all its VMs together: 1/64 of the
