@@ -29,6 +29,7 @@ static void free_workers(struct vagx_render_device *d)
       free(d->w[i].depth);
       free(d->w[i].stencil);
       free(d->w[i].vis);
+      free(d->w[i].dc);
    }
    free(d->w);
    d->w = NULL;
@@ -60,7 +61,8 @@ static bool ensure_workers(struct vagx_render_device *d, unsigned n)
       w->depth = malloc(sizeof(float) * VAGX_MAX_SAMPLES * R_TS * R_TS);
       w->stencil = malloc(VAGX_MAX_SAMPLES * R_TS * R_TS);
       w->vis = malloc(sizeof(*w->vis) * VAGX_MAX_SAMPLES * R_TS * R_TS);
-      if (!w->usc || !w->tb || !w->depth || !w->stencil || !w->vis)
+      w->dc = calloc(1, sizeof(*w->dc));
+      if (!w->usc || !w->tb || !w->depth || !w->stencil || !w->vis || !w->dc)
          return false;
    }
    return true;
@@ -547,6 +549,7 @@ enum vagx_job_status vagx_render_run(struct vagx_render_device *dev,
       dev->w[i].mem_ctx = r_mem_ctx(j, i);
       dev->w[i].frag_lanes = 0;
       dev->w[i].fast_bg = dev->w[i].fast_eot = dev->w[i].fast_bands = 0;
+      dev->w[i].dc->ntex = dev->w[i].dc->nsmp = 0;
    }
 
    if (setup(j)) {

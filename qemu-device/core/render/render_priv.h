@@ -127,8 +127,29 @@ struct rso {
 };
 
 /* Per-worker state. */
+/* Texture and sampler descriptors the current job's instructions decoded,
+ * per worker (render_tex.c): an instruction reads the same few descriptors
+ * for every 32 lanes of every tile, and decoding one (MMU read, unpack,
+ * layout) cost more than sampling its lanes.  Emptied when a job starts:
+ * descriptors are read when a job first uses them and must not change
+ * while it runs (descriptors.md, "USC program binding"). */
+#define R_DESC_WAYS 8
+struct rdesc_cache {
+   unsigned ntex, nsmp, next_tex, next_smp;
+   struct {
+      uint64_t va;
+      struct vagx_texture t;
+      struct vagx_layout l;
+   } tex[R_DESC_WAYS];
+   struct {
+      uint64_t va;
+      struct vagx_sampler s;
+   } smp[R_DESC_WAYS];
+};
+
 struct rworker {
    struct vagx_usc *usc;
+   struct rdesc_cache *dc;
    void *mem_ctx;
    uint8_t *tb;               /* tile buffer: rt x sample x 32x32 x 16 B */
    float *depth;              /* 32x32 x samples */

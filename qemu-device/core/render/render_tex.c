@@ -394,6 +394,69 @@ static enum vagx_usc_status get_desc(struct rtexctx *c, uint64_t table, unsigned
    return VAGX_USC_OK;
 }
 
+/* Texture descriptor `ti` of the program into v->t and v->l, through the
+ * worker's descriptor cache (render_priv.h); the generic path
+ * (VAGX_RENDER_OPT_NO_FAST_IO) decodes it every time. */
+static enum vagx_usc_status tex_desc(struct rtexctx *c, unsigned ti, struct tview *v)
+{
+   const struct vagx_usc_program *pd = &c->p->desc;
+   const uint64_t va = pd->texture_va + ti * 32ull;
+   struct rdesc_cache *dc = c->j->dev->w[c->worker].dc;
+   const bool cache = !(c->j->dev->options & VAGX_RENDER_OPT_NO_FAST_IO) && ti < pd->texture_count;
+   for (unsigned i = 0; cache && i < dc->ntex; i++)
+      if (dc->tex[i].va == va) {
+         v->t = dc->tex[i].t;
+         v->l = dc->tex[i].l;
+         return VAGX_USC_OK;
+      }
+   uint32_t raw[8];
+   const char *err;
+   enum vagx_usc_status st = get_desc(c, pd->texture_va, pd->texture_count, ti, raw, VAGX_UNIT_TEX);
+   if (st)
+      return st;
+   if (!vagx_texture_unpack(raw, &v->t, &err) || !vagx_format_is_valid(v->t.format) ||
+       v->t.format == VAGX_FORMAT_INVALID || !r_layout_from_texture(&v->t, &v->l)) {
+      r_fail(c->j, VAGX_JOB_STATUS_INVALID_DESCRIPTOR, VAGX_UNIT_TEX, 0, va);
+      return VAGX_USC_FAULT;
+   }
+   if (cache) {
+      const unsigned i = dc->ntex < R_DESC_WAYS ? dc->ntex++ : dc->next_tex++ % R_DESC_WAYS;
+      dc->tex[i].va = va;
+      dc->tex[i].t = v->t;
+      dc->tex[i].l = v->l;
+   }
+   return VAGX_USC_OK;
+}
+
+/* Sampler descriptor `si` of the program, the same way. */
+static enum vagx_usc_status smp_desc(struct rtexctx *c, unsigned si, struct vagx_sampler *s)
+{
+   const struct vagx_usc_program *pd = &c->p->desc;
+   const uint64_t va = pd->sampler_va + si * 32ull;
+   struct rdesc_cache *dc = c->j->dev->w[c->worker].dc;
+   const bool cache = !(c->j->dev->options & VAGX_RENDER_OPT_NO_FAST_IO) && si < pd->sampler_count;
+   for (unsigned i = 0; cache && i < dc->nsmp; i++)
+      if (dc->smp[i].va == va) {
+         *s = dc->smp[i].s;
+         return VAGX_USC_OK;
+      }
+   uint32_t raw[8];
+   const char *err;
+   enum vagx_usc_status st = get_desc(c, pd->sampler_va, pd->sampler_count, si, raw, VAGX_UNIT_TEX);
+   if (st)
+      return st;
+   if (!vagx_sampler_unpack(raw, s, &err)) {
+      r_fail(c->j, VAGX_JOB_STATUS_INVALID_DESCRIPTOR, VAGX_UNIT_TEX, 0, va);
+      return VAGX_USC_FAULT;
+   }
+   if (cache) {
+      const unsigned i = dc->nsmp < R_DESC_WAYS ? dc->nsmp++ : dc->next_smp++ % R_DESC_WAYS;
+      dc->smp[i].va = va;
+      dc->smp[i].s = *s;
+   }
+   return VAGX_USC_OK;
+}
+
 /* tview_map when the generic path is on or the (level, layer) changed. */
 static uint8_t *tview_map_setup(struct rtexctx *c, struct tview *v, unsigned level, unsigned layer,
                                 uint32_t x, uint32_t y, unsigned sample, unsigned access,
@@ -756,30 +819,19 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
    const unsigned dim = (I->imm[1] >> 16) & 7;
    const bool array = (I->imm[1] >> 19) & 1, shadow = (I->imm[1] >> 20) & 1;
    const struct vagx_usc_program *pd = &c->p->desc;
-   uint32_t raw[8];
-   const char *err;
    struct tview v;
-   enum vagx_usc_status st = get_desc(c, pd->texture_va, pd->texture_count, ti, raw, VAGX_UNIT_TEX);
+   enum vagx_usc_status st = tex_desc(c, ti, &v);
    if (st)
       return st;
-   if (!vagx_texture_unpack(raw, &v.t, &err) || !vagx_format_is_valid(v.t.format) ||
-       v.t.format == VAGX_FORMAT_INVALID || !r_layout_from_texture(&v.t, &v.l)) {
-      r_fail(c->j, VAGX_JOB_STATUS_INVALID_DESCRIPTOR, VAGX_UNIT_TEX, 0, pd->texture_va + ti * 32ull);
-      return VAGX_USC_FAULT;
-   }
    v.va = v.t.base_va;
    tview_fast_init(c, &v);
    struct vagx_sampler s;
    memset(&s, 0, sizeof(s));
    s.wrap_s = s.wrap_t = s.wrap_r = VAGX_WRAP_CLAMP_TO_EDGE;
    if (mode != VAGX_TEXMODE_FETCH && mode != VAGX_TEXMODE_SIZE && mode != VAGX_TEXMODE_LEVELS) {
-      st = get_desc(c, pd->sampler_va, pd->sampler_count, si, raw, VAGX_UNIT_TEX);
+      st = smp_desc(c, si, &s);
       if (st)
          return st;
-      if (!vagx_sampler_unpack(raw, &s, &err)) {
-         r_fail(c->j, VAGX_JOB_STATUS_INVALID_DESCRIPTOR, VAGX_UNIT_TEX, 0, pd->sampler_va + si * 32ull);
-         return VAGX_USC_FAULT;
-      }
    }
    const unsigned nc = coord_count(dim, array);
    const unsigned r0 = I->src[0].idx;
@@ -951,18 +1003,20 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
             for (unsigned k = 0; k < 4; k++)
                res[k] = sint ? (float)(int32_t)ires[k] : (float)ires[k];
          } else {
-            float a[4], b[4];
-            if (vol ? !sample_volume(c, &v, &s, l0, u, t, w3, lin, a)
-                    : !sample_level(c, &v, &s, l0, layer, u, t, lin, a))
+            /* sampled straight into res and read back per component: a
+             * 16-byte copy of what the callee stored as four floats stalls
+             * on store forwarding (17 % of effect2d's r_tex_exec) */
+            float b[4];
+            if (vol ? !sample_volume(c, &v, &s, l0, u, t, w3, lin, res)
+                    : !sample_level(c, &v, &s, l0, layer, u, t, lin, res))
                return VAGX_USC_FAULT;
             if (l1 != l0 && mf > 0) {
                if (vol ? !sample_volume(c, &v, &s, l1, u, t, w3, lin, b)
                        : !sample_level(c, &v, &s, l1, layer, u, t, lin, b))
                   return VAGX_USC_FAULT;
                for (unsigned k = 0; k < 4; k++)
-                  a[k] = (float)(a[k] * (1 - mf) + b[k] * mf);
+                  res[k] = (float)(res[k] * (1 - mf) + b[k] * mf);
             }
-            memcpy(res, a, sizeof(res));
          }
          if (shadow || s.compare_enable) {
             float ref = r_f(call->src[2][l]);
@@ -984,10 +1038,11 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
          for (unsigned k = 0; k < 4; k++)
             call->out[k][l] = swz_int(ires, sz[k]);
       } else {
-         float sw[4] = {swz(res, v.t.swizzle_r), swz(res, v.t.swizzle_g), swz(res, v.t.swizzle_b),
-                        swz(res, v.t.swizzle_a)};
-         for (unsigned k = 0; k < 4; k++)
-            call->out[k][l] = r_u(sw[k]);
+         /* one component at a time, for the same reason as above */
+         call->out[0][l] = r_u(swz(res, v.t.swizzle_r));
+         call->out[1][l] = r_u(swz(res, v.t.swizzle_g));
+         call->out[2][l] = r_u(swz(res, v.t.swizzle_b));
+         call->out[3][l] = r_u(swz(res, v.t.swizzle_a));
       }
    }
    return VAGX_USC_OK;

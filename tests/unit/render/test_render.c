@@ -829,6 +829,53 @@ static void test_textures(void)
    CHECK(memcmp(img[0][0], img[1][0], sizeof(img[0][0])) != 0, "bilinear == nearest?");
 }
 
+/* Decoded descriptors are cached per job (render_priv.h): a descriptor
+ * rewritten between two jobs at the same address must be read again. */
+static void test_desc_cache(void)
+{
+   W = 64; H = 64;
+   const unsigned tw = 16, th = 8;
+   uint32_t texels[2][16 * 8];
+   for (unsigned i = 0; i < tw * th; i++) {
+      texels[0][i] = (i * 37u % 256) | ((i * 91u % 256) << 8) | 0xff000000u;
+      texels[1][i] = (i * 53u % 256) << 8 | ((i * 7u % 256) << 16) | 0xff000000u;
+   }
+   ncs = 0;
+   double t[6][2] = {{0, 0}, {64, 0}, {64, 64}, {0, 0}, {64, 64}, {0, 64}};
+   float uv[6 * 2] = {0, 0, 1, 0, 1, 1, 0, 0, 1, 1, 0, 1};
+   uint64_t vb = vbuf_tris(t, 6, 2, uv, NULL, NULL);
+   struct vagx_sampler sm;
+   vagx_sampler_init(&sm);
+   sm.min_filter = sm.mag_filter = VAGX_FILTER_NEAREST;
+   sm.max_lod = 16;
+   uint64_t sva = alloc(32, 32);
+   vagx_sampler_pack(ptr(sva), &sm);
+   const uint64_t tex[2] = {make_tex(tw, th, true, texels[0]), make_tex(tw, th, false, texels[1])};
+   struct prog fs = {.code = assemble(fs_tex), .tex = tex[0], .ntex = 1, .smp = sva, .nsmp = 1};
+   uint32_t cfb[2] = {binding(0, 1, 0, VAGX_INTERP_SMOOTH), binding(1, 2, 1, VAGX_INTERP_SMOOTH)};
+   emit_state(2, 0, 0, vb, &fs, cfb, 2, 3, false);
+   draw(VAGX_PRIMITIVE_TRIANGLES, 6);
+   EMIT(cmd_end);
+   struct job_opts o = {.clear = {0, 0, 0, 0}};
+   uint64_t job = make_job(&o);
+   for (unsigned k = 0; k < 2; k++) {
+      if (k)
+         memcpy(ptr(tex[0]), ptr(tex[1]), 32);
+      struct vagx_render_fault f;
+      enum vagx_job_status st = run(job, &f);
+      CHECK(st == VAGX_JOB_STATUS_OK, "desc cache job %u: status %d", k, st);
+      unsigned bad = 0;
+      for (unsigned y = 0; y < H; y++)
+         for (unsigned x = 0; x < W; x++) {
+            uint32_t e = texels[k][(y * th / H) * tw + x * tw / W], g;
+            memcpy(&g, px(x, y), 4);
+            bad += e != g;
+         }
+      CHECK(bad == 0, "desc cache job %u: %u pixels not from the %s descriptor", k, bad,
+            k ? "rewritten" : "first");
+   }
+}
+
 static void test_msaa(void)
 {
    W = 32; H = 32;
@@ -3817,6 +3864,7 @@ int main(void)
       {"depth_cull_query", test_depth_cull_query},
       {"strip_fan_clip", test_strip_fan_clip},
       {"textures", test_textures},
+      {"desc_cache", test_desc_cache},
       {"tex_linear_stride", test_tex_linear_stride},
       {"msaa", test_msaa},
       {"lines", test_lines},
