@@ -517,7 +517,8 @@ static bool texel(struct rtexctx *c, struct tview *v, unsigned level, unsigned l
    return true;
 }
 
-static int wrap(int i, int size, enum vagx_wrap w, bool *border)
+static inline __attribute__((always_inline)) int wrap(int i, int size, enum vagx_wrap w,
+                                                      bool *border)
 {
    switch (w) {
    case VAGX_WRAP_REPEAT: {
@@ -649,13 +650,24 @@ static bool texel_unorm8(struct rtexctx *c, struct tview *v, unsigned level, uns
    return true;
 }
 
+/* The texel at host address p of an RGBA8 / BGRA8 UNORM texture. */
+static inline void unorm8_decode(const struct tview *v, const uint8_t *p, float out[4])
+{
+   out[0] = unorm8_tab[p[0 ^ v->swap_rb]];
+   out[1] = unorm8_tab[p[1]];
+   out[2] = unorm8_tab[p[2 ^ v->swap_rb]];
+   out[3] = unorm8_tab[p[3]];
+}
+
 /* sample_level for RGBA8 / BGRA8 UNORM and wrap modes without a border:
  * every wrapped texel is inside the level, so the per-texel bounds checks,
  * border handling and generic unpack go; texels are read in the same order
- * (a fault is met at the same texel). */
-static bool sample_level_unorm8(struct rtexctx *c, struct tview *v, const struct vagx_sampler *s,
-                                unsigned level, unsigned layer, double x, double y, bool lin,
-                                float out[4])
+ * (a fault is met at the same texel).  A bilinear footprint's addresses
+ * are the sums of two column and two row parts (Morton order interleaves
+ * the bits of x and y), computed once each. */
+static inline __attribute__((always_inline)) bool
+sample_level_unorm8(struct rtexctx *c, struct tview *v, const struct vagx_sampler *s,
+                    unsigned level, unsigned layer, double x, double y, bool lin, float out[4])
 {
    const int w = (int)v->l.level[level].width_px, h = (int)v->l.level[level].height_px;
    bool border = false;        /* never set by these wrap modes */
@@ -666,12 +678,46 @@ static bool sample_level_unorm8(struct rtexctx *c, struct tview *v, const struct
    y -= 0.5;
    const int x0 = floor_i(x), y0 = floor_i(y);
    const double fx = x - x0, fy = y - y0;
-   const int xs[2] = {wrap(x0, w, s->wrap_s, &border), wrap(x0 + 1, w, s->wrap_s, &border)};
-   const int ys[2] = {wrap(y0, h, s->wrap_t, &border), wrap(y0 + 1, h, s->wrap_t, &border)};
+   const uint32_t xs[2] = {(uint32_t)wrap(x0, w, s->wrap_s, &border),
+                           (uint32_t)wrap(x0 + 1, w, s->wrap_s, &border)};
+   const uint32_t ys[2] = {(uint32_t)wrap(y0, h, s->wrap_t, &border),
+                           (uint32_t)wrap(y0 + 1, h, s->wrap_t, &border)};
    float q[4][4];
-   for (unsigned i = 0; i < 4; i++)
-      if (!texel_unorm8(c, v, level, layer, xs[i & 1], ys[i >> 1], q[i]))
+   if (v->addr_level != level || v->addr_layer != layer) {
+      /* the first texel sets the addressing of (level, layer) up */
+      if (!texel_unorm8(c, v, level, layer, (int)xs[0], (int)ys[0], q[0]))
          return false;
+   } else {
+      const uint8_t *p = tview_map(c, v, level, layer, xs[0], ys[0], 0, VAGX_USC_ACC_READ,
+                                   VAGX_UNIT_TEX);
+      if (!p)
+         return false;
+      unorm8_decode(v, p, q[0]);
+   }
+   const struct raddr *a = &v->addr;
+   uint64_t ox[2], oy[2];
+   if (a->linear) {
+      ox[0] = (uint64_t)xs[0] * a->E;
+      ox[1] = (uint64_t)xs[1] * a->E;
+      oy[0] = a->base + (uint64_t)ys[0] * a->row_B;
+      oy[1] = a->base + (uint64_t)ys[1] * a->row_B;
+   } else {
+      for (unsigned i = 0; i < 2; i++) {
+         const uint32_t mx = a->spread_table ? r_spread[xs[i] & a->tw_mask]
+                                             : vagx_layout_morton_el(xs[i] & a->tw_mask, 0);
+         const uint32_t my = a->spread_table ? (uint32_t)r_spread[ys[i] & a->th_mask] << 1
+                                             : vagx_layout_morton_el(0, ys[i] & a->th_mask);
+         ox[i] = (uint64_t)(xs[i] >> a->tw_log2) * a->tile_B + (uint64_t)mx * a->E;
+         oy[i] = a->base + (uint64_t)(ys[i] >> a->th_log2) * a->row_B + (uint64_t)my * a->E;
+      }
+   }
+   for (unsigned i = 1; i < 4; i++) {
+      const uint8_t *p = r_span_map(c->j, c->worker, &v->span, v->va + oy[i >> 1] + ox[i & 1], 4,
+                                    VAGX_USC_ACC_READ, VAGX_UNIT_TEX);
+      if (!p)
+         return false;
+      unorm8_decode(v, p, q[i]);
+   }
    bilerp(q, fx, fy, out);
    return true;
 }

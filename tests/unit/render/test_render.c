@@ -1887,6 +1887,89 @@ static void fill_mip(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_
    mipc(lv, o);
 }
 
+/* Texels of the fast-sampling test: every byte differs from its neighbours. */
+static void fill_hash(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *o)
+{
+   uint32_t h = (lv * 7919u + layer * 104729u + x * 2654435761u) ^ (y * 40503u + 0x9e3779b9u);
+   h ^= h >> 15;
+   h *= 0x2c1b3c6du;
+   h ^= h >> 12;
+   memcpy(o, &h, 4);
+}
+
+/* The texture sampling fast paths (RGBA8/BGRA8 texels by table, bilinear
+ * footprints addressed per row and column, descriptors cached per job)
+ * against the generic path (VAGX_RENDER_OPT_NO_FAST_IO), byte for byte:
+ * both formats, linear and twiddled, sizes that are and are not powers of
+ * two, every wrap mode without a border, nearest and linear filters with
+ * and without mipmaps, coordinates rotated, scaled (magnified and minified)
+ * and shifted past the edges. */
+static void test_tex_fast_sampling(void)
+{
+   W = 64; H = 64;
+   static const char *src =
+      "u2f r4, sr.pix_x\nfadd r4, r4, #0.5\nu2f r5, sr.pix_y\nfadd r5, r5, #0.5\n"
+      "fmul r6, r4, u0\nfmul r8, r5, u1\nfadd r6, r6, r8\nfadd r6, r6, u2\n"
+      "fmul r7, r4, u3\nfmul r8, r5, u4\nfadd r7, r7, r8\nfadd r7, r7, u5\n"
+      "tex.auto.t0.s0.2d r0, r6, r0, r0\nst_tile.rt0 r0, #0\nend\n";
+   static const struct { unsigned w, h, levels; } sizes[] = {{64, 64, 7}, {37, 23, 6}, {256, 8, 9}, {5, 3, 1}};
+   static const enum vagx_wrap wraps[] = {VAGX_WRAP_REPEAT, VAGX_WRAP_MIRRORED_REPEAT,
+                                          VAGX_WRAP_CLAMP_TO_EDGE, VAGX_WRAP_MIRROR_CLAMP_TO_EDGE};
+   uint64_t rng = 12345;
+   unsigned cases = 0, diffs = 0;
+   static uint8_t ref[64 * 64 * 4];
+   for (unsigned si = 0; si < 4; si++)
+      for (unsigned fl = 0; fl < 4; fl++)          /* BGRA8 x linear */
+         for (unsigned wi = 0; wi < 4; wi++)
+            for (unsigned fi = 0; fi < 6; fi++) {
+               const bool bgra = fl & 1, lin_layout = fl >> 1;
+               struct texdesc td = {bgra ? VAGX_FORMAT_BGRA8_UNORM : VAGX_FORMAT_RGBA8_UNORM,
+                                    VAGX_DIMENSION_2D, sizes[si].w, sizes[si].h, 1,
+                                    lin_layout ? 1 : sizes[si].levels, 0, 0, lin_layout};
+               td.maxl = td.levels - 1;
+               const enum vagx_filter f = fi & 1 ? VAGX_FILTER_LINEAR : VAGX_FILTER_NEAREST;
+               const enum vagx_mip_filter mf = fi >> 1 == 0 ? VAGX_MIP_FILTER_NONE
+                                               : fi >> 1 == 1 ? VAGX_MIP_FILTER_NEAREST
+                                                              : VAGX_MIP_FILTER_LINEAR;
+               struct prog fs = {.tex = make_texture(&td, fill_hash), .ntex = 1, .nuni = 6, .nsmp = 1,
+                                 .smp = make_sampler(f, f, mf, wraps[wi], 0, 16, 0)};
+               fs.code = assemble(src);
+               /* uv = M (x, y) + t: rotation by a, scale 2^e texels per pixel */
+               rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+               const double a = (double)(rng >> 40 & 1023) / 1024 * 6.2832;
+               const double e = (double)(rng >> 20 & 1023) / 1024 * 5 - 2.5;
+               const double k = exp2(e);
+               const float u[6] = {(float)(k * cos(a) / td.w), (float)(-k * sin(a) / td.w),
+                                   (float)((double)(rng >> 50 & 255) / 64 - 2),
+                                   (float)(k * sin(a) / td.h), (float)(k * cos(a) / td.h),
+                                   (float)((double)(rng >> 8 & 255) / 64 - 2)};
+               memcpy(fs.uni, u, sizeof(u));
+               struct job_opts o = {.clear = {0, 0, 0, 0}};
+               for (unsigned mode = 0; mode < 2; mode++) {
+                  vagx_render_set_options(dev, mode ? 0 : VAGX_RENDER_OPT_NO_FAST_IO);
+                  enum vagx_job_status st = draw_fullscreen(&fs, &o);
+                  CHECK(st == VAGX_JOB_STATUS_OK, "fast sampling case %u mode %u: status %d", cases,
+                        mode, st);
+                  if (!mode) {
+                     for (unsigned y = 0; y < H; y++)
+                        memcpy(ref + y * W * 4, px(0, y), W * 4);
+                     continue;
+                  }
+                  unsigned bad = 0;
+                  for (unsigned y = 0; y < H; y++)
+                     bad += memcmp(ref + y * W * 4, px(0, y), W * 4) != 0;
+                  if (bad && !diffs++)
+                     fprintf(stderr, "  first differing case: %ux%u %s %s wrap %d filter %d mip %d, "
+                             "%u rows differ\n", td.w, td.h, bgra ? "BGRA8" : "RGBA8",
+                             lin_layout ? "linear" : "twiddled", wraps[wi], f, mf, bad);
+               }
+               cases++;
+            }
+   vagx_render_set_options(dev, 0);
+   CHECK(diffs == 0, "fast texture sampling differs from the generic path in %u of %u cases", diffs,
+         cases);
+}
+
 /* Mip selection (GL 4.6 8.14.1-8.14.3): lambda = log2(rho) (+ shader bias)
  * + sampler bias, clamped to [min_lod, max_lod]; lambda <= 0 magnifies
  * (level base); NEAREST picks base + ceil(lambda + 1/2) - 1 (base for lambda
@@ -3874,6 +3957,7 @@ int main(void)
       {"points", test_points},
       {"clip_distances", test_clip_distances},
       {"mipmaps", test_mipmaps},
+      {"tex_fast_sampling", test_tex_fast_sampling},
       {"tex_3d_array", test_tex_3d_array},
       {"tex_cube", test_tex_cube},
       {"formats", test_formats},
