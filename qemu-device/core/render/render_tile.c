@@ -801,6 +801,43 @@ static bool hsr_run(struct tctx *c, const uint32_t *idx, uint32_t n)
  * whole twiddled block at once when the first sample's translation reaches
  * over it, and otherwise goes in the same order through a span cache, so
  * a fault is met at the same sample. */
+/* A whole twiddled block of Z24S8 with depth (the depth buffer of most GL
+ * applications), stored or loaded with the format's conversion written out
+ * once for the block: r_zs_store_px / r_zs_load_px per sample, exactly,
+ * without their per-sample dispatch.  False for anything else. */
+static bool zs_block_z24s8(enum vagx_format f, bool store, bool dl, bool sl, uint8_t *h,
+                           uint32_t E, unsigned ns, float *depth, uint8_t *stencil)
+{
+   if (f != VAGX_FORMAT_Z24_UNORM_S8_UINT || !dl)
+      return false;
+   /* Morton order interleaves the bits of x and y: one table per axis */
+   uint32_t mx[R_TS], my[R_TS];
+   for (uint32_t i = 0; i < R_TS; i++) {
+      mx[i] = r_tile_morton(i, 0) * E;
+      my[i] = r_tile_morton(0, i) * E;
+   }
+   for (unsigned s = 0; s < ns; s++) {
+      const float *ds = depth + (size_t)s * R_TS * R_TS;
+      uint8_t *ss = stencil + (size_t)s * R_TS * R_TS;
+      uint8_t *hs = h + (size_t)s * 4;
+      for (uint32_t ly = 0; ly < R_TS; ly++)
+         for (uint32_t lx = 0; lx < R_TS; lx++) {
+            uint8_t *p = hs + my[ly] + mx[lx];
+            const size_t zi = (size_t)ly * R_TS + lx;
+            if (store) {
+               const uint32_t st = sl ? ss[zi] : p[3];
+               r_wr32(p, r_unorm_enc(ds[zi], 24) | st << 24);
+            } else {
+               const uint32_t v = r_rd32(p);
+               depth[(size_t)s * R_TS * R_TS + zi] = r_unorm_depth(v & 0xffffff, R_Z24_MAX);
+               if (sl)
+                  ss[zi] = (uint8_t)(v >> 24);
+            }
+         }
+   }
+   return true;
+}
+
 static bool zs_io_fast(struct tctx *c, bool store, bool dl, bool sl, uint32_t x0, uint32_t x1,
                        uint32_t y0, uint32_t y1)
 {
@@ -821,6 +858,8 @@ static bool zs_io_fast(struct tctx *c, bool store, bool dl, bool sl, uint32_t x0
    uint8_t *stencil = c->w->stencil;
    if (r_addr_block_contiguous(&a) && x1 - x0 == R_TS && y1 - y0 == R_TS &&
        sp.end - va0 >= (uint64_t)R_TS * R_TS * a.E) {
+      if (zs_block_z24s8(f, store, dl, sl, h, a.E, ns, depth, stencil))
+         return true;
       for (uint32_t ly = 0; ly < R_TS; ly++)
          for (uint32_t lx = 0; lx < R_TS; lx++) {
             uint8_t *p = h + (size_t)r_tile_morton(lx, ly) * a.E;
