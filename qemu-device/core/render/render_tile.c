@@ -801,14 +801,16 @@ static bool hsr_run(struct tctx *c, const uint32_t *idx, uint32_t n)
  * whole twiddled block at once when the first sample's translation reaches
  * over it, and otherwise goes in the same order through a span cache, so
  * a fault is met at the same sample. */
-/* A whole twiddled block of Z24S8 with depth (the depth buffer of most GL
- * applications), stored or loaded with the format's conversion written out
- * once for the block: r_zs_store_px / r_zs_load_px per sample, exactly,
- * without their per-sample dispatch.  False for anything else. */
+/* A whole twiddled block of Z24S8 (the depth buffer of most GL
+ * applications) loaded, or stored with its depth, with the format's
+ * conversion written out once for the block: r_zs_load_px / r_zs_store_px
+ * per sample, exactly, without their per-sample dispatch.  (GL clears
+ * depth every frame but rarely stencil, so most passes load the stencil
+ * alone.)  False for anything else. */
 static bool zs_block_z24s8(enum vagx_format f, bool store, bool dl, bool sl, uint8_t *h,
                            uint32_t E, unsigned ns, float *depth, uint8_t *stencil)
 {
-   if (f != VAGX_FORMAT_Z24_UNORM_S8_UINT || !dl)
+   if (f != VAGX_FORMAT_Z24_UNORM_S8_UINT || (store && !dl))
       return false;
    /* Morton order interleaves the bits of x and y: one table per axis */
    uint32_t mx[R_TS], my[R_TS];
@@ -829,7 +831,8 @@ static bool zs_block_z24s8(enum vagx_format f, bool store, bool dl, bool sl, uin
                r_wr32(p, r_unorm_enc(ds[zi], 24) | st << 24);
             } else {
                const uint32_t v = r_rd32(p);
-               depth[(size_t)s * R_TS * R_TS + zi] = r_unorm_depth(v & 0xffffff, R_Z24_MAX);
+               if (dl)
+                  depth[(size_t)s * R_TS * R_TS + zi] = r_unorm_depth(v & 0xffffff, R_Z24_MAX);
                if (sl)
                   ss[zi] = (uint8_t)(v >> 24);
             }
