@@ -118,10 +118,14 @@ static inline void r_wr32(uint8_t *p, uint32_t v)
    p[3] = (uint8_t)(v >> 24);
 }
 
-/* Depth in [0, 1] of a unorm value of `max` = 2^bits - 1, as r_fmt_unpack. */
+/* Depth in [0, 1] of a unorm value of `max` = 2^bits - 1, as r_fmt_unpack
+ * computes it ((float)(v / max)), with a multiplication: for max = 2^24 - 1
+ * and 2^16 - 1 (the unorm depth formats, the only callers) the two give the
+ * same float for every v (test_render_io checks them all), and this runs for
+ * every sample a unorm depth buffer loads or tests. */
 static inline float r_unorm_depth(uint32_t v, double max)
 {
-   return (float)((double)v / max);
+   return (float)((double)v * (1.0 / max));
 }
 #define R_Z24_MAX 16777215.0
 #define R_Z16_MAX 65535.0

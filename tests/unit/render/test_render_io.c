@@ -193,6 +193,18 @@ static struct first_fault first; /* as the core's translate context records it *
 static unsigned translations;
 
 /* Page-granular translation; a span covers the following mapped pages. */
+/* r_unorm_depth multiplies by 1/max: the same float as the division
+ * r_fmt_unpack does, for every value of both unorm depth formats. */
+static void test_unorm_depth(void)
+{
+   unsigned bad = 0;
+   for (uint32_t v = 0; v < (1u << 24); v++)
+      bad += r_unorm_depth(v, R_Z24_MAX) != (float)((double)v / R_Z24_MAX);
+   for (uint32_t v = 0; v < (1u << 16); v++)
+      bad += r_unorm_depth(v, R_Z16_MAX) != (float)((double)v / R_Z16_MAX);
+   CHECK(bad == 0, "unorm depth: %u values differ from the division", bad);
+}
+
 static void *xlate_pages(void *ctx, uint64_t va, uint32_t size, unsigned access, uint64_t *span)
 {
    (void)ctx;
@@ -302,6 +314,7 @@ int main(void)
 {
    test_addr();
    test_zs_formats();
+   test_unorm_depth();
    test_span();
    printf("%d checks, %d failures\n", checks, failures);
    return failures ? 1 : 0;
