@@ -324,6 +324,13 @@ static inline unsigned lane_of(unsigned x, unsigned y)
    return ((y >> 1) * 4 + (x >> 1)) * 4 + (x & 1) + (y & 1) * 2;
 }
 
+/* The lanes of column x (0..7) and row y (0..3) of a block (lane_of). */
+static const uint32_t col_lanes[8] = {
+   0x00050005u, 0x000a000au, 0x00500050u, 0x00a000a0u,
+   0x05000500u, 0x0a000a00u, 0x50005000u, 0xa000a000u,
+};
+static const uint32_t row_lanes[4] = {0x00003333u, 0x0000ccccu, 0x33330000u, 0xcccc0000u};
+
 /* The lanes of the 8x4 block whose sample at (fx0 + 256 x, fy0 + 256 y)
  * (1/256 pixel; x in [x0, x1) of 0..7, y in [y0, y1) of 0..3: the part of
  * the block in the primitive's bounding box) is inside the primitive:
@@ -619,6 +626,7 @@ static void do_prim(struct tctx *c, const struct rprim *p, enum prim_mode mode, 
    const bool need_z = c->late || ds->depth_test;
    const bool need_test = ds->depth_test || ds->stencil_test;
    const struct zclamp zk = zclamp_of(d);
+   const bool one_sample = ns == 1 && !is_line && !c->ref_raster;
    for (int by = by0; by < y1 - c->ty0; by += 4)
       for (int bx = bx0; bx < x1 - c->tx0; bx += 8) {
          /* every block, shaded or not: a tile of a million primitives must
@@ -657,6 +665,50 @@ static void do_prim(struct tctx *c, const struct rprim *p, enum prim_mode mode, 
          }
          if (!is_line && !c->ref_raster && !any)
             continue;
+         if (one_sample) {
+            /* single-sampled triangles: only the lanes the rasteriser
+             * covered inside the clipped box, in lane order, with the
+             * same per-sample steps as below */
+            const int cx0 = x0 - (int)gbx > 0 ? x0 - (int)gbx : 0, cx1 = x1 - (int)gbx < 8 ? x1 - (int)gbx : 8;
+            const int ry0 = y0 - (int)gby > 0 ? y0 - (int)gby : 0, ry1 = y1 - (int)gby < 4 ? y1 - (int)gby : 4;
+            uint32_t cols = 0, rows = 0;
+            for (int x = cx0; x < cx1; x++)
+               cols |= col_lanes[x];
+            for (int y = ry0; y < ry1; y++)
+               rows |= row_lanes[y];
+            uint32_t cand = (blk_full ? ~0u : scov[0]) & cols & rows;
+            if (!(d->rs.sample_mask & 1))
+               cand = 0;
+            while (cand) {
+               const unsigned l = (unsigned)__builtin_ctz(cand);
+               cand &= cand - 1;
+               const size_t zi = (size_t)(c->py[l] - c->ty0) * R_TS + (size_t)(c->px[l] - c->tx0);
+               if (mode == PM_COLOUR) {
+                  if (c->w->vis[zi] != id)
+                     continue;
+               } else if (!need_z && !need_test) {
+                  passed++;
+                  if (mode == PM_DEPTH)
+                     c->w->vis[zi] = id;
+               } else {
+                  float *dp = &c->w->depth[zi];
+                  const double z = zq_depth(c, frag_depth(&zk, p, c->px[l] + spx[0], c->py[l] + spy[0]));
+                  zs[l][0] = z;
+                  if (c->late) {
+                     if (precull && !cmpf(ds->depth_func, z, *dp))
+                        continue;
+                  } else {
+                     if (!zs_test(ds, sf, &c->w->stencil[zi], dp, z, (uint8_t)sf->ref))
+                        continue;
+                     passed++;
+                     if (mode == PM_DEPTH)
+                        c->w->vis[zi] = id;
+                  }
+               }
+               c->cov[l] = 1;
+               live |= 1u << l;
+            }
+         } else
          for (unsigned l = 0; l < 32; l++) {
             const int gx = c->px[l], gy = c->py[l];
             if (gx < x0 || gx >= x1 || gy < y0 || gy >= y1)
