@@ -356,7 +356,9 @@ bool r_layout_from_texture(const struct vagx_texture *t, struct vagx_layout *l)
 
 struct tview {
    struct vagx_texture t;
-   struct vagx_layout l;
+   /* the descriptor cache's layout (1 KiB: not copied per instruction), or l_buf */
+   const struct vagx_layout *l;
+   struct vagx_layout l_buf;
    uint64_t va;
    /* render_io.h fast path (not VAGX_RENDER_OPT_NO_FAST_IO): one instruction's
     * texels share translations and the addressing of their (level, layer) */
@@ -406,7 +408,7 @@ static enum vagx_usc_status tex_desc(struct rtexctx *c, unsigned ti, struct tvie
    for (unsigned i = 0; cache && i < dc->ntex; i++)
       if (dc->tex[i].va == va) {
          v->t = dc->tex[i].t;
-         v->l = dc->tex[i].l;
+         v->l = &dc->tex[i].l;
          return VAGX_USC_OK;
       }
    uint32_t raw[8];
@@ -415,15 +417,17 @@ static enum vagx_usc_status tex_desc(struct rtexctx *c, unsigned ti, struct tvie
    if (st)
       return st;
    if (!vagx_texture_unpack(raw, &v->t, &err) || !vagx_format_is_valid(v->t.format) ||
-       v->t.format == VAGX_FORMAT_INVALID || !r_layout_from_texture(&v->t, &v->l)) {
+       v->t.format == VAGX_FORMAT_INVALID || !r_layout_from_texture(&v->t, &v->l_buf)) {
       r_fail(c->j, VAGX_JOB_STATUS_INVALID_DESCRIPTOR, VAGX_UNIT_TEX, 0, va);
       return VAGX_USC_FAULT;
    }
+   v->l = &v->l_buf;
    if (cache) {
       const unsigned i = dc->ntex < R_DESC_WAYS ? dc->ntex++ : dc->next_tex++ % R_DESC_WAYS;
       dc->tex[i].va = va;
       dc->tex[i].t = v->t;
-      dc->tex[i].l = v->l;
+      dc->tex[i].l = v->l_buf;
+      v->l = &dc->tex[i].l;
    }
    return VAGX_USC_OK;
 }
@@ -462,7 +466,7 @@ static uint8_t *tview_map_setup(struct rtexctx *c, struct tview *v, unsigned lev
                                 uint32_t x, uint32_t y, unsigned sample, unsigned access,
                                 enum vagx_unit unit)
 {
-   const struct vagx_layout *l = &v->l;
+   const struct vagx_layout *l = v->l;
    const unsigned bpb = l->bytes_per_block_B;
    if (!v->fast) {
       const uint64_t off = vagx_layout_offset_B(l, level, layer, x, y) + (uint64_t)sample * bpb;
@@ -486,7 +490,7 @@ static inline uint8_t *tview_map(struct rtexctx *c, struct tview *v, unsigned le
 {
    if (!v->fast || v->addr_level != level || v->addr_layer != layer)
       return tview_map_setup(c, v, level, layer, x, y, sample, access, unit);
-   const unsigned bpb = v->l.bytes_per_block_B;
+   const unsigned bpb = v->l->bytes_per_block_B;
    const uint64_t va = v->va + r_addr_offset(&v->addr, x, y) + (uint64_t)sample * bpb;
    return r_span_map(c->j, c->worker, &v->span, va, bpb, access, unit);
 }
@@ -495,7 +499,7 @@ static inline uint8_t *tview_map(struct rtexctx *c, struct tview *v, unsigned le
 static bool texel(struct rtexctx *c, struct tview *v, unsigned level, unsigned layer,
                   int x, int y, unsigned sample, uint32_t out[4])
 {
-   const struct vagx_layout *l = &v->l;
+   const struct vagx_layout *l = v->l;
    if (x < 0 || y < 0 || !vagx_layout_in_bounds(l, level, layer, (uint32_t)x, (uint32_t)y)) {
       out[0] = out[1] = out[2] = out[3] = 0;
       return true;
@@ -568,7 +572,7 @@ static bool fetch_wrapped_raw(struct rtexctx *c, struct tview *v, const struct v
                               unsigned level, unsigned layer, int x, int y, uint32_t out[4],
                               bool *border)
 {
-   const struct vagx_layout_level *lv = &v->l.level[level];
+   const struct vagx_layout_level *lv = &v->l->level[level];
    *border = false;
    x = wrap(x, (int)lv->width_px, s->wrap_s, border);
    y = wrap(y, (int)lv->height_px, s->wrap_t, border);
@@ -595,7 +599,7 @@ static bool fetch_wrapped(struct rtexctx *c, struct tview *v, const struct vagx_
 static void level_xy(struct tview *v, const struct vagx_sampler *s, unsigned level, double u,
                      double t, double *x, double *y)
 {
-   const struct vagx_layout_level *lv = &v->l.level[level];
+   const struct vagx_layout_level *lv = &v->l->level[level];
    *x = s->unnormalized ? u : u * lv->width_px;
    *y = s->unnormalized ? t : t * lv->height_px;
    if (v->t.dimension == VAGX_DIMENSION_1D || v->t.dimension == VAGX_DIMENSION_1D_ARRAY)
@@ -615,7 +619,7 @@ static bool sample_nearest_int(struct rtexctx *c, struct tview *v, const struct 
    level_xy(v, s, level, u, t, &x, &y);
    bool border = false;
    if (vol) {
-      const int dz = (int)vagx_layout_level_depth(&v->l, level);
+      const int dz = (int)vagx_layout_level_depth(v->l, level);
       layer = (unsigned)wrap(floor_i(s->unnormalized ? r : r * dz), dz, s->wrap_r, &border);
    }
    if (!border && !fetch_wrapped_raw(c, v, s, level, layer, floor_i(x), floor_i(y), out, &border))
@@ -669,7 +673,7 @@ static inline __attribute__((always_inline)) bool
 sample_level_unorm8(struct rtexctx *c, struct tview *v, const struct vagx_sampler *s,
                     unsigned level, unsigned layer, double x, double y, bool lin, float out[4])
 {
-   const int w = (int)v->l.level[level].width_px, h = (int)v->l.level[level].height_px;
+   const int w = (int)v->l->level[level].width_px, h = (int)v->l->level[level].height_px;
    bool border = false;        /* never set by these wrap modes */
    if (!lin)
       return texel_unorm8(c, v, level, layer, wrap(floor_i(x), w, s->wrap_s, &border),
@@ -730,7 +734,7 @@ static bool sample_level(struct rtexctx *c, struct tview *v, const struct vagx_s
    double x, y;
    level_xy(v, s, level, u, t, &x, &y);
    if (v->unorm8 && s->wrap_s != VAGX_WRAP_CLAMP_TO_BORDER &&
-       s->wrap_t != VAGX_WRAP_CLAMP_TO_BORDER && level < v->l.levels_alloc && layer < v->l.layers)
+       s->wrap_t != VAGX_WRAP_CLAMP_TO_BORDER && level < v->l->levels_alloc && layer < v->l->layers)
       return sample_level_unorm8(c, v, s, level, layer, x, y, lin, out);
    if (!lin)
       return fetch_wrapped(c, v, s, level, layer, floor_i(x), floor_i(y), out);
@@ -751,7 +755,7 @@ static bool sample_level(struct rtexctx *c, struct tview *v, const struct vagx_s
 static bool sample_volume(struct rtexctx *c, struct tview *v, const struct vagx_sampler *s,
                           unsigned level, double u, double t, double r, bool lin, float out[4])
 {
-   const int dz = (int)vagx_layout_level_depth(&v->l, level);
+   const int dz = (int)vagx_layout_level_depth(v->l, level);
    const double z = s->unnormalized ? r : r * dz;
    int z0 = lin ? floor_i(z - 0.5) : floor_i(z);
    const double fz = lin ? (z - 0.5) - z0 : 0;
@@ -893,6 +897,10 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
                             (mode == VAGX_TEXMODE_AUTO || mode == VAGX_TEXMODE_BIAS);
    unsigned quad_lod_q = ~0u;
    double quad_lod = 0;
+   /* and, for AUTO, the levels and filter that LOD selects */
+   bool quad_lin = false;
+   unsigned quad_l0 = 0, quad_l1 = 0;
+   double quad_mf = 0;
 
    for (unsigned l = 0; l < 32; l++) {
       if (!(call->exec >> l & 1))
@@ -902,10 +910,10 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
       bool as_int = integer;
       if (mode == VAGX_TEXMODE_SIZE) {
          unsigned lv = base + call->src[1][l];
-         if (lv < v.l.levels_alloc && lv <= maxl) {
-            ires[0] = v.l.level[lv].width_px;
-            ires[1] = v.l.level[lv].height_px;
-            ires[2] = vagx_layout_level_depth(&v.l, lv);
+         if (lv < v.l->levels_alloc && lv <= maxl) {
+            ires[0] = v.l->level[lv].width_px;
+            ires[1] = v.l->level[lv].height_px;
+            ires[2] = vagx_layout_level_depth(v.l, lv);
             if (v.t.dimension == VAGX_DIMENSION_CUBE || v.t.dimension == VAGX_DIMENSION_CUBE_ARRAY)
                ires[2] /= 6;
          }
@@ -925,7 +933,7 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
          unsigned smp = dim == VAGX_DIM__2DMS ? call->src[1][l] : 0;
          if (dim == VAGX_DIM__2DMS)
             lv = 0;
-         if (lv <= maxl && layer < 0x10000 && smp < v.l.sample_count_sa &&
+         if (lv <= maxl && layer < 0x10000 && smp < v.l->sample_count_sa &&
              !texel(c, &v, lv, layer, x, y, smp, t))
             return VAGX_USC_FAULT;
          for (unsigned k = 0; k < 4; k++)
@@ -953,92 +961,107 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
             layer = (unsigned)(a < 0 ? 0 : a > mx ? mx : a);
          }
          double w3 = dim == VAGX_DIM__3D ? r_f(call->regs[r0 + 2][l]) : 0;
-         /* LOD */
-         if (mode == VAGX_TEXMODE_LOD) {
-            lodv = r_f(call->src[1][l]);
-         } else if (quad_lod_ok && (l & ~3u) == quad_lod_q) {
-            lodv = quad_lod;
-            if (mode == VAGX_TEXMODE_BIAS)
-               lodv += r_f(call->src[1][l]);
+         bool lin;
+         unsigned l0, l1;
+         double mf;
+         if (mode == VAGX_TEXMODE_AUTO && quad_lod_ok && (l & ~3u) == quad_lod_q) {
+            /* AUTO has no per-lane bias: the quad's first lane chose */
+            lin = quad_lin;
+            l0 = quad_l0;
+            l1 = quad_l1;
+            mf = quad_mf;
          } else {
-            double dudx = 0, dudy = 0, dvdx = 0, dvdy = 0;
-            const struct vagx_layout_level *l0 = &v.l.level[base];
-            if (mode == VAGX_TEXMODE_GRAD && dim == VAGX_DIM_CUBE) {
-               /* explicit direction derivatives, taken to the face */
-               const unsigned g = I->src[1].idx;
-               double p[3], dx[3], dy[3];
-               for (unsigned k = 0; k < 3; k++) {
-                  p[k] = r_f(call->regs[r0 + k][l]);
-                  dx[k] = r_f(call->regs[g + k][l]);
-                  dy[k] = r_f(call->regs[g + nc + k][l]);
-               }
-               cube_deriv(face, p, dx, &dudx, &dvdx);
-               cube_deriv(face, p, dy, &dudy, &dvdy);
-            } else if (mode == VAGX_TEXMODE_GRAD) {
-               unsigned g = I->src[1].idx;
-               dudx = r_f(call->regs[g][l]);
-               dvdx = nc > 1 ? r_f(call->regs[g + 1][l]) : 0;
-               dudy = r_f(call->regs[g + nc][l]);
-               dvdy = nc > 1 ? r_f(call->regs[g + nc + 1][l]) : 0;
-            } else if (c->fragment && dim == VAGX_DIM_CUBE) {
-               /* the quad's direction derivatives, taken to this lane's face */
-               const unsigned q = l & ~3u;
-               double p[3], dx[3], dy[3];
-               for (unsigned k = 0; k < 3; k++) {
-                  p[k] = r_f(call->regs[r0 + k][q]);
-                  dx[k] = r_f(call->regs[r0 + k][q + 1]) - p[k];
-                  dy[k] = r_f(call->regs[r0 + k][q + 2]) - p[k];
-               }
-               cube_deriv(face, p, dx, &dudx, &dvdx);
-               cube_deriv(face, p, dy, &dudy, &dvdy);
-            } else if (c->fragment) {
-               unsigned q = l & ~3u;
-               dudx = r_f(call->regs[r0][q + 1]) - r_f(call->regs[r0][q]);
-               dudy = r_f(call->regs[r0][q + 2]) - r_f(call->regs[r0][q]);
-               if (nc > 1) {
-                  dvdx = r_f(call->regs[r0 + 1][q + 1]) - r_f(call->regs[r0 + 1][q]);
-                  dvdy = r_f(call->regs[r0 + 1][q + 2]) - r_f(call->regs[r0 + 1][q]);
-               }
-            }
-            if (!s.unnormalized) {
-               dudx *= l0->width_px; dudy *= l0->width_px;
-               dvdx *= l0->height_px; dvdy *= l0->height_px;
-            }
-            double rx = dudx * dudx + dvdx * dvdx, ry = dudy * dudy + dvdy * dvdy;
-            double rho2 = rx > ry ? rx : ry;
-            lodv = rho2 > 0 ? 0.5 * log2(rho2) : -1000.0;
-            quad_lod_q = l & ~3u;
-            quad_lod = lodv;
-            if (mode == VAGX_TEXMODE_BIAS)
-               lodv += r_f(call->src[1][l]);
-         }
-         lodv += s.lod_bias;
-         /* NaN coordinates, derivatives, LOD or bias give a NaN LOD, which
-          * would reach the (unsigned) level conversion below: it counts as
-          * LOD 0, then clamps like any other (render.md, texture sampling) */
-         if (isnan(lodv))
-            lodv = 0;
-         if (lodv > s.max_lod) lodv = s.max_lod;
-         if (lodv < s.min_lod) lodv = s.min_lod;
-         bool mag = lodv <= 0;
-         /* integer formats and stencil are never filtered: NEAREST within a
-          * level, a LINEAR mip filter picks the nearest level */
-         bool lin = !integer && (mag ? s.mag_filter : s.min_filter) == VAGX_FILTER_LINEAR;
-         const enum vagx_mip_filter mipf =
-            integer && s.mip_filter == VAGX_MIP_FILTER_LINEAR ? VAGX_MIP_FILTER_NEAREST : s.mip_filter;
-         unsigned l0 = base, l1 = base;
-         double mf = 0;
-         if (mipf != VAGX_MIP_FILTER_NONE && !mag) {
-            double lv = base + lodv;
-            if (lv > maxl) lv = maxl;
-            if (mipf == VAGX_MIP_FILTER_NEAREST) {
-               l0 = l1 = (unsigned)floor(lv + 0.5 - 1e-9 < base ? base : lv + 0.5 - 1e-9);
-               if (l0 > maxl) l0 = l1 = maxl;
+            /* LOD */
+            if (mode == VAGX_TEXMODE_LOD) {
+               lodv = r_f(call->src[1][l]);
+            } else if (quad_lod_ok && (l & ~3u) == quad_lod_q) {
+               lodv = quad_lod;
+               if (mode == VAGX_TEXMODE_BIAS)
+                  lodv += r_f(call->src[1][l]);
             } else {
-               l0 = (unsigned)floor(lv);
-               l1 = l0 + 1 > maxl ? maxl : l0 + 1;
-               mf = lv - l0;
+               double dudx = 0, dudy = 0, dvdx = 0, dvdy = 0;
+               const struct vagx_layout_level *lb = &v.l->level[base];
+               if (mode == VAGX_TEXMODE_GRAD && dim == VAGX_DIM_CUBE) {
+                  /* explicit direction derivatives, taken to the face */
+                  const unsigned g = I->src[1].idx;
+                  double p[3], dx[3], dy[3];
+                  for (unsigned k = 0; k < 3; k++) {
+                     p[k] = r_f(call->regs[r0 + k][l]);
+                     dx[k] = r_f(call->regs[g + k][l]);
+                     dy[k] = r_f(call->regs[g + nc + k][l]);
+                  }
+                  cube_deriv(face, p, dx, &dudx, &dvdx);
+                  cube_deriv(face, p, dy, &dudy, &dvdy);
+               } else if (mode == VAGX_TEXMODE_GRAD) {
+                  unsigned g = I->src[1].idx;
+                  dudx = r_f(call->regs[g][l]);
+                  dvdx = nc > 1 ? r_f(call->regs[g + 1][l]) : 0;
+                  dudy = r_f(call->regs[g + nc][l]);
+                  dvdy = nc > 1 ? r_f(call->regs[g + nc + 1][l]) : 0;
+               } else if (c->fragment && dim == VAGX_DIM_CUBE) {
+                  /* the quad's direction derivatives, taken to this lane's face */
+                  const unsigned q = l & ~3u;
+                  double p[3], dx[3], dy[3];
+                  for (unsigned k = 0; k < 3; k++) {
+                     p[k] = r_f(call->regs[r0 + k][q]);
+                     dx[k] = r_f(call->regs[r0 + k][q + 1]) - p[k];
+                     dy[k] = r_f(call->regs[r0 + k][q + 2]) - p[k];
+                  }
+                  cube_deriv(face, p, dx, &dudx, &dvdx);
+                  cube_deriv(face, p, dy, &dudy, &dvdy);
+               } else if (c->fragment) {
+                  unsigned q = l & ~3u;
+                  dudx = r_f(call->regs[r0][q + 1]) - r_f(call->regs[r0][q]);
+                  dudy = r_f(call->regs[r0][q + 2]) - r_f(call->regs[r0][q]);
+                  if (nc > 1) {
+                     dvdx = r_f(call->regs[r0 + 1][q + 1]) - r_f(call->regs[r0 + 1][q]);
+                     dvdy = r_f(call->regs[r0 + 1][q + 2]) - r_f(call->regs[r0 + 1][q]);
+                  }
+               }
+               if (!s.unnormalized) {
+                  dudx *= lb->width_px; dudy *= lb->width_px;
+                  dvdx *= lb->height_px; dvdy *= lb->height_px;
+               }
+               double rx = dudx * dudx + dvdx * dvdx, ry = dudy * dudy + dvdy * dvdy;
+               double rho2 = rx > ry ? rx : ry;
+               lodv = rho2 > 0 ? 0.5 * log2(rho2) : -1000.0;
+               quad_lod_q = l & ~3u;
+               quad_lod = lodv;
+               if (mode == VAGX_TEXMODE_BIAS)
+                  lodv += r_f(call->src[1][l]);
             }
+            lodv += s.lod_bias;
+            /* NaN coordinates, derivatives, LOD or bias give a NaN LOD, which
+             * would reach the (unsigned) level conversion below: it counts as
+             * LOD 0, then clamps like any other (render.md, texture sampling) */
+            if (isnan(lodv))
+               lodv = 0;
+            if (lodv > s.max_lod) lodv = s.max_lod;
+            if (lodv < s.min_lod) lodv = s.min_lod;
+            const bool mag = lodv <= 0;
+            /* integer formats and stencil are never filtered: NEAREST within a
+             * level, a LINEAR mip filter picks the nearest level */
+            lin = !integer && (mag ? s.mag_filter : s.min_filter) == VAGX_FILTER_LINEAR;
+            const enum vagx_mip_filter mipf =
+               integer && s.mip_filter == VAGX_MIP_FILTER_LINEAR ? VAGX_MIP_FILTER_NEAREST : s.mip_filter;
+            l0 = l1 = base;
+            mf = 0;
+            if (mipf != VAGX_MIP_FILTER_NONE && !mag) {
+               double lv = base + lodv;
+               if (lv > maxl) lv = maxl;
+               if (mipf == VAGX_MIP_FILTER_NEAREST) {
+                  l0 = l1 = (unsigned)floor(lv + 0.5 - 1e-9 < base ? base : lv + 0.5 - 1e-9);
+                  if (l0 > maxl) l0 = l1 = maxl;
+               } else {
+                  l0 = (unsigned)floor(lv);
+                  l1 = l0 + 1 > maxl ? maxl : l0 + 1;
+                  mf = lv - l0;
+               }
+            }
+            quad_lin = lin;
+            quad_l0 = l0;
+            quad_l1 = l1;
+            quad_mf = mf;
          }
          const bool vol = dim == VAGX_DIM__3D;
          if (integer) {
@@ -1125,7 +1148,8 @@ enum vagx_usc_status r_img_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
    v.t.stride = pbe.stride;
    v.va = pbe.base_va;
    tview_fast_init(c, &v);
-   if (!r_layout_from_texture(&v.t, &v.l)) {
+   v.l = &v.l_buf;
+   if (!r_layout_from_texture(&v.t, &v.l_buf)) {
       r_fail(c->j, VAGX_JOB_STATUS_INVALID_DESCRIPTOR, VAGX_UNIT_PBE, 0, pd->image_va + ii * 32ull);
       return VAGX_USC_FAULT;
    }
@@ -1143,8 +1167,8 @@ enum vagx_usc_status r_img_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
       if (dim == VAGX_DIM__1D && array && eot_layer < 0)
          y = 0;
       uint32_t smp = call->src[store ? 2 : 1][l];
-      if (x >= v.l.level[pbe.level].width_px || y >= v.l.level[pbe.level].height_px ||
-          layer >= v.l.layers || smp >= v.l.sample_count_sa) {
+      if (x >= v.l->level[pbe.level].width_px || y >= v.l->level[pbe.level].height_px ||
+          layer >= v.l->layers || smp >= v.l->sample_count_sa) {
          if (!store)
             for (unsigned k = 0; k < 4; k++)
                call->out[k][l] = 0;
