@@ -193,6 +193,10 @@ vagx_get_batch(struct vagx_context *ctx)
          vagx_batch_write(b, vagx_resource(b->key.cbufs[i]->texture));
    if (b->key.zsbuf)
       vagx_batch_write(b, vagx_resource(b->key.zsbuf->texture));
+   /* after vagx_batch_write: an earlier batch writing it has been submitted */
+   b->zs_undefined = b->key.zsbuf && vagx_resource(b->key.zsbuf->texture)->undefined;
+   /* nothing worth storing until a clear or a draw writes them */
+   b->zs_discard = b->zs_undefined;
    return ctx->batch = b;
 }
 
@@ -269,14 +273,22 @@ submit_render(struct vagx_context *ctx, struct vagx_batch *b)
    for (unsigned i = 0; i < key.nr_cbufs; i++)
       rj.rt_format[i] = vagx_format_from_pipe(key.format[i]);
    rj.process_empty_tiles = 1;
-   rj.clear_depth = b->clear_depth;
-   rj.clear_stencil = b->clear_stencil;
+   /* without a clear (a pass that neither clears nor loads: the contents
+    * are undefined) the tiles start at the far plane and stencil 0, not at
+    * whatever an earlier batch of this slot cleared to */
+   rj.clear_depth = (b->clear & PIPE_CLEAR_DEPTH) ? b->clear_depth : 1.0;
+   rj.clear_stencil = (b->clear & PIPE_CLEAR_STENCIL) ? b->clear_stencil : 0;
    if (b->key.zsbuf) {
       struct vagx_resource *zr = vagx_resource(b->key.zsbuf->texture);
-      rj.depth_load = !(b->clear & PIPE_CLEAR_DEPTH);
-      rj.stencil_load = !(b->clear & PIPE_CLEAR_STENCIL) && vagx_format_stencil(zr->vformat);
-      rj.depth_store = 1;
-      rj.stencil_store = vagx_format_stencil(zr->vformat);
+      /* contents the application invalidated are neither loaded nor
+       * stored (vagx_invalidate_resource): a window-system depth buffer
+       * is invalidated at every swap */
+      rj.depth_load = !(b->clear & PIPE_CLEAR_DEPTH) && !b->zs_undefined;
+      rj.stencil_load = !(b->clear & PIPE_CLEAR_STENCIL) && !b->zs_undefined &&
+                        vagx_format_stencil(zr->vformat);
+      rj.depth_store = !b->zs_discard;
+      rj.stencil_store = !b->zs_discard && vagx_format_stencil(zr->vformat);
+      zr->undefined = b->zs_discard;
       uint32_t *zd;
       rj.zs_desc_va = vagx_batch_alloc(b, VAGX_TEXTURE_LENGTH, 32, (void **)&zd);
       if (!zd)

@@ -35,6 +35,9 @@ struct vagx_resource {
    unsigned vformat;          /* enum vagx_format */
    struct vagx_batch *writer; /* batch currently writing this resource */
    unsigned reader_mask;      /* batches reading it */
+   /* invalidate_resource: the contents are undefined until a batch stores
+    * it again, so batches begun meanwhile do not load it as depth/stencil */
+   bool undefined;
    struct vagx_resource *separate_stencil;
 };
 
@@ -150,7 +153,9 @@ struct vagx_batch {
    unsigned clear_stencil;
    unsigned draws;
    uint64_t geometry;              /* upper bound of the job's geometry budget use */
-   unsigned resolve;
+   bool zs_discard;                /* zsbuf undefined or invalidated since its last clear or
+                                    * writing draw: not stored */
+   bool zs_undefined;              /* zsbuf was undefined when the batch began: not loaded */
    bool failed;
    struct vagx_query *query;       /* occlusion query begun in this control stream */
    struct vagx_query *prim_query[2]; /* primitives generated / emitted query begun */

@@ -125,6 +125,12 @@ draw_emit_one(struct vagx_context *ctx, struct draw_emit *e, const struct vagx_c
    b->geometry += geometry;
    vagx_cmd_draw_pack(vagx_cs_emit(b, VAGX_CMD_DRAW_LENGTH), d);
    b->draws++;
+   /* a draw that can write depth or stencil defines them again */
+   const struct pipe_depth_stencil_alpha_state *zsa = ctx->zsa;
+   if (zsa && ((zsa->depth_enabled && zsa->depth_writemask) ||
+               (zsa->stencil[0].enabled && zsa->stencil[0].writemask) ||
+               (zsa->stencil[1].enabled && zsa->stencil[1].writemask)))
+      b->zs_discard = false;
    return true;
 }
 
@@ -321,6 +327,8 @@ vagx_clear(struct pipe_context *pctx, unsigned buffers, const struct pipe_scisso
       if (buffers & (PIPE_CLEAR_COLOR0 << i))
          b->clear_color[i] = *color;
    b->clear |= buffers;
+   if (buffers & PIPE_CLEAR_DEPTHSTENCIL)
+      b->zs_discard = false;
    b->clear_depth = depth;
    b->clear_stencil = stencil;
 }

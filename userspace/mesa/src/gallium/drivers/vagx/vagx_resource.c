@@ -370,6 +370,9 @@ vagx_transfer_map(struct pipe_context *pctx, struct pipe_resource *prsc, unsigne
       /* and work of other processes/devices on a shared buffer */
       vagx_bo_wait_shared(rsrc->bo, usage & PIPE_MAP_WRITE, -1);
    }
+   /* the CPU writes it: what a later batch finds must be loaded */
+   if (usage & PIPE_MAP_WRITE)
+      rsrc->undefined = false;
 
    struct vagx_transfer *t = slab_zalloc(&ctx->transfer_pool);
    t->base.level = level;
@@ -501,6 +504,31 @@ vagx_flush_resource(struct pipe_context *pctx, struct pipe_resource *prsc)
    vagx_flush_writer(ctx, rsrc);
 }
 
+/*
+ * glInvalidateFramebuffer, and the window system's depth/stencil buffer at
+ * every swap (dri_flush with __DRI2_FLUSH_INVALIDATE_ANCILLARY): the
+ * contents are undefined from now on.  A batch rendering to it as its
+ * depth/stencil buffer does not store it, unless a later clear or draw of
+ * the batch writes it again, and batches begun after it do not load it (as
+ * asahi's agx_invalidate_resource drops the batch's resolve).  Colour
+ * buffers are kept: the swap itself reads the back buffer.
+ */
+static void
+vagx_invalidate_resource(struct pipe_context *pctx, struct pipe_resource *prsc)
+{
+   struct vagx_context *ctx = vagx_context(pctx);
+   bool zs = false;
+   for (unsigned i = 0; i < VAGX_MAX_BATCHES; i++) {
+      struct vagx_batch *b = &ctx->batches[i];
+      if (b->active && b->key.zsbuf && b->key.zsbuf->texture == prsc) {
+         b->zs_discard = true;
+         zs = true;
+      }
+   }
+   if (zs || util_format_is_depth_or_stencil(prsc->format))
+      vagx_resource(prsc)->undefined = true;
+}
+
 void
 vagx_init_context_resource_functions(struct pipe_context *pctx)
 {
@@ -514,5 +542,6 @@ vagx_init_context_resource_functions(struct pipe_context *pctx)
    pctx->create_surface = vagx_create_surface;
    pctx->surface_destroy = vagx_surface_destroy;
    pctx->flush_resource = vagx_flush_resource;
+   pctx->invalidate_resource = vagx_invalidate_resource;
    pctx->resource_copy_region = util_resource_copy_region;
 }

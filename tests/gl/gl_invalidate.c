@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gl_invalidate: glInvalidateFramebuffer of a depth/stencil attachment.
+ * The driver then neither stores the depth/stencil buffer at the end of the
+ * pass nor loads it in the next one (a window system's depth buffer is
+ * invalidated at every swap), but a clear or a draw after the invalidation
+ * writes it again, and that must be stored and loaded as usual.  Each case
+ * draws into a 64x64 FBO with an RGBA8 colour texture and a DEPTH24_STENCIL8
+ * renderbuffer and checks every pixel (exact colours).  Prints
+ * "case NAME ok" or "case NAME error: ..." (tests/gl/run, which also runs
+ * the discard case with VAGX_DEBUG=trace: its two passes must show
+ * depth_store: 0 and stencil_store: 0, the second also depth_load: 0 and
+ * stencil_load: 0).
+ *
+ *   gl_invalidate [CASE...] | --list
+ */
+#include "gl_desktop.h"
+#include <stdint.h>
+#include <stdlib.h>
+
+#define W 64
+#define H 64
+
+static const char *vs_src =
+   "#version 120\n"
+   "attribute vec2 pos;\n"
+   "uniform float z;\n"
+   "void main() { gl_Position = vec4(pos, z, 1.0); }\n";
+static const char *fs_src =
+   "#version 120\n"
+   "uniform vec4 color;\n"
+   "void main() { gl_FragColor = color; }\n";
+
+static GLuint prog;
+static unsigned char px[W * H * 4];
+static char err[256];
+
+/* A full-screen quad of `color` at NDC depth z (window depth z/2 + 1/2). */
+static void
+quad(float z, float r, float g, float b)
+{
+   static const float v[] = { -1, -1, 1, -1, -1, 1, 1, 1 };
+   glUniform1f(glGetUniformLocation(prog, "z"), z);
+   glUniform4f(glGetUniformLocation(prog, "color"), r, g, b, 1);
+   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, v);
+   glEnableVertexAttribArray(0);
+   glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+}
+
+static void
+invalidate_depth(void)
+{
+   static const GLenum att[] = { GL_DEPTH_STENCIL_ATTACHMENT };
+   glInvalidateFramebuffer(GL_FRAMEBUFFER, 1, att);
+}
+
+/* Every pixel is (r, g, b, 255)? */
+static bool
+all_pixels(uint8_t r, uint8_t g, uint8_t b, const char *what)
+{
+   glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
+   for (int i = 0; i < W * H; i++) {
+      const unsigned char *p = px + 4 * i;
+      if (p[0] != r || p[1] != g || p[2] != b || p[3] != 255) {
+         snprintf(err, sizeof(err), "%s: pixel (%d, %d) is %u,%u,%u,%u, expected %u,%u,%u,255",
+                  what, i % W, i / W, p[0], p[1], p[2], p[3], r, g, b);
+         return false;
+      }
+   }
+   return true;
+}
+
+/* Depth 0.25 everywhere (red), stored by a finished pass. */
+static void
+depth_quarter(void)
+{
+   glDepthMask(GL_TRUE);
+   glDepthFunc(GL_LESS);
+   glClearColor(0, 0, 0, 1);
+   glClearDepth(1.0);
+   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+   quad(-0.5f, 1, 0, 0);
+   glFinish();
+}
+
+/* In later passes without a clear (depth writes off), the depth buffer
+ * must read 0.75 everywhere: above 0.5 (a quad there passes LESS) and below
+ * 0.875 (a quad there passes GREATER).  Neither the 0.25 written before the
+ * invalidation nor the far plane an unloaded buffer starts at passes both. */
+static bool
+depth_is_three_quarters(const char *what)
+{
+   char w[128];
+   glDepthMask(GL_FALSE);
+   glDepthFunc(GL_LESS);
+   quad(0.0f, 0, 1, 0);
+   snprintf(w, sizeof(w), "%s: quad at 0.5, LESS", what);
+   if (!all_pixels(0, 255, 0, w))
+      return false;
+   glDepthFunc(GL_GREATER);
+   quad(0.75f, 0, 0, 1);
+   snprintf(w, sizeof(w), "%s: quad at 0.875, GREATER", what);
+   const bool ok = all_pixels(0, 0, 255, w);
+   glDepthFunc(GL_LESS);
+   glDepthMask(GL_TRUE);
+   return ok;
+}
+
+/* Invalidated, then cleared to 0.75: the clear must be stored and loaded. */
+static bool
+keep_after_clear(void)
+{
+   depth_quarter();
+   invalidate_depth();
+   glClearDepth(0.75);
+   glClear(GL_DEPTH_BUFFER_BIT);
+   glFinish();
+   return depth_is_three_quarters("after a clear to 0.75");
+}
+
+/* Invalidated, then 0.75 written by a draw (ALWAYS): stored and loaded. */
+static bool
+keep_after_draw(void)
+{
+   depth_quarter();
+   invalidate_depth();
+   glDepthFunc(GL_ALWAYS);
+   quad(0.5f, 0, 0, 1);
+   glFinish();
+   return depth_is_three_quarters("after a draw at 0.75");
+}
+
+/* Drawn with depth, invalidated, finished: that pass stores no depth or
+ * stencil; the next one clears only colour and draws without a depth test:
+ * it loads no depth or stencil (undefined) and stores none (still
+ * undefined).  The trace check is tests/gl/run's; the colour must be right. */
+static bool
+discard(void)
+{
+   glDepthMask(GL_TRUE);
+   glDepthFunc(GL_LESS);
+   glClearColor(0, 0, 0, 1);
+   glClearDepth(1.0);
+   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+   quad(-0.5f, 1, 0, 0);
+   invalidate_depth();
+   glFinish();
+   glDisable(GL_DEPTH_TEST);
+   glClear(GL_COLOR_BUFFER_BIT);
+   quad(0.0f, 1, 1, 0);
+   glFinish();
+   glEnable(GL_DEPTH_TEST);
+   return all_pixels(255, 255, 0, "colour pass after the invalidation");
+}
+
+static const struct {
+   const char *name;
+   bool (*run)(void);
+} cases[] = {
+   { "keep_after_clear", keep_after_clear },
+   { "keep_after_draw", keep_after_draw },
+   { "discard", discard },
+};
+
+int
+main(int argc, char **argv)
+{
+   const unsigned n = sizeof(cases) / sizeof(cases[0]);
+   if (argc == 2 && !strcmp(argv[1], "--list")) {
+      for (unsigned i = 0; i < n; i++)
+         printf("%s\n", cases[i].name);
+      return 0;
+   }
+   EGLDisplay dpy = gl_display();
+   if (dpy == EGL_NO_DISPLAY || gl_context(dpy) == EGL_NO_CONTEXT)
+      return 1;
+   prog = gl_program(vs_src, fs_src);
+   if (!prog || !gl_target_fbo(W, H)) {
+      fprintf(stderr, "gl_invalidate: no program or framebuffer\n");
+      return 1;
+   }
+   GLuint rb;
+   glGenRenderbuffers(1, &rb);
+   glBindRenderbuffer(GL_RENDERBUFFER, rb);
+   glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH24_STENCIL8, W, H);
+   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, rb);
+   if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
+      fprintf(stderr, "gl_invalidate: depth/stencil framebuffer incomplete\n");
+      return 1;
+   }
+   glEnable(GL_DEPTH_TEST);
+   printf("renderer %s | %s\n", glGetString(GL_RENDERER), glGetString(GL_VERSION));
+   int fails = 0;
+   for (unsigned i = 0; i < n; i++) {
+      bool want = argc < 2;
+      for (int a = 1; a < argc; a++)
+         want |= !strcmp(argv[a], cases[i].name);
+      if (!want)
+         continue;
+      err[0] = 0;
+      const bool ok = cases[i].run() && glGetError() == GL_NO_ERROR;
+      if (ok) {
+         printf("case %s ok\n", cases[i].name);
+      } else {
+         printf("case %s error: %s\n", cases[i].name, err[0] ? err : "GL error");
+         fails++;
+      }
+      fflush(stdout);
+   }
+   return fails ? 1 : 0;
+}
