@@ -84,6 +84,33 @@ gl_write_ppm(const char *path, const unsigned char *rgba, int w, int h)
    return fclose(f) == 0;
 }
 
+/* A program's named test cases: NAME, or all of them when argv names none. */
+struct gl_case {
+   const char *name;
+   bool (*fn)(void);
+};
+
+/* --list: prints the case names; true if it did (the program then exits) */
+static inline bool
+gl_list_cases(int argc, char **argv, const struct gl_case *cases, unsigned n)
+{
+   if (argc != 2 || strcmp(argv[1], "--list"))
+      return false;
+   for (unsigned i = 0; i < n; i++)
+      printf("%s\n", cases[i].name);
+   return true;
+}
+
+/* Does argv[first..] name the case (or name none, which selects all)? */
+static inline bool
+gl_case_wanted(int argc, char **argv, int first, const char *name)
+{
+   bool want = argc <= first;
+   for (int a = first; a < argc; a++)
+      want |= !strcmp(argv[a], name);
+   return want;
+}
+
 /* The surfaceless display, initialised */
 static inline EGLDisplay
 gl_display(void)

@@ -328,10 +328,7 @@ case_many_draws(void)
    return true;
 }
 
-static const struct {
-   const char *name;
-   bool (*fn)(void);
-} cases[] = {
+static const struct gl_case cases[] = {
    { "multi_arrays", case_multi_arrays },
    { "multi_elements_base_vertex", case_multi_elements_base_vertex },
    { "user_indices", case_user_indices },
@@ -347,11 +344,8 @@ int
 main(int argc, char **argv)
 {
    const unsigned n = sizeof(cases) / sizeof(cases[0]);
-   if (argc == 2 && !strcmp(argv[1], "--list")) {
-      for (unsigned i = 0; i < n; i++)
-         printf("%s\n", cases[i].name);
+   if (gl_list_cases(argc, argv, cases, n))
       return 0;
-   }
    if (argc < 2) {
       fprintf(stderr, "usage: %s OUTDIR [CASE...] | --list\n", argv[0]);
       return 2;
@@ -367,10 +361,7 @@ main(int argc, char **argv)
    }
    int failed = 0;
    for (unsigned i = 0; i < n; i++) {
-      bool want = argc == 2;
-      for (int a = 2; a < argc; a++)
-         want |= !strcmp(argv[a], cases[i].name);
-      if (!want)
+      if (!gl_case_wanted(argc, argv, 2, cases[i].name))
          continue;
       errbuf[0] = 0;
       bool ok = cases[i].fn();

@@ -70,9 +70,9 @@ all_pixels(uint8_t r, uint8_t g, uint8_t b, const char *what)
    return true;
 }
 
-/* Depth 0.25 everywhere (red), stored by a finished pass. */
+/* Clears, then draws depth 0.25 everywhere (red). */
 static void
-depth_quarter(void)
+draw_depth_quarter(void)
 {
    glDepthMask(GL_TRUE);
    glDepthFunc(GL_LESS);
@@ -80,6 +80,13 @@ depth_quarter(void)
    glClearDepth(1.0);
    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
    quad(-0.5f, 1, 0, 0);
+}
+
+/* The same, stored by a finished pass. */
+static void
+depth_quarter(void)
+{
+   draw_depth_quarter();
    glFinish();
 }
 
@@ -137,12 +144,7 @@ keep_after_draw(void)
 static bool
 discard(void)
 {
-   glDepthMask(GL_TRUE);
-   glDepthFunc(GL_LESS);
-   glClearColor(0, 0, 0, 1);
-   glClearDepth(1.0);
-   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
-   quad(-0.5f, 1, 0, 0);
+   draw_depth_quarter();
    invalidate_depth();
    glFinish();
    glDisable(GL_DEPTH_TEST);
@@ -153,10 +155,7 @@ discard(void)
    return all_pixels(255, 255, 0, "colour pass after the invalidation");
 }
 
-static const struct {
-   const char *name;
-   bool (*run)(void);
-} cases[] = {
+static const struct gl_case cases[] = {
    { "keep_after_clear", keep_after_clear },
    { "keep_after_draw", keep_after_draw },
    { "discard", discard },
@@ -166,11 +165,8 @@ int
 main(int argc, char **argv)
 {
    const unsigned n = sizeof(cases) / sizeof(cases[0]);
-   if (argc == 2 && !strcmp(argv[1], "--list")) {
-      for (unsigned i = 0; i < n; i++)
-         printf("%s\n", cases[i].name);
+   if (gl_list_cases(argc, argv, cases, n))
       return 0;
-   }
    EGLDisplay dpy = gl_display();
    if (dpy == EGL_NO_DISPLAY || gl_context(dpy) == EGL_NO_CONTEXT)
       return 1;
@@ -192,13 +188,10 @@ main(int argc, char **argv)
    printf("renderer %s | %s\n", glGetString(GL_RENDERER), glGetString(GL_VERSION));
    int fails = 0;
    for (unsigned i = 0; i < n; i++) {
-      bool want = argc < 2;
-      for (int a = 1; a < argc; a++)
-         want |= !strcmp(argv[a], cases[i].name);
-      if (!want)
+      if (!gl_case_wanted(argc, argv, 1, cases[i].name))
          continue;
       err[0] = 0;
-      const bool ok = cases[i].run() && glGetError() == GL_NO_ERROR;
+      const bool ok = cases[i].fn() && glGetError() == GL_NO_ERROR;
       if (ok) {
          printf("case %s ok\n", cases[i].name);
       } else {

@@ -776,6 +776,23 @@ static uint64_t make_tex(unsigned tw, unsigned th, bool twiddled, const uint32_t
    return va;
 }
 
+/* A job that draws fs_tex over the whole 64x64 target: texture descriptor
+ * `tex` sampled with sampler `sva`, u and v from 0 to 1. */
+static uint64_t tex_quad_job(uint64_t tex, uint64_t sva)
+{
+   ncs = 0;
+   double t[6][2] = {{0, 0}, {64, 0}, {64, 64}, {0, 0}, {64, 64}, {0, 64}};
+   float uv[6 * 2] = {0, 0, 1, 0, 1, 1, 0, 0, 1, 1, 0, 1};
+   uint64_t vb = vbuf_tris(t, 6, 2, uv, NULL, NULL);
+   struct prog fs = {.code = assemble(fs_tex), .tex = tex, .ntex = 1, .smp = sva, .nsmp = 1};
+   uint32_t cfb[2] = {binding(0, 1, 0, VAGX_INTERP_SMOOTH), binding(1, 2, 1, VAGX_INTERP_SMOOTH)};
+   emit_state(2, 0, 0, vb, &fs, cfb, 2, 3, false);
+   draw(VAGX_PRIMITIVE_TRIANGLES, 6);
+   EMIT(cmd_end);
+   struct job_opts o = {.clear = {0, 0, 0, 0}};
+   return make_job(&o);
+}
+
 static void test_textures(void)
 {
    W = 64; H = 64;
@@ -786,10 +803,6 @@ static void test_textures(void)
    uint8_t img[2][2][64 * 64 * 4];
    for (unsigned filt = 0; filt < 2; filt++)
       for (unsigned tl = 0; tl < 2; tl++) {
-         ncs = 0;
-         double t[6][2] = {{0, 0}, {64, 0}, {64, 64}, {0, 0}, {64, 64}, {0, 64}};
-         float uv[6 * 2] = {0, 0, 1, 0, 1, 1, 0, 0, 1, 1, 0, 1};
-         uint64_t vb = vbuf_tris(t, 6, 2, uv, NULL, NULL);
          struct vagx_sampler s;
          vagx_sampler_init(&s);
          s.min_filter = s.mag_filter = filt ? VAGX_FILTER_LINEAR : VAGX_FILTER_NEAREST;
@@ -798,14 +811,7 @@ static void test_textures(void)
          s.max_lod = 16;
          uint64_t sva = alloc(32, 32);
          vagx_sampler_pack(ptr(sva), &s);
-         struct prog fs = {.code = assemble(fs_tex), .tex = make_tex(tw, th, tl, texels), .ntex = 1,
-                           .smp = sva, .nsmp = 1};
-         uint32_t cfb[2] = {binding(0, 1, 0, VAGX_INTERP_SMOOTH), binding(1, 2, 1, VAGX_INTERP_SMOOTH)};
-         emit_state(2, 0, 0, vb, &fs, cfb, 2, 3, false);
-         draw(VAGX_PRIMITIVE_TRIANGLES, 6);
-         EMIT(cmd_end);
-         struct job_opts o = {.clear = {0, 0, 0, 0}};
-         uint64_t job = make_job(&o);
+         uint64_t job = tex_quad_job(make_tex(tw, th, tl, texels), sva);
          struct vagx_render_fault f;
          enum vagx_job_status st = run(job, &f);
          CHECK(st == VAGX_JOB_STATUS_OK, "texture status %d unit %d", st, f.unit);
@@ -840,10 +846,6 @@ static void test_desc_cache(void)
       texels[0][i] = (i * 37u % 256) | ((i * 91u % 256) << 8) | 0xff000000u;
       texels[1][i] = (i * 53u % 256) << 8 | ((i * 7u % 256) << 16) | 0xff000000u;
    }
-   ncs = 0;
-   double t[6][2] = {{0, 0}, {64, 0}, {64, 64}, {0, 0}, {64, 64}, {0, 64}};
-   float uv[6 * 2] = {0, 0, 1, 0, 1, 1, 0, 0, 1, 1, 0, 1};
-   uint64_t vb = vbuf_tris(t, 6, 2, uv, NULL, NULL);
    struct vagx_sampler sm;
    vagx_sampler_init(&sm);
    sm.min_filter = sm.mag_filter = VAGX_FILTER_NEAREST;
@@ -851,13 +853,7 @@ static void test_desc_cache(void)
    uint64_t sva = alloc(32, 32);
    vagx_sampler_pack(ptr(sva), &sm);
    const uint64_t tex[2] = {make_tex(tw, th, true, texels[0]), make_tex(tw, th, false, texels[1])};
-   struct prog fs = {.code = assemble(fs_tex), .tex = tex[0], .ntex = 1, .smp = sva, .nsmp = 1};
-   uint32_t cfb[2] = {binding(0, 1, 0, VAGX_INTERP_SMOOTH), binding(1, 2, 1, VAGX_INTERP_SMOOTH)};
-   emit_state(2, 0, 0, vb, &fs, cfb, 2, 3, false);
-   draw(VAGX_PRIMITIVE_TRIANGLES, 6);
-   EMIT(cmd_end);
-   struct job_opts o = {.clear = {0, 0, 0, 0}};
-   uint64_t job = make_job(&o);
+   uint64_t job = tex_quad_job(tex[0], sva);
    for (unsigned k = 0; k < 2; k++) {
       if (k)
          memcpy(ptr(tex[0]), ptr(tex[1]), 32);
