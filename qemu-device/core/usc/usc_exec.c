@@ -405,10 +405,7 @@ void usc_op_gfx(struct usc_grp *g, const struct usc_op *o)
    if (info->dst == VAGX_DK_U32 || info->dst == VAGX_DK_F32) {
       usc_wb(g, o, out[0]);
    } else if (info->dst == VAGX_DK_VEC4) {
-      for (unsigned k = 0; k < 4; k++) {
-         uint32_t *d = g->r + (size_t)(o->dst + k) * L;
-         for (int l = 0; l < L; l++)
-            d[l] = (d[l] & ~g->lmask[l]) | (out[k][l] & g->lmask[l]);
-      }
+      for (unsigned k = 0; k < 4; k++)
+         usc_merge_lanes(g->r + (size_t)(o->dst + k) * L, out[k], g->lmask);
    }
 }

@@ -148,6 +148,16 @@ static inline void usc_wb(struct usc_grp *g, const struct usc_op *o, const uint3
    }
 }
 
+/* d[l] = v[l] for the lanes m selects (all-ones), d[l] kept for the others:
+ * restrict lets the compiler vectorise it at -O2 (a loop over g->r and
+ * g->lmask may alias, and stayed scalar: 20 % of usc_op_gfx). */
+static inline void usc_merge_lanes(uint32_t *restrict d, const uint32_t *restrict v,
+                                   const uint32_t *restrict m)
+{
+   for (int l = 0; l < L; l++)
+      d[l] = (d[l] & ~m[l]) | (v[l] & m[l]);
+}
+
 static inline void usc_error(struct usc_grp *g, const struct usc_op *o,
                              enum vagx_usc_status st)
 {
