@@ -29,11 +29,6 @@
  * dependence between lanes: USC_IVDEP lets the compiler vectorise without the
  * run-time overlap check that would send `r2 = r2 * ...` to a scalar loop.
  * Under a partial mask each lane blends with its lane mask. */
-#ifdef __clang__
-#define USC_IVDEP _Pragma("clang loop vectorize(assume_safety)")
-#else
-#define USC_IVDEP _Pragma("GCC ivdep")
-#endif
 #define PLAIN(name, SRCS, LANE, RES)                                                 \
    static inline __attribute__((always_inline)) void ALU_SFX(pb_##name)(              \
       struct usc_grp *g, const struct usc_op *o)                                     \

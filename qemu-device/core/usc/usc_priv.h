@@ -136,24 +136,35 @@ static inline const uint32_t *usc_src(const struct usc_grp *g, const struct usc_
    return tmp;
 }
 
+/* Lane-wise loops over register rows: lane l reads only lane l of its
+ * sources, and a row that is both source and destination overlaps it
+ * exactly, so there is no dependence between lanes; this lets the compiler
+ * vectorise without the run-time overlap check that would send the loop to
+ * its scalar version (the register file and g->lmask may alias for it). */
+#ifdef __clang__
+#define USC_IVDEP _Pragma("clang loop vectorize(assume_safety)")
+#else
+#define USC_IVDEP _Pragma("GCC ivdep")
+#endif
+
 /* Writes res to the destination for active lanes (and the chosen half). */
 static inline void usc_wb(struct usc_grp *g, const struct usc_op *o, const uint32_t *res)
 {
    uint32_t *d = g->r + (size_t)o->dst * L;
    const unsigned sh = o->dshift;
    const uint32_t dm = o->dmask;
+   USC_IVDEP
    for (int l = 0; l < L; l++) {
       uint32_t wm = g->lmask[l] & dm;
       d[l] = (d[l] & ~wm) | ((res[l] << sh) & wm);
    }
 }
 
-/* d[l] = v[l] for the lanes m selects (all-ones), d[l] kept for the others:
- * restrict lets the compiler vectorise it at -O2 (a loop over g->r and
- * g->lmask may alias, and stayed scalar: 20 % of usc_op_gfx). */
-static inline void usc_merge_lanes(uint32_t *restrict d, const uint32_t *restrict v,
-                                   const uint32_t *restrict m)
+/* d[l] = v[l] for the lanes m selects (all-ones), d[l] kept for the others
+ * (vectorised: the scalar loop was half of usc_op_gfx's samples). */
+static inline void usc_merge_lanes(uint32_t *d, const uint32_t *v, const uint32_t *m)
 {
+   USC_IVDEP
    for (int l = 0; l < L; l++)
       d[l] = (d[l] & ~m[l]) | (v[l] & m[l]);
 }
