@@ -86,6 +86,19 @@ static enum vagx_usc_status frag_exec(void *ctx, struct vagx_usc_gfx_call *call)
       const struct rcf vc = ci < ncf ? c->cf[ci] : (struct rcf){0, 0, 0, 0};
       const struct rcf wc = wi < ncf ? c->cf[wi] : (struct rcf){0, 0, 0, 0};
       const double px0 = c->prim->x0, py0 = c->prim->y0;
+      if (I->op == VAGX_OP_ITER && !per_lane_pos && !f16 && ci < ncf && (!persp || wi < ncf)) {
+         /* the common case, every lane the same arithmetic as below (lanes
+          * outside exec compute harmless values the write-back drops): a
+          * loop without branches, which the compiler vectorises */
+         for (unsigned l = 0; l < 32; l++) {
+            const double X = c->px[l] + ox0 - px0, Y = c->py[l] + oy0 - py0;
+            double v = vc.c + vc.a * X + vc.b * Y;
+            if (persp)
+               v = v / (wc.c + wc.a * X + wc.b * Y);
+            call->out[0][l] = r_u((float)v);
+         }
+         return VAGX_USC_OK;
+      }
       for (unsigned l = 0; l < 32; l++) {
          if (!(call->exec >> l & 1))
             continue;
