@@ -142,6 +142,33 @@ static enum vagx_usc_status frag_exec(void *ctx, struct vagx_usc_gfx_call *call)
       bool have_enc = false;
       if (st && I->src[0].idx + 4u > c->p->desc.gpr_count)
          return VAGX_USC_ILLEGAL_INSTRUCTION;
+      if (st && c->stage == ST_FRAG && !c->late && j->samples == 1 && rt < j->rj.rt_count &&
+          (j->rj.rt_format[rt] == VAGX_FORMAT_RGBA8_UNORM ||
+           j->rj.rt_format[rt] == VAGX_FORMAT_BGRA8_UNORM)) {
+         /* a fragment's colour to a single-sampled RGBA8/BGRA8 target, the
+          * common store: what the loop below does for it (sample 0 of
+          * every covered non-helper lane, r_fmt_pack's encoding), without
+          * its per-lane tests of the stage, the format and the staging */
+         const uint32_t *rr = call->regs[I->src[0].idx], *rg = call->regs[I->src[0].idx + 1];
+         const uint32_t *rb = call->regs[I->src[0].idx + 2], *ra = call->regs[I->src[0].idx + 3];
+         const unsigned sw = j->rj.rt_format[rt] == VAGX_FORMAT_BGRA8_UNORM ? 2 : 0;
+         uint8_t *base = c->w->tb + j->rt_off[rt];
+         uint32_t m = call->exec & ~c->helper;
+         while (m) {
+            const unsigned l = (unsigned)__builtin_ctz(m);
+            m &= m - 1;
+            const int lx = c->px[l] - c->tx0, ly = c->py[l] - c->ty0;
+            if (call->src[1][l] != 0 || !(c->cov[l] & 1) || lx < 0 || ly < 0 || lx >= R_TS ||
+                ly >= R_TS)
+               continue;
+            uint8_t *p = base + ((size_t)ly * R_TS + (size_t)lx) * 4;
+            p[0 ^ sw] = (uint8_t)r_unorm_enc(r_f(rr[l]), 8);
+            p[1] = (uint8_t)r_unorm_enc(r_f(rg[l]), 8);
+            p[2 ^ sw] = (uint8_t)r_unorm_enc(r_f(rb[l]), 8);
+            p[3] = (uint8_t)r_unorm_enc(r_f(ra[l]), 8);
+         }
+         return VAGX_USC_OK;
+      }
       for (unsigned l = 0; l < 32; l++) {
          if (!(call->exec >> l & 1))
             continue;
