@@ -77,6 +77,27 @@ static int vagx_inject_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE(vagx_inject_fops, vagx_inject_get, vagx_inject_set,
 			 "%llu\n");
 
+/*
+ * Writing 1 marks the device wedged, as a TLB invalidation that did not
+ * complete even after a global reset does: the recovery work
+ * (vagx_mmu_quarantine_work()) must then reset it and bring it back.
+ */
+static int vagx_wedge_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(((struct vagx_device *)data)->tlb_wedged);
+	return 0;
+}
+
+static int vagx_wedge_set(void *data, u64 val)
+{
+	if (val)
+		WRITE_ONCE(((struct vagx_device *)data)->tlb_wedged, true);
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(vagx_wedge_fops, vagx_wedge_get, vagx_wedge_set,
+			 "%llu\n");
+
 /**
  * vagx_debugfs_init() - &drm_driver.debugfs_init hook
  * @minor: DRM minor.
@@ -104,6 +125,9 @@ void vagx_debugfs_init(struct drm_minor *minor)
 	debugfs_create_file_unsafe("vagx_inject_tlb_fail", 0600,
 				   minor->debugfs_root,
 				   &vdev->inject_tlb_fail, &vagx_inject_fops);
+	/* Mark the device wedged (1): the TLB recovery must reset it. */
+	debugfs_create_file_unsafe("vagx_inject_tlb_wedge", 0600,
+				   minor->debugfs_root, vdev, &vagx_wedge_fops);
 	/* Delay (ms) between a timeout's choice of job and its Q_ABORT. */
 	debugfs_create_file_unsafe("vagx_inject_abort_delay_ms", 0600,
 				   minor->debugfs_root,

@@ -105,6 +105,36 @@ static int vagx_tlb_wait(struct vagx_device *vdev)
 				  VAGX_TLB_TIMEOUT_US);
 }
 
+/* Issue one invalidation and wait for it; tlb_lock held, device entered. */
+static int vagx_tlb_invalidate_locked(struct vagx_device *vdev, u64 root,
+				      u64 va, u64 size, bool all_roots)
+{
+	int ret;
+
+	/* START while busy is refused: never issue one. */
+	ret = vagx_tlb_wait(vdev);
+	if (!ret) {
+		vagx_write(vdev, VAGX_REG_TLB_INV_ROOT_LO, lower_32_bits(root));
+		vagx_write(vdev, VAGX_REG_TLB_INV_ROOT_HI, upper_32_bits(root));
+		vagx_write(vdev, VAGX_REG_TLB_INV_VA_LO, lower_32_bits(va));
+		vagx_write(vdev, VAGX_REG_TLB_INV_VA_HI, upper_32_bits(va));
+		vagx_write(vdev, VAGX_REG_TLB_INV_SIZE_LO, lower_32_bits(size));
+		vagx_write(vdev, VAGX_REG_TLB_INV_SIZE_HI, upper_32_bits(size));
+		vagx_write(vdev, VAGX_REG_TLB_INV_CMD,
+			   VAGX_TLB_INV_CMD_START(1) |
+			   VAGX_TLB_INV_CMD_ALL_ROOTS(all_roots));
+		ret = vagx_tlb_wait(vdev);
+	}
+	if (ret) {
+		WRITE_ONCE(vdev->tlb_wedged, true);
+		drm_err(&vdev->drm, "TLB invalidation failed: the device does not respond; unmapped memory is quarantined until it recovers or is removed\n");
+	} else if (atomic_add_unless(&vdev->inject_tlb_fail, -1, 0)) {
+		/* Debugfs fault injection: exercises the quarantine. */
+		ret = -ETIMEDOUT;
+	}
+	return ret;
+}
+
 /**
  * vagx_device_tlb_invalidate() - Drop cached translations of a VM range
  * @vdev: Device.
@@ -121,10 +151,12 @@ static int vagx_tlb_wait(struct vagx_device *vdev)
  * A failure means the device may still use a translation of the range:
  * the caller must then not free the pages or tables it unmapped but hand
  * them to the quarantine (vagx_pgtable_free_after_tlb()), which keeps them
- * until the device is quiesced for good (PCI remove). A device that did
- * not complete an invalidation even after a global reset is marked wedged
+ * until an invalidation of every VM completes (vagx_mmu_quarantine_work())
+ * or the device is quiesced for good (PCI remove). A device that did not
+ * complete an invalidation even after a global reset is marked wedged
  * (@vdev->tlb_wedged): every later invalidation fails at once instead of
- * stalling its caller, who holds a VM's op_lock, for another 4 s.
+ * stalling its caller, who holds a VM's op_lock, for another 4 s, until
+ * the recovery work brings it back (vagx_device_tlb_invalidate_all()).
  *
  * Return: 0, -ETIMEDOUT (the device did not complete the invalidation even
  * after a global reset), -EIO (wedged by an earlier one) or -ENODEV
@@ -140,30 +172,55 @@ int vagx_device_tlb_invalidate(struct vagx_device *vdev, u64 root,
 		return -ENODEV;
 	}
 	mutex_lock(&vdev->tlb_lock);
-	if (READ_ONCE(vdev->tlb_wedged)) {
+	if (READ_ONCE(vdev->tlb_wedged))
 		ret = -EIO;
-		goto out;
+	else
+		ret = vagx_tlb_invalidate_locked(vdev, root, va, size, false);
+	mutex_unlock(&vdev->tlb_lock);
+	drm_dev_exit(idx);
+	return ret;
+}
+
+/**
+ * vagx_device_tlb_idle() - Wait until no TLB invalidation is in progress
+ * @vdev: Device; @vdev->tlb_lock held.
+ *
+ * Return: 0 or -ETIMEDOUT.
+ */
+int vagx_device_tlb_idle(struct vagx_device *vdev)
+{
+	u32 status;
+
+	lockdep_assert_held(&vdev->tlb_lock);
+	return readl_poll_timeout(vdev->mmio + VAGX_REG_TLB_INV_STATUS, status,
+				  !VAGX_TLB_INV_STATUS_BUSY_GET(status), 100,
+				  VAGX_TLB_TIMEOUT_US);
+}
+
+/**
+ * vagx_device_tlb_invalidate_all() - Drop every cached translation
+ * @vdev: Device, not wedged (vagx_device_recover() first).
+ *
+ * The quarantine's recovery: once it completes, no translation made before
+ * it can be used, so whatever failed invalidations kept may be freed.
+ *
+ * Return: 0, -ETIMEDOUT (the device did not complete it: now wedged),
+ * -EIO (wedged) or -ENODEV (unplugged and quiesced: everything may be
+ * freed).
+ */
+int vagx_device_tlb_invalidate_all(struct vagx_device *vdev)
+{
+	int ret, idx;
+
+	if (!drm_dev_enter(&vdev->drm, &idx)) {
+		wait_for_completion(&vdev->quiesced);
+		return -ENODEV;
 	}
-	/* START while busy is refused: never issue one. */
-	ret = vagx_tlb_wait(vdev);
-	if (!ret) {
-		vagx_write(vdev, VAGX_REG_TLB_INV_ROOT_LO, lower_32_bits(root));
-		vagx_write(vdev, VAGX_REG_TLB_INV_ROOT_HI, upper_32_bits(root));
-		vagx_write(vdev, VAGX_REG_TLB_INV_VA_LO, lower_32_bits(va));
-		vagx_write(vdev, VAGX_REG_TLB_INV_VA_HI, upper_32_bits(va));
-		vagx_write(vdev, VAGX_REG_TLB_INV_SIZE_LO, lower_32_bits(size));
-		vagx_write(vdev, VAGX_REG_TLB_INV_SIZE_HI, upper_32_bits(size));
-		vagx_write(vdev, VAGX_REG_TLB_INV_CMD, VAGX_TLB_INV_CMD_START(1));
-		ret = vagx_tlb_wait(vdev);
-	}
-	if (ret) {
-		WRITE_ONCE(vdev->tlb_wedged, true);
-		drm_err(&vdev->drm, "TLB invalidation failed: the device does not respond; unmapped memory is quarantined until the device is removed\n");
-	} else if (atomic_add_unless(&vdev->inject_tlb_fail, -1, 0)) {
-		/* Debugfs fault injection: exercises the callers' quarantine. */
-		ret = -ETIMEDOUT;
-	}
-out:
+	mutex_lock(&vdev->tlb_lock);
+	if (READ_ONCE(vdev->tlb_wedged))
+		ret = -EIO;
+	else
+		ret = vagx_tlb_invalidate_locked(vdev, 0, 0, 0, true);
 	mutex_unlock(&vdev->tlb_lock);
 	drm_dev_exit(idx);
 	return ret;
@@ -312,6 +369,7 @@ int vagx_device_init(struct vagx_device *vdev)
 	INIT_LIST_HEAD(&vdev->objs);
 	mutex_init(&vdev->quarantine_lock);
 	INIT_LIST_HEAD(&vdev->quarantine_pts);
+	INIT_DELAYED_WORK(&vdev->quarantine_work, vagx_mmu_quarantine_work);
 	INIT_LIST_HEAD(&vdev->quarantine_vmas);
 	INIT_LIST_HEAD(&vdev->quarantine_objs);
 
@@ -384,6 +442,7 @@ void vagx_device_fini(struct vagx_device *vdev)
 	pci_free_irq_vectors(vdev->pdev);
 	pci_clear_master(vdev->pdev);
 	complete_all(&vdev->quiesced);
+	cancel_delayed_work_sync(&vdev->quarantine_work);
 	vagx_mmu_quarantine_release(vdev);
 	vagx_rings_unplug(vdev);
 }

@@ -9,6 +9,7 @@
 #include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 #include <drm/drm_device.h>
@@ -184,10 +185,18 @@ struct vagx_device {
 	 * @quarantine_lock: Protects @quarantine_closed and the quarantine
 	 * lists: page tables (@quarantine_pts), mappings holding BO pins
 	 * (@quarantine_vmas) and BOs (@quarantine_objs) that the device may
-	 * still use because a TLB invalidation failed. They are released by
-	 * vagx_device_fini() once the device is quiesced for good.
+	 * still use because a TLB invalidation failed. @quarantine_work
+	 * releases them after an invalidation of every VM completes (or
+	 * vagx_device_fini() once the device is quiesced for good).
 	 */
 	struct mutex quarantine_lock;
+	/**
+	 * @quarantine_work: Recovery (vagx_mmu_quarantine_work()): a full
+	 * invalidation, resetting a wedged device first, then the release.
+	 */
+	struct delayed_work quarantine_work;
+	/** @quarantine_retry_ms: Delay of the next recovery attempt. */
+	unsigned int quarantine_retry_ms;
 	/** @quarantine_closed: Quiesced for good: quarantine nothing. */
 	bool quarantine_closed;
 	/** @quarantine_pts: Quarantined page tables. */
@@ -196,10 +205,12 @@ struct vagx_device {
 	struct list_head quarantine_vmas;
 	/** @quarantine_objs: Quarantined BOs (scanout). */
 	struct list_head quarantine_objs;
-	/** @quarantined_pts: Page tables quarantined so far (debugfs). */
+	/** @quarantined_pts: Page tables in the quarantine (debugfs). */
 	atomic_t quarantined_pts;
-	/** @quarantined_vmas: Mappings quarantined so far (debugfs). */
+	/** @quarantined_vmas: Mappings in the quarantine (debugfs). */
 	atomic_t quarantined_vmas;
+	/** @quarantine_recoveries: Quarantines released by recovery (debugfs). */
+	atomic_t quarantine_recoveries;
 
 	/** @objs_lock: Protects @objs (debugfs). */
 	struct mutex objs_lock;
@@ -259,6 +270,8 @@ int vagx_device_init(struct vagx_device *vdev);
 void vagx_device_fini(struct vagx_device *vdev);
 int vagx_device_reset(struct vagx_device *vdev);
 u64 vagx_device_timestamp(struct vagx_device *vdev);
+int vagx_device_tlb_idle(struct vagx_device *vdev);
+int vagx_device_tlb_invalidate_all(struct vagx_device *vdev);
 int vagx_device_tlb_invalidate(struct vagx_device *vdev, u64 root,
 			       u64 va, u64 size);
 

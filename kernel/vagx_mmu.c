@@ -7,6 +7,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
+#include <drm/drm_drv.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_print.h>
 
@@ -558,6 +559,20 @@ static void vagx_pt_free_detached(struct device *dev, struct vagx_pt *pt)
 	kfree(pt);
 }
 
+/* Recovery attempts start soon after a quarantine and back off to 10 s. */
+#define VAGX_QUARANTINE_RETRY_MIN_MS	100
+#define VAGX_QUARANTINE_RETRY_MAX_MS	10000
+
+/* Schedule the recovery; quarantine_lock held, the quarantine not closed. */
+static void vagx_quarantine_kick(struct vagx_device *vdev)
+{
+	lockdep_assert_held(&vdev->quarantine_lock);
+	if (!vdev->quarantine_retry_ms)
+		vdev->quarantine_retry_ms = VAGX_QUARANTINE_RETRY_MIN_MS;
+	queue_delayed_work(system_wq, &vdev->quarantine_work,
+			   msecs_to_jiffies(vdev->quarantine_retry_ms));
+}
+
 /**
  * vagx_pgtable_free_after_tlb() - Free detached tables if the TLB was invalidated
  * @pgt: Tree.
@@ -586,6 +601,7 @@ void vagx_pgtable_free_after_tlb(struct vagx_pgtable *pgt,
 	mutex_lock(&vdev->quarantine_lock);
 	if (!vdev->quarantine_closed) {
 		list_splice_tail_init(garbage, &vdev->quarantine_pts);
+		vagx_quarantine_kick(vdev);
 		mutex_unlock(&vdev->quarantine_lock);
 		return;
 	}
@@ -1038,10 +1054,12 @@ static void vagx_quarantine_vmas(struct vagx_device *vdev,
 	list_for_each_entry(vma, vmas, node)
 		atomic_inc(&vdev->quarantined_vmas);
 	mutex_lock(&vdev->quarantine_lock);
-	if (vdev->quarantine_closed)
+	if (vdev->quarantine_closed) {
 		list_splice_init(vmas, &late);
-	else
+	} else {
 		list_splice_tail_init(vmas, &vdev->quarantine_vmas);
+		vagx_quarantine_kick(vdev);
+	}
 	mutex_unlock(&vdev->quarantine_lock);
 	/* Quiesced for good meanwhile: release them now. */
 	list_for_each_entry_safe(vma, tmp, &late, node) {
@@ -1070,6 +1088,7 @@ void vagx_mmu_quarantine_obj(struct vagx_device *vdev,
 	mutex_lock(&vdev->quarantine_lock);
 	if (!vdev->quarantine_closed) {
 		list_add_tail(&q->node, &vdev->quarantine_objs);
+		vagx_quarantine_kick(vdev);
 		q = NULL;
 	}
 	mutex_unlock(&vdev->quarantine_lock);
@@ -1079,18 +1098,107 @@ void vagx_mmu_quarantine_obj(struct vagx_device *vdev,
 	}
 }
 
+/* Free quarantined tables, mappings and BOs the device can no longer use. */
+static void vagx_quarantine_free(struct vagx_device *vdev, struct list_head *pts,
+				 struct list_head *vmas, struct list_head *objs)
+{
+	struct vagx_quarantined_obj *q, *qtmp;
+	struct vagx_vma *vma, *vtmp;
+	struct vagx_pt *pt, *ptmp;
+
+	list_for_each_entry_safe(pt, ptmp, pts, gc) {
+		list_del(&pt->gc);
+		vagx_pt_free_detached(vdev->drm.dev, pt);
+		atomic_dec(&vdev->quarantined_pts);
+	}
+	list_for_each_entry_safe(vma, vtmp, vmas, node) {
+		list_del(&vma->node);
+		vagx_vm_bo_put(vma->base.vm_bo);
+		kfree(vma);
+		atomic_dec(&vdev->quarantined_vmas);
+	}
+	list_for_each_entry_safe(q, qtmp, objs, node) {
+		list_del(&q->node);
+		drm_gem_object_put(q->obj);
+		kfree(q);
+	}
+}
+
+/**
+ * vagx_mmu_quarantine_work() - Release the quarantine once that is safe
+ * @work: &vagx_device.quarantine_work.
+ *
+ * What is in the quarantine was unmapped before a TLB invalidation that
+ * failed; an invalidation of every VM that completes after it
+ * (vagx_device_tlb_invalidate_all(), after vagx_device_recover() has reset
+ * a wedged device and reprogrammed its rings) leaves no translation
+ * through it, so it is freed then, and the device is in service again.
+ * A failed attempt puts everything back and retries later, the delay
+ * doubling up to 10 s. Runs without locks (vm_bo puts may take a BO's
+ * resv).
+ */
+void vagx_mmu_quarantine_work(struct work_struct *work)
+{
+	struct vagx_device *vdev = container_of(to_delayed_work(work),
+						struct vagx_device,
+						quarantine_work);
+	LIST_HEAD(pts);
+	LIST_HEAD(vmas);
+	LIST_HEAD(objs);
+	int ret, idx;
+
+	mutex_lock(&vdev->quarantine_lock);
+	if (vdev->quarantine_closed) {
+		mutex_unlock(&vdev->quarantine_lock);
+		return;
+	}
+	list_splice_init(&vdev->quarantine_pts, &pts);
+	list_splice_init(&vdev->quarantine_vmas, &vmas);
+	list_splice_init(&vdev->quarantine_objs, &objs);
+	mutex_unlock(&vdev->quarantine_lock);
+
+	ret = 0;
+	if (READ_ONCE(vdev->tlb_wedged) && drm_dev_enter(&vdev->drm, &idx)) {
+		ret = vagx_device_recover(vdev);
+		drm_dev_exit(idx);
+		if (!ret)
+			drm_info(&vdev->drm, "device recovered: translations work again after a reset\n");
+	}
+	if (!ret)
+		ret = vagx_device_tlb_invalidate_all(vdev);
+	if (ret && ret != -ENODEV) {
+		mutex_lock(&vdev->quarantine_lock);
+		if (!vdev->quarantine_closed) {
+			list_splice(&pts, &vdev->quarantine_pts);
+			list_splice(&vmas, &vdev->quarantine_vmas);
+			list_splice(&objs, &vdev->quarantine_objs);
+			vdev->quarantine_retry_ms =
+				min(2 * vdev->quarantine_retry_ms,
+				    VAGX_QUARANTINE_RETRY_MAX_MS);
+			vagx_quarantine_kick(vdev);
+			mutex_unlock(&vdev->quarantine_lock);
+			return;
+		}
+		/* Quiesced for good meanwhile: nothing uses them. */
+		mutex_unlock(&vdev->quarantine_lock);
+	}
+	vagx_quarantine_free(vdev, &pts, &vmas, &objs);
+	atomic_inc(&vdev->quarantine_recoveries);
+	mutex_lock(&vdev->quarantine_lock);
+	vdev->quarantine_retry_ms = 0;
+	mutex_unlock(&vdev->quarantine_lock);
+}
+
 /**
  * vagx_mmu_quarantine_release() - Free what failed TLB invalidations kept
  * @vdev: Device, quiesced for good (vagx_device_fini(): global reset, bus
- *        mastering off), so it walks no table and touches no page.
+ *        mastering off), so it walks no table and touches no page; the
+ *        recovery work cancelled.
  *
  * Later quarantines free at once.
  */
 void vagx_mmu_quarantine_release(struct vagx_device *vdev)
 {
-	struct vagx_quarantined_obj *q, *qtmp;
-	struct vagx_vma *vma, *vtmp;
-	struct vagx_pt *pt, *ptmp;
 	LIST_HEAD(pts);
 	LIST_HEAD(vmas);
 	LIST_HEAD(objs);
@@ -1101,19 +1209,7 @@ void vagx_mmu_quarantine_release(struct vagx_device *vdev)
 	list_splice_init(&vdev->quarantine_vmas, &vmas);
 	list_splice_init(&vdev->quarantine_objs, &objs);
 	mutex_unlock(&vdev->quarantine_lock);
-
-	list_for_each_entry_safe(pt, ptmp, &pts, gc) {
-		list_del(&pt->gc);
-		vagx_pt_free_detached(vdev->drm.dev, pt);
-	}
-	list_for_each_entry_safe(vma, vtmp, &vmas, node) {
-		vagx_vm_bo_put(vma->base.vm_bo);
-		kfree(vma);
-	}
-	list_for_each_entry_safe(q, qtmp, &objs, node) {
-		drm_gem_object_put(q->obj);
-		kfree(q);
-	}
+	vagx_quarantine_free(vdev, &pts, &vmas, &objs);
 }
 
 /* Release everything a bind holds; VMAs it unmapped lose their pins here. */
@@ -1846,10 +1942,11 @@ void vagx_mmu_debugfs_show(struct vagx_device *vdev, struct seq_file *m)
 	struct vagx_vm *vm;
 	struct drm_gpuva *va;
 
-	seq_printf(m, "tlb: wedged %d quarantined_pts %d quarantined_vmas %d\n",
+	seq_printf(m, "tlb: wedged %d quarantined_pts %d quarantined_vmas %d recoveries %d\n",
 		   READ_ONCE(vdev->tlb_wedged),
 		   atomic_read(&vdev->quarantined_pts),
-		   atomic_read(&vdev->quarantined_vmas));
+		   atomic_read(&vdev->quarantined_vmas),
+		   atomic_read(&vdev->quarantine_recoveries));
 	mutex_lock(&vdev->vms_lock);
 	list_for_each_entry(vm, &vdev->vms, node) {
 		seq_printf(m, "vm %u: root %pad pt_pages %d unusable %d faults %u queues %d\n",

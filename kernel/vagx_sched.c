@@ -1091,6 +1091,62 @@ void vagx_rings_unplug(struct vagx_device *vdev)
 }
 
 /**
+ * vagx_device_recover() - Bring a wedged device back into service
+ * @vdev: Device, wedged (a TLB invalidation did not complete even after a
+ *        global reset).
+ *
+ * With every ring's scheduler parked: a global reset, which stops every
+ * queue and ends every job without a completion write; if TLB_INV_STATUS
+ * is then idle the device is no longer wedged. Either way the jobs the
+ * rings held end with -ECANCELED (their queues marked innocent unless
+ * they already timed out or faulted: a wedged device, not the job, ended
+ * them) and the rings are programmed again, so that later jobs run.
+ *
+ * Return: 0 when the device is in service again, else -ETIMEDOUT.
+ */
+int vagx_device_recover(struct vagx_device *vdev)
+{
+	struct vagx_job *job, *tmp;
+	unsigned long flags;
+	int ret, i;
+	u32 q;
+
+	mutex_lock(&vdev->reset_lock);
+	for (q = 0; q < vdev->num_rings; q++)
+		drm_sched_wqueue_stop(&vdev->rings[q].sched);
+	for (i = 0; i < vdev->nvec; i++)
+		synchronize_irq(pci_irq_vector(vdev->pdev, i));
+
+	mutex_lock(&vdev->tlb_lock);
+	ret = vagx_device_reset(vdev);
+	if (!ret)
+		ret = vagx_device_tlb_idle(vdev);
+	if (!ret)
+		WRITE_ONCE(vdev->tlb_wedged, false);
+	mutex_unlock(&vdev->tlb_lock);
+
+	for (q = 0; q < vdev->num_rings; q++) {
+		struct vagx_ring *ring = &vdev->rings[q];
+
+		spin_lock_irqsave(&ring->lock, flags);
+		list_for_each_entry_safe(job, tmp, &ring->inflight, node) {
+			if (!(atomic_read(&job->queue->state) &
+			      (DRM_VAGX_QUEUE_STATE_TIMEDOUT |
+			       DRM_VAGX_QUEUE_STATE_FAULTED)))
+				atomic_or(DRM_VAGX_QUEUE_STATE_INNOCENT,
+					  &job->queue->state);
+			vagx_job_fence_signal(job, -ECANCELED);
+		}
+		vagx_ring_program(ring);
+		spin_unlock_irqrestore(&ring->lock, flags);
+	}
+	for (q = 0; q < vdev->num_rings; q++)
+		drm_sched_wqueue_start(&vdev->rings[q].sched);
+	mutex_unlock(&vdev->reset_lock);
+	return ret;
+}
+
+/**
  * vagx_rings_fini() - Free the rings and their schedulers
  * @vdev: Device, reset; no job may be pending.
  *

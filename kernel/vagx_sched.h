@@ -106,6 +106,7 @@ void vagx_file_stats_put(struct vagx_file_stats *stats);
 void vagx_file_show_engines(struct vagx_file *vfile, struct drm_printer *p);
 int vagx_rings_init(struct vagx_device *vdev);
 void vagx_rings_unplug(struct vagx_device *vdev);
+int vagx_device_recover(struct vagx_device *vdev);
 void vagx_rings_fini(struct vagx_device *vdev);
 bool vagx_rings_probe_nop(struct vagx_device *vdev);
 void vagx_ring_irq(struct vagx_ring *ring, bool error);

@@ -262,6 +262,13 @@ static int queue_create(int fd, uint32_t vm, uint32_t type, uint32_t prio,
 	return ret;
 }
 
+static int queue_destroy(int fd, uint32_t id)
+{
+	struct drm_vagx_queue_destroy d = { .queue_id = id };
+
+	return vioctl(fd, DRM_IOCTL_VAGX_QUEUE_DESTROY, &d);
+}
+
 static int submit(int fd, uint32_t queue, struct drm_vagx_cmd *cmds,
 		  uint32_t n, uint32_t *failed)
 {

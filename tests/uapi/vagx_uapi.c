@@ -2662,19 +2662,47 @@ static int tlb_stat(int fd, const char *name)
 	return n;
 }
 
+/* Does debugfs vagx_bos list a BO labelled @label? */
+static bool bo_listed(int fd, const char *label)
+{
+	char *s = debugfs_read(fd, "vagx_bos");
+	bool found = s && strstr(s, label);
+
+	free(s);
+	return found;
+}
+
+/*
+ * Polls (up to 10 s) until the quarantine is back at @pts/@vmas and a
+ * recovery after @rec has run; false on timeout.
+ */
+static bool quarantine_recovered(int fd, int pts, int vmas, int rec)
+{
+	for (int i = 0; i < 200; i++) {
+		if (tlb_stat(fd, "quarantined_pts") == pts &&
+		    tlb_stat(fd, "quarantined_vmas") == vmas &&
+		    tlb_stat(fd, "recoveries") > rec && !tlb_stat(fd, "wedged"))
+			return true;
+		usleep(50000);
+	}
+	return false;
+}
+
 /*
  * A failed TLB invalidation (debugfs vagx_inject_tlb_fail) must not free
  * what the device may still use: the tables an UNMAP detached are
- * quarantined, and so is the BO's pin (the BO outlives its last handle)
- * until the device is removed. The VM itself is unchanged from the user's
- * view and keeps working. The unload suite frees the quarantine.
+ * quarantined, and so is the BO's pin (the BO outlives its last handle).
+ * The VM itself is unchanged from the user's view. The recovery work then
+ * invalidates every VM and frees the quarantine (its first two attempts
+ * fail here too: three injected failures keep the quarantine for about
+ * 300 ms, and show the retries).
  */
 TEST_F(vagx, tlb_fail_quarantine)
 {
 	const uint64_t va = 0x7b0000000000ull;
-	char label[64], *s;
+	char label[64];
 	struct drm_vagx_bo_set_label l = { 0 };
-	int pts, vmas;
+	int pts, vmas, rec;
 	uint32_t vm, h;
 
 	snprintf(label, sizeof(label), "tlb-quarantine-%d", getpid());
@@ -2687,10 +2715,12 @@ TEST_F(vagx, tlb_fail_quarantine)
 			   4 * PAGE));
 	pts = tlb_stat(self->fd, "quarantined_pts");
 	vmas = tlb_stat(self->fd, "quarantined_vmas");
+	rec = tlb_stat(self->fd, "recoveries");
 	ASSERT_LE(0, pts);
 	ASSERT_LE(0, vmas);
+	ASSERT_LE(0, rec);
 
-	ASSERT_EQ(0, debugfs_write(self->fd, "vagx_inject_tlb_fail", "1"));
+	ASSERT_EQ(0, debugfs_write(self->fd, "vagx_inject_tlb_fail", "3"));
 	EXPECT_EQ(0, bind1(self->fd, vm, DRM_VAGX_BIND_OP_UNMAP, 0, 0, va,
 			   4 * PAGE));
 	EXPECT_FALSE(has_mapping(self->fd, va, va + 4 * PAGE, "bo"));
@@ -2698,23 +2728,69 @@ TEST_F(vagx, tlb_fail_quarantine)
 	EXPECT_EQ(pts + 3, tlb_stat(self->fd, "quarantined_pts"));
 	EXPECT_EQ(vmas + 1, tlb_stat(self->fd, "quarantined_vmas"));
 	EXPECT_EQ(0, tlb_stat(self->fd, "wedged"));
-
+	/* Still there and still pinned without its handle. */
 	gem_close(self->fd, h);
-	s = debugfs_read(self->fd, "vagx_bos");
-	ASSERT_NE(NULL, s);
-	/* Still there and still pinned. */
-	{
-		char *line = strstr(s, label);
+	EXPECT_TRUE(bo_listed(self->fd, label));
 
-		EXPECT_NE(NULL, line);
-	}
-	free(s);
+	/* Recovered: the quarantine freed, the BO with it. */
+	EXPECT_TRUE(quarantine_recovered(self->fd, pts, vmas, rec));
+	EXPECT_FALSE(bo_listed(self->fd, label));
+	EXPECT_EQ(0, debugfs_write(self->fd, "vagx_inject_tlb_fail", "0"));
 	/* The VM works on. */
 	ASSERT_EQ(0, bo_create(self->fd, PAGE, 0, 0, &h));
 	EXPECT_EQ(0, bind1(self->fd, vm, DRM_VAGX_BIND_OP_MAP, h, 0, va, PAGE));
 	EXPECT_EQ(0, bind1(self->fd, vm, DRM_VAGX_BIND_OP_UNMAP, 0, 0, va,
 			   PAGE));
-	EXPECT_EQ(pts + 3, tlb_stat(self->fd, "quarantined_pts"));
+	EXPECT_EQ(pts, tlb_stat(self->fd, "quarantined_pts"));
+	gem_close(self->fd, h);
+	EXPECT_EQ(0, vm_destroy(self->fd, vm));
+}
+
+/*
+ * A wedged device (a TLB invalidation that did not complete even after a
+ * global reset; debugfs vagx_inject_tlb_wedge) fails invalidations at once
+ * and quarantines what they unmapped; the recovery work resets it,
+ * invalidates every VM, frees the quarantine and puts the device back in
+ * service: binds and jobs work again.
+ */
+TEST_F(vagx, tlb_wedge_recovery)
+{
+	const uint64_t va = 0x7c0000000000ull;
+	int pts, vmas, rec;
+	uint32_t vm, h, q, done, *p;
+
+	ASSERT_EQ(0, vm_create(self->fd, &vm));
+	ASSERT_EQ(0, bo_create(self->fd, PAGE, DRM_VAGX_BO_WB_MMAP, 0, &h));
+	ASSERT_EQ(0, bind1(self->fd, vm, DRM_VAGX_BIND_OP_MAP, h, 0, va, PAGE));
+	pts = tlb_stat(self->fd, "quarantined_pts");
+	vmas = tlb_stat(self->fd, "quarantined_vmas");
+	rec = tlb_stat(self->fd, "recoveries");
+	ASSERT_LE(0, rec);
+
+	ASSERT_EQ(0, debugfs_write(self->fd, "vagx_inject_tlb_wedge", "1"));
+	EXPECT_EQ(1, tlb_stat(self->fd, "wedged"));
+	EXPECT_EQ(0, bind1(self->fd, vm, DRM_VAGX_BIND_OP_UNMAP, 0, 0, va,
+			   PAGE));
+	EXPECT_TRUE(quarantine_recovered(self->fd, pts, vmas, rec));
+
+	/* In service: a bind and a job that writes through the new mapping. */
+	EXPECT_EQ(0, bind1(self->fd, vm, DRM_VAGX_BIND_OP_MAP, h, 0, va, PAGE));
+	if (hw_runs_jobs(self->fd)) {
+		p = bo_map(self->fd, h, PAGE);
+		ASSERT_NE(NULL, p);
+		done = syncobj_create(self->fd);
+		ASSERT_EQ(0, queue_create(self->fd, vm, DRM_VAGX_QUEUE_TYPE_COPY,
+					  DRM_VAGX_PRIORITY_MEDIUM, &q));
+		ASSERT_EQ(0, copy_submit(self->fd, q, DRM_VAGX_CMD_FILL, 0, va,
+					 PAGE, 0x5a5a5a5a, done));
+		ASSERT_EQ(0, syncobj_wait(self->fd, done, 0));
+		EXPECT_EQ(1, fence_status(self->fd, done));
+		EXPECT_EQ(0x5a5a5a5a, p[PAGE / 4 - 1]);
+		munmap(p, PAGE);
+		EXPECT_EQ(0, queue_destroy(self->fd, q));
+	}
+	gem_close(self->fd, h);
+	EXPECT_EQ(0, vm_destroy(self->fd, vm));
 }
 
 /*
