@@ -902,18 +902,20 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
    unsigned quad_l0 = 0, quad_l1 = 0;
    double quad_mf = 0;
 
-   /* Nearest filters both ways and no mipmaps: the LOD cannot change the
-    * result (level base, nearest texel), so it is not computed; the rest
-    * is the loop below's path for these lanes (tex_fast_sampling). */
+   /* The same filter for minification and magnification and no mipmaps:
+    * the LOD cannot change the result (level base, that filter), so it is
+    * not computed; the rest is the loop below's path for these lanes
+    * (tex_fast_sampling compares). */
    if (quad_lod_ok && mode == VAGX_TEXMODE_AUTO && dim == VAGX_DIM__2D && !array && !shadow &&
-       !s.compare_enable && v.unorm8 && s.min_filter == VAGX_FILTER_NEAREST &&
-       s.mag_filter == VAGX_FILTER_NEAREST && s.mip_filter == VAGX_MIP_FILTER_NONE) {
+       !s.compare_enable && v.unorm8 && s.min_filter == s.mag_filter &&
+       s.mip_filter == VAGX_MIP_FILTER_NONE) {
+      const bool lin = s.min_filter == VAGX_FILTER_LINEAR;
       for (unsigned l = 0; l < 32; l++) {
          if (!(call->exec >> l & 1))
             continue;
          float res[4];
          if (!sample_level(c, &v, &s, base, 0, r_f(call->regs[r0][l]),
-                           r_f(call->regs[r0 + 1][l]), false, res))
+                           r_f(call->regs[r0 + 1][l]), lin, res))
             return VAGX_USC_FAULT;
          call->out[0][l] = r_u(swz(res, v.t.swizzle_r));
          call->out[1][l] = r_u(swz(res, v.t.swizzle_g));
