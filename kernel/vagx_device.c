@@ -70,6 +70,22 @@ u64 vagx_device_timestamp(struct vagx_device *vdev)
 	return ((u64)hi << 32) | lo;
 }
 
+/**
+ * vagx_device_tlb_idle() - Wait until no TLB invalidation is in progress
+ * @vdev: Device; @vdev->tlb_lock held.
+ *
+ * Return: 0 or -ETIMEDOUT.
+ */
+int vagx_device_tlb_idle(struct vagx_device *vdev)
+{
+	u32 status;
+
+	lockdep_assert_held(&vdev->tlb_lock);
+	return readl_poll_timeout(vdev->mmio + VAGX_REG_TLB_INV_STATUS, status,
+				  !VAGX_TLB_INV_STATUS_BUSY_GET(status), 100,
+				  VAGX_TLB_TIMEOUT_US);
+}
+
 /*
  * Waits for TLB_INV_STATUS.BUSY to clear. The device completes an
  * invalidation at its units' next safepoint (microseconds); a slow host may
@@ -100,9 +116,7 @@ static int vagx_tlb_wait(struct vagx_device *vdev)
 		return 0;
 	drm_err(&vdev->drm, "TLB invalidation timed out, resetting the GPU\n");
 	vagx_device_reset(vdev);
-	return readl_poll_timeout(vdev->mmio + VAGX_REG_TLB_INV_STATUS, status,
-				  !VAGX_TLB_INV_STATUS_BUSY_GET(status), 100,
-				  VAGX_TLB_TIMEOUT_US);
+	return vagx_device_tlb_idle(vdev);
 }
 
 /* Issue one invalidation and wait for it; tlb_lock held, device entered. */
@@ -132,6 +146,27 @@ static int vagx_tlb_invalidate_locked(struct vagx_device *vdev, u64 root,
 		/* Debugfs fault injection: exercises the quarantine. */
 		ret = -ETIMEDOUT;
 	}
+	return ret;
+}
+
+/* Enter the device and invalidate, or wait for its quiescence (unplugged). */
+static int vagx_tlb_invalidate(struct vagx_device *vdev, u64 root, u64 va,
+			       u64 size, bool all_roots)
+{
+	int ret, idx;
+
+	if (!drm_dev_enter(&vdev->drm, &idx)) {
+		wait_for_completion(&vdev->quiesced);
+		return -ENODEV;
+	}
+	mutex_lock(&vdev->tlb_lock);
+	if (READ_ONCE(vdev->tlb_wedged))
+		ret = -EIO;
+	else
+		ret = vagx_tlb_invalidate_locked(vdev, root, va, size,
+						 all_roots);
+	mutex_unlock(&vdev->tlb_lock);
+	drm_dev_exit(idx);
 	return ret;
 }
 
@@ -165,36 +200,7 @@ static int vagx_tlb_invalidate_locked(struct vagx_device *vdev, u64 root,
 int vagx_device_tlb_invalidate(struct vagx_device *vdev, u64 root,
 			       u64 va, u64 size)
 {
-	int ret, idx;
-
-	if (!drm_dev_enter(&vdev->drm, &idx)) {
-		wait_for_completion(&vdev->quiesced);
-		return -ENODEV;
-	}
-	mutex_lock(&vdev->tlb_lock);
-	if (READ_ONCE(vdev->tlb_wedged))
-		ret = -EIO;
-	else
-		ret = vagx_tlb_invalidate_locked(vdev, root, va, size, false);
-	mutex_unlock(&vdev->tlb_lock);
-	drm_dev_exit(idx);
-	return ret;
-}
-
-/**
- * vagx_device_tlb_idle() - Wait until no TLB invalidation is in progress
- * @vdev: Device; @vdev->tlb_lock held.
- *
- * Return: 0 or -ETIMEDOUT.
- */
-int vagx_device_tlb_idle(struct vagx_device *vdev)
-{
-	u32 status;
-
-	lockdep_assert_held(&vdev->tlb_lock);
-	return readl_poll_timeout(vdev->mmio + VAGX_REG_TLB_INV_STATUS, status,
-				  !VAGX_TLB_INV_STATUS_BUSY_GET(status), 100,
-				  VAGX_TLB_TIMEOUT_US);
+	return vagx_tlb_invalidate(vdev, root, va, size, false);
 }
 
 /**
@@ -210,20 +216,7 @@ int vagx_device_tlb_idle(struct vagx_device *vdev)
  */
 int vagx_device_tlb_invalidate_all(struct vagx_device *vdev)
 {
-	int ret, idx;
-
-	if (!drm_dev_enter(&vdev->drm, &idx)) {
-		wait_for_completion(&vdev->quiesced);
-		return -ENODEV;
-	}
-	mutex_lock(&vdev->tlb_lock);
-	if (READ_ONCE(vdev->tlb_wedged))
-		ret = -EIO;
-	else
-		ret = vagx_tlb_invalidate_locked(vdev, 0, 0, 0, true);
-	mutex_unlock(&vdev->tlb_lock);
-	drm_dev_exit(idx);
-	return ret;
+	return vagx_tlb_invalidate(vdev, 0, 0, 0, true);
 }
 
 static irqreturn_t vagx_irq_handler(int irq, void *data)

@@ -364,12 +364,19 @@ static inline unsigned lane_of(unsigned x, unsigned y)
    return ((y >> 1) * 4 + (x >> 1)) * 4 + (x & 1) + (y & 1) * 2;
 }
 
-/* The lanes of column x (0..7) and row y (0..3) of a block (lane_of). */
-static const uint32_t col_lanes[8] = {
-   0x00050005u, 0x000a000au, 0x00500050u, 0x00a000a0u,
-   0x05000500u, 0x0a000a00u, 0x50005000u, 0xa000a000u,
-};
-static const uint32_t row_lanes[4] = {0x00003333u, 0x0000ccccu, 0x33330000u, 0xcccc0000u};
+/* The lanes of column x (0..7) and of row y (0..3) of a block, from
+ * lane_of's layout: a column is lanes {0, 2, 16, 18} of quad column x >> 1
+ * shifted by x & 1; a row is lanes {0, 1, 4, 5, 8, 9, 12, 13} of quad row
+ * y >> 1 shifted by 2 (y & 1). */
+static inline uint32_t col_lanes(unsigned x)
+{
+   return 0x00050005u << ((x >> 1) * 4 + (x & 1));
+}
+
+static inline uint32_t row_lanes(unsigned y)
+{
+   return 0x00003333u << ((y >> 1) * 16 + (y & 1) * 2);
+}
 
 /* The lanes of the 8x4 block whose sample at (fx0 + 256 x, fy0 + 256 y)
  * (1/256 pixel; x in [x0, x1) of 0..7, y in [y0, y1) of 0..3: the part of
@@ -713,9 +720,9 @@ static void do_prim(struct tctx *c, const struct rprim *p, enum prim_mode mode, 
             const int ry0 = y0 - (int)gby > 0 ? y0 - (int)gby : 0, ry1 = y1 - (int)gby < 4 ? y1 - (int)gby : 4;
             uint32_t cols = 0, rows = 0;
             for (int x = cx0; x < cx1; x++)
-               cols |= col_lanes[x];
+               cols |= col_lanes((unsigned)x);
             for (int y = ry0; y < ry1; y++)
-               rows |= row_lanes[y];
+               rows |= row_lanes((unsigned)y);
             uint32_t cand = (blk_full ? ~0u : scov[0]) & cols & rows;
             if (!(d->rs.sample_mask & 1))
                cand = 0;
