@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "render_io.h"
+#include "render_tex_lanes.h"
 
 float r_half_to_float(uint16_t h)
 {
@@ -910,6 +911,23 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
        !s.compare_enable && v.unorm8 && s.min_filter == s.mag_filter &&
        s.mip_filter == VAGX_MIP_FILTER_NONE) {
       const bool lin = s.min_filter == VAGX_FILTER_LINEAR;
+      if (s.wrap_s != VAGX_WRAP_CLAMP_TO_BORDER && s.wrap_t != VAGX_WRAP_CLAMP_TO_BORDER &&
+          base < v.l->levels_alloc && v.l->layers > 0) {
+         if (v.addr_level != base || v.addr_layer != 0) {
+            r_addr_init(&v.addr, v.l, base, 0);
+            v.addr_level = base;
+            v.addr_layer = 0;
+         }
+         const struct rtex_lanes a = {
+            .j = c->j, .worker = c->worker, .span = &v.span, .addr = &v.addr, .va = v.va,
+            .width = (int)v.l->level[base].width_px, .height = (int)v.l->level[base].height_px,
+            .wrap_s = s.wrap_s, .wrap_t = s.wrap_t, .unnormalized = s.unnormalized, .linear = lin,
+            .swap_rb = v.swap_rb,
+            .swizzle = {v.t.swizzle_r, v.t.swizzle_g, v.t.swizzle_b, v.t.swizzle_a},
+            .exec = call->exec, .u = call->regs[r0], .t = call->regs[r0 + 1], .out = call->out,
+         };
+         return r_tex2d_unorm8_lanes(&a) ? VAGX_USC_OK : VAGX_USC_FAULT;
+      }
       for (unsigned l = 0; l < 32; l++) {
          if (!(call->exec >> l & 1))
             continue;

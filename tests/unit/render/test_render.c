@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "render.h"
+#include "usc_simd.h"
 #include "vagx_asm.h"
 #include "vagx_layout.h"
 
@@ -1732,6 +1733,9 @@ struct texdesc {
 
 /* Builds a texture whose texel (level, layer, x, y) has the bytes fill()
  * returns; returns the descriptor VA. */
+static struct vagx_layout tex_layout; /* of the last make_texture */
+static uint64_t tex_base;
+
 static uint64_t make_texture(const struct texdesc *d,
                              void (*fill)(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *out))
 {
@@ -1749,6 +1753,8 @@ static uint64_t make_texture(const struct texdesc *d,
       exit(2);
    }
    uint64_t base = alloc(l.size_B, 16384);
+   tex_layout = l;
+   tex_base = base;
    for (unsigned lv = 0; lv < d->levels; lv++)
       for (unsigned layer = 0; layer < vagx_layout_level_depth(&l, lv); layer++)
          for (unsigned y = 0; y < l.level[lv].height_px; y++)
@@ -1893,13 +1899,68 @@ static void fill_hash(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8
    memcpy(o, &h, 4);
 }
 
+/* A translation that answers page by page like the device MMU, with the
+ * pages of io_hole unmapped, and records the first fault as the core's MMU
+ * context does (probes are not recorded). */
+static bool io_hole[MEM_SIZE / 4096];
+static struct { bool faulted; uint64_t va; unsigned access; } io_first;
+
+static void *xlate_io(void *ctx, uint64_t va, uint32_t size, unsigned access, uint64_t *span)
+{
+   uint64_t s;
+   uint8_t *p = xlate(ctx, va, size, access, &s);
+   for (uint64_t a = va; p && a < va + size; a = (a | 4095) + 1)
+      if (io_hole[(a - MEM_BASE) / 4096])
+         p = NULL;
+   if (!p) {
+      if (!io_first.faulted && !(access & VAGX_USC_ACC_PROBE)) {
+         io_first.faulted = true;
+         io_first.va = va;
+         io_first.access = access & (VAGX_USC_ACC_READ | VAGX_USC_ACC_WRITE);
+      }
+      return NULL;
+   }
+   s = 4096 - (va & 4095);
+   while (s < size)
+      s += 4096;
+   *span = s;
+   return p;
+}
+static const struct vagx_usc_mem_ops io_ops = {.translate = xlate_io};
+
 /* The texture sampling fast paths (RGBA8/BGRA8 texels by table, bilinear
- * footprints addressed per row and column, descriptors cached per job)
- * against the generic path (VAGX_RENDER_OPT_NO_FAST_IO), byte for byte:
- * both formats, linear and twiddled, sizes that are and are not powers of
- * two, every wrap mode without a border, nearest and linear filters with
- * and without mipmaps, coordinates rotated, scaled (magnified and minified)
- * and shifted past the edges. */
+ * footprints addressed per row and column, descriptors cached per job, all
+ * lanes of an instruction at once: render_tex_lanes.c) against the generic
+ * path (VAGX_RENDER_OPT_NO_FAST_IO), byte for byte: both formats, linear
+ * and twiddled, sizes that are and are not powers of two, every wrap mode
+ * without a border, nearest and linear filters with and without mipmaps,
+ * coordinates rotated, scaled (magnified and minified) and shifted past the
+ * edges.  The fast paths run on the host's best SIMD level and on the
+ * baseline one, in flat memory (one span covers a texture) and through a
+ * page-by-page translation (texel by texel), with a page of the texture
+ * unmapped: the same status, fault and first translation fault. */
+static void tex_fast_run(const struct prog *fs, const struct job_opts *o, unsigned opts,
+                         int simd, bool paged, enum vagx_job_status *st,
+                         struct vagx_render_fault *f, __typeof__(io_first) *first)
+{
+   vagx_render_set_options(dev, opts);
+   usc_simd_force(simd);
+   run_mem = paged ? &io_ops : &mem_ops;
+   memset(&io_first, 0, sizeof(io_first));
+   ncs = 0;
+   double t[6][2];
+   rect_tris(t, 0, 0, (int)W, (int)H, false);
+   uint64_t vb = vbuf_tris(t, 6, 0, NULL, NULL, NULL);
+   emit_state(0, 0, 0, vb, fs, NULL, 0, 0, false);
+   draw(VAGX_PRIMITIVE_TRIANGLES, 6);
+   EMIT(cmd_end);
+   *st = run(make_job(o), f);
+   *first = io_first;
+   run_mem = &mem_ops;
+   usc_simd_force(USC_SIMD_AUTO);
+   vagx_render_set_options(dev, 0);
+}
+
 static void test_tex_fast_sampling(void)
 {
    W = 64; H = 64;
@@ -1912,7 +1973,7 @@ static void test_tex_fast_sampling(void)
    static const enum vagx_wrap wraps[] = {VAGX_WRAP_REPEAT, VAGX_WRAP_MIRRORED_REPEAT,
                                           VAGX_WRAP_CLAMP_TO_EDGE, VAGX_WRAP_MIRROR_CLAMP_TO_EDGE};
    uint64_t rng = 12345;
-   unsigned cases = 0, diffs = 0;
+   unsigned cases = 0, diffs = 0, faulted = 0;
    static uint8_t ref[64 * 64 * 4];
    for (unsigned si = 0; si < 4; si++)
       for (unsigned fl = 0; fl < 4; fl++)          /* BGRA8 x linear */
@@ -1941,9 +2002,15 @@ static void test_tex_fast_sampling(void)
                                    (float)((double)(rng >> 8 & 255) / 64 - 2)};
                memcpy(fs.uni, u, sizeof(u));
                struct job_opts o = {.clear = {0, 0, 0, 0}};
-               for (unsigned mode = 0; mode < 2; mode++) {
-                  vagx_render_set_options(dev, mode ? 0 : VAGX_RENDER_OPT_NO_FAST_IO);
-                  enum vagx_job_status st = draw_fullscreen(&fs, &o);
+               /* 0: generic path (reference); 1: fast; 2: fast, baseline SIMD;
+                * 3: fast, page by page */
+               for (unsigned mode = 0; mode < 4; mode++) {
+                  enum vagx_job_status st;
+                  struct vagx_render_fault fault;
+                  __typeof__(io_first) first;
+                  tex_fast_run(&fs, &o, mode ? 0 : VAGX_RENDER_OPT_NO_FAST_IO,
+                               mode == 2 ? USC_SIMD_GENERIC : USC_SIMD_AUTO, mode == 3, &st,
+                               &fault, &first);
                   CHECK(st == VAGX_JOB_STATUS_OK, "fast sampling case %u mode %u: status %d", cases,
                         mode, st);
                   if (!mode) {
@@ -1955,15 +2022,38 @@ static void test_tex_fast_sampling(void)
                   for (unsigned y = 0; y < H; y++)
                      bad += memcmp(ref + y * W * 4, px(0, y), W * 4) != 0;
                   if (bad && !diffs++)
-                     fprintf(stderr, "  first differing case: %ux%u %s %s wrap %d filter %d mip %d, "
-                             "%u rows differ\n", td.w, td.h, bgra ? "BGRA8" : "RGBA8",
-                             lin_layout ? "linear" : "twiddled", wraps[wi], f, mf, bad);
+                     fprintf(stderr, "  first differing case: %ux%u %s %s wrap %d filter %d mip %d "
+                             "mode %u, %u rows differ\n", td.w, td.h, bgra ? "BGRA8" : "RGBA8",
+                             lin_layout ? "linear" : "twiddled", wraps[wi], f, mf, mode, bad);
                }
+               /* a page of level 0 unmapped (the one of its middle texel) */
+               memset(io_hole, 0, sizeof(io_hole));
+               io_hole[(tex_base + vagx_layout_offset_B(&tex_layout, 0, 0, td.w / 2, td.h / 2) -
+                        MEM_BASE) / 4096] = true;
+               enum vagx_job_status hst[2];
+               struct vagx_render_fault hf[2];
+               __typeof__(io_first) hfirst[2];
+               for (unsigned mode = 0; mode < 2; mode++)
+                  tex_fast_run(&fs, &o, mode ? 0 : VAGX_RENDER_OPT_NO_FAST_IO, USC_SIMD_AUTO, true,
+                               &hst[mode], &hf[mode], &hfirst[mode]);
+               memset(io_hole, 0, sizeof(io_hole));
+               faulted += hst[0] == VAGX_JOB_STATUS_MMU_FAULT;
+               CHECK(hst[0] == hst[1] &&
+                        hf[0].unit == hf[1].unit && hf[0].address == hf[1].address &&
+                        hf[0].access == hf[1].access && hfirst[0].faulted == hfirst[1].faulted &&
+                        hfirst[0].va == hfirst[1].va && hfirst[0].access == hfirst[1].access,
+                     "fast sampling case %u, page unmapped: status %d/%d fault %llx/%llx first %llx/%llx",
+                     cases, hst[0], hst[1], (unsigned long long)hf[0].address,
+                     (unsigned long long)hf[1].address, (unsigned long long)hfirst[0].va,
+                     (unsigned long long)hfirst[1].va);
                cases++;
             }
    vagx_render_set_options(dev, 0);
    CHECK(diffs == 0, "fast texture sampling differs from the generic path in %u of %u cases", diffs,
          cases);
+   /* minified and rotated footprints need not read the unmapped page */
+   CHECK(faulted >= cases / 2, "only %u of %u cases met the unmapped texture page", faulted, cases);
+   printf("  tex_fast_sampling: %u cases x 4 runs, %u met an unmapped page\n", cases, faulted);
 }
 
 /* Mip selection (GL 4.6 8.14.1-8.14.3): lambda = log2(rho) (+ shader bias)
@@ -3054,33 +3144,7 @@ static void test_fast_tile(void)
  * than a 32x32 tile) x samples x depth/stencil formats x an unmapped page in
  * the colour or depth image.  Same bytes everywhere, same status and fault,
  * and the same first fault recorded by the translation (as the core's MMU
- * context records it; fast-path probes must not be). */
-static bool io_hole[MEM_SIZE / 4096];
-static struct { bool faulted; uint64_t va; unsigned access; } io_first;
-
-static void *xlate_io(void *ctx, uint64_t va, uint32_t size, unsigned access, uint64_t *span)
-{
-   uint64_t s;
-   uint8_t *p = xlate(ctx, va, size, access, &s);
-   for (uint64_t a = va; p && a < va + size; a = (a | 4095) + 1)
-      if (io_hole[(a - MEM_BASE) / 4096])
-         p = NULL;
-   if (!p) {
-      if (!io_first.faulted && !(access & VAGX_USC_ACC_PROBE)) {
-         io_first.faulted = true;
-         io_first.va = va;
-         io_first.access = access & (VAGX_USC_ACC_READ | VAGX_USC_ACC_WRITE);
-      }
-      return NULL;
-   }
-   s = 4096 - (va & 4095);
-   while (s < size)
-      s += 4096;
-   *span = s;
-   return p;
-}
-static const struct vagx_usc_mem_ops io_ops = {.translate = xlate_io};
-
+ * context records it; fast-path probes must not be): io_ops. */
 static void fast_io_case(enum vagx_format cf, bool twiddled, unsigned samples, enum vagx_format zf,
                          unsigned hole, unsigned w, unsigned h)
 {

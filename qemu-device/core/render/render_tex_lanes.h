@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* vagx renderer: one `tex` instruction's 32 lanes sampled together, for the
+ * common case of real frames: a 2D RGBA8 / BGRA8 UNORM level, nearest or
+ * bilinear, wrap modes without a border colour.
+ *
+ * render_tex.c samples lane by lane through generic paths (a function call,
+ * the wrap mode's switch, the addressing and a table decode per texel, a
+ * bilinear blend per lane).  Here each step runs over all lanes as a loop
+ * the compiler vectorises (an AVX2 copy is chosen at run time, as the USC's
+ * ALU does): coordinates, wraps, addresses, the blend.  Texels are read
+ * lane by lane in the generic path's order, so a fault is met at the same
+ * texel; when every texel of the instruction lies in one translated span
+ * (the usual case: a texture is one contiguous BO), no access is checked on
+ * its own.  The results are the generic path's bit for bit (test
+ * tex_fast_sampling compares them on random layouts, coordinates and
+ * modes). */
+#ifndef VAGX_RENDER_TEX_LANES_H
+#define VAGX_RENDER_TEX_LANES_H
+
+#include "render_io.h"
+
+struct rtex_lanes {
+   struct rjob *j;
+   unsigned worker;
+   struct rspan *span;         /* the instruction's span (render_io.h) */
+   const struct raddr *addr;   /* addressing of the sampled (level, layer) */
+   uint64_t va;                /* texture base address */
+   int width, height;          /* of the level */
+   enum vagx_wrap wrap_s, wrap_t; /* not CLAMP_TO_BORDER */
+   bool unnormalized, linear;
+   unsigned swap_rb;           /* BGRA8: 2, RGBA8: 0 */
+   enum vagx_swizzle swizzle[4];
+   uint32_t exec;              /* lanes to sample */
+   const uint32_t *u, *t;      /* coordinate registers (float bits, 32 lanes) */
+   uint32_t (*out)[32];        /* out[component][lane], active lanes written */
+};
+
+/* Samples every lane of a->exec; false on a fault (recorded by r_span_map
+ * for VAGX_UNIT_TEX, at the texel the generic path meets first). */
+bool r_tex2d_unorm8_lanes(const struct rtex_lanes *a);
+
+#endif
