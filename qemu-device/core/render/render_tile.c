@@ -42,6 +42,10 @@ struct tctx {
     * writes the ones it sets (clearing 3.5 KiB per primitive and tile cost
     * 5 % of a frame of small triangles) */
    uint32_t sr[VAGX_SR_COUNT][32];
+   /* what sr's per-primitive rows (front face, blend colour) hold, valid
+    * when sr_prim_set: consecutive primitives mostly repeat them */
+   bool sr_prim_set;
+   uint32_t sr_front, sr_blend[4];
    /* last: not cleared per tile (only read where `staged` says it was written) */
    uint8_t stage_buf[VAGX_MAX_RENDER_TARGETS][VAGX_MAX_SAMPLES][32][16];
 };
@@ -651,11 +655,19 @@ static void do_prim(struct tctx *c, const struct rprim *p, enum prim_mode mode, 
    double spx[4], spy[4];
    for (unsigned s = 0; s < ns; s++)
       sample_pos(j, d, s, &spx[s], &spy[s]);
-   for (unsigned l = 0; l < 32; l++) {
-      sr[VAGX_SR_LANE_ID][l] = l;
-      sr[VAGX_SR_FRONT_FACE][l] = p->front ? ~0u : 0;
-      for (unsigned k = 0; k < 4; k++)
-         sr[VAGX_SR_BLEND_R + k][l] = r_u(d->blend[k]);
+   const uint32_t front = p->front ? ~0u : 0;
+   uint32_t blend[4];
+   for (unsigned k = 0; k < 4; k++)
+      blend[k] = r_u(d->blend[k]);
+   if (!c->sr_prim_set || c->sr_front != front || memcmp(c->sr_blend, blend, sizeof(blend))) {
+      for (unsigned l = 0; l < 32; l++) {
+         sr[VAGX_SR_FRONT_FACE][l] = front;
+         for (unsigned k = 0; k < 4; k++)
+            sr[VAGX_SR_BLEND_R + k][l] = blend[k];
+      }
+      c->sr_prim_set = true;
+      c->sr_front = front;
+      memcpy(c->sr_blend, blend, sizeof(blend));
    }
 
    const bool is_line = p->kind == R_PRIM_LINE;
@@ -1438,6 +1450,8 @@ void r_tile(void *ctx, unsigned item, unsigned worker)
       return;
    struct tctx c;
    memset(&c, 0, offsetof(struct tctx, stage_buf));
+   for (unsigned l = 0; l < 32; l++)
+      c.sr[VAGX_SR_LANE_ID][l] = l;
    c.j = j;
    c.worker = worker;
    c.w = &j->dev->w[worker];

@@ -154,7 +154,8 @@ enum vagx_usc_status vagx_usc_run_grid(struct vagx_usc *usc, const struct vagx_u
                                        struct vagx_usc_result *res);
 
 /* Runs one SIMD group with caller-provided special registers and initial mask:
- * the entry point for vertex and fragment work (VDM/PDM). */
+ * the entry point for vertex and fragment work (VDM/PDM).  sr is read in
+ * place: it must not change until the call returns (NULL: all zero). */
 enum vagx_usc_status vagx_usc_run_simd(struct vagx_usc *usc, const struct vagx_usc_decoded *prog,
                                        const struct vagx_usc_env *env,
                                        const uint32_t (*sr)[32], uint32_t exec,

@@ -13,6 +13,11 @@ struct vagx_usc {
    uint32_t *regs;
    size_t regs_cap;
    uint32_t (*ub)[L];     /* uniforms broadcast to 32 lanes */
+   /* the value each row of ub holds, valid where ub_valid says: a run
+    * broadcasts only the uniforms that changed (programs cannot write the
+    * uniform file; a fragment draw's blocks share their uniforms) */
+   uint32_t ub_val[USC_NUM_U];
+   uint64_t ub_valid[USC_NUM_U / 64];
    uint8_t *shared;
    size_t shared_cap;
 };
@@ -22,7 +27,7 @@ struct vagx_usc *vagx_usc_create(void)
    struct vagx_usc *usc = calloc(1, sizeof(*usc));
    if (!usc)
       return NULL;
-   usc->ub = calloc(256, sizeof(*usc->ub));
+   usc->ub = calloc(USC_NUM_U, sizeof(*usc->ub));
    if (!usc->ub) {
       free(usc);
       return NULL;
@@ -226,13 +231,18 @@ static void begin_run(struct vagx_usc *usc, struct usc_run *run, const struct va
    run->next_check = CHECK_INTERVAL;
    if (env->budget && env->budget < run->next_check)
       run->next_check = env->budget;
-   /* Broadcast only the uniforms the program reads. */
-   for (unsigned w = 0; w < 4; w++)
+   /* Broadcast only the uniforms the program reads, and of those only the
+    * ones whose value is not already there. */
+   for (unsigned w = 0; w < USC_NUM_U / 64; w++)
       for (uint64_t bits = prog->u_used[w]; bits; bits &= bits - 1) {
-         unsigned u = w * 64 + (unsigned)__builtin_ctzll(bits);
-         uint32_t v = env->uniforms && u < env->nuniforms ? env->uniforms[u] : 0;
+         const unsigned b = (unsigned)__builtin_ctzll(bits), u = w * 64 + b;
+         const uint32_t v = env->uniforms && u < env->nuniforms ? env->uniforms[u] : 0;
+         if ((usc->ub_valid[w] >> b & 1) && usc->ub_val[u] == v)
+            continue;
          for (int l = 0; l < L; l++)
             usc->ub[u][l] = v;
+         usc->ub_val[u] = v;
+         usc->ub_valid[w] |= 1ull << b;
       }
 }
 
@@ -362,11 +372,13 @@ enum vagx_usc_status vagx_usc_run_simd(struct vagx_usc *usc, const struct vagx_u
    begin_run(usc, &run, prog, env, res);
    if (!reserve(usc, prog, 1, 0))
       return res->status = VAGX_USC_NOMEM;
-   if (sr)
-      memcpy(usc->groups[0].sr, sr, sizeof(usc->groups[0].sr));
-   else
+   if (!sr)
       memset(usc->groups[0].sr, 0, sizeof(usc->groups[0].sr));
    init_group(usc, &run, 0, exec);
+   /* read in place (usc.h: unchanged during the run), not copied: 3.5 KiB
+    * per run of a small triangle's block */
+   if (sr)
+      usc->groups[0].base[USC_B_SR] = sr[0];
    enum vagx_usc_status st = run_groups(usc, &run, 1);
    /* The renderer applies deferred depth/stencil work to surviving lanes. */
    res->killed = usc->groups[0].killed;
@@ -396,7 +408,7 @@ void usc_op_gfx(struct usc_grp *g, const struct usc_op *o)
    call.regs = (const uint32_t (*)[32])g->r;
    call.out = out;
    call.simd_id = g->id;
-   call.sr = (const uint32_t (*)[32])g->sr;
+   call.sr = (const uint32_t (*)[32])g->base[USC_B_SR];
    enum vagx_usc_status st = env->gfx->exec(env->gfx_ctx, &call);
    if (st != VAGX_USC_OK) {
       usc_error(g, o, st);

@@ -25,6 +25,9 @@ typedef void (*usc_gfn)(struct usc_grp *g, unsigned n, const struct usc_op *o);
 typedef bool (*usc_gtry)(struct usc_grp *g, unsigned n, const struct usc_op *o);
 
 /* Where a source lives at run time: base array + index*32. */
+/* Uniform registers: every value of a source's 8-bit index (struct vagx_src). */
+#define USC_NUM_U (UINT8_MAX + 1)
+
 enum usc_bfile { USC_B_R, USC_B_U, USC_B_SR, USC_B_IMM, USC_B_CF, USC_B_COUNT };
 
 /* Source transform: half select then sign ops (bit ops, exact). */
@@ -59,7 +62,7 @@ struct vagx_usc_decoded {
    uint32_t nwords;
    uint32_t nregs;       /* GPRs touched: r0..nregs-1 */
    uint32_t sr_used;     /* bit per special register (all: a graphics hook may read them) */
-   uint64_t u_used[4];   /* bit per uniform register */
+   uint64_t u_used[USC_NUM_U / 64]; /* bit per uniform register */
    /* cache bookkeeping (usc_cache.c) */
    uint64_t root, va, gen;
    struct vagx_usc_decoded *next;            /* hash chain */
