@@ -46,6 +46,7 @@ struct tctx {
     * when sr_prim_set: consecutive primitives mostly repeat them */
    bool sr_prim_set;
    uint32_t sr_front, sr_blend[4];
+   bool sr_helper_set;           /* sr's helper-lane row is not all zero */
    /* last: not cleared per tile (only read where `staged` says it was written) */
    uint8_t stage_buf[VAGX_MAX_RENDER_TARGETS][VAGX_MAX_SAMPLES][32][16];
 };
@@ -363,10 +364,19 @@ static bool inside(const struct rprim *p, int64_t px, int64_t py)
 }
 
 /* Bit (lane) of pixel (x, y) of an 8x4 block: the inverse of lane_xy. */
+#define LANE_OF(x, y) ((((y) >> 1) * 4 + ((x) >> 1)) * 4 + ((x) & 1) + ((y) & 1) * 2)
 static inline unsigned lane_of(unsigned x, unsigned y)
 {
-   return ((y >> 1) * 4 + (x >> 1)) * 4 + (x & 1) + (y & 1) * 2;
+   return LANE_OF(x, y);
 }
+
+/* 1u << lane_of(x, y) for every pixel of a block. */
+#define LANE_BIT_ROW(y)                                                                          \
+   {1u << LANE_OF(0, y), 1u << LANE_OF(1, y), 1u << LANE_OF(2, y), 1u << LANE_OF(3, y),         \
+    1u << LANE_OF(4, y), 1u << LANE_OF(5, y), 1u << LANE_OF(6, y), 1u << LANE_OF(7, y)}
+static const uint32_t block_lane_bit[4][8] = {LANE_BIT_ROW(0), LANE_BIT_ROW(1), LANE_BIT_ROW(2),
+                                              LANE_BIT_ROW(3)};
+#undef LANE_BIT_ROW
 
 /* The lanes of column x (0..7) and of row y (0..3) of a block, from
  * lane_of's layout: a column is lanes {0, 2, 16, 18} of quad column x >> 1
@@ -400,14 +410,14 @@ static uint32_t block_cover(const struct rprim *p, int64_t fx0, int64_t fy0, uns
          const int64_t ax = x[e], ay = y[e], dx = x[(e + 1) % 3] - ax, dy = y[(e + 1) % 3] - ay;
          const bool tie_in = dy < 0 || (dy == 0 && dx > 0);
          const int64_t e0 = dx * (fy0 - ay) - dy * (fx0 - ax);
+         /* inside: v > 0, or v == 0 on a top-left edge (v > -1); no
+          * branch per sample (they mispredict along every edge) */
+         const int64_t tie = tie_in ? -1 : 0, sx = dy * R_SUBPIX;
          uint32_t m = 0;
          for (unsigned ly = y0; ly < y1; ly++) {
-            const int64_t er = e0 + dx * (int64_t)(ly * R_SUBPIX);
-            for (unsigned lx = x0; lx < x1; lx++) {
-               const int64_t v = er - dy * (int64_t)(lx * R_SUBPIX);
-               if (v > 0 || (v == 0 && tie_in))
-                  m |= 1u << lane_of(lx, ly);
-            }
+            int64_t v = e0 + dx * (int64_t)(ly * R_SUBPIX) - sx * (int64_t)x0;
+            for (unsigned lx = x0; lx < x1; lx++, v -= sx)
+               m |= block_lane_bit[ly][lx] & (0u - (uint32_t)(v > tie));
          }
          in &= m;
       }
@@ -585,8 +595,12 @@ static uint64_t late_tests(struct tctx *c, int bx, int by, uint32_t alive, const
 static bool shade(struct tctx *c, uint32_t exec, uint32_t live, uint32_t sr[][32], uint32_t *alive)
 {
    c->helper = exec & ~live;
-   for (unsigned l = 0; l < 32; l++)
-      sr[VAGX_SR_HELPER][l] = (c->helper >> l & 1) ? ~0u : 0;
+   /* the row is mostly all zero, as it was for the last block: not rewritten */
+   if (c->helper || c->sr_helper_set) {
+      for (unsigned l = 0; l < 32; l++)
+         sr[VAGX_SR_HELPER][l] = (c->helper >> l & 1) ? ~0u : 0;
+      c->sr_helper_set = c->helper != 0;
+   }
    if (c->late) {
       memset(c->staged, 0, sizeof(c->staged));
       c->zout_mask = c->sout_mask = 0;
@@ -612,6 +626,8 @@ static void zs_clear(struct tctx *c)
       memcpy(d + done, d, (done * 2 <= n ? done : n - done) * sizeof(*d));
    memset(c->w->stencil, (uint8_t)rj->clear_stencil, n);
 }
+
+static const uint32_t zero_lanes[32];
 
 /* How do_prim treats a primitive: everything in order, or one of the two
  * passes of hidden-surface removal over a run of opaque primitives. */
@@ -720,8 +736,10 @@ static void do_prim(struct tctx *c, const struct rprim *p, enum prim_mode mode, 
             lane_xy(l, &x, &y);
             c->px[l] = c->tx0 + bx + x;
             c->py[l] = c->ty0 + by + y;
-            c->cov[l] = 0;
          }
+         /* a copy gcc inlines as vector stores (a zeroing loop became a
+          * `rep stos`, 6 % of do_prim for its start-up cost) */
+         memcpy(c->cov, zero_lanes, sizeof(c->cov));
          if (!is_line && !c->ref_raster && !any)
             continue;
          if (one_sample) {

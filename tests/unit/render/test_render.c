@@ -2833,6 +2833,50 @@ static void test_tex_int_sampling(void)
  * constant special registers, and discard ordered before the stencil test
  * (GL 4.6 17.3: a discarded fragment never reaches the stencil test, so its
  * fail op does not run). */
+/* Special registers a fragment shader reads that do_prim keeps from one
+ * primitive or block to the next while they do not change (render_tile.c):
+ * the helper-lane row, the front-face row, the blend-colour rows.  A tiny
+ * triangle A leaves helper lanes in the first quad; B then covers that
+ * block whole (no helper lane); C has the other winding and B's blend
+ * constant; D C's winding and another blend constant.  Each outputs
+ * (helper, front face, blend red). */
+static void test_sr_rows(void)
+{
+   W = 32; H = 16;
+   ncs = 0;
+   const double t[12][2] = {{0, 0}, {1.2, 0}, {0, 1.2},       /* A */
+                            {0, 0}, {16, 0}, {0, 16},         /* B */
+                            {16, 0}, {0, 16}, {16, 16},       /* C: the other winding */
+                            {16, 0}, {16, 16}, {32, 0}};      /* D: C's winding */
+   uint64_t vb = vbuf_tris(t, 12, 0, NULL, NULL, NULL);
+   struct prog fs = {.code = assemble("and r4, sr.helper, #1\nu2f r0, r4\n"
+                                      "and r5, sr.front_face, #1\nu2f r1, r5\n"
+                                      "mov r2, sr.blend_r\nmov r3, #1.0\nst_tile.rt0 r0, #0\nend\n")};
+   emit_state(0, 0, 0, vb, &fs, NULL, 0, 0, false);
+   EMIT(cmd_blend_constant, v_.color[0] = 0.25f; v_.color[3] = 1);
+   EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 9; v_.instance_count = 1);
+   EMIT(cmd_blend_constant, v_.color[0] = 0.75f; v_.color[3] = 1);
+   EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 3; v_.first = 9;
+        v_.instance_count = 1);
+   EMIT(cmd_end);
+   struct job_opts o = {.clear = {0, 0, 0, 0}};
+   struct vagx_render_fault f;
+   CHECK(run(make_job(&o), &f) == VAGX_JOB_STATUS_OK, "sr rows: status %d", f.status);
+   const uint8_t fb = px(0, 0)[1], fc = px(15, 15)[1];
+   unsigned bad = 0;
+   for (unsigned y = 0; y < H; y++)
+      for (unsigned x = 0; x < W; x++) {
+         const uint8_t *p = px(x, y);
+         const unsigned s = x % 16 + y;   /* pixel centres: x + y + 1 against the edge at 16 */
+         if (s == 15 || (x >= 16 && s > 15))
+            continue;                     /* on an edge, or outside D */
+         const uint8_t front = x < 16 && s < 15 ? fb : fc, blend = x < 16 ? 64 : 191;
+         bad += p[0] != 0 || p[1] != front || p[2] != blend;
+      }
+   CHECK(bad == 0 && fb != fc && (fb == 255 || fc == 255),
+         "sr rows: %u pixels wrong (front face %u then %u)", bad, fb, fc);
+}
+
 static void test_frag_outputs(void)
 {
    W = 64; H = 64;
@@ -4023,6 +4067,7 @@ int main(void)
       {"formats", test_formats},
       {"tex_int_sampling", test_tex_int_sampling},
       {"frag_outputs", test_frag_outputs},
+      {"sr_rows", test_sr_rows},
       {"binning", test_binning},
       {"bad_geometry", test_bad_geometry},
       {"fast_tile", test_fast_tile},
