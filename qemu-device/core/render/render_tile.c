@@ -93,14 +93,22 @@ static enum vagx_usc_status frag_exec(void *ctx, struct vagx_usc_gfx_call *call)
       const double px0 = c->prim->x0, py0 = c->prim->y0;
       if (I->op == VAGX_OP_ITER && !per_lane_pos && !f16 && ci < ncf && (!persp || wi < ncf)) {
          /* the common case, every lane the same arithmetic as below (lanes
-          * outside exec compute harmless values the write-back drops): a
-          * loop without branches, which the compiler vectorises */
-         for (unsigned l = 0; l < 32; l++) {
-            const double X = c->px[l] + ox0 - px0, Y = c->py[l] + oy0 - py0;
-            double v = vc.c + vc.a * X + vc.b * Y;
-            if (persp)
-               v = v / (wc.c + wc.a * X + wc.b * Y);
-            call->out[0][l] = r_u((float)v);
+          * outside exec compute harmless values the write-back drops): one
+          * loop without branches per mode, which the compiler vectorises (a
+          * division under a condition it would not) */
+         uint32_t *restrict out = call->out[0];
+         if (persp) {
+            for (unsigned l = 0; l < 32; l++) {
+               const double X = c->px[l] + ox0 - px0, Y = c->py[l] + oy0 - py0;
+               const float v = (float)((vc.c + vc.a * X + vc.b * Y) / (wc.c + wc.a * X + wc.b * Y));
+               memcpy(&out[l], &v, 4);
+            }
+         } else {
+            for (unsigned l = 0; l < 32; l++) {
+               const double X = c->px[l] + ox0 - px0, Y = c->py[l] + oy0 - py0;
+               const float v = (float)(vc.c + vc.a * X + vc.b * Y);
+               memcpy(&out[l], &v, 4);
+            }
          }
          return VAGX_USC_OK;
       }
@@ -629,6 +637,94 @@ static void zs_clear(struct tctx *c)
 
 static const uint32_t zero_lanes[32];
 
+/* Early depth test (no stencil) of the candidate lanes of one 8x4 block of
+ * a single-sampled triangle, row by row: the same arithmetic as
+ * frag_depth, zq_depth (fast) and zs_test per lane (render_tile.c below),
+ * as 8-wide loops without branches over a row of the tile's depth buffer.
+ * Returns the lanes that pass; *passed counts them; with write, their
+ * depth is stored, and with vis (HSR's first pass) `id` is recorded. */
+struct bdepth {
+   const struct rprim *p;
+   double ulo, uhi;        /* no depth clip: [0, 1], else (-inf, inf) */
+   double lo, hi;          /* the viewport's depth range */
+   double sx, sy;          /* sample position in the pixel */
+   double qmax;            /* unorm depth: 2^bits - 1; 0: float depth */
+   bool wl, we, wg, wu;    /* the compare function passes when less, equal, greater, unordered */
+   bool write;
+};
+
+static const uint32_t bit8[8] = {1, 2, 4, 8, 16, 32, 64, 128};
+
+/* One row of 8 pixels: the passing ones as ~0 in pm, their depth in zf.
+ * `quant` is a constant at each call, so each loop is branch-free. */
+static inline __attribute__((always_inline)) void
+row_depth(const struct bdepth *b, double X0, double Y, uint32_t m8, const float *dp, bool quant,
+          uint32_t *pm, float *zf)
+{
+   const struct rprim *p = b->p;
+   for (unsigned x = 0; x < 8; x++) {
+      const double X = X0 + (double)x - p->x0;
+      double z = p->zc + p->za * X + p->zb * Y + p->zoff;
+      z = z < b->ulo ? b->ulo : z;
+      z = z > b->uhi ? b->uhi : z;
+      z = z < b->lo ? b->lo : z;
+      z = z > b->hi ? b->hi : z;
+      float v = (float)z;
+      if (quant) {
+         /* r_unorm_depth(r_unorm_enc(v, bits), max), with v * max
+          * saturated to [0, max] (NaN to 0) instead of v to [0, 1] first,
+          * so that every lane does the same arithmetic: v < 1 gives
+          * v * max < max, v >= 1 at least max */
+         double t = v * b->qmax;
+         t = t > 0 ? t : 0;
+         t = t < b->qmax ? t : b->qmax;
+         v = (float)(r_round_small(t) * (1.0 / b->qmax));
+      }
+      const double zd = v, d = dp[x];
+      const bool lt = zd < d, eq = zd == d, gt = zd > d, un = !(lt | eq | gt);
+      const bool pass = (lt & b->wl) | (eq & b->we) | (gt & b->wg) | (un & b->wu);
+      pm[x] = (0u - (uint32_t)((m8 & bit8[x]) != 0)) & (0u - (uint32_t)pass);
+      zf[x] = v;
+   }
+}
+
+static uint32_t block_depth_1x(struct tctx *c, const struct bdepth *b, int bx, int by,
+                               uint32_t cand, uint32_t *vis, uint32_t id, uint64_t *passed)
+{
+   uint32_t live = 0;
+   for (unsigned r = 0; r < 4; r++) {
+      /* the row's 8 lanes (LANE_OF) as bits 0..7 */
+      const unsigned base = (r >> 1) * 16 + (r & 1) * 2;
+      const uint32_t t = cand >> base;
+      const uint32_t m8 = (t & 3) | (t >> 2 & 0xc) | (t >> 4 & 0x30) | (t >> 6 & 0xc0);
+      if (!m8)
+         continue;
+      const size_t row = (size_t)(by + r) * R_TS + (size_t)bx;
+      float *restrict dp = &c->w->depth[row];
+      /* frag_depth's x - x0 with x = pixel + sample position, lane by lane */
+      const double X0 = (double)(c->tx0 + bx) + b->sx;
+      const double Y = (double)(c->ty0 + by + (int)r) + b->sy - b->p->y0;
+      uint32_t pm[8];
+      float zf[8];
+      if (b->qmax > 0)
+         row_depth(b, X0, Y, m8, dp, true, pm, zf);
+      else
+         row_depth(b, X0, Y, m8, dp, false, pm, zf);
+      uint32_t p8 = 0;
+      for (unsigned x = 0; x < 8; x++)
+         p8 |= pm[x] & bit8[x];
+      if (b->write)
+         for (unsigned x = 0; x < 8; x++)
+            dp[x] = pm[x] ? zf[x] : dp[x];
+      if (vis)
+         for (unsigned x = 0; x < 8; x++)
+            vis[row + x] = pm[x] ? id : vis[row + x];
+      *passed += (uint64_t)__builtin_popcount(p8);
+      live |= ((p8 & 3) | (p8 & 0xc) << 2 | (p8 & 0x30) << 4 | (p8 & 0xc0) << 6) << base;
+   }
+   return live;
+}
+
 /* How do_prim treats a primitive: everything in order, or one of the two
  * passes of hidden-surface removal over a run of opaque primitives. */
 enum prim_mode {
@@ -702,6 +798,29 @@ static void do_prim(struct tctx *c, const struct rprim *p, enum prim_mode mode, 
    const bool need_test = ds->depth_test || ds->stencil_test;
    const struct zclamp zk = zclamp_of(d);
    const bool one_sample = ns == 1 && !is_line && !c->ref_raster;
+   /* block_depth_1x: early depth tests without stencil, the fast paths on
+    * and a depth format it quantizes itself */
+   const enum vagx_format zf = j->zs.format;
+   const bool zq_known = !c->zq || zf == VAGX_FORMAT_Z24_UNORM_S8_UINT || zf == VAGX_FORMAT_Z16_UNORM;
+   const bool fast_depth = one_sample && c->fast_io && mode != PM_COLOUR && !c->late &&
+                           ds->depth_test && !ds->stencil_test && zq_known;
+   struct bdepth bd = {0};
+   if (fast_depth) {
+      const enum vagx_compare_func f = ds->depth_func;
+      bd = (struct bdepth){
+         .p = p, .ulo = zk.unit ? 0 : -INFINITY, .uhi = zk.unit ? 1 : INFINITY,
+         .lo = zk.lo, .hi = zk.hi, .sx = spx[0], .sy = spy[0],
+         .qmax = !c->zq ? 0 : zf == VAGX_FORMAT_Z16_UNORM ? R_Z16_MAX : R_Z24_MAX,
+         .wl = f == VAGX_COMPARE_FUNC_LESS || f == VAGX_COMPARE_FUNC_LEQUAL ||
+               f == VAGX_COMPARE_FUNC_NOTEQUAL || f == VAGX_COMPARE_FUNC_ALWAYS,
+         .we = f == VAGX_COMPARE_FUNC_EQUAL || f == VAGX_COMPARE_FUNC_LEQUAL ||
+               f == VAGX_COMPARE_FUNC_GEQUAL || f == VAGX_COMPARE_FUNC_ALWAYS,
+         .wg = f == VAGX_COMPARE_FUNC_GREATER || f == VAGX_COMPARE_FUNC_GEQUAL ||
+               f == VAGX_COMPARE_FUNC_NOTEQUAL || f == VAGX_COMPARE_FUNC_ALWAYS,
+         .wu = f == VAGX_COMPARE_FUNC_NOTEQUAL || f == VAGX_COMPARE_FUNC_ALWAYS,
+         .write = ds->depth_write,
+      };
+   }
    for (int by = by0; by < y1 - c->ty0; by += 4)
       for (int bx = bx0; bx < x1 - c->tx0; bx += 8) {
          /* every block, shaded or not: a tile of a million primitives must
@@ -756,6 +875,13 @@ static void do_prim(struct tctx *c, const struct rprim *p, enum prim_mode mode, 
             uint32_t cand = (blk_full ? ~0u : scov[0]) & cols & rows;
             if (!(d->rs.sample_mask & 1))
                cand = 0;
+            if (fast_depth && cand) {
+               live = block_depth_1x(c, &bd, bx, by, cand, mode == PM_DEPTH ? c->w->vis : NULL,
+                                     id, &passed);
+               for (uint32_t m = live; m; m &= m - 1)
+                  c->cov[__builtin_ctz(m)] = 1;
+               cand = 0;
+            }
             while (cand) {
                const unsigned l = (unsigned)__builtin_ctz(cand);
                cand &= cand - 1;

@@ -3362,6 +3362,109 @@ static void test_fast_raster(void)
       }
 }
 
+/* Early depth tests of single-sampled triangles a block row at a time
+ * (render_tile.c block_depth_1x) against the per-lane path
+ * (VAGX_RENDER_OPT_NO_FAST_IO): random overlapping triangles whose depth
+ * leaves [0, 1], every compare function, each depth format without a
+ * stencil test, with and without depth writes, depth clip (the unit clamp)
+ * and hidden-surface removal (an opaque pipeline: its first pass is the
+ * block path too).  Same colours, depth buffer and fragment count. */
+static void test_fast_depth(void)
+{
+   static const enum vagx_format zfs[] = {VAGX_FORMAT_Z32_FLOAT, VAGX_FORMAT_Z24_UNORM_S8_UINT,
+                                          VAGX_FORMAT_Z16_UNORM};
+   unsigned seed = 777, cases = 0, shaded = 0;
+   for (unsigned fi = 0; fi < 3; fi++)
+      for (unsigned func = VAGX_COMPARE_FUNC_NEVER; func <= VAGX_COMPARE_FUNC_ALWAYS; func++)
+         for (unsigned v = 0; v < 4; v++) {
+            brk_ = 0;
+            W = 97; H = 71;
+            ncs = 0;
+            enum { NT = 60 };
+            double t[NT * 3][2];
+            float col[NT * 3 * 3], z[NT * 3];
+            for (unsigned i = 0; i < NT * 3; i++) {
+               seed = seed * 1103515245u + 12345u;
+               const double scale = i < NT ? 12.0 : 90.0;
+               if (i % 3 == 0) {
+                  t[i][0] = (seed >> 8) % (W + 20) - 10.0;
+                  t[i][1] = (seed >> 16) % (H + 20) - 10.0;
+               } else {
+                  t[i][0] = t[i - i % 3][0] + ((seed >> 4) % 1000) / 1000.0 * scale - scale / 2;
+                  t[i][1] = t[i - i % 3][1] + ((seed >> 14) % 1000) / 1000.0 * scale - scale / 2;
+               }
+               z[i] = (float)((seed >> 3) % 1601) / 1000.0f - 0.3f;
+               /* every third triangle flat at a few shared depths (up to past the far
+                * plane): equal tests */
+               if ((i / 3) % 3 == 2)
+                  z[i] = (float)((i / 9) % 6) * 0.25f;
+               for (unsigned k = 0; k < 3; k++)
+                  col[i * 3 + k] = (float)((seed >> (k * 7)) % 251) / 250.0f;
+            }
+            uint64_t vb = vbuf_tris((const double(*)[2])t, NT * 3, 3, col, NULL, z);
+            struct prog fs = {.code = assemble("iter.center.persp r0, cf1, cf0, r0\n"
+                                               "iter.center.persp r1, cf2, cf0, r0\n"
+                                               "iter.center.persp r2, cf3, cf0, r0\n"
+                                               "mov r3, #1.0\nst_tile.rt0 r0, #0\nend\n")};
+            uint32_t cfb[2] = {binding(0, 1, 0, VAGX_INTERP_SMOOTH), binding(1, 3, 1, VAGX_INTERP_SMOOTH)};
+            emit_state(3, 0, 0, vb, &fs, cfb, 2, 4, false);
+            seed = seed * 1103515245u + 12345u;
+            const bool write = seed >> 20 & 1, clip = v >> 1, hsr = v & 1;
+            if (hsr)
+               EMIT(cmd_bind_fragment_pipeline, v_.cf_binding_count = 2; v_.cf_count = 4;
+                    v_.slots32 = 4; v_.opaque = 1; v_.cf_bindings_va = put(cfb, 8, 4);
+                    to_usc(&fs, &v_.program));
+            EMIT(cmd_rasterizer, v_.half_pixel_center = 1; v_.point_size = 1; v_.line_width = 1;
+                 v_.sample_mask = 0xf; v_.depth_clip = clip);
+            /* a depth range past [0, 1] (a float depth buffer's, or one a
+             * unorm format saturates), or a narrow one */
+            static const float ranges[3][2] = {{0, 1}, {-0.5f, 1.5f}, {0.7f, 0.2f}};
+            const unsigned ri = (seed >> 22) % 3;
+            EMIT(cmd_viewport, v_.scale_x = W / 2.0f; v_.offset_x = W / 2.0f; v_.scale_y = H / 2.0f;
+                 v_.offset_y = H / 2.0f; v_.scale_z = 1; v_.offset_z = 0;
+                 v_.min_depth = ranges[ri][0]; v_.max_depth = ranges[ri][1]);
+            EMIT(cmd_depth_stencil, v_.depth_test = 1; v_.depth_write = write;
+                 v_.depth_func = (enum vagx_compare_func)func);
+            draw(VAGX_PRIMITIVE_TRIANGLES, NT * 3);
+            EMIT(cmd_end);
+            /* the far plane as clear depth: saturated fragments meet it */
+            struct job_opts o = {.clear = {0, 0, 0, 0}, .zs = true, .zs_format = zfs[fi],
+                                 .clear_depth = seed >> 23 & 1 ? 1.0f : 0.5f, .depth_store = true};
+            uint64_t job = make_job(&o);
+            const uint64_t fb_size = fb_stride * H, zs_size = zs_layout.size_B;
+            uint8_t *img[2];
+            uint64_t lanes[2];
+            for (unsigned mode = 0; mode < 2; mode++) {
+               vagx_render_set_options(dev, mode ? VAGX_RENDER_OPT_NO_FAST_IO : 0);
+               memset(ptr(fb_va), 0x5a, fb_size);
+               memset(ptr(zs_base), 0xa5, zs_size);
+               struct vagx_render_fault f;
+               CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "fast_depth status");
+               struct vagx_render_stats st;
+               vagx_render_get_stats(dev, &st);
+               lanes[mode] = st.fragment_lanes;
+               img[mode] = malloc(fb_size + zs_size);
+               memcpy(img[mode], ptr(fb_va), fb_size);
+               memcpy(img[mode] + fb_size, ptr(zs_base), zs_size);
+            }
+            vagx_render_set_options(dev, 0);
+            shaded += lanes[0] > 0;
+            CHECK(lanes[0] == lanes[1] && (lanes[0] == 0 || func != VAGX_COMPARE_FUNC_NEVER),
+                  "fast_depth %s func %u write %d clip %d hsr %d range %u: %llu/%llu fragments",
+                  vagx_format_name(zfs[fi]), func, write, clip, hsr, ri, (unsigned long long)lanes[0],
+                  (unsigned long long)lanes[1]);
+            CHECK(!memcmp(img[0], img[1], fb_size + zs_size),
+                  "fast_depth %s func %u write %d clip %d hsr %d range %u: %s differ",
+                  vagx_format_name(zfs[fi]), func, write, clip, hsr, ri,
+                  memcmp(img[0], img[1], fb_size) ? "colours" : "depths");
+            free(img[0]);
+            free(img[1]);
+            cases++;
+         }
+   CHECK(shaded >= cases / 2, "fast_depth: only %u of %u jobs shaded anything", shaded, cases);
+   printf("  fast_depth: %u jobs compared with the per-lane path, %u shaded\n", cases, shaded);
+}
+
 static void test_fast_io(void)
 {
    static const enum vagx_format cfs[] = {VAGX_FORMAT_RGBA8_UNORM, VAGX_FORMAT_BGRA8_UNORM,
@@ -4073,6 +4176,7 @@ int main(void)
       {"fast_tile", test_fast_tile},
       {"fast_io", test_fast_io},
       {"fast_raster", test_fast_raster},
+      {"fast_depth", test_fast_depth},
       {"hsr", test_hsr},
       {"fill_modes", test_fill_modes},
       {"edge_flags", test_edge_flags},
