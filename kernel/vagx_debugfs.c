@@ -125,6 +125,10 @@ void vagx_debugfs_init(struct drm_minor *minor)
 	debugfs_create_file_unsafe("vagx_inject_tlb_fail", 0600,
 				   minor->debugfs_root,
 				   &vdev->inject_tlb_fail, &vagx_inject_fops);
+	/* The next N TLB waits time out (BUSY stuck until a reset). */
+	debugfs_create_file_unsafe("vagx_inject_tlb_stuck", 0600,
+				   minor->debugfs_root,
+				   &vdev->inject_tlb_stuck, &vagx_inject_fops);
 	/* Mark the device wedged (1): the TLB recovery must reset it. */
 	debugfs_create_file_unsafe("vagx_inject_tlb_wedge", 0600,
 				   minor->debugfs_root, vdev, &vagx_wedge_fops);
