@@ -79,8 +79,9 @@ DEFINE_DEBUGFS_ATTRIBUTE(vagx_inject_fops, vagx_inject_get, vagx_inject_set,
 
 /*
  * Writing 1 marks the device wedged, as a TLB invalidation that did not
- * complete even after a global reset does: the recovery work
- * (vagx_mmu_quarantine_work()) must then reset it and bring it back.
+ * complete does (without starting the recovery): the recovery work
+ * (vagx_mmu_quarantine_work(), run by the next quarantine) must then reset
+ * it and bring it back.
  */
 static int vagx_wedge_get(void *data, u64 *val)
 {

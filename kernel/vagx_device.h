@@ -172,8 +172,9 @@ struct vagx_device {
 	struct list_head dev_node;
 
 	/**
-	 * @tlb_wedged: A TLB invalidation did not complete even after a
-	 * global reset: later ones fail at once instead of polling again.
+	 * @tlb_wedged: A TLB invalidation did not complete: later ones fail
+	 * at once instead of polling again, until vagx_device_recover() has
+	 * reset the device and found TLB_INV_STATUS idle.
 	 */
 	bool tlb_wedged;
 	/**

@@ -2794,6 +2794,89 @@ TEST_F(vagx, tlb_wedge_recovery)
 }
 
 /*
+ * A TLB invalidation that stays busy past its 1 s + 2 s timeout (debugfs
+ * vagx_inject_tlb_stuck: TLB_INV_STATUS.BUSY reads 1 until then, as with
+ * a device whose units do not reach a safepoint) wedges the device. The
+ * UNMAP that issued it still succeeds (what it unmapped is quarantined),
+ * and the device is recovered at once: the job running on a ring ends
+ * -ECANCELED, its queue INNOCENT, long before its 30 s job timeout; the
+ * quarantine is freed; a new queue's job runs. Before, the wait reset the
+ * device itself and returned: the running job was killed without a
+ * completion, its fence waited for the job timeout, and the rings stayed
+ * stopped until then.
+ */
+TEST_F(vagx, tlb_stuck_recovery)
+{
+	const unsigned int groups = 2, n = groups * GPU_TG;
+	const uint64_t va = 0x7d0000000000ull;
+	struct drm_vagx_queue_get_state st = { 0 };
+	uint32_t q, qn, fh, done, h, *out;
+	int pts, vmas, rec, ret;
+	double t0, t_unmap, t_end;
+	char old[32];
+	struct gpu g;
+
+	REQUIRE_GPU();
+	ASSERT_EQ(0, gpu_init(self->fd, &g));
+	out = gpu_buf(&g, GPU_OUT_VA, PAGE, 0, NULL);
+	ASSERT_NE(NULL, out);
+	ASSERT_EQ(0, bo_create(self->fd, PAGE, 0, 0, &h));
+	ASSERT_EQ(0, bind1(self->fd, g.vm, DRM_VAGX_BIND_OP_MAP, h, 0, va,
+			   PAGE));
+	pts = tlb_stat(self->fd, "quarantined_pts");
+	vmas = tlb_stat(self->fd, "quarantined_vmas");
+	rec = tlb_stat(self->fd, "recoveries");
+	ASSERT_LE(0, rec);
+	ASSERT_EQ(0, queue_create(self->fd, g.vm, DRM_VAGX_QUEUE_TYPE_COMPUTE,
+				  DRM_VAGX_PRIORITY_MEDIUM, &q));
+	ASSERT_EQ(0, param_read("job_timeout_ms", old, sizeof(old)));
+	ASSERT_EQ(0, param_write("job_timeout_ms", "30000"));
+
+	/* An endless job in flight: nothing but a recovery ends it soon. */
+	fh = syncobj_create(self->fd);
+	ASSERT_EQ(0, gpu_submit(self->fd, q, gpu_hang_job(&g, 0), fh));
+	EXPECT_EQ(-ETIME, syncobj_wait_ms(self->fd, fh, 300));
+
+	ASSERT_EQ(0, debugfs_write(self->fd, "vagx_inject_tlb_stuck", "1"));
+	t0 = now_s();
+	EXPECT_EQ(0, bind1(self->fd, g.vm, DRM_VAGX_BIND_OP_UNMAP, 0, 0, va,
+			   PAGE));
+	t_unmap = now_s() - t0;
+	EXPECT_FALSE(has_mapping(self->fd, va, va + PAGE, "bo"));
+	ret = syncobj_wait_ms(self->fd, fh, 5000);
+	t_end = now_s() - t0;
+	param_write("job_timeout_ms", old);
+	TH_LOG("UNMAP returned after %.2f s, the running job ended after %.2f s",
+	       t_unmap, t_end);
+	/* The stall was waited for, and bounded. */
+	EXPECT_LE(2.5, t_unmap);
+	EXPECT_GT(6.0, t_unmap);
+	ASSERT_EQ(0, ret);
+	EXPECT_EQ(-ECANCELED, fence_status(self->fd, fh));
+	st.queue_id = q;
+	ASSERT_EQ(0, vioctl(self->fd, DRM_IOCTL_VAGX_QUEUE_GET_STATE, &st));
+	EXPECT_EQ(DRM_VAGX_QUEUE_STATE_INNOCENT, st.state);
+	EXPECT_TRUE(quarantine_recovered(self->fd, pts, vmas, rec));
+
+	/* In service: a new queue's job runs, and binds work. */
+	ASSERT_EQ(0, queue_create(self->fd, g.vm, DRM_VAGX_QUEUE_TYPE_COMPUTE,
+				  DRM_VAGX_PRIORITY_MEDIUM, &qn));
+	done = syncobj_create(self->fd);
+	ASSERT_EQ(0, gpu_submit(self->fd, qn,
+				gpu_pattern_job(&g, 1, GPU_OUT_VA, 3, 5, groups),
+				done));
+	ASSERT_EQ(0, syncobj_wait_ms(self->fd, done, 10000));
+	EXPECT_EQ(1, fence_status(self->fd, done));
+	EXPECT_TRUE(check_pattern(out, n, 3, 5));
+	EXPECT_EQ(0, bind1(self->fd, g.vm, DRM_VAGX_BIND_OP_MAP, h, 0, va,
+			   PAGE));
+	EXPECT_EQ(0, bind1(self->fd, g.vm, DRM_VAGX_BIND_OP_UNMAP, 0, 0, va,
+			   PAGE));
+	EXPECT_EQ(0, tlb_stat(self->fd, "wedged"));
+	gem_close(self->fd, h);
+}
+
+/*
  * DEV_QUERY sizes are bounded (4096). Found by vagx_fuzz (seed 2): a
  * TIMESTAMP query with a size near 4 GiB kept one ioctl busy for over
  * 10 s checking user memory for zeros, and GPU_INFO zero-fills @size.
