@@ -3019,7 +3019,9 @@ TEST_F(vagx, tlb_stuck_recovery)
 	uint32_t q, qn, fh, done, h, *out;
 	int pts, vmas, rec, ret;
 	double t0, t_unmap, t_end;
-	char old[32];
+	char old[32], pat[48];
+	bool in_ring = false;
+	uint64_t desc;
 	struct gpu g;
 
 	REQUIRE_GPU();
@@ -3038,10 +3040,21 @@ TEST_F(vagx, tlb_stuck_recovery)
 	ASSERT_EQ(0, param_read("job_timeout_ms", old, sizeof(old)));
 	ASSERT_EQ(0, param_write("job_timeout_ms", "30000"));
 
-	/* An endless job in flight: nothing but a recovery ends it soon. */
+	/* An endless job in a ring: nothing but a recovery ends it soon. */
 	fh = syncobj_create(self->fd);
-	ASSERT_EQ(0, gpu_submit(self->fd, q, gpu_hang_job(&g, 0), fh));
-	EXPECT_EQ(-ETIME, syncobj_wait_ms(self->fd, fh, 300));
+	desc = gpu_hang_job(&g, 0);
+	ASSERT_EQ(0, gpu_submit(self->fd, q, desc, fh));
+	snprintf(pat, sizeof(pat), "desc %#llx", (unsigned long long)desc);
+	for (int i = 0; i < 100 && !in_ring; i++) {
+		char *rings = debugfs_read(self->fd, "vagx_rings");
+
+		in_ring = rings && strstr(rings, pat);
+		free(rings);
+		if (!in_ring)
+			usleep(50000);
+	}
+	ASSERT_TRUE(in_ring);
+	EXPECT_EQ(-ETIME, syncobj_wait_ms(self->fd, fh, 100));
 
 	ASSERT_EQ(0, debugfs_write(self->fd, "vagx_inject_tlb_stuck", "1"));
 	t0 = now_s();
