@@ -79,8 +79,9 @@ DEFINE_DEBUGFS_ATTRIBUTE(vagx_inject_fops, vagx_inject_get, vagx_inject_set,
 
 /*
  * Writing 1 marks the device wedged, as a TLB invalidation that did not
- * complete even after a global reset does: the recovery work
- * (vagx_mmu_quarantine_work()) must then reset it and bring it back.
+ * complete does (without starting the recovery): the recovery work
+ * (vagx_mmu_quarantine_work(), run by the next quarantine) must then reset
+ * it and bring it back.
  */
 static int vagx_wedge_get(void *data, u64 *val)
 {
@@ -125,6 +126,10 @@ void vagx_debugfs_init(struct drm_minor *minor)
 	debugfs_create_file_unsafe("vagx_inject_tlb_fail", 0600,
 				   minor->debugfs_root,
 				   &vdev->inject_tlb_fail, &vagx_inject_fops);
+	/* The next N TLB waits time out (BUSY stuck until a reset). */
+	debugfs_create_file_unsafe("vagx_inject_tlb_stuck", 0600,
+				   minor->debugfs_root,
+				   &vdev->inject_tlb_stuck, &vagx_inject_fops);
 	/* Mark the device wedged (1): the TLB recovery must reset it. */
 	debugfs_create_file_unsafe("vagx_inject_tlb_wedge", 0600,
 				   minor->debugfs_root, vdev, &vagx_wedge_fops);

@@ -86,47 +86,60 @@ int vagx_device_tlb_idle(struct vagx_device *vdev)
 				  VAGX_TLB_TIMEOUT_US);
 }
 
+/* TLB_INV_STATUS.BUSY, or 1 throughout an injected stall (@stuck). */
+static u32 vagx_tlb_busy(struct vagx_device *vdev, bool stuck)
+{
+	return stuck ||
+	       VAGX_TLB_INV_STATUS_BUSY_GET(vagx_read(vdev,
+						      VAGX_REG_TLB_INV_STATUS));
+}
+
 /*
  * Waits for TLB_INV_STATUS.BUSY to clear. The device completes an
  * invalidation at its units' next safepoint (microseconds); a slow host may
  * take longer, so only a device that stays busy for VAGX_TLB_WEDGED_US more
- * is considered wedged: it is then reset, which stops every job, so that no
- * translation can be used any more once this returns.  The caller holds a
- * VM's op_lock and the device's tlb_lock, which stall every VM_BIND: the
- * device reaches a safepoint within bounded work (docs/hw/mmu.md), so 1 s
- * plus 2 s is ample even for a starved host, and the whole wait stays
- * within 4 s.
+ * is considered wedged. The caller holds a VM's op_lock and the device's
+ * tlb_lock, which stall every VM_BIND, so the wait is bounded (1 s plus
+ * 2 s, ample even for a starved host: the device reaches a safepoint
+ * within bounded work, docs/hw/mmu.md) and a wedged device is not reset
+ * here: its recovery parks every ring's scheduler and ends the jobs it
+ * killed (vagx_device_recover()), which cannot be done under these locks.
+ *
+ * debugfs vagx_inject_tlb_stuck makes a wait see BUSY until it times out,
+ * without the warnings (the guest harness fails a boot that logs them).
+ *
+ * Return: 0, or -ETIMEDOUT (still busy; *@stuck set for an injected stall).
  */
-static int vagx_tlb_wait(struct vagx_device *vdev)
+static int vagx_tlb_wait(struct vagx_device *vdev, bool *stuck)
 {
-	u32 status;
+	u32 busy;
 	int ret;
 
-	ret = readl_poll_timeout(vdev->mmio + VAGX_REG_TLB_INV_STATUS, status,
-				 !VAGX_TLB_INV_STATUS_BUSY_GET(status), 1,
-				 VAGX_TLB_TIMEOUT_US);
+	*stuck = atomic_add_unless(&vdev->inject_tlb_stuck, -1, 0);
+	ret = read_poll_timeout(vagx_tlb_busy, busy, !busy, 1,
+				VAGX_TLB_TIMEOUT_US, false, vdev, *stuck);
 	if (!ret)
 		return 0;
-	drm_warn(&vdev->drm, "TLB invalidation still busy after %u ms\n",
-		 VAGX_TLB_TIMEOUT_US / 1000);
-	ret = readl_poll_timeout(vdev->mmio + VAGX_REG_TLB_INV_STATUS, status,
-				 !VAGX_TLB_INV_STATUS_BUSY_GET(status), 100,
-				 VAGX_TLB_WEDGED_US);
-	if (!ret)
-		return 0;
-	drm_err(&vdev->drm, "TLB invalidation timed out, resetting the GPU\n");
-	vagx_device_reset(vdev);
-	return vagx_device_tlb_idle(vdev);
+	if (!*stuck)
+		drm_warn(&vdev->drm, "TLB invalidation still busy after %u ms\n",
+			 VAGX_TLB_TIMEOUT_US / 1000);
+	return read_poll_timeout(vagx_tlb_busy, busy, !busy, 100,
+				 VAGX_TLB_WEDGED_US, false, vdev, *stuck);
 }
 
-/* Issue one invalidation and wait for it; tlb_lock held, device entered. */
+/*
+ * Issue one invalidation and wait for it; tlb_lock held, device entered.
+ * A device that does not complete it is marked wedged: the caller must
+ * then recover it (vagx_mmu_recover_now()).
+ */
 static int vagx_tlb_invalidate_locked(struct vagx_device *vdev, u64 root,
 				      u64 va, u64 size, bool all_roots)
 {
+	bool stuck;
 	int ret;
 
 	/* START while busy is refused: never issue one. */
-	ret = vagx_tlb_wait(vdev);
+	ret = vagx_tlb_wait(vdev, &stuck);
 	if (!ret) {
 		vagx_write(vdev, VAGX_REG_TLB_INV_ROOT_LO, lower_32_bits(root));
 		vagx_write(vdev, VAGX_REG_TLB_INV_ROOT_HI, upper_32_bits(root));
@@ -137,11 +150,14 @@ static int vagx_tlb_invalidate_locked(struct vagx_device *vdev, u64 root,
 		vagx_write(vdev, VAGX_REG_TLB_INV_CMD,
 			   VAGX_TLB_INV_CMD_START(1) |
 			   VAGX_TLB_INV_CMD_ALL_ROOTS(all_roots));
-		ret = vagx_tlb_wait(vdev);
+		ret = vagx_tlb_wait(vdev, &stuck);
 	}
 	if (ret) {
 		WRITE_ONCE(vdev->tlb_wedged, true);
-		drm_err(&vdev->drm, "TLB invalidation failed: the device does not respond; unmapped memory is quarantined until it recovers or is removed\n");
+		if (stuck)
+			drm_dbg_driver(&vdev->drm, "injected TLB stall: device wedged\n");
+		else
+			drm_err(&vdev->drm, "TLB invalidation timed out: the device is wedged and will be reset; unmapped memory is quarantined until then\n");
 	} else if (atomic_add_unless(&vdev->inject_tlb_fail, -1, 0)) {
 		/* Debugfs fault injection: exercises the quarantine. */
 		ret = -ETIMEDOUT;
@@ -153,6 +169,7 @@ static int vagx_tlb_invalidate_locked(struct vagx_device *vdev, u64 root,
 static int vagx_tlb_invalidate(struct vagx_device *vdev, u64 root, u64 va,
 			       u64 size, bool all_roots)
 {
+	bool wedged = false;
 	int ret, idx;
 
 	if (!drm_dev_enter(&vdev->drm, &idx)) {
@@ -160,12 +177,21 @@ static int vagx_tlb_invalidate(struct vagx_device *vdev, u64 root, u64 va,
 		return -ENODEV;
 	}
 	mutex_lock(&vdev->tlb_lock);
-	if (READ_ONCE(vdev->tlb_wedged))
+	if (READ_ONCE(vdev->tlb_wedged)) {
 		ret = -EIO;
-	else
+	} else {
 		ret = vagx_tlb_invalidate_locked(vdev, root, va, size,
 						 all_roots);
+		wedged = READ_ONCE(vdev->tlb_wedged);
+	}
 	mutex_unlock(&vdev->tlb_lock);
+	/*
+	 * Just wedged: recover at once, so that the jobs the rings hold end
+	 * now rather than at their timeouts. The recovery's own invalidation
+	 * (@all_roots) retries on the recovery's back-off instead.
+	 */
+	if (wedged && !all_roots)
+		vagx_mmu_recover_now(vdev);
 	drm_dev_exit(idx);
 	return ret;
 }
@@ -188,14 +214,19 @@ static int vagx_tlb_invalidate(struct vagx_device *vdev, u64 root, u64 va,
  * them to the quarantine (vagx_pgtable_free_after_tlb()), which keeps them
  * until an invalidation of every VM completes (vagx_mmu_quarantine_work())
  * or the device is quiesced for good (PCI remove). A device that did not
- * complete an invalidation even after a global reset is marked wedged
- * (@vdev->tlb_wedged): every later invalidation fails at once instead of
- * stalling its caller, who holds a VM's op_lock, for another 4 s, until
- * the recovery work brings it back (vagx_device_tlb_invalidate_all()).
+ * complete the invalidation within 3 s is marked wedged
+ * (@vdev->tlb_wedged) and its recovery is started at once
+ * (vagx_mmu_recover_now(): a global reset with every ring parked, the
+ * jobs it killed ended, then an invalidation of every VM); until that
+ * brings it back, every later invalidation fails at once instead of
+ * stalling its caller, who holds a VM's op_lock, for another 3 s.
  *
- * Return: 0, -ETIMEDOUT (the device did not complete the invalidation even
- * after a global reset), -EIO (wedged by an earlier one) or -ENODEV
- * (unplugged and quiesced: the caller may free).
+ * Context: Process; may sleep up to 3 s. Takes @vdev->tlb_lock, so the
+ * caller must not hold it (it may hold a VM's op_lock).
+ *
+ * Return: 0, -ETIMEDOUT (the device did not complete the invalidation: now
+ * wedged), -EIO (wedged by an earlier one) or -ENODEV (unplugged and
+ * quiesced: the caller may free).
  */
 int vagx_device_tlb_invalidate(struct vagx_device *vdev, u64 root,
 			       u64 va, u64 size)

@@ -172,8 +172,9 @@ struct vagx_device {
 	struct list_head dev_node;
 
 	/**
-	 * @tlb_wedged: A TLB invalidation did not complete even after a
-	 * global reset: later ones fail at once instead of polling again.
+	 * @tlb_wedged: A TLB invalidation did not complete: later ones fail
+	 * at once instead of polling again, until vagx_device_recover() has
+	 * reset the device and found TLB_INV_STATUS idle.
 	 */
 	bool tlb_wedged;
 	/**
@@ -226,6 +227,13 @@ struct vagx_device {
 	 * a failure (after doing their work), as a device that did not answer.
 	 */
 	atomic_t inject_tlb_fail;
+	/**
+	 * @inject_tlb_stuck: Debugfs knob: the next N waits for a TLB
+	 * invalidation see TLB_INV_STATUS.BUSY stuck until they time out, as
+	 * with a device whose units do not reach a safepoint; a global reset
+	 * ends the stall.
+	 */
+	atomic_t inject_tlb_stuck;
 	/** @inject_abort_fail: Debugfs knob: skip Q_ABORT in the next N timeouts. */
 	atomic_t inject_abort_fail;
 	/**

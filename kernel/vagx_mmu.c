@@ -1135,7 +1135,8 @@ static void vagx_quarantine_free(struct vagx_device *vdev, struct list_head *pts
  * through it, so it is freed then, and the device is in service again.
  * A failed attempt puts everything back and retries later, the delay
  * doubling up to 10 s. Runs without locks (vm_bo puts may take a BO's
- * resv).
+ * resv). Scheduled by every quarantine, and at once by a TLB invalidation
+ * that wedged the device (vagx_mmu_recover_now()).
  */
 void vagx_mmu_quarantine_work(struct work_struct *work)
 {
@@ -1186,6 +1187,29 @@ void vagx_mmu_quarantine_work(struct work_struct *work)
 	atomic_inc(&vdev->quarantine_recoveries);
 	mutex_lock(&vdev->quarantine_lock);
 	vdev->quarantine_retry_ms = 0;
+	mutex_unlock(&vdev->quarantine_lock);
+}
+
+/**
+ * vagx_mmu_recover_now() - Start the recovery of a device just wedged
+ * @vdev: Device, entered (drm_dev_enter()), marked wedged by a TLB
+ *        invalidation that did not complete.
+ *
+ * Runs vagx_mmu_quarantine_work() at once, even if a quarantine had it
+ * scheduled later: it resets the device with every ring parked, ends the
+ * jobs the rings held (-ECANCELED) and frees the quarantine once an
+ * invalidation of every VM completes. The caller holds no lock the work
+ * takes before it can run (a VM's op_lock is fine).
+ */
+void vagx_mmu_recover_now(struct vagx_device *vdev)
+{
+	mutex_lock(&vdev->quarantine_lock);
+	if (!vdev->quarantine_closed) {
+		if (!vdev->quarantine_retry_ms)
+			vdev->quarantine_retry_ms =
+				VAGX_QUARANTINE_RETRY_MIN_MS;
+		mod_delayed_work(system_wq, &vdev->quarantine_work, 0);
+	}
 	mutex_unlock(&vdev->quarantine_lock);
 }
 

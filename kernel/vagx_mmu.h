@@ -78,6 +78,7 @@ int vagx_sgt_check(struct sg_table *sgt);
 void vagx_mmu_quarantine_obj(struct vagx_device *vdev,
 			     struct drm_gem_object *obj);
 void vagx_mmu_quarantine_release(struct vagx_device *vdev);
+void vagx_mmu_recover_now(struct vagx_device *vdev);
 void vagx_mmu_quarantine_work(struct work_struct *work);
 
 /**

@@ -1092,8 +1092,7 @@ void vagx_rings_unplug(struct vagx_device *vdev)
 
 /**
  * vagx_device_recover() - Bring a wedged device back into service
- * @vdev: Device, wedged (a TLB invalidation did not complete even after a
- *        global reset).
+ * @vdev: Device, wedged (a TLB invalidation did not complete).
  *
  * With every ring's scheduler parked: a global reset, which stops every
  * queue and ends every job without a completion write; if TLB_INV_STATUS

@@ -2649,6 +2649,212 @@ TEST_F(vagx, queue_create_vm_destroy_race)
 	EXPECT_EQ(0, both);
 }
 
+/* Synchronous and asynchronous binds of one VM racing (issue 16, item 9). */
+struct bind_race {
+	int fd;
+	uint32_t vm, bo, tl;
+	uint64_t r1, r2;
+	volatile int stop;
+	uint64_t pushed;	/* timeline points of async binds pushed */
+	int async_err, sync_ok, sync_busy, sync_err, order_err;
+};
+
+/*
+ * One bind of both ranges: MAP r1 -> bo + @off, r2 -> bo + @off + PAGE
+ * (sync binds use offset 0, async ones 2 pages), or UNMAP both.
+ */
+static int bind_pair(struct bind_race *r, bool map, uint64_t off,
+		     uint32_t flags, struct drm_vagx_sync *s, uint32_t ns)
+{
+	uint32_t op = map ? DRM_VAGX_BIND_OP_MAP : DRM_VAGX_BIND_OP_UNMAP;
+	struct drm_vagx_vm_bind_op o[2] = {
+		{ .op = op, .handle = map ? r->bo : 0,
+		  .bo_offset = map ? off : 0, .va = r->r1, .range = PAGE },
+		{ .op = op, .handle = map ? r->bo : 0,
+		  .bo_offset = map ? off + PAGE : 0, .va = r->r2,
+		  .range = PAGE },
+	};
+
+	return bind_ops(r->fd, r->vm, o, 2, flags, s, ns, NULL);
+}
+
+/* Has timeline point @point of @tl signalled (no waiting)? */
+static bool timeline_signalled(int fd, uint32_t tl, uint64_t point)
+{
+	struct drm_syncobj_timeline_wait w = {
+		.handles = (uintptr_t)&tl, .points = (uintptr_t)&point,
+		.timeout_nsec = 0, .count_handles = 1,
+	};
+
+	return !vioctl(fd, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &w);
+}
+
+static void *bind_race_async(void *arg)
+{
+	struct bind_race *r = arg;
+
+	for (uint64_t i = 1; i <= 480; i++) {
+		struct drm_vagx_sync s = {
+			.type = DRM_VAGX_SYNC_TYPE_TIMELINE_SYNCOBJ,
+			.flags = DRM_VAGX_SYNC_SIGNAL, .handle = r->tl,
+			.timeline_value = i,
+		};
+
+		if (bind_pair(r, i % 3, 2 * PAGE, DRM_VAGX_VM_BIND_ASYNC,
+			      &s, 1)) {
+			r->async_err++;
+			break;
+		}
+		__atomic_store_n(&r->pushed, i, __ATOMIC_SEQ_CST);
+		/* Bursts, then a drained queue: sync binds meet both. */
+		if (i % 8 == 0) {
+			syncobj_wait(r->fd, r->tl, i);
+			spin((i / 8 % 16) * 300);
+		}
+	}
+	r->stop = 1;
+	return NULL;
+}
+
+static void *bind_race_sync(void *arg)
+{
+	struct bind_race *r = arg;
+
+	for (int i = 0; !r->stop; i++) {
+		uint64_t before = __atomic_load_n(&r->pushed, __ATOMIC_SEQ_CST);
+		int ret = bind_pair(r, i & 1, 0, 0, NULL, 0);
+
+		if (ret == -EBUSY) {
+			r->sync_busy++;
+		} else if (ret) {
+			r->sync_err++;
+		} else {
+			r->sync_ok++;
+			/* Applied: every async bind pushed before had run. */
+			if (before && !timeline_signalled(r->fd, r->tl, before))
+				r->order_err++;
+		}
+		spin(i % 7 * 100);
+	}
+	return NULL;
+}
+
+/* bo_offset of the BO mapping [va, va + PAGE) in a vagx_vms dump, or -1. */
+static long long dump_offset(const char *s, uint64_t va)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "[%#014llx-%#014llx) bo ",
+		 (unsigned long long)va, (unsigned long long)(va + PAGE));
+	p = strstr(s, pat);
+	if (!p)
+		return -1;
+	p = strstr(p, " off ");
+	return p ? (long long)strtoull(p + 5, NULL, 0) : -2;
+}
+
+/* Both ranges from one bind: unmapped, or the sync or the async MAP. */
+static bool pair_consistent(long long o1, long long o2)
+{
+	return (o1 == -1 && o2 == -1) || (o1 == 0 && o2 == PAGE) ||
+	       (o1 == 2 * PAGE && o2 == 3 * PAGE);
+}
+
+/*
+ * Issue 16 item 9: a synchronous VM_BIND checks for pending asynchronous
+ * binds and applies under one hold of the VM's op_lock (it used to drop
+ * the lock in between). Synchronous binds of two ranges race a stream of
+ * asynchronous binds of the same ranges (bursts of 8, then a drained
+ * queue) on one VM. Documented outcome (vagx_drm.h, VM_BIND): each sync
+ * bind either returns -EBUSY or applied completely, and only when every
+ * async bind pushed before it had run (its timeline point signalled); a
+ * debugfs snapshot, taken under the VM's op_lock while they race, never
+ * shows the two ranges from different binds; the final mappings route a
+ * copy-engine fill of each range to the BO page they name.
+ */
+TEST_F(vagx, vm_bind_sync_async_race)
+{
+	struct bind_race r = { .fd = self->fd, .r1 = 0x7e0000000000ull,
+			       .r2 = 0x7e0000200000ull };
+	int snapshots = 0, torn = 0;
+	long long o1, o2;
+	pthread_t ta, ts;
+	uint32_t *p;
+	char *s;
+
+	ASSERT_EQ(0, vm_create(self->fd, &r.vm));
+	ASSERT_EQ(0, bo_create(self->fd, 4 * PAGE, DRM_VAGX_BO_WB_MMAP, 0,
+			       &r.bo));
+	r.tl = syncobj_create(self->fd);
+	ASSERT_NE(0, r.tl);
+	ASSERT_EQ(0, pthread_create(&ts, NULL, bind_race_sync, &r));
+	ASSERT_EQ(0, pthread_create(&ta, NULL, bind_race_async, &r));
+	while (!r.stop) {
+		s = debugfs_read(self->fd, "vagx_vms");
+		ASSERT_NE(NULL, s);
+		o1 = dump_offset(s, r.r1);
+		o2 = dump_offset(s, r.r2);
+		free(s);
+		snapshots++;
+		if (!pair_consistent(o1, o2)) {
+			if (!torn++)
+				TH_LOG("torn: r1 off %lld, r2 off %lld", o1, o2);
+		}
+	}
+	pthread_join(ta, NULL);
+	pthread_join(ts, NULL);
+	TH_LOG("sync binds: %d applied, %d -EBUSY, %d other errors; %d snapshots",
+	       r.sync_ok, r.sync_busy, r.sync_err, snapshots);
+	EXPECT_EQ(0, r.async_err);
+	EXPECT_EQ(0, r.sync_err);
+	EXPECT_EQ(0, r.order_err);
+	EXPECT_EQ(0, torn);
+	/* Both outcomes happened, so the race was run. */
+	EXPECT_LT(0, r.sync_ok);
+	EXPECT_LT(0, r.sync_busy);
+
+	/* Drained: the last state is whole, and a sync MAP now applies. */
+	ASSERT_EQ(0, syncobj_wait(self->fd, r.tl, r.pushed));
+	s = debugfs_read(self->fd, "vagx_vms");
+	ASSERT_NE(NULL, s);
+	o1 = dump_offset(s, r.r1);
+	o2 = dump_offset(s, r.r2);
+	free(s);
+	EXPECT_TRUE(pair_consistent(o1, o2));
+	if (o1 < 0) {
+		ASSERT_EQ(0, bind_pair(&r, true, 0, 0, NULL, 0));
+		o1 = 0;
+		o2 = PAGE;
+	}
+	/* The device writes through the mappings to the pages they name. */
+	if (hw_runs_jobs(self->fd) &&
+	    (self->info.queue_types & (1u << DRM_VAGX_QUEUE_TYPE_COPY))) {
+		uint32_t q, done = syncobj_create(self->fd);
+
+		p = bo_map(self->fd, r.bo, 4 * PAGE);
+		ASSERT_NE(NULL, p);
+		memset(p, 0, 4 * PAGE);
+		ASSERT_EQ(0, queue_create(self->fd, r.vm,
+					  DRM_VAGX_QUEUE_TYPE_COPY,
+					  DRM_VAGX_PRIORITY_MEDIUM, &q));
+		ASSERT_EQ(0, copy_submit(self->fd, q, DRM_VAGX_CMD_FILL, 0,
+					 r.r1, PAGE, 0x11111111, 0));
+		ASSERT_EQ(0, copy_submit(self->fd, q, DRM_VAGX_CMD_FILL, 0,
+					 r.r2, PAGE, 0x22222222, done));
+		ASSERT_EQ(0, syncobj_wait(self->fd, done, 0));
+		EXPECT_EQ(1, fence_status(self->fd, done));
+		EXPECT_EQ(0x11111111, p[o1 / 4]);
+		EXPECT_EQ(0x11111111, p[(o1 + PAGE) / 4 - 1]);
+		EXPECT_EQ(0x22222222, p[o2 / 4]);
+		EXPECT_EQ(0x22222222, p[(o2 + PAGE) / 4 - 1]);
+		munmap(p, 4 * PAGE);
+		EXPECT_EQ(0, queue_destroy(self->fd, q));
+	}
+	gem_close(self->fd, r.bo);
+	EXPECT_EQ(0, vm_destroy(self->fd, r.vm));
+}
+
 /* Count of "NAME N" in debugfs vagx_vms's "tlb:" line, or -1. */
 static int tlb_stat(int fd, const char *name)
 {
@@ -2791,6 +2997,102 @@ TEST_F(vagx, tlb_wedge_recovery)
 	}
 	gem_close(self->fd, h);
 	EXPECT_EQ(0, vm_destroy(self->fd, vm));
+}
+
+/*
+ * A TLB invalidation that stays busy past its 1 s + 2 s timeout (debugfs
+ * vagx_inject_tlb_stuck: TLB_INV_STATUS.BUSY reads 1 until then, as with
+ * a device whose units do not reach a safepoint) wedges the device. The
+ * UNMAP that issued it still succeeds (what it unmapped is quarantined),
+ * and the device is recovered at once: the job running on a ring ends
+ * -ECANCELED, its queue INNOCENT, long before its 30 s job timeout; the
+ * quarantine is freed; a new queue's job runs. Before, the wait reset the
+ * device itself and returned: the running job was killed without a
+ * completion, its fence waited for the job timeout, and the rings stayed
+ * stopped until then.
+ */
+TEST_F(vagx, tlb_stuck_recovery)
+{
+	const unsigned int groups = 2, n = groups * GPU_TG;
+	const uint64_t va = 0x7d0000000000ull;
+	struct drm_vagx_queue_get_state st = { 0 };
+	uint32_t q, qn, fh, done, h, *out;
+	int pts, vmas, rec, ret;
+	double t0, t_unmap, t_end;
+	char old[32], pat[48];
+	bool in_ring = false;
+	uint64_t desc;
+	struct gpu g;
+
+	REQUIRE_GPU();
+	ASSERT_EQ(0, gpu_init(self->fd, &g));
+	out = gpu_buf(&g, GPU_OUT_VA, PAGE, 0, NULL);
+	ASSERT_NE(NULL, out);
+	ASSERT_EQ(0, bo_create(self->fd, PAGE, 0, 0, &h));
+	ASSERT_EQ(0, bind1(self->fd, g.vm, DRM_VAGX_BIND_OP_MAP, h, 0, va,
+			   PAGE));
+	pts = tlb_stat(self->fd, "quarantined_pts");
+	vmas = tlb_stat(self->fd, "quarantined_vmas");
+	rec = tlb_stat(self->fd, "recoveries");
+	ASSERT_LE(0, rec);
+	ASSERT_EQ(0, queue_create(self->fd, g.vm, DRM_VAGX_QUEUE_TYPE_COMPUTE,
+				  DRM_VAGX_PRIORITY_MEDIUM, &q));
+	ASSERT_EQ(0, param_read("job_timeout_ms", old, sizeof(old)));
+	ASSERT_EQ(0, param_write("job_timeout_ms", "30000"));
+
+	/* An endless job in a ring: nothing but a recovery ends it soon. */
+	fh = syncobj_create(self->fd);
+	desc = gpu_hang_job(&g, 0);
+	ASSERT_EQ(0, gpu_submit(self->fd, q, desc, fh));
+	snprintf(pat, sizeof(pat), "desc %#llx", (unsigned long long)desc);
+	for (int i = 0; i < 100 && !in_ring; i++) {
+		char *rings = debugfs_read(self->fd, "vagx_rings");
+
+		in_ring = rings && strstr(rings, pat);
+		free(rings);
+		if (!in_ring)
+			usleep(50000);
+	}
+	ASSERT_TRUE(in_ring);
+	EXPECT_EQ(-ETIME, syncobj_wait_ms(self->fd, fh, 100));
+
+	ASSERT_EQ(0, debugfs_write(self->fd, "vagx_inject_tlb_stuck", "1"));
+	t0 = now_s();
+	EXPECT_EQ(0, bind1(self->fd, g.vm, DRM_VAGX_BIND_OP_UNMAP, 0, 0, va,
+			   PAGE));
+	t_unmap = now_s() - t0;
+	EXPECT_FALSE(has_mapping(self->fd, va, va + PAGE, "bo"));
+	ret = syncobj_wait_ms(self->fd, fh, 5000);
+	t_end = now_s() - t0;
+	param_write("job_timeout_ms", old);
+	TH_LOG("UNMAP returned after %.2f s, the running job ended after %.2f s",
+	       t_unmap, t_end);
+	/* The stall was waited for, and bounded. */
+	EXPECT_LE(2.5, t_unmap);
+	EXPECT_GT(6.0, t_unmap);
+	ASSERT_EQ(0, ret);
+	EXPECT_EQ(-ECANCELED, fence_status(self->fd, fh));
+	st.queue_id = q;
+	ASSERT_EQ(0, vioctl(self->fd, DRM_IOCTL_VAGX_QUEUE_GET_STATE, &st));
+	EXPECT_EQ(DRM_VAGX_QUEUE_STATE_INNOCENT, st.state);
+	EXPECT_TRUE(quarantine_recovered(self->fd, pts, vmas, rec));
+
+	/* In service: a new queue's job runs, and binds work. */
+	ASSERT_EQ(0, queue_create(self->fd, g.vm, DRM_VAGX_QUEUE_TYPE_COMPUTE,
+				  DRM_VAGX_PRIORITY_MEDIUM, &qn));
+	done = syncobj_create(self->fd);
+	ASSERT_EQ(0, gpu_submit(self->fd, qn,
+				gpu_pattern_job(&g, 1, GPU_OUT_VA, 3, 5, groups),
+				done));
+	ASSERT_EQ(0, syncobj_wait_ms(self->fd, done, 10000));
+	EXPECT_EQ(1, fence_status(self->fd, done));
+	EXPECT_TRUE(check_pattern(out, n, 3, 5));
+	EXPECT_EQ(0, bind1(self->fd, g.vm, DRM_VAGX_BIND_OP_MAP, h, 0, va,
+			   PAGE));
+	EXPECT_EQ(0, bind1(self->fd, g.vm, DRM_VAGX_BIND_OP_UNMAP, 0, 0, va,
+			   PAGE));
+	EXPECT_EQ(0, tlb_stat(self->fd, "wedged"));
+	gem_close(self->fd, h);
 }
 
 /*

@@ -134,6 +134,12 @@ extern "C" {
  * - Ring reset (the abort did not stop the job): the unfinished jobs of
  *   other queues in that hardware ring get -ECANCELED and those queues are
  *   marked %DRM_VAGX_QUEUE_STATE_INNOCENT.
+ * - Device recovery (the device did not complete a TLB invalidation
+ *   within 3 s, e.g. a unit that never reached a safepoint): a global
+ *   reset; every unfinished job in every hardware ring gets -ECANCELED
+ *   and its queue, unless already guilty, is marked
+ *   %DRM_VAGX_QUEUE_STATE_INNOCENT. The VM_BIND or framebuffer change
+ *   that issued the invalidation still succeeds.
  * - Device unplugged (PCI remove): every ioctl fails with -ENODEV.
  * - Closing the DRM file cancels its unfinished jobs (-ECANCELED, or
  *   -ESRCH for jobs still waiting for their syncs); QUEUE_DESTROY lets

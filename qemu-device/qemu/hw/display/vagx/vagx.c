@@ -798,6 +798,19 @@ static void vagx_exit(PCIDevice *pdev)
         /* Make a long job return at its next safe point. */
         s->in_reset = true;
         vagx_core_mmio_write(s->core, VAGX_REG_RESET, VAGX_RESET_START(1), 4);
+        /*
+         * No timer bounds this join, but the device's promise does
+         * (docs/hw/queues-and-jobs.md, "Bounds"): every job ends at most a
+         * safepoint interval of work after RESET (or after the host reset
+         * of a reset hold that timed out, which dropped the jobs already),
+         * no job starts while the reset is pending, and device threads
+         * never wait for the BQL held here.  So vagx_core_process()
+         * returns, the front-end sees fe_exit and exits.  Only a renderer
+         * loop that skips its abort check -- a bug the fuzzers look for
+         * -- could hold it; a timed join could not help then, as the core
+         * cannot be freed under a running job.  The workers joined by
+         * vagx_core_destroy() below are idle by then.
+         */
         qemu_thread_join(&s->fe_thread);
         s->fe_started = false;
         qemu_cond_destroy(&s->fe_idle_cond);
