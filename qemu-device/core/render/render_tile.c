@@ -182,6 +182,32 @@ static enum vagx_usc_status frag_exec(void *ctx, struct vagx_usc_gfx_call *call)
          }
          return VAGX_USC_OK;
       }
+      if (!st && c->fast_io && j->samples == 1 && rt < j->rj.rt_count &&
+          !(c->stage == ST_FRAG && c->late) &&
+          (j->rj.rt_format[rt] == VAGX_FORMAT_RGBA8_UNORM ||
+           j->rj.rt_format[rt] == VAGX_FORMAT_BGRA8_UNORM)) {
+         /* the tile's colour of a single-sampled RGBA8/BGRA8 target (a
+          * blend in the shader, an end-of-tile program): what the loop
+          * below does for it, decoding as r_fmt_unpack does
+          * ((float)(b / 255.0) == (float)b / 255.0f for every byte) */
+         const unsigned sw = j->rj.rt_format[rt] == VAGX_FORMAT_BGRA8_UNORM ? 2 : 0;
+         const uint8_t *base = c->w->tb + j->rt_off[rt];
+         for (uint32_t m = call->exec; m; m &= m - 1) {
+            const unsigned l = (unsigned)__builtin_ctz(m);
+            const int lx = c->px[l] - c->tx0, ly = c->py[l] - c->ty0;
+            if (call->src[0][l] != 0 || lx < 0 || ly < 0 || lx >= R_TS || ly >= R_TS) {
+               for (unsigned k = 0; k < 4; k++)
+                  call->out[k][l] = 0;
+               continue;
+            }
+            const uint8_t *p = base + ((size_t)ly * R_TS + (size_t)lx) * 4;
+            call->out[0][l] = r_u((float)p[0 ^ sw] / 255.0f);
+            call->out[1][l] = r_u((float)p[1] / 255.0f);
+            call->out[2][l] = r_u((float)p[2 ^ sw] / 255.0f);
+            call->out[3][l] = r_u((float)p[3] / 255.0f);
+         }
+         return VAGX_USC_OK;
+      }
       for (unsigned l = 0; l < 32; l++) {
          if (!(call->exec >> l & 1))
             continue;

@@ -3465,6 +3465,68 @@ static void test_fast_depth(void)
    printf("  fast_depth: %u jobs compared with the per-lane path, %u shaded\n", cases, shaded);
 }
 
+/* ld_tile of a single-sampled RGBA8/BGRA8 target (render_tile.c's fast
+ * path: blends in the shader, end-of-tile programs) against the per-lane
+ * path (VAGX_RENDER_OPT_NO_FAST_IO): overlapping random triangles whose
+ * shader mixes the tile's colour (read as a float and as the sample
+ * index's lane value) into its own. */
+static void test_fast_ld_tile(void)
+{
+   unsigned seed = 4242;
+   for (unsigned fi = 0; fi < 2; fi++) {
+      brk_ = 0;
+      W = 61; H = 45;
+      ncs = 0;
+      enum { NT = 40 };
+      double t[NT * 3][2];
+      float col[NT * 3 * 3];
+      for (unsigned i = 0; i < NT * 3; i++) {
+         seed = seed * 1103515245u + 12345u;
+         t[i][0] = (seed >> 8) % (W + 20) - 10.0;
+         t[i][1] = (seed >> 16) % (H + 20) - 10.0;
+         for (unsigned k = 0; k < 3; k++)
+            col[i * 3 + k] = (float)((seed >> (k * 7)) % 251) / 250.0f;
+      }
+      uint64_t vb = vbuf_tris((const double(*)[2])t, NT * 3, 3, col, NULL, NULL);
+      struct prog fs = {.code = assemble("iter.center.persp r0, cf1, cf0, r0\n"
+                                         "iter.center.persp r1, cf2, cf0, r0\n"
+                                         "iter.center.persp r2, cf3, cf0, r0\n"
+                                         "ld_tile.rt0 r4, #0\n"
+                                         "fmul r0, r0, #0.5\nfmul r4, r4, #0.5\nfadd r0, r0, r4\n"
+                                         "fmul r1, r1, #0.5\nfmul r5, r5, #0.5\nfadd r1, r1, r5\n"
+                                         "fmul r2, r2, #0.5\nfmul r6, r6, #0.5\nfadd r2, r2, r6\n"
+                                         "fadd r3, r7, #0.125\nst_tile.rt0 r0, #0\nend\n")};
+      uint32_t cfb[2] = {binding(0, 1, 0, VAGX_INTERP_SMOOTH), binding(1, 3, 1, VAGX_INTERP_SMOOTH)};
+      emit_state(3, 0, 0, vb, &fs, cfb, 2, 4, false);
+      draw(VAGX_PRIMITIVE_TRIANGLES, NT * 3);
+      EMIT(cmd_end);
+      struct job_opts o = {.clear = {0.2f, 0.4f, 0.6f, 0.3f},
+                           .rt_format = fi ? VAGX_FORMAT_BGRA8_UNORM : VAGX_FORMAT_RGBA8_UNORM};
+      uint64_t job = make_job(&o);
+      const uint64_t size = fb_stride * H;
+      uint8_t *img[2];
+      for (unsigned mode = 0; mode < 2; mode++) {
+         vagx_render_set_options(dev, mode ? VAGX_RENDER_OPT_NO_FAST_IO : 0);
+         memset(ptr(fb_va), 0x5a, size);
+         struct vagx_render_fault f;
+         CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "fast_ld_tile status");
+         img[mode] = malloc(size);
+         memcpy(img[mode], ptr(fb_va), size);
+      }
+      vagx_render_set_options(dev, 0);
+      CHECK(!memcmp(img[0], img[1], size), "fast_ld_tile %s: images differ",
+            fi ? "BGRA8" : "RGBA8");
+      /* and the blend happened: the clear colour shows through */
+      unsigned mixed = 0;
+      for (unsigned y = 0; y < H; y++)
+         for (unsigned x = 0; x < W; x++)
+            mixed += px(x, y)[3] != (uint8_t)lrint(0.3 * 255);
+      CHECK(mixed > 0, "fast_ld_tile: nothing drawn");
+      free(img[0]);
+      free(img[1]);
+   }
+}
+
 static void test_fast_io(void)
 {
    static const enum vagx_format cfs[] = {VAGX_FORMAT_RGBA8_UNORM, VAGX_FORMAT_BGRA8_UNORM,
@@ -4177,6 +4239,7 @@ int main(void)
       {"fast_io", test_fast_io},
       {"fast_raster", test_fast_raster},
       {"fast_depth", test_fast_depth},
+      {"fast_ld_tile", test_fast_ld_tile},
       {"hsr", test_hsr},
       {"fill_modes", test_fill_modes},
       {"edge_flags", test_edge_flags},
