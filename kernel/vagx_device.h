@@ -208,6 +208,11 @@ struct vagx_device {
 	struct list_head quarantine_objs;
 	/** @quarantined_pts: Page tables in the quarantine (debugfs). */
 	atomic_t quarantined_pts;
+	/**
+	 * @quarantined_roots: Of those, root tables of torn-down VMs
+	 * (debugfs).
+	 */
+	atomic_t quarantined_roots;
 	/** @quarantined_vmas: Mappings in the quarantine (debugfs). */
 	atomic_t quarantined_vmas;
 	/** @quarantine_recoveries: Quarantines released by recovery (debugfs). */

@@ -816,7 +816,12 @@ static const struct drm_mode_config_funcs vagx_mode_config_funcs = {
 	.atomic_commit = drm_atomic_helper_commit,
 };
 
-/* Runs when the last reference to the DRM device is dropped. */
+/*
+ * Runs when the last reference to the DRM device is dropped, so after
+ * vagx_device_fini() (or a probe that failed before the scanout was
+ * enabled): the device is quiesced for good, and the scanout VM's root
+ * and tables may be freed without an invalidation.
+ */
 static void vagx_kms_release(struct drm_device *drm, void *data)
 {
 	struct vagx_kms *kms = data;

@@ -36,6 +36,8 @@ struct vagx_pt {
 	u32 reserved;
 	/* Pages charged to the tree's budget (vagx_pt_cost()). */
 	u32 cost;
+	/* The level-0 table of a tree (debugfs lists quarantined roots). */
+	bool root;
 	struct list_head gc;
 };
 
@@ -214,6 +216,7 @@ int vagx_pgtable_init(struct vagx_pgtable *pgt, struct vagx_device *vdev,
 		pgt->budget = NULL;
 		return PTR_ERR(root);
 	}
+	root->root = true;
 	pgt->root = root;
 	if (budget)
 		kref_get(&budget->refcount);
@@ -552,10 +555,13 @@ void vagx_pgtable_free_garbage(struct vagx_pgtable *pgt,
 }
 
 /* Free a quarantined table: it belongs to no tree any more. */
-static void vagx_pt_free_detached(struct device *dev, struct vagx_pt *pt)
+static void vagx_pt_free_detached(struct vagx_device *vdev, struct vagx_pt *pt)
 {
+	if (pt->root)
+		atomic_dec(&vdev->quarantined_roots);
+	atomic_dec(&vdev->quarantined_pts);
 	kfree(pt->children);
-	dma_free_coherent(dev, VAGX_PAGE_SIZE, pt->cpu, pt->dma);
+	dma_free_coherent(vdev->drm.dev, VAGX_PAGE_SIZE, pt->cpu, pt->dma);
 	kfree(pt);
 }
 
@@ -597,6 +603,8 @@ void vagx_pgtable_free_after_tlb(struct vagx_pgtable *pgt,
 	list_for_each_entry(pt, garbage, gc) {
 		vagx_pt_uncharge(pgt, pt);
 		atomic_inc(&vdev->quarantined_pts);
+		if (pt->root)
+			atomic_inc(&vdev->quarantined_roots);
 	}
 	mutex_lock(&vdev->quarantine_lock);
 	if (!vdev->quarantine_closed) {
@@ -609,8 +617,47 @@ void vagx_pgtable_free_after_tlb(struct vagx_pgtable *pgt,
 	/* Already quiesced for good: nothing can walk them any more. */
 	list_for_each_entry_safe(pt, tmp, garbage, gc) {
 		list_del(&pt->gc);
-		vagx_pt_free_detached(pgt->dev, pt);
+		vagx_pt_free_detached(vdev, pt);
 	}
+}
+
+/* Add @pt and every table below it to @list (children first). */
+static void vagx_pt_collect(struct vagx_pt *pt, struct list_head *list)
+{
+	int i;
+
+	if (pt->children)
+		for (i = 0; i < VAGX_PT_ENTRIES; i++)
+			if (pt->children[i])
+				vagx_pt_collect(pt->children[i], list);
+	list_add_tail(&pt->gc, list);
+}
+
+/**
+ * vagx_pgtable_fini_after_tlb() - Free a tree once its TLB was invalidated
+ * @pgt: Tree the device runs nothing on any more.
+ * @tlb_ret: Result of the vagx_device_tlb_invalidate() of the whole tree
+ *           that followed its last use and its last change.
+ *
+ * The device may keep translations cached under the root's bus address
+ * (docs/hw/mmu.md) until an invalidation of that root completes, and a
+ * tree given the same page as its root would be translated through them.
+ * So, as vagx_pgtable_free_after_tlb() does for detached tables, 0 and
+ * -ENODEV free the tree; any other result quarantines the root and every
+ * table still below it, until an invalidation of every VM completes or the
+ * device is quiesced for good. The tree is empty afterwards, as after
+ * vagx_pgtable_fini().
+ */
+void vagx_pgtable_fini_after_tlb(struct vagx_pgtable *pgt, int tlb_ret)
+{
+	LIST_HEAD(garbage);
+
+	if (tlb_ret && tlb_ret != -ENODEV && pgt->root) {
+		vagx_pt_collect(pgt->root, &garbage);
+		pgt->root = NULL;
+		vagx_pgtable_free_after_tlb(pgt, &garbage, tlb_ret);
+	}
+	vagx_pgtable_fini(pgt);
 }
 
 /**
@@ -799,11 +846,11 @@ struct vagx_vm *vagx_vm_lookup(struct vagx_file *vfile, u32 id)
 	return vm;
 }
 
+/* The page tables went in vagx_vm_release_work(), before this. */
 static void vagx_vm_free(struct drm_gpuvm *gpuvm)
 {
 	struct vagx_vm *vm = to_vagx_vm(gpuvm);
 
-	vagx_pgtable_fini(&vm->pgt);
 	mutex_destroy(&vm->op_lock);
 	kfree(vm);
 }
@@ -1065,6 +1112,7 @@ static void vagx_quarantine_vmas(struct vagx_device *vdev,
 	list_for_each_entry_safe(vma, tmp, &late, node) {
 		vagx_vm_bo_put(vma->base.vm_bo);
 		kfree(vma);
+		atomic_dec(&vdev->quarantined_vmas);
 	}
 }
 
@@ -1108,8 +1156,7 @@ static void vagx_quarantine_free(struct vagx_device *vdev, struct list_head *pts
 
 	list_for_each_entry_safe(pt, ptmp, pts, gc) {
 		list_del(&pt->gc);
-		vagx_pt_free_detached(vdev->drm.dev, pt);
-		atomic_dec(&vdev->quarantined_pts);
+		vagx_pt_free_detached(vdev, pt);
 	}
 	list_for_each_entry_safe(vma, vtmp, vmas, node) {
 		list_del(&vma->node);
@@ -1642,21 +1689,29 @@ out_vm:
 	return ret;
 }
 
-static void vagx_vm_unmap_all(struct vagx_vm *vm)
+/*
+ * Unmap everything and invalidate the VM's TLB. An empty VM is invalidated
+ * too: an earlier invalidation that failed may have left translations
+ * under its root. Returns the result of the invalidation, or -ENOMEM if
+ * the mappings could not be removed (none was then).
+ */
+static int vagx_vm_unmap_all(struct vagx_vm *vm)
 {
 	struct vagx_bind_job *job;
 	struct drm_gpuva *va;
+	int ret = -ENOMEM;
 	u32 n = 0;
 
 	/* Each mapping is removed whole: no split, no VMA allocation. */
 	drm_gpuvm_for_each_va(va, &vm->base)
 		n++;
 	if (!n)
-		return;
+		return vagx_device_tlb_invalidate(vm->vdev,
+						  vagx_vm_root_dma(vm), 0, 0);
 
 	job = vagx_bind_job_alloc(vm);
 	if (!job)
-		return;
+		return ret;
 	job->ops = kvcalloc(1, sizeof(*job->ops), GFP_KERNEL);
 	if (job->ops) {
 		job->count = 1;
@@ -1664,9 +1719,12 @@ static void vagx_vm_unmap_all(struct vagx_vm *vm)
 		job->ops[0].va = vm->base.mm_start;
 		job->ops[0].range = vm->base.mm_range;
 		vagx_bind_apply(job);
+		/* Applying invalidated the whole VM (-ENODEV counts as done). */
+		ret = job->tlb_failed ? -EIO : 0;
 	}
 	/* Drops the job's user reference; this is not the last one. */
 	vagx_bind_cleanup(job);
+	return ret;
 }
 
 static void vagx_sched_drain(struct drm_gpu_scheduler *sched,
@@ -1689,6 +1747,7 @@ static void vagx_vm_release_work(struct work_struct *work)
 {
 	struct vagx_vm *vm = container_of(work, struct vagx_vm, release_work);
 	struct vagx_device *vdev = vm->vdev;
+	int ret;
 
 	mutex_lock(&vdev->vms_lock);
 	list_del(&vm->node);
@@ -1703,7 +1762,13 @@ static void vagx_vm_release_work(struct work_struct *work)
 
 	/* Temporarily revive the user count for the teardown bind. */
 	kref_init(&vm->users);
-	vagx_vm_unmap_all(vm);
+	ret = vagx_vm_unmap_all(vm);
+	/*
+	 * Nothing runs on the VM any more. Its root is freed only if the
+	 * invalidation completed: else the device may hold translations
+	 * under that page, which a new VM could get as its root.
+	 */
+	vagx_pgtable_fini_after_tlb(&vm->pgt, ret);
 	drm_gpuvm_put(&vm->base);
 }
 
@@ -1963,14 +2028,21 @@ void vagx_file_release_vms(struct vagx_file *vfile)
  */
 void vagx_mmu_debugfs_show(struct vagx_device *vdev, struct seq_file *m)
 {
+	struct vagx_pt *pt;
 	struct vagx_vm *vm;
 	struct drm_gpuva *va;
 
-	seq_printf(m, "tlb: wedged %d quarantined_pts %d quarantined_vmas %d recoveries %d\n",
+	seq_printf(m, "tlb: wedged %d quarantined_pts %d quarantined_roots %d quarantined_vmas %d recoveries %d\n",
 		   READ_ONCE(vdev->tlb_wedged),
 		   atomic_read(&vdev->quarantined_pts),
+		   atomic_read(&vdev->quarantined_roots),
 		   atomic_read(&vdev->quarantined_vmas),
 		   atomic_read(&vdev->quarantine_recoveries));
+	mutex_lock(&vdev->quarantine_lock);
+	list_for_each_entry(pt, &vdev->quarantine_pts, gc)
+		if (pt->root)
+			seq_printf(m, "quarantined root %pad\n", &pt->dma);
+	mutex_unlock(&vdev->quarantine_lock);
 	mutex_lock(&vdev->vms_lock);
 	list_for_each_entry(vm, &vdev->vms, node) {
 		seq_printf(m, "vm %u: root %pad pt_pages %d unusable %d faults %u queues %d\n",

@@ -58,6 +58,7 @@ u64 vagx_pte_encode(bool valid, bool ro, bool null, bool no_exec, u64 addr);
 int vagx_pgtable_init(struct vagx_pgtable *pgt, struct vagx_device *vdev,
 		      struct vagx_pt_budget *budget);
 void vagx_pgtable_fini(struct vagx_pgtable *pgt);
+void vagx_pgtable_fini_after_tlb(struct vagx_pgtable *pgt, int tlb_ret);
 u64 vagx_pgtable_root(const struct vagx_pgtable *pgt);
 int vagx_pgtable_reserve(struct vagx_pgtable *pgt, u64 va, u64 size);
 void vagx_pgtable_unreserve(struct vagx_pgtable *pgt, u64 va, u64 size);

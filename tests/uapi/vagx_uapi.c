@@ -3096,6 +3096,144 @@ TEST_F(vagx, tlb_stuck_recovery)
 }
 
 /*
+ * Root table (debugfs vagx_vms "vm N: root R ...") of the VM that has a
+ * mapping starting at @va, or 0.
+ */
+static uint64_t root_of(int fd, uint64_t va)
+{
+	char pat[48], *s = debugfs_read(fd, "vagx_vms"), *m, *vmline = NULL;
+	uint64_t root = 0;
+
+	snprintf(pat, sizeof(pat), "[%#014llx-", (unsigned long long)va);
+	m = s ? strstr(s, pat) : NULL;
+	if (m) {
+		for (char *p = s; (p = strstr(p, ": root ")) && p < m; p++)
+			vmline = p;
+		if (vmline)
+			root = strtoull(vmline + 7, NULL, 16);
+	}
+	free(s);
+	return root;
+}
+
+/*
+ * Where debugfs vagx_vms lists the page @root: 1 as a quarantined root
+ * ("quarantined root R"), 2 as the root of a live VM, 3 both, 0 neither.
+ */
+static int root_listed(int fd, uint64_t root)
+{
+	char q[48], v[48], *s = debugfs_read(fd, "vagx_vms");
+	int where = 0;
+
+	snprintf(q, sizeof(q), "quarantined root %#018llx",
+		 (unsigned long long)root);
+	snprintf(v, sizeof(v), ": root %#018llx ", (unsigned long long)root);
+	if (s && strstr(s, q))
+		where |= 1;
+	if (s && strstr(s, v))
+		where |= 2;
+	free(s);
+	return where;
+}
+
+/* Polls (up to 2 s) until debugfs lists @root as quarantined. */
+static bool root_quarantine_seen(int fd, uint64_t root)
+{
+	for (int i = 0; i < 200; i++) {
+		if (root_listed(fd, root) & 1)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/*
+ * A VM whose teardown TLB invalidation fails keeps its root table in the
+ * quarantine, not only the tables below it: the device may still hold
+ * translations cached under the root's bus address, and a VM given the
+ * same page as its root before the recovery's invalidation of every VM
+ * would be translated through them. Its only mapping is NULL, so no vm_bo
+ * keeps the VM (and with it, before, the root) alive. Four injected
+ * failures (the teardown's and three recovery attempts) keep the
+ * quarantine for about 1.5 s: the root is listed, VMs created meanwhile
+ * get other pages, and the recovery frees it with the rest (the counters
+ * return to their values before). The same for an empty VM destroyed
+ * while the device is wedged (an earlier invalidation failed): its
+ * teardown now invalidates too, and fails, although nothing is mapped.
+ */
+TEST_F(vagx, tlb_fail_root_quarantine)
+{
+	const uint64_t va = 0x7e0000000000ull;
+	int pts, vmas, rec, roots, ret;
+	uint32_t vm, more[4];
+	uint64_t root;
+
+	ASSERT_EQ(0, vm_create(self->fd, &vm));
+	ret = bind1(self->fd, vm, DRM_VAGX_BIND_OP_MAP_NULL, 0, 0, va, PAGE);
+	if (!(self->info.features & DRM_VAGX_FEATURE_MAP_NULL)) {
+		EXPECT_EQ(0, vm_destroy(self->fd, vm));
+		SKIP(return, "device has no NULL PTEs (FEATURES.SPARSE_NULL)");
+	}
+	ASSERT_EQ(0, ret);
+	root = root_of(self->fd, va);
+	ASSERT_NE(0, root);
+	EXPECT_EQ(2, root_listed(self->fd, root));
+	pts = tlb_stat(self->fd, "quarantined_pts");
+	vmas = tlb_stat(self->fd, "quarantined_vmas");
+	rec = tlb_stat(self->fd, "recoveries");
+	roots = tlb_stat(self->fd, "quarantined_roots");
+	ASSERT_LE(0, pts);
+	ASSERT_LE(0, vmas);
+	ASSERT_LE(0, rec);
+	EXPECT_LE(0, roots);
+
+	ASSERT_EQ(0, debugfs_write(self->fd, "vagx_inject_tlb_fail", "4"));
+	EXPECT_EQ(0, vm_destroy(self->fd, vm));
+	/* Torn down on a workqueue: root, level-1, level-2 and leaf tables. */
+	EXPECT_TRUE(root_quarantine_seen(self->fd, root));
+	EXPECT_EQ(pts + 4, tlb_stat(self->fd, "quarantined_pts"));
+	EXPECT_EQ(roots + 1, tlb_stat(self->fd, "quarantined_roots"));
+	/* No VM created meanwhile is given the page. */
+	for (int i = 0; i < 4; i++) {
+		ASSERT_EQ(0, vm_create(self->fd, &more[i]));
+		EXPECT_EQ(0, root_listed(self->fd, root) & 2);
+	}
+	EXPECT_TRUE(quarantine_recovered(self->fd, pts, vmas, rec));
+	EXPECT_EQ(roots, tlb_stat(self->fd, "quarantined_roots"));
+	EXPECT_EQ(0, root_listed(self->fd, root) & 1);
+	EXPECT_EQ(0, debugfs_write(self->fd, "vagx_inject_tlb_fail", "0"));
+	for (int i = 0; i < 4; i++)
+		EXPECT_EQ(0, vm_destroy(self->fd, more[i]));
+
+	/* An empty VM torn down on a wedged device. */
+	ASSERT_EQ(0, vm_create(self->fd, &vm));
+	ASSERT_EQ(0, bind1(self->fd, vm, DRM_VAGX_BIND_OP_MAP_NULL, 0, 0, va,
+			   PAGE));
+	root = root_of(self->fd, va);
+	ASSERT_NE(0, root);
+	ASSERT_EQ(0, bind1(self->fd, vm, DRM_VAGX_BIND_OP_UNMAP, 0, 0, va,
+			   PAGE));
+	pts = tlb_stat(self->fd, "quarantined_pts");
+	rec = tlb_stat(self->fd, "recoveries");
+	ASSERT_EQ(0, debugfs_write(self->fd, "vagx_inject_tlb_wedge", "1"));
+	EXPECT_EQ(0, vm_destroy(self->fd, vm));
+	EXPECT_TRUE(root_quarantine_seen(self->fd, root));
+	if (tlb_stat(self->fd, "wedged") == 1 &&
+	    tlb_stat(self->fd, "quarantined_pts") == pts) {
+		/* Nothing started the recovery: have an UNMAP start it. */
+		ASSERT_EQ(0, vm_create(self->fd, &vm));
+		EXPECT_EQ(0, bind1(self->fd, vm, DRM_VAGX_BIND_OP_MAP_NULL, 0,
+				   0, va, PAGE));
+		EXPECT_EQ(0, bind1(self->fd, vm, DRM_VAGX_BIND_OP_UNMAP, 0, 0,
+				   va, PAGE));
+		EXPECT_EQ(0, vm_destroy(self->fd, vm));
+	}
+	EXPECT_TRUE(quarantine_recovered(self->fd, pts, vmas, rec));
+	EXPECT_EQ(roots, tlb_stat(self->fd, "quarantined_roots"));
+	EXPECT_EQ(0, root_listed(self->fd, root));
+}
+
+/*
  * DEV_QUERY sizes are bounded (4096). Found by vagx_fuzz (seed 2): a
  * TIMESTAMP query with a size near 4 GiB kept one ioctl busy for over
  * 10 s checking user memory for zeros, and GPU_INFO zero-fills @size.
