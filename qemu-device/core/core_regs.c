@@ -675,11 +675,11 @@ out:
 
 void vagx_core_vblank(struct vagx_core *core, struct vagx_core_scanout *active)
 {
-   vagx_core_vblank_late(core, active, 0);
+   vagx_core_vblank_late(core, active, 0, 1);
 }
 
 void vagx_core_vblank_late(struct vagx_core *core, struct vagx_core_scanout *active,
-                           uint64_t late_ns)
+                           uint64_t late_ns, uint32_t count)
 {
    const uint64_t ns_per_s = 1000000000ull;
    uint64_t ts = core_timestamp(core); /* host op: outside the lock */
@@ -693,7 +693,7 @@ void vagx_core_vblank_late(struct vagx_core *core, struct vagx_core_scanout *act
    if (core->scanout.active.enable) {
       /* Count and time stamp change together under the lock: a reader of
        * VBLANK_COUNT then VBLANK_TS sees the time of that vblank or a later. */
-      core->scanout.vblank_count++;
+      core->scanout.vblank_count += count;
       core->scanout.vblank_ts = ts;
       core_int_set(core, VAGX_INT_VBLANK(1));
    }

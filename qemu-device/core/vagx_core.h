@@ -165,10 +165,11 @@ struct vagx_core_scanout {
  * records the vblank's timestamp (SCANOUT_VBLANK_TS, calls host_ops.now_ns),
  * sets INT_STATUS.VBLANK.  Returns the active configuration. */
 void vagx_core_vblank(struct vagx_core *core, struct vagx_core_scanout *active);
-/* The same for a vblank that was due late_ns ago (the display timer ran
- * late): SCANOUT_VBLANK_TS records the time it was due. */
+/* The same for `count` (>= 1) vblanks at once, the last of which was due
+ * late_ns ago (the display timer ran late): SCANOUT_VBLANK_COUNT advances
+ * by count, SCANOUT_VBLANK_TS records the time the last one was due. */
 void vagx_core_vblank_late(struct vagx_core *core, struct vagx_core_scanout *active,
-                           uint64_t late_ns);
+                           uint64_t late_ns, uint32_t count);
 /* Reads `len` bytes of the scanout framebuffer VA range through the MMU
  * (NULL pages read as zero).  On failure sets SCANOUT_STATUS.FAULT, latches
  * the fault (unit SCANOUT) and returns nonzero. */

@@ -173,6 +173,18 @@ static void test_registers(void)
    vagx_core_vblank(d.core, &so);
    CHECK(so.enable && so.width == 64 && rd(&d, VAGX_REG_SCANOUT_VBLANK_COUNT) == 3,
          "vblanks go on after reset");
+   /* a display timer that missed vblanks counts them at once, time-stamped
+    * when the last one was due */
+   uint64_t now0 = rd(&d, VAGX_REG_TIMESTAMP_LO);
+   now0 |= (uint64_t)rd(&d, VAGX_REG_TIMESTAMP_HI) << 32;
+   vagx_core_vblank_late(d.core, &so, 50000000, 7);   /* due 50 ms ago */
+   uint64_t lts = rd(&d, VAGX_REG_SCANOUT_VBLANK_TS_LO);
+   lts |= (uint64_t)rd(&d, VAGX_REG_SCANOUT_VBLANK_TS_HI) << 32;
+   const uint64_t late_ticks = 50000000ull * VAGX_REG_TIMESTAMP_FREQ_RESET / 1000000000ull;
+   CHECK(rd(&d, VAGX_REG_SCANOUT_VBLANK_COUNT) == 10, "7 late vblanks counted at once: %u",
+         rd(&d, VAGX_REG_SCANOUT_VBLANK_COUNT));
+   CHECK(lts + late_ticks >= now0 && lts + late_ticks <= now0 + late_ticks / 10,
+         "late vblanks time-stamped when the last was due");
    /* INT_ENABLE set/clear */
    wr(&d, VAGX_REG_INT_ENABLE, VAGX_INT_JOB_DONE(1));
    wr(&d, VAGX_REG_INT_ENABLE_SET, VAGX_INT_VBLANK(1));

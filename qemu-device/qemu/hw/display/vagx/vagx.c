@@ -660,27 +660,34 @@ static int64_t vagx_frame_ns(VagxState *s)
 /*
  * QEMU_CLOCK_VIRTUAL timer, main loop: one vblank per frame.  Vblanks keep
  * their phase (due times are multiples of the frame period, however late
- * the main loop runs this), each one time-stamped when it was due, so the
- * refresh rate the guest measures is SCANOUT_REFRESH.  A loop stalled for
- * a few frames catches up with back-to-back vblanks; a longer stall
- * (VM stopped, host overload) restarts the phase instead.
+ * the main loop runs this), each one counted and time-stamped when it was
+ * due, so the vblank count and the refresh rate the guest measures follow
+ * SCANOUT_REFRESH exactly.  A loop stalled for a few frames catches up with
+ * back-to-back vblanks; after a longer stall (an overloaded host) the older
+ * missed vblanks are counted at once, as one interrupt, so the count still
+ * matches the timestamps (the virtual clock does not run while the VM is
+ * stopped, so a stop is no stall).
  */
 static void vagx_vblank_timer(void *opaque)
 {
     VagxState *s = opaque;
     int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
     int64_t frame = vagx_frame_ns(s);
-    unsigned n = 0;
+    int64_t due = now < s->vblank_due ? 1 : (now - s->vblank_due) / frame + 1;
 
-    if (now - s->vblank_due > VAGX_VBLANK_MAX_CATCHUP * frame) {
-        s->vblank_due = now;
+    if (due > VAGX_VBLANK_MAX_CATCHUP) {
+        int64_t batch = due - VAGX_VBLANK_MAX_CATCHUP + 1;
+        int64_t last = s->vblank_due + (batch - 1) * frame;
+
+        vagx_core_vblank_late(s->core, &s->active, now - last,
+                              (uint32_t)MIN(batch, UINT32_MAX));
+        s->vblank_due = last + frame;
+        due = VAGX_VBLANK_MAX_CATCHUP - 1;
     }
-    do {
-        vagx_core_vblank_late(s->core, &s->active, now - s->vblank_due);
+    for (; due > 0; due--) {
+        vagx_core_vblank_late(s->core, &s->active,
+                              now > s->vblank_due ? now - s->vblank_due : 0, 1);
         s->vblank_due += frame;
-    } while (s->vblank_due <= now && ++n < VAGX_VBLANK_MAX_CATCHUP);
-    if (s->vblank_due <= now) {
-        s->vblank_due = now + frame;
     }
     timer_mod(s->vblank_timer, s->vblank_due);
 }
