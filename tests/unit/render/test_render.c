@@ -3285,6 +3285,50 @@ static void fast_io_case(enum vagx_format cf, bool twiddled, unsigned samples, e
    free(res[1]);
 }
 
+/* n random triangles with random vertex colours (3 smooth varyings) and
+ * depths z (NULL: 0) in a vertex buffer: first vertices anywhere in the
+ * frame and 10 pixels around it, the others within `scale` of their first
+ * (independent: anywhere too); ties: on pixel edges and centres. */
+static uint64_t rand_colour_tris(unsigned *seed, unsigned n, double scale, bool independent,
+                                 bool ties, const float *z)
+{
+   double (*t)[2] = malloc(sizeof(*t) * n * 3);
+   float *col = malloc(sizeof(*col) * n * 9);
+   for (unsigned i = 0; i < n * 3; i++) {
+      *seed = *seed * 1103515245u + 12345u;
+      const unsigned sd = *seed;
+      if (i % 3 == 0 || independent) {
+         t[i][0] = (sd >> 8) % (W + 20) - 10.0;
+         t[i][1] = (sd >> 16) % (H + 20) - 10.0;
+      } else {  /* near the first vertex: small and thin triangles */
+         t[i][0] = t[i - i % 3][0] + ((sd >> 4) % 1000) / 1000.0 * scale - scale / 2;
+         t[i][1] = t[i - i % 3][1] + ((sd >> 14) % 1000) / 1000.0 * scale - scale / 2;
+      }
+      if (ties) {
+         t[i][0] = floor(t[i][0]) + ((sd >> 3) & 1) * 0.5;
+         t[i][1] = floor(t[i][1]) + ((sd >> 5) & 1) * 0.5;
+      }
+      for (unsigned k = 0; k < 3; k++)
+         col[i * 3 + k] = (float)((sd >> (k * 7)) % 251) / 250.0f;
+   }
+   uint64_t vb = vbuf_tris((const double(*)[2])t, n * 3, 3, col, NULL, z);
+   free(t);
+   free(col);
+   return vb;
+}
+
+/* The vertex colour (cf1..cf3 of rand_colour_tris) in r0..r2. */
+#define COLOUR_FS_ITER                                                                            \
+   "iter.center.persp r0, cf1, cf0, r0\niter.center.persp r1, cf2, cf0, r0\n"                     \
+   "iter.center.persp r2, cf3, cf0, r0\n"
+
+/* emit_state for rand_colour_tris's varyings and fragment program fs. */
+static void emit_colour_state(uint64_t vb, const struct prog *fs)
+{
+   uint32_t cfb[2] = {binding(0, 1, 0, VAGX_INTERP_SMOOTH), binding(1, 3, 1, VAGX_INTERP_SMOOTH)};
+   emit_state(3, 0, 0, vb, fs, cfb, 2, 4, false);
+}
+
 /* Block coverage (an 8x4 block's edge functions stepped across it) against
  * per-sample edge tests (VAGX_RENDER_OPT_NO_FAST_RASTER): random triangles,
  * tiny to large, on and off the pixel grid, sharing edges, 1X and 4X, with
@@ -3298,35 +3342,13 @@ static void test_fast_raster(void)
          W = 97; H = 71;
          ncs = 0;
          enum { NT = 120 };
-         double t[NT * 3][2];
-         float col[NT * 3 * 3];
-         for (unsigned i = 0; i < NT * 3; i++) {
-            seed = seed * 1103515245u + 12345u;
-            const double scale = round < 2 ? 8.0 : round < 4 ? 40.0 : 120.0;
-            const double base_x = (seed >> 8) % (W + 20) - 10.0, base_y = (seed >> 16) % (H + 20) - 10.0;
-            if (i % 3 == 0 || (round & 1)) {
-               t[i][0] = base_x;
-               t[i][1] = base_y;
-            } else {  /* near the first vertex: small and thin triangles */
-               t[i][0] = t[i - i % 3][0] + ((seed >> 4) % 1000) / 1000.0 * scale - scale / 2;
-               t[i][1] = t[i - i % 3][1] + ((seed >> 14) % 1000) / 1000.0 * scale - scale / 2;
-            }
-            if (round == 5) {  /* exactly on pixel edges and centres: ties */
-               t[i][0] = floor(t[i][0]) + ((seed >> 3) & 1) * 0.5;
-               t[i][1] = floor(t[i][1]) + ((seed >> 5) & 1) * 0.5;
-            }
-            for (unsigned k = 0; k < 3; k++)
-               col[i * 3 + k] = (float)((seed >> (k * 7)) % 251) / 250.0f;
-         }
-         uint64_t vb = vbuf_tris((const double(*)[2])t, NT * 3, 3, col, NULL, NULL);
-         struct prog fs = {.code = assemble("iter.center.persp r0, cf1, cf0, r0\n"
-                                            "iter.center.persp r1, cf2, cf0, r0\n"
-                                            "iter.center.persp r2, cf3, cf0, r0\n"
+         const double scale = round < 2 ? 8.0 : round < 4 ? 40.0 : 120.0;
+         uint64_t vb = rand_colour_tris(&seed, NT, scale, round & 1, round == 5, NULL);
+         struct prog fs = {.code = assemble(COLOUR_FS_ITER
                                             "mov r3, #1.0\nst_tile.rt0 r0, #0\n"
                                             "st_tile.rt0 r0, #1\nst_tile.rt0 r0, #2\n"
                                             "st_tile.rt0 r0, #3\nend\n")};
-         uint32_t cfb[2] = {binding(0, 1, 0, VAGX_INTERP_SMOOTH), binding(1, 3, 1, VAGX_INTERP_SMOOTH)};
-         emit_state(3, 0, 0, vb, &fs, cfb, 2, 4, false);
+         emit_colour_state(vb, &fs);
          if (samples == 4)
             EMIT(cmd_rasterizer, v_.half_pixel_center = 1; v_.point_size = 1; v_.line_width = 1;
                  v_.sample_mask = 0xf; v_.depth_clip = 1; v_.multisample = 1);
@@ -3381,39 +3403,27 @@ static void test_fast_depth(void)
             W = 97; H = 71;
             ncs = 0;
             enum { NT = 60 };
-            double t[NT * 3][2];
-            float col[NT * 3 * 3], z[NT * 3];
+            float z[NT * 3];
             for (unsigned i = 0; i < NT * 3; i++) {
                seed = seed * 1103515245u + 12345u;
-               const double scale = i < NT ? 12.0 : 90.0;
-               if (i % 3 == 0) {
-                  t[i][0] = (seed >> 8) % (W + 20) - 10.0;
-                  t[i][1] = (seed >> 16) % (H + 20) - 10.0;
-               } else {
-                  t[i][0] = t[i - i % 3][0] + ((seed >> 4) % 1000) / 1000.0 * scale - scale / 2;
-                  t[i][1] = t[i - i % 3][1] + ((seed >> 14) % 1000) / 1000.0 * scale - scale / 2;
-               }
                z[i] = (float)((seed >> 3) % 1601) / 1000.0f - 0.3f;
                /* every third triangle flat at a few shared depths (up to past the far
                 * plane): equal tests */
                if ((i / 3) % 3 == 2)
                   z[i] = (float)((i / 9) % 6) * 0.25f;
-               for (unsigned k = 0; k < 3; k++)
-                  col[i * 3 + k] = (float)((seed >> (k * 7)) % 251) / 250.0f;
             }
-            uint64_t vb = vbuf_tris((const double(*)[2])t, NT * 3, 3, col, NULL, z);
-            struct prog fs = {.code = assemble("iter.center.persp r0, cf1, cf0, r0\n"
-                                               "iter.center.persp r1, cf2, cf0, r0\n"
-                                               "iter.center.persp r2, cf3, cf0, r0\n"
-                                               "mov r3, #1.0\nst_tile.rt0 r0, #0\nend\n")};
-            uint32_t cfb[2] = {binding(0, 1, 0, VAGX_INTERP_SMOOTH), binding(1, 3, 1, VAGX_INTERP_SMOOTH)};
-            emit_state(3, 0, 0, vb, &fs, cfb, 2, 4, false);
+            uint64_t vb = rand_colour_tris(&seed, NT, 40.0, false, false, z);
+            struct prog fs = {.code = assemble(COLOUR_FS_ITER "mov r3, #1.0\nst_tile.rt0 r0, #0\nend\n")};
+            emit_colour_state(vb, &fs);
             seed = seed * 1103515245u + 12345u;
             const bool write = seed >> 20 & 1, clip = v >> 1, hsr = v & 1;
-            if (hsr)
+            if (hsr) {
+               uint32_t cfb[2] = {binding(0, 1, 0, VAGX_INTERP_SMOOTH),
+                                  binding(1, 3, 1, VAGX_INTERP_SMOOTH)};
                EMIT(cmd_bind_fragment_pipeline, v_.cf_binding_count = 2; v_.cf_count = 4;
                     v_.slots32 = 4; v_.opaque = 1; v_.cf_bindings_va = put(cfb, 8, 4);
                     to_usc(&fs, &v_.program));
+            }
             EMIT(cmd_rasterizer, v_.half_pixel_center = 1; v_.point_size = 1; v_.line_width = 1;
                  v_.sample_mask = 0xf; v_.depth_clip = clip);
             /* a depth range past [0, 1] (a float depth buffer's, or one a
@@ -3478,26 +3488,13 @@ static void test_fast_ld_tile(void)
       W = 61; H = 45;
       ncs = 0;
       enum { NT = 40 };
-      double t[NT * 3][2];
-      float col[NT * 3 * 3];
-      for (unsigned i = 0; i < NT * 3; i++) {
-         seed = seed * 1103515245u + 12345u;
-         t[i][0] = (seed >> 8) % (W + 20) - 10.0;
-         t[i][1] = (seed >> 16) % (H + 20) - 10.0;
-         for (unsigned k = 0; k < 3; k++)
-            col[i * 3 + k] = (float)((seed >> (k * 7)) % 251) / 250.0f;
-      }
-      uint64_t vb = vbuf_tris((const double(*)[2])t, NT * 3, 3, col, NULL, NULL);
-      struct prog fs = {.code = assemble("iter.center.persp r0, cf1, cf0, r0\n"
-                                         "iter.center.persp r1, cf2, cf0, r0\n"
-                                         "iter.center.persp r2, cf3, cf0, r0\n"
-                                         "ld_tile.rt0 r4, #0\n"
+      uint64_t vb = rand_colour_tris(&seed, NT, 0, true, false, NULL);
+      struct prog fs = {.code = assemble(COLOUR_FS_ITER "ld_tile.rt0 r4, #0\n"
                                          "fmul r0, r0, #0.5\nfmul r4, r4, #0.5\nfadd r0, r0, r4\n"
                                          "fmul r1, r1, #0.5\nfmul r5, r5, #0.5\nfadd r1, r1, r5\n"
                                          "fmul r2, r2, #0.5\nfmul r6, r6, #0.5\nfadd r2, r2, r6\n"
                                          "fadd r3, r7, #0.125\nst_tile.rt0 r0, #0\nend\n")};
-      uint32_t cfb[2] = {binding(0, 1, 0, VAGX_INTERP_SMOOTH), binding(1, 3, 1, VAGX_INTERP_SMOOTH)};
-      emit_state(3, 0, 0, vb, &fs, cfb, 2, 4, false);
+      emit_colour_state(vb, &fs);
       draw(VAGX_PRIMITIVE_TRIANGLES, NT * 3);
       EMIT(cmd_end);
       struct job_opts o = {.clear = {0.2f, 0.4f, 0.6f, 0.3f},
