@@ -1857,8 +1857,8 @@ static void test_tex_linear_stride(void)
       save_ppm("tex-linear-stride");
 }
 
-/* Full-screen quad with fragment shader fs (no varyings). */
-static enum vagx_job_status draw_fullscreen(const struct prog *fs, const struct job_opts *o)
+/* The job of a full-screen quad with fragment shader fs (no varyings). */
+static uint64_t fullscreen_job(const struct prog *fs, const struct job_opts *o)
 {
    ncs = 0;
    double t[6][2];
@@ -1867,7 +1867,13 @@ static enum vagx_job_status draw_fullscreen(const struct prog *fs, const struct 
    emit_state(0, 0, 0, vb, fs, NULL, 0, 0, false);
    draw(VAGX_PRIMITIVE_TRIANGLES, 6);
    EMIT(cmd_end);
-   uint64_t job = make_job(o);
+   return make_job(o);
+}
+
+/* Runs it. */
+static enum vagx_job_status draw_fullscreen(const struct prog *fs, const struct job_opts *o)
+{
+   uint64_t job = fullscreen_job(fs, o);
    struct vagx_render_fault f;
    enum vagx_job_status st = run(job, &f);
    if (st != VAGX_JOB_STATUS_OK)
@@ -1947,14 +1953,7 @@ static void tex_fast_run(const struct prog *fs, const struct job_opts *o, unsign
    usc_simd_force(simd);
    run_mem = paged ? &io_ops : &mem_ops;
    memset(&io_first, 0, sizeof(io_first));
-   ncs = 0;
-   double t[6][2];
-   rect_tris(t, 0, 0, (int)W, (int)H, false);
-   uint64_t vb = vbuf_tris(t, 6, 0, NULL, NULL, NULL);
-   emit_state(0, 0, 0, vb, fs, NULL, 0, 0, false);
-   draw(VAGX_PRIMITIVE_TRIANGLES, 6);
-   EMIT(cmd_end);
-   *st = run(make_job(o), f);
+   *st = run(fullscreen_job(fs, o), f);
    *first = io_first;
    run_mem = &mem_ops;
    usc_simd_force(USC_SIMD_AUTO);
