@@ -504,7 +504,14 @@ TEST_F(kms, vblank_timing)
 		ASSERT_EQ(DRM_EVENT_VBLANK,
 			  read_event(self->k.fd, &ev, sizeof(ev), 2000));
 		EXPECT_EQ(0xabcd, ev.user_data);
-		EXPECT_EQ(seq1 + 5, ev.sequence);
+		/*
+		 * Never early. On a loaded host the device may count several
+		 * vblanks between two interrupts the guest handles (back-to-back
+		 * catch-up, or a batch after a long stall): the event then
+		 * reports the count at delivery, as DRM does for a passed target.
+		 */
+		EXPECT_GE((int32_t)(ev.sequence - (seq1 + 5)), 0);
+		EXPECT_GE(ev.tv_sec + ev.tv_usec / 1e6, ts1 + 5 * period * 0.9);
 	}
 	munmap(d.map, d.size);
 }
