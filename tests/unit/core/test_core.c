@@ -458,13 +458,13 @@ static void test_tlb(void)
    tq_init(&t, &d, 0, 3);
    uint64_t root = vm_new(d.f);
    uint64_t dst = vm_alloc(d.f, root, VA_BUF, VAGX_PAGE_SIZE, false);
-   uint64_t a = vm_alloc(d.f, root, VA_BUF + 0x1000, VAGX_PAGE_SIZE, false);
+   uint64_t a = vm_alloc(d.f, root, VA_BUF + VAGX_PAGE_SIZE, VAGX_PAGE_SIZE, false);
    uint64_t b = pa_alloc(d.f, VAGX_PAGE_SIZE);
    pa_u32(d.f, a)[0] = 0xaaaa;
    pa_u32(d.f, b)[0] = 0xbbbb;
    uint32_t p[VAGX_RING_SLOT_PAYLOAD_SIZE / 4];
    struct vagx_job_header h;
-   payload_copy(p, VA_BUF, VA_BUF + 0x1000, 4);
+   payload_copy(p, VA_BUF, VA_BUF + VAGX_PAGE_SIZE, 4);
 
    hdr_init(&t, &h, VAGX_JOB_TYPE_COPY, root, 1);
    tq_submit(&t, &h, p);
@@ -473,7 +473,7 @@ static void test_tlb(void)
 
    /* remap VA_BUF+0x1000 -> b without invalidating: the cached translation
     * may still be used (and with this device is) */
-   vm_map_page(d.f, root, VA_BUF + 0x1000, b, false, false);
+   vm_map_page(d.f, root, VA_BUF + VAGX_PAGE_SIZE, b, false, false);
    hdr_init(&t, &h, VAGX_JOB_TYPE_COPY, root, 2);
    tq_submit(&t, &h, p);
    vagx_core_process(d.core);
@@ -483,8 +483,8 @@ static void test_tlb(void)
    uint32_t seq0 = rd(&d, VAGX_REG_TLB_INV_SEQ);
    wr(&d, VAGX_REG_TLB_INV_ROOT_LO, (uint32_t)root);
    wr(&d, VAGX_REG_TLB_INV_ROOT_HI, (uint32_t)(root >> 32));
-   wr(&d, VAGX_REG_TLB_INV_VA_LO, (uint32_t)(VA_BUF + 0x1000));
-   wr(&d, VAGX_REG_TLB_INV_VA_HI, (uint32_t)((VA_BUF + 0x1000) >> 32));
+   wr(&d, VAGX_REG_TLB_INV_VA_LO, (uint32_t)(VA_BUF + VAGX_PAGE_SIZE));
+   wr(&d, VAGX_REG_TLB_INV_VA_HI, (uint32_t)((VA_BUF + VAGX_PAGE_SIZE) >> 32));
    wr(&d, VAGX_REG_TLB_INV_SIZE_LO, VAGX_PAGE_SIZE);
    wr(&d, VAGX_REG_TLB_INV_CMD, VAGX_TLB_INV_CMD_START(1));
    CHECK(VAGX_TLB_INV_STATUS_BUSY_GET(rd(&d, VAGX_REG_TLB_INV_STATUS)) == 0, "idle device: done");
@@ -497,7 +497,7 @@ static void test_tlb(void)
    CHECK(pa_u32(d.f, dst)[0] == 0xbbbb, "new translation after invalidate: %x", pa_u32(d.f, dst)[0]);
 
    /* unmap + invalidate -> fault */
-   vm_unmap(d.f, root, VA_BUF + 0x1000);
+   vm_unmap(d.f, root, VA_BUF + VAGX_PAGE_SIZE);
    wr(&d, VAGX_REG_TLB_INV_CMD, VAGX_TLB_INV_CMD_START(1) | VAGX_TLB_INV_CMD_ALL_ROOTS(1));
    hdr_init(&t, &h, VAGX_JOB_TYPE_COPY, root, 4);
    uint64_t slot = tq_submit(&t, &h, p);
