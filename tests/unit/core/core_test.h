@@ -2,8 +2,9 @@
 /*
  * Test harness of the renderer core: a fake guest (flat RAM buffer, irq
  * recorder, host clock) behind vagx_core_host_ops, and a tiny "driver" that
- * builds page tables and rings the way vagx.ko does -- every PTE, header and
- * descriptor is packed with the generated helpers of vagx_hw.h.
+ * builds page tables (with the contract's vagx_pt.h) and rings the way
+ * vagx.ko does -- every PTE, header and descriptor is packed with the
+ * generated helpers of vagx_hw.h.
  */
 #ifndef VAGX_CORE_TEST_H
 #define VAGX_CORE_TEST_H
@@ -17,6 +18,7 @@
 
 #include "vagx_hw.h"
 #include "vagx_core.h"
+#include "vagx_pt.h"
 
 static int t_failures __attribute__((unused)), t_checks __attribute__((unused));
 
@@ -165,20 +167,40 @@ static inline uint64_t pa_u64(struct fake *f, uint64_t pa)
 }
 
 /* -------------------------------------------------------- page tables -- */
+/* Built with the contract's page-table library (vagx_pt.h) over the fake
+ * guest's RAM, new tables from the page allocator. */
+
+static inline uint64_t pt_alloc_table(void *o)
+{
+   return pa_alloc((struct fake *)o, VAGX_PAGE_SIZE);
+}
+
+static const struct vagx_pt_ops fake_pt_ops = {
+   .read = f_read, .write = f_write, .alloc_table = pt_alloc_table,
+};
+
+/* The tests build only tables they can build: anything else is a bug of
+ * the test itself. */
+static inline void pt_ok(enum vagx_pt_status st, const char *what, uint64_t va)
+{
+   if (st != VAGX_PT_OK) {
+      fprintf(stderr, "%s 0x%llx: page-table status %d\n", what, (unsigned long long)va, st);
+      abort();
+   }
+}
 
 static inline void pte_store(struct fake *f, uint64_t pa, const struct vagx_pte *p)
 {
-   uint32_t raw[VAGX_PTE_DWORDS];
-   vagx_pte_pack(raw, p);
-   memcpy(f->ram + pa, raw, sizeof(raw));
+   pt_ok(vagx_pt_store(&fake_pt_ops, f, pa, vagx_pte_encode(p)) ? VAGX_PT_BUS_ERROR : VAGX_PT_OK,
+         "pte_store", pa);
 }
 
 static inline struct vagx_pte pte_load(struct fake *f, uint64_t pa)
 {
-   uint32_t raw[VAGX_PTE_DWORDS];
+   uint64_t raw = 0;
    struct vagx_pte p;
-   memcpy(raw, f->ram + pa, sizeof(raw));
-   vagx_pte_unpack(raw, &p, NULL);
+   pt_ok(vagx_pt_load(&fake_pt_ops, f, pa, &raw) ? VAGX_PT_BUS_ERROR : VAGX_PT_OK, "pte_load", pa);
+   vagx_pte_decode(raw, &p);
    return p;
 }
 
@@ -190,46 +212,24 @@ static inline uint64_t vm_new(struct fake *f)
 /* PA of the entry for va at `level`, creating the tables above it. */
 static inline uint64_t vm_entry(struct fake *f, uint64_t root, uint64_t va, unsigned level)
 {
-   uint64_t table = root;
-   for (unsigned l = 0; l < level; l++) {
-      uint64_t e = table + (uint64_t)vagx_pt_index(va, l) * VAGX_PTE_SIZE;
-      struct vagx_pte p = pte_load(f, e);
-      if (!p.valid) {
-         vagx_pte_init(&p);
-         p.valid = true;
-         p.addr = pa_alloc(f, VAGX_PAGE_SIZE);
-         pte_store(f, e, &p);
-      }
-      table = p.addr;
-   }
-   return table + (uint64_t)vagx_pt_index(va, level) * VAGX_PTE_SIZE;
+   uint64_t e = 0;
+   pt_ok(vagx_pt_entry(&fake_pt_ops, f, root, va, level, true, &e), "vm_entry", va);
+   return e;
 }
 
 static inline void vm_map_page(struct fake *f, uint64_t root, uint64_t va, uint64_t pa, bool ro, bool nx)
 {
-   struct vagx_pte p;
-   vagx_pte_init(&p);
-   p.valid = true;
-   p.read_only = ro;
-   p.no_exec = nx;
-   p.addr = pa;
-   pte_store(f, vm_entry(f, root, va, VAGX_PT_LEVELS - 1), &p);
+   pt_ok(vagx_pt_map(&fake_pt_ops, f, root, va, pa, ro, nx), "vm_map_page", va);
 }
 
 static inline void vm_set_null(struct fake *f, uint64_t root, uint64_t va, unsigned level)
 {
-   struct vagx_pte p;
-   vagx_pte_init(&p);
-   p.valid = true;
-   p.null = true;
-   pte_store(f, vm_entry(f, root, va, level), &p);
+   pt_ok(vagx_pt_set(&fake_pt_ops, f, root, va, level, vagx_pte_null()), "vm_set_null", va);
 }
 
 static inline void vm_unmap(struct fake *f, uint64_t root, uint64_t va)
 {
-   struct vagx_pte p;
-   vagx_pte_init(&p);
-   pte_store(f, vm_entry(f, root, va, VAGX_PT_LEVELS - 1), &p);
+   pt_ok(vagx_pt_unmap(&fake_pt_ops, f, root, va), "vm_unmap", va);
 }
 
 /* Allocates physically contiguous backing for [va, va+size) and maps it.

@@ -352,7 +352,7 @@ static void test_mmu(void)
       enum vagx_fault_reason reason;
       unsigned level;
    } cases[] = {
-      {VA_BUF + (1ull << 30), VAGX_FAULT_REASON_NOT_PRESENT, 1}, /* L1 entry missing */
+      {VA_BUF + vagx_pt_entry_span(1), VAGX_FAULT_REASON_NOT_PRESENT, 1}, /* L1 entry missing */
       {VA_BUF + 0x30000, VAGX_FAULT_REASON_NOT_PRESENT, 3},       /* leaf missing */
       {1ull << VAGX_VA_BITS, VAGX_FAULT_REASON_ADDRESS_RANGE, 0},
       {0x0000700000000000ull, VAGX_FAULT_REASON_NOT_PRESENT, 0},
@@ -609,7 +609,7 @@ static void test_long_jobs(void)
    tdev_init(&d, RAM, 2, false);
    uint64_t root = vm_new(d.f);
    /* NULL from VA_SPARSE on for 2^47 bytes: a fill over it runs for minutes */
-   for (uint64_t va = VA_SPARSE; va < VA_SPARSE + (1ull << 47); va += 1ull << 39)
+   for (uint64_t va = VA_SPARSE; va < VA_SPARSE + (1ull << 47); va += vagx_pt_entry_span(0))
       vm_set_null(d.f, root, va, 0);
    struct tq t0, t1;
    tq_init(&t0, &d, 0, 3);
@@ -715,7 +715,7 @@ static void test_abort_match(void)
    struct tdev d;
    tdev_init(&d, RAM, 2, false);
    uint64_t root = vm_new(d.f);
-   for (uint64_t va = VA_SPARSE; va < VA_SPARSE + (1ull << 47); va += 1ull << 39)
+   for (uint64_t va = VA_SPARSE; va < VA_SPARSE + (1ull << 47); va += vagx_pt_entry_span(0))
       vm_set_null(d.f, root, va, 0);
    struct tq t0;
    tq_init(&t0, &d, 0, 3);

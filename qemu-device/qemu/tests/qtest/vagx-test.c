@@ -22,6 +22,7 @@
 
 #include "hw/display/vagx/vagx_hw.h"
 #include "hw/display/vagx/vagx_isa.h"
+#include "hw/display/vagx/uapi/hw/pt/vagx_pt.h"
 
 #define TIMEOUT_US (20 * G_USEC_PER_SEC)
 #define MSI_MAGIC 0x5a000000u
@@ -215,60 +216,42 @@ static void write_words(Vagx *v, uint64_t pa, const uint32_t *w, unsigned n)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Page tables (built in guest memory from the contract's PTE layout)       */
+/* Page tables: the contract's page-table library over qtest memory      */
 /* ------------------------------------------------------------------------ */
 
-static void write_pte(Vagx *v, uint64_t pa, const struct vagx_pte *pte)
+static int pt_read(void *ctx, uint64_t pa, void *buf, size_t len)
 {
-    uint32_t w[VAGX_PTE_DWORDS];
-
-    vagx_pte_pack(w, pte);
-    write_words(v, pa, w, VAGX_PTE_DWORDS);
+    qtest_memread(((Vagx *)ctx)->qts, pa, buf, len);
+    return 0;
 }
 
-static unsigned va_index(uint64_t va, unsigned level)
+static int pt_write(void *ctx, uint64_t pa, const void *buf, size_t len)
 {
-    unsigned shift = VAGX_PAGE_SHIFT +
-                     VAGX_PT_BITS_PER_LEVEL * (VAGX_PT_LEVELS - 1 - level);
+    qtest_memwrite(((Vagx *)ctx)->qts, pa, buf, len);
+    return 0;
+}
 
-    return (va >> shift) & (VAGX_PT_ENTRIES - 1);
+static uint64_t pt_alloc(void *ctx)
+{
+    return galloc(ctx, VAGX_PAGE_SIZE);
+}
+
+static const struct vagx_pt_ops pt_ops = {
+    .read = pt_read, .write = pt_write, .alloc_table = pt_alloc,
+};
+
+/* Writes a raw entry (the fuzzer's and the NULL subtrees' way). */
+static void write_pte(Vagx *v, uint64_t pa, const struct vagx_pte *pte)
+{
+    g_assert_cmpint(vagx_pt_store(&pt_ops, v, pa, vagx_pte_encode(pte)), ==, 0);
 }
 
 /* Map one 4 KiB page va -> pa; creates intermediate tables as needed. */
 static void vm_map(Vagx *v, uint64_t root, uint64_t va, uint64_t pa,
                    bool read_only)
 {
-    uint64_t table = root;
-
-    for (unsigned level = 0; level < VAGX_PT_LEVELS - 1; level++) {
-        uint64_t e = table + VAGX_PTE_SIZE * va_index(va, level);
-        uint32_t w[VAGX_PTE_DWORDS];
-        struct vagx_pte pte;
-
-        for (unsigned i = 0; i < VAGX_PTE_DWORDS; i++) {
-            w[i] = qtest_readl(v->qts, e + 4 * i);
-        }
-        vagx_pte_unpack(w, &pte, NULL);
-        if (pte.valid) {
-            table = pte.addr;
-        } else {
-            vagx_pte_init(&pte);
-            pte.valid = true;
-            pte.addr = galloc(v, VAGX_PAGE_SIZE);
-            write_pte(v, e, &pte);
-            table = pte.addr;
-        }
-    }
-    {
-        struct vagx_pte pte;
-
-        vagx_pte_init(&pte);
-        pte.valid = true;
-        pte.read_only = read_only;
-        pte.addr = pa;
-        write_pte(v, table + VAGX_PTE_SIZE * va_index(va, VAGX_PT_LEVELS - 1),
-                  &pte);
-    }
+    g_assert_cmpint(vagx_pt_map(&pt_ops, v, root, va, pa, read_only, false),
+                    ==, VAGX_PT_OK);
 }
 
 /* Allocate `size` bytes of guest RAM and map them at a fresh VA. */
@@ -756,8 +739,8 @@ static uint64_t long_job_va(Vagx *v)
     vagx_pte_init(&pte);
     pte.valid = true;
     pte.null = true;
-    write_pte(v, v->root + VAGX_PTE_SIZE * va_index(va, 0), &pte);
-    write_pte(v, v->root + VAGX_PTE_SIZE * va_index(va + 0x8000000000ull, 0),
+    write_pte(v, vagx_pt_entry_pa(v->root, va, 0), &pte);
+    write_pte(v, vagx_pt_entry_pa(v->root, va + vagx_pt_entry_span(0), 0),
               &pte);
     return va;
 }

@@ -19,6 +19,7 @@
 #include "vagx_core.h"
 #include "vagx_drm.h"
 #include "vagx_hw.h"
+#include "vagx_pt.h"
 
 bool drm_shim_driver_prefers_first_render_node = true;
 
@@ -86,49 +87,29 @@ alloc_pages(uint64_t size)
    return off + SHIM_PA_BASE;
 }
 
-static uint64_t *
-pte_ptr(uint64_t table_pa, unsigned idx)
+static uint64_t
+alloc_table(void *o)
 {
-   return (uint64_t *)(S.mem + (table_pa - SHIM_PA_BASE)) + idx;
+   return alloc_pages(VAGX_PAGE_SIZE);
 }
 
-static uint64_t
-make_pte(uint64_t pa, bool null)
-{
-   struct vagx_pte p;
-   uint32_t dw[2];
-   vagx_pte_init(&p);
-   p.valid = 1;
-   p.null = null;
-   p.addr = null ? 0 : pa;
-   vagx_pte_pack(dw, &p);
-   return dw[0] | ((uint64_t)dw[1] << 32);
-}
+/* The page tables live in the shim's "guest-physical" memory, built with
+ * the contract's page-table library as vagx.ko builds them. */
+static const struct vagx_pt_ops pt_ops = {
+   .read = h_read, .write = h_write, .alloc_table = alloc_table,
+};
 
 /* Set the leaf PTE for va (op: 0 map pa, 1 null, 2 unmap). */
 static int
 set_page(uint64_t root, uint64_t va, uint64_t pa, int op)
 {
-   uint64_t table = root;
-   for (unsigned level = 0; level < VAGX_PT_LEVELS - 1; level++) {
-      uint64_t *e = pte_ptr(table, vagx_pt_index(va, level));
-      uint32_t dw[VAGX_PTE_DWORDS] = {(uint32_t)*e, (uint32_t)(*e >> 32)};
-      struct vagx_pte p;
-      vagx_pte_unpack(dw, &p, NULL);
-      if (!p.valid) {
-         if (op == 2)
-            return 0;
-         uint64_t t = alloc_pages(VAGX_PAGE_SIZE);
-         if (!t)
-            return -ENOMEM;
-         *e = make_pte(t, false);
-         p.addr = t;
-      }
-      table = p.addr;
-   }
-   uint64_t *leaf = pte_ptr(table, vagx_pt_index(va, VAGX_PT_LEVELS - 1));
-   *leaf = op == 2 ? 0 : make_pte(pa, op == 1);
-   return 0;
+   enum vagx_pt_status st;
+   if (op == 2)
+      st = vagx_pt_unmap(&pt_ops, NULL, root, va);
+   else
+      st = vagx_pt_set(&pt_ops, NULL, root, va, VAGX_PT_LEVELS - 1,
+                       op == 1 ? vagx_pte_null() : vagx_pte_page(pa, false, false));
+   return st == VAGX_PT_OK ? 0 : st == VAGX_PT_NO_MEMORY ? -ENOMEM : -EFAULT;
 }
 
 static void
