@@ -59,6 +59,8 @@
 #define FB_H 1080
 #define MEM_SIZE (96u << 20)
 #include "render_test_mem.h"
+#include "vagx_cs.h"
+#include "vagx_test_desc.h"
 
 static double now_s(void)
 {
@@ -229,12 +231,7 @@ struct prog {
 
 static void to_usc(const struct prog *p, struct vagx_usc_program *u)
 {
-   vagx_usc_program_init(u);
-   u->code_va = p->code;
-   u->gpr_count = 32;
-   u->uniform_count = p->nuni;
-   if (p->nuni)
-      u->uniform_va = put(p->uni, p->nuni * 4, 4);
+   t_usc_program(u, p->code, 32, p->nuni, p->nuni ? put(p->uni, p->nuni * 4, 4) : 0);
    u->texture_count = p->ntex;
    u->texture_va = p->tex;
    u->sampler_count = p->nsmp;
@@ -245,14 +242,7 @@ static void to_usc(const struct prog *p, struct vagx_usc_program *u)
 
 static uint32_t cs[4096];
 static unsigned ncs;
-#define EMIT(T, ...)                                                                   \
-   do {                                                                                \
-      struct vagx_##T v_;                                                              \
-      vagx_##T##_init(&v_);                                                            \
-      __VA_ARGS__;                                                                     \
-      vagx_##T##_pack(&cs[ncs], &v_);                                                  \
-      ncs += vagx_cmd_dwords(cs[ncs]);                                                 \
-   } while (0)
+#define EMIT(T, ...) VAGX_CS_EMIT(cs, ncs, T, __VA_ARGS__)
 
 static uint64_t fb_va;
 static const uint32_t fb_stride = FB_W * 4;
@@ -285,17 +275,7 @@ static uint64_t make_job(void)
 {
    uint64_t cs_va = put(cs, ncs * 4, 16);
    struct vagx_pbe pbe;
-   vagx_pbe_init(&pbe);
-   pbe.format = VAGX_FORMAT_RGBA8_UNORM;
-   pbe.dimension = VAGX_DIMENSION_2D;
-   pbe.layout = VAGX_IMAGE_LAYOUT_LINEAR;
-   pbe.samples = VAGX_MSAA_1X;
-   pbe.width = FB_W;
-   pbe.height = FB_H;
-   pbe.depth = 1;
-   pbe.levels = 1;
-   pbe.stride = fb_stride;
-   pbe.base_va = fb_va;
+   t_pbe_linear_2d(&pbe, VAGX_FORMAT_RGBA8_UNORM, FB_W, FB_H, fb_stride, fb_va);
    if (job_twiddled) {
       twiddled_layout(&fbt_l, 4);
       fbt_va = alloc(fbt_l.size_B, 16384);
@@ -309,16 +289,7 @@ static uint64_t make_job(void)
    memcpy(bg.uni, clear_rgba, 16);
    struct prog eot = {.code = assemble(eot_src), .img = pbe_va, .nimg = 1};
    struct vagx_render_job rj;
-   vagx_render_job_init(&rj);
-   rj.width = FB_W;
-   rj.height = FB_H;
-   rj.samples = VAGX_MSAA_1X;
-   rj.rt_count = 1;
-   rj.process_empty_tiles = 1;
-   rj.cs_va = cs_va;
-   for (unsigned i = 0; i < 8; i++)
-      rj.rt_format[i] = VAGX_FORMAT_INVALID;
-   rj.rt_format[0] = VAGX_FORMAT_RGBA8_UNORM;
+   t_render_job_1rt(&rj, FB_W, FB_H, VAGX_FORMAT_RGBA8_UNORM, cs_va);
    rj.clear_depth = 1.0f;
    if (job_twiddled) {
       twiddled_layout(&zs_l, 4);

@@ -16,24 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "vagx_check.h"
 #include "vagx_hw.h"
 #include "vagx_core.h"
 #include "vagx_pt.h"
-
-static int t_failures __attribute__((unused)), t_checks __attribute__((unused));
-
-#define CHECK(cond, ...)                                                        \
-   do {                                                                         \
-      t_checks++;                                                               \
-      if (!(cond)) {                                                            \
-         t_failures++;                                                          \
-         if (t_failures < 60) {                                                 \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                       \
-            fputc('\n', stderr);                                                \
-         }                                                                      \
-      }                                                                         \
-   } while (0)
 
 /* ------------------------------------------------------------ fake guest -- */
 
@@ -242,18 +228,12 @@ static inline uint64_t vm_alloc(struct fake *f, uint64_t root, uint64_t va, uint
    return pa;
 }
 
-/* Bits of a PTE no field covers, derived from the generated packer. */
+/* Bits of a PTE no field covers (the page-table library's), by dword. */
 static inline void pte_reserved_mask(uint32_t out[VAGX_PTE_DWORDS])
 {
-   struct vagx_pte p;
-   vagx_pte_init(&p);
-   p.valid = p.read_only = p.null = p.no_exec = true;
-   p.addr = ~(uint64_t)0;
-   p.sw = ~0u;
-   uint32_t raw[VAGX_PTE_DWORDS];
-   vagx_pte_pack(raw, &p);
-   for (unsigned i = 0; i < VAGX_PTE_DWORDS; i++)
-      out[i] = ~raw[i];
+   const uint64_t m = vagx_pte_reserved_mask();
+   out[0] = (uint32_t)m;
+   out[1] = (uint32_t)(m >> 32);
 }
 
 /* ---------------------------------------------------------------- rings -- */

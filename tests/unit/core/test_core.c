@@ -10,6 +10,7 @@
 #include <stdarg.h>
 
 #include "core_test.h"
+#include "vagx_test_desc.h"
 #include "vagx_asm.h"
 #include "../compute_kernels.h"
 
@@ -1298,19 +1299,8 @@ static uint64_t submit_clear(struct tdev *d, struct tq *t, uint64_t root, uint64
    n = vagx_asm_assemble(eot, pa_u32(f, code_pa + 0x1000), 1024, &err);
    CHECK(n > 0, "eot asm: %s", err.msg);
 
-   uint32_t stride = (w * 4 + VAGX_LINEAR_STRIDE_ALIGN - 1) & ~(uint32_t)(VAGX_LINEAR_STRIDE_ALIGN - 1);
    struct vagx_pbe pbe;
-   vagx_pbe_init(&pbe);
-   pbe.format = VAGX_FORMAT_RGBA8_UNORM;
-   pbe.dimension = VAGX_DIMENSION_2D;
-   pbe.layout = VAGX_IMAGE_LAYOUT_LINEAR;
-   pbe.samples = VAGX_MSAA_1X;
-   pbe.width = w;
-   pbe.height = h;
-   pbe.depth = 1;
-   pbe.levels = 1;
-   pbe.stride = stride;
-   pbe.base_va = fb_va;
+   t_pbe_linear_2d(&pbe, VAGX_FORMAT_RGBA8_UNORM, w, h, t_linear_stride(w, 4), fb_va);
    vagx_pbe_pack(pa_u32(f, desc_pa + 0x400), &pbe);
    memcpy(pa_u32(f, desc_pa + 0x300), clear, 16);
    struct vagx_cmd_end end;
@@ -1318,16 +1308,7 @@ static uint64_t submit_clear(struct tdev *d, struct tq *t, uint64_t root, uint64
    vagx_cmd_end_pack(pa_u32(f, desc_pa + 0x200), &end);
 
    struct vagx_render_job rj;
-   vagx_render_job_init(&rj);
-   rj.width = w;
-   rj.height = h;
-   rj.samples = VAGX_MSAA_1X;
-   rj.rt_count = 1;
-   rj.process_empty_tiles = 1;
-   rj.cs_va = VA_DESC + 0x200;
-   for (unsigned i = 0; i < VAGX_MAX_RENDER_TARGETS; i++)
-      rj.rt_format[i] = VAGX_FORMAT_INVALID;
-   rj.rt_format[0] = VAGX_FORMAT_RGBA8_UNORM;
+   t_render_job_1rt(&rj, w, h, VAGX_FORMAT_RGBA8_UNORM, VA_DESC + 0x200);
    vagx_usc_program_init(&rj.bg_program);
    rj.bg_program.code_va = VA_CODE;
    rj.bg_program.gpr_count = 16;
@@ -1360,7 +1341,7 @@ static void test_render(unsigned workers)
    uint64_t code_pa = vm_alloc(d.f, root, VA_CODE, 2 * VAGX_PAGE_SIZE, true);
    uint64_t desc_pa = vm_alloc(d.f, root, VA_DESC, VAGX_PAGE_SIZE, false);
    const unsigned w = 100, h = 70; /* 4 x 3 tiles, partial ones at the edges */
-   uint32_t stride = (w * 4 + VAGX_LINEAR_STRIDE_ALIGN - 1) & ~(uint32_t)(VAGX_LINEAR_STRIDE_ALIGN - 1);
+   uint32_t stride = t_linear_stride(w, 4);
    uint64_t fb_pa = vm_alloc(d.f, root, VA_BUF, (uint64_t)stride * h, false);
    const float clear[4] = {1.0f, 0.0f, 0.5f, 1.0f};
    uint64_t slot = submit_clear(&d, &t, root, 1, code_pa, desc_pa, w, h, VA_BUF, clear, 0);

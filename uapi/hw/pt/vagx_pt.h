@@ -92,6 +92,18 @@ static inline bool vagx_pte_decode(uint64_t raw, struct vagx_pte *p)
    return vagx_pte_unpack(dw, p, (const char **)0);
 }
 
+/* Bits of an entry no field covers: written 0, refused by the walk
+ * (RESERVED_BITS).  Derived from the generated packer. */
+static inline uint64_t vagx_pte_reserved_mask(void)
+{
+   struct vagx_pte p;
+   vagx_pte_init(&p);
+   p.valid = p.read_only = p.null = p.no_exec = true;
+   p.addr = ~(uint64_t)0;
+   p.sw = ~(uint32_t)0;
+   return ~vagx_pte_encode(&p);
+}
+
 /* Entry pointing at the next table (levels 0 .. VAGX_PT_LEVELS - 2). */
 static inline uint64_t vagx_pte_table(uint64_t table_pa)
 {
