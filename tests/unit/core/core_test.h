@@ -30,6 +30,9 @@ struct fake {
    bool nomap;                       /* hide the map fast path */
    _Atomic unsigned irq[VAGX_MSIX_VECTORS];
    _Atomic unsigned kicks;
+   /* host_ops.event: count and last event of each kind */
+   _Atomic unsigned events[VAGX_CORE_EVENT_MMU_FAULT + 1];
+   struct vagx_core_event last[VAGX_CORE_EVENT_MMU_FAULT + 1];
 };
 
 static inline int f_read(void *o, uint64_t pa, void *buf, size_t len)
@@ -101,9 +104,16 @@ static inline void f_kick(void *o)
    atomic_fetch_add(&((struct fake *)o)->kicks, 1);
 }
 
+static inline void f_event(void *o, const struct vagx_core_event *ev)
+{
+   struct fake *f = (struct fake *)o;
+   f->last[ev->kind] = *ev;
+   atomic_fetch_add(&f->events[ev->kind], 1);
+}
+
 static const struct vagx_core_host_ops fake_ops = {
    .read = f_read, .write = f_write, .map = f_map, .raise_irq = f_irq, .now_ns = f_now,
-   .kick = f_kick, .access_begin = f_begin, .access_end = f_end,
+   .kick = f_kick, .access_begin = f_begin, .access_end = f_end, .event = f_event,
 };
 
 static inline struct fake *fake_new(uint64_t size)
