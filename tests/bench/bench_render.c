@@ -59,6 +59,7 @@
 #define FB_H 1080
 #define MEM_SIZE (96u << 20)
 #include "render_test_mem.h"
+#include "render_test_prog.h"
 #include "vagx_cs.h"
 #include "vagx_test_desc.h"
 
@@ -221,25 +222,6 @@ static void pool_stop(struct pool *p)
 }
 
 /* ------------------------------------------------------------ jobs -- */
-struct prog {
-   uint64_t code;
-   uint32_t uni[8];
-   unsigned nuni;
-   uint64_t tex, smp, img;
-   unsigned ntex, nsmp, nimg;
-};
-
-static void to_usc(const struct prog *p, struct vagx_usc_program *u)
-{
-   t_usc_program(u, p->code, 32, p->nuni, p->nuni ? put(p->uni, p->nuni * 4, 4) : 0);
-   u->texture_count = p->ntex;
-   u->texture_va = p->tex;
-   u->sampler_count = p->nsmp;
-   u->sampler_va = p->smp;
-   u->image_count = p->nimg;
-   u->image_va = p->img;
-}
-
 static uint32_t cs[4096];
 static unsigned ncs;
 #define EMIT(T, ...) VAGX_CS_EMIT(cs, ncs, T, __VA_ARGS__)
@@ -315,31 +297,10 @@ static uint64_t make_job(void)
    return va;
 }
 
-/* Vertex shader: 4 position words + nvar words from u0:u1 + id * stride. */
-static uint64_t vs_code(unsigned nvar)
-{
-   char src[2048];
-   unsigned words = 4 + nvar;
-   int n = snprintf(src, sizeof(src), "imul r1, sr.vertex_id, #%u\n", words * 4);
-   for (unsigned i = 0; i < words; i++)
-      n += snprintf(src + n, sizeof(src) - n,
-                    "iadd r2, r1, #%u\nld_global.b32 r%u, u0, r2\nst_var r%u, #%u\n", i * 4,
-                    8 + i, 8 + i, i);
-   snprintf(src + n, sizeof(src) - n, "end\n");
-   return assemble(src);
-}
-
+/* Every varying of the benchmark is smooth. */
 static uint32_t binding(unsigned slot, unsigned count, unsigned cf)
 {
-   struct vagx_cf_binding b;
-   vagx_cf_binding_init(&b);
-   b.slot = slot;
-   b.count = count;
-   b.cf = cf;
-   b.interp = VAGX_INTERP_SMOOTH;
-   uint32_t w;
-   vagx_cf_binding_pack(&w, &b);
-   return w;
+   return t_cf_binding(slot, count, cf, VAGX_INTERP_SMOOTH);
 }
 
 /* Vertex buffer from window positions (+ nvar varyings per vertex); z of

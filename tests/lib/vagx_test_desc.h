@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Descriptors the render and core tests build the same way, packed-ready
- * from the generated vagx_hw.h: a program binding, a plain linear 2D
- * render target and a one-target render job.
+ * from the generated vagx_hw.h: a program binding, a coefficient binding,
+ * a plain linear 2D render target and a one-target render job.
  */
 #ifndef VAGX_TEST_DESC_H
 #define VAGX_TEST_DESC_H
@@ -19,6 +19,33 @@ static inline void t_usc_program(struct vagx_usc_program *u, uint64_t code, unsi
    u->gpr_count = gprs;
    u->uniform_count = nuni;
    u->uniform_va = uniform_va;
+}
+
+/* One coefficient binding: `count` words of varying slot `slot` (or of
+ * the rasteriser's `source`) into coefficient registers from `cf`,
+ * interpolated as `interp`. */
+static inline uint32_t t_cf_binding_src(unsigned slot, unsigned count, unsigned cf,
+                                        enum vagx_interp interp, enum vagx_cf_source source)
+{
+   struct vagx_cf_binding b;
+   vagx_cf_binding_init(&b);
+   b.slot = slot;
+   b.count = count;
+   b.cf = cf;
+   b.interp = interp;
+   b.source = source;
+   uint32_t w;
+   vagx_cf_binding_pack(&w, &b);
+   return w;
+}
+
+/* The same from the varyings (the binding's default source). */
+static inline uint32_t t_cf_binding(unsigned slot, unsigned count, unsigned cf,
+                                    enum vagx_interp interp)
+{
+   struct vagx_cf_binding b;
+   vagx_cf_binding_init(&b);
+   return t_cf_binding_src(slot, count, cf, interp, b.source);
 }
 
 /* Smallest legal stride of a linear image `w` pixels of `bpp` bytes wide. */

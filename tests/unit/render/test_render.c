@@ -22,26 +22,7 @@
 #include "render_test_mem.h"
 
 /* ------------------------------------------------------------ helpers -- */
-struct prog {
-   uint64_t code;
-   unsigned gprs;
-   uint32_t uni[16];
-   unsigned nuni;
-   uint64_t tex, smp, img;
-   unsigned ntex, nsmp, nimg;
-};
-
-static void to_usc(const struct prog *p, struct vagx_usc_program *u)
-{
-   t_usc_program(u, p->code, p->gprs ? p->gprs : 32, p->nuni,
-                 p->nuni ? put(p->uni, p->nuni * 4, 4) : 0);
-   u->texture_count = p->ntex;
-   u->texture_va = p->tex;
-   u->sampler_count = p->nsmp;
-   u->sampler_va = p->smp;
-   u->image_count = p->nimg;
-   u->image_va = p->img;
-}
+#include "render_test_prog.h"
 
 /* Control stream writer. */
 static uint32_t cs[16384];
@@ -61,20 +42,6 @@ static const char *bg4_src =
 static const char *eot_src =
    "mov r4, sr.pix_x\nmov r5, sr.pix_y\nld_tile.rt0 r0, #0\n"
    "img_st.i0.2d r4, r0, #0\nend\n";
-
-/* Vertex shader: 4 position words + nvar words loaded from u0:u1 + id*stride. */
-static uint64_t vs_code(unsigned nvar)
-{
-   char src[2048];
-   unsigned words = 4 + nvar, stride = words * 4;
-   int n = snprintf(src, sizeof(src), "imul r1, sr.vertex_id, #%u\n", stride);
-   for (unsigned i = 0; i < words; i++)
-      n += snprintf(src + n, sizeof(src) - n,
-                    "iadd r2, r1, #%u\nld_global.b32 r%u, u0, r2\nst_var r%u, #%u\n", i * 4,
-                    8 + i, 8 + i, i);
-   snprintf(src + n, sizeof(src) - n, "end\n");
-   return assemble(src);
-}
 
 struct job_opts {
    unsigned samples;
@@ -242,15 +209,7 @@ static void emit_state(unsigned nvar_smooth, unsigned nvar_flat, unsigned nvar_l
 
 static uint32_t binding(unsigned slot, unsigned count, unsigned cf, enum vagx_interp in)
 {
-   struct vagx_cf_binding b;
-   vagx_cf_binding_init(&b);
-   b.slot = slot;
-   b.count = count;
-   b.cf = cf;
-   b.interp = in;
-   uint32_t w;
-   vagx_cf_binding_pack(&w, &b);
-   return w;
+   return t_cf_binding(slot, count, cf, in);
 }
 
 /* Pixel (window) -> ndc for the viewport above. */
@@ -1502,16 +1461,7 @@ static void test_depth_quantize(void)
 static uint32_t binding_src(unsigned slot, unsigned count, unsigned cf, enum vagx_interp in,
                             enum vagx_cf_source src)
 {
-   struct vagx_cf_binding b;
-   vagx_cf_binding_init(&b);
-   b.slot = slot;
-   b.count = count;
-   b.cf = cf;
-   b.interp = in;
-   b.source = src;
-   uint32_t w;
-   vagx_cf_binding_pack(&w, &b);
-   return w;
+   return t_cf_binding_src(slot, count, cf, in, src);
 }
 
 /* Point sprites (GL 4.6 14.4): pixel f is covered when its centre lies in the
