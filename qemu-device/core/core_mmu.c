@@ -15,6 +15,7 @@
  * "everything": always correct, cheap because they are rare.
  */
 #include "core_priv.h"
+#include "vagx_pt.h"
 
 #include <stdlib.h>
 
@@ -32,38 +33,21 @@ static bool fail(struct core_fault *f, uint64_t root, uint64_t va, enum vagx_fau
    return false;
 }
 
+/* The walk itself is the contract's page-table library (vagx_pt.h); this
+ * adapter only fills the core's result and fault records.  It runs on TLB
+ * misses only: core_mmu_translate's hit path never gets here. */
 bool core_walk(core_read_fn rd, void *opaque, uint64_t root, uint64_t va,
                enum vagx_fault_access access, struct core_xlate *x, struct core_fault *f)
 {
+   const struct vagx_pt_ops ops = {.read = rd};
+   struct vagx_pt_walk w;
    memset(x, 0, sizeof(*x));
-   if (!vagx_va_is_canonical(va))
-      return fail(f, root, va, access, VAGX_FAULT_REASON_ADDRESS_RANGE, 0);
-   if (root == 0 || (root & PAGE_MASK) || (root >> VAGX_PA_BITS))
-      return fail(f, root, va, access, VAGX_FAULT_REASON_BAD_ROOT, 0);
-
-   uint64_t table = root;
-   for (unsigned level = 0; level < VAGX_PT_LEVELS; level++) {
-      uint32_t raw[VAGX_PTE_DWORDS];
-      uint64_t pte_pa = table + (uint64_t)vagx_pt_index(va, level) * VAGX_PTE_SIZE;
-      if (rd(opaque, pte_pa, raw, sizeof(raw)))
-         return fail(f, root, va, access,
-                     level == 0 ? VAGX_FAULT_REASON_BAD_ROOT : VAGX_FAULT_REASON_BUS_ERROR, level);
-      struct vagx_pte pte;
-      bool ok = vagx_pte_unpack(raw, &pte, NULL);
-      if (!pte.valid)
-         return fail(f, root, va, access, VAGX_FAULT_REASON_NOT_PRESENT, level);
-      if (!ok)
-         return fail(f, root, va, access, VAGX_FAULT_REASON_RESERVED_BITS, level);
-      x->ro |= pte.read_only;
-      x->nx |= pte.no_exec;
-      if (pte.null) {
-         x->null = true;
-         x->pa = 0;
-         return true;
-      }
-      table = pte.addr;
-   }
-   x->pa = table;
+   if (!vagx_pt_walk(&ops, opaque, root, va, &w))
+      return fail(f, root, va, access, w.reason, w.level);
+   x->pa = w.pa;
+   x->null = w.null;
+   x->ro = w.read_only;
+   x->nx = w.no_exec;
    return true;
 }
 

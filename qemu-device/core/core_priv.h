@@ -168,6 +168,8 @@ void core_job_fail(struct core_job *job, enum vagx_job_status st, enum vagx_unit
 void core_job_fault(struct core_job *job, const struct core_fault *f);
 /* Reports a fault on the device's fault registers (latch + INT). */
 void core_latch_fault(struct vagx_core *core, const struct core_fault *f, unsigned queue);
+/* Reports ev through host_ops.event, if any (any thread, locks allowed). */
+void core_event(struct vagx_core *core, const struct vagx_core_event *ev);
 void core_free_job(struct core_job *job);
 /* A task of `job` finished (called by the pool after the slice ended);
  * wakes the front-end when it was the last one. */

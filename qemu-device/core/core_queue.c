@@ -172,12 +172,18 @@ static bool job_start_locked(struct vagx_core *core, unsigned q)
    job->core = core;
    job->q = q;
    job->slot_pa = slot_pa;
+   struct vagx_core_event ev = {
+      .kind = VAGX_CORE_EVENT_JOB_START, .queue = q, .slot_pa = slot_pa,
+   };
    if (fetched) {
       /* unpack() decodes every field even when it rejects the header. */
       struct vagx_job_header h;
       (void)vagx_job_header_unpack(slot + VAGX_RING_SLOT_HEADER_OFFSET / 4, &h, NULL);
       job->seqno = h.seqno;
+      ev.seqno = h.seqno;
+      ev.type = h.type;
    }
+   core_event(core, &ev);
    pthread_mutex_init(&job->err_lock, NULL);
    atomic_store(&job->outstanding, 1); /* the setup itself */
    qu->job = job;
@@ -230,6 +236,9 @@ static void job_write_back(struct vagx_core *core, struct core_job *job)
 
    if (!job->failed)
       job->result.status = VAGX_JOB_STATUS_OK;
+   struct vagx_core_event ev = {
+      .kind = VAGX_CORE_EVENT_JOB_END, .queue = job->q, .seqno = job->seqno,
+   };
    uint32_t res[VAGX_JOB_RESULT_DWORDS];
    vagx_job_result_pack(res, &job->result);
    /* A result that cannot be written is lost; the queue state still says why. */
@@ -248,6 +257,11 @@ static void job_write_back(struct vagx_core *core, struct core_job *job)
                                sizeof(res));
       }
    }
+   ev.status = job->result.status;
+   ev.unit = job->result.unit;
+   ev.detail = job->result.detail;
+   ev.address = job->result.address;
+   core_event(core, &ev);
 }
 
 /* Called with the lock held, job tasks all done; returns with it held. */

@@ -69,8 +69,18 @@ uint32_t vagx_core_irq_pending(struct vagx_core *core)
    return v;
 }
 
+void core_event(struct vagx_core *core, const struct vagx_core_event *ev)
+{
+   if (core->ops.event)
+      core->ops.event(core->opaque, ev);
+}
+
 void core_error_latch(struct vagx_core *core, enum vagx_reg_error code, uint32_t offset)
 {
+   const struct vagx_core_event ev = {
+      .kind = VAGX_CORE_EVENT_REG_ERROR, .code = code, .offset = offset,
+   };
+   core_event(core, &ev);
    if (VAGX_ERROR_STATUS_VALID_GET(core->error_status)) {
       core->error_status |= VAGX_ERROR_STATUS_MULTIPLE(1);
       return;
@@ -88,6 +98,11 @@ void core_wake_locked(struct vagx_core *core)
 
 void core_latch_fault(struct vagx_core *core, const struct core_fault *f, unsigned queue)
 {
+   const struct vagx_core_event ev = {
+      .kind = VAGX_CORE_EVENT_MMU_FAULT, .queue = queue, .address = f->va, .root = f->root,
+      .access = f->access, .reason = f->reason, .level = f->level, .unit = f->unit,
+   };
+   core_event(core, &ev);
    pthread_mutex_lock(&core->lock);
    if (VAGX_FAULT_STATUS_VALID_GET(core->fault_status)) {
       core->fault_status |= VAGX_FAULT_STATUS_MULTIPLE(1);

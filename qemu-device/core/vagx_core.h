@@ -58,6 +58,35 @@ extern "C" {
 
 struct vagx_core;
 
+/* What the device just did, for the host's logs and traces (the QEMU binding
+ * turns these into trace events and LOG_GUEST_ERROR messages).  Numbers are
+ * the contract's enums (vagx_hw.h). */
+enum vagx_core_event_kind {
+   /* A job left the ring: queue, seqno, type and slot_pa (the header as
+    * fetched, before validation; seqno and type 0 if the slot was
+    * unreadable). */
+   VAGX_CORE_EVENT_JOB_START,
+   /* A job completed: queue, seqno, status (enum vagx_job_status), and for
+    * a failure unit, detail and address as in its job_result. */
+   VAGX_CORE_EVENT_JOB_END,
+   /* A register access the contract rejects (ERROR_STATUS): code (enum
+    * vagx_reg_error) and offset.  Every one, latched or not. */
+   VAGX_CORE_EVENT_REG_ERROR,
+   /* A translation fault (FAULT_STATUS): queue (VAGX_FAULT_QUEUE_SCANOUT for
+    * the scanout engine), address (the VA), root, access, reason, level and
+    * unit.  Every one, latched or not. */
+   VAGX_CORE_EVENT_MMU_FAULT,
+};
+
+struct vagx_core_event {
+   enum vagx_core_event_kind kind;
+   unsigned queue;
+   uint64_t seqno, slot_pa, address, root;
+   uint32_t type, status, unit, detail;
+   uint32_t code, offset;
+   uint32_t access, reason, level;
+};
+
 struct vagx_core_host_ops {
    /* Guest-physical memory.  Return 0 on success, nonzero when [pa, pa+len)
     * is not guest RAM (the device reports BUS_ERROR / BAD_ROOT).  Required. */
@@ -85,6 +114,11 @@ struct vagx_core_host_ops {
     * guest RAM cannot be reclaimed under a running slice. */
    void (*access_begin)(void *opaque);
    void (*access_end)(void *opaque);
+   /* Optional: a struct vagx_core_event happened.  Unlike the other ops it
+    * may be called from any thread (MMIO, front-end, worker) and with core
+    * locks held: it must only record the event (a trace point, a log line),
+    * never block, and never call back into the core. */
+   void (*event)(void *opaque, const struct vagx_core_event *ev);
 };
 
 struct vagx_core_config {

@@ -59,6 +59,9 @@
 #define FB_H 1080
 #define MEM_SIZE (96u << 20)
 #include "render_test_mem.h"
+#include "render_test_prog.h"
+#include "vagx_cs.h"
+#include "vagx_test_desc.h"
 
 static double now_s(void)
 {
@@ -219,40 +222,9 @@ static void pool_stop(struct pool *p)
 }
 
 /* ------------------------------------------------------------ jobs -- */
-struct prog {
-   uint64_t code;
-   uint32_t uni[8];
-   unsigned nuni;
-   uint64_t tex, smp, img;
-   unsigned ntex, nsmp, nimg;
-};
-
-static void to_usc(const struct prog *p, struct vagx_usc_program *u)
-{
-   vagx_usc_program_init(u);
-   u->code_va = p->code;
-   u->gpr_count = 32;
-   u->uniform_count = p->nuni;
-   if (p->nuni)
-      u->uniform_va = put(p->uni, p->nuni * 4, 4);
-   u->texture_count = p->ntex;
-   u->texture_va = p->tex;
-   u->sampler_count = p->nsmp;
-   u->sampler_va = p->smp;
-   u->image_count = p->nimg;
-   u->image_va = p->img;
-}
-
 static uint32_t cs[4096];
 static unsigned ncs;
-#define EMIT(T, ...)                                                                   \
-   do {                                                                                \
-      struct vagx_##T v_;                                                              \
-      vagx_##T##_init(&v_);                                                            \
-      __VA_ARGS__;                                                                     \
-      vagx_##T##_pack(&cs[ncs], &v_);                                                  \
-      ncs += vagx_cmd_dwords(cs[ncs]);                                                 \
-   } while (0)
+#define EMIT(T, ...) VAGX_CS_EMIT(cs, ncs, T, __VA_ARGS__)
 
 static uint64_t fb_va;
 static const uint32_t fb_stride = FB_W * 4;
@@ -285,17 +257,7 @@ static uint64_t make_job(void)
 {
    uint64_t cs_va = put(cs, ncs * 4, 16);
    struct vagx_pbe pbe;
-   vagx_pbe_init(&pbe);
-   pbe.format = VAGX_FORMAT_RGBA8_UNORM;
-   pbe.dimension = VAGX_DIMENSION_2D;
-   pbe.layout = VAGX_IMAGE_LAYOUT_LINEAR;
-   pbe.samples = VAGX_MSAA_1X;
-   pbe.width = FB_W;
-   pbe.height = FB_H;
-   pbe.depth = 1;
-   pbe.levels = 1;
-   pbe.stride = fb_stride;
-   pbe.base_va = fb_va;
+   t_pbe_linear_2d(&pbe, VAGX_FORMAT_RGBA8_UNORM, FB_W, FB_H, fb_stride, fb_va);
    if (job_twiddled) {
       twiddled_layout(&fbt_l, 4);
       fbt_va = alloc(fbt_l.size_B, 16384);
@@ -309,16 +271,7 @@ static uint64_t make_job(void)
    memcpy(bg.uni, clear_rgba, 16);
    struct prog eot = {.code = assemble(eot_src), .img = pbe_va, .nimg = 1};
    struct vagx_render_job rj;
-   vagx_render_job_init(&rj);
-   rj.width = FB_W;
-   rj.height = FB_H;
-   rj.samples = VAGX_MSAA_1X;
-   rj.rt_count = 1;
-   rj.process_empty_tiles = 1;
-   rj.cs_va = cs_va;
-   for (unsigned i = 0; i < 8; i++)
-      rj.rt_format[i] = VAGX_FORMAT_INVALID;
-   rj.rt_format[0] = VAGX_FORMAT_RGBA8_UNORM;
+   t_render_job_1rt(&rj, FB_W, FB_H, VAGX_FORMAT_RGBA8_UNORM, cs_va);
    rj.clear_depth = 1.0f;
    if (job_twiddled) {
       twiddled_layout(&zs_l, 4);
@@ -344,31 +297,10 @@ static uint64_t make_job(void)
    return va;
 }
 
-/* Vertex shader: 4 position words + nvar words from u0:u1 + id * stride. */
-static uint64_t vs_code(unsigned nvar)
-{
-   char src[2048];
-   unsigned words = 4 + nvar;
-   int n = snprintf(src, sizeof(src), "imul r1, sr.vertex_id, #%u\n", words * 4);
-   for (unsigned i = 0; i < words; i++)
-      n += snprintf(src + n, sizeof(src) - n,
-                    "iadd r2, r1, #%u\nld_global.b32 r%u, u0, r2\nst_var r%u, #%u\n", i * 4,
-                    8 + i, 8 + i, i);
-   snprintf(src + n, sizeof(src) - n, "end\n");
-   return assemble(src);
-}
-
+/* Every varying of the benchmark is smooth. */
 static uint32_t binding(unsigned slot, unsigned count, unsigned cf)
 {
-   struct vagx_cf_binding b;
-   vagx_cf_binding_init(&b);
-   b.slot = slot;
-   b.count = count;
-   b.cf = cf;
-   b.interp = VAGX_INTERP_SMOOTH;
-   uint32_t w;
-   vagx_cf_binding_pack(&w, &b);
-   return w;
+   return t_cf_binding(slot, count, cf, VAGX_INTERP_SMOOTH);
 }
 
 /* Vertex buffer from window positions (+ nvar varyings per vertex); z of

@@ -1275,8 +1275,8 @@ static void bg_setup(struct rjob *j)
    struct vagx_instr ins[64];
    const struct rprog *p = &j->bg;
    const unsigned n = fast_decode(j, p, ins, 64), gprs = p->desc.gpr_count;
-   uint32_t val[256];
-   bool known[256] = {false};
+   uint32_t val[VAGX_MAX_GPRS];
+   bool known[VAGX_MAX_GPRS] = {false};
    uint32_t covered = 0;        /* bit rt * 4 + s */
    if (!n)
       return;
@@ -1370,8 +1370,8 @@ static void eot_setup(struct rjob *j)
    struct vagx_instr ins[64];
    const struct rprog *p = &j->eot;
    const unsigned n = fast_decode(j, p, ins, 64), gprs = p->desc.gpr_count;
-   uint8_t kind[256] = {0};
-   uint16_t what[256];          /* TILE: rt << 8 | s << 4 | component */
+   uint8_t kind[VAGX_MAX_GPRS] = {0};
+   uint16_t what[VAGX_MAX_GPRS]; /* TILE: rt << 8 | s << 4 | component */
    if (!n)
       return;
    for (unsigned i = 0; i < n; i++) {

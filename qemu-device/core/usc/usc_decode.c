@@ -257,7 +257,7 @@ static struct vagx_usc_decoded *pass2(const uint64_t *w, uint32_t nwords, struct
             note_reg(p, src->idx, n);
             break;
          case VAGX_FILE_U:
-            for (unsigned k = 0; k < n && src->idx + k < 256; k++)
+            for (unsigned k = 0; k < n && src->idx + k < USC_NUM_U; k++)
                p->u_used[(src->idx + k) >> 6] |= 1ull << ((src->idx + k) & 63);
             break;
          case VAGX_FILE_SR:

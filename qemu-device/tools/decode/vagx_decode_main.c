@@ -35,6 +35,7 @@
 #include "vagx_core.h"
 #include "vagx_hw.h"
 #include "vagx_isa.h"
+#include "vagx_pt.h"
 
 #define DUMP_MAGIC "VAGXDUMP"
 #define DUMP_VERSION 1
@@ -205,17 +206,42 @@ static int decode(struct dump *d, FILE *out)
 #define EX_BASE 0x100000ull
 #define EX_VA 0x0000000040000000ull
 
-static void ex_pte(uint8_t *ram, uint64_t pa, uint64_t addr)
+/* The example's RAM for the page-table library: EX_PAGES pages at EX_BASE,
+ * tables taken in order from pg1 on (the walk creates L1, L2, L3). */
+struct ex_ram {
+   uint8_t *ram;
+   unsigned next_table;
+};
+
+static int ex_read(void *o, uint64_t pa, void *buf, size_t len)
 {
-   struct vagx_pte p;
-   vagx_pte_init(&p);
-   p.valid = true;
-   p.addr = addr;
-   uint32_t raw[VAGX_PTE_DWORDS];
-   vagx_pte_pack(raw, &p);
-   for (unsigned i = 0; i < VAGX_PTE_DWORDS; i++)
-      put32(ram + (pa - EX_BASE) + 4 * i, raw[i]);
+   struct ex_ram *r = o;
+   if (pa < EX_BASE || pa - EX_BASE + len > (uint64_t)EX_PAGES * VAGX_PAGE_SIZE)
+      return -1;
+   memcpy(buf, r->ram + (pa - EX_BASE), len);
+   return 0;
 }
+
+static int ex_write(void *o, uint64_t pa, const void *buf, size_t len)
+{
+   struct ex_ram *r = o;
+   if (pa < EX_BASE || pa - EX_BASE + len > (uint64_t)EX_PAGES * VAGX_PAGE_SIZE)
+      return -1;
+   memcpy(r->ram + (pa - EX_BASE), buf, len);
+   return 0;
+}
+
+static uint64_t ex_alloc_table(void *o)
+{
+   struct ex_ram *r = o;
+   if (r->next_table >= VAGX_PT_LEVELS)
+      return 0;
+   return EX_BASE + (uint64_t)r->next_table++ * VAGX_PAGE_SIZE;
+}
+
+static const struct vagx_pt_ops ex_pt_ops = {
+   .read = ex_read, .write = ex_write, .alloc_table = ex_alloc_table,
+};
 
 static int write_example(const char *path)
 {
@@ -226,12 +252,13 @@ static int write_example(const char *path)
    for (unsigned i = 0; i < EX_PAGES; i++)
       pg[i] = EX_BASE + (uint64_t)i * VAGX_PAGE_SIZE;
    /* pg0 root, pg1-3 L1-L3, pg4 descriptor page, pg5 code, pg6 ring */
-   for (unsigned l = 0; l < VAGX_PT_LEVELS - 1; l++)
-      ex_pte(ram, pg[l] + (uint64_t)vagx_pt_index(EX_VA, l) * VAGX_PTE_SIZE, pg[l + 1]);
-   uint64_t leaf = pg[VAGX_PT_LEVELS - 1];
-   ex_pte(ram, leaf + (uint64_t)vagx_pt_index(EX_VA, VAGX_PT_LEVELS - 1) * VAGX_PTE_SIZE, pg[4]);
-   ex_pte(ram, leaf + (uint64_t)vagx_pt_index(EX_VA + VAGX_PAGE_SIZE, VAGX_PT_LEVELS - 1) * VAGX_PTE_SIZE,
-          pg[5]);
+   struct ex_ram er = {ram, 1};
+   if (vagx_pt_map(&ex_pt_ops, &er, pg[0], EX_VA, pg[4], false, false) != VAGX_PT_OK ||
+       vagx_pt_map(&ex_pt_ops, &er, pg[0], EX_VA + VAGX_PAGE_SIZE, pg[5], false, false) !=
+          VAGX_PT_OK) {
+      free(ram);
+      return -1;
+   }
 
    struct vagx_compute_job j;
    vagx_compute_job_init(&j);

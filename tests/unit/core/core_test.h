@@ -2,8 +2,9 @@
 /*
  * Test harness of the renderer core: a fake guest (flat RAM buffer, irq
  * recorder, host clock) behind vagx_core_host_ops, and a tiny "driver" that
- * builds page tables and rings the way vagx.ko does -- every PTE, header and
- * descriptor is packed with the generated helpers of vagx_hw.h.
+ * builds page tables (with the contract's vagx_pt.h) and rings the way
+ * vagx.ko does -- every PTE, header and descriptor is packed with the
+ * generated helpers of vagx_hw.h.
  */
 #ifndef VAGX_CORE_TEST_H
 #define VAGX_CORE_TEST_H
@@ -15,23 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "vagx_check.h"
 #include "vagx_hw.h"
 #include "vagx_core.h"
-
-static int t_failures __attribute__((unused)), t_checks __attribute__((unused));
-
-#define CHECK(cond, ...)                                                        \
-   do {                                                                         \
-      t_checks++;                                                               \
-      if (!(cond)) {                                                            \
-         t_failures++;                                                          \
-         if (t_failures < 60) {                                                 \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                       \
-            fputc('\n', stderr);                                                \
-         }                                                                      \
-      }                                                                         \
-   } while (0)
+#include "vagx_pt.h"
 
 /* ------------------------------------------------------------ fake guest -- */
 
@@ -42,6 +30,9 @@ struct fake {
    bool nomap;                       /* hide the map fast path */
    _Atomic unsigned irq[VAGX_MSIX_VECTORS];
    _Atomic unsigned kicks;
+   /* host_ops.event: count and last event of each kind */
+   _Atomic unsigned events[VAGX_CORE_EVENT_MMU_FAULT + 1];
+   struct vagx_core_event last[VAGX_CORE_EVENT_MMU_FAULT + 1];
 };
 
 static inline int f_read(void *o, uint64_t pa, void *buf, size_t len)
@@ -113,9 +104,16 @@ static inline void f_kick(void *o)
    atomic_fetch_add(&((struct fake *)o)->kicks, 1);
 }
 
+static inline void f_event(void *o, const struct vagx_core_event *ev)
+{
+   struct fake *f = (struct fake *)o;
+   f->last[ev->kind] = *ev;
+   atomic_fetch_add(&f->events[ev->kind], 1);
+}
+
 static const struct vagx_core_host_ops fake_ops = {
    .read = f_read, .write = f_write, .map = f_map, .raise_irq = f_irq, .now_ns = f_now,
-   .kick = f_kick, .access_begin = f_begin, .access_end = f_end,
+   .kick = f_kick, .access_begin = f_begin, .access_end = f_end, .event = f_event,
 };
 
 static inline struct fake *fake_new(uint64_t size)
@@ -165,20 +163,40 @@ static inline uint64_t pa_u64(struct fake *f, uint64_t pa)
 }
 
 /* -------------------------------------------------------- page tables -- */
+/* Built with the contract's page-table library (vagx_pt.h) over the fake
+ * guest's RAM, new tables from the page allocator. */
+
+static inline uint64_t pt_alloc_table(void *o)
+{
+   return pa_alloc((struct fake *)o, VAGX_PAGE_SIZE);
+}
+
+static const struct vagx_pt_ops fake_pt_ops = {
+   .read = f_read, .write = f_write, .alloc_table = pt_alloc_table,
+};
+
+/* The tests build only tables they can build: anything else is a bug of
+ * the test itself. */
+static inline void pt_ok(enum vagx_pt_status st, const char *what, uint64_t va)
+{
+   if (st != VAGX_PT_OK) {
+      fprintf(stderr, "%s 0x%llx: page-table status %d\n", what, (unsigned long long)va, st);
+      abort();
+   }
+}
 
 static inline void pte_store(struct fake *f, uint64_t pa, const struct vagx_pte *p)
 {
-   uint32_t raw[VAGX_PTE_DWORDS];
-   vagx_pte_pack(raw, p);
-   memcpy(f->ram + pa, raw, sizeof(raw));
+   pt_ok(vagx_pt_store(&fake_pt_ops, f, pa, vagx_pte_encode(p)) ? VAGX_PT_BUS_ERROR : VAGX_PT_OK,
+         "pte_store", pa);
 }
 
 static inline struct vagx_pte pte_load(struct fake *f, uint64_t pa)
 {
-   uint32_t raw[VAGX_PTE_DWORDS];
+   uint64_t raw = 0;
    struct vagx_pte p;
-   memcpy(raw, f->ram + pa, sizeof(raw));
-   vagx_pte_unpack(raw, &p, NULL);
+   pt_ok(vagx_pt_load(&fake_pt_ops, f, pa, &raw) ? VAGX_PT_BUS_ERROR : VAGX_PT_OK, "pte_load", pa);
+   vagx_pte_decode(raw, &p);
    return p;
 }
 
@@ -190,46 +208,24 @@ static inline uint64_t vm_new(struct fake *f)
 /* PA of the entry for va at `level`, creating the tables above it. */
 static inline uint64_t vm_entry(struct fake *f, uint64_t root, uint64_t va, unsigned level)
 {
-   uint64_t table = root;
-   for (unsigned l = 0; l < level; l++) {
-      uint64_t e = table + (uint64_t)vagx_pt_index(va, l) * VAGX_PTE_SIZE;
-      struct vagx_pte p = pte_load(f, e);
-      if (!p.valid) {
-         vagx_pte_init(&p);
-         p.valid = true;
-         p.addr = pa_alloc(f, VAGX_PAGE_SIZE);
-         pte_store(f, e, &p);
-      }
-      table = p.addr;
-   }
-   return table + (uint64_t)vagx_pt_index(va, level) * VAGX_PTE_SIZE;
+   uint64_t e = 0;
+   pt_ok(vagx_pt_entry(&fake_pt_ops, f, root, va, level, true, &e), "vm_entry", va);
+   return e;
 }
 
 static inline void vm_map_page(struct fake *f, uint64_t root, uint64_t va, uint64_t pa, bool ro, bool nx)
 {
-   struct vagx_pte p;
-   vagx_pte_init(&p);
-   p.valid = true;
-   p.read_only = ro;
-   p.no_exec = nx;
-   p.addr = pa;
-   pte_store(f, vm_entry(f, root, va, VAGX_PT_LEVELS - 1), &p);
+   pt_ok(vagx_pt_map(&fake_pt_ops, f, root, va, pa, ro, nx), "vm_map_page", va);
 }
 
 static inline void vm_set_null(struct fake *f, uint64_t root, uint64_t va, unsigned level)
 {
-   struct vagx_pte p;
-   vagx_pte_init(&p);
-   p.valid = true;
-   p.null = true;
-   pte_store(f, vm_entry(f, root, va, level), &p);
+   pt_ok(vagx_pt_set(&fake_pt_ops, f, root, va, level, vagx_pte_null()), "vm_set_null", va);
 }
 
 static inline void vm_unmap(struct fake *f, uint64_t root, uint64_t va)
 {
-   struct vagx_pte p;
-   vagx_pte_init(&p);
-   pte_store(f, vm_entry(f, root, va, VAGX_PT_LEVELS - 1), &p);
+   pt_ok(vagx_pt_unmap(&fake_pt_ops, f, root, va), "vm_unmap", va);
 }
 
 /* Allocates physically contiguous backing for [va, va+size) and maps it.
@@ -242,18 +238,12 @@ static inline uint64_t vm_alloc(struct fake *f, uint64_t root, uint64_t va, uint
    return pa;
 }
 
-/* Bits of a PTE no field covers, derived from the generated packer. */
+/* Bits of a PTE no field covers (the page-table library's), by dword. */
 static inline void pte_reserved_mask(uint32_t out[VAGX_PTE_DWORDS])
 {
-   struct vagx_pte p;
-   vagx_pte_init(&p);
-   p.valid = p.read_only = p.null = p.no_exec = true;
-   p.addr = ~(uint64_t)0;
-   p.sw = ~0u;
-   uint32_t raw[VAGX_PTE_DWORDS];
-   vagx_pte_pack(raw, &p);
-   for (unsigned i = 0; i < VAGX_PTE_DWORDS; i++)
-      out[i] = ~raw[i];
+   const uint64_t m = vagx_pte_reserved_mask();
+   out[0] = (uint32_t)m;
+   out[1] = (uint32_t)(m >> 32);
 }
 
 /* ---------------------------------------------------------------- rings -- */

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 
 #include "core_test.h"
+#include "vagx_test_desc.h"
 #include "vagx_asm.h"
 #include "../compute_kernels.h"
 
@@ -364,7 +365,7 @@ static void test_mmu(void)
       enum vagx_fault_reason reason;
       unsigned level;
    } cases[] = {
-      {VA_BUF + (1ull << 30), VAGX_FAULT_REASON_NOT_PRESENT, 1}, /* L1 entry missing */
+      {VA_BUF + vagx_pt_entry_span(1), VAGX_FAULT_REASON_NOT_PRESENT, 1}, /* L1 entry missing */
       {VA_BUF + 0x30000, VAGX_FAULT_REASON_NOT_PRESENT, 3},       /* leaf missing */
       {1ull << VAGX_VA_BITS, VAGX_FAULT_REASON_ADDRESS_RANGE, 0},
       {0x0000700000000000ull, VAGX_FAULT_REASON_NOT_PRESENT, 0},
@@ -462,6 +463,57 @@ static void test_mmu(void)
    tdev_fini(&d);
 }
 
+/* host_ops.event (the QEMU binding's trace events): job start and end, MMU
+ * faults and register errors, each with the values the registers and the
+ * job result report. */
+static void test_events(void)
+{
+   struct tdev d;
+   tdev_init(&d, RAM, 1, false);
+   struct tq t;
+   tq_init(&t, &d, 1, 4);
+   struct fake *f = d.f;
+   uint64_t root = vm_new(f);
+   vm_alloc(f, root, VA_BUF, VAGX_PAGE_SIZE, false);
+   uint32_t p[VAGX_RING_SLOT_PAYLOAD_SIZE / 4];
+   struct vagx_job_header h;
+
+   hdr_init(&t, &h, VAGX_JOB_TYPE_FILL, root, 7);
+   payload_fill(p, VA_BUF, 64, 1);
+   uint64_t slot = tq_submit(&t, &h, p);
+   vagx_core_process(d.core);
+   const struct vagx_core_event *s = &f->last[VAGX_CORE_EVENT_JOB_START];
+   const struct vagx_core_event *e = &f->last[VAGX_CORE_EVENT_JOB_END];
+   CHECK(f->events[VAGX_CORE_EVENT_JOB_START] == 1 && s->queue == 1 && s->seqno == 7 &&
+         s->type == VAGX_JOB_TYPE_FILL && s->slot_pa == slot, "job start");
+   CHECK(f->events[VAGX_CORE_EVENT_JOB_END] == 1 && e->queue == 1 && e->seqno == 7 &&
+         e->status == VAGX_JOB_STATUS_OK, "job end");
+   CHECK(f->events[VAGX_CORE_EVENT_MMU_FAULT] == 0, "no fault");
+
+   /* a fill of an unmapped page: the fault, then the failed job */
+   hdr_init(&t, &h, VAGX_JOB_TYPE_FILL, root, 8);
+   payload_fill(p, VA_BUF + VAGX_PAGE_SIZE, 64, 1);
+   slot = tq_submit(&t, &h, p);
+   vagx_core_process(d.core);
+   const struct vagx_core_event *m = &f->last[VAGX_CORE_EVENT_MMU_FAULT];
+   struct vagx_job_result r = slot_result(&d, slot);
+   CHECK(f->events[VAGX_CORE_EVENT_MMU_FAULT] == 1 && m->queue == 1 &&
+         m->address == VA_BUF + VAGX_PAGE_SIZE && m->root == root &&
+         m->reason == VAGX_FAULT_REASON_NOT_PRESENT && m->access == VAGX_FAULT_ACCESS_WRITE &&
+         m->level == VAGX_PT_LEVELS - 1, "fault event: reason %u level %u", m->reason, m->level);
+   CHECK(f->events[VAGX_CORE_EVENT_JOB_END] == 2 && e->seqno == 8 && e->status == r.status &&
+         e->status == VAGX_JOB_STATUS_MMU_FAULT && e->unit == r.unit && e->address == r.address,
+         "failed job end: status %u", e->status);
+
+   /* a write to a read-only register; a second one is reported too */
+   wr(&d, VAGX_REG_ID, 1);
+   wr(&d, VAGX_REG_ID, 2);
+   const struct vagx_core_event *g = &f->last[VAGX_CORE_EVENT_REG_ERROR];
+   CHECK(f->events[VAGX_CORE_EVENT_REG_ERROR] == 2 && g->code == VAGX_REG_ERROR_BAD_ACCESS &&
+         g->offset == VAGX_REG_ID, "register error event");
+   tdev_fini(&d);
+}
+
 static void test_tlb(void)
 {
    struct tdev d;
@@ -470,13 +522,13 @@ static void test_tlb(void)
    tq_init(&t, &d, 0, 3);
    uint64_t root = vm_new(d.f);
    uint64_t dst = vm_alloc(d.f, root, VA_BUF, VAGX_PAGE_SIZE, false);
-   uint64_t a = vm_alloc(d.f, root, VA_BUF + 0x1000, VAGX_PAGE_SIZE, false);
+   uint64_t a = vm_alloc(d.f, root, VA_BUF + VAGX_PAGE_SIZE, VAGX_PAGE_SIZE, false);
    uint64_t b = pa_alloc(d.f, VAGX_PAGE_SIZE);
    pa_u32(d.f, a)[0] = 0xaaaa;
    pa_u32(d.f, b)[0] = 0xbbbb;
    uint32_t p[VAGX_RING_SLOT_PAYLOAD_SIZE / 4];
    struct vagx_job_header h;
-   payload_copy(p, VA_BUF, VA_BUF + 0x1000, 4);
+   payload_copy(p, VA_BUF, VA_BUF + VAGX_PAGE_SIZE, 4);
 
    hdr_init(&t, &h, VAGX_JOB_TYPE_COPY, root, 1);
    tq_submit(&t, &h, p);
@@ -485,7 +537,7 @@ static void test_tlb(void)
 
    /* remap VA_BUF+0x1000 -> b without invalidating: the cached translation
     * may still be used (and with this device is) */
-   vm_map_page(d.f, root, VA_BUF + 0x1000, b, false, false);
+   vm_map_page(d.f, root, VA_BUF + VAGX_PAGE_SIZE, b, false, false);
    hdr_init(&t, &h, VAGX_JOB_TYPE_COPY, root, 2);
    tq_submit(&t, &h, p);
    vagx_core_process(d.core);
@@ -495,8 +547,8 @@ static void test_tlb(void)
    uint32_t seq0 = rd(&d, VAGX_REG_TLB_INV_SEQ);
    wr(&d, VAGX_REG_TLB_INV_ROOT_LO, (uint32_t)root);
    wr(&d, VAGX_REG_TLB_INV_ROOT_HI, (uint32_t)(root >> 32));
-   wr(&d, VAGX_REG_TLB_INV_VA_LO, (uint32_t)(VA_BUF + 0x1000));
-   wr(&d, VAGX_REG_TLB_INV_VA_HI, (uint32_t)((VA_BUF + 0x1000) >> 32));
+   wr(&d, VAGX_REG_TLB_INV_VA_LO, (uint32_t)(VA_BUF + VAGX_PAGE_SIZE));
+   wr(&d, VAGX_REG_TLB_INV_VA_HI, (uint32_t)((VA_BUF + VAGX_PAGE_SIZE) >> 32));
    wr(&d, VAGX_REG_TLB_INV_SIZE_LO, VAGX_PAGE_SIZE);
    wr(&d, VAGX_REG_TLB_INV_CMD, VAGX_TLB_INV_CMD_START(1));
    CHECK(VAGX_TLB_INV_STATUS_BUSY_GET(rd(&d, VAGX_REG_TLB_INV_STATUS)) == 0, "idle device: done");
@@ -509,7 +561,7 @@ static void test_tlb(void)
    CHECK(pa_u32(d.f, dst)[0] == 0xbbbb, "new translation after invalidate: %x", pa_u32(d.f, dst)[0]);
 
    /* unmap + invalidate -> fault */
-   vm_unmap(d.f, root, VA_BUF + 0x1000);
+   vm_unmap(d.f, root, VA_BUF + VAGX_PAGE_SIZE);
    wr(&d, VAGX_REG_TLB_INV_CMD, VAGX_TLB_INV_CMD_START(1) | VAGX_TLB_INV_CMD_ALL_ROOTS(1));
    hdr_init(&t, &h, VAGX_JOB_TYPE_COPY, root, 4);
    uint64_t slot = tq_submit(&t, &h, p);
@@ -621,7 +673,7 @@ static void test_long_jobs(void)
    tdev_init(&d, RAM, 2, false);
    uint64_t root = vm_new(d.f);
    /* NULL from VA_SPARSE on for 2^47 bytes: a fill over it runs for minutes */
-   for (uint64_t va = VA_SPARSE; va < VA_SPARSE + (1ull << 47); va += 1ull << 39)
+   for (uint64_t va = VA_SPARSE; va < VA_SPARSE + (1ull << 47); va += vagx_pt_entry_span(0))
       vm_set_null(d.f, root, va, 0);
    struct tq t0, t1;
    tq_init(&t0, &d, 0, 3);
@@ -727,7 +779,7 @@ static void test_abort_match(void)
    struct tdev d;
    tdev_init(&d, RAM, 2, false);
    uint64_t root = vm_new(d.f);
-   for (uint64_t va = VA_SPARSE; va < VA_SPARSE + (1ull << 47); va += 1ull << 39)
+   for (uint64_t va = VA_SPARSE; va < VA_SPARSE + (1ull << 47); va += vagx_pt_entry_span(0))
       vm_set_null(d.f, root, va, 0);
    struct tq t0;
    tq_init(&t0, &d, 0, 3);
@@ -1310,19 +1362,8 @@ static uint64_t submit_clear(struct tdev *d, struct tq *t, uint64_t root, uint64
    n = vagx_asm_assemble(eot, pa_u32(f, code_pa + 0x1000), 1024, &err);
    CHECK(n > 0, "eot asm: %s", err.msg);
 
-   uint32_t stride = (w * 4 + VAGX_LINEAR_STRIDE_ALIGN - 1) & ~(uint32_t)(VAGX_LINEAR_STRIDE_ALIGN - 1);
    struct vagx_pbe pbe;
-   vagx_pbe_init(&pbe);
-   pbe.format = VAGX_FORMAT_RGBA8_UNORM;
-   pbe.dimension = VAGX_DIMENSION_2D;
-   pbe.layout = VAGX_IMAGE_LAYOUT_LINEAR;
-   pbe.samples = VAGX_MSAA_1X;
-   pbe.width = w;
-   pbe.height = h;
-   pbe.depth = 1;
-   pbe.levels = 1;
-   pbe.stride = stride;
-   pbe.base_va = fb_va;
+   t_pbe_linear_2d(&pbe, VAGX_FORMAT_RGBA8_UNORM, w, h, t_linear_stride(w, 4), fb_va);
    vagx_pbe_pack(pa_u32(f, desc_pa + 0x400), &pbe);
    memcpy(pa_u32(f, desc_pa + 0x300), clear, 16);
    struct vagx_cmd_end end;
@@ -1330,16 +1371,7 @@ static uint64_t submit_clear(struct tdev *d, struct tq *t, uint64_t root, uint64
    vagx_cmd_end_pack(pa_u32(f, desc_pa + 0x200), &end);
 
    struct vagx_render_job rj;
-   vagx_render_job_init(&rj);
-   rj.width = w;
-   rj.height = h;
-   rj.samples = VAGX_MSAA_1X;
-   rj.rt_count = 1;
-   rj.process_empty_tiles = 1;
-   rj.cs_va = VA_DESC + 0x200;
-   for (unsigned i = 0; i < VAGX_MAX_RENDER_TARGETS; i++)
-      rj.rt_format[i] = VAGX_FORMAT_INVALID;
-   rj.rt_format[0] = VAGX_FORMAT_RGBA8_UNORM;
+   t_render_job_1rt(&rj, w, h, VAGX_FORMAT_RGBA8_UNORM, VA_DESC + 0x200);
    vagx_usc_program_init(&rj.bg_program);
    rj.bg_program.code_va = VA_CODE;
    rj.bg_program.gpr_count = 16;
@@ -1372,7 +1404,7 @@ static void test_render(unsigned workers)
    uint64_t code_pa = vm_alloc(d.f, root, VA_CODE, 2 * VAGX_PAGE_SIZE, true);
    uint64_t desc_pa = vm_alloc(d.f, root, VA_DESC, VAGX_PAGE_SIZE, false);
    const unsigned w = 100, h = 70; /* 4 x 3 tiles, partial ones at the edges */
-   uint32_t stride = (w * 4 + VAGX_LINEAR_STRIDE_ALIGN - 1) & ~(uint32_t)(VAGX_LINEAR_STRIDE_ALIGN - 1);
+   uint32_t stride = t_linear_stride(w, 4);
    uint64_t fb_pa = vm_alloc(d.f, root, VA_BUF, (uint64_t)stride * h, false);
    const float clear[4] = {1.0f, 0.0f, 0.5f, 1.0f};
    uint64_t slot = submit_clear(&d, &t, root, 1, code_pa, desc_pa, w, h, VA_BUF, clear, 0);
@@ -1516,6 +1548,7 @@ int main(void)
    test_registers();
    test_nop_jobs();
    test_mmu();
+   test_events();
    test_tlb();
    test_copy_fill(false);
    test_copy_fill(true);

@@ -4,9 +4,11 @@
  * (and -mgeneral-regs-only where supported, so any float use would fail to
  * compile), exactly how vagx.ko sees the header.  It exercises the paths the
  * kernel uses: ring-slot packing, result/PTE decoding, register macros and
- * printing through a caller-supplied callback.
+ * printing through a caller-supplied callback.  The page-table library
+ * (vagx_pt.h) is included the same way, so it stays freestanding.
  */
 #include "vagx_hw.h"
+#include "vagx_pt.h"
 
 int vagx_kernel_like_selftest(vagx_print_fn fn, void *ctx);
 

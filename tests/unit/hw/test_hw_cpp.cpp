@@ -2,6 +2,7 @@
 // The generated header must build and behave as C++17 (Mesa's C++ code and
 // the renderer's tools include it).  Uses the vagx_pack() convenience macro.
 #include "vagx_hw.h"
+#include "vagx_pt.h"
 #include <cstdio>
 #include <cstring>
 
@@ -41,6 +42,11 @@ int main()
 	vagx_cmd_viewport_pack(vw, &vp);
 	struct vagx_cmd_viewport vp2;
 	if (!vagx_cmd_viewport_unpack(vw, &vp2, nullptr) || vp2.scale_x != 0.5f)
+		return 1;
+	/* the page-table library builds as C++ too */
+	struct vagx_pte pte;
+	if (!vagx_pte_decode(vagx_pte_page(0x5000, true, false), &pte) || pte.addr != 0x5000 ||
+	    !pte.read_only || vagx_pt_entry_span(VAGX_PT_LEVELS - 1) != VAGX_PAGE_SIZE)
 		return 1;
 	vagx_texture_print(vagx_print_file, stdout, &t, 0);
 	std::printf("C++17 OK\n");

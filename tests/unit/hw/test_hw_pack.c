@@ -10,22 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vagx_check.h"
 #include "vagx_hw_testgen.h"
 
 #define ITERATIONS 500
 #define MAX_DWORDS 64
-
-static int failures;
-
-#define CHECK(cond, ...)                                                     \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			fprintf(stderr, "%s:%d: FAIL %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__);                        \
-			fprintf(stderr, "\n");                               \
-			failures++;                                          \
-		}                                                            \
-	} while (0)
 
 struct strbuf {
 	char buf[1 << 16];
@@ -292,8 +281,8 @@ int main(void)
 	test_stream(&seed);
 	test_contract_consistency();
 	test_kernel_like();
-	if (failures) {
-		fprintf(stderr, "%d failures\n", failures);
+	if (t_failures) {
+		fprintf(stderr, "%d of %d checks failed\n", t_failures, t_checks);
 		return 1;
 	}
 	printf("all %d structs passed\n", VT_NUM_STRUCTS);

@@ -1,5 +1,6 @@
-/* Shared helpers of the ISA/USC tests: check macros, a flat device memory
- * behind the translate callback, and "assemble + decode + run" in one call. */
+/* Shared helpers of the ISA/USC tests: a flat device memory behind the
+ * translate callback, and "assemble + decode + run" in one call (the check
+ * macro is tests/lib/vagx_check.h's). */
 #ifndef VAGX_USC_TEST_H
 #define VAGX_USC_TEST_H
 
@@ -8,28 +9,8 @@
 #include <string.h>
 
 #include "usc.h"
+#include "vagx_check.h"
 #include "vagx_asm.h"
-
-static int t_failures, t_checks;
-
-#define CHECK(cond, ...)                                                        \
-   do {                                                                         \
-      t_checks++;                                                               \
-      if (!(cond)) {                                                            \
-         t_failures++;                                                          \
-         if (t_failures < 50) {                                                 \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                       \
-            fputc('\n', stderr);                                                \
-         }                                                                      \
-      }                                                                         \
-   } while (0)
-
-static inline int t_report(const char *name)
-{
-   printf("%s: %d checks, %d failures\n", name, t_checks, t_failures);
-   return t_failures ? 1 : 0;
-}
 
 /* Device memory: one host buffer visible at VA T_BASE. */
 #define T_BASE 0x123400000000ull

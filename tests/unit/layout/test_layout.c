@@ -16,23 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vagx_check.h"
 #include "vagx_layout.h"
 #include "layout_vectors.h"
-
-static unsigned n_checks, n_failures;
-
-#define CHECK(cond, ...)                                                       \
-   do {                                                                        \
-      n_checks++;                                                              \
-      if (!(cond)) {                                                           \
-         n_failures++;                                                         \
-         if (n_failures < 50) {                                                \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);   \
-            fprintf(stderr, __VA_ARGS__);                                      \
-            fprintf(stderr, "\n");                                             \
-         }                                                                     \
-      }                                                                        \
-   } while (0)
 
 #define CHECK_EQ(a, b, ctx)                                                    \
    CHECK((uint64_t)(a) == (uint64_t)(b), "%s: %s = %" PRIu64 ", expected %" PRIu64, \
@@ -339,7 +325,7 @@ check_bijective(const struct vagx_layout *l, const char *name)
                seen[s / 8] |= (uint8_t)(1u << (s % 8));
             }
          }
-         n_checks++;
+         t_checks++;
       }
       free(seen);
    }
@@ -567,6 +553,6 @@ main(void)
    test_bijective();
    test_copies();
    test_invalid();
-   printf("%u checks, %u failures\n", n_checks, n_failures);
-   return n_failures ? 1 : 0;
+   printf("%d checks, %d failures\n", t_checks, t_failures);
+   return t_failures ? 1 : 0;
 }

@@ -11,22 +11,13 @@
 #define RENDER_TEST_JOB_H
 
 #include "render_test_mem.h"
+#include "vagx_cs.h"
+#include "vagx_test_desc.h"
 
 /* Control stream being written; rtj_finish() places it in memory. */
 static uint32_t rtj_cs[8192];
 static unsigned rtj_ncs;
-#define RTJ_EMIT(T, ...)                                                               \
-   do {                                                                                \
-      if (rtj_ncs + 16 > sizeof(rtj_cs) / 4) {                                         \
-         fprintf(stderr, "test control stream full\n");                               \
-         exit(2);                                                                      \
-      }                                                                                \
-      struct vagx_##T v_;                                                              \
-      vagx_##T##_init(&v_);                                                            \
-      __VA_ARGS__;                                                                     \
-      vagx_##T##_pack(&rtj_cs[rtj_ncs], &v_);                                          \
-      rtj_ncs += vagx_cmd_dwords(rtj_cs[rtj_ncs]);                                     \
-   } while (0)
+#define RTJ_EMIT(T, ...) VAGX_CS_EMIT(rtj_cs, rtj_ncs, T, __VA_ARGS__)
 
 /* Byte offset in the stream of the next command (its VA is rtj_cs_va +
  * that once rtj_finish placed the stream). */
@@ -39,12 +30,7 @@ static uint64_t rtj_fb_va, rtj_cs_va;
 static inline void rtj_prog(struct vagx_usc_program *u, uint64_t code, const uint32_t *uni,
                             unsigned nuni)
 {
-   vagx_usc_program_init(u);
-   u->code_va = code;
-   u->gpr_count = 32;
-   u->uniform_count = nuni;
-   if (nuni)
-      u->uniform_va = put(uni, nuni * 4, 4);
+   t_usc_program(u, code, 32, nuni, nuni ? put(uni, nuni * 4, 4) : 0);
 }
 
 /* Vertex shader: position = u0..u3 for every vertex. */
@@ -122,31 +108,12 @@ static inline uint64_t rtj_finish(const float clear[4])
    rtj_cs_va = put(rtj_cs, rtj_ncs * 4, 16);
    rtj_fb_va = alloc((uint64_t)rtj_w * 4 * rtj_h, 128);
    struct vagx_pbe pbe;
-   vagx_pbe_init(&pbe);
-   pbe.format = VAGX_FORMAT_RGBA8_UNORM;
-   pbe.dimension = VAGX_DIMENSION_2D;
-   pbe.layout = VAGX_IMAGE_LAYOUT_LINEAR;
-   pbe.samples = VAGX_MSAA_1X;
-   pbe.width = rtj_w;
-   pbe.height = rtj_h;
-   pbe.depth = 1;
-   pbe.levels = 1;
-   pbe.stride = rtj_w * 4;
-   pbe.base_va = rtj_fb_va;
+   t_pbe_linear_2d(&pbe, VAGX_FORMAT_RGBA8_UNORM, rtj_w, rtj_h, rtj_w * 4, rtj_fb_va);
    uint64_t pbe_va = alloc(32, 32);
    vagx_pbe_pack(ptr(pbe_va), &pbe);
 
    struct vagx_render_job rj;
-   vagx_render_job_init(&rj);
-   rj.width = rtj_w;
-   rj.height = rtj_h;
-   rj.samples = VAGX_MSAA_1X;
-   rj.rt_count = 1;
-   rj.process_empty_tiles = 1;
-   rj.cs_va = rtj_cs_va;
-   for (unsigned i = 0; i < VAGX_MAX_RENDER_TARGETS; i++)
-      rj.rt_format[i] = VAGX_FORMAT_INVALID;
-   rj.rt_format[0] = VAGX_FORMAT_RGBA8_UNORM;
+   t_render_job_1rt(&rj, rtj_w, rtj_h, VAGX_FORMAT_RGBA8_UNORM, rtj_cs_va);
    uint32_t cc[4];
    memcpy(cc, clear, 16);
    rtj_prog(&rj.bg_program, rtj_fs_const(), cc, 4);

@@ -13,49 +13,21 @@
 #include "vagx_asm.h"
 #include "vagx_layout.h"
 
-#include "render_check.h"
+#include "vagx_check.h"
+#include "vagx_cs.h"
+#include "vagx_test_desc.h"
 
 /* ------------------------------------------------------------ memory -- */
 #define MEM_SIZE (64u << 20)
 #include "render_test_mem.h"
 
 /* ------------------------------------------------------------ helpers -- */
-struct prog {
-   uint64_t code;
-   unsigned gprs;
-   uint32_t uni[16];
-   unsigned nuni;
-   uint64_t tex, smp, img;
-   unsigned ntex, nsmp, nimg;
-};
-
-static void to_usc(const struct prog *p, struct vagx_usc_program *u)
-{
-   vagx_usc_program_init(u);
-   u->code_va = p->code;
-   u->gpr_count = p->gprs ? p->gprs : 32;
-   u->uniform_count = p->nuni;
-   if (p->nuni)
-      u->uniform_va = put(p->uni, p->nuni * 4, 4);
-   u->texture_count = p->ntex;
-   u->texture_va = p->tex;
-   u->sampler_count = p->nsmp;
-   u->sampler_va = p->smp;
-   u->image_count = p->nimg;
-   u->image_va = p->img;
-}
+#include "render_test_prog.h"
 
 /* Control stream writer. */
 static uint32_t cs[16384];
 static unsigned ncs;
-#define EMIT(T, ...)                                                                   \
-   do {                                                                                \
-      struct vagx_##T v_;                                                              \
-      vagx_##T##_init(&v_);                                                            \
-      __VA_ARGS__;                                                                     \
-      vagx_##T##_pack(&cs[ncs], &v_);                                                  \
-      ncs += vagx_cmd_dwords(cs[ncs]);                                                 \
-   } while (0)
+#define EMIT(T, ...) VAGX_CS_EMIT(cs, ncs, T, __VA_ARGS__)
 
 /* Framebuffer */
 static unsigned W = 64, H = 64;
@@ -70,20 +42,6 @@ static const char *bg4_src =
 static const char *eot_src =
    "mov r4, sr.pix_x\nmov r5, sr.pix_y\nld_tile.rt0 r0, #0\n"
    "img_st.i0.2d r4, r0, #0\nend\n";
-
-/* Vertex shader: 4 position words + nvar words loaded from u0:u1 + id*stride. */
-static uint64_t vs_code(unsigned nvar)
-{
-   char src[2048];
-   unsigned words = 4 + nvar, stride = words * 4;
-   int n = snprintf(src, sizeof(src), "imul r1, sr.vertex_id, #%u\n", stride);
-   for (unsigned i = 0; i < words; i++)
-      n += snprintf(src + n, sizeof(src) - n,
-                    "iadd r2, r1, #%u\nld_global.b32 r%u, u0, r2\nst_var r%u, #%u\n", i * 4,
-                    8 + i, 8 + i, i);
-   snprintf(src + n, sizeof(src) - n, "end\n");
-   return assemble(src);
-}
 
 struct job_opts {
    unsigned samples;
@@ -113,20 +71,10 @@ static uint64_t make_job(const struct job_opts *o)
    unsigned samples = o->samples ? o->samples : 1;
    const enum vagx_format rtf = o->rt_format ? o->rt_format : VAGX_FORMAT_RGBA8_UNORM;
    fb_bpp = vagx_format_bytes_per_block(rtf);
-   fb_stride = (W * fb_bpp + 15) & ~15u;
+   fb_stride = t_linear_stride(W, fb_bpp);
    fb_va = alloc(fb_stride * H, 128);
    struct vagx_pbe pbe;
-   vagx_pbe_init(&pbe);
-   pbe.format = rtf;
-   pbe.dimension = VAGX_DIMENSION_2D;
-   pbe.layout = VAGX_IMAGE_LAYOUT_LINEAR;
-   pbe.samples = VAGX_MSAA_1X;
-   pbe.width = W;
-   pbe.height = H;
-   pbe.depth = 1;
-   pbe.levels = 1;
-   pbe.stride = (uint32_t)fb_stride;
-   pbe.base_va = fb_va;
+   t_pbe_linear_2d(&pbe, rtf, W, H, (uint32_t)fb_stride, fb_va);
    if (o->pbe_twiddled) {
       struct vagx_layout *l = &fb_layout;
       memset(l, 0, sizeof(*l));
@@ -151,16 +99,8 @@ static uint64_t make_job(const struct job_opts *o)
    struct prog eot = {.code = assemble(o->eot ? o->eot : eot_src), .img = pbe_va, .nimg = 1};
 
    struct vagx_render_job rj;
-   vagx_render_job_init(&rj);
-   rj.width = W;
-   rj.height = H;
+   t_render_job_1rt(&rj, W, H, rtf, cs_va);
    rj.samples = samples == 4 ? VAGX_MSAA_4X : VAGX_MSAA_1X;
-   rj.rt_count = 1;
-   rj.process_empty_tiles = 1;
-   rj.cs_va = cs_va;
-   for (unsigned i = 0; i < 8; i++)
-      rj.rt_format[i] = VAGX_FORMAT_INVALID;
-   rj.rt_format[0] = rtf;
    rj.clear_depth = o->clear_depth;
    rj.clear_stencil = o->clear_stencil;
    if (o->zs) {
@@ -269,15 +209,7 @@ static void emit_state(unsigned nvar_smooth, unsigned nvar_flat, unsigned nvar_l
 
 static uint32_t binding(unsigned slot, unsigned count, unsigned cf, enum vagx_interp in)
 {
-   struct vagx_cf_binding b;
-   vagx_cf_binding_init(&b);
-   b.slot = slot;
-   b.count = count;
-   b.cf = cf;
-   b.interp = in;
-   uint32_t w;
-   vagx_cf_binding_pack(&w, &b);
-   return w;
+   return t_cf_binding(slot, count, cf, in);
 }
 
 /* Pixel (window) -> ndc for the viewport above. */
@@ -1529,16 +1461,7 @@ static void test_depth_quantize(void)
 static uint32_t binding_src(unsigned slot, unsigned count, unsigned cf, enum vagx_interp in,
                             enum vagx_cf_source src)
 {
-   struct vagx_cf_binding b;
-   vagx_cf_binding_init(&b);
-   b.slot = slot;
-   b.count = count;
-   b.cf = cf;
-   b.interp = in;
-   b.source = src;
-   uint32_t w;
-   vagx_cf_binding_pack(&w, &b);
-   return w;
+   return t_cf_binding_src(slot, count, cf, in, src);
 }
 
 /* Point sprites (GL 4.6 14.4): pixel f is covered when its centre lies in the
@@ -4246,13 +4169,13 @@ int main(void)
       {"geometry_budget", test_geometry_budget},
    };
    for (unsigned i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-      int before = failures;
+      int before = t_failures;
       brk_ = 0;
       tests[i].fn();
-      printf("%s %s\n", failures == before ? "ok  " : "FAIL", tests[i].name);
+      printf("%s %s\n", t_failures == before ? "ok  " : "FAIL", tests[i].name);
    }
-   printf("%d checks, %d failures\n", checks, failures);
+   printf("%d checks, %d failures\n", t_checks, t_failures);
    vagx_render_device_destroy(dev);
    free(mem);
-   return failures ? 1 : 0;
+   return t_failures ? 1 : 0;
 }

@@ -19,7 +19,7 @@
 
 #include "render_io.h"
 
-#include "render_check.h"
+#include "vagx_check.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint32_t rnd(void)
@@ -316,6 +316,6 @@ int main(void)
    test_zs_formats();
    test_unorm_depth();
    test_span();
-   printf("%d checks, %d failures\n", checks, failures);
-   return failures ? 1 : 0;
+   printf("%d checks, %d failures\n", t_checks, t_failures);
+   return t_failures ? 1 : 0;
 }

@@ -22,7 +22,7 @@
 #include "vagx_asm.h"
 #include "vagx_layout.h"
 
-#include "render_check.h"
+#include "vagx_check.h"
 
 #define MEM_SIZE (16u << 20)
 #include "render_test_job.h"
@@ -114,7 +114,7 @@ static enum vagx_job_status run_bounded(uint64_t job, struct vagx_render_fault *
    if (!atomic_load(&r.done)) {
       CHECK(false, "%s: still running %.1f s after it started (abort set after %.2f s)", what,
             limit_s, abort_after_s);
-      fprintf(stderr, "%d of %d checks failed\n", failures, checks);
+      fprintf(stderr, "%d of %d checks failed\n", t_failures, t_checks);
       fflush(stderr);
       _exit(1);
    }
@@ -391,12 +391,12 @@ int main(int argc, char **argv)
          wanted |= !strcmp(argv[a], tests[i].name);
       if (!wanted)
          continue;
-      const int before = failures;
+      const int before = t_failures;
       tests[i].fn();
-      printf("%s %s\n", failures == before ? "ok  " : "FAIL", tests[i].name);
+      printf("%s %s\n", t_failures == before ? "ok  " : "FAIL", tests[i].name);
    }
    vagx_render_device_destroy(dev);
    free(mem);
-   printf("%d checks, %d failures\n", checks, failures);
-   return failures ? 1 : 0;
+   printf("%d checks, %d failures\n", t_checks, t_failures);
+   return t_failures ? 1 : 0;
 }

@@ -15,7 +15,7 @@
 #include "render.h"
 #include "vagx_asm.h"
 
-#include "render_check.h"
+#include "vagx_check.h"
 
 /* ------------------------------------------------------------ memory -- */
 #define MEM_SIZE (32u << 20)
@@ -27,12 +27,7 @@ static uint32_t *wptr(uint64_t va) { return (uint32_t *)ptr(va); }
 static void usc(struct vagx_usc_program *u, uint64_t code, const uint32_t *uni, unsigned nuni,
                 uint64_t img)
 {
-   vagx_usc_program_init(u);
-   u->code_va = code;
-   u->gpr_count = 32;
-   u->uniform_count = nuni;
-   if (nuni)
-      u->uniform_va = put(uni, nuni * 4, 4);
+   t_usc_program(u, code, 32, nuni, nuni ? put(uni, nuni * 4, 4) : 0);
    if (img) {
       u->image_count = 1;
       u->image_va = img;
@@ -42,14 +37,7 @@ static void usc(struct vagx_usc_program *u, uint64_t code, const uint32_t *uni, 
 /* Control stream writer. */
 static uint32_t cs[4096];
 static unsigned ncs;
-#define EMIT(T, ...)                                                                   \
-   do {                                                                                \
-      struct vagx_##T v_;                                                              \
-      vagx_##T##_init(&v_);                                                            \
-      __VA_ARGS__;                                                                     \
-      vagx_##T##_pack(&cs[ncs], &v_);                                                  \
-      ncs += vagx_cmd_dwords(cs[ncs]);                                                 \
-   } while (0)
+#define EMIT(T, ...) VAGX_CS_EMIT(cs, ncs, T, __VA_ARGS__)
 /* VA of the last stream make_job placed (commands are copied in order). */
 static uint64_t last_cs_va;
 
@@ -706,6 +694,6 @@ int main(void)
    test_errors();
    vagx_render_device_destroy(dev);
    free(mem);
-   printf("%d/%d checks passed\n", checks - failures, checks);
-   return failures ? 1 : 0;
+   printf("%d/%d checks passed\n", t_checks - t_failures, t_checks);
+   return t_failures ? 1 : 0;
 }

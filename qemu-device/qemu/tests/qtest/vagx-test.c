@@ -22,6 +22,7 @@
 
 #include "hw/display/vagx/vagx_hw.h"
 #include "hw/display/vagx/vagx_isa.h"
+#include "hw/display/vagx/uapi/hw/pt/vagx_pt.h"
 
 #define TIMEOUT_US (20 * G_USEC_PER_SEC)
 #define MSI_MAGIC 0x5a000000u
@@ -75,13 +76,16 @@ static void qwr(Vagx *v, unsigned q, uint32_t reg, uint32_t val)
     wr(v, VAGX_QUEUE_REG(q, reg), val);
 }
 
+/* Offset bits of an address inside its MMU page. */
+#define PAGE_OFFSET_MASK ((uint64_t)VAGX_PAGE_SIZE - 1)
+
 static uint64_t galloc(Vagx *v, size_t size)
 {
-    uint64_t pa = guest_alloc(&v->qs->alloc, ROUND_UP(size, 4096));
+    uint64_t pa = guest_alloc(&v->qs->alloc, ROUND_UP(size, VAGX_PAGE_SIZE));
 
     g_assert(pa);
-    g_assert_cmphex(pa & 4095, ==, 0);
-    qtest_memset(v->qts, pa, 0, ROUND_UP(size, 4096));
+    g_assert_cmphex(pa & PAGE_OFFSET_MASK, ==, 0);
+    qtest_memset(v->qts, pa, 0, ROUND_UP(size, VAGX_PAGE_SIZE));
     return pa;
 }
 
@@ -132,9 +136,9 @@ static void vagx_start_machine(Vagx *v, const char *machine, const char *extra)
                           machine, extra ? extra : "");
     g_assert(v->qs);
     v->qts = v->qs->qts;
-    v->msi = galloc(v, 4096);
+    v->msi = galloc(v, VAGX_PAGE_SIZE);
     vagx_probe(v);
-    v->root = galloc(v, 4096);
+    v->root = galloc(v, VAGX_PAGE_SIZE);
     v->next_va = VA_BASE;
 }
 
@@ -212,57 +216,42 @@ static void write_words(Vagx *v, uint64_t pa, const uint32_t *w, unsigned n)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Page tables (built in guest memory from the contract's PTE layout)       */
+/* Page tables: the contract's page-table library over qtest memory      */
 /* ------------------------------------------------------------------------ */
 
-static void write_pte(Vagx *v, uint64_t pa, const struct vagx_pte *pte)
+static int pt_read(void *ctx, uint64_t pa, void *buf, size_t len)
 {
-    uint32_t w[VAGX_PTE_DWORDS];
-
-    vagx_pte_pack(w, pte);
-    write_words(v, pa, w, VAGX_PTE_DWORDS);
+    qtest_memread(((Vagx *)ctx)->qts, pa, buf, len);
+    return 0;
 }
 
-static unsigned va_index(uint64_t va, unsigned level)
+static int pt_write(void *ctx, uint64_t pa, const void *buf, size_t len)
 {
-    unsigned shift = VAGX_PAGE_SHIFT +
-                     VAGX_PT_BITS_PER_LEVEL * (VAGX_PT_LEVELS - 1 - level);
+    qtest_memwrite(((Vagx *)ctx)->qts, pa, buf, len);
+    return 0;
+}
 
-    return (va >> shift) & (VAGX_PT_ENTRIES - 1);
+static uint64_t pt_alloc(void *ctx)
+{
+    return galloc(ctx, VAGX_PAGE_SIZE);
+}
+
+static const struct vagx_pt_ops pt_ops = {
+    .read = pt_read, .write = pt_write, .alloc_table = pt_alloc,
+};
+
+/* Writes a raw entry (the fuzzer's and the NULL subtrees' way). */
+static void write_pte(Vagx *v, uint64_t pa, const struct vagx_pte *pte)
+{
+    g_assert_cmpint(vagx_pt_store(&pt_ops, v, pa, vagx_pte_encode(pte)), ==, 0);
 }
 
 /* Map one 4 KiB page va -> pa; creates intermediate tables as needed. */
 static void vm_map(Vagx *v, uint64_t root, uint64_t va, uint64_t pa,
                    bool read_only)
 {
-    uint64_t table = root;
-
-    for (unsigned level = 0; level < VAGX_PT_LEVELS - 1; level++) {
-        uint64_t e = table + 8 * va_index(va, level);
-        uint32_t lo = qtest_readl(v->qts, e);
-
-        if (lo & 1) {
-            table = ((uint64_t)qtest_readl(v->qts, e + 4) << 32 | lo) &
-                    0x000ffffffffff000ull;
-        } else {
-            struct vagx_pte pte;
-
-            vagx_pte_init(&pte);
-            pte.valid = true;
-            pte.addr = galloc(v, 4096);
-            write_pte(v, e, &pte);
-            table = pte.addr;
-        }
-    }
-    {
-        struct vagx_pte pte;
-
-        vagx_pte_init(&pte);
-        pte.valid = true;
-        pte.read_only = read_only;
-        pte.addr = pa;
-        write_pte(v, table + 8 * va_index(va, VAGX_PT_LEVELS - 1), &pte);
-    }
+    g_assert_cmpint(vagx_pt_map(&pt_ops, v, root, va, pa, read_only, false),
+                    ==, VAGX_PT_OK);
 }
 
 /* Allocate `size` bytes of guest RAM and map them at a fresh VA. */
@@ -271,10 +260,11 @@ static uint64_t vm_buf(Vagx *v, size_t size, bool read_only, uint64_t *pa_out)
     uint64_t pa = galloc(v, size);
     uint64_t va = v->next_va;
 
-    for (size_t off = 0; off < size; off += 4096) {
+    for (size_t off = 0; off < size; off += VAGX_PAGE_SIZE) {
         vm_map(v, v->root, va + off, pa + off, read_only);
     }
-    v->next_va += ROUND_UP(size, 4096) + 4096;  /* leave a hole */
+    /* leave a hole */
+    v->next_va += ROUND_UP(size, VAGX_PAGE_SIZE) + VAGX_PAGE_SIZE;
     if (pa_out) {
         *pa_out = pa;
     }
@@ -372,7 +362,7 @@ static uint64_t submit_copy(Vagx *v, unsigned q, uint64_t src, uint64_t dst,
 /* A good copy job on queue q; asserts success, fence and MSI-X. */
 static void run_good_copy(Vagx *v, unsigned q, uint64_t seq)
 {
-    uint64_t spa, dpa, fence = galloc(v, 4096);
+    uint64_t spa, dpa, fence = galloc(v, VAGX_PAGE_SIZE);
     uint64_t src = vm_buf(v, 8192, true, &spa);
     uint64_t dst = vm_buf(v, 8192, false, &dpa);
     g_autofree uint8_t *a = g_malloc(8192);
@@ -521,7 +511,7 @@ static void test_copy(void)
     /* Bus mastering off: the job cannot even be fetched. */
     qpci_config_writew(v.dev, PCI_COMMAND, PCI_COMMAND_MEMORY);
     {
-        uint64_t fence = galloc(&v, 4096);
+        uint64_t fence = galloc(&v, VAGX_PAGE_SIZE);
 
         submit_copy(&v, 0, VA_BASE, VA_BASE + 0x100000, 16, fence, 77);
         g_usleep(100 * 1000);
@@ -618,11 +608,11 @@ static void test_compute(void)
 
     vagx_start(&v, NULL);
     ring_setup(&v, 1);
-    code_va = vm_buf(&v, 4096, true, &code_pa);
-    uni_va = vm_buf(&v, 4096, true, &uni_pa);
+    code_va = vm_buf(&v, VAGX_PAGE_SIZE, true, &code_pa);
+    uni_va = vm_buf(&v, VAGX_PAGE_SIZE, true, &uni_pa);
     out_va = vm_buf(&v, total * 4, false, &out_pa);
-    desc_va = vm_buf(&v, 4096, true, &desc_pa);
-    fence = galloc(&v, 4096);
+    desc_va = vm_buf(&v, VAGX_PAGE_SIZE, true, &desc_pa);
+    fence = galloc(&v, VAGX_PAGE_SIZE);
     build_compute_program(&v, code_pa);
     qtest_writel(v.qts, uni_pa, (uint32_t)out_va);
     qtest_writel(v.qts, uni_pa + 4, out_va >> 32);
@@ -663,9 +653,9 @@ static void test_mmu_fault(void)
 
     vagx_start(&v, NULL);
     ring_setup(&v, 2);
-    fence = galloc(&v, 4096);
-    ro = vm_buf(&v, 4096, true, NULL);
-    rw = vm_buf(&v, 4096, false, NULL);
+    fence = galloc(&v, VAGX_PAGE_SIZE);
+    ro = vm_buf(&v, VAGX_PAGE_SIZE, true, NULL);
+    rw = vm_buf(&v, VAGX_PAGE_SIZE, false, NULL);
     unmapped = v.next_va + 0x10000;
 
     /* Read from a VA nobody mapped. */
@@ -749,8 +739,9 @@ static uint64_t long_job_va(Vagx *v)
     vagx_pte_init(&pte);
     pte.valid = true;
     pte.null = true;
-    write_pte(v, v->root + 8 * va_index(va, 0), &pte);
-    write_pte(v, v->root + 8 * va_index(va + 0x8000000000ull, 0), &pte);
+    write_pte(v, vagx_pt_entry_pa(v->root, va, 0), &pte);
+    write_pte(v, vagx_pt_entry_pa(v->root, va + vagx_pt_entry_span(0), 0),
+              &pte);
     return va;
 }
 
@@ -762,7 +753,7 @@ static void test_abort_and_queue_reset(void)
 
     vagx_start(&v, NULL);
     ring_setup(&v, 0);
-    fence = galloc(&v, 4096);
+    fence = galloc(&v, VAGX_PAGE_SIZE);
     nva = long_job_va(&v);
 
     /* Abort: the job completes with ABORTED and the queue halts. */
@@ -835,7 +826,7 @@ static void test_abort_match(void)
 
     vagx_start(&v, NULL);
     ring_setup(&v, 1);
-    fence = galloc(&v, 4096);
+    fence = galloc(&v, VAGX_PAGE_SIZE);
     nva = long_job_va(&v);
     g_assert_cmpuint(VAGX_Q_ABORT_STATUS_RESULT_GET(
                          qrd(&v, 1, VAGX_Q_ABORT_STATUS)), ==,
@@ -955,21 +946,24 @@ static void screendump_check(Vagx *v, uint32_t format, bool black)
  * (XRGB8888) but not committed. */
 static void scanout_fb_setup(Vagx *v, uint64_t fb_va)
 {
-    uint64_t pages[(FB_PITCH * FB_H + 4095) / 4096];
+    uint64_t pages[(FB_PITCH * FB_H + (VAGX_PAGE_SIZE - 1)) / VAGX_PAGE_SIZE];
     const unsigned npages = ARRAY_SIZE(pages);
 
     /* Framebuffer pages scattered in reverse order, mapped contiguously. */
     for (unsigned i = 0; i < npages; i++) {
-        pages[i] = galloc(v, 4096);
+        pages[i] = galloc(v, VAGX_PAGE_SIZE);
     }
     for (unsigned i = 0; i < npages; i++) {
-        vm_map(v, v->root, fb_va + 4096 * i, pages[npages - 1 - i], true);
+        vm_map(v, v->root, fb_va + VAGX_PAGE_SIZE * i, pages[npages - 1 - i],
+               true);
     }
     for (unsigned y = 0; y < FB_H; y++) {
         for (unsigned x = 0; x < FB_W; x++) {
             uint64_t off = (uint64_t)y * FB_PITCH + 4 * x;
 
-            qtest_writel(v->qts, pages[npages - 1 - off / 4096] + off % 4096,
+            qtest_writel(v->qts,
+                         pages[npages - 1 - off / VAGX_PAGE_SIZE] +
+                         off % VAGX_PAGE_SIZE,
                          fb_pixel(x, y));
         }
     }
@@ -1170,7 +1164,7 @@ static void test_fuzz(void)
     uint64_t junk;
 
     vagx_start(&v, NULL);
-    junk = galloc(&v, 4 * 4096);
+    junk = galloc(&v, 4 * VAGX_PAGE_SIZE);
 
     for (unsigned iter = 0; iter < 3000; iter++) {
         uint32_t r = g_rand_int(rng);
@@ -1199,16 +1193,17 @@ static void test_fuzz(void)
                 buf[1] = 0;
                 buf[2] = g_rand_int_range(rng, 0, VAGX_MSIX_VECTORS);
                 buf[3] = 0;
-                stq_le_p(buf + 8, junk + 4096 * g_rand_int_range(rng, 0, 4));
+                stq_le_p(buf + 8, junk + VAGX_PAGE_SIZE *
+                         g_rand_int_range(rng, 0, 4));
             }
             qtest_memwrite(v.qts, junk + VAGX_RING_ENTRY_SIZE *
-                           g_rand_int_range(rng, 0, 4 * 4096 /
+                           g_rand_int_range(rng, 0, 4 * VAGX_PAGE_SIZE /
                                             VAGX_RING_ENTRY_SIZE),
                            buf, sizeof(buf));
             if (g_rand_int_range(rng, 0, 4) == 0) {
                 qwr(&v, q, VAGX_Q_CONTROL, 0);
                 qwr(&v, q, VAGX_Q_RING_BASE_LO, (uint32_t)junk +
-                    4096 * g_rand_int_range(rng, 0, 4));
+                    VAGX_PAGE_SIZE * g_rand_int_range(rng, 0, 4));
                 qwr(&v, q, VAGX_Q_RING_BASE_HI, 0);
                 qwr(&v, q, VAGX_Q_RING_SIZE, g_rand_int_range(rng, 0, 16));
                 qwr(&v, q, VAGX_Q_CONTROL, 1);

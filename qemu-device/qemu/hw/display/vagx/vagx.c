@@ -54,6 +54,16 @@
 
 #include "hw/display/vagx/vagx_hw.h"
 #include "vagx_core.h"
+#include "trace.h"
+
+/* A guest programming error: its trace event, and the same words in the
+ * LOG_GUEST_ERROR log (-d guest_errors), as hw/nvme's NVME_GUEST_ERR. */
+#define VAGX_GUEST_ERR(trace, fmt, ...) \
+    do { \
+        (trace_##trace)(__VA_ARGS__); \
+        qemu_log_mask(LOG_GUEST_ERROR, "vagx: " #trace ": " fmt "\n", \
+                      ## __VA_ARGS__); \
+    } while (0)
 
 #define TYPE_VAGX "vagx"
 OBJECT_DECLARE_SIMPLE_TYPE(VagxState, VAGX)
@@ -214,9 +224,9 @@ static int vagx_host_read(void *opaque, uint64_t pa, void *buf, size_t len)
 
     vagx_rcu_ensure();
     if (!vagx_dma_rw(s, pa, buf, len, false)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "vagx: DMA read of 0x%zx bytes at "
-                      "0x%" PRIx64 " is not guest RAM (or bus mastering "
-                      "is off)\n", len, pa);
+        VAGX_GUEST_ERR(vagx_err_dma, "DMA %s of 0x%" PRIx64 " bytes at 0x%"
+                       PRIx64 " is not guest RAM (or bus mastering is off)",
+                       "read", (uint64_t)len, pa);
         return -1;
     }
     return 0;
@@ -229,9 +239,9 @@ static int vagx_host_write(void *opaque, uint64_t pa, const void *buf,
 
     vagx_rcu_ensure();
     if (!vagx_dma_rw(s, pa, (void *)buf, len, true)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "vagx: DMA write of 0x%zx bytes at "
-                      "0x%" PRIx64 " is not guest RAM (or bus mastering "
-                      "is off)\n", len, pa);
+        VAGX_GUEST_ERR(vagx_err_dma, "DMA %s of 0x%" PRIx64 " bytes at 0x%"
+                       PRIx64 " is not guest RAM (or bus mastering is off)",
+                       "write", (uint64_t)len, pa);
         return -1;
     }
     return 0;
@@ -344,6 +354,52 @@ static void vagx_host_kick(void *opaque)
     qemu_mutex_unlock(&s->fe_lock);
 }
 
+static const char *vagx_name(const char *name)
+{
+    return name ? name : "(unknown)";
+}
+
+/*
+ * The core's events as trace events; failures are guest programming errors
+ * and also go to the LOG_GUEST_ERROR log.  Called from any device thread,
+ * possibly under the core's locks: it only traces and logs.
+ */
+static void vagx_host_event(void *opaque, const struct vagx_core_event *ev)
+{
+    switch (ev->kind) {
+    case VAGX_CORE_EVENT_JOB_START:
+        trace_vagx_job_start(ev->queue, ev->seqno,
+                             vagx_name(vagx_job_type_name(ev->type)),
+                             ev->slot_pa);
+        break;
+    case VAGX_CORE_EVENT_JOB_END:
+        trace_vagx_job_end(ev->queue, ev->seqno,
+                           vagx_name(vagx_job_status_name(ev->status)));
+        if (ev->status != VAGX_JOB_STATUS_OK) {
+            VAGX_GUEST_ERR(vagx_err_job, "queue %u seqno %" PRIu64
+                           " failed: %s (unit %s, detail 0x%x, address 0x%"
+                           PRIx64 ")", ev->queue, ev->seqno,
+                           vagx_name(vagx_job_status_name(ev->status)),
+                           vagx_name(vagx_unit_name(ev->unit)), ev->detail,
+                           ev->address);
+        }
+        break;
+    case VAGX_CORE_EVENT_REG_ERROR:
+        VAGX_GUEST_ERR(vagx_err_register, "%s at register 0x%x",
+                       vagx_name(vagx_reg_error_name(ev->code)), ev->offset);
+        break;
+    case VAGX_CORE_EVENT_MMU_FAULT:
+        VAGX_GUEST_ERR(vagx_err_mmu_fault, "queue %u: %s on %s of VA 0x%"
+                       PRIx64 " (root 0x%" PRIx64 ", level %u, unit %s)",
+                       ev->queue,
+                       vagx_name(vagx_fault_reason_name(ev->reason)),
+                       vagx_name(vagx_fault_access_name(ev->access)),
+                       ev->address, ev->root, ev->level,
+                       vagx_name(vagx_unit_name(ev->unit)));
+        break;
+    }
+}
+
 static const struct vagx_core_host_ops vagx_host_ops = {
     .read = vagx_host_read,
     .write = vagx_host_write,
@@ -353,6 +409,7 @@ static const struct vagx_core_host_ops vagx_host_ops = {
     .kick = vagx_host_kick,
     .access_begin = vagx_host_access_begin,
     .access_end = vagx_host_access_end,
+    .event = vagx_host_event,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -488,8 +545,9 @@ static uint64_t vagx_regs_read(void *opaque, hwaddr addr, unsigned size)
     VagxState *s = opaque;
 
     if (addr >= VAGX_MSIX_TABLE_OFFSET) {
-        qemu_log_mask(LOG_GUEST_ERROR, "vagx: read of reserved BAR0 offset "
-                      "0x%" HWADDR_PRIx "\n", addr);
+        VAGX_GUEST_ERR(vagx_err_reserved_read,
+                       "read of reserved BAR0 offset 0x%" PRIx64,
+                       (uint64_t)addr);
         return 0;
     }
     return vagx_core_mmio_read(s->core, addr, size);
@@ -501,8 +559,9 @@ static void vagx_regs_write(void *opaque, hwaddr addr, uint64_t val,
     VagxState *s = opaque;
 
     if (addr >= VAGX_MSIX_TABLE_OFFSET) {
-        qemu_log_mask(LOG_GUEST_ERROR, "vagx: write 0x%" PRIx64 " to reserved "
-                      "BAR0 offset 0x%" HWADDR_PRIx "\n", val, addr);
+        VAGX_GUEST_ERR(vagx_err_reserved_write, "write of 0x%" PRIx64
+                       " to reserved BAR0 offset 0x%" PRIx64,
+                       val, (uint64_t)addr);
         return;
     }
     vagx_core_mmio_write(s->core, addr, val, size);

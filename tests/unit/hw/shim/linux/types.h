@@ -15,6 +15,7 @@ typedef signed char int8_t;
 typedef short int16_t;
 typedef int int32_t;
 typedef long long int64_t;
+typedef unsigned long size_t;
 typedef _Bool bool;
 enum { false = 0, true = 1 };
 #define NULL ((void *)0)

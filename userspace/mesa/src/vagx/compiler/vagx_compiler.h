@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include "compiler/nir/nir.h"
 #include "util/format/u_formats.h"
+#include "vagx_hw.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -41,7 +42,7 @@ struct vagx_push {
    uint8_t arg;
 };
 
-#define VAGX_MAX_PUSH 256
+#define VAGX_MAX_PUSH VAGX_MAX_UNIFORMS /* push constants are the uniform registers */
 #define VAGX_MAX_VS_WORDS 128
 #define VAGX_MAX_FS_CF 72 /* 16 vec4 varyings (GLSL 1.30) + point coord s, t */
 

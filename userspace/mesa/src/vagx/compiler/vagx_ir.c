@@ -3,6 +3,7 @@
  * over structured control flow, and encoding with vagx_encode(). */
 #include <stdlib.h>
 #include <string.h>
+#include "vagx_hw.h"
 #include "vagx_ir.h"
 
 void
@@ -238,14 +239,14 @@ regalloc(vagx_ir *ir)
       }
       order[j + 1] = x;
    }
-   int busy_until[256];
-   for (unsigned r = 0; r < 256; r++)
+   int busy_until[VAGX_MAX_GPRS];
+   for (unsigned r = 0; r < VAGX_MAX_GPRS; r++)
       busy_until[r] = -1;
    unsigned max_reg = 0;
    for (unsigned k = 0; k < cnt; k++) {
       vagx_vreg *r = &ir->vregs[order[k]];
       int found = -1;
-      for (unsigned base = 0; base + r->size <= 256 && found < 0; base++) {
+      for (unsigned base = 0; base + r->size <= VAGX_MAX_GPRS && found < 0; base++) {
          bool ok = true;
          for (unsigned c = 0; c < r->size; c++)
             if (busy_until[base + c] >= r->start) {

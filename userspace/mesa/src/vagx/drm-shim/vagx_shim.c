@@ -19,6 +19,7 @@
 #include "vagx_core.h"
 #include "vagx_drm.h"
 #include "vagx_hw.h"
+#include "vagx_pt.h"
 
 bool drm_shim_driver_prefers_first_render_node = true;
 
@@ -78,7 +79,7 @@ static uint64_t
 alloc_pages(uint64_t size)
 {
    mtx_lock(&shim_device.mem_lock);
-   uint64_t off = util_vma_heap_alloc(&shim_device.mem_heap, size, 4096);
+   uint64_t off = util_vma_heap_alloc(&shim_device.mem_heap, size, VAGX_PAGE_SIZE);
    mtx_unlock(&shim_device.mem_lock);
    if (!off)
       return 0;
@@ -86,46 +87,29 @@ alloc_pages(uint64_t size)
    return off + SHIM_PA_BASE;
 }
 
-static uint64_t *
-pte_ptr(uint64_t table_pa, unsigned idx)
+static uint64_t
+alloc_table(void *o)
 {
-   return (uint64_t *)(S.mem + (table_pa - SHIM_PA_BASE)) + idx;
+   return alloc_pages(VAGX_PAGE_SIZE);
 }
 
-static uint64_t
-make_pte(uint64_t pa, bool null)
-{
-   struct vagx_pte p;
-   uint32_t dw[2];
-   vagx_pte_init(&p);
-   p.valid = 1;
-   p.null = null;
-   p.addr = null ? 0 : pa;
-   vagx_pte_pack(dw, &p);
-   return dw[0] | ((uint64_t)dw[1] << 32);
-}
+/* The page tables live in the shim's "guest-physical" memory, built with
+ * the contract's page-table library as vagx.ko builds them. */
+static const struct vagx_pt_ops pt_ops = {
+   .read = h_read, .write = h_write, .alloc_table = alloc_table,
+};
 
 /* Set the leaf PTE for va (op: 0 map pa, 1 null, 2 unmap). */
 static int
 set_page(uint64_t root, uint64_t va, uint64_t pa, int op)
 {
-   uint64_t table = root;
-   for (unsigned level = 0; level < 3; level++) {
-      unsigned idx = (va >> (39 - 9 * level)) & 511;
-      uint64_t *e = pte_ptr(table, idx);
-      if (!(*e & 1)) {
-         if (op == 2)
-            return 0;
-         uint64_t t = alloc_pages(4096);
-         if (!t)
-            return -ENOMEM;
-         *e = make_pte(t, false);
-      }
-      table = ((*e >> 12) & ((1ull << 40) - 1)) << 12;
-   }
-   uint64_t *leaf = pte_ptr(table, (va >> 12) & 511);
-   *leaf = op == 2 ? 0 : make_pte(pa, op == 1);
-   return 0;
+   enum vagx_pt_status st;
+   if (op == 2)
+      st = vagx_pt_unmap(&pt_ops, NULL, root, va);
+   else
+      st = vagx_pt_set(&pt_ops, NULL, root, va, VAGX_PT_LEVELS - 1,
+                       op == 1 ? vagx_pte_null() : vagx_pte_page(pa, false, false));
+   return st == VAGX_PT_OK ? 0 : st == VAGX_PT_NO_MEMORY ? -ENOMEM : -EFAULT;
 }
 
 static void
@@ -163,8 +147,8 @@ vagx_ioctl_dev_query(int fd, unsigned long request, void *arg)
          u.gi.features |= DRM_VAGX_FEATURE_STREAM_OUT;
       u.gi.va_start = 1ull << 20;
       u.gi.va_end = 1ull << 40;
-      u.gi.page_sizes = 1ull << 12;
-      u.gi.sparse_granularity = 4096;
+      u.gi.page_sizes = VAGX_PAGE_SIZE;
+      u.gi.sparse_granularity = VAGX_PAGE_SIZE;
       u.gi.timestamp_frequency_hz = 1000000000ull;
       u.gi.va_bits = 48;
       u.gi.queue_types = (1u << DRM_VAGX_QUEUE_TYPE_RENDER) | (1u << DRM_VAGX_QUEUE_TYPE_COMPUTE);
@@ -243,7 +227,7 @@ vagx_ioctl_vm_create(int fd, unsigned long request, void *arg)
    mtx_lock(&S.lock);
    for (unsigned i = 1; i < 16; i++) {
       if (!S.vm_root[i]) {
-         S.vm_root[i] = alloc_pages(4096);
+         S.vm_root[i] = alloc_pages(VAGX_PAGE_SIZE);
          c->vm_id = i;
          mtx_unlock(&S.lock);
          return S.vm_root[i] ? 0 : -ENOMEM;
@@ -294,7 +278,7 @@ vagx_ioctl_vm_bind(int fd, unsigned long request, void *arg)
          base_pa = bo->mem_addr + op->bo_offset + SHIM_PA_BASE;
          drm_shim_bo_put(bo);
       }
-      for (uint64_t off = 0; off < op->range && !ret; off += 4096)
+      for (uint64_t off = 0; off < op->range && !ret; off += VAGX_PAGE_SIZE)
          ret = set_page(S.vm_root[b->vm_id], op->va + off, base_pa + off,
                         op->op == DRM_VAGX_BIND_OP_MAP ? 0 : op->op == DRM_VAGX_BIND_OP_MAP_NULL ? 1 : 2);
    }
@@ -481,7 +465,7 @@ drm_shim_driver_init(void)
       fprintf(stderr, "vagx-shim: vagx_core_create failed\n");
       abort();
    }
-   S.completion_pa = alloc_pages(4096);
+   S.completion_pa = alloc_pages(VAGX_PAGE_SIZE);
    for (unsigned q = 0; q < 2; q++) {
       S.ring_pa[q] = alloc_pages((1u << RING_LOG2) * VAGX_RING_ENTRY_SIZE);
       vagx_core_mmio_write(S.core, VAGX_REG_Q_RING_BASE_LO(q), (uint32_t)S.ring_pa[q], 4);
