@@ -232,6 +232,8 @@ __attribute__((target("avx2"))) static bool lanes_avx2(const struct rtex_lanes *
 
 bool r_tex2d_unorm8_lanes(const struct rtex_lanes *a)
 {
+   if (!a->exec)
+      return true;   /* no footprint to probe */
 #ifdef HAVE_AVX2_COPY
    if (usc_simd_level() >= USC_SIMD_AVX2_FMA)
       return lanes_avx2(a);
