@@ -129,7 +129,7 @@ static void load_vertex(const struct layout *l, const float *v, double *cv)
 /* Clip planes: index -> signed distance (>= 0 inside). */
 enum { PL_W, PL_XL, PL_XR, PL_YT, PL_YB, PL_ZN, PL_ZF, PL_CD0, PL_COUNT = PL_CD0 + 8 };
 
-static double plane_dist(const struct rdraw *d, unsigned pl, const double *v)
+static inline double plane_dist(const struct rdraw *d, unsigned pl, const double *v)
 {
    const double x = v[0], y = v[1], z = v[2], w = v[3];
    const struct vagx_cmd_viewport *vp = &d->vp;
@@ -143,6 +143,26 @@ static double plane_dist(const struct rdraw *d, unsigned pl, const double *v)
    case PL_ZF: return w - (z * vp->scale_z + vp->offset_z * w);
    default: return v[CV_CD + (pl - PL_CD0)];
    }
+}
+
+/* The three vertices (stride st) inside the view-volume planes (PL_W to
+ * PL_YB, and PL_ZN, PL_ZF with depth clip): the clipping loop would find
+ * nothing to clip at them.  The same distances, with the planes as
+ * constants (no dispatch per plane and vertex): most triangles need this
+ * one test only. */
+static bool inside_view_volume(const struct rdraw *d, const double *A, size_t st)
+{
+   for (unsigned i = 0; i < 3; i++) {
+      const double *v = A + i * st;
+      if (!(plane_dist(d, PL_W, v) >= 0) || !(plane_dist(d, PL_XL, v) >= 0) ||
+          !(plane_dist(d, PL_XR, v) >= 0) || !(plane_dist(d, PL_YT, v) >= 0) ||
+          !(plane_dist(d, PL_YB, v) >= 0))
+         return false;
+      if (d->rs.depth_clip &&
+          (!(plane_dist(d, PL_ZN, v) >= 0) || !(plane_dist(d, PL_ZF, v) >= 0)))
+         return false;
+   }
+   return true;
 }
 
 static bool plane_on(const struct rdraw *d, const struct layout *l, unsigned pl)
@@ -853,7 +873,8 @@ void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
       for (unsigned i = 0; i < 3; i++)
          ea[i] = ef[i] = v[i][l.ef_word] != 0.0f;
    bool clipped = false, nopersp = false;
-   for (unsigned pl = 0; pl < PL_COUNT && n >= 3; pl++) {
+   const unsigned pl0 = inside_view_volume(d, A, st) ? PL_CD0 : 0;
+   for (unsigned pl = pl0; pl < PL_COUNT && n >= 3; pl++) {
       if (!plane_on(d, &l, pl))
          continue;
       bool any_out = false;

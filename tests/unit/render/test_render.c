@@ -2799,6 +2799,59 @@ static void test_sr_rows(void)
          "sr rows: %u pixels wrong (front face %u then %u)", bad, fb, fc);
 }
 
+/* Clipping at the view volume (render_ppp.c: a triangle inside every
+ * view-volume plane skips the clipping loop): triangles crossing the far
+ * and the near plane (depth clip on) lose exactly their part beyond it;
+ * triangles reaching 10^15 pixels past each side of the guard band draw
+ * their visible part.  Pixels whose centre is within 0.05 pixel (or 0.02
+ * in depth) of a boundary are not judged. */
+static void test_clip_view_volume(void)
+{
+   W = 64; H = 64;
+   static const struct {
+      double t[3][2];
+      float z[3];
+   } C[] = {
+      {{{-10, -10}, {140, -10}, {-10, 140}}, {0.2f, 1.8f, 0.2f}},   /* far plane */
+      {{{-10, -10}, {140, -10}, {-10, 140}}, {-0.8f, 0.8f, -0.8f}}, /* near plane */
+      {{{5, 5}, {5, 60}, {1e15, 32}}, {0.5f, 0.5f, 0.5f}},           /* right guard band */
+      {{{60, 5}, {60, 60}, {-1e15, 32}}, {0.5f, 0.5f, 0.5f}},        /* left */
+      {{{5, 5}, {60, 5}, {32, 1e15}}, {0.5f, 0.5f, 0.5f}},           /* bottom */
+      {{{5, 60}, {60, 60}, {32, -1e15}}, {0.5f, 0.5f, 0.5f}},        /* top */
+   };
+   for (unsigned ci = 0; ci < sizeof(C) / sizeof(C[0]); ci++) {
+      ncs = 0;
+      uint64_t vb = vbuf_tris(C[ci].t, 3, 0, NULL, NULL, C[ci].z);
+      struct prog fs = const_fs(1, 1, 1, 1);
+      emit_state(0, 0, 0, vb, &fs, NULL, 0, 0, false);
+      draw(VAGX_PRIMITIVE_TRIANGLES, 3);
+      EMIT(cmd_end);
+      struct job_opts o = {.clear = {0, 0, 0, 0}};
+      struct vagx_render_fault f;
+      CHECK(run(make_job(&o), &f) == VAGX_JOB_STATUS_OK, "clip case %u: status %d", ci, f.status);
+      unsigned bad = 0, judged = 0;
+      for (unsigned y = 0; y < H; y++)
+         for (unsigned x = 0; x < W; x++) {
+            const double cx = x + 0.5, cy = y + 0.5;
+            bool in = ref_inside(C[ci].t, cx, cy), clear = true;
+            for (unsigned k = 0; k < 4; k++)
+               clear &= ref_inside(C[ci].t, cx + (k & 1 ? 0.05 : -0.05),
+                                   cy + (k & 2 ? 0.05 : -0.05)) == in;
+            if (ci < 2) {
+               /* depth is linear in x here: z(x) through the first two vertices */
+               const double z = C[ci].z[0] + (C[ci].z[1] - C[ci].z[0]) * (cx + 10) / 150;
+               clear &= fabs(z - (ci == 0 ? 1.0 : 0.0)) > 0.02;
+               in &= ci == 0 ? z <= 1 : z >= 0;
+            }
+            if (!clear)
+               continue;
+            judged++;
+            bad += (px(x, y)[0] == 255) != in;
+         }
+      CHECK(bad == 0 && judged > W * H / 2, "clip case %u: %u of %u pixels wrong", ci, bad, judged);
+   }
+}
+
 static void test_frag_outputs(void)
 {
    W = 64; H = 64;
@@ -4151,6 +4204,7 @@ int main(void)
       {"formats", test_formats},
       {"tex_int_sampling", test_tex_int_sampling},
       {"frag_outputs", test_frag_outputs},
+      {"clip_view_volume", test_clip_view_volume},
       {"sr_rows", test_sr_rows},
       {"binning", test_binning},
       {"bad_geometry", test_bad_geometry},
