@@ -117,11 +117,14 @@ fetch(const struct rtex_lanes *a, unsigned taps, uint64_t (*off)[L], uint32_t (*
       (size <= UINT32_MAX && r_span_map(a->j, a->worker, s, va, (uint32_t)size, VAGX_USC_ACC_READ,
                                         VAGX_UNIT_NONE));
    if (covered) {
+      /* inactive lanes read the lowest texel (inside the span), so that the
+       * loads need no branch per lane */
       const uint8_t *h = s->host + (a->va - s->va);
       for (unsigned i = 0; i < taps; i++)
-         for (int l = 0; l < L; l++)
-            if (a->exec >> l & 1)
-               memcpy(&texel[i][l], h + off[i][l], 4);
+         for (int l = 0; l < L; l++) {
+            const uint64_t o = a->exec >> l & 1 ? off[i][l] : lo;
+            memcpy(&texel[i][l], h + o, 4);
+         }
       return true;
    }
    for (uint32_t m = a->exec; m; m &= m - 1) {
@@ -205,11 +208,17 @@ static inline __attribute__((always_inline)) bool lanes(const struct rtex_lanes 
       ch[VAGX_SWIZZLE_ZERO][l] = 0;
       ch[VAGX_SWIZZLE_ONE][l] = 0x3f800000; /* 1.0f */
    }
+   /* the active lanes as all-ones: a select gcc vectorises (a conditional
+    * store per lane it does not) */
+   uint32_t on[L];
+   for (int l = 0; l < L; l++)
+      on[l] = 0u - (a->exec >> l & 1);
    for (unsigned k = 0; k < 4; k++) {
       const unsigned sw = a->swizzle[k] <= VAGX_SWIZZLE_ONE ? a->swizzle[k] : VAGX_SWIZZLE_ZERO;
       uint32_t *restrict o = a->out[k];
+      const uint32_t *restrict v = ch[sw];
       for (int l = 0; l < L; l++)
-         o[l] = a->exec >> l & 1 ? ch[sw][l] : o[l];
+         o[l] = (v[l] & on[l]) | (o[l] & ~on[l]);
    }
    return true;
 }
