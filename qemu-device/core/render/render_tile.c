@@ -429,29 +429,57 @@ static inline uint32_t row_lanes(unsigned y)
 /* The lanes of the 8x4 block whose sample at (fx0 + 256 x, fy0 + 256 y)
  * (1/256 pixel; x in [x0, x1) of 0..7, y in [y0, y1) of 0..3: the part of
  * the block in the primitive's bounding box) is inside the primitive:
- * inside() for those lanes at once.  Each edge function is evaluated once
- * and stepped by its exact integer increments (the same 64-bit values
- * inside() computes), with the same top-left rule; an edge that leaves no
- * lane ends the triangle. */
+ * inside() for those lanes at once, with the same 64-bit edge values and
+ * top-left rule.  Per edge, the range of its values over the block decides
+ * first: an edge above its threshold everywhere keeps every lane, one below
+ * it everywhere ends the triangle; an edge crossing the block is evaluated
+ * relative to its minimum over the block, which fits 32 bits unless the
+ * edge is thousands of pixels long (then in 64 bits), so that a row of 8 is
+ * two SSE2 compares. */
 static uint32_t block_cover(const struct rprim *p, int64_t fx0, int64_t fy0, unsigned x0,
                             unsigned x1, unsigned y0, unsigned y1)
 {
+   uint32_t box_cols = 0, box_rows = 0;
+   for (unsigned x = x0; x < x1; x++)
+      box_cols |= col_lanes(x);
+   for (unsigned y = y0; y < y1; y++)
+      box_rows |= row_lanes(y);
+   const uint32_t box = box_cols & box_rows;
    uint32_t cover = 0;
    for (unsigned t = 0; t < p->ntri; t++) {
       const int64_t *x = p->vx[t], *y = p->vy[t];
-      uint32_t in = ~0u;
+      uint32_t in = box;
       for (unsigned e = 0; e < 3 && in; e++) {
          const int64_t ax = x[e], ay = y[e], dx = x[(e + 1) % 3] - ax, dy = y[(e + 1) % 3] - ay;
          const bool tie_in = dy < 0 || (dy == 0 && dx > 0);
          const int64_t e0 = dx * (fy0 - ay) - dy * (fx0 - ax);
-         /* inside: v > 0, or v == 0 on a top-left edge (v > -1); no
-          * branch per sample (they mispredict along every edge) */
-         const int64_t tie = tie_in ? -1 : 0, sx = dy * R_SUBPIX;
+         /* inside: v > 0, or v == 0 on a top-left edge (v > -1) */
+         const int64_t tie = tie_in ? -1 : 0, sx = dy * R_SUBPIX, sy = dx * R_SUBPIX;
+         /* v(lx, ly) = e0 + sy ly - sx lx over the whole block */
+         const int64_t vmin = e0 + (sy < 0 ? 3 * sy : 0) - (sx > 0 ? 7 * sx : 0);
+         const int64_t vmax = e0 + (sy > 0 ? 3 * sy : 0) - (sx < 0 ? 7 * sx : 0);
+         if (vmin > tie)
+            continue;
+         if (vmax <= tie) {
+            in = 0;
+            break;
+         }
          uint32_t m = 0;
-         for (unsigned ly = y0; ly < y1; ly++) {
-            int64_t v = e0 + dx * (int64_t)(ly * R_SUBPIX) - sx * (int64_t)x0;
-            for (unsigned lx = x0; lx < x1; lx++, v -= sx)
-               m |= block_lane_bit[ly][lx] & (0u - (uint32_t)(v > tie));
+         if (vmax - vmin <= INT32_MAX) {
+            /* w = v - vmin in [0, vmax - vmin]; inside: w > tie - vmin */
+            const int32_t thr = (int32_t)(tie - vmin), sx32 = (int32_t)sx, sy32 = (int32_t)sy;
+            const int32_t w0 = (int32_t)(e0 - vmin);
+            for (unsigned ly = 0; ly < 4; ly++) {
+               const int32_t r = w0 + sy32 * (int32_t)ly;
+               for (unsigned lx = 0; lx < 8; lx++)
+                  m |= block_lane_bit[ly][lx] & (0u - (uint32_t)(r - sx32 * (int32_t)lx > thr));
+            }
+         } else {
+            for (unsigned ly = y0; ly < y1; ly++) {
+               int64_t v = e0 + sy * (int64_t)ly - sx * (int64_t)x0;
+               for (unsigned lx = x0; lx < x1; lx++, v -= sx)
+                  m |= block_lane_bit[ly][lx] & (0u - (uint32_t)(v > tie));
+            }
          }
          in &= m;
       }

@@ -3306,19 +3306,23 @@ static void emit_colour_state(uint64_t vb, const struct prog *fs)
 
 /* Block coverage (an 8x4 block's edge functions stepped across it) against
  * per-sample edge tests (VAGX_RENDER_OPT_NO_FAST_RASTER): random triangles,
- * tiny to large, on and off the pixel grid, sharing edges, 1X and 4X, with
+ * tiny to huge, on and off the pixel grid, sharing edges, 1X and 4X, with
  * colours from the vertices so any coverage difference shows. */
 static void test_fast_raster(void)
 {
    unsigned seed = 12345;
    for (unsigned samples = 1; samples <= 4; samples += 3)
-      for (unsigned round = 0; round < 6; round++) {
+      for (unsigned round = 0; round < 8; round++) {
          brk_ = 0;
          W = 97; H = 71;
          ncs = 0;
          enum { NT = 120 };
-         const double scale = round < 2 ? 8.0 : round < 4 ? 40.0 : 120.0;
-         uint64_t vb = rand_colour_tris(&seed, NT, scale, round & 1, round == 5, NULL);
+         /* rounds 6 and 7: edges thousands of pixels long (two vertices
+          * far outside the viewport), whose values across a block do not
+          * fit 32 bits */
+         const double scale = round < 2 ? 8.0 : round < 4 ? 40.0 : round < 6 ? 120.0 : 20000.0;
+         uint64_t vb = rand_colour_tris(&seed, NT, scale, (round & 1) && round < 6,
+                                        round == 5 || round == 7, NULL);
          struct prog fs = {.code = assemble(COLOUR_FS_ITER
                                             "mov r3, #1.0\nst_tile.rt0 r0, #0\n"
                                             "st_tile.rt0 r0, #1\nst_tile.rt0 r0, #2\n"
