@@ -1134,20 +1134,38 @@ static bool zs_block_z24s8(enum vagx_format f, bool store, bool dl, bool sl, uin
       const float *ds = depth + (size_t)s * R_TS * R_TS;
       uint8_t *ss = stencil + (size_t)s * R_TS * R_TS;
       uint8_t *hs = h + (size_t)s * 4;
+      if (store) {
+         for (uint32_t ly = 0; ly < R_TS; ly++) {
+            /* r_unorm_enc(v, 24) of the row without branches (vectorised):
+             * v * max saturated to [0, max] (NaN to 0) rounds as
+             * r_unorm_enc's cases do */
+            uint32_t enc[R_TS];
+            for (uint32_t lx = 0; lx < R_TS; lx++) {
+               double t = (double)ds[(size_t)ly * R_TS + lx] * R_Z24_MAX;
+               t = t > 0 ? t : 0;
+               t = t < R_Z24_MAX ? t : R_Z24_MAX;
+               enc[lx] = (uint32_t)(int32_t)r_round_small(t); /* < 2^24 */
+            }
+            if (sl)
+               for (uint32_t lx = 0; lx < R_TS; lx++)
+                  r_wr32(hs + my[ly] + mx[lx], enc[lx] | (uint32_t)ss[(size_t)ly * R_TS + lx] << 24);
+            else
+               for (uint32_t lx = 0; lx < R_TS; lx++) {
+                  uint8_t *p = hs + my[ly] + mx[lx];
+                  r_wr32(p, enc[lx] | (uint32_t)p[3] << 24);
+               }
+         }
+         continue;
+      }
       for (uint32_t ly = 0; ly < R_TS; ly++)
          for (uint32_t lx = 0; lx < R_TS; lx++) {
             uint8_t *p = hs + my[ly] + mx[lx];
             const size_t zi = (size_t)ly * R_TS + lx;
-            if (store) {
-               const uint32_t st = sl ? ss[zi] : p[3];
-               r_wr32(p, r_unorm_enc(ds[zi], 24) | st << 24);
-            } else {
-               const uint32_t v = r_rd32(p);
-               if (dl)
-                  depth[(size_t)s * R_TS * R_TS + zi] = r_unorm_depth(v & 0xffffff, R_Z24_MAX);
-               if (sl)
-                  ss[zi] = (uint8_t)(v >> 24);
-            }
+            const uint32_t v = r_rd32(p);
+            if (dl)
+               depth[(size_t)s * R_TS * R_TS + zi] = r_unorm_depth(v & 0xffffff, R_Z24_MAX);
+            if (sl)
+               ss[zi] = (uint8_t)(v >> 24);
          }
    }
    return true;
@@ -1512,6 +1530,28 @@ static inline void copy_row(uint8_t *dst, const uint8_t *src, uint32_t len)
  * Morton-ordered block whose element (lx, ly) is at block + morton * E. */
 static void copy_to_morton(uint8_t *block, uint32_t E, const uint8_t *src, unsigned bpp)
 {
+   /* Elements without gaps (E == bpp): a 2x2 quad is 4 consecutive
+    * elements, (0,0) (1,0) (0,1) (1,1), so a quad is two copies of two
+    * pixels, one from each row, at the quad's Morton index. */
+#define QUADS_TO_MORTON(n)                                                                     \
+   for (uint32_t qy = 0; qy < R_TS / 2; qy++)                                                  \
+      for (uint32_t qx = 0; qx < R_TS / 2; qx++) {                                             \
+         uint8_t *d_ = block + (size_t)((uint32_t)r_spread[qx] | (uint32_t)r_spread[qy] << 1) * 4 * (n); \
+         const uint8_t *s_ = src + ((size_t)qy * 2 * R_TS + qx * 2) * (n);                     \
+         memcpy(d_, s_, 2 * (n));                                                              \
+         memcpy(d_ + 2 * (n), s_ + (size_t)R_TS * (n), 2 * (n));                               \
+      }                                                                                        \
+   return
+   if (E == bpp) {
+      switch (bpp) {
+      case 4: QUADS_TO_MORTON(4);
+      case 8: QUADS_TO_MORTON(8);
+      case 16: QUADS_TO_MORTON(16);
+      case 2: QUADS_TO_MORTON(2);
+      default: break;
+      }
+   }
+#undef QUADS_TO_MORTON
 #define TO_MORTON(n)                                                                 for (uint32_t ly = 0; ly < R_TS; ly++)                                               for (uint32_t lx = 0; lx < R_TS; lx++)                                               memcpy(block + (size_t)r_tile_morton(lx, ly) * E, src + ((size_t)ly * R_TS + lx) * (n), n);    return
    switch (bpp) {
    case 4: TO_MORTON(4);
