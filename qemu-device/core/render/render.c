@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "render_priv.h"
+#include "usc_simd.h"
 
 struct vagx_render_device *vagx_render_device_create(void)
 {
@@ -412,6 +413,15 @@ static void tile_item(void *ctx, unsigned item, unsigned worker)
 {
    struct rjob *j = ctx;
    const uint32_t v = j->items ? j->items[item] : item;
+#ifdef R_HAVE_TILE_AVX2
+   if (j->tile_avx2) {
+      if (v & R_BAND)
+         r_band_avx2(j, v & ~R_BAND, worker);
+      else
+         r_tile_avx2(j, v, worker);
+      return;
+   }
+#endif
    if (v & R_BAND)
       r_band(j, v & ~R_BAND, worker);
    else
@@ -494,6 +504,7 @@ static bool setup(struct rjob *j)
    if (!p)
       return false;
    j->eot = *p;
+   j->tile_avx2 = usc_simd_level() >= USC_SIMD_AVX2_FMA;
    if (!(j->dev->options & VAGX_RENDER_OPT_NO_FAST_TILE))
       r_fast_setup(j);
    return true;

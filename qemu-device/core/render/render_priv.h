@@ -176,6 +176,7 @@ struct rjob {
    uint64_t desc_va;
    struct vagx_render_job rj;
    unsigned samples;          /* 1 or 4 */
+   bool tile_avx2;            /* the tile phase runs r_tile_avx2 / r_band_avx2 */
    unsigned tiles_x, tiles_y;
    uint32_t rt_bpp[VAGX_MAX_RENDER_TARGETS];
    uint32_t rt_off[VAGX_MAX_RENDER_TARGETS]; /* byte offset in tile buffer */
@@ -272,6 +273,15 @@ void r_so_primitive(struct rjob *j, const float *const *v, unsigned nv, unsigned
 /* ---- tiles (render_tile.c) ---- */
 void r_tile(void *ctx, unsigned item, unsigned worker);
 void r_fast_setup(struct rjob *j);
+/* The same functions compiled for AVX2 (render_tile_avx2.c): exact, the
+ * same results as the baseline copy (no FMA: -ffp-contract=off); the tile
+ * phase takes them when usc_simd_level() allows AVX2. */
+#if (defined(__x86_64__) && defined(__GNUC__) && !defined(__AVX2__)) || defined(R_TILE_AVX2_COPY)
+#define R_HAVE_TILE_AVX2 1
+void r_tile_avx2(void *ctx, unsigned item, unsigned worker);
+void r_band_avx2(struct rjob *j, unsigned ty, unsigned worker);
+void r_fast_setup_avx2(struct rjob *j); /* unused: setup runs once per job */
+#endif
 #define R_BAND 0x80000000u
 void r_band(struct rjob *j, unsigned ty, unsigned worker);
 

@@ -9,6 +9,12 @@
 
 #include "render_io.h"
 
+/* render_tile_avx2.c compiles this file a second time for AVX2 hosts, its
+ * entry points suffixed (render_priv.h). */
+#ifndef R_TILE_SFX
+#define R_TILE_SFX(name) name
+#endif
+
 enum stage { ST_FRAG, ST_BG, ST_EOT };
 
 /* 4X standard pattern in 1/16 pixel. */
@@ -1465,7 +1471,7 @@ static void eot_setup(struct rjob *j)
 
 static void fill_plane(uint8_t *dst, const uint8_t *v, unsigned bpp);
 
-void r_fast_setup(struct rjob *j)
+void R_TILE_SFX(r_fast_setup)(struct rjob *j)
 {
    bg_setup(j);
    eot_setup(j);
@@ -1677,7 +1683,7 @@ static bool eot_fast(struct tctx *c, const uint8_t *tb)
    return true;
 }
 
-void r_tile(void *ctx, unsigned item, unsigned worker)
+void R_TILE_SFX(r_tile)(void *ctx, unsigned item, unsigned worker)
 {
    struct rjob *j = ctx;
    r_safepoint(j, worker);
@@ -1851,7 +1857,7 @@ static bool band_copy(struct rjob *j, unsigned ty, unsigned worker)
    return true;
 }
 
-void r_band(struct rjob *j, unsigned ty, unsigned worker)
+void R_TILE_SFX(r_band)(struct rjob *j, unsigned ty, unsigned worker)
 {
    r_safepoint(j, worker);
    if (r_stop(j))

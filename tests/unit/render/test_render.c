@@ -3212,25 +3212,28 @@ static void fast_io_case(enum vagx_format cf, bool twiddled, unsigned samples, e
                                       : zs_base + vagx_layout_offset_B(&zs_layout, 0, 0, w / 2, h / 2);
    if (hole && hole_size)
       io_hole[(hole_va - MEM_BASE) / 4096] = true;
-   uint8_t *init = malloc(fb_size + zs_size), *res[2];
+   uint8_t *init = malloc(fb_size + zs_size), *res[3];
    for (uint64_t i = 0; i < fb_size + zs_size; i++)
       init[i] = (uint8_t)(i * 2654435761u >> 13);
-   struct vagx_render_fault f[2];
-   enum vagx_job_status st[2];
-   __typeof__(io_first) first[2];
+   struct vagx_render_fault f[3];
+   enum vagx_job_status st[3];
+   __typeof__(io_first) first[3];
    run_mem = &io_ops;
-   for (unsigned mode = 0; mode < 2; mode++) {
+   /* the fast paths, the generic ones, the fast paths' baseline SIMD copy
+    * (render_tile_avx2.c) */
+   for (unsigned mode = 0; mode < 3; mode++) {
       memcpy(ptr(fb_va), init, fb_size);
       if (zs)
          memcpy(ptr(zs_base), init + fb_size, zs_size);
       memset(&io_first, 0, sizeof(io_first));
-      vagx_render_set_options(dev, mode ? VAGX_RENDER_OPT_NO_FAST_IO | VAGX_RENDER_OPT_NO_FAST_TILE : 0);
+      vagx_render_set_options(dev, mode == 1 ? VAGX_RENDER_OPT_NO_FAST_IO | VAGX_RENDER_OPT_NO_FAST_TILE : 0);
+      usc_simd_force(mode == 2 ? USC_SIMD_GENERIC : USC_SIMD_AUTO);
       st[mode] = run(job, &f[mode]);
       first[mode] = io_first;
       struct vagx_render_stats stats;
       vagx_render_get_stats(dev, &stats);
       /* the fast store is taken (sRGB's round trip is not a copy) */
-      CHECK(mode || hole || cf == VAGX_FORMAT_RGBA8_SRGB || stats.fast_eot_tiles > 0,
+      CHECK(mode == 1 || hole || cf == VAGX_FORMAT_RGBA8_SRGB || stats.fast_eot_tiles > 0,
             "fast_io: no fast end-of-tile store");
       res[mode] = malloc(fb_size + zs_size);
       memcpy(res[mode], ptr(fb_va), fb_size);
@@ -3239,6 +3242,7 @@ static void fast_io_case(enum vagx_format cf, bool twiddled, unsigned samples, e
    }
    run_mem = &mem_ops;
    vagx_render_set_options(dev, 0);
+   usc_simd_force(USC_SIMD_AUTO);
    char name[128];
    snprintf(name, sizeof(name), "%s %s %ux %s hole %u %ux%u", vagx_format_name(cf),
             twiddled ? "twiddled" : "linear", samples, zs ? vagx_format_name(zf) : "no-zs", hole, w, h);
@@ -3255,9 +3259,13 @@ static void fast_io_case(enum vagx_format cf, bool twiddled, unsigned samples, e
    CHECK(!memcmp(res[0], res[1], fb_size), "fast_io %s: colour image differs", name);
    CHECK(!memcmp(res[0] + fb_size, res[1] + fb_size, zs_size), "fast_io %s: depth/stencil differs",
          name);
+   CHECK(st[2] == st[0] && f[2].address == f[0].address && first[2].va == first[0].va &&
+            first[2].faulted == first[0].faulted && !memcmp(res[0], res[2], fb_size + zs_size),
+         "fast_io %s: the SIMD levels differ", name);
    free(init);
    free(res[0]);
    free(res[1]);
+   free(res[2]);
 }
 
 /* n random triangles with random vertex colours (3 smooth varyings) and
@@ -3341,10 +3349,13 @@ static void test_fast_raster(void)
                               .eot = samples == 4 ? eot4 : NULL};
          uint64_t job = make_job(&o);
          const uint64_t size = samples == 4 ? fb_layout.size_B : fb_stride * H;
-         uint8_t *img[2];
-         uint64_t lanes[2];
-         for (unsigned mode = 0; mode < 2; mode++) {
-            vagx_render_set_options(dev, mode ? VAGX_RENDER_OPT_NO_FAST_RASTER : 0);
+         uint8_t *img[3];
+         uint64_t lanes[3];
+         /* block coverage, per-sample tests, block coverage's baseline
+          * SIMD copy (render_tile_avx2.c) */
+         for (unsigned mode = 0; mode < 3; mode++) {
+            vagx_render_set_options(dev, mode == 1 ? VAGX_RENDER_OPT_NO_FAST_RASTER : 0);
+            usc_simd_force(mode == 2 ? USC_SIMD_GENERIC : USC_SIMD_AUTO);
             memset(ptr(fb_va), 0x5a, size);
             struct vagx_render_fault f;
             CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "fast_raster status");
@@ -3355,11 +3366,15 @@ static void test_fast_raster(void)
             memcpy(img[mode], ptr(fb_va), size);
          }
          vagx_render_set_options(dev, 0);
+         usc_simd_force(USC_SIMD_AUTO);
+         CHECK(lanes[2] == lanes[0] && !memcmp(img[0], img[2], size),
+               "fast_raster %ux round %u: the SIMD levels differ", samples, round);
          CHECK(lanes[0] == lanes[1] && lanes[0] > 0, "fast_raster %ux round %u: %llu/%llu fragments",
                samples, round, (unsigned long long)lanes[0], (unsigned long long)lanes[1]);
          CHECK(!memcmp(img[0], img[1], size), "fast_raster %ux round %u: images differ", samples, round);
          free(img[0]);
          free(img[1]);
+         free(img[2]);
       }
 }
 
@@ -3421,10 +3436,13 @@ static void test_fast_depth(void)
                                  .clear_depth = seed >> 23 & 1 ? 1.0f : 0.5f, .depth_store = true};
             uint64_t job = make_job(&o);
             const uint64_t fb_size = fb_stride * H, zs_size = zs_layout.size_B;
-            uint8_t *img[2];
-            uint64_t lanes[2];
-            for (unsigned mode = 0; mode < 2; mode++) {
-               vagx_render_set_options(dev, mode ? VAGX_RENDER_OPT_NO_FAST_IO : 0);
+            uint8_t *img[3];
+            uint64_t lanes[3];
+            /* the fast paths, the per-lane path, the fast paths' baseline
+             * SIMD copy (render_tile_avx2.c) */
+            for (unsigned mode = 0; mode < 3; mode++) {
+               vagx_render_set_options(dev, mode == 1 ? VAGX_RENDER_OPT_NO_FAST_IO : 0);
+               usc_simd_force(mode == 2 ? USC_SIMD_GENERIC : USC_SIMD_AUTO);
                memset(ptr(fb_va), 0x5a, fb_size);
                memset(ptr(zs_base), 0xa5, zs_size);
                struct vagx_render_fault f;
@@ -3437,6 +3455,7 @@ static void test_fast_depth(void)
                memcpy(img[mode] + fb_size, ptr(zs_base), zs_size);
             }
             vagx_render_set_options(dev, 0);
+            usc_simd_force(USC_SIMD_AUTO);
             shaded += lanes[0] > 0;
             CHECK(lanes[0] == lanes[1] && (lanes[0] == 0 || func != VAGX_COMPARE_FUNC_NEVER),
                   "fast_depth %s func %u write %d clip %d hsr %d range %u: %llu/%llu fragments",
@@ -3446,8 +3465,12 @@ static void test_fast_depth(void)
                   "fast_depth %s func %u write %d clip %d hsr %d range %u: %s differ",
                   vagx_format_name(zfs[fi]), func, write, clip, hsr, ri,
                   memcmp(img[0], img[1], fb_size) ? "colours" : "depths");
+            CHECK(lanes[2] == lanes[0] && !memcmp(img[0], img[2], fb_size + zs_size),
+                  "fast_depth %s func %u write %d clip %d hsr %d range %u: the SIMD levels differ",
+                  vagx_format_name(zfs[fi]), func, write, clip, hsr, ri);
             free(img[0]);
             free(img[1]);
+            free(img[2]);
             cases++;
          }
    CHECK(shaded >= cases / 2, "fast_depth: only %u of %u jobs shaded anything", shaded, cases);
