@@ -918,15 +918,17 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
             v.addr_level = base;
             v.addr_layer = 0;
          }
+         const int w = (int)v.l->level[base].width_px, h = (int)v.l->level[base].height_px;
          const struct rtex_lanes a = {
             .j = c->j, .worker = c->worker, .span = &v.span, .addr = &v.addr, .va = v.va,
-            .width = (int)v.l->level[base].width_px, .height = (int)v.l->level[base].height_px,
+            .width = w, .height = h,
             .wrap_s = s.wrap_s, .wrap_t = s.wrap_t, .unnormalized = s.unnormalized, .linear = lin,
             .swap_rb = v.swap_rb,
             .swizzle = {v.t.swizzle_r, v.t.swizzle_g, v.t.swizzle_b, v.t.swizzle_a},
             .exec = call->exec, .u = call->regs[r0], .t = call->regs[r0 + 1], .out = call->out,
          };
-         return r_tex2d_unorm8_lanes(&a) ? VAGX_USC_OK : VAGX_USC_FAULT;
+         if (r_tex2d_lanes_fit(&v.addr, w, h))
+            return r_tex2d_unorm8_lanes(&a) ? VAGX_USC_OK : VAGX_USC_FAULT;
       }
       for (unsigned l = 0; l < 32; l++) {
          if (!(call->exec >> l & 1))

@@ -60,69 +60,67 @@ static inline __attribute__((always_inline)) void wrap_lanes(int32_t *restrict o
    }
 }
 
-/* Byte offsets of columns (with the level's base: rows) of the level. */
-static inline __attribute__((always_inline)) void col_offsets(uint64_t *restrict o,
+/* Byte offsets of columns and (with the level's base) rows of the level, in
+ * 32 bits (r_tex2d_lanes_fit): each term is at most the level's last
+ * offset, so nothing wraps, and the loops are 8 lanes a vector. */
+static inline __attribute__((always_inline)) void col_offsets(uint32_t *restrict o,
                                                               const int32_t *restrict x,
                                                               const struct raddr *a)
 {
+   const uint32_t E = a->E, tile_B = (uint32_t)a->tile_B;
    if (a->linear) {
       for (int l = 0; l < L; l++)
-         o[l] = (uint64_t)(uint32_t)x[l] * a->E;
-   } else if (a->spread_table) {
-      for (int l = 0; l < L; l++)
-         o[l] = (uint64_t)((uint32_t)x[l] >> a->tw_log2) * a->tile_B +
-                (uint64_t)r_spread[(uint32_t)x[l] & a->tw_mask] * a->E;
+         o[l] = (uint32_t)x[l] * E;
    } else {
       for (int l = 0; l < L; l++)
-         o[l] = (uint64_t)((uint32_t)x[l] >> a->tw_log2) * a->tile_B +
-                (uint64_t)vagx_layout_morton_el((uint32_t)x[l] & a->tw_mask, 0) * a->E;
+         o[l] = ((uint32_t)x[l] >> a->tw_log2) * tile_B +
+                (uint32_t)r_spread[(uint32_t)x[l] & a->tw_mask] * E;
    }
 }
 
-static inline __attribute__((always_inline)) void row_offsets(uint64_t *restrict o,
+static inline __attribute__((always_inline)) void row_offsets(uint32_t *restrict o,
                                                               const int32_t *restrict y,
                                                               const struct raddr *a)
 {
+   const uint32_t E = a->E, base = (uint32_t)a->base, row_B = (uint32_t)a->row_B;
    if (a->linear) {
       for (int l = 0; l < L; l++)
-         o[l] = a->base + (uint64_t)(uint32_t)y[l] * a->row_B;
-   } else if (a->spread_table) {
-      for (int l = 0; l < L; l++)
-         o[l] = a->base + (uint64_t)((uint32_t)y[l] >> a->th_log2) * a->row_B +
-                ((uint64_t)r_spread[(uint32_t)y[l] & a->th_mask] << 1) * a->E;
+         o[l] = base + (uint32_t)y[l] * row_B;
    } else {
       for (int l = 0; l < L; l++)
-         o[l] = a->base + (uint64_t)((uint32_t)y[l] >> a->th_log2) * a->row_B +
-                (uint64_t)vagx_layout_morton_el(0, (uint32_t)y[l] & a->th_mask) * a->E;
+         o[l] = base + ((uint32_t)y[l] >> a->th_log2) * row_B +
+                ((uint32_t)r_spread[(uint32_t)y[l] & a->th_mask] << 1) * E;
    }
 }
 
 /* The 4-byte texels at va + off[tap][lane] of the active lanes into
  * texel[tap][lane]: lane by lane, taps in order (the generic path's order,
- * so the same texel faults first), unless one span covers them all. */
+ * so the same texel faults first), unless one span covers them all (the
+ * footprint's bounds by unsigned min/max, inactive lanes as the neutral
+ * element; they then read the lowest texel, so the loads need no branch). */
 static inline __attribute__((always_inline)) bool
-fetch(const struct rtex_lanes *a, unsigned taps, uint64_t (*off)[L], uint32_t (*texel)[L])
+fetch(const struct rtex_lanes *a, unsigned taps, uint32_t (*off)[L], uint32_t (*texel)[L])
 {
-   uint64_t lo = UINT64_MAX, hi = 0;
+   uint32_t on[L];
+   for (int l = 0; l < L; l++)
+      on[l] = 0u - (a->exec >> l & 1);
+   uint32_t lo = UINT32_MAX, hi = 0;
    for (unsigned i = 0; i < taps; i++)
       for (int l = 0; l < L; l++) {
-         const bool on = a->exec >> l & 1;
-         lo = on && off[i][l] < lo ? off[i][l] : lo;
-         hi = on && off[i][l] > hi ? off[i][l] : hi;
+         const uint32_t vl = off[i][l] | ~on[l], vh = off[i][l] & on[l];
+         lo = vl < lo ? vl : lo;
+         hi = vh > hi ? vh : hi;
       }
    struct rspan *s = a->span;
-   const uint64_t va = a->va + lo, size = hi - lo + 4;
+   const uint64_t va = a->va + lo, size = (uint64_t)hi - lo + 4;
    const bool covered =
       (s->access == VAGX_USC_ACC_READ && va >= s->va && va < s->end && s->end - va >= size) ||
-      (size <= UINT32_MAX && r_span_map(a->j, a->worker, s, va, (uint32_t)size, VAGX_USC_ACC_READ,
-                                        VAGX_UNIT_NONE));
+      r_span_map(a->j, a->worker, s, va, (uint32_t)size, VAGX_USC_ACC_READ, VAGX_UNIT_NONE);
    if (covered) {
-      /* inactive lanes read the lowest texel (inside the span), so that the
-       * loads need no branch per lane */
       const uint8_t *h = s->host + (a->va - s->va);
       for (unsigned i = 0; i < taps; i++)
          for (int l = 0; l < L; l++) {
-            const uint64_t o = a->exec >> l & 1 ? off[i][l] : lo;
+            const uint32_t o = (off[i][l] & on[l]) | (lo & ~on[l]);
             memcpy(&texel[i][l], h + o, 4);
          }
       return true;
@@ -159,10 +157,6 @@ static inline __attribute__((always_inline)) bool lanes(const struct rtex_lanes 
    }
    wrap_lanes(xs[0], x0, w, a->wrap_s);
    wrap_lanes(ys[0], y0, h, a->wrap_t);
-   uint64_t ox[2][L], oy[2][L], off[4][L];
-   uint32_t texel[4][L];
-   col_offsets(ox[0], xs[0], a->addr);
-   row_offsets(oy[0], ys[0], a->addr);
    unsigned taps = 1;
    if (a->linear) {
       for (int l = 0; l < L; l++) {
@@ -171,11 +165,15 @@ static inline __attribute__((always_inline)) bool lanes(const struct rtex_lanes 
       }
       wrap_lanes(xs[1], x0, w, a->wrap_s);
       wrap_lanes(ys[1], y0, h, a->wrap_t);
-      col_offsets(ox[1], xs[1], a->addr);
-      row_offsets(oy[1], ys[1], a->addr);
       taps = 4;
    }
    /* taps in the generic path's order: (x0, y0), (x1, y0), (x0, y1), (x1, y1) */
+   const struct raddr *ad = a->addr;
+   uint32_t ox[2][L], oy[2][L], off[4][L], texel[4][L];
+   for (unsigned k = 0; k < (taps > 1 ? 2u : 1u); k++) {
+      col_offsets(ox[k], xs[k], ad);
+      row_offsets(oy[k], ys[k], ad);
+   }
    for (unsigned i = 0; i < taps; i++)
       for (int l = 0; l < L; l++)
          off[i][l] = oy[i >> 1][l] + ox[i & 1][l];
@@ -238,6 +236,13 @@ __attribute__((target("avx2"))) static bool lanes_avx2(const struct rtex_lanes *
 }
 #define HAVE_AVX2_COPY 1
 #endif
+
+bool r_tex2d_lanes_fit(const struct raddr *a, int width, int height)
+{
+   /* offsets grow with x and with y: the last texel's is the largest */
+   return (a->linear || a->spread_table) &&
+          r_addr_offset(a, (uint32_t)width - 1, (uint32_t)height - 1) < UINT32_MAX - 4;
+}
 
 bool r_tex2d_unorm8_lanes(const struct rtex_lanes *a)
 {

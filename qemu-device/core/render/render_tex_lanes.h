@@ -35,8 +35,14 @@ struct rtex_lanes {
    uint32_t (*out)[32];        /* out[component][lane], active lanes written */
 };
 
-/* Samples every lane of a->exec; false on a fault (recorded by r_span_map
- * for VAGX_UNIT_TEX, at the texel the generic path meets first). */
+/* Whether the lanes can address the level (linear, or twiddled with tiles
+ * of at most R_SPREAD_N elements a side; every byte offset below 2^32,
+ * which a 2D RGBA8 level always is). */
+bool r_tex2d_lanes_fit(const struct raddr *a, int width, int height);
+
+/* Samples every lane of a->exec (r_tex2d_lanes_fit holds); false on a fault
+ * (recorded by r_span_map for VAGX_UNIT_TEX, at the texel the generic path
+ * meets first). */
 bool r_tex2d_unorm8_lanes(const struct rtex_lanes *a);
 
 #endif
