@@ -75,6 +75,28 @@ static void sample_pos(const struct rjob *j, const struct rdraw *d, unsigned s, 
    }
 }
 
+/* r_unorm_enc(v, 8) of the four channels of all 32 lanes, as the words
+ * an RGBA8 (sw = 0) or BGRA8 (sw = 2) pixel holds (byte k at bits 8k, as
+ * r_wr32 stores them): v * 255 saturated to [0, 255] (NaN to 0), rounded,
+ * is r_unorm_enc's value in each of its cases, without a branch. */
+static void encode_rgba8_lanes(const uint32_t *r, const uint32_t *g, const uint32_t *b,
+                               const uint32_t *a, unsigned sw, uint32_t *word)
+{
+   const uint32_t *ch[4] = {r, g, b, a};
+   for (unsigned l = 0; l < 32; l++)
+      word[l] = 0;
+   for (unsigned k = 0; k < 4; k++) {
+      const unsigned sh = 8 * ((k & 1) ? k : k ^ sw);
+      const uint32_t *v = ch[k];
+      for (unsigned l = 0; l < 32; l++) {
+         double t = (double)r_f(v[l]) * 255.0;
+         t = t > 0 ? t : 0;
+         t = t < 255.0 ? t : 255.0;
+         word[l] |= (uint32_t)(int32_t)r_round_small(t) << sh;
+      }
+   }
+}
+
 static enum vagx_usc_status frag_exec(void *ctx, struct vagx_usc_gfx_call *call)
 {
    struct tctx *c = ctx;
@@ -173,6 +195,22 @@ static enum vagx_usc_status frag_exec(void *ctx, struct vagx_usc_gfx_call *call)
          const unsigned sw = j->rj.rt_format[rt] == VAGX_FORMAT_BGRA8_UNORM ? 2 : 0;
          uint8_t *base = c->w->tb + j->rt_off[rt];
          uint32_t m = call->exec & ~c->helper;
+         if (__builtin_popcount(m) >= 8) {
+            /* most of the block: every lane's encoding at once (vectorised),
+             * then the lanes that store it */
+            uint32_t word[32];
+            encode_rgba8_lanes(rr, rg, rb, ra, sw, word);
+            while (m) {
+               const unsigned l = (unsigned)__builtin_ctz(m);
+               m &= m - 1;
+               const int lx = c->px[l] - c->tx0, ly = c->py[l] - c->ty0;
+               if (call->src[1][l] != 0 || !(c->cov[l] & 1) || lx < 0 || ly < 0 || lx >= R_TS ||
+                   ly >= R_TS)
+                  continue;
+               r_wr32(base + ((size_t)ly * R_TS + (size_t)lx) * 4, word[l]);
+            }
+            return VAGX_USC_OK;
+         }
          while (m) {
             const unsigned l = (unsigned)__builtin_ctz(m);
             m &= m - 1;
@@ -198,6 +236,28 @@ static enum vagx_usc_status frag_exec(void *ctx, struct vagx_usc_gfx_call *call)
           * ((float)(b / 255.0) == (float)b / 255.0f for every byte) */
          const unsigned sw = j->rj.rt_format[rt] == VAGX_FORMAT_BGRA8_UNORM ? 2 : 0;
          const uint8_t *base = c->w->tb + j->rt_off[rt];
+         if (__builtin_popcount(call->exec) >= 8) {
+            /* most of the block: the lanes' pixels gathered, then decoded
+             * together (vectorised); lanes without a pixel read 0 */
+            uint32_t word[32], on[32];
+            for (unsigned l = 0; l < 32; l++) {
+               /* without a branch: lanes without a pixel read the tile's first */
+               const uint32_t lx = (uint32_t)(c->px[l] - c->tx0), ly = (uint32_t)(c->py[l] - c->ty0);
+               const uint32_t in = (call->exec >> l & 1) & (call->src[0][l] == 0) & (lx < R_TS) &
+                                   (ly < R_TS);
+               on[l] = 0u - in;
+               word[l] = r_rd32(base + (size_t)((ly * R_TS + lx) & on[l]) * 4) & on[l];
+            }
+            for (unsigned k = 0; k < 4; k++) {
+               /* a local pointer: stores through call->out could otherwise
+                * change call->out itself, and the loop would not vectorise */
+               uint32_t *restrict o = call->out[k];
+               const unsigned sh = 8 * ((k & 1) ? k : k ^ sw);
+               for (unsigned l = 0; l < 32; l++)
+                  o[l] = r_u((float)(word[l] >> sh & 0xff) / 255.0f) & on[l];
+            }
+            return VAGX_USC_OK;
+         }
          for (uint32_t m = call->exec; m; m &= m - 1) {
             const unsigned l = (unsigned)__builtin_ctz(m);
             const int lx = c->px[l] - c->tx0, ly = c->py[l] - c->ty0;
