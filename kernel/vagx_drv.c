@@ -21,7 +21,9 @@
 #include "vagx_gem.h"
 #include "vagx_kms.h"
 #include "vagx_mmu.h"
-#include "vagx_sched.h"
+#include "vagx_queue.h"
+#include "vagx_ring.h"
+#include "vagx_submit.h"
 
 #define VAGX_GPU_INFO_MIN_SIZE	offsetofend(struct drm_vagx_gpu_info, max_label_size)
 #define VAGX_TIMESTAMP_MIN_SIZE	offsetofend(struct drm_vagx_timestamp, cpu_delta)

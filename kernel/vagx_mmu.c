@@ -14,7 +14,8 @@
 #include "vagx_device.h"
 #include "vagx_gem.h"
 #include "vagx_mmu.h"
-#include "vagx_sched.h"
+#include "vagx_ring.h"
+#include "vagx_sync.h"
 
 /*
  * Page tables (struct vagx_pgtable), shared by the render VMs and the
