@@ -11,6 +11,7 @@
 #include "vagx_device.h"
 #include "vagx_gem.h"
 #include "vagx_mmu.h"
+#include "vagx_vm.h"
 #include "vagx_ring.h"
 
 static int vagx_debugfs_bos(struct seq_file *m, void *data)

@@ -13,6 +13,7 @@
 #include "vagx_device.h"
 #include "vagx_kms.h"
 #include "vagx_mmu.h"
+#include "vagx_vm.h"
 #include "vagx_ring.h"
 
 #define VAGX_RESET_TIMEOUT_US	1000000

@@ -21,6 +21,7 @@
 #include "vagx_gem.h"
 #include "vagx_kms.h"
 #include "vagx_mmu.h"
+#include "vagx_vm.h"
 #include "vagx_queue.h"
 #include "vagx_ring.h"
 #include "vagx_submit.h"

@@ -46,6 +46,7 @@
 #include "vagx_gem.h"
 #include "vagx_kms.h"
 #include "vagx_mmu.h"
+#include "vagx_pgtable.h"
 
 /* Scanout address space: where framebuffers are mapped in the scanout VM. */
 #define VAGX_KMS_VA_START	BIT_ULL(32)

@@ -18,6 +18,7 @@
 #include "vagx_queue.h"
 #include "vagx_ring.h"
 #include "vagx_mmu.h"
+#include "vagx_vm.h"
 
 /**
  * vagx_file_stats_create() - Allocate the usage statistics of a file

@@ -22,6 +22,7 @@
 #include "vagx_ring.h"
 #include "vagx_sync.h"
 #include "vagx_mmu.h"
+#include "vagx_vm.h"
 
 static unsigned int vagx_job_timeout_ms = VAGX_JOB_SCHED_TIMEOUT_MS;
 static unsigned int vagx_hw_job_timeout_ms = VAGX_JOB_HW_TIMEOUT_MS;

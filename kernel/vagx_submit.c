@@ -19,6 +19,7 @@
 #include "vagx_submit.h"
 #include "vagx_sync.h"
 #include "vagx_mmu.h"
+#include "vagx_vm.h"
 
 /* struct drm_vagx_cmd as of UAPI 1.0. */
 #define VAGX_CMD_MIN_SIZE	offsetofend(struct drm_vagx_cmd, syncs)

@@ -1,0 +1,1178 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/* Copyright (C) 2025 The vagx authors */
+
+/*
+ * GPU address spaces (struct vagx_vm, drm_gpuvm) and VM_BIND: binds are
+ * validated and their page tables reserved first, then applied (at once
+ * or as an async bind job) where they can no longer fail, then the TLB is
+ * invalidated and what they unmapped released, or quarantined when the
+ * invalidation failed.
+ */
+
+#include <linux/delay.h>
+#include <linux/scatterlist.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_print.h>
+
+#include "vagx_device.h"
+#include "vagx_gem.h"
+#include "vagx_mmu.h"
+#include "vagx_pgtable.h"
+#include "vagx_sync.h"
+#include "vagx_vm.h"
+
+static void vagx_pt_map_sgt(struct vagx_vm *vm, u64 va, u64 size,
+			    struct sg_table *sgt, u64 offset, bool ro)
+{
+	u64 end = va + size;
+	struct scatterlist *sg;
+	int i;
+
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		dma_addr_t addr = sg_dma_address(sg);
+		u64 len = sg_dma_len(sg);
+
+		if (offset >= len) {
+			offset -= len;
+			continue;
+		}
+		addr += offset;
+		len -= offset;
+		offset = 0;
+		/* Segments are whole pages: vagx_sgt_check() at MAP time. */
+		for (; len >= VAGX_PAGE_SIZE && va < end; va += VAGX_PAGE_SIZE,
+		     addr += VAGX_PAGE_SIZE, len -= VAGX_PAGE_SIZE)
+			drm_WARN_ON_ONCE(&vm->vdev->drm,
+					 !vagx_pgtable_set(&vm->pgt, va,
+							   vagx_pte_encode(true, ro, false,
+									   false, addr)));
+		if (va >= end)
+			break;
+	}
+}
+
+#define VAGX_VMA_READONLY	BIT(0)
+#define VAGX_VMA_NULL		BIT(1)
+
+struct vagx_vma {
+	struct drm_gpuva base;
+	struct list_head node;
+	u32 flags;
+};
+
+#define to_vagx_vma(va) container_of(va, struct vagx_vma, base)
+
+/* One validated and prepared operation of a VM_BIND. */
+struct vagx_bind_op {
+	u32 op;
+	u32 vma_flags;
+	u64 va;
+	u64 range;
+	u64 bo_offset;
+	struct drm_gem_object *obj;
+	struct sg_table *sgt;
+	struct drm_gpuvm_bo *vm_bo;
+	struct vagx_vma *new_vma[3];
+	/* The op holds a reservation on its page tables (vm->op_lock). */
+	bool pt_reserved;
+	/* Tables may have been allocated for the op's range (prune them). */
+	bool pt_touched;
+	/* MAP_NULL/UNMAP: levels held at both ends (reserve_edges). */
+	u8 pt_depth[2];
+};
+
+/* A whole VM_BIND, executed synchronously or as an async bind job. */
+struct vagx_bind_job {
+	struct drm_sched_job base;
+	struct vagx_vm *vm;
+	u32 count;
+	struct vagx_bind_op *ops;
+	struct vagx_bind_op *cur;
+	struct list_head returned_vmas;
+	bool inject_fail;
+	/*
+	 * The TLB invalidation after applying failed: the device may still
+	 * use the pages of @returned_vmas, which are quarantined instead of
+	 * unpinned.
+	 */
+	bool tlb_failed;
+};
+
+/**
+ * vagx_vm_root_gem() - The GEM object holding the VM's reservation object
+ * @vm: VM.
+ *
+ * Return: the resv GEM object (not referenced).
+ */
+struct drm_gem_object *vagx_vm_root_gem(struct vagx_vm *vm)
+{
+	return drm_gpuvm_resv_obj(&vm->base);
+}
+
+/**
+ * vagx_vm_root_dma() - Bus address of the level-0 page table
+ * @vm: VM.
+ *
+ * Return: the address to put in job headers.
+ */
+u64 vagx_vm_root_dma(struct vagx_vm *vm)
+{
+	return vagx_pgtable_root(&vm->pgt);
+}
+
+/**
+ * vagx_vm_get() - Take a user reference on a VM
+ * @vm: VM.
+ *
+ * Return: @vm.
+ */
+struct vagx_vm *vagx_vm_get(struct vagx_vm *vm)
+{
+	kref_get(&vm->users);
+	return vm;
+}
+
+static void vagx_vm_users_release(struct kref *kref)
+{
+	struct vagx_vm *vm = container_of(kref, struct vagx_vm, users);
+
+	queue_work(vm->vdev->release_wq, &vm->release_work);
+}
+
+/**
+ * vagx_vm_put() - Drop a user reference on a VM
+ * @vm: VM or NULL.
+ */
+void vagx_vm_put(struct vagx_vm *vm)
+{
+	if (vm)
+		kref_put(&vm->users, vagx_vm_users_release);
+}
+
+/**
+ * vagx_vm_lookup() - Find a VM of a file and take a user reference
+ * @vfile: File.
+ * @id: VM id.
+ *
+ * Return: the VM or NULL.
+ */
+struct vagx_vm *vagx_vm_lookup(struct vagx_file *vfile, u32 id)
+{
+	struct vagx_vm *vm;
+
+	xa_lock(&vfile->vms);
+	vm = xa_load(&vfile->vms, id);
+	if (vm)
+		vagx_vm_get(vm);
+	xa_unlock(&vfile->vms);
+	return vm;
+}
+
+/* The page tables went in vagx_vm_release_work(), before this. */
+static void vagx_vm_free(struct drm_gpuvm *gpuvm)
+{
+	struct vagx_vm *vm = to_vagx_vm(gpuvm);
+
+	mutex_destroy(&vm->op_lock);
+	kfree(vm);
+}
+
+/*
+ * Drop a vm_bo reference; if that destroyed it, release the pin it held.
+ * Never called with op_lock or a resv held.
+ */
+static void vagx_vm_bo_put(struct drm_gpuvm_bo *vm_bo)
+{
+	struct drm_gem_object *obj = vm_bo->obj;
+	struct vagx_bo *bo = to_vagx_bo(obj);
+	struct drm_gpuvm *gpuvm = vm_bo->vm;
+	bool unpin;
+
+	drm_gem_object_get(obj);
+	drm_gpuvm_get(gpuvm);
+	mutex_lock(&bo->gpuva_list_lock);
+	unpin = drm_gpuvm_bo_put(vm_bo);
+	mutex_unlock(&bo->gpuva_list_lock);
+	if (unpin && !obj->import_attach)
+		drm_gem_shmem_unpin(&bo->base);
+	drm_gpuvm_put(gpuvm);
+	drm_gem_object_put(obj);
+}
+
+static struct vagx_vma *vagx_bind_take_vma(struct vagx_bind_job *job)
+{
+	struct vagx_bind_op *op = job->cur;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(op->new_vma); i++) {
+		struct vagx_vma *vma = op->new_vma[i];
+
+		if (vma) {
+			op->new_vma[i] = NULL;
+			return vma;
+		}
+	}
+	return NULL;
+}
+
+static void vagx_vma_link(struct vagx_vma *vma, struct drm_gpuvm_bo *vm_bo)
+{
+	struct vagx_bo *bo = to_vagx_bo(vm_bo->obj);
+
+	mutex_lock(&bo->gpuva_list_lock);
+	drm_gpuva_link(&vma->base, vm_bo);
+	mutex_unlock(&bo->gpuva_list_lock);
+}
+
+/* Unlink, keeping a vm_bo reference until the TLB has been invalidated. */
+static void vagx_vma_unlink(struct vagx_bind_job *job, struct vagx_vma *vma)
+{
+	struct drm_gpuvm_bo *vm_bo = vma->base.vm_bo;
+
+	if (vma->base.gem.obj) {
+		struct vagx_bo *bo = to_vagx_bo(vma->base.gem.obj);
+
+		drm_gpuvm_bo_get(vm_bo);
+		mutex_lock(&bo->gpuva_list_lock);
+		drm_gpuva_unlink(&vma->base);
+		mutex_unlock(&bo->gpuva_list_lock);
+		vma->base.vm_bo = vm_bo;
+	}
+	list_add_tail(&vma->node, &job->returned_vmas);
+}
+
+static void vagx_vma_write_ptes(struct vagx_vm *vm, struct vagx_vma *vma,
+				struct sg_table *sgt)
+{
+	u64 va = vma->base.va.addr, range = vma->base.va.range;
+
+	if (vma->flags & VAGX_VMA_NULL)
+		vagx_pgtable_set_range(&vm->pgt, va, range,
+				       vagx_pte_encode(true, false, true, false,
+						       0));
+	else
+		vagx_pt_map_sgt(vm, va, range, sgt, vma->base.gem.offset,
+				vma->flags & VAGX_VMA_READONLY);
+}
+
+static int vagx_sm_step_map(struct drm_gpuva_op *op, void *priv)
+{
+	struct vagx_bind_job *job = priv;
+	struct vagx_vm *vm = job->vm;
+	struct vagx_vma *vma = vagx_bind_take_vma(job);
+
+	if (drm_WARN_ON(&vm->vdev->drm, !vma))
+		return -EINVAL;
+	drm_gpuva_init_from_op(&vma->base, &op->map);
+	vma->flags = job->cur->vma_flags;
+	/* Overwrites the PTEs of what was there: atomic replacement. */
+	vagx_vma_write_ptes(vm, vma, job->cur->sgt);
+	drm_gpuva_map(&vm->base, &vma->base, &op->map);
+	if (op->map.gem.obj)
+		vagx_vma_link(vma, job->cur->vm_bo);
+	return 0;
+}
+
+static int vagx_sm_step_remap(struct drm_gpuva_op *op, void *priv)
+{
+	struct vagx_bind_job *job = priv;
+	struct vagx_vm *vm = job->vm;
+	struct vagx_vma *old = to_vagx_vma(op->remap.unmap->va);
+	struct vagx_vma *prev = NULL, *next = NULL;
+	u64 start = old->base.va.addr;
+	u64 end = start + old->base.va.range;
+
+	if (op->remap.prev) {
+		prev = vagx_bind_take_vma(job);
+		if (drm_WARN_ON(&vm->vdev->drm, !prev))
+			return -EINVAL;
+		drm_gpuva_init_from_op(&prev->base, op->remap.prev);
+		prev->flags = old->flags;
+		start = prev->base.va.addr + prev->base.va.range;
+	}
+	if (op->remap.next) {
+		next = vagx_bind_take_vma(job);
+		if (drm_WARN_ON(&vm->vdev->drm, !next))
+			return -EINVAL;
+		drm_gpuva_init_from_op(&next->base, op->remap.next);
+		next->flags = old->flags;
+		end = next->base.va.addr;
+	}
+
+	/* A MAP or MAP_NULL overwrites the hole itself, atomically. */
+	if (job->cur->op == DRM_VAGX_BIND_OP_UNMAP)
+		vagx_pgtable_set_range(&vm->pgt, start, end - start, 0);
+
+	drm_gpuva_remap(prev ? &prev->base : NULL, next ? &next->base : NULL,
+			&op->remap);
+	if (old->base.gem.obj) {
+		if (prev)
+			vagx_vma_link(prev, old->base.vm_bo);
+		if (next)
+			vagx_vma_link(next, old->base.vm_bo);
+	}
+	vagx_vma_unlink(job, old);
+	return 0;
+}
+
+static int vagx_sm_step_unmap(struct drm_gpuva_op *op, void *priv)
+{
+	struct vagx_bind_job *job = priv;
+	struct vagx_vma *vma = to_vagx_vma(op->unmap.va);
+
+	if (job->cur->op == DRM_VAGX_BIND_OP_UNMAP)
+		vagx_pgtable_set_range(&job->vm->pgt, vma->base.va.addr,
+				       vma->base.va.range, 0);
+	drm_gpuva_unmap(&op->unmap);
+	vagx_vma_unlink(job, vma);
+	return 0;
+}
+
+static const struct drm_gpuvm_ops vagx_gpuvm_ops = {
+	.vm_free = vagx_vm_free,
+	.sm_step_map = vagx_sm_step_map,
+	.sm_step_remap = vagx_sm_step_remap,
+	.sm_step_unmap = vagx_sm_step_unmap,
+};
+
+/* Drop the page-table reservation of an op, if it holds one (op_lock). */
+static void vagx_bind_op_unreserve(struct vagx_vm *vm, struct vagx_bind_op *op)
+{
+	if (!op->pt_reserved)
+		return;
+	if (op->op == DRM_VAGX_BIND_OP_MAP)
+		vagx_pgtable_unreserve(&vm->pgt, op->va, op->range);
+	else
+		vagx_pgtable_unreserve_edges(&vm->pgt, op->va, op->range,
+					     op->pt_depth);
+	op->pt_reserved = false;
+}
+
+/* Apply every op of a prepared bind, under vm->op_lock. Cannot fail. */
+static void vagx_bind_apply_locked(struct vagx_bind_job *job)
+{
+	struct vagx_vm *vm = job->vm;
+	LIST_HEAD(garbage);
+	u32 i;
+	int ret;
+
+	lockdep_assert_held(&vm->op_lock);
+	for (i = 0; i < job->count; i++) {
+		struct vagx_bind_op *op = &job->ops[i];
+
+		job->cur = op;
+		if (op->op == DRM_VAGX_BIND_OP_UNMAP)
+			ret = drm_gpuvm_sm_unmap(&vm->base, job, op->va,
+						 op->range);
+		else
+			ret = drm_gpuvm_sm_map(&vm->base, job, op->va,
+					       op->range, op->obj,
+					       op->bo_offset);
+		drm_WARN_ON(&vm->vdev->drm, ret);
+	}
+	job->cur = NULL;
+	/*
+	 * The bind's tables are populated now; drop its reservations and
+	 * detach the tables its unmaps emptied. They are freed only after
+	 * the TLB invalidation: until then the device may still walk them.
+	 */
+	for (i = 0; i < job->count; i++) {
+		struct vagx_bind_op *op = &job->ops[i];
+
+		vagx_bind_op_unreserve(vm, op);
+		op->pt_touched = false;
+		if (op->op == DRM_VAGX_BIND_OP_UNMAP)
+			vagx_pgtable_prune(&vm->pgt, op->va, op->range,
+					   &garbage);
+	}
+	ret = 0;
+	if (job->count)
+		ret = vagx_device_tlb_invalidate(vm->vdev, vagx_vm_root_dma(vm),
+						 0, 0);
+	/* -ENODEV: quiesced for good, nothing can use the pages any more. */
+	job->tlb_failed = ret && ret != -ENODEV;
+	vagx_pgtable_free_after_tlb(&vm->pgt, &garbage, ret);
+}
+
+static void vagx_bind_apply(struct vagx_bind_job *job)
+{
+	mutex_lock(&job->vm->op_lock);
+	vagx_bind_apply_locked(job);
+	mutex_unlock(&job->vm->op_lock);
+}
+
+/**
+ * vagx_vm_free_quarantined_vmas() - Release quarantined mappings
+ * @vdev: Device.
+ * @vmas: Mappings taken off the quarantine, whose pages the device no
+ *        longer reaches; empty afterwards. Their pins go with them.
+ */
+void vagx_vm_free_quarantined_vmas(struct vagx_device *vdev,
+				   struct list_head *vmas)
+{
+	struct vagx_vma *vma, *vtmp;
+
+	list_for_each_entry_safe(vma, vtmp, vmas, node) {
+		list_del(&vma->node);
+		vagx_vm_bo_put(vma->base.vm_bo);
+		kfree(vma);
+		atomic_dec(&vdev->quarantined_vmas);
+	}
+}
+
+/*
+ * Keep the pins of mappings a failed TLB invalidation may leave visible to
+ * the device: the vm_bo references go to the device's quarantine, dropped
+ * in vagx_mmu_quarantine_release().
+ */
+static void vagx_quarantine_vmas(struct vagx_device *vdev,
+				 struct list_head *vmas)
+{
+	struct vagx_vma *vma, *tmp;
+	LIST_HEAD(late);
+
+	list_for_each_entry_safe(vma, tmp, vmas, node) {
+		if (vma->base.vm_bo)
+			continue;
+		list_del(&vma->node);
+		kfree(vma);
+	}
+	if (list_empty(vmas))
+		return;
+	list_for_each_entry(vma, vmas, node)
+		atomic_inc(&vdev->quarantined_vmas);
+	mutex_lock(&vdev->quarantine_lock);
+	if (vdev->quarantine_closed) {
+		list_splice_init(vmas, &late);
+	} else {
+		list_splice_tail_init(vmas, &vdev->quarantine_vmas);
+		vagx_mmu_quarantine_kick(vdev);
+	}
+	mutex_unlock(&vdev->quarantine_lock);
+	/* Quiesced for good meanwhile: release them now. */
+	vagx_vm_free_quarantined_vmas(vdev, &late);
+}
+
+/* Release everything a bind holds; VMAs it unmapped lose their pins here. */
+static void vagx_bind_cleanup(struct vagx_bind_job *job)
+{
+	struct vagx_vm *vm = job->vm;
+	struct vagx_vma *vma, *tmp;
+	LIST_HEAD(garbage);
+	bool touched = false;
+	u32 i;
+	int j;
+
+	/*
+	 * A bind that was never applied: give its page tables back, and
+	 * detach those a failed reservation allocated.
+	 */
+	for (i = 0; i < job->count; i++)
+		touched |= job->ops[i].pt_touched;
+	if (touched) {
+		int ret = 0;
+
+		mutex_lock(&vm->op_lock);
+		for (i = 0; i < job->count; i++) {
+			struct vagx_bind_op *op = &job->ops[i];
+
+			if (!op->pt_touched)
+				continue;
+			vagx_bind_op_unreserve(vm, op);
+			op->pt_touched = false;
+			vagx_pgtable_prune(&vm->pgt, op->va, op->range,
+					   &garbage);
+		}
+		/* The tables were linked, so the device may have walked them. */
+		if (!list_empty(&garbage))
+			ret = vagx_device_tlb_invalidate(vm->vdev,
+							 vagx_vm_root_dma(vm),
+							 0, 0);
+		vagx_pgtable_free_after_tlb(&vm->pgt, &garbage, ret);
+		mutex_unlock(&vm->op_lock);
+	}
+
+	if (job->tlb_failed)
+		vagx_quarantine_vmas(vm->vdev, &job->returned_vmas);
+	list_for_each_entry_safe(vma, tmp, &job->returned_vmas, node) {
+		if (vma->base.vm_bo)
+			vagx_vm_bo_put(vma->base.vm_bo);
+		kfree(vma);
+	}
+	for (i = 0; i < job->count; i++) {
+		struct vagx_bind_op *op = &job->ops[i];
+
+		for (j = 0; j < ARRAY_SIZE(op->new_vma); j++)
+			kfree(op->new_vma[j]);
+		if (op->vm_bo)
+			vagx_vm_bo_put(op->vm_bo);
+		if (op->obj)
+			drm_gem_object_put(op->obj);
+	}
+	kvfree(job->ops);
+	vagx_vm_put(job->vm);
+	kfree(job);
+}
+
+static int vagx_bind_prepare_map(struct vagx_vm *vm, struct drm_file *file,
+				 const struct drm_vagx_vm_bind_op *uop,
+				 struct vagx_bind_op *op)
+{
+	struct drm_gpuvm_bo *prealloc;
+	struct vagx_bo *bo;
+	struct sg_table *sgt;
+	int ret;
+
+	op->obj = drm_gem_object_lookup(file, uop->handle);
+	if (!op->obj)
+		return -ENOENT;
+	bo = to_vagx_bo(op->obj);
+	if (uop->bo_offset > op->obj->size ||
+	    uop->range > op->obj->size - uop->bo_offset)
+		return -EINVAL;
+	if (bo->exclusive_vm_root_gem &&
+	    bo->exclusive_vm_root_gem != vagx_vm_root_gem(vm))
+		return -EINVAL;
+
+	/* Pin before taking any lock: pinning takes the BO's resv. */
+	if (!op->obj->import_attach) {
+		ret = vagx_bo_charge_pages(bo);
+		if (ret)
+			return ret;
+		ret = drm_gem_shmem_pin(&bo->base);
+		if (ret)
+			return ret;
+	}
+	sgt = drm_gem_shmem_get_pages_sgt(&bo->base);
+	if (IS_ERR(sgt)) {
+		ret = PTR_ERR(sgt);
+		goto err_unpin;
+	}
+	ret = vagx_sgt_check(sgt);
+	if (ret)
+		goto err_unpin;
+	op->sgt = sgt;
+
+	prealloc = drm_gpuvm_bo_create(&vm->base, op->obj);
+	if (!prealloc) {
+		ret = -ENOMEM;
+		goto err_unpin;
+	}
+	mutex_lock(&bo->gpuva_list_lock);
+	op->vm_bo = drm_gpuvm_bo_obtain_prealloc(prealloc);
+	mutex_unlock(&bo->gpuva_list_lock);
+
+	/*
+	 * An existing <VM, BO> pair already holds a pin; ours goes away.
+	 * Otherwise our vm_bo owns the pin until it is destroyed.
+	 */
+	if (op->vm_bo != prealloc && !op->obj->import_attach)
+		drm_gem_shmem_unpin(&bo->base);
+	return 0;
+
+err_unpin:
+	if (!op->obj->import_attach)
+		drm_gem_shmem_unpin(&bo->base);
+	return ret;
+}
+
+static int vagx_bind_check_op(struct vagx_device *vdev, struct vagx_vm *vm,
+			      const struct drm_vagx_vm_bind_op *uop)
+{
+	if (uop->pad)
+		return -EINVAL;
+	if (uop->flags & ~DRM_VAGX_BIND_OP_READONLY)
+		return -EINVAL;
+	switch (uop->op) {
+	case DRM_VAGX_BIND_OP_MAP:
+		break;
+	case DRM_VAGX_BIND_OP_MAP_NULL:
+	case DRM_VAGX_BIND_OP_UNMAP:
+		if (uop->flags || uop->handle || uop->bo_offset)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (!uop->range || !IS_ALIGNED(uop->va | uop->range | uop->bo_offset,
+				       VAGX_PAGE_SIZE))
+		return -EINVAL;
+	if (uop->va < VAGX_USER_VA_START || uop->va > VAGX_USER_VA_END ||
+	    uop->range > VAGX_USER_VA_END - uop->va)
+		return -EINVAL;
+	if (uop->op == DRM_VAGX_BIND_OP_MAP_NULL &&
+	    !VAGX_FEATURES_SPARSE_NULL_GET(vdev->hw_features))
+		return -EOPNOTSUPP;
+	if (uop->op != DRM_VAGX_BIND_OP_UNMAP && vm->unusable)
+		return -ECANCELED;
+	return 0;
+}
+
+/*
+ * Validate every op, look up and pin the BOs, preallocate the VMAs and the
+ * page tables. Nothing is visible to userspace or the device yet.
+ */
+static int vagx_bind_prepare(struct vagx_vm *vm, struct drm_file *file,
+			     const struct drm_vagx_vm_bind_op *uops, u32 count,
+			     struct vagx_bind_job *job, u32 *failed)
+{
+	struct vagx_device *vdev = vm->vdev;
+	u32 i;
+	int j, ret;
+
+	job->ops = kvcalloc(count, sizeof(*job->ops), GFP_KERNEL);
+	if (count && !job->ops)
+		return -ENOMEM;
+
+	for (i = 0; i < count; i++) {
+		const struct drm_vagx_vm_bind_op *uop = &uops[i];
+		struct vagx_bind_op *op = &job->ops[i];
+
+		*failed = i;
+		/* Counted so that cleanup sees every initialised op. */
+		job->count = i + 1;
+		ret = vagx_bind_check_op(vdev, vm, uop);
+		if (ret)
+			return ret;
+		op->op = uop->op;
+		op->va = uop->va;
+		op->range = uop->range;
+		op->bo_offset = uop->bo_offset;
+		if (uop->flags & DRM_VAGX_BIND_OP_READONLY)
+			op->vma_flags |= VAGX_VMA_READONLY;
+		if (uop->op == DRM_VAGX_BIND_OP_MAP_NULL)
+			op->vma_flags |= VAGX_VMA_NULL;
+		if (uop->op == DRM_VAGX_BIND_OP_MAP) {
+			ret = vagx_bind_prepare_map(vm, file, uop, op);
+			if (ret)
+				return ret;
+		}
+		for (j = 0; j < ARRAY_SIZE(op->new_vma); j++) {
+			op->new_vma[j] = kzalloc(sizeof(*op->new_vma[j]),
+						 GFP_KERNEL);
+			if (!op->new_vma[j])
+				return -ENOMEM;
+		}
+		if (atomic_add_unless(&vdev->inject_bind_prep_fail, -1, 0))
+			return -ENOMEM;
+	}
+
+	ret = mutex_lock_interruptible(&vm->op_lock);
+	if (ret) {
+		*failed = DRM_VAGX_NO_FAILED_INDEX;
+		return ret;
+	}
+	for (i = 0; i < count; i++) {
+		struct vagx_bind_op *op = &job->ops[i];
+
+		*failed = i;
+		op->pt_touched = true;
+		/*
+		 * A MAP needs every leaf table of its range. MAP_NULL and
+		 * UNMAP write (or clear) one entry per whole block: they need
+		 * tables only at their ends, where they may also split a
+		 * block that one NULL entry maps.
+		 */
+		if (op->op == DRM_VAGX_BIND_OP_MAP)
+			ret = vagx_pgtable_reserve(&vm->pgt, op->va,
+						   op->range);
+		else
+			ret = vagx_pgtable_reserve_edges(&vm->pgt, op->va,
+							 op->range,
+							 op->pt_depth);
+		if (ret)
+			break;
+		op->pt_reserved = true;
+	}
+	mutex_unlock(&vm->op_lock);
+	return ret;
+}
+
+static struct vagx_bind_job *vagx_bind_job_alloc(struct vagx_vm *vm)
+{
+	struct vagx_bind_job *job;
+
+	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	if (!job)
+		return NULL;
+	job->vm = vagx_vm_get(vm);
+	INIT_LIST_HEAD(&job->returned_vmas);
+	return job;
+}
+
+static struct dma_fence *vagx_bind_run_job(struct drm_sched_job *sched_job)
+{
+	struct vagx_bind_job *job = container_of(sched_job,
+						 struct vagx_bind_job, base);
+
+	if (job->inject_fail) {
+		/* Debugfs fault injection: the VM content is now unknown. */
+		job->vm->unusable = true;
+		return ERR_PTR(-EIO);
+	}
+	vagx_bind_apply(job);
+	/* Synchronous: the finished fence signals when we return. */
+	return NULL;
+}
+
+static enum drm_gpu_sched_stat
+vagx_bind_timedout_job(struct drm_sched_job *sched_job)
+{
+	WARN(1, "vagx: async binds run synchronously in run_job\n");
+	return DRM_GPU_SCHED_STAT_NOMINAL;
+}
+
+static void vagx_bind_free_job(struct drm_sched_job *sched_job)
+{
+	struct vagx_bind_job *job = container_of(sched_job,
+						 struct vagx_bind_job, base);
+
+	drm_sched_job_cleanup(sched_job);
+	vagx_bind_cleanup(job);
+}
+
+static const struct drm_sched_backend_ops vagx_bind_sched_ops = {
+	.run_job = vagx_bind_run_job,
+	.timedout_job = vagx_bind_timedout_job,
+	.free_job = vagx_bind_free_job,
+};
+
+static bool vagx_vm_binds_pending(struct vagx_vm *vm)
+{
+	lockdep_assert_held(&vm->op_lock);
+	return vm->last_bind && !dma_fence_is_signaled(vm->last_bind);
+}
+
+static int vagx_bind_submit_async(struct vagx_vm *vm, struct drm_file *file,
+				  struct vagx_bind_job *job,
+				  const struct drm_vagx_obj_array *syncs)
+{
+	struct vagx_device *vdev = vm->vdev;
+	struct vagx_sync_op *sops = NULL;
+	u32 nsyncs = 0;
+	int ret;
+
+	ret = vagx_syncs_parse(file, syncs, &sops, &nsyncs);
+	if (ret)
+		return ret;
+
+	ret = drm_sched_job_init(&job->base, &vm->bind_entity, 1, vm);
+	if (ret)
+		goto err_syncs;
+	ret = vagx_syncs_add_deps(&job->base, sops, nsyncs);
+	if (ret)
+		goto err_job;
+
+	mutex_lock(&vm->op_lock);
+	job->inject_fail = atomic_add_unless(&vdev->inject_bind_fail, -1, 0);
+	drm_sched_job_arm(&job->base);
+	dma_fence_put(vm->last_bind);
+	vm->last_bind = dma_fence_get(&job->base.s_fence->finished);
+	vagx_syncs_signal(sops, nsyncs, &job->base.s_fence->finished);
+	drm_sched_entity_push_job(&job->base);
+	mutex_unlock(&vm->op_lock);
+	vagx_syncs_free(sops, nsyncs);
+	return 0;
+
+err_job:
+	drm_sched_job_cleanup(&job->base);
+err_syncs:
+	vagx_syncs_free(sops, nsyncs);
+	return ret;
+}
+
+/**
+ * vagx_ioctl_vm_bind() - DRM_IOCTL_VAGX_VM_BIND
+ * @drm: DRM device.
+ * @data: &struct drm_vagx_vm_bind.
+ * @file: DRM file.
+ *
+ * Return: 0 or a negative errno; on error the VM is unchanged.
+ */
+int vagx_ioctl_vm_bind(struct drm_device *drm, void *data,
+		       struct drm_file *file)
+{
+	struct vagx_file *vfile = file->driver_priv;
+	struct drm_vagx_vm_bind *args = data;
+	struct drm_vagx_vm_bind_op *uops = NULL;
+	bool async = args->flags & DRM_VAGX_VM_BIND_ASYNC;
+	struct vagx_bind_job *job;
+	struct vagx_vm *vm;
+	u32 failed = DRM_VAGX_NO_FAILED_INDEX;
+	int ret;
+
+	args->failed_op = DRM_VAGX_NO_FAILED_INDEX;
+	if (args->pad || (args->flags & ~DRM_VAGX_VM_BIND_ASYNC))
+		return -EINVAL;
+	if (!async && args->syncs.count)
+		return -EINVAL;
+	if (args->syncs.count > VAGX_MAX_SYNCS)
+		return -E2BIG;
+
+	vm = vagx_vm_lookup(vfile, args->vm_id);
+	if (!vm)
+		return -ENOENT;
+
+	ret = vagx_copy_array(&args->ops, sizeof(*uops),
+			      offsetofend(struct drm_vagx_vm_bind_op, range),
+			      VAGX_MAX_BIND_OPS, (void **)&uops);
+	if (ret)
+		goto out_vm;
+
+	job = vagx_bind_job_alloc(vm);
+	if (!job) {
+		ret = -ENOMEM;
+		goto out_ops;
+	}
+	ret = vagx_bind_prepare(vm, file, uops, args->ops.count, job, &failed);
+	if (ret) {
+		args->failed_op = failed;
+		vagx_bind_cleanup(job);
+		goto out_ops;
+	}
+
+	if (async) {
+		ret = vagx_bind_submit_async(vm, file, job, &args->syncs);
+		if (ret)
+			vagx_bind_cleanup(job);
+		goto out_ops;
+	}
+
+	/*
+	 * Check and apply under one hold of op_lock: an async bind pushed in
+	 * between would otherwise be overtaken by this one.
+	 */
+	ret = mutex_lock_interruptible(&vm->op_lock);
+	if (!ret) {
+		if (vagx_vm_binds_pending(vm))
+			ret = -EBUSY;
+		else
+			vagx_bind_apply_locked(job);
+		mutex_unlock(&vm->op_lock);
+	}
+	vagx_bind_cleanup(job);
+
+out_ops:
+	kvfree(uops);
+out_vm:
+	vagx_vm_put(vm);
+	return ret;
+}
+
+/*
+ * Unmap everything and invalidate the VM's TLB. An empty VM is invalidated
+ * too: an earlier invalidation that failed may have left translations
+ * under its root. Returns the result of the invalidation, or -ENOMEM if
+ * the mappings could not be removed (none was then).
+ */
+static int vagx_vm_unmap_all(struct vagx_vm *vm)
+{
+	struct vagx_bind_job *job;
+	struct drm_gpuva *va;
+	int ret = -ENOMEM;
+	u32 n = 0;
+
+	/* Each mapping is removed whole: no split, no VMA allocation. */
+	drm_gpuvm_for_each_va(va, &vm->base)
+		n++;
+	if (!n)
+		return vagx_device_tlb_invalidate(vm->vdev,
+						  vagx_vm_root_dma(vm), 0, 0);
+
+	job = vagx_bind_job_alloc(vm);
+	if (!job)
+		return ret;
+	job->ops = kvcalloc(1, sizeof(*job->ops), GFP_KERNEL);
+	if (job->ops) {
+		job->count = 1;
+		job->ops[0].op = DRM_VAGX_BIND_OP_UNMAP;
+		job->ops[0].va = vm->base.mm_start;
+		job->ops[0].range = vm->base.mm_range;
+		vagx_bind_apply(job);
+		/* Applying invalidated the whole VM (-ENODEV counts as done). */
+		ret = job->tlb_failed ? -EIO : 0;
+	}
+	/* Drops the job's user reference; this is not the last one. */
+	vagx_bind_cleanup(job);
+	return ret;
+}
+
+static void vagx_sched_drain(struct drm_gpu_scheduler *sched,
+			     struct workqueue_struct *wq)
+{
+	for (;;) {
+		bool empty;
+
+		flush_workqueue(wq);
+		spin_lock(&sched->job_list_lock);
+		empty = list_empty(&sched->pending_list);
+		spin_unlock(&sched->job_list_lock);
+		if (empty)
+			break;
+		usleep_range(1000, 2000);
+	}
+}
+
+static void vagx_vm_release_work(struct work_struct *work)
+{
+	struct vagx_vm *vm = container_of(work, struct vagx_vm, release_work);
+	struct vagx_device *vdev = vm->vdev;
+	int ret;
+
+	mutex_lock(&vdev->vms_lock);
+	list_del(&vm->node);
+	mutex_unlock(&vdev->vms_lock);
+
+	/* No user left: no bind can be queued any more. */
+	drm_sched_entity_destroy(&vm->bind_entity);
+	vagx_sched_drain(&vm->bind_sched, vdev->bind_wq);
+	drm_sched_fini(&vm->bind_sched);
+	dma_fence_put(vm->last_bind);
+	vm->last_bind = NULL;
+
+	/* Temporarily revive the user count for the teardown bind. */
+	kref_init(&vm->users);
+	ret = vagx_vm_unmap_all(vm);
+	/*
+	 * Nothing runs on the VM any more. Its root is freed only if the
+	 * invalidation completed: else the device may hold translations
+	 * under that page, which a new VM could get as its root.
+	 */
+	vagx_pgtable_fini_after_tlb(&vm->pgt, ret);
+	drm_gpuvm_put(&vm->base);
+}
+
+static struct vagx_vm *vagx_vm_create(struct vagx_device *vdev,
+				      struct vagx_pt_budget *budget)
+{
+	struct drm_gem_object *r_obj;
+	struct vagx_vm *vm;
+	int ret;
+
+	vm = kzalloc(sizeof(*vm), GFP_KERNEL);
+	if (!vm)
+		return ERR_PTR(-ENOMEM);
+	vm->vdev = vdev;
+	kref_init(&vm->users);
+	INIT_WORK(&vm->release_work, vagx_vm_release_work);
+	mutex_init(&vm->op_lock);
+	spin_lock_init(&vm->fault_lock);
+	atomic_set(&vm->queue_count, 0);
+
+	ret = vagx_pgtable_init(&vm->pgt, vdev, budget);
+	if (ret)
+		goto err_free;
+
+	ret = drm_sched_init(&vm->bind_sched, &vagx_bind_sched_ops,
+			     vdev->bind_wq, 1, 64, 0, MAX_SCHEDULE_TIMEOUT,
+			     NULL, NULL, "vagx-bind", vdev->drm.dev);
+	if (ret)
+		goto err_pt;
+	{
+		struct drm_gpu_scheduler *sched = &vm->bind_sched;
+
+		ret = drm_sched_entity_init(&vm->bind_entity,
+					    DRM_SCHED_PRIORITY_KERNEL, &sched,
+					    1, NULL);
+	}
+	if (ret)
+		goto err_sched;
+
+	r_obj = drm_gpuvm_resv_object_alloc(&vdev->drm);
+	if (!r_obj) {
+		ret = -ENOMEM;
+		goto err_entity;
+	}
+	drm_gpuvm_init(&vm->base, "vagx-vm", 0, &vdev->drm, r_obj,
+		       VAGX_USER_VA_START,
+		       VAGX_USER_VA_END - VAGX_USER_VA_START, 0, 0,
+		       &vagx_gpuvm_ops);
+	/* drm_gpuvm holds its own reference to the resv object. */
+	drm_gem_object_put(r_obj);
+
+	mutex_lock(&vdev->vms_lock);
+	list_add_tail(&vm->node, &vdev->vms);
+	mutex_unlock(&vdev->vms_lock);
+	return vm;
+
+err_entity:
+	drm_sched_entity_destroy(&vm->bind_entity);
+err_sched:
+	drm_sched_fini(&vm->bind_sched);
+err_pt:
+	vagx_pgtable_fini(&vm->pgt);
+err_free:
+	mutex_destroy(&vm->op_lock);
+	kfree(vm);
+	return ERR_PTR(ret);
+}
+
+/**
+ * vagx_ioctl_vm_create() - DRM_IOCTL_VAGX_VM_CREATE
+ * @drm: DRM device.
+ * @data: &struct drm_vagx_vm_create.
+ * @file: DRM file.
+ *
+ * Return: 0 or a negative errno.
+ */
+int vagx_ioctl_vm_create(struct drm_device *drm, void *data,
+			 struct drm_file *file)
+{
+	struct vagx_device *vdev = to_vagx_device(drm);
+	struct vagx_file *vfile = file->driver_priv;
+	struct drm_vagx_vm_create *args = data;
+	struct vagx_vm *vm;
+	u32 id;
+	int ret;
+
+	if (args->flags)
+		return -EINVAL;
+
+	vm = vagx_vm_create(vdev, vfile->pt_budget);
+	if (IS_ERR(vm))
+		return PTR_ERR(vm);
+
+	ret = xa_alloc(&vfile->vms, &id, vm,
+		       XA_LIMIT(1, VAGX_MAX_VMS_PER_FILE), GFP_KERNEL);
+	if (ret) {
+		vagx_vm_put(vm);
+		return ret == -EBUSY ? -ENOSPC : ret;
+	}
+	vm->id = id;
+	args->vm_id = id;
+	return 0;
+}
+
+/**
+ * vagx_ioctl_vm_destroy() - DRM_IOCTL_VAGX_VM_DESTROY
+ * @drm: DRM device.
+ * @data: &struct drm_vagx_vm_destroy.
+ * @file: DRM file.
+ *
+ * Return: 0 or a negative errno.
+ */
+int vagx_ioctl_vm_destroy(struct drm_device *drm, void *data,
+			  struct drm_file *file)
+{
+	struct vagx_file *vfile = file->driver_priv;
+	struct drm_vagx_vm_destroy *args = data;
+	struct vagx_vm *vm;
+	int ret = 0;
+
+	if (args->pad)
+		return -EINVAL;
+
+	mutex_lock(&vfile->lock);
+	vm = xa_load(&vfile->vms, args->vm_id);
+	if (!vm)
+		ret = -ENOENT;
+	else if (atomic_read(&vm->queue_count))
+		ret = -EBUSY;
+	else
+		xa_erase(&vfile->vms, args->vm_id);
+	mutex_unlock(&vfile->lock);
+
+	if (!ret)
+		vagx_vm_put(vm);
+	return ret;
+}
+
+/**
+ * vagx_ioctl_vm_get_state() - DRM_IOCTL_VAGX_VM_GET_STATE
+ * @drm: DRM device.
+ * @data: &struct drm_vagx_vm_get_state.
+ * @file: DRM file.
+ *
+ * Return: 0 or a negative errno.
+ */
+int vagx_ioctl_vm_get_state(struct drm_device *drm, void *data,
+			    struct drm_file *file)
+{
+	struct drm_vagx_vm_get_state *args = data;
+	unsigned long flags;
+	struct vagx_vm *vm;
+
+	if (args->pad)
+		return -EINVAL;
+	vm = vagx_vm_lookup(file->driver_priv, args->vm_id);
+	if (!vm)
+		return -ENOENT;
+
+	args->state = READ_ONCE(vm->unusable) ? DRM_VAGX_VM_STATE_UNUSABLE :
+						 DRM_VAGX_VM_STATE_USABLE;
+	/* The IRQ handler records faults: keep interrupts off. */
+	spin_lock_irqsave(&vm->fault_lock, flags);
+	args->last_fault = vm->last_fault;
+	args->fault_count = vm->fault_count;
+	spin_unlock_irqrestore(&vm->fault_lock, flags);
+	vagx_vm_put(vm);
+	return 0;
+}
+
+/**
+ * vagx_vm_record_fault() - Record an MMU fault in a VM
+ * @vm: VM.
+ * @fault: Decoded fault.
+ */
+void vagx_vm_record_fault(struct vagx_vm *vm,
+			  const struct drm_vagx_fault_info *fault)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&vm->fault_lock, flags);
+	vm->last_fault = *fault;
+	vm->fault_count++;
+	spin_unlock_irqrestore(&vm->fault_lock, flags);
+}
+
+/**
+ * vagx_file_release_vms() - Drop every VM id of a closing file
+ * @vfile: File.
+ */
+void vagx_file_release_vms(struct vagx_file *vfile)
+{
+	struct vagx_vm *vm;
+	unsigned long id;
+
+	xa_for_each(&vfile->vms, id, vm) {
+		xa_erase(&vfile->vms, id);
+		vagx_vm_put(vm);
+	}
+}
+
+/**
+ * vagx_vm_debugfs_show() - List the VMs and their mappings
+ * @vdev: Device.
+ * @m: seq_file.
+ */
+void vagx_vm_debugfs_show(struct vagx_device *vdev, struct seq_file *m)
+{
+	struct vagx_vm *vm;
+	struct drm_gpuva *va;
+
+	mutex_lock(&vdev->vms_lock);
+	list_for_each_entry(vm, &vdev->vms, node) {
+		dma_addr_t root = vagx_vm_root_dma(vm);
+
+		seq_printf(m, "vm %u: root %pad pt_pages %d unusable %d faults %u queues %d\n",
+			   vm->id, &root, atomic_read(&vm->pgt.pages),
+			   vm->unusable, vm->fault_count,
+			   atomic_read(&vm->queue_count));
+		mutex_lock(&vm->op_lock);
+		drm_gpuvm_for_each_va(va, &vm->base) {
+			struct vagx_vma *vma = to_vagx_vma(va);
+
+			seq_printf(m, "  [%#014llx-%#014llx) %s obj %p off %#llx%s\n",
+				   va->va.addr, va->va.addr + va->va.range,
+				   vma->flags & VAGX_VMA_NULL ? "null" : "bo",
+				   va->gem.obj, va->gem.offset,
+				   vma->flags & VAGX_VMA_READONLY ? " ro" : "");
+		}
+		mutex_unlock(&vm->op_lock);
+	}
+	mutex_unlock(&vdev->vms_lock);
+}
