@@ -232,8 +232,8 @@ static int vagx_kms_map_fb(struct vagx_kms *kms, struct vagx_fb *vfb)
 			break;
 		/* The scanout engine only reads. */
 		vagx_pgtable_set(&kms->pgt, va,
-				 vagx_pte_encode(true, true, false, true,
-						 sg_page_iter_dma_address(&iter)));
+				 vagx_pte_page(sg_page_iter_dma_address(&iter),
+					       true, true));
 		va += VAGX_PAGE_SIZE;
 	}
 	if (va < end) {

@@ -35,35 +35,13 @@ struct vagx_pt {
 	struct list_head gc;
 };
 
-#define VAGX_PT_LEAF		(VAGX_PT_LEVELS - 1)
-#define VAGX_PT_SHIFT(level) \
-	(VAGX_PAGE_SHIFT + VAGX_PT_BITS_PER_LEVEL * (VAGX_PT_LEAF - (level)))
-#define VAGX_PT_INDEX(va, level) (((va) >> VAGX_PT_SHIFT(level)) & (VAGX_PT_ENTRIES - 1))
-
-/**
- * vagx_pte_encode() - Encode a page-table entry
- * @valid: Entry valid.
- * @ro: Read-only page.
- * @null: NULL page (reads zero, writes dropped).
- * @no_exec: No instruction fetch.
- * @addr: Bus address of the page or next-level table.
- *
- * Return: the 64-bit entry.
+/*
+ * The entry format and the index and span of an entry at each level are
+ * the hardware contract's page-table library (uapi/hw/pt/vagx_pt.h), as
+ * in the device, the drm-shim and the tests; the kernel keeps its own tree
+ * of tables for their reservation and pruning.
  */
-u64 vagx_pte_encode(bool valid, bool ro, bool null, bool no_exec, u64 addr)
-{
-	struct vagx_pte pte;
-	u32 w[2];
-
-	vagx_pte_init(&pte);
-	pte.valid = valid;
-	pte.read_only = ro;
-	pte.null = null;
-	pte.no_exec = no_exec;
-	pte.addr = addr;
-	vagx_pte_pack(w, &pte);
-	return ((u64)w[1] << 32) | w[0];
-}
+#define VAGX_PT_LEAF		(VAGX_PT_LEVELS - 1)
 
 /**
  * vagx_pt_budget_create() - Page-table budget of a new file
@@ -230,13 +208,13 @@ void vagx_pgtable_fini(struct vagx_pgtable *pgt)
 }
 
 /* The last-level table covering @va and the tables above it, or NULL. */
-static struct vagx_pt *vagx_pt_walk(struct vagx_pgtable *pgt, u64 va)
+static struct vagx_pt *vagx_pt_leaf(struct vagx_pgtable *pgt, u64 va)
 {
 	struct vagx_pt *pt = pgt->root;
 	int level;
 
 	for (level = 0; level < VAGX_PT_LEAF && pt; level++)
-		pt = pt->children[VAGX_PT_INDEX(va, level)];
+		pt = pt->children[vagx_pt_index(va, level)];
 	return pt;
 }
 
@@ -248,14 +226,9 @@ static void vagx_pgtable_reserve_one(struct vagx_pgtable *pgt, u64 va,
 	int level;
 
 	for (level = 0; level < depth; level++) {
-		pt = pt->children[VAGX_PT_INDEX(va, level)];
+		pt = pt->children[vagx_pt_index(va, level)];
 		pt->reserved += delta;
 	}
-}
-
-static u64 vagx_pte_null(void)
-{
-	return vagx_pte_encode(true, false, true, false, 0);
 }
 
 /*
@@ -282,15 +255,14 @@ static struct vagx_pt *vagx_pt_get_child(struct vagx_pgtable *pgt,
 		dma_wmb();
 	}
 	pt->children[idx] = child;
-	vagx_pt_write(pt, idx, vagx_pte_encode(true, false, false, false,
-					       child->dma));
+	vagx_pt_write(pt, idx, vagx_pte_table(child->dma));
 	return child;
 }
 
 /* Next VA after @va that is covered by another last-level table. */
 static u64 vagx_pt_next_leaf(u64 va)
 {
-	return (va | (BIT_ULL(VAGX_PT_SHIFT(VAGX_PT_LEAF - 1)) - 1)) + 1;
+	return (va | (vagx_pt_entry_span(VAGX_PT_LEAF - 1) - 1)) + 1;
 }
 
 /**
@@ -334,7 +306,7 @@ int vagx_pgtable_reserve(struct vagx_pgtable *pgt, u64 va, u64 size)
 
 		for (level = 0; level < VAGX_PT_LEAF; level++) {
 			pt = vagx_pt_get_child(pgt, pt, level,
-					       VAGX_PT_INDEX(va, level));
+					       vagx_pt_index(va, level));
 			if (IS_ERR(pt)) {
 				vagx_pgtable_unreserve(pgt, start, va - start);
 				return PTR_ERR(pt);
@@ -355,7 +327,7 @@ static int vagx_pt_edge_depth(u64 va, u64 end, u64 p)
 	int level;
 
 	for (level = 0; level < VAGX_PT_LEAF; level++) {
-		u64 span = BIT_ULL(VAGX_PT_SHIFT(level));
+		u64 span = vagx_pt_entry_span(level);
 		u64 block = p & ~(span - 1);
 
 		if (block >= va && block + span <= end)
@@ -392,7 +364,7 @@ int vagx_pgtable_reserve_edges(struct vagx_pgtable *pgt, u64 va, u64 size,
 		depth[i] = vagx_pt_edge_depth(va, end, at[i]);
 		for (level = 0; level < depth[i]; level++) {
 			pt = vagx_pt_get_child(pgt, pt, level,
-					       VAGX_PT_INDEX(at[i], level));
+					       vagx_pt_index(at[i], level));
 			if (IS_ERR(pt)) {
 				if (i)
 					vagx_pgtable_reserve_one(pgt, at[0],
@@ -430,19 +402,19 @@ void vagx_pgtable_unreserve_edges(struct vagx_pgtable *pgt, u64 va, u64 size,
  */
 bool vagx_pgtable_set(struct vagx_pgtable *pgt, u64 va, u64 pte)
 {
-	struct vagx_pt *pt = vagx_pt_walk(pgt, va);
+	struct vagx_pt *pt = vagx_pt_leaf(pgt, va);
 
 	if (!pt)
 		return false;
-	vagx_pt_write(pt, VAGX_PT_INDEX(va, VAGX_PT_LEAF), pte);
+	vagx_pt_write(pt, vagx_pt_index(va, VAGX_PT_LEAF), pte);
 	return true;
 }
 
 static void vagx_pt_set_range(struct vagx_pt *pt, int level, u64 base,
 			      u64 va, u64 end, u64 pte, bool whole)
 {
-	u64 span = BIT_ULL(VAGX_PT_SHIFT(level));
-	u32 idx = VAGX_PT_INDEX(va, level);
+	u64 span = vagx_pt_entry_span(level);
+	u32 idx = vagx_pt_index(va, level);
 
 	for (; idx < VAGX_PT_ENTRIES && base + idx * span < end; idx++) {
 		u64 bstart = base + idx * span;
@@ -488,8 +460,8 @@ void vagx_pgtable_set_range(struct vagx_pgtable *pgt, u64 va, u64 size,
 static void vagx_pt_prune(struct vagx_pt *pt, int level, u64 base, u64 va,
 			  u64 end, struct list_head *garbage)
 {
-	u64 span = BIT_ULL(VAGX_PT_SHIFT(level));
-	u32 idx = VAGX_PT_INDEX(va, level);
+	u64 span = vagx_pt_entry_span(level);
+	u32 idx = vagx_pt_index(va, level);
 
 	for (; idx < VAGX_PT_ENTRIES && base + idx * span < end; idx++) {
 		struct vagx_pt *child = pt->children[idx];

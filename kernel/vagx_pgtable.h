@@ -7,6 +7,9 @@
 #include <linux/list.h>
 #include <linux/types.h>
 
+/* The contract's page-table library: entry encoders, index, span. */
+#include "vagx_pt.h"
+
 struct device;
 struct seq_file;
 struct sg_table;
@@ -50,7 +53,6 @@ struct vagx_pgtable {
 	struct vagx_pt_budget *budget;
 };
 
-u64 vagx_pte_encode(bool valid, bool ro, bool null, bool no_exec, u64 addr);
 int vagx_pgtable_init(struct vagx_pgtable *pgt, struct vagx_device *vdev,
 		      struct vagx_pt_budget *budget);
 void vagx_pgtable_fini(struct vagx_pgtable *pgt);

@@ -48,8 +48,7 @@ static void vagx_pt_map_sgt(struct vagx_vm *vm, u64 va, u64 size,
 		     addr += VAGX_PAGE_SIZE, len -= VAGX_PAGE_SIZE)
 			drm_WARN_ON_ONCE(&vm->vdev->drm,
 					 !vagx_pgtable_set(&vm->pgt, va,
-							   vagx_pte_encode(true, ro, false,
-									   false, addr)));
+							   vagx_pte_page(addr, ro, false)));
 		if (va >= end)
 			break;
 	}
@@ -252,8 +251,7 @@ static void vagx_vma_write_ptes(struct vagx_vm *vm, struct vagx_vma *vma,
 
 	if (vma->flags & VAGX_VMA_NULL)
 		vagx_pgtable_set_range(&vm->pgt, va, range,
-				       vagx_pte_encode(true, false, true, false,
-						       0));
+				       vagx_pte_null());
 	else
 		vagx_pt_map_sgt(vm, va, range, sgt, vma->base.gem.offset,
 				vma->flags & VAGX_VMA_READONLY);
