@@ -7,10 +7,8 @@
  * their jobs are charged to (fdinfo).
  */
 
-#include <linux/capability.h>
 #include <linux/slab.h>
 
-#include <drm/drm_auth.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_print.h>
 
@@ -140,39 +138,26 @@ struct vagx_queue *vagx_queue_lookup(struct vagx_file *vfile, u32 id)
 }
 
 /**
- * vagx_ioctl_queue_create() - DRM_IOCTL_VAGX_QUEUE_CREATE
- * @drm: DRM device.
- * @data: &struct drm_vagx_queue_create.
- * @file: DRM file.
+ * vagx_queue_create() - Create a queue on a VM of a file (QUEUE_CREATE)
+ * @vfile: File.
+ * @args: Checked type and priority, and the VM id; queue_id is returned.
  *
  * Return: 0 or a negative errno.
  */
-int vagx_ioctl_queue_create(struct drm_device *drm, void *data,
-			    struct drm_file *file)
+int vagx_queue_create(struct vagx_file *vfile,
+		      struct drm_vagx_queue_create *args)
 {
 	static const enum drm_sched_priority prio[] = {
 		[DRM_VAGX_PRIORITY_LOW] = DRM_SCHED_PRIORITY_LOW,
 		[DRM_VAGX_PRIORITY_MEDIUM] = DRM_SCHED_PRIORITY_NORMAL,
 		[DRM_VAGX_PRIORITY_HIGH] = DRM_SCHED_PRIORITY_HIGH,
 	};
-	struct vagx_device *vdev = to_vagx_device(drm);
-	struct vagx_file *vfile = file->driver_priv;
-	struct drm_vagx_queue_create *args = data;
+	struct vagx_device *vdev = vfile->vdev;
 	struct drm_gpu_scheduler *sched;
 	struct vagx_queue *queue;
 	struct vagx_vm *vm;
 	u32 id, ring;
 	int ret;
-
-	if (args->flags || args->pad)
-		return -EINVAL;
-	if (args->type >= 32 || !(vagx_queue_types(vdev) & BIT(args->type)))
-		return -EINVAL;
-	if (args->priority > DRM_VAGX_PRIORITY_HIGH)
-		return -EINVAL;
-	if (args->priority == DRM_VAGX_PRIORITY_HIGH &&
-	    !capable(CAP_SYS_NICE) && !drm_is_current_master(file))
-		return -EACCES;
 
 	/*
 	 * Count the queue on the VM under the lock VM_DESTROY checks the
@@ -285,24 +270,18 @@ static void vagx_queue_destroy(struct vagx_queue *queue)
 }
 
 /**
- * vagx_ioctl_queue_destroy() - DRM_IOCTL_VAGX_QUEUE_DESTROY
- * @drm: DRM device.
- * @data: &struct drm_vagx_queue_destroy.
- * @file: DRM file.
+ * vagx_file_queue_destroy() - Drop a queue id and destroy the queue
+ * @vfile: File.
+ * @id: Queue id.
  *
- * Return: 0 or a negative errno.
+ * Return: 0 or -ENOENT.
  */
-int vagx_ioctl_queue_destroy(struct drm_device *drm, void *data,
-			     struct drm_file *file)
+int vagx_file_queue_destroy(struct vagx_file *vfile, u32 id)
 {
-	struct vagx_file *vfile = file->driver_priv;
-	struct drm_vagx_queue_destroy *args = data;
 	struct vagx_queue *queue;
 
-	if (args->pad)
-		return -EINVAL;
 	mutex_lock(&vfile->lock);
-	queue = xa_erase(&vfile->queues, args->queue_id);
+	queue = xa_erase(&vfile->queues, id);
 	mutex_unlock(&vfile->lock);
 	if (!queue)
 		return -ENOENT;
@@ -311,29 +290,19 @@ int vagx_ioctl_queue_destroy(struct drm_device *drm, void *data,
 }
 
 /**
- * vagx_ioctl_queue_get_state() - DRM_IOCTL_VAGX_QUEUE_GET_STATE
- * @drm: DRM device.
- * @data: &struct drm_vagx_queue_get_state.
- * @file: DRM file.
- *
- * Return: 0 or a negative errno.
+ * vagx_queue_get_state() - State and fault of a queue (QUEUE_GET_STATE)
+ * @queue: Queue.
+ * @args: Filled: state and fault.
  */
-int vagx_ioctl_queue_get_state(struct drm_device *drm, void *data,
-			       struct drm_file *file)
+void vagx_queue_get_state(struct vagx_queue *queue,
+			  struct drm_vagx_queue_get_state *args)
 {
-	struct drm_vagx_queue_get_state *args = data;
-	struct vagx_queue *queue;
 	unsigned long flags;
 
-	queue = vagx_queue_lookup(file->driver_priv, args->queue_id);
-	if (!queue)
-		return -ENOENT;
 	spin_lock_irqsave(&queue->ring->lock, flags);
 	args->state = atomic_read(&queue->state);
 	args->fault = queue->fault;
 	spin_unlock_irqrestore(&queue->ring->lock, flags);
-	vagx_queue_put(queue);
-	return 0;
 }
 
 /**

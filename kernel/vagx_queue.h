@@ -78,11 +78,10 @@ void vagx_file_stats_put(struct vagx_file_stats *stats);
 void vagx_file_show_engines(struct vagx_file *vfile, struct drm_printer *p);
 void vagx_file_release_queues(struct vagx_file *vfile);
 
-int vagx_ioctl_queue_create(struct drm_device *drm, void *data,
-			    struct drm_file *file);
-int vagx_ioctl_queue_destroy(struct drm_device *drm, void *data,
-			     struct drm_file *file);
-int vagx_ioctl_queue_get_state(struct drm_device *drm, void *data,
-			       struct drm_file *file);
+int vagx_queue_create(struct vagx_file *vfile,
+		      struct drm_vagx_queue_create *args);
+int vagx_file_queue_destroy(struct vagx_file *vfile, u32 id);
+void vagx_queue_get_state(struct vagx_queue *queue,
+			  struct drm_vagx_queue_get_state *args);
 
 #endif /* __VAGX_QUEUE_H__ */

@@ -102,11 +102,19 @@ static int vagx_submit_find_intra(struct vagx_job **jobs, u32 j,
 	return -1;
 }
 
-static int vagx_submit(struct drm_device *drm, void *data,
-		       struct drm_file *file)
+/**
+ * vagx_submit() - Queue the commands of a SUBMIT
+ * @file: DRM file.
+ * @args: &struct drm_vagx_submit, flags checked; failed_cmd is returned.
+ *
+ * Context: Inside drm_dev_enter(): a SUBMIT racing with PCI remove either
+ * completes before the remove fails the rings' jobs, or is not made.
+ *
+ * Return: 0 or a negative errno; nothing is queued on error.
+ */
+int vagx_submit(struct drm_file *file, struct drm_vagx_submit *args)
 {
 	struct vagx_file *vfile = file->driver_priv;
-	struct drm_vagx_submit *args = data;
 	struct drm_vagx_cmd *cmds = NULL;
 	struct vagx_job **jobs = NULL;
 	struct drm_gem_object *r_obj;
@@ -115,9 +123,6 @@ static int vagx_submit(struct drm_device *drm, void *data,
 	u32 i, k, n = 0;
 	int ret;
 
-	args->failed_cmd = DRM_VAGX_NO_FAILED_INDEX;
-	if (args->flags || args->pad)
-		return -EINVAL;
 	queue = vagx_queue_lookup(vfile, args->queue_id);
 	if (!queue)
 		return -ENOENT;
@@ -254,28 +259,5 @@ out_cmds:
 	kvfree(cmds);
 out_queue:
 	vagx_queue_put(queue);
-	return ret;
-}
-
-/**
- * vagx_ioctl_submit() - DRM_IOCTL_VAGX_SUBMIT
- * @drm: DRM device.
- * @data: &struct drm_vagx_submit.
- * @file: DRM file.
- *
- * A SUBMIT racing with PCI remove either completes before the remove fails
- * the rings' jobs, or returns -ENODEV.
- *
- * Return: 0 or a negative errno; nothing is queued on error.
- */
-int vagx_ioctl_submit(struct drm_device *drm, void *data,
-		      struct drm_file *file)
-{
-	int ret, idx;
-
-	if (!drm_dev_enter(drm, &idx))
-		return -ENODEV;
-	ret = vagx_submit(drm, data, file);
-	drm_dev_exit(idx);
 	return ret;
 }

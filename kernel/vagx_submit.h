@@ -3,10 +3,9 @@
 #ifndef __VAGX_SUBMIT_H__
 #define __VAGX_SUBMIT_H__
 
-struct drm_device;
 struct drm_file;
+struct drm_vagx_submit;
 
-int vagx_ioctl_submit(struct drm_device *drm, void *data,
-		      struct drm_file *file);
+int vagx_submit(struct drm_file *file, struct drm_vagx_submit *args);
 
 #endif /* __VAGX_SUBMIT_H__ */

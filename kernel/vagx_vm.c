@@ -784,60 +784,41 @@ err_syncs:
 }
 
 /**
- * vagx_ioctl_vm_bind() - DRM_IOCTL_VAGX_VM_BIND
- * @drm: DRM device.
- * @data: &struct drm_vagx_vm_bind.
- * @file: DRM file.
+ * vagx_vm_bind() - Prepare and apply (or queue) the ops of a VM_BIND
+ * @vm: VM (the caller holds a user reference).
+ * @file: DRM file: BO handles and syncobjs.
+ * @uops: The ops, copied from userspace.
+ * @count: Number of @uops.
+ * @async: Queue an async bind job that waits for the wait syncs of @syncs.
+ * @syncs: Syncs of an async bind.
+ * @failed: Out: index of the op whose validation or preparation failed;
+ *          left alone otherwise.
  *
  * Return: 0 or a negative errno; on error the VM is unchanged.
  */
-int vagx_ioctl_vm_bind(struct drm_device *drm, void *data,
-		       struct drm_file *file)
+int vagx_vm_bind(struct vagx_vm *vm, struct drm_file *file,
+		 const struct drm_vagx_vm_bind_op *uops, u32 count, bool async,
+		 const struct drm_vagx_obj_array *syncs, u32 *failed)
 {
-	struct vagx_file *vfile = file->driver_priv;
-	struct drm_vagx_vm_bind *args = data;
-	struct drm_vagx_vm_bind_op *uops = NULL;
-	bool async = args->flags & DRM_VAGX_VM_BIND_ASYNC;
+	u32 failed_op = DRM_VAGX_NO_FAILED_INDEX;
 	struct vagx_bind_job *job;
-	struct vagx_vm *vm;
-	u32 failed = DRM_VAGX_NO_FAILED_INDEX;
 	int ret;
 
-	args->failed_op = DRM_VAGX_NO_FAILED_INDEX;
-	if (args->pad || (args->flags & ~DRM_VAGX_VM_BIND_ASYNC))
-		return -EINVAL;
-	if (!async && args->syncs.count)
-		return -EINVAL;
-	if (args->syncs.count > VAGX_MAX_SYNCS)
-		return -E2BIG;
-
-	vm = vagx_vm_lookup(vfile, args->vm_id);
-	if (!vm)
-		return -ENOENT;
-
-	ret = vagx_copy_array(&args->ops, sizeof(*uops),
-			      offsetofend(struct drm_vagx_vm_bind_op, range),
-			      VAGX_MAX_BIND_OPS, (void **)&uops);
-	if (ret)
-		goto out_vm;
-
 	job = vagx_bind_job_alloc(vm);
-	if (!job) {
-		ret = -ENOMEM;
-		goto out_ops;
-	}
-	ret = vagx_bind_prepare(vm, file, uops, args->ops.count, job, &failed);
+	if (!job)
+		return -ENOMEM;
+	ret = vagx_bind_prepare(vm, file, uops, count, job, &failed_op);
 	if (ret) {
-		args->failed_op = failed;
+		*failed = failed_op;
 		vagx_bind_cleanup(job);
-		goto out_ops;
+		return ret;
 	}
 
 	if (async) {
-		ret = vagx_bind_submit_async(vm, file, job, &args->syncs);
+		ret = vagx_bind_submit_async(vm, file, job, syncs);
 		if (ret)
 			vagx_bind_cleanup(job);
-		goto out_ops;
+		return ret;
 	}
 
 	/*
@@ -853,11 +834,6 @@ int vagx_ioctl_vm_bind(struct drm_device *drm, void *data,
 		mutex_unlock(&vm->op_lock);
 	}
 	vagx_bind_cleanup(job);
-
-out_ops:
-	kvfree(uops);
-out_vm:
-	vagx_vm_put(vm);
 	return ret;
 }
 
@@ -1010,68 +986,53 @@ err_free:
 }
 
 /**
- * vagx_ioctl_vm_create() - DRM_IOCTL_VAGX_VM_CREATE
- * @drm: DRM device.
- * @data: &struct drm_vagx_vm_create.
- * @file: DRM file.
+ * vagx_file_vm_create() - Create a VM and give it an id in a file
+ * @vfile: File; the VM's page tables are charged to its budget.
+ * @id: Out: the VM id.
  *
  * Return: 0 or a negative errno.
  */
-int vagx_ioctl_vm_create(struct drm_device *drm, void *data,
-			 struct drm_file *file)
+int vagx_file_vm_create(struct vagx_file *vfile, u32 *id)
 {
-	struct vagx_device *vdev = to_vagx_device(drm);
-	struct vagx_file *vfile = file->driver_priv;
-	struct drm_vagx_vm_create *args = data;
 	struct vagx_vm *vm;
-	u32 id;
+	u32 vm_id;
 	int ret;
 
-	if (args->flags)
-		return -EINVAL;
-
-	vm = vagx_vm_create(vdev, vfile->pt_budget);
+	vm = vagx_vm_create(vfile->vdev, vfile->pt_budget);
 	if (IS_ERR(vm))
 		return PTR_ERR(vm);
 
-	ret = xa_alloc(&vfile->vms, &id, vm,
+	ret = xa_alloc(&vfile->vms, &vm_id, vm,
 		       XA_LIMIT(1, VAGX_MAX_VMS_PER_FILE), GFP_KERNEL);
 	if (ret) {
 		vagx_vm_put(vm);
 		return ret == -EBUSY ? -ENOSPC : ret;
 	}
-	vm->id = id;
-	args->vm_id = id;
+	vm->id = vm_id;
+	*id = vm_id;
 	return 0;
 }
 
 /**
- * vagx_ioctl_vm_destroy() - DRM_IOCTL_VAGX_VM_DESTROY
- * @drm: DRM device.
- * @data: &struct drm_vagx_vm_destroy.
- * @file: DRM file.
+ * vagx_file_vm_destroy() - Drop the id of a VM without queues
+ * @vfile: File.
+ * @id: VM id.
  *
- * Return: 0 or a negative errno.
+ * Return: 0, -ENOENT or -EBUSY (queues still use the VM).
  */
-int vagx_ioctl_vm_destroy(struct drm_device *drm, void *data,
-			  struct drm_file *file)
+int vagx_file_vm_destroy(struct vagx_file *vfile, u32 id)
 {
-	struct vagx_file *vfile = file->driver_priv;
-	struct drm_vagx_vm_destroy *args = data;
 	struct vagx_vm *vm;
 	int ret = 0;
 
-	if (args->pad)
-		return -EINVAL;
-
 	mutex_lock(&vfile->lock);
-	vm = xa_load(&vfile->vms, args->vm_id);
+	vm = xa_load(&vfile->vms, id);
 	if (!vm)
 		ret = -ENOENT;
 	else if (atomic_read(&vm->queue_count))
 		ret = -EBUSY;
 	else
-		xa_erase(&vfile->vms, args->vm_id);
+		xa_erase(&vfile->vms, id);
 	mutex_unlock(&vfile->lock);
 
 	if (!ret)
@@ -1080,25 +1041,13 @@ int vagx_ioctl_vm_destroy(struct drm_device *drm, void *data,
 }
 
 /**
- * vagx_ioctl_vm_get_state() - DRM_IOCTL_VAGX_VM_GET_STATE
- * @drm: DRM device.
- * @data: &struct drm_vagx_vm_get_state.
- * @file: DRM file.
- *
- * Return: 0 or a negative errno.
+ * vagx_vm_get_state() - Usability and faults of a VM (VM_GET_STATE)
+ * @vm: VM.
+ * @args: Filled: state, last_fault and fault_count.
  */
-int vagx_ioctl_vm_get_state(struct drm_device *drm, void *data,
-			    struct drm_file *file)
+void vagx_vm_get_state(struct vagx_vm *vm, struct drm_vagx_vm_get_state *args)
 {
-	struct drm_vagx_vm_get_state *args = data;
 	unsigned long flags;
-	struct vagx_vm *vm;
-
-	if (args->pad)
-		return -EINVAL;
-	vm = vagx_vm_lookup(file->driver_priv, args->vm_id);
-	if (!vm)
-		return -ENOENT;
 
 	args->state = READ_ONCE(vm->unusable) ? DRM_VAGX_VM_STATE_UNUSABLE :
 						 DRM_VAGX_VM_STATE_USABLE;
@@ -1107,8 +1056,6 @@ int vagx_ioctl_vm_get_state(struct drm_device *drm, void *data,
 	args->last_fault = vm->last_fault;
 	args->fault_count = vm->fault_count;
 	spin_unlock_irqrestore(&vm->fault_lock, flags);
-	vagx_vm_put(vm);
-	return 0;
 }
 
 /**

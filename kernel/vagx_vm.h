@@ -12,6 +12,7 @@
 #include "vagx_drm.h"
 #include "vagx_pgtable.h"
 
+struct drm_file;
 struct drm_gem_object;
 struct seq_file;
 struct vagx_device;
@@ -75,13 +76,11 @@ void vagx_file_release_vms(struct vagx_file *vfile);
 void vagx_vm_free_quarantined_vmas(struct vagx_device *vdev,
 				   struct list_head *vmas);
 void vagx_vm_debugfs_show(struct vagx_device *vdev, struct seq_file *m);
-int vagx_ioctl_vm_create(struct drm_device *drm, void *data,
-			 struct drm_file *file);
-int vagx_ioctl_vm_destroy(struct drm_device *drm, void *data,
-			  struct drm_file *file);
-int vagx_ioctl_vm_bind(struct drm_device *drm, void *data,
-		       struct drm_file *file);
-int vagx_ioctl_vm_get_state(struct drm_device *drm, void *data,
-			    struct drm_file *file);
+int vagx_file_vm_create(struct vagx_file *vfile, u32 *id);
+int vagx_file_vm_destroy(struct vagx_file *vfile, u32 id);
+void vagx_vm_get_state(struct vagx_vm *vm, struct drm_vagx_vm_get_state *args);
+int vagx_vm_bind(struct vagx_vm *vm, struct drm_file *file,
+		 const struct drm_vagx_vm_bind_op *uops, u32 count, bool async,
+		 const struct drm_vagx_obj_array *syncs, u32 *failed);
 
 #endif /* __VAGX_VM_H__ */
