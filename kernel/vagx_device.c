@@ -396,7 +396,6 @@ int vagx_device_init(struct vagx_device *vdev)
 	INIT_LIST_HEAD(&vdev->quarantine_pts);
 	INIT_DELAYED_WORK(&vdev->quarantine_work, vagx_mmu_quarantine_work);
 	INIT_LIST_HEAD(&vdev->quarantine_vmas);
-	INIT_LIST_HEAD(&vdev->quarantine_objs);
 
 	mutex_init(&vdev->vms_lock);
 	INIT_LIST_HEAD(&vdev->vms);

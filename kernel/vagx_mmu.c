@@ -3,8 +3,8 @@
 
 /*
  * The device MMU: fault interrupts, and the quarantine of what a failed
- * TLB invalidation may leave visible to the device (page tables, mappings,
- * BOs) with its recovery.
+ * TLB invalidation may leave visible to the device (page tables, and
+ * mappings with their BOs) with its recovery.
  */
 
 #include <linux/seq_file.h>
@@ -19,12 +19,6 @@
 #include "vagx_pgtable.h"
 #include "vagx_ring.h"
 #include "vagx_vm.h"
-
-/* A BO kept referenced after a failed TLB invalidation (scanout). */
-struct vagx_quarantined_obj {
-	struct list_head node;
-	struct drm_gem_object *obj;
-};
 
 /* Recovery attempts start soon after a quarantine and back off to 10 s. */
 #define VAGX_QUARANTINE_RETRY_MIN_MS	100
@@ -43,49 +37,12 @@ void vagx_mmu_quarantine_kick(struct vagx_device *vdev)
 			   msecs_to_jiffies(vdev->quarantine_retry_ms));
 }
 
-/**
- * vagx_mmu_quarantine_obj() - Keep a BO the device may still read
- * @vdev: Device.
- * @obj: GEM object; a reference is taken (and dropped by
- *       vagx_mmu_quarantine_release()).
- */
-void vagx_mmu_quarantine_obj(struct vagx_device *vdev,
-			     struct drm_gem_object *obj)
-{
-	struct vagx_quarantined_obj *q;
-
-	q = kzalloc(sizeof(*q), GFP_KERNEL);
-	drm_gem_object_get(obj);
-	/* Without memory to track it, leak the reference for good. */
-	if (!q)
-		return;
-	q->obj = obj;
-	mutex_lock(&vdev->quarantine_lock);
-	if (!vdev->quarantine_closed) {
-		list_add_tail(&q->node, &vdev->quarantine_objs);
-		vagx_mmu_quarantine_kick(vdev);
-		q = NULL;
-	}
-	mutex_unlock(&vdev->quarantine_lock);
-	if (q) {
-		drm_gem_object_put(obj);
-		kfree(q);
-	}
-}
-
-/* Free quarantined tables, mappings and BOs the device can no longer use. */
+/* Free quarantined tables and mappings the device can no longer use. */
 static void vagx_quarantine_free(struct vagx_device *vdev, struct list_head *pts,
-				 struct list_head *vmas, struct list_head *objs)
+				 struct list_head *vmas)
 {
-	struct vagx_quarantined_obj *q, *qtmp;
-
 	vagx_pgtable_free_quarantined(vdev, pts);
 	vagx_vm_free_quarantined_vmas(vdev, vmas);
-	list_for_each_entry_safe(q, qtmp, objs, node) {
-		list_del(&q->node);
-		drm_gem_object_put(q->obj);
-		kfree(q);
-	}
 }
 
 /**
@@ -109,7 +66,6 @@ void vagx_mmu_quarantine_work(struct work_struct *work)
 						quarantine_work);
 	LIST_HEAD(pts);
 	LIST_HEAD(vmas);
-	LIST_HEAD(objs);
 	int ret, idx;
 
 	mutex_lock(&vdev->quarantine_lock);
@@ -119,7 +75,6 @@ void vagx_mmu_quarantine_work(struct work_struct *work)
 	}
 	list_splice_init(&vdev->quarantine_pts, &pts);
 	list_splice_init(&vdev->quarantine_vmas, &vmas);
-	list_splice_init(&vdev->quarantine_objs, &objs);
 	mutex_unlock(&vdev->quarantine_lock);
 
 	ret = 0;
@@ -136,7 +91,6 @@ void vagx_mmu_quarantine_work(struct work_struct *work)
 		if (!vdev->quarantine_closed) {
 			list_splice(&pts, &vdev->quarantine_pts);
 			list_splice(&vmas, &vdev->quarantine_vmas);
-			list_splice(&objs, &vdev->quarantine_objs);
 			vdev->quarantine_retry_ms =
 				min(2 * vdev->quarantine_retry_ms,
 				    VAGX_QUARANTINE_RETRY_MAX_MS);
@@ -147,7 +101,7 @@ void vagx_mmu_quarantine_work(struct work_struct *work)
 		/* Quiesced for good meanwhile: nothing uses them. */
 		mutex_unlock(&vdev->quarantine_lock);
 	}
-	vagx_quarantine_free(vdev, &pts, &vmas, &objs);
+	vagx_quarantine_free(vdev, &pts, &vmas);
 	atomic_inc(&vdev->quarantine_recoveries);
 	mutex_lock(&vdev->quarantine_lock);
 	vdev->quarantine_retry_ms = 0;
@@ -189,15 +143,13 @@ void vagx_mmu_quarantine_release(struct vagx_device *vdev)
 {
 	LIST_HEAD(pts);
 	LIST_HEAD(vmas);
-	LIST_HEAD(objs);
 
 	mutex_lock(&vdev->quarantine_lock);
 	vdev->quarantine_closed = true;
 	list_splice_init(&vdev->quarantine_pts, &pts);
 	list_splice_init(&vdev->quarantine_vmas, &vmas);
-	list_splice_init(&vdev->quarantine_objs, &objs);
 	mutex_unlock(&vdev->quarantine_lock);
-	vagx_quarantine_free(vdev, &pts, &vmas, &objs);
+	vagx_quarantine_free(vdev, &pts, &vmas);
 }
 
 /**

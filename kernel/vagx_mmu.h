@@ -3,14 +3,11 @@
 #ifndef __VAGX_MMU_H__
 #define __VAGX_MMU_H__
 
-struct drm_gem_object;
 struct seq_file;
 struct vagx_device;
 struct work_struct;
 
 void vagx_mmu_quarantine_kick(struct vagx_device *vdev);
-void vagx_mmu_quarantine_obj(struct vagx_device *vdev,
-			     struct drm_gem_object *obj);
 void vagx_mmu_quarantine_release(struct vagx_device *vdev);
 void vagx_mmu_recover_now(struct vagx_device *vdev);
 void vagx_mmu_quarantine_work(struct work_struct *work);

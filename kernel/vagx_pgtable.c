@@ -11,8 +11,8 @@
 #include "vagx_pgtable.h"
 
 /*
- * Page tables (struct vagx_pgtable), shared by the render VMs and the
- * scanout VM (vagx_kms.c). The device walks 4 levels of 512 8-byte
+ * Page tables (struct vagx_pgtable) of a VM (vagx_vm.c), the users' and
+ * the scanout's kernel VM alike. The device walks 4 levels of 512 8-byte
  * entries; level 0 is the root, level 3 maps 4 KiB pages. Tables are
  * coherent DMA pages shadowed by a software tree. Each table counts its
  * nonzero entries (@live) and the reservations covering it (@reserved):
@@ -20,7 +20,7 @@
  * table translates like no table), so applying a validated bind cannot
  * fail; a table with neither is detached by vagx_pgtable_prune() and freed
  * after the TLB invalidation that follows. The caller serialises all
- * calls on one tree (vm->op_lock, kms->vm_lock).
+ * calls on one tree (vm->op_lock).
  */
 struct vagx_pt {
 	u64 *cpu;

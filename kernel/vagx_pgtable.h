@@ -36,7 +36,7 @@ struct vagx_pt_budget *vagx_pt_budget_create(void);
 void vagx_pt_budget_put(struct vagx_pt_budget *budget);
 
 /**
- * struct vagx_pgtable - A device page-table tree (render VM or scanout VM)
+ * struct vagx_pgtable - The device page-table tree of a VM
  *
  * Callers serialise every operation on one tree with their own lock.
  */

@@ -26,7 +26,8 @@
 #include "vagx_vm.h"
 
 static void vagx_pt_map_sgt(struct vagx_vm *vm, u64 va, u64 size,
-			    struct sg_table *sgt, u64 offset, bool ro)
+			    struct sg_table *sgt, u64 offset, bool ro,
+			    bool no_exec)
 {
 	u64 end = va + size;
 	struct scatterlist *sg;
@@ -48,7 +49,7 @@ static void vagx_pt_map_sgt(struct vagx_vm *vm, u64 va, u64 size,
 		     addr += VAGX_PAGE_SIZE, len -= VAGX_PAGE_SIZE)
 			drm_WARN_ON_ONCE(&vm->vdev->drm,
 					 !vagx_pgtable_set(&vm->pgt, va,
-							   vagx_pte_page(addr, ro, false)));
+							   vagx_pte_page(addr, ro, no_exec)));
 		if (va >= end)
 			break;
 	}
@@ -56,6 +57,8 @@ static void vagx_pt_map_sgt(struct vagx_vm *vm, u64 va, u64 size,
 
 #define VAGX_VMA_READONLY	BIT(0)
 #define VAGX_VMA_NULL		BIT(1)
+/* Kernel mappings only (the scanout's): no instruction fetch. */
+#define VAGX_VMA_NO_EXEC	BIT(2)
 
 struct vagx_vma {
 	struct drm_gpuva base;
@@ -196,7 +199,7 @@ static void vagx_vm_bo_put(struct drm_gpuvm_bo *vm_bo)
 	mutex_lock(&bo->gpuva_list_lock);
 	unpin = drm_gpuvm_bo_put(vm_bo);
 	mutex_unlock(&bo->gpuva_list_lock);
-	if (unpin && !obj->import_attach)
+	if (unpin && !obj->import_attach && !to_vagx_vm(gpuvm)->kernel)
 		drm_gem_shmem_unpin(&bo->base);
 	drm_gpuvm_put(gpuvm);
 	drm_gem_object_put(obj);
@@ -254,7 +257,8 @@ static void vagx_vma_write_ptes(struct vagx_vm *vm, struct vagx_vma *vma,
 				       vagx_pte_null());
 	else
 		vagx_pt_map_sgt(vm, va, range, sgt, vma->base.gem.offset,
-				vma->flags & VAGX_VMA_READONLY);
+				vma->flags & VAGX_VMA_READONLY,
+				vma->flags & VAGX_VMA_NO_EXEC);
 }
 
 static int vagx_sm_step_map(struct drm_gpuva_op *op, void *priv)
@@ -337,6 +341,29 @@ static const struct drm_gpuvm_ops vagx_gpuvm_ops = {
 	.sm_step_unmap = vagx_sm_step_unmap,
 };
 
+/*
+ * Invalidate the VM's TLB (vagx_device_tlb_invalidate()). The scanout's
+ * kernel VM is unmapped from when the fbdev framebuffer is destroyed inside
+ * drm_dev_unplug(), before vagx_device_fini() could complete
+ * vdev->quiesced: after an unplug it does not wait, as the scanout is off
+ * (vagx_kms_fini() ran first) and nothing walks its tables.
+ */
+static int vagx_vm_tlb_invalidate(struct vagx_vm *vm)
+{
+	struct vagx_device *vdev = vm->vdev;
+	int ret = 0, idx;
+
+	if (!vm->kernel)
+		return vagx_device_tlb_invalidate(vdev, vagx_vm_root_dma(vm),
+						  0, 0);
+	if (drm_dev_enter(&vdev->drm, &idx)) {
+		ret = vagx_device_tlb_invalidate(vdev, vagx_vm_root_dma(vm),
+						 0, 0);
+		drm_dev_exit(idx);
+	}
+	return ret;
+}
+
 /* Drop the page-table reservation of an op, if it holds one (op_lock). */
 static void vagx_bind_op_unreserve(struct vagx_vm *vm, struct vagx_bind_op *op)
 {
@@ -389,8 +416,7 @@ static void vagx_bind_apply_locked(struct vagx_bind_job *job)
 	}
 	ret = 0;
 	if (job->count)
-		ret = vagx_device_tlb_invalidate(vm->vdev, vagx_vm_root_dma(vm),
-						 0, 0);
+		ret = vagx_vm_tlb_invalidate(vm);
 	/* -ENODEV: quiesced for good, nothing can use the pages any more. */
 	job->tlb_failed = ret && ret != -ENODEV;
 	vagx_pgtable_free_after_tlb(&vm->pgt, &garbage, ret);
@@ -487,9 +513,7 @@ static void vagx_bind_cleanup(struct vagx_bind_job *job)
 		}
 		/* The tables were linked, so the device may have walked them. */
 		if (!list_empty(&garbage))
-			ret = vagx_device_tlb_invalidate(vm->vdev,
-							 vagx_vm_root_dma(vm),
-							 0, 0);
+			ret = vagx_vm_tlb_invalidate(vm);
 		vagx_pgtable_free_after_tlb(&vm->pgt, &garbage, ret);
 		mutex_unlock(&vm->op_lock);
 	}
@@ -516,31 +540,24 @@ static void vagx_bind_cleanup(struct vagx_bind_job *job)
 	kfree(job);
 }
 
-static int vagx_bind_prepare_map(struct vagx_vm *vm, struct drm_file *file,
-				 const struct drm_vagx_vm_bind_op *uop,
-				 struct vagx_bind_op *op)
+/*
+ * The pages and the <VM, BO> pair of a MAP of @op->obj. A user VM pins the
+ * BO (its vm_bo owns the pin); a kernel VM uses the pages the shmem helper
+ * gave the BO's sg table, which stay until the BO is freed.
+ */
+static int vagx_bind_prepare_bo(struct vagx_vm *vm, struct vagx_bind_op *op)
 {
+	struct vagx_bo *bo = to_vagx_bo(op->obj);
+	bool pin = !op->obj->import_attach && !vm->kernel;
 	struct drm_gpuvm_bo *prealloc;
-	struct vagx_bo *bo;
 	struct sg_table *sgt;
 	int ret;
 
-	op->obj = drm_gem_object_lookup(file, uop->handle);
-	if (!op->obj)
-		return -ENOENT;
-	bo = to_vagx_bo(op->obj);
-	if (uop->bo_offset > op->obj->size ||
-	    uop->range > op->obj->size - uop->bo_offset)
-		return -EINVAL;
-	if (bo->exclusive_vm_root_gem &&
-	    bo->exclusive_vm_root_gem != vagx_vm_root_gem(vm))
-		return -EINVAL;
-
 	/* Pin before taking any lock: pinning takes the BO's resv. */
-	if (!op->obj->import_attach) {
-		ret = vagx_bo_charge_pages(bo);
-		if (ret)
-			return ret;
+	ret = vagx_bo_charge_pages(bo);
+	if (ret)
+		return ret;
+	if (pin) {
 		ret = drm_gem_shmem_pin(&bo->base);
 		if (ret)
 			return ret;
@@ -568,14 +585,33 @@ static int vagx_bind_prepare_map(struct vagx_vm *vm, struct drm_file *file,
 	 * An existing <VM, BO> pair already holds a pin; ours goes away.
 	 * Otherwise our vm_bo owns the pin until it is destroyed.
 	 */
-	if (op->vm_bo != prealloc && !op->obj->import_attach)
+	if (op->vm_bo != prealloc && pin)
 		drm_gem_shmem_unpin(&bo->base);
 	return 0;
 
 err_unpin:
-	if (!op->obj->import_attach)
+	if (pin)
 		drm_gem_shmem_unpin(&bo->base);
 	return ret;
+}
+
+static int vagx_bind_prepare_map(struct vagx_vm *vm, struct drm_file *file,
+				 const struct drm_vagx_vm_bind_op *uop,
+				 struct vagx_bind_op *op)
+{
+	struct vagx_bo *bo;
+
+	op->obj = drm_gem_object_lookup(file, uop->handle);
+	if (!op->obj)
+		return -ENOENT;
+	bo = to_vagx_bo(op->obj);
+	if (uop->bo_offset > op->obj->size ||
+	    uop->range > op->obj->size - uop->bo_offset)
+		return -EINVAL;
+	if (bo->exclusive_vm_root_gem &&
+	    bo->exclusive_vm_root_gem != vagx_vm_root_gem(vm))
+		return -EINVAL;
+	return vagx_bind_prepare_bo(vm, op);
 }
 
 static int vagx_bind_check_op(struct vagx_device *vdev, struct vagx_vm *vm,
@@ -610,6 +646,57 @@ static int vagx_bind_check_op(struct vagx_device *vdev, struct vagx_vm *vm,
 	return 0;
 }
 
+/* Preallocate the VMAs an op may need: its own, a remap's prev and next. */
+static int vagx_bind_alloc_vmas(struct vagx_bind_op *op)
+{
+	int j;
+
+	for (j = 0; j < ARRAY_SIZE(op->new_vma); j++) {
+		op->new_vma[j] = kzalloc(sizeof(*op->new_vma[j]), GFP_KERNEL);
+		if (!op->new_vma[j])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Reserve the page tables of every op of a bind; @failed as for prepare. */
+static int vagx_bind_reserve(struct vagx_vm *vm, struct vagx_bind_job *job,
+			     u32 *failed)
+{
+	u32 i;
+	int ret;
+
+	ret = mutex_lock_interruptible(&vm->op_lock);
+	if (ret) {
+		*failed = DRM_VAGX_NO_FAILED_INDEX;
+		return ret;
+	}
+	for (i = 0; i < job->count; i++) {
+		struct vagx_bind_op *op = &job->ops[i];
+
+		*failed = i;
+		op->pt_touched = true;
+		/*
+		 * A MAP needs every leaf table of its range. MAP_NULL and
+		 * UNMAP write (or clear) one entry per whole block: they need
+		 * tables only at their ends, where they may also split a
+		 * block that one NULL entry maps.
+		 */
+		if (op->op == DRM_VAGX_BIND_OP_MAP)
+			ret = vagx_pgtable_reserve(&vm->pgt, op->va,
+						   op->range);
+		else
+			ret = vagx_pgtable_reserve_edges(&vm->pgt, op->va,
+							 op->range,
+							 op->pt_depth);
+		if (ret)
+			break;
+		op->pt_reserved = true;
+	}
+	mutex_unlock(&vm->op_lock);
+	return ret;
+}
+
 /*
  * Validate every op, look up and pin the BOs, preallocate the VMAs and the
  * page tables. Nothing is visible to userspace or the device yet.
@@ -620,7 +707,7 @@ static int vagx_bind_prepare(struct vagx_vm *vm, struct drm_file *file,
 {
 	struct vagx_device *vdev = vm->vdev;
 	u32 i;
-	int j, ret;
+	int ret;
 
 	job->ops = kvcalloc(count, sizeof(*job->ops), GFP_KERNEL);
 	if (count && !job->ops)
@@ -649,52 +736,21 @@ static int vagx_bind_prepare(struct vagx_vm *vm, struct drm_file *file,
 			if (ret)
 				return ret;
 		}
-		for (j = 0; j < ARRAY_SIZE(op->new_vma); j++) {
-			op->new_vma[j] = kzalloc(sizeof(*op->new_vma[j]),
-						 GFP_KERNEL);
-			if (!op->new_vma[j])
-				return -ENOMEM;
-		}
+		ret = vagx_bind_alloc_vmas(op);
+		if (ret)
+			return ret;
 		if (atomic_add_unless(&vdev->inject_bind_prep_fail, -1, 0))
 			return -ENOMEM;
 	}
 
-	ret = mutex_lock_interruptible(&vm->op_lock);
-	if (ret) {
-		*failed = DRM_VAGX_NO_FAILED_INDEX;
-		return ret;
-	}
-	for (i = 0; i < count; i++) {
-		struct vagx_bind_op *op = &job->ops[i];
-
-		*failed = i;
-		op->pt_touched = true;
-		/*
-		 * A MAP needs every leaf table of its range. MAP_NULL and
-		 * UNMAP write (or clear) one entry per whole block: they need
-		 * tables only at their ends, where they may also split a
-		 * block that one NULL entry maps.
-		 */
-		if (op->op == DRM_VAGX_BIND_OP_MAP)
-			ret = vagx_pgtable_reserve(&vm->pgt, op->va,
-						   op->range);
-		else
-			ret = vagx_pgtable_reserve_edges(&vm->pgt, op->va,
-							 op->range,
-							 op->pt_depth);
-		if (ret)
-			break;
-		op->pt_reserved = true;
-	}
-	mutex_unlock(&vm->op_lock);
-	return ret;
+	return vagx_bind_reserve(vm, job, failed);
 }
 
-static struct vagx_bind_job *vagx_bind_job_alloc(struct vagx_vm *vm)
+static struct vagx_bind_job *vagx_bind_job_alloc(struct vagx_vm *vm, gfp_t gfp)
 {
 	struct vagx_bind_job *job;
 
-	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	job = kzalloc(sizeof(*job), gfp);
 	if (!job)
 		return NULL;
 	job->vm = vagx_vm_get(vm);
@@ -804,7 +860,7 @@ int vagx_vm_bind(struct vagx_vm *vm, struct drm_file *file,
 	struct vagx_bind_job *job;
 	int ret;
 
-	job = vagx_bind_job_alloc(vm);
+	job = vagx_bind_job_alloc(vm, GFP_KERNEL);
 	if (!job)
 		return -ENOMEM;
 	ret = vagx_bind_prepare(vm, file, uops, count, job, &failed_op);
@@ -838,34 +894,26 @@ int vagx_vm_bind(struct vagx_vm *vm, struct drm_file *file,
 }
 
 /*
- * Unmap everything and invalidate the VM's TLB. An empty VM is invalidated
- * too: an earlier invalidation that failed may have left translations
- * under its root. Returns the result of the invalidation, or -ENOMEM if
- * the mappings could not be removed (none was then).
+ * Unmap [@va, @va + @range), which splits no mapping (each is removed
+ * whole: no VMA allocation, no table to reserve), and invalidate the VM's
+ * TLB. Returns the result of the invalidation (-ENODEV counts as done), or
+ * -ENOMEM if the mappings could not be removed (none was then).
  */
-static int vagx_vm_unmap_all(struct vagx_vm *vm)
+static int vagx_vm_unmap_whole(struct vagx_vm *vm, u64 va, u64 range,
+			       gfp_t gfp)
 {
 	struct vagx_bind_job *job;
-	struct drm_gpuva *va;
 	int ret = -ENOMEM;
-	u32 n = 0;
 
-	/* Each mapping is removed whole: no split, no VMA allocation. */
-	drm_gpuvm_for_each_va(va, &vm->base)
-		n++;
-	if (!n)
-		return vagx_device_tlb_invalidate(vm->vdev,
-						  vagx_vm_root_dma(vm), 0, 0);
-
-	job = vagx_bind_job_alloc(vm);
+	job = vagx_bind_job_alloc(vm, gfp);
 	if (!job)
 		return ret;
-	job->ops = kvcalloc(1, sizeof(*job->ops), GFP_KERNEL);
+	job->ops = kvcalloc(1, sizeof(*job->ops), gfp);
 	if (job->ops) {
 		job->count = 1;
 		job->ops[0].op = DRM_VAGX_BIND_OP_UNMAP;
-		job->ops[0].va = vm->base.mm_start;
-		job->ops[0].range = vm->base.mm_range;
+		job->ops[0].va = va;
+		job->ops[0].range = range;
 		vagx_bind_apply(job);
 		/* Applying invalidated the whole VM (-ENODEV counts as done). */
 		ret = job->tlb_failed ? -EIO : 0;
@@ -873,6 +921,25 @@ static int vagx_vm_unmap_all(struct vagx_vm *vm)
 	/* Drops the job's user reference; this is not the last one. */
 	vagx_bind_cleanup(job);
 	return ret;
+}
+
+/*
+ * Unmap everything and invalidate the VM's TLB. An empty VM is invalidated
+ * too: an earlier invalidation that failed may have left translations
+ * under its root. Returns the result of the invalidation, or -ENOMEM if
+ * the mappings could not be removed (none was then).
+ */
+static int vagx_vm_unmap_all(struct vagx_vm *vm)
+{
+	struct drm_gpuva *va;
+	u32 n = 0;
+
+	drm_gpuvm_for_each_va(va, &vm->base)
+		n++;
+	if (!n)
+		return vagx_vm_tlb_invalidate(vm);
+	return vagx_vm_unmap_whole(vm, vm->base.mm_start, vm->base.mm_range,
+				   GFP_KERNEL);
 }
 
 static void vagx_sched_drain(struct drm_gpu_scheduler *sched,
@@ -910,7 +977,11 @@ static void vagx_vm_release_work(struct work_struct *work)
 
 	/* Temporarily revive the user count for the teardown bind. */
 	kref_init(&vm->users);
-	ret = vagx_vm_unmap_all(vm);
+	/*
+	 * A kernel VM is put once every mapping is gone and the device is
+	 * quiesced for good (vagx_kms_release()): nothing to invalidate.
+	 */
+	ret = vm->kernel ? 0 : vagx_vm_unmap_all(vm);
 	/*
 	 * Nothing runs on the VM any more. Its root is freed only if the
 	 * invalidation completed: else the device may hold translations
@@ -921,7 +992,8 @@ static void vagx_vm_release_work(struct work_struct *work)
 }
 
 static struct vagx_vm *vagx_vm_create(struct vagx_device *vdev,
-				      struct vagx_pt_budget *budget)
+				      struct vagx_pt_budget *budget,
+				      u64 va_start, u64 va_size, bool kernel)
 {
 	struct drm_gem_object *r_obj;
 	struct vagx_vm *vm;
@@ -931,6 +1003,8 @@ static struct vagx_vm *vagx_vm_create(struct vagx_device *vdev,
 	if (!vm)
 		return ERR_PTR(-ENOMEM);
 	vm->vdev = vdev;
+	vm->kernel = kernel;
+	INIT_LIST_HEAD(&vm->node);
 	kref_init(&vm->users);
 	INIT_WORK(&vm->release_work, vagx_vm_release_work);
 	mutex_init(&vm->op_lock);
@@ -962,15 +1036,16 @@ static struct vagx_vm *vagx_vm_create(struct vagx_device *vdev,
 		goto err_entity;
 	}
 	drm_gpuvm_init(&vm->base, "vagx-vm", 0, &vdev->drm, r_obj,
-		       VAGX_USER_VA_START,
-		       VAGX_USER_VA_END - VAGX_USER_VA_START, 0, 0,
-		       &vagx_gpuvm_ops);
+		       va_start, va_size, 0, 0, &vagx_gpuvm_ops);
 	/* drm_gpuvm holds its own reference to the resv object. */
 	drm_gem_object_put(r_obj);
 
-	mutex_lock(&vdev->vms_lock);
-	list_add_tail(&vm->node, &vdev->vms);
-	mutex_unlock(&vdev->vms_lock);
+	/* debugfs lists the VMs of files. */
+	if (!kernel) {
+		mutex_lock(&vdev->vms_lock);
+		list_add_tail(&vm->node, &vdev->vms);
+		mutex_unlock(&vdev->vms_lock);
+	}
 	return vm;
 
 err_entity:
@@ -986,6 +1061,109 @@ err_free:
 }
 
 /**
+ * vagx_vm_create_kernel() - Create a kernel-owned VM
+ * @vdev: Device.
+ * @va_start: Start of its VA range.
+ * @va_size: Size of its VA range.
+ *
+ * An ordinary VM (the scanout's, vagx_kms.c) that no file sees: its page
+ * tables are charged to no budget, its BOs are not pinned (a mapping uses
+ * the pages of the BO's sg table, kept until the BO is freed), and after
+ * an unplug its unmaps do not wait for the device to be quiesced. It is
+ * mapped with vagx_vm_map_kernel() and vagx_vm_unmap_kernel(), and put
+ * (vagx_vm_put()) once every mapping is gone and the device is quiesced
+ * for good.
+ *
+ * Return: the VM (one user reference) or an ERR_PTR.
+ */
+struct vagx_vm *vagx_vm_create_kernel(struct vagx_device *vdev, u64 va_start,
+				      u64 va_size)
+{
+	return vagx_vm_create(vdev, NULL, va_start, va_size, true);
+}
+
+/* Bytes the DMA segments of @sgt hold. */
+static u64 vagx_sgt_dma_size(struct sg_table *sgt)
+{
+	struct scatterlist *sg;
+	u64 size = 0;
+	int i;
+
+	for_each_sgtable_dma_sg(sgt, sg, i)
+		size += sg_dma_len(sg);
+	return size;
+}
+
+/**
+ * vagx_vm_map_kernel() - Map a whole BO into a kernel VM
+ * @vm: Kernel VM.
+ * @obj: The BO.
+ * @va: Where, page-aligned, in a range the caller allocated.
+ * @size: Size of the mapping: the BO's size.
+ * @read_only: The device may only read.
+ * @no_exec: The device may not fetch instructions.
+ *
+ * A bind of one MAP, prepared and applied as VM_BIND does.
+ *
+ * Return: 0, -EINVAL (the BO's pages do not fill @size, or are not whole
+ * pages) or another negative errno; nothing is mapped on error.
+ */
+int vagx_vm_map_kernel(struct vagx_vm *vm, struct drm_gem_object *obj,
+		       u64 va, u64 size, bool read_only, bool no_exec)
+{
+	struct vagx_bind_job *job;
+	struct vagx_bind_op *op;
+	u32 failed;
+	int ret = -ENOMEM;
+
+	job = vagx_bind_job_alloc(vm, GFP_KERNEL);
+	if (!job)
+		return ret;
+	job->ops = kvcalloc(1, sizeof(*job->ops), GFP_KERNEL);
+	if (!job->ops)
+		goto out;
+	job->count = 1;
+	op = &job->ops[0];
+	op->op = DRM_VAGX_BIND_OP_MAP;
+	op->va = va;
+	op->range = size;
+	if (read_only)
+		op->vma_flags |= VAGX_VMA_READONLY;
+	if (no_exec)
+		op->vma_flags |= VAGX_VMA_NO_EXEC;
+	drm_gem_object_get(obj);
+	op->obj = obj;
+	ret = vagx_bind_prepare_bo(vm, op);
+	if (!ret && vagx_sgt_dma_size(op->sgt) < size)
+		ret = -EINVAL;
+	if (!ret)
+		ret = vagx_bind_alloc_vmas(op);
+	if (!ret)
+		ret = vagx_bind_reserve(vm, job, &failed);
+	if (!ret)
+		vagx_bind_apply(job);
+out:
+	vagx_bind_cleanup(job);
+	return ret;
+}
+
+/**
+ * vagx_vm_unmap_kernel() - Remove a mapping of vagx_vm_map_kernel()
+ * @vm: Kernel VM.
+ * @va: Its address.
+ * @size: Its size.
+ *
+ * Once the TLB invalidation that follows completes, the BO's pages and the
+ * tables freed are no longer used; if it fails, the mapping (and with it
+ * a reference to the BO) and the tables are quarantined until a recovery
+ * or the device's removal (vagx_mmu_quarantine_work()).
+ */
+void vagx_vm_unmap_kernel(struct vagx_vm *vm, u64 va, u64 size)
+{
+	vagx_vm_unmap_whole(vm, va, size, GFP_KERNEL | __GFP_NOFAIL);
+}
+
+/**
  * vagx_file_vm_create() - Create a VM and give it an id in a file
  * @vfile: File; the VM's page tables are charged to its budget.
  * @id: Out: the VM id.
@@ -998,7 +1176,8 @@ int vagx_file_vm_create(struct vagx_file *vfile, u32 *id)
 	u32 vm_id;
 	int ret;
 
-	vm = vagx_vm_create(vfile->vdev, vfile->pt_budget);
+	vm = vagx_vm_create(vfile->vdev, vfile->pt_budget, VAGX_USER_VA_START,
+			    VAGX_USER_VA_END - VAGX_USER_VA_START, false);
 	if (IS_ERR(vm))
 		return PTR_ERR(vm);
 

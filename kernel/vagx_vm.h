@@ -44,6 +44,8 @@ struct vagx_vm {
 	struct drm_sched_entity bind_entity;
 	/** @last_bind: Finished fence of the last async bind (op_lock). */
 	struct dma_fence *last_bind;
+	/** @kernel: Kernel-owned (vagx_vm_create_kernel()). */
+	bool kernel;
 	/** @unusable: An async bind failed. */
 	bool unusable;
 	/** @queue_count: Queues created on this VM and not destroyed. */
@@ -76,6 +78,11 @@ void vagx_file_release_vms(struct vagx_file *vfile);
 void vagx_vm_free_quarantined_vmas(struct vagx_device *vdev,
 				   struct list_head *vmas);
 void vagx_vm_debugfs_show(struct vagx_device *vdev, struct seq_file *m);
+struct vagx_vm *vagx_vm_create_kernel(struct vagx_device *vdev, u64 va_start,
+				      u64 va_size);
+int vagx_vm_map_kernel(struct vagx_vm *vm, struct drm_gem_object *obj,
+		       u64 va, u64 size, bool read_only, bool no_exec);
+void vagx_vm_unmap_kernel(struct vagx_vm *vm, u64 va, u64 size);
 int vagx_file_vm_create(struct vagx_file *vfile, u32 *id);
 int vagx_file_vm_destroy(struct vagx_file *vfile, u32 id);
 void vagx_vm_get_state(struct vagx_vm *vm, struct drm_vagx_vm_get_state *args);
