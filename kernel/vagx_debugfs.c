@@ -11,7 +11,8 @@
 #include "vagx_device.h"
 #include "vagx_gem.h"
 #include "vagx_mmu.h"
-#include "vagx_sched.h"
+#include "vagx_vm.h"
+#include "vagx_ring.h"
 
 static int vagx_debugfs_bos(struct seq_file *m, void *data)
 {
@@ -52,7 +53,7 @@ static int vagx_debugfs_rings(struct seq_file *m, void *data)
 {
 	struct drm_debugfs_entry *entry = m->private;
 
-	vagx_sched_debugfs_show(to_vagx_device(entry->dev), m);
+	vagx_rings_debugfs_show(to_vagx_device(entry->dev), m);
 	return 0;
 }
 

@@ -13,7 +13,8 @@
 #include "vagx_device.h"
 #include "vagx_kms.h"
 #include "vagx_mmu.h"
-#include "vagx_sched.h"
+#include "vagx_vm.h"
+#include "vagx_ring.h"
 
 #define VAGX_RESET_TIMEOUT_US	1000000
 #define VAGX_TLB_TIMEOUT_US	1000000
@@ -395,7 +396,6 @@ int vagx_device_init(struct vagx_device *vdev)
 	INIT_LIST_HEAD(&vdev->quarantine_pts);
 	INIT_DELAYED_WORK(&vdev->quarantine_work, vagx_mmu_quarantine_work);
 	INIT_LIST_HEAD(&vdev->quarantine_vmas);
-	INIT_LIST_HEAD(&vdev->quarantine_objs);
 
 	mutex_init(&vdev->vms_lock);
 	INIT_LIST_HEAD(&vdev->vms);

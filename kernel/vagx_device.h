@@ -184,9 +184,9 @@ struct vagx_device {
 	atomic64_t resident_bytes;
 	/**
 	 * @quarantine_lock: Protects @quarantine_closed and the quarantine
-	 * lists: page tables (@quarantine_pts), mappings holding BO pins
-	 * (@quarantine_vmas) and BOs (@quarantine_objs) that the device may
-	 * still use because a TLB invalidation failed. @quarantine_work
+	 * lists: page tables (@quarantine_pts) and mappings holding BO pins
+	 * or, for the scanout's kernel VM, references (@quarantine_vmas) that
+	 * the device may still use because a TLB invalidation failed. @quarantine_work
 	 * releases them after an invalidation of every VM completes (or
 	 * vagx_device_fini() once the device is quiesced for good).
 	 */
@@ -204,8 +204,6 @@ struct vagx_device {
 	struct list_head quarantine_pts;
 	/** @quarantine_vmas: Quarantined mappings (vm_bo references). */
 	struct list_head quarantine_vmas;
-	/** @quarantine_objs: Quarantined BOs (scanout). */
-	struct list_head quarantine_objs;
 	/** @quarantined_pts: Page tables in the quarantine (debugfs). */
 	atomic_t quarantined_pts;
 	/**

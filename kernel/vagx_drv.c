@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /* Copyright (C) 2025 The vagx authors */
 
+#include <linux/capability.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
@@ -21,7 +22,11 @@
 #include "vagx_gem.h"
 #include "vagx_kms.h"
 #include "vagx_mmu.h"
-#include "vagx_sched.h"
+#include "vagx_vm.h"
+#include "vagx_queue.h"
+#include "vagx_ring.h"
+#include "vagx_submit.h"
+#include "vagx_sync.h"
 
 #define VAGX_GPU_INFO_MIN_SIZE	offsetofend(struct drm_vagx_gpu_info, max_label_size)
 #define VAGX_TIMESTAMP_MIN_SIZE	offsetofend(struct drm_vagx_timestamp, cpu_delta)
@@ -269,6 +274,133 @@ static int vagx_ioctl_bo_set_label(struct drm_device *drm, void *data,
 	vagx_bo_set_label(to_vagx_bo(obj), label);
 	drm_gem_object_put(obj);
 	return 0;
+}
+
+static int vagx_ioctl_vm_create(struct drm_device *drm, void *data,
+				struct drm_file *file)
+{
+	struct drm_vagx_vm_create *args = data;
+
+	if (args->flags)
+		return -EINVAL;
+	return vagx_file_vm_create(file->driver_priv, &args->vm_id);
+}
+
+static int vagx_ioctl_vm_destroy(struct drm_device *drm, void *data,
+				 struct drm_file *file)
+{
+	struct drm_vagx_vm_destroy *args = data;
+
+	if (args->pad)
+		return -EINVAL;
+	return vagx_file_vm_destroy(file->driver_priv, args->vm_id);
+}
+
+static int vagx_ioctl_vm_bind(struct drm_device *drm, void *data,
+			      struct drm_file *file)
+{
+	struct drm_vagx_vm_bind *args = data;
+	struct drm_vagx_vm_bind_op *uops = NULL;
+	bool async = args->flags & DRM_VAGX_VM_BIND_ASYNC;
+	struct vagx_vm *vm;
+	int ret;
+
+	args->failed_op = DRM_VAGX_NO_FAILED_INDEX;
+	if (args->pad || (args->flags & ~DRM_VAGX_VM_BIND_ASYNC))
+		return -EINVAL;
+	if (!async && args->syncs.count)
+		return -EINVAL;
+	if (args->syncs.count > VAGX_MAX_SYNCS)
+		return -E2BIG;
+
+	vm = vagx_vm_lookup(file->driver_priv, args->vm_id);
+	if (!vm)
+		return -ENOENT;
+	ret = vagx_copy_array(&args->ops, sizeof(*uops),
+			      offsetofend(struct drm_vagx_vm_bind_op, range),
+			      VAGX_MAX_BIND_OPS, (void **)&uops);
+	if (!ret)
+		ret = vagx_vm_bind(vm, file, uops, args->ops.count, async,
+				   &args->syncs, &args->failed_op);
+	kvfree(uops);
+	vagx_vm_put(vm);
+	return ret;
+}
+
+static int vagx_ioctl_vm_get_state(struct drm_device *drm, void *data,
+				   struct drm_file *file)
+{
+	struct drm_vagx_vm_get_state *args = data;
+	struct vagx_vm *vm;
+
+	if (args->pad)
+		return -EINVAL;
+	vm = vagx_vm_lookup(file->driver_priv, args->vm_id);
+	if (!vm)
+		return -ENOENT;
+	vagx_vm_get_state(vm, args);
+	vagx_vm_put(vm);
+	return 0;
+}
+
+static int vagx_ioctl_queue_create(struct drm_device *drm, void *data,
+				   struct drm_file *file)
+{
+	struct drm_vagx_queue_create *args = data;
+
+	if (args->flags || args->pad)
+		return -EINVAL;
+	if (args->type >= 32 ||
+	    !(vagx_queue_types(to_vagx_device(drm)) & BIT(args->type)))
+		return -EINVAL;
+	if (args->priority > DRM_VAGX_PRIORITY_HIGH)
+		return -EINVAL;
+	if (args->priority == DRM_VAGX_PRIORITY_HIGH &&
+	    !capable(CAP_SYS_NICE) && !drm_is_current_master(file))
+		return -EACCES;
+	return vagx_queue_create(file->driver_priv, args);
+}
+
+static int vagx_ioctl_queue_destroy(struct drm_device *drm, void *data,
+				    struct drm_file *file)
+{
+	struct drm_vagx_queue_destroy *args = data;
+
+	if (args->pad)
+		return -EINVAL;
+	return vagx_file_queue_destroy(file->driver_priv, args->queue_id);
+}
+
+static int vagx_ioctl_queue_get_state(struct drm_device *drm, void *data,
+				      struct drm_file *file)
+{
+	struct drm_vagx_queue_get_state *args = data;
+	struct vagx_queue *queue;
+
+	queue = vagx_queue_lookup(file->driver_priv, args->queue_id);
+	if (!queue)
+		return -ENOENT;
+	vagx_queue_get_state(queue, args);
+	vagx_queue_put(queue);
+	return 0;
+}
+
+/* A SUBMIT racing with PCI remove completes before it or fails -ENODEV. */
+static int vagx_ioctl_submit(struct drm_device *drm, void *data,
+			     struct drm_file *file)
+{
+	struct drm_vagx_submit *args = data;
+	int ret, idx;
+
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+	args->failed_cmd = DRM_VAGX_NO_FAILED_INDEX;
+	if (args->flags || args->pad)
+		ret = -EINVAL;
+	else
+		ret = vagx_submit(file, args);
+	drm_dev_exit(idx);
+	return ret;
 }
 
 #define VAGX_IOCTL(n, func) \

@@ -12,6 +12,7 @@
 #include "vagx_device.h"
 #include "vagx_gem.h"
 #include "vagx_mmu.h"
+#include "vagx_vm.h"
 
 static void vagx_gem_free(struct drm_gem_object *obj)
 {

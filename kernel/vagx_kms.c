@@ -7,8 +7,9 @@
  * One CRTC, one primary plane, one encoder and one always-connected virtual
  * connector drive the single scanout head. The engine reads the framebuffer
  * through the device MMU, so every framebuffer is mapped into a kernel-owned
- * scanout address space (its own page-table root, never visible to user
- * space) when it is created and unmapped when it is destroyed.
+ * VM (vagx_vm_create_kernel(): an ordinary vagx_vm with its own page-table
+ * root, never visible to user space) when it is created and unmapped when
+ * it is destroyed.
  *
  * The scanout registers are shadowed: the plane update writes them and the
  * CRTC flush sets SCANOUT_COMMIT.PENDING, which the device applies at the
@@ -46,6 +47,7 @@
 #include "vagx_gem.h"
 #include "vagx_kms.h"
 #include "vagx_mmu.h"
+#include "vagx_vm.h"
 
 /* Scanout address space: where framebuffers are mapped in the scanout VM. */
 #define VAGX_KMS_VA_START	BIT_ULL(32)
@@ -74,11 +76,12 @@ struct vagx_kms {
 	u32 max_width;
 	u32 max_height;
 
-	/** @vm_lock: Protects @mm and the scanout page tables. */
+	/** @vm_lock: Protects @mm. */
 	struct mutex vm_lock;
+	/** @mm: Where framebuffers are mapped in @vm. */
 	struct drm_mm mm;
-	/** @pgt: Scanout page tables (vagx_mmu.c), under @vm_lock. */
-	struct vagx_pgtable pgt;
+	/** @vm: The scanout's kernel VM (vagx_vm.c). */
+	struct vagx_vm *vm;
 
 	/**
 	 * @irq_lock: Serialises @regs, the latched SCANOUT_VBLANK_TS and
@@ -156,109 +159,35 @@ static u32 vagx_kms_hw_format(u32 fourcc)
 
 /* ---- Scanout VM ------------------------------------------------------- */
 
-/*
- * Drop the page tables of [@va, @va + @size) and of its reservation. The
- * TLB must be invalidated before the detached tables are freed and before
- * @obj's pages may go; if that fails, the scanout may still read them, so
- * both are quarantined (vagx_pgtable_free_after_tlb()).
- */
-static void vagx_kms_prune(struct vagx_kms *kms, u64 va, u64 size,
-			   struct drm_gem_object *obj)
-{
-	struct vagx_device *vdev = kms->vdev;
-	LIST_HEAD(garbage);
-	int ret = 0, idx;
-
-	vagx_pgtable_prune(&kms->pgt, va, size, &garbage);
-	/*
-	 * After an unplug the scanout is off (vagx_kms_fini() ran first), and
-	 * the fbdev framebuffer is destroyed inside drm_dev_unplug(), before
-	 * vagx_device_fini() could complete vdev->quiesced: do not wait.
-	 */
-	if (drm_dev_enter(&vdev->drm, &idx)) {
-		ret = vagx_device_tlb_invalidate(vdev,
-						 vagx_pgtable_root(&kms->pgt),
-						 va, size);
-		drm_dev_exit(idx);
-	}
-	if (ret && ret != -ENODEV)
-		vagx_mmu_quarantine_obj(vdev, obj);
-	vagx_pgtable_free_after_tlb(&kms->pgt, &garbage, ret);
-}
-
-static void vagx_kms_unmap_range(struct vagx_kms *kms, u64 va, u64 size,
-				 struct drm_gem_object *obj)
-{
-	vagx_pgtable_set_range(&kms->pgt, va, size, 0);
-	vagx_pgtable_unreserve(&kms->pgt, va, size);
-	vagx_kms_prune(kms, va, size, obj);
-}
-
 static int vagx_kms_map_fb(struct vagx_kms *kms, struct vagx_fb *vfb)
 {
 	struct drm_gem_object *obj = vfb->base.obj[0];
-	struct sg_dma_page_iter iter;
-	struct sg_table *sgt;
-	u64 va, end;
 	int ret;
-
-	ret = vagx_bo_charge_pages(to_vagx_bo(obj));
-	if (ret)
-		return ret;
-	sgt = drm_gem_shmem_get_pages_sgt(to_drm_gem_shmem_obj(obj));
-	if (IS_ERR(sgt))
-		return PTR_ERR(sgt);
-	ret = vagx_sgt_check(sgt);
-	if (ret)
-		return ret;
 
 	mutex_lock(&kms->vm_lock);
 	ret = drm_mm_insert_node_generic(&kms->mm, &vfb->node, obj->size,
 					 VAGX_PAGE_SIZE, 0, DRM_MM_INSERT_BEST);
-	if (ret)
-		goto out;
-	va = vfb->node.start;
-	end = va + vfb->node.size;
-	ret = vagx_pgtable_reserve(&kms->pgt, va, vfb->node.size);
-	if (ret) {
-		/* Tables it allocated are linked: detach them. */
-		vagx_kms_prune(kms, va, vfb->node.size, obj);
-		drm_mm_remove_node(&vfb->node);
-		goto out;
-	}
-	for_each_sgtable_dma_page(sgt, &iter, 0) {
-		if (va >= end)
-			break;
-		/* The scanout engine only reads. */
-		vagx_pgtable_set(&kms->pgt, va,
-				 vagx_pte_encode(true, true, false, true,
-						 sg_page_iter_dma_address(&iter)));
-		va += VAGX_PAGE_SIZE;
-	}
-	if (va < end) {
-		/*
-		 * Never visible to the device (no flip used it), but the
-		 * tables were linked: invalidate anyway before freeing them.
-		 */
-		vagx_kms_unmap_range(kms, vfb->node.start, vfb->node.size,
-				     obj);
-		drm_mm_remove_node(&vfb->node);
-		ret = -EINVAL;
-	}
-out:
 	mutex_unlock(&kms->vm_lock);
+	if (ret)
+		return ret;
+	/* The scanout engine only reads. */
+	ret = vagx_vm_map_kernel(kms->vm, obj, vfb->node.start, vfb->node.size,
+				 true, true);
+	if (ret) {
+		mutex_lock(&kms->vm_lock);
+		drm_mm_remove_node(&vfb->node);
+		mutex_unlock(&kms->vm_lock);
+	}
 	return ret;
 }
 
 static void vagx_kms_unmap_fb(struct vagx_kms *kms, struct vagx_fb *vfb)
 {
-	mutex_lock(&kms->vm_lock);
 	if (!drm_mm_node_allocated(&vfb->node))
-		goto out;
-	vagx_kms_unmap_range(kms, vfb->node.start, vfb->node.size,
-			     vfb->base.obj[0]);
+		return;
+	vagx_vm_unmap_kernel(kms->vm, vfb->node.start, vfb->node.size);
+	mutex_lock(&kms->vm_lock);
 	drm_mm_remove_node(&vfb->node);
-out:
 	mutex_unlock(&kms->vm_lock);
 }
 
@@ -347,7 +276,7 @@ int vagx_kms_dumb_create(struct drm_file *file, struct drm_device *drm,
 static void vagx_kms_write_regs(struct vagx_kms *kms)
 {
 	struct vagx_device *vdev = kms->vdev;
-	u64 root = vagx_pgtable_root(&kms->pgt);
+	u64 root = vagx_vm_root_dma(kms->vm);
 
 	vagx_write(vdev, VAGX_REG_SCANOUT_FORMAT, kms->regs.format);
 	vagx_write(vdev, VAGX_REG_SCANOUT_SIZE, kms->regs.size);
@@ -827,7 +756,7 @@ static void vagx_kms_release(struct drm_device *drm, void *data)
 	struct vagx_kms *kms = data;
 
 	drm_mm_takedown(&kms->mm);
-	vagx_pgtable_fini(&kms->pgt);
+	vagx_vm_put(kms->vm);
 	mutex_destroy(&kms->vm_lock);
 }
 
@@ -863,10 +792,11 @@ int vagx_kms_init(struct vagx_device *vdev)
 	atomic_set(&kms->faults, 0);
 	drm_mm_init(&kms->mm, VAGX_KMS_VA_START, VAGX_KMS_VA_SIZE);
 	/* Bounded by the scanout VA range, not charged to a file. */
-	ret = vagx_pgtable_init(&kms->pgt, vdev, NULL);
-	if (ret) {
+	kms->vm = vagx_vm_create_kernel(vdev, VAGX_KMS_VA_START,
+					VAGX_KMS_VA_SIZE);
+	if (IS_ERR(kms->vm)) {
 		drm_mm_takedown(&kms->mm);
-		return ret;
+		return PTR_ERR(kms->vm);
 	}
 	/* Registered before the mode config: outlives every framebuffer. */
 	ret = drmm_add_action_or_reset(drm, vagx_kms_release, kms);

@@ -1,39 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /* Copyright (C) 2025 The vagx authors */
-#ifndef __VAGX_SCHED_H__
-#define __VAGX_SCHED_H__
+#ifndef __VAGX_QUEUE_H__
+#define __VAGX_QUEUE_H__
 
 #include <linux/kref.h>
+#include <linux/mutex.h>
 
-#include <drm/drm_syncobj.h>
 #include <drm/gpu_scheduler.h>
 
 #include "vagx_drm.h"
 
+struct drm_printer;
 struct vagx_device;
 struct vagx_file;
 struct vagx_ring;
 struct vagx_vm;
-
-/**
- * struct vagx_sync_op - A parsed &struct drm_vagx_sync
- */
-struct vagx_sync_op {
-	/** @signal: Signal operation (else wait). */
-	bool signal;
-	/** @timeline: Timeline syncobj. */
-	bool timeline;
-	/** @handle: Syncobj handle. */
-	u32 handle;
-	/** @point: Timeline point. */
-	u64 point;
-	/** @syncobj: Looked-up syncobj (signal ops). */
-	struct drm_syncobj *syncobj;
-	/** @chain: Preallocated chain node (timeline signal ops). */
-	struct dma_fence_chain *chain;
-	/** @fence: Fence to wait for (wait ops). */
-	struct dma_fence *fence;
-};
 
 /**
  * struct vagx_file_stats - Per-file engine usage (fdinfo drm-engine-*)
@@ -89,37 +70,18 @@ struct vagx_queue {
 	bool destroyed;
 };
 
-int vagx_syncs_parse(struct drm_file *file,
-		     const struct drm_vagx_obj_array *arr,
-		     struct vagx_sync_op **ops_out, u32 *count_out);
-int vagx_syncs_add_deps(struct drm_sched_job *job, struct vagx_sync_op *ops,
-			u32 count);
-void vagx_syncs_signal(struct vagx_sync_op *ops, u32 count,
-		       struct dma_fence *fence);
-void vagx_syncs_free(struct vagx_sync_op *ops, u32 count);
-int vagx_copy_array(const struct drm_vagx_obj_array *arr, size_t elem_size,
-		    size_t min_size, u32 max_count, void **out);
-
 u32 vagx_queue_types(struct vagx_device *vdev);
+struct vagx_queue *vagx_queue_lookup(struct vagx_file *vfile, u32 id);
+void vagx_queue_put(struct vagx_queue *queue);
 struct vagx_file_stats *vagx_file_stats_create(void);
 void vagx_file_stats_put(struct vagx_file_stats *stats);
 void vagx_file_show_engines(struct vagx_file *vfile, struct drm_printer *p);
-int vagx_rings_init(struct vagx_device *vdev);
-void vagx_rings_unplug(struct vagx_device *vdev);
-int vagx_device_recover(struct vagx_device *vdev);
-void vagx_rings_fini(struct vagx_device *vdev);
-bool vagx_rings_probe_nop(struct vagx_device *vdev);
-void vagx_ring_irq(struct vagx_ring *ring, bool error);
 void vagx_file_release_queues(struct vagx_file *vfile);
-void vagx_sched_debugfs_show(struct vagx_device *vdev, struct seq_file *m);
 
-int vagx_ioctl_queue_create(struct drm_device *drm, void *data,
-			    struct drm_file *file);
-int vagx_ioctl_queue_destroy(struct drm_device *drm, void *data,
-			     struct drm_file *file);
-int vagx_ioctl_queue_get_state(struct drm_device *drm, void *data,
-			       struct drm_file *file);
-int vagx_ioctl_submit(struct drm_device *drm, void *data,
-		      struct drm_file *file);
+int vagx_queue_create(struct vagx_file *vfile,
+		      struct drm_vagx_queue_create *args);
+int vagx_file_queue_destroy(struct vagx_file *vfile, u32 id);
+void vagx_queue_get_state(struct vagx_queue *queue,
+			  struct drm_vagx_queue_get_state *args);
 
-#endif /* __VAGX_SCHED_H__ */
+#endif /* __VAGX_QUEUE_H__ */
