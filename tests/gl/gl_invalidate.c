@@ -10,7 +10,8 @@
  * "case NAME ok" or "case NAME error: ..." (tests/gl/run, which also runs
  * the discard case with VAGX_DEBUG=trace: its two passes must show
  * depth_store: 0 and stencil_store: 0, the second also depth_load: 0 and
- * stencil_load: 0).
+ * stencil_load: 0).  A pass that never uses the stencil leaves it in memory
+ * (stencil_kept).
  *
  *   gl_invalidate [CASE...] | --list
  */
@@ -155,10 +156,59 @@ discard(void)
    return all_pixels(255, 255, 0, "colour pass after the invalidation");
 }
 
+/* A pass that neither tests nor writes stencil and clears only colour and
+ * depth leaves the stencil in memory (the driver neither loads nor stores
+ * it; the device's depth-only store keeps the stencil bytes): stencil 5 is
+ * written to the left half, a depth-only pass follows, and a third pass
+ * drawing where stencil == 5 must colour exactly the left half. */
+static bool
+stencil_kept(void)
+{
+   glClearColor(0, 0, 0, 1);
+   glClearDepth(1.0);
+   glClearStencil(0);
+   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT | GL_STENCIL_BUFFER_BIT);
+   glEnable(GL_STENCIL_TEST);
+   glStencilFunc(GL_ALWAYS, 5, 0xff);
+   glStencilOp(GL_KEEP, GL_KEEP, GL_REPLACE);
+   glEnable(GL_SCISSOR_TEST);
+   glScissor(0, 0, W / 2, H);
+   quad(0.0f, 1, 0, 0);
+   glDisable(GL_SCISSOR_TEST);
+   glFinish();
+   /* depth only */
+   glDisable(GL_STENCIL_TEST);
+   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+   quad(-0.5f, 0, 0, 1);
+   glFinish();
+   /* where stencil is 5 */
+   glDisable(GL_DEPTH_TEST);
+   glEnable(GL_STENCIL_TEST);
+   glStencilFunc(GL_EQUAL, 5, 0xff);
+   glStencilOp(GL_KEEP, GL_KEEP, GL_KEEP);
+   glClear(GL_COLOR_BUFFER_BIT);
+   quad(0.0f, 0, 1, 0);
+   glDisable(GL_STENCIL_TEST);
+   glEnable(GL_DEPTH_TEST);
+   glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
+   for (int i = 0; i < W * H; i++) {
+      const unsigned char *p = px + 4 * i;
+      const unsigned g = i % W < W / 2 ? 255 : 0;
+      if (p[0] != 0 || p[1] != g || p[2] != 0 || p[3] != 255) {
+         snprintf(err, sizeof(err),
+                  "pixel (%d, %d) is %u,%u,%u,%u, expected 0,%u,0,255 (stencil %s)", i % W,
+                  i / W, p[0], p[1], p[2], p[3], g, g ? "5 lost" : "0 changed");
+         return false;
+      }
+   }
+   return true;
+}
+
 static const struct gl_case cases[] = {
    { "keep_after_clear", keep_after_clear },
    { "keep_after_draw", keep_after_draw },
    { "discard", discard },
+   { "stencil_kept", stencil_kept },
 };
 
 int

@@ -1196,10 +1196,18 @@ static bool zs_block_z24s8(enum vagx_format f, bool store, bool dl, bool sl, uin
       mx[i] = r_tile_morton(i, 0) * E;
       my[i] = r_tile_morton(0, i) * E;
    }
+   /* Single-sampled, the block is 4 KiB in memory order: it is read and
+    * written whole, in order (a tile row in Morton order touches 16 cache
+    * lines; a sequential copy is what the prefetcher follows), and
+    * converted in L1.  A store that keeps the stencil reads it first. */
+   uint8_t stage[R_TS * R_TS * 4];
+   uint8_t *const hb = E == 4 ? stage : h;
+   if (E == 4 && (!store || !sl))
+      memcpy(stage, h, sizeof(stage));
    for (unsigned s = 0; s < ns; s++) {
       const float *ds = depth + (size_t)s * R_TS * R_TS;
       uint8_t *ss = stencil + (size_t)s * R_TS * R_TS;
-      uint8_t *hs = h + (size_t)s * 4;
+      uint8_t *hs = hb + (size_t)s * 4;
       if (store) {
          for (uint32_t ly = 0; ly < R_TS; ly++) {
             /* r_unorm_enc(v, 24) of the row without branches (vectorised):
@@ -1223,17 +1231,23 @@ static bool zs_block_z24s8(enum vagx_format f, bool store, bool dl, bool sl, uin
          }
          continue;
       }
-      for (uint32_t ly = 0; ly < R_TS; ly++)
-         for (uint32_t lx = 0; lx < R_TS; lx++) {
-            uint8_t *p = hs + my[ly] + mx[lx];
-            const size_t zi = (size_t)ly * R_TS + lx;
-            const uint32_t v = r_rd32(p);
-            if (dl)
-               depth[(size_t)s * R_TS * R_TS + zi] = r_unorm_depth(v & 0xffffff, R_Z24_MAX);
-            if (sl)
-               ss[zi] = (uint8_t)(v >> 24);
-         }
+      /* a row's words gathered, then converted together (vectorised) */
+      float *dr = depth + (size_t)s * R_TS * R_TS;
+      for (uint32_t ly = 0; ly < R_TS; ly++) {
+         uint32_t w[R_TS];
+         for (uint32_t lx = 0; lx < R_TS; lx++)
+            w[lx] = r_rd32(hs + my[ly] + mx[lx]);
+         if (dl)
+            for (uint32_t lx = 0; lx < R_TS; lx++)
+               dr[(size_t)ly * R_TS + lx] =
+                  (float)((double)(int32_t)(w[lx] & 0xffffff) * (1.0 / R_Z24_MAX)); /* r_unorm_depth */
+         if (sl)
+            for (uint32_t lx = 0; lx < R_TS; lx++)
+               ss[(size_t)ly * R_TS + lx] = (uint8_t)(w[lx] >> 24);
+      }
    }
+   if (E == 4 && store)
+      memcpy(h, stage, sizeof(stage));
    return true;
 }
 

@@ -197,6 +197,7 @@ vagx_get_batch(struct vagx_context *ctx)
    b->zs_undefined = b->key.zsbuf && vagx_resource(b->key.zsbuf->texture)->undefined;
    /* nothing worth storing until a clear or a draw writes them */
    b->zs_discard = b->zs_undefined;
+   b->stencil_used = false;
    return ctx->batch = b;
 }
 
@@ -284,10 +285,14 @@ submit_render(struct vagx_context *ctx, struct vagx_batch *b)
        * stored (vagx_invalidate_resource): a window-system depth buffer
        * is invalidated at every swap */
       rj.depth_load = !(b->clear & PIPE_CLEAR_DEPTH) && !b->zs_undefined;
-      rj.stencil_load = !(b->clear & PIPE_CLEAR_STENCIL) && !b->zs_undefined &&
-                        vagx_format_stencil(zr->vformat);
+      /* a stencil no draw tests or writes and no clear sets stays in memory
+       * as it is (a depth-only store keeps the stencil bytes): most GL
+       * applications clear depth every frame but never use their stencil */
+      const bool stencil_live = vagx_format_stencil(zr->vformat) &&
+                                (b->stencil_used || (b->clear & PIPE_CLEAR_STENCIL));
+      rj.stencil_load = !(b->clear & PIPE_CLEAR_STENCIL) && !b->zs_undefined && stencil_live;
       rj.depth_store = !b->zs_discard;
-      rj.stencil_store = !b->zs_discard && vagx_format_stencil(zr->vformat);
+      rj.stencil_store = !b->zs_discard && stencil_live;
       zr->undefined = b->zs_discard;
       uint32_t *zd;
       rj.zs_desc_va = vagx_batch_alloc(b, VAGX_TEXTURE_LENGTH, 32, (void **)&zd);

@@ -156,6 +156,9 @@ struct vagx_batch {
    bool zs_discard;                /* zsbuf undefined or invalidated since its last clear or
                                     * writing draw: not stored */
    bool zs_undefined;              /* zsbuf was undefined when the batch began: not loaded */
+   bool stencil_used;              /* a draw tested or wrote stencil (or exported it): without
+                                    * one and without a stencil clear, the stencil stays in
+                                    * memory, neither loaded nor stored */
    bool failed;
    struct vagx_query *query;       /* occlusion query begun in this control stream */
    struct vagx_query *prim_query[2]; /* primitives generated / emitted query begun */

@@ -131,6 +131,9 @@ draw_emit_one(struct vagx_context *ctx, struct draw_emit *e, const struct vagx_c
                (zsa->stencil[0].enabled && zsa->stencil[0].writemask) ||
                (zsa->stencil[1].enabled && zsa->stencil[1].writemask)))
       b->zs_discard = false;
+   if (zsa && (zsa->stencil[0].enabled || zsa->stencil[1].enabled ||
+               (ctx->fs->nir->info.outputs_written & BITFIELD64_BIT(FRAG_RESULT_STENCIL))))
+      b->stencil_used = true;
    return true;
 }
 
