@@ -355,6 +355,16 @@ static enum vagx_usc_status frag_exec(void *ctx, struct vagx_usc_gfx_call *call)
 static const struct vagx_usc_gfx_ops frag_ops = {.exec = frag_exec};
 
 /* Lane -> pixel inside an 8x4 block of 2x2 quads. */
+/* lane_xy's x and y of every lane (a block's lanes in vector adds) */
+#define LANE_X(l) ((((l) >> 2) & 3) * 2 + ((l) & 1))
+#define LANE_Y(l) (((l) >> 4) * 2 + (((l) >> 1) & 1))
+#define LANE_ROW8(f, b) f(b), f(b + 1), f(b + 2), f(b + 3), f(b + 4), f(b + 5), f(b + 6), f(b + 7)
+static const int lane_x[32] = {LANE_ROW8(LANE_X, 0), LANE_ROW8(LANE_X, 8), LANE_ROW8(LANE_X, 16),
+                               LANE_ROW8(LANE_X, 24)};
+static const int lane_y[32] = {LANE_ROW8(LANE_Y, 0), LANE_ROW8(LANE_Y, 8), LANE_ROW8(LANE_Y, 16),
+                               LANE_ROW8(LANE_Y, 24)};
+#undef LANE_ROW8
+
 static inline void lane_xy(unsigned l, int *x, int *y)
 {
    unsigned q = l >> 2;
@@ -970,17 +980,15 @@ static void do_prim(struct tctx *c, const struct rprim *p, enum prim_mode mode, 
                any |= scov[s];
             }
          }
-         for (unsigned l = 0; l < 32; l++) {
-            int x, y;
-            lane_xy(l, &x, &y);
-            c->px[l] = c->tx0 + bx + x;
-            c->py[l] = c->ty0 + by + y;
-         }
          /* a copy gcc inlines as vector stores (a zeroing loop became a
           * `rep stos`, 6 % of do_prim for its start-up cost) */
          memcpy(c->cov, zero_lanes, sizeof(c->cov));
          if (!is_line && !c->ref_raster && !any)
             continue;
+         for (unsigned l = 0; l < 32; l++) {
+            c->px[l] = c->tx0 + bx + lane_x[l];
+            c->py[l] = c->ty0 + by + lane_y[l];
+         }
          if (one_sample) {
             /* single-sampled triangles: only the lanes the rasteriser
              * covered inside the clipped box, in lane order, with the
