@@ -60,6 +60,15 @@ static inline __attribute__((always_inline)) void wrap_lanes(int32_t *restrict o
    }
 }
 
+/* r_spread[v] for v < 256 (the bits of v at the even positions) by
+ * arithmetic: vectorises, where the table is a load per lane. */
+static inline __attribute__((always_inline)) uint32_t spread8(uint32_t v)
+{
+   v = (v | v << 4) & 0x0f0fu;
+   v = (v | v << 2) & 0x3333u;
+   return (v | v << 1) & 0x5555u;
+}
+
 /* Byte offsets of columns and (with the level's base) rows of the level, in
  * 32 bits (r_tex2d_lanes_fit): each term is at most the level's last
  * offset, so nothing wraps, and the loops are 8 lanes a vector. */
@@ -74,7 +83,7 @@ static inline __attribute__((always_inline)) void col_offsets(uint32_t *restrict
    } else {
       for (int l = 0; l < L; l++)
          o[l] = ((uint32_t)x[l] >> a->tw_log2) * tile_B +
-                (uint32_t)r_spread[(uint32_t)x[l] & a->tw_mask] * E;
+                spread8((uint32_t)x[l] & a->tw_mask) * E;
    }
 }
 
@@ -89,7 +98,7 @@ static inline __attribute__((always_inline)) void row_offsets(uint32_t *restrict
    } else {
       for (int l = 0; l < L; l++)
          o[l] = base + ((uint32_t)y[l] >> a->th_log2) * row_B +
-                ((uint32_t)r_spread[(uint32_t)y[l] & a->th_mask] << 1) * E;
+                (spread8((uint32_t)y[l] & a->th_mask) << 1) * E;
    }
 }
 
