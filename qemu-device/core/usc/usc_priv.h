@@ -111,6 +111,13 @@ struct usc_grp {
    struct usc_frame stack[VAGX_USC_MAX_DEPTH];
 };
 
+/* 1u << l for each lane: lane masks from a bit mask with a vector AND and
+ * compare (the baseline target has no per-lane variable shift) */
+#define USC_BIT4(l) 1u << (l), 1u << ((l) + 1), 1u << ((l) + 2), 1u << ((l) + 3)
+static const uint32_t usc_lane_bit[L] = {USC_BIT4(0),  USC_BIT4(4),  USC_BIT4(8),  USC_BIT4(12),
+                                         USC_BIT4(16), USC_BIT4(20), USC_BIT4(24), USC_BIT4(28)};
+#undef USC_BIT4
+
 static inline void usc_set_exec(struct usc_grp *g, uint32_t exec)
 {
    g->exec = exec;
@@ -119,7 +126,7 @@ static inline void usc_set_exec(struct usc_grp *g, uint32_t exec)
       return;
    }
    for (int l = 0; l < L; l++)
-      g->lmask[l] = 0u - ((exec >> l) & 1u);
+      g->lmask[l] = 0u - (uint32_t)((exec & usc_lane_bit[l]) != 0);
 }
 
 /* Returns the 32 lanes of source s, transformed into tmp when needed. */
