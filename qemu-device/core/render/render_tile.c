@@ -32,6 +32,8 @@ struct tctx {
    const struct rcf *cf;
    uint32_t cov[32];             /* per lane sample coverage (after tests) */
    uint32_t helper;              /* lanes that are helpers */
+   uint32_t live;                /* lanes shaded for their coverage (not helpers); 1X: the
+                                  * lanes whose cov[l] & 1 */
    int px[32], py[32];
    uint32_t killed;              /* lanes the last shader run discarded */
    bool zs_pending;              /* tile depth/stencil not yet set to the clear values */
@@ -73,6 +75,22 @@ static void sample_pos(const struct rjob *j, const struct rdraw *d, unsigned s, 
       double h = (!d || d->rs.half_pixel_center) ? 0.5 : 0.0;
       *x = *y = h;
    }
+}
+
+/* Bit (lane) of pixel (x, y) of an 8x4 block: the inverse of lane_xy. */
+#define LANE_OF(x, y) ((((y) >> 1) * 4 + ((x) >> 1)) * 4 + ((x) & 1) + ((y) & 1) * 2)
+
+/* A fragment block's lanes address sample 0 of their own pixels (the
+ * sample index is 0 in every lane): the block's origin in the tile (lane 0's
+ * pixel; do_prim lays lane l at lane_xy(l) from it) in *bx, *by. */
+static bool block_sample0(const struct tctx *c, const uint32_t *sample, int *bx, int *by)
+{
+   uint32_t any = 0;
+   for (unsigned l = 0; l < 32; l++)
+      any |= sample[l];
+   *bx = c->px[0] - c->tx0;
+   *by = c->py[0] - c->ty0;
+   return !any && *bx >= 0 && *by >= 0 && *bx + 8 <= R_TS && *by + 4 <= R_TS;
 }
 
 /* r_unorm_enc(v, 8) of the four channels of all 32 lanes, as the words
@@ -200,6 +218,18 @@ static enum vagx_usc_status frag_exec(void *ctx, struct vagx_usc_gfx_call *call)
              * then the lanes that store it */
             uint32_t word[32];
             encode_rgba8_lanes(rr, rg, rb, ra, sw, word);
+            int bx, by;
+            if (block_sample0(c, call->src[1], &bx, &by)) {
+               /* each lane's own pixel of the block, row by row */
+               m &= c->live;
+               for (unsigned r = 0; r < 4; r++) {
+                  uint8_t *row = base + ((size_t)(by + (int)r) * R_TS + (size_t)bx) * 4;
+                  for (unsigned x = 0; x < 8; x++)
+                     if (m >> LANE_OF(x, r) & 1)
+                        r_wr32(row + 4 * x, word[LANE_OF(x, r)]);
+               }
+               return VAGX_USC_OK;
+            }
             while (m) {
                const unsigned l = (unsigned)__builtin_ctz(m);
                m &= m - 1;
@@ -240,6 +270,17 @@ static enum vagx_usc_status frag_exec(void *ctx, struct vagx_usc_gfx_call *call)
             /* most of the block: the lanes' pixels gathered, then decoded
              * together (vectorised); lanes without a pixel read 0 */
             uint32_t word[32], on[32];
+            int bx, by;
+            if (block_sample0(c, call->src[0], &bx, &by)) {
+               /* each lane's own pixel of the block: rows of 8 read whole */
+               for (unsigned r = 0; r < 4; r++) {
+                  const uint8_t *row = base + ((size_t)(by + (int)r) * R_TS + (size_t)bx) * 4;
+                  for (unsigned x = 0; x < 8; x++)
+                     word[LANE_OF(x, r)] = r_rd32(row + 4 * x);
+               }
+               for (unsigned l = 0; l < 32; l++)
+                  on[l] = 0u - (call->exec >> l & 1);
+            } else
             for (unsigned l = 0; l < 32; l++) {
                /* without a branch: lanes without a pixel read the tile's first */
                const uint32_t lx = (uint32_t)(c->px[l] - c->tx0), ly = (uint32_t)(c->py[l] - c->ty0);
@@ -473,8 +514,6 @@ static bool inside(const struct rprim *p, int64_t px, int64_t py)
    return false;
 }
 
-/* Bit (lane) of pixel (x, y) of an 8x4 block: the inverse of lane_xy. */
-#define LANE_OF(x, y) ((((y) >> 1) * 4 + ((x) >> 1)) * 4 + ((x) & 1) + ((y) & 1) * 2)
 static inline unsigned lane_of(unsigned x, unsigned y)
 {
    return LANE_OF(x, y);
@@ -733,6 +772,7 @@ static uint64_t late_tests(struct tctx *c, int bx, int by, uint32_t alive, const
 static bool shade(struct tctx *c, uint32_t exec, uint32_t live, uint32_t sr[][32], uint32_t *alive)
 {
    c->helper = exec & ~live;
+   c->live = live;
    /* the row is mostly all zero, as it was for the last block: not rewritten */
    if (c->helper || c->sr_helper_set) {
       for (unsigned l = 0; l < 32; l++)
