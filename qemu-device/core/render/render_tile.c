@@ -1001,9 +1001,11 @@ static void do_prim(struct tctx *c, const struct rprim *p, enum prim_mode mode, 
                                     c->ty0 + by + 4))
             continue;
          const int64_t gbx = c->tx0 + bx, gby = c->ty0 + by;
-         const bool blk_full = !is_line && rect_inside(p, gbx * R_SUBPIX + smin_x, gby * R_SUBPIX + smin_y,
-                                                   (gbx + 7) * R_SUBPIX + smax_x,
-                                                   (gby + 3) * R_SUBPIX + smax_y);
+         /* one sample: block_cover's per-edge ranges accept a whole block
+          * as cheaply, and give the same lanes */
+         const bool blk_full = !is_line && ns > 1 &&
+                               rect_inside(p, gbx * R_SUBPIX + smin_x, gby * R_SUBPIX + smin_y,
+                                           (gbx + 7) * R_SUBPIX + smax_x, (gby + 3) * R_SUBPIX + smax_y);
          uint32_t live = 0;
          double zs[32][4];
          /* per sample, the lanes it covers (triangles: a whole block at once) */
@@ -1046,8 +1048,8 @@ static void do_prim(struct tctx *c, const struct rprim *p, enum prim_mode mode, 
             if (fast_depth && cand) {
                live = block_depth_1x(c, &bd, bx, by, cand, mode == PM_DEPTH ? c->w->vis : NULL,
                                      id, &passed);
-               for (uint32_t m = live; m; m &= m - 1)
-                  c->cov[__builtin_ctz(m)] = 1;
+               for (unsigned l = 0; l < 32; l++)
+                  c->cov[l] = live >> l & 1;
                cand = 0;
             }
             while (cand) {
