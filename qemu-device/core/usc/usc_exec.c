@@ -401,10 +401,14 @@ void usc_op_gfx(struct usc_grp *g, const struct usc_op *o)
       return;
    }
    memset(&call, 0, sizeof(call));
-   /* lanes a handler does not write read as zero; a copy gcc inlines as
+   /* lanes a handler does not write read as zero: the rows written back
+    * (none for stores, one for a scalar result), by copies gcc inlines as
     * vector stores (a memset of this size became `rep stos`, whose start-up
     * was 4 % of a texture-heavy frame) */
-   memcpy(out, gfx_zero_out, sizeof(out));
+   if (info->dst == VAGX_DK_VEC4)
+      memcpy(out, gfx_zero_out, sizeof(out));
+   else if (info->dst == VAGX_DK_U32 || info->dst == VAGX_DK_F32)
+      memcpy(out[0], gfx_zero_out[0], sizeof(out[0]));
    call.instr = &o->I;
    call.exec = g->exec;
    for (unsigned s = 0; s < o->nsrc; s++)
