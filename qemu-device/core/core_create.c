@@ -8,6 +8,18 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+/* Frees what vagx_core_create allocated besides the pool (stopped). */
+static void free_core(struct vagx_core *core)
+{
+   if (core->usc_cache)
+      vagx_usc_cache_destroy(core->usc_cache);
+   free(core->zero_page);
+   free(core->fe.sink);
+   pthread_cond_destroy(&core->cond);
+   pthread_mutex_destroy(&core->lock);
+   free(core);
+}
+
 struct vagx_core *vagx_core_create(const struct vagx_core_host_ops *ops, void *opaque,
                                    const struct vagx_core_config *cfg)
 {
@@ -62,13 +74,7 @@ struct vagx_core *vagx_core_create(const struct vagx_core_host_ops *ops, void *o
    }
    return core;
 fail:
-   if (core->usc_cache)
-      vagx_usc_cache_destroy(core->usc_cache);
-   free(core->zero_page);
-   free(core->fe.sink);
-   pthread_cond_destroy(&core->cond);
-   pthread_mutex_destroy(&core->lock);
-   free(core);
+   free_core(core);
    return NULL;
 }
 
@@ -85,10 +91,5 @@ void vagx_core_destroy(struct vagx_core *core)
    core_pool_fini(&core->pool);
    core_drop_all_jobs(core);
    core_render_fini(core);
-   vagx_usc_cache_destroy(core->usc_cache);
-   free(core->zero_page);
-   free(core->fe.sink);
-   pthread_cond_destroy(&core->cond);
-   pthread_mutex_destroy(&core->lock);
-   free(core);
+   free_core(core);
 }

@@ -26,10 +26,10 @@ void core_drop_job_locked(struct vagx_core *core, unsigned q)
    atomic_store(&job->abort, true);
 }
 
-/* Completes Q_RESET of queue q (no job running any more). */
-void core_queue_reset_locked(struct vagx_core *core, unsigned q)
+/* A queue after Q_RESET or RESET: stopped and empty; gen bumped, so a slot
+ * fetched before is stale. */
+static void queue_clear(struct core_queue *qu)
 {
-   struct core_queue *qu = &core->q[q];
    qu->head = qu->tail = qu->tail_db = 0;
    qu->control = 0;
    qu->state = VAGX_QUEUE_STATE_STOPPED;
@@ -37,22 +37,20 @@ void core_queue_reset_locked(struct vagx_core *core, unsigned q)
    qu->reset_pending = qu->stop_pending = false;
    qu->abort_result = VAGX_ABORT_RESULT_NONE;
    qu->gen++;
+}
+
+/* Completes Q_RESET of queue q (no job running any more). */
+void core_queue_reset_locked(struct vagx_core *core, unsigned q)
+{
+   queue_clear(&core->q[q]);
    core->int_status &= ~(VAGX_INT_JOB_DONE(q) | VAGX_INT_QUEUE_ERROR(q));
    core_int_set(core, VAGX_INT_RESET_DONE(1));
 }
 
 void core_global_reset_finish_locked(struct vagx_core *core)
 {
-   for (unsigned q = 0; q < VAGX_MAX_QUEUES; q++) {
-      struct core_queue *qu = &core->q[q];
-      qu->head = qu->tail = qu->tail_db = 0;
-      qu->control = 0;
-      qu->state = VAGX_QUEUE_STATE_STOPPED;
-      qu->error = VAGX_JOB_STATUS_OK;
-      qu->reset_pending = qu->stop_pending = false;
-      qu->abort_result = VAGX_ABORT_RESULT_NONE;
-      qu->gen++;
-   }
+   for (unsigned q = 0; q < VAGX_MAX_QUEUES; q++)
+      queue_clear(&core->q[q]);
    /* GPU domain only: the scanout registers, its INT bits and INT_ENABLE are
     * left alone, so the display keeps running through a GPU reset
     * (registers.md, "Reset domains"). */
