@@ -10,7 +10,7 @@
  * between a render job's vertex groups and before each of its tiles: points
  * where the thread holds no host address) -- so a stale translation can be used only by accesses made
  * before the thread's next slice start or safepoint, and TLB_INV_STATUS.BUSY
- * stays 1 until every thread passed one (core_regs.c).  An endless shader
+ * stays 1 until every thread passed one (core_tlb.c).  An endless shader
  * therefore does not hold an invalidation up.  Invalidations are treated as
  * "everything": always correct, cheap because they are rare.
  */

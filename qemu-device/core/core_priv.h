@@ -287,20 +287,42 @@ struct vagx_core {
 /* INT bits of the display domain: global RESET leaves them alone. */
 #define CORE_INT_DISPLAY (VAGX_INT_VBLANK__MASK | VAGX_INT_SCANOUT_FAULT__MASK)
 
-/* Register helpers (core_regs.c), called with core->lock held. */
+/* Sleep of the bounded polls (TLB flush, host reset): short against any
+ * bound a caller gives, long enough not to steal a core from the threads
+ * being waited for. */
+#define CORE_POLL_US 100
+
+/* Register helpers, called with core->lock held (except core_flush_irqs).
+ * Interrupts and latches (core_irq.c): */
 void core_int_set(struct vagx_core *core, uint32_t bits);
+/* Adds the vectors of the enabled INT bits in `bits` to those to raise. */
+void core_collect_vectors(struct vagx_core *core, uint32_t bits);
 void core_error_latch(struct vagx_core *core, enum vagx_reg_error code, uint32_t offset);
 void core_wake_locked(struct vagx_core *core);
 /* Raises the vectors collected under the lock.  Call without the lock, only
  * from the MMIO or front-end thread. */
 void core_flush_irqs(struct vagx_core *core);
+/* TLB invalidation (core_tlb.c): starts one (TLB_INV_CMD), completes it
+ * once every thread is past its epoch. */
+void core_tlb_invalidate_locked(struct vagx_core *core);
 void core_tlb_try_complete_locked(struct vagx_core *core);
+/* Resets (core_reset.c). */
 void core_queue_reset_locked(struct vagx_core *core, unsigned q);
 void core_global_reset_finish_locked(struct vagx_core *core);
 /* Completes a pending host reset (no job left): power-on register values,
  * every cached translation dropped. */
 void core_host_reset_finish_locked(struct vagx_core *core);
 bool core_any_job_locked(struct vagx_core *core);
+/* Asks queue q's running job, if any, to stop without completing. */
+void core_drop_job_locked(struct vagx_core *core, unsigned q);
+/* Frees every queue's job (their tasks have ended); no lock needed. */
+void core_drop_all_jobs(struct vagx_core *core);
+/* Power-on values of every register (create, host reset). */
+void core_regs_reset_values(struct vagx_core *core);
+/* Scanout (core_scanout.c): the shadow registers form a valid
+ * configuration; the committed registers become the active scanout. */
+bool core_scanout_config_ok(struct vagx_core *core);
+void core_scanout_apply_locked(struct vagx_core *core);
 
 static inline uint64_t core_ring_pa(const struct core_queue *q)
 {

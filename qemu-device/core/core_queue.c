@@ -52,6 +52,14 @@ void core_job_task_done(struct core_job *job)
    pthread_mutex_unlock(&core->lock);
 }
 
+void core_free_job(struct core_job *job)
+{
+   core_compute_free(job);
+   core_render_free(job);
+   pthread_mutex_destroy(&job->err_lock);
+   free(job);
+}
+
 static bool queue_runnable_locked(struct vagx_core *core, struct core_queue *qu)
 {
    return !qu->job && !core->global_reset_pending && !qu->reset_pending && !qu->stop_pending &&

@@ -19,7 +19,13 @@
 #define T_UNUSED
 #endif
 
+#ifdef VAGX_CHECK_SHARED
+/* A test program of several files counts in one pair: each file defines
+ * VAGX_CHECK_SHARED, and one of them defines `int t_checks, t_failures;`. */
+extern int t_checks, t_failures;
+#else
 static int t_checks T_UNUSED, t_failures T_UNUSED;
+#endif
 
 #define CHECK(cond, ...)                                                        \
    do {                                                                         \

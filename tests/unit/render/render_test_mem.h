@@ -8,6 +8,10 @@
  *
  * Define MEM_SIZE (bytes) before including, point mem at MEM_SIZE zeroed
  * bytes, and reset brk_ to 0 to reuse the memory between cases.
+ *
+ * A test program of several files (test_render) shares one memory: each
+ * file defines RENDER_TEST_MEM_SHARED before including, and exactly one of
+ * them also RENDER_TEST_MEM_DEFINE, which holds the definitions.
  */
 #ifndef RENDER_TEST_MEM_H
 #define RENDER_TEST_MEM_H
@@ -26,9 +30,26 @@
 
 #define MEM_BASE 0x100000000ull
 
-static uint8_t *mem;
-static uint64_t brk_;
+#ifdef RENDER_TEST_MEM_SHARED
+#define RTM_LINK
+extern uint8_t *mem;
+extern uint64_t brk_;
+extern const struct vagx_usc_mem_ops mem_ops;
+uint64_t alloc(uint64_t size, uint64_t align);
+uint64_t put(const void *data, uint64_t size, uint64_t align);
+uint64_t assemble(const char *src);
+#else
+#define RTM_LINK static
+#endif
 
+#if !defined(RENDER_TEST_MEM_SHARED) || defined(RENDER_TEST_MEM_DEFINE)
+RTM_LINK uint8_t *mem;
+RTM_LINK uint64_t brk_;
+#endif
+
+static inline void *ptr(uint64_t va) { return mem + (va - MEM_BASE); }
+
+#if !defined(RENDER_TEST_MEM_SHARED) || defined(RENDER_TEST_MEM_DEFINE)
 static void *xlate(void *ctx, uint64_t va, uint32_t size, unsigned access, uint64_t *span)
 {
    (void)ctx;
@@ -38,9 +59,9 @@ static void *xlate(void *ctx, uint64_t va, uint32_t size, unsigned access, uint6
    *span = MEM_BASE + MEM_SIZE - va;
    return mem + (va - MEM_BASE);
 }
-static const struct vagx_usc_mem_ops mem_ops = {.translate = xlate};
+RTM_LINK const struct vagx_usc_mem_ops mem_ops = {.translate = xlate};
 
-static uint64_t alloc(uint64_t size, uint64_t align)
+RTM_LINK uint64_t alloc(uint64_t size, uint64_t align)
 {
    brk_ = (brk_ + align - 1) & ~(align - 1);
    uint64_t va = MEM_BASE + brk_;
@@ -53,9 +74,7 @@ static uint64_t alloc(uint64_t size, uint64_t align)
    return va;
 }
 
-static inline void *ptr(uint64_t va) { return mem + (va - MEM_BASE); }
-
-static uint64_t put(const void *data, uint64_t size, uint64_t align)
+RTM_LINK uint64_t put(const void *data, uint64_t size, uint64_t align)
 {
    uint64_t va = alloc(size, align);
    memcpy(ptr(va), data, size);
@@ -63,7 +82,7 @@ static uint64_t put(const void *data, uint64_t size, uint64_t align)
 }
 
 /* Assembles src into the memory (16-byte aligned); exits on a syntax error. */
-static uint64_t assemble(const char *src)
+RTM_LINK uint64_t assemble(const char *src)
 {
    static uint32_t words[8192];
    struct vagx_asm_error err;
@@ -74,5 +93,6 @@ static uint64_t assemble(const char *src)
    }
    return put(words, (uint64_t)n * 4, 16);
 }
+#endif
 
 #endif

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The harness of test_render, one program of several files (one a subject,
+ * main() in test_render.c): the flat test memory of render_test_mem.h and
+ * the check counters of vagx_check.h shared by all of them, the state the
+ * tests set before building a job (control stream, framebuffer size) and
+ * what the job builder leaves (framebuffer, depth/stencil image, PBE), and
+ * the helpers of render_test_harness.c.
+ */
+#ifndef RENDER_TEST_HARNESS_H
+#define RENDER_TEST_HARNESS_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render.h"
+#include "usc_simd.h"
+#include "vagx_asm.h"
+#include "vagx_layout.h"
+
+#define VAGX_CHECK_SHARED
+#include "vagx_check.h"
+#include "vagx_cs.h"
+#include "vagx_test_desc.h"
+
+/* ------------------------------------------------------------ memory -- */
+#define MEM_SIZE (64u << 20)
+#define RENDER_TEST_MEM_SHARED
+#include "render_test_mem.h"
+
+/* ------------------------------------------------------------ helpers -- */
+#include "render_test_prog.h"
+
+/* Control stream writer. */
+extern uint32_t cs[16384];
+extern unsigned ncs;
+#define EMIT(T, ...) VAGX_CS_EMIT(cs, ncs, T, __VA_ARGS__)
+
+/* Framebuffer of the next make_job: W x H; make_job sets the rest. */
+extern unsigned W, H;
+extern uint64_t fb_va, fb_stride;
+extern unsigned fb_bpp;
+
+struct job_opts {
+   unsigned samples;
+   float clear[4];
+   bool zs;
+   enum vagx_format zs_format;
+   float clear_depth;
+   bool depth_store;
+   bool depth_load, stencil_load, stencil_store;
+   unsigned clear_stencil;
+   enum vagx_format rt_format;   /* INVALID (0): RGBA8_UNORM; also the PBE format */
+   const char *eot;              /* replaces eot_src */
+   bool pbe_twiddled;            /* the PBE image is twiddled (fb_layout), samples as the job */
+};
+extern struct vagx_layout fb_layout;   /* make_job with pbe_twiddled */
+
+/* Depth/stencil image and end-of-tile PBE of the last make_job. */
+extern uint64_t zs_tex_va, zs_base;
+extern struct vagx_layout zs_layout;
+extern struct vagx_pbe last_pbe;
+extern uint64_t last_pbe_va;
+
+/* Builds the render job around the current control stream. */
+uint64_t make_job(const struct job_opts *o);
+
+/* The render device and how run() runs a job on it: nworkers workers
+ * emulated round-robin, translation run_mem (the flat memory's mem_ops by
+ * default). */
+extern struct vagx_render_device *dev;
+extern unsigned nworkers;
+extern const struct vagx_usc_mem_ops *run_mem;
+enum vagx_job_status run(uint64_t job, struct vagx_render_fault *f);
+
+/* Pixel (x, y) of the framebuffer; the framebuffer as render-NAME.ppm. */
+const uint8_t *px(unsigned x, unsigned y);
+void save_ppm(const char *name);
+
+/* State and geometry: emit_state binds the vertex shader of vs_code() over
+ * vbuf and fragment program fs, the viewport, full scissor and default
+ * rasterizer, depth/stencil off. */
+void emit_state(unsigned nvar_smooth, unsigned nvar_flat, unsigned nvar_linear,
+                uint64_t vbuf, const struct prog *fs, const uint32_t *cfb, unsigned ncfb,
+                unsigned ncf, bool z_slot);
+uint32_t binding(unsigned slot, unsigned count, unsigned cf, enum vagx_interp in);
+/* Pixel (window) -> ndc for the viewport of emit_state. */
+float ndcx(double x);
+float ndcy(double y);
+/* Reference coverage: pixel centre inside triangle (window coords). */
+bool ref_inside(const double t[3][2], double x, double y);
+/* Vertex buffer of nv window-space vertices with nvar varyings each. */
+uint64_t vbuf_tris(const double (*t)[2], unsigned nv, unsigned nvar, const float *var,
+                   const float *wv, const float *zv);
+void draw(enum vagx_primitive prim, unsigned count);
+
+/* Fragment programs: constant colour (u0..u3), additive count (R += 1/255
+ * per hit). */
+extern const char *fs_const;
+struct prog const_fs(float r, float g, float b, float a);
+extern const char *fs_count;
+
+/* Depth/stencil: the six vertices of a rectangle, a stencil face, unorm
+ * encoding, and the last make_job's zs image read and written as stored. */
+void rect_tris(double (*t)[2], int x0, int y0, int x1, int y1, bool ccw);
+struct vagx_stencil_face sface(enum vagx_compare_func f, enum vagx_stencil_op fail,
+                               enum vagx_stencil_op zfail, enum vagx_stencil_op zpass,
+                               unsigned ref, unsigned rmask, unsigned wmask);
+uint32_t enc_unorm(double v, unsigned bits);
+void zs_put(enum vagx_format f, unsigned x, unsigned y, double d, uint8_t st);
+void zs_get(enum vagx_format f, unsigned x, unsigned y, uint32_t *draw, uint8_t *st);
+uint32_t zs_enc(enum vagx_format f, double d);
+
+/* Textures: make_texture fills every texel with fill() and returns the
+ * descriptor's VA (its layout and base in tex_layout, tex_base). */
+struct texdesc {
+   enum vagx_format fmt;
+   enum vagx_dimension dim;
+   unsigned w, h, depth, levels, base, maxl;
+   bool linear;
+};
+extern struct vagx_layout tex_layout;
+extern uint64_t tex_base;
+uint64_t make_texture(const struct texdesc *d,
+                      void (*fill)(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *out));
+/* A full-screen quad with fragment program fs: its job, and the job run. */
+uint64_t fullscreen_job(const struct prog *fs, const struct job_opts *o);
+enum vagx_job_status draw_fullscreen(const struct prog *fs, const struct job_opts *o);
+
+/* A translation page by page with the pages of io_hole unmapped; the first
+ * fault lands in io_first. */
+extern bool io_hole[MEM_SIZE / 4096];
+extern struct io_fault { bool faulted; uint64_t va; unsigned access; } io_first;
+extern const struct vagx_usc_mem_ops io_ops;
+
+/* ------------------------------------------------------------ tests -- */
+/* test_render_raster.c */
+void test_triangle(void);
+void test_shared_edges(void);
+void test_varyings(void);
+void test_noperspective_clipped(void);
+void test_strip_fan_clip(void);
+void test_msaa(void);
+void test_lines(void);
+void test_points(void);
+void test_clip_distances(void);
+void test_clip_view_volume(void);
+void test_fill_modes(void);
+void test_edge_flags(void);
+void test_point_size_min(void);
+void test_big_draws(void);
+/* test_render_depth.c */
+void test_depth_cull_query(void);
+void test_stencil(void);
+void test_depth_quantize(void);
+/* test_render_texture.c */
+void test_textures(void);
+void test_desc_cache(void);
+void test_tex_linear_stride(void);
+void test_tex_fast_sampling(void);
+void test_mipmaps(void);
+void test_tex_3d_array(void);
+void test_tex_cube(void);
+void test_cube_lod(void);
+void test_shadow_ref_clamp(void);
+/* test_render_formats.c */
+void test_formats(void);
+void test_tex_int_sampling(void);
+void test_sr_rows(void);
+void test_frag_outputs(void);
+/* test_render_faults.c */
+void test_faults(void);
+void test_geometry_budget(void);
+void test_bad_geometry(void);
+
+#endif

@@ -1,0 +1,733 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Part of test_render: texture sampling: linear and twiddled images, the
+ * descriptor cache, linear strides, the sampling fast paths, mipmaps, 3D and
+ * array textures, cube maps and their LOD, the shadow reference clamp.  The
+ * harness is render_test_harness.h, main() in test_render.c.
+ */
+#include "render_test_harness.h"
+
+/* Texture: the same image as linear and twiddled sampled with nearest and
+ * linear filters must give identical results; nearest matches texels. */
+static const char *fs_tex =
+   "iter.center.persp r4, cf1, cf0, r0\niter.center.persp r5, cf2, cf0, r0\n"
+   "tex.auto.t0.s0.2d r0, r4, r0, r0\nst_tile.rt0 r0, #0\nend\n";
+
+static uint64_t make_tex(unsigned tw, unsigned th, bool twiddled, const uint32_t *texels)
+{
+   struct vagx_layout l;
+   memset(&l, 0, sizeof(l));
+   l.width_px = tw; l.height_px = th; l.depth_px = 1; l.levels = 1;
+   l.sample_count_sa = 1; l.block_width_px = l.block_height_px = 1;
+   l.bytes_per_block_B = 4;
+   l.tiling = twiddled ? VAGX_TILING_TWIDDLED : VAGX_TILING_LINEAR;
+   vagx_layout_init(&l);
+   uint64_t base = alloc(l.size_B, 16384);
+   vagx_layout_tile(&l, ptr(base), texels, tw * 4, 0, 0, 0, 0, tw, th);
+   struct vagx_texture t;
+   vagx_texture_init(&t);
+   t.format = VAGX_FORMAT_RGBA8_UNORM;
+   t.dimension = VAGX_DIMENSION_2D;
+   t.layout = twiddled ? VAGX_IMAGE_LAYOUT_TWIDDLED : VAGX_IMAGE_LAYOUT_LINEAR;
+   t.width = tw; t.height = th; t.depth = 1; t.levels = 1;
+   t.swizzle_r = VAGX_SWIZZLE_R; t.swizzle_g = VAGX_SWIZZLE_G;
+   t.swizzle_b = VAGX_SWIZZLE_B; t.swizzle_a = VAGX_SWIZZLE_A;
+   t.stride = twiddled ? 0 : l.level[0].stride_B;
+   t.base_va = base;
+   uint64_t va = alloc(32, 32);
+   vagx_texture_pack(ptr(va), &t);
+   return va;
+}
+
+/* A job that draws fs_tex over the whole 64x64 target: texture descriptor
+ * `tex` sampled with sampler `sva`, u and v from 0 to 1. */
+static uint64_t tex_quad_job(uint64_t tex, uint64_t sva)
+{
+   ncs = 0;
+   double t[6][2] = {{0, 0}, {64, 0}, {64, 64}, {0, 0}, {64, 64}, {0, 64}};
+   float uv[6 * 2] = {0, 0, 1, 0, 1, 1, 0, 0, 1, 1, 0, 1};
+   uint64_t vb = vbuf_tris(t, 6, 2, uv, NULL, NULL);
+   struct prog fs = {.code = assemble(fs_tex), .tex = tex, .ntex = 1, .smp = sva, .nsmp = 1};
+   uint32_t cfb[2] = {binding(0, 1, 0, VAGX_INTERP_SMOOTH), binding(1, 2, 1, VAGX_INTERP_SMOOTH)};
+   emit_state(2, 0, 0, vb, &fs, cfb, 2, 3, false);
+   draw(VAGX_PRIMITIVE_TRIANGLES, 6);
+   EMIT(cmd_end);
+   struct job_opts o = {.clear = {0, 0, 0, 0}};
+   return make_job(&o);
+}
+
+void test_textures(void)
+{
+   W = 64; H = 64;
+   const unsigned tw = 16, th = 8;
+   uint32_t texels[16 * 8];
+   for (unsigned i = 0; i < tw * th; i++)
+      texels[i] = (i * 37u % 256) | ((i * 91u % 256) << 8) | ((i * 13u % 256) << 16) | 0xff000000u;
+   uint8_t img[2][2][64 * 64 * 4];
+   for (unsigned filt = 0; filt < 2; filt++)
+      for (unsigned tl = 0; tl < 2; tl++) {
+         struct vagx_sampler s;
+         vagx_sampler_init(&s);
+         s.min_filter = s.mag_filter = filt ? VAGX_FILTER_LINEAR : VAGX_FILTER_NEAREST;
+         s.wrap_s = VAGX_WRAP_REPEAT;
+         s.wrap_t = VAGX_WRAP_CLAMP_TO_EDGE;
+         s.max_lod = 16;
+         uint64_t sva = alloc(32, 32);
+         vagx_sampler_pack(ptr(sva), &s);
+         uint64_t job = tex_quad_job(make_tex(tw, th, tl, texels), sva);
+         struct vagx_render_fault f;
+         enum vagx_job_status st = run(job, &f);
+         CHECK(st == VAGX_JOB_STATUS_OK, "texture status %d unit %d", st, f.unit);
+         for (unsigned y = 0; y < H; y++)
+            memcpy(img[filt][tl] + y * W * 4, px(0, y), W * 4);
+         if (!filt && tl) {
+            unsigned bad = 0;
+            for (unsigned y = 0; y < H; y++)
+               for (unsigned x = 0; x < W; x++) {
+                  uint32_t e = texels[(y * th / H) * tw + x * tw / W], g;
+                  memcpy(&g, px(x, y), 4);
+                  bad += e != g;
+               }
+            CHECK(bad == 0, "nearest texture: %u pixels wrong", bad);
+            if (bad)
+               save_ppm("tex-nearest");
+         }
+      }
+   CHECK(!memcmp(img[0][0], img[0][1], sizeof(img[0][0])), "nearest: linear != twiddled");
+   CHECK(!memcmp(img[1][0], img[1][1], sizeof(img[1][0])), "bilinear: linear != twiddled");
+   CHECK(memcmp(img[0][0], img[1][0], sizeof(img[0][0])) != 0, "bilinear == nearest?");
+}
+
+/* Decoded descriptors are cached per job (render_priv.h): a descriptor
+ * rewritten between two jobs at the same address must be read again. */
+void test_desc_cache(void)
+{
+   W = 64; H = 64;
+   const unsigned tw = 16, th = 8;
+   uint32_t texels[2][16 * 8];
+   for (unsigned i = 0; i < tw * th; i++) {
+      texels[0][i] = (i * 37u % 256) | ((i * 91u % 256) << 8) | 0xff000000u;
+      texels[1][i] = (i * 53u % 256) << 8 | ((i * 7u % 256) << 16) | 0xff000000u;
+   }
+   struct vagx_sampler sm;
+   vagx_sampler_init(&sm);
+   sm.min_filter = sm.mag_filter = VAGX_FILTER_NEAREST;
+   sm.max_lod = 16;
+   uint64_t sva = alloc(32, 32);
+   vagx_sampler_pack(ptr(sva), &sm);
+   const uint64_t tex[2] = {make_tex(tw, th, true, texels[0]), make_tex(tw, th, false, texels[1])};
+   uint64_t job = tex_quad_job(tex[0], sva);
+   for (unsigned k = 0; k < 2; k++) {
+      if (k)
+         memcpy(ptr(tex[0]), ptr(tex[1]), 32);
+      struct vagx_render_fault f;
+      enum vagx_job_status st = run(job, &f);
+      CHECK(st == VAGX_JOB_STATUS_OK, "desc cache job %u: status %d", k, st);
+      unsigned bad = 0;
+      for (unsigned y = 0; y < H; y++)
+         for (unsigned x = 0; x < W; x++) {
+            uint32_t e = texels[k][(y * th / H) * tw + x * tw / W], g;
+            memcpy(&g, px(x, y), 4);
+            bad += e != g;
+         }
+      CHECK(bad == 0, "desc cache job %u: %u pixels not from the %s descriptor", k, bad,
+            k ? "rewritten" : "first");
+   }
+}
+
+static uint64_t make_sampler(enum vagx_filter minf, enum vagx_filter magf, enum vagx_mip_filter mipf,
+                             enum vagx_wrap wrap, float min_lod, float max_lod, float bias)
+{
+   struct vagx_sampler s;
+   vagx_sampler_init(&s);
+   s.min_filter = minf; s.mag_filter = magf; s.mip_filter = mipf;
+   s.wrap_s = s.wrap_t = s.wrap_r = wrap;
+   s.min_lod = min_lod; s.max_lod = max_lod; s.lod_bias = bias;
+   uint64_t va = alloc(32, 32);
+   vagx_sampler_pack(ptr(va), &s);
+   return va;
+}
+
+/* A LINEAR texture as window systems share them (PRIME, scanout): BGRA8,
+ * a size that is no power of two, and a row stride with padding past the
+ * last texel (the exporter picks the stride).  Sampled 1:1 with nearest
+ * filtering, pixel (x, y) must be texel (x, y) with B and R in place; the
+ * padding (a colour no texel has) must never be read. */
+void test_tex_linear_stride(void)
+{
+   W = 24; H = 10;
+   const unsigned stride = 24 * 4 + 48;
+   uint64_t base = alloc((uint64_t)stride * H, 16384);
+   uint8_t *img = ptr(base);
+   memset(img, 0xcd, (size_t)stride * H);
+   for (unsigned y = 0; y < H; y++)
+      for (unsigned x = 0; x < W; x++) {
+         uint8_t *t = img + y * stride + x * 4; /* B, G, R, A */
+         t[0] = (uint8_t)(x * 10);
+         t[1] = (uint8_t)(y * 25);
+         t[2] = (uint8_t)(255 - x * 10);
+         t[3] = 0xff;
+      }
+   struct vagx_texture t;
+   vagx_texture_init(&t);
+   t.format = VAGX_FORMAT_BGRA8_UNORM;
+   t.dimension = VAGX_DIMENSION_2D;
+   t.layout = VAGX_IMAGE_LAYOUT_LINEAR;
+   t.width = W; t.height = H; t.depth = 1; t.levels = 1;
+   t.swizzle_r = VAGX_SWIZZLE_R; t.swizzle_g = VAGX_SWIZZLE_G;
+   t.swizzle_b = VAGX_SWIZZLE_B; t.swizzle_a = VAGX_SWIZZLE_A;
+   t.stride = stride;
+   t.base_va = base;
+   const char *err = NULL;
+   CHECK(vagx_texture_validate(&t, &err), "linear descriptor: %s", err);
+   uint64_t tva = alloc(32, 32);
+   vagx_texture_pack(ptr(tva), &t);
+
+   ncs = 0;
+   double tri[6][2] = {{0, 0}, {24, 0}, {24, 10}, {0, 0}, {24, 10}, {0, 10}};
+   float uv[6 * 2] = {0, 0, 1, 0, 1, 1, 0, 0, 1, 1, 0, 1};
+   uint64_t vb = vbuf_tris(tri, 6, 2, uv, NULL, NULL);
+   struct prog fs = {.code = assemble(fs_tex), .tex = tva, .ntex = 1,
+                     .smp = make_sampler(VAGX_FILTER_NEAREST, VAGX_FILTER_NEAREST,
+                                         VAGX_MIP_FILTER_NONE, VAGX_WRAP_CLAMP_TO_EDGE, 0, 16, 0),
+                     .nsmp = 1};
+   uint32_t cfb[2] = {binding(0, 1, 0, VAGX_INTERP_SMOOTH), binding(1, 2, 1, VAGX_INTERP_SMOOTH)};
+   emit_state(2, 0, 0, vb, &fs, cfb, 2, 3, false);
+   draw(VAGX_PRIMITIVE_TRIANGLES, 6);
+   EMIT(cmd_end);
+   struct job_opts o = {.clear = {0, 0, 0, 0}};
+   struct vagx_render_fault f;
+   enum vagx_job_status st = run(make_job(&o), &f);
+   CHECK(st == VAGX_JOB_STATUS_OK, "linear texture status %d unit %d", st, f.unit);
+   unsigned bad = 0;
+   for (unsigned y = 0; y < H; y++)
+      for (unsigned x = 0; x < W; x++) {
+         const uint8_t *g = px(x, y); /* RGBA8 render target */
+         const uint8_t e[4] = {(uint8_t)(255 - x * 10), (uint8_t)(y * 25), (uint8_t)(x * 10), 0xff};
+         if (memcmp(g, e, 4)) {
+            if (!bad)
+               fprintf(stderr, "  (%u,%u): %02x%02x%02x%02x, want %02x%02x%02x%02x\n", x, y, g[0],
+                       g[1], g[2], g[3], e[0], e[1], e[2], e[3]);
+            bad++;
+         }
+      }
+   CHECK(bad == 0, "linear BGRA8 texture with padded stride: %u pixels wrong", bad);
+   if (bad)
+      save_ppm("tex-linear-stride");
+}
+
+/* Level i of the mip test is the solid colour mipc(i). */
+static void mipc(unsigned i, uint8_t *c)
+{
+   c[0] = (uint8_t)(i * 36);
+   c[1] = (uint8_t)(255 - i * 36);
+   c[2] = (uint8_t)((i * 73) & 255);
+   c[3] = 255;
+}
+static void fill_mip(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *o)
+{
+   (void)layer; (void)x; (void)y;
+   mipc(lv, o);
+}
+
+/* Texels of the fast-sampling test: every byte differs from its neighbours. */
+static void fill_hash(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *o)
+{
+   uint32_t h = (lv * 7919u + layer * 104729u + x * 2654435761u) ^ (y * 40503u + 0x9e3779b9u);
+   h ^= h >> 15;
+   h *= 0x2c1b3c6du;
+   h ^= h >> 12;
+   memcpy(o, &h, 4);
+}
+
+/* The texture sampling fast paths (RGBA8/BGRA8 texels by table, bilinear
+ * footprints addressed per row and column, descriptors cached per job, all
+ * lanes of an instruction at once: render_tex_lanes.c) against the generic
+ * path (VAGX_RENDER_OPT_NO_FAST_IO), byte for byte: both formats, linear
+ * and twiddled, sizes that are and are not powers of two, every wrap mode
+ * without a border, nearest and linear filters with and without mipmaps,
+ * coordinates rotated, scaled (magnified and minified) and shifted past the
+ * edges.  The fast paths run on the host's best SIMD level and on the
+ * baseline one, in flat memory (one span covers a texture) and through a
+ * page-by-page translation (texel by texel), with a page of the texture
+ * unmapped: the same status, fault and first translation fault. */
+static void tex_fast_run(const struct prog *fs, const struct job_opts *o, unsigned opts,
+                         int simd, bool paged, enum vagx_job_status *st,
+                         struct vagx_render_fault *f, __typeof__(io_first) *first)
+{
+   vagx_render_set_options(dev, opts);
+   usc_simd_force(simd);
+   run_mem = paged ? &io_ops : &mem_ops;
+   memset(&io_first, 0, sizeof(io_first));
+   *st = run(fullscreen_job(fs, o), f);
+   *first = io_first;
+   run_mem = &mem_ops;
+   usc_simd_force(USC_SIMD_AUTO);
+   vagx_render_set_options(dev, 0);
+}
+
+void test_tex_fast_sampling(void)
+{
+   W = 64; H = 64;
+   static const char *src =
+      "u2f r4, sr.pix_x\nfadd r4, r4, #0.5\nu2f r5, sr.pix_y\nfadd r5, r5, #0.5\n"
+      "fmul r6, r4, u0\nfmul r8, r5, u1\nfadd r6, r6, r8\nfadd r6, r6, u2\n"
+      "fmul r7, r4, u3\nfmul r8, r5, u4\nfadd r7, r7, r8\nfadd r7, r7, u5\n"
+      "tex.auto.t0.s0.2d r0, r6, r0, r0\nst_tile.rt0 r0, #0\nend\n";
+   static const struct { unsigned w, h, levels; } sizes[] = {{64, 64, 7}, {37, 23, 6}, {256, 8, 9}, {5, 3, 1}};
+   static const enum vagx_wrap wraps[] = {VAGX_WRAP_REPEAT, VAGX_WRAP_MIRRORED_REPEAT,
+                                          VAGX_WRAP_CLAMP_TO_EDGE, VAGX_WRAP_MIRROR_CLAMP_TO_EDGE};
+   uint64_t rng = 12345;
+   unsigned cases = 0, diffs = 0, faulted = 0;
+   static uint8_t ref[64 * 64 * 4];
+   for (unsigned si = 0; si < 4; si++)
+      for (unsigned fl = 0; fl < 4; fl++)          /* BGRA8 x linear */
+         for (unsigned wi = 0; wi < 4; wi++)
+            for (unsigned fi = 0; fi < 6; fi++) {
+               const bool bgra = fl & 1, lin_layout = fl >> 1;
+               struct texdesc td = {bgra ? VAGX_FORMAT_BGRA8_UNORM : VAGX_FORMAT_RGBA8_UNORM,
+                                    VAGX_DIMENSION_2D, sizes[si].w, sizes[si].h, 1,
+                                    lin_layout ? 1 : sizes[si].levels, 0, 0, lin_layout};
+               td.maxl = td.levels - 1;
+               const enum vagx_filter f = fi & 1 ? VAGX_FILTER_LINEAR : VAGX_FILTER_NEAREST;
+               const enum vagx_mip_filter mf = fi >> 1 == 0 ? VAGX_MIP_FILTER_NONE
+                                               : fi >> 1 == 1 ? VAGX_MIP_FILTER_NEAREST
+                                                              : VAGX_MIP_FILTER_LINEAR;
+               struct prog fs = {.tex = make_texture(&td, fill_hash), .ntex = 1, .nuni = 6, .nsmp = 1,
+                                 .smp = make_sampler(f, f, mf, wraps[wi], 0, 16, 0)};
+               fs.code = assemble(src);
+               /* uv = M (x, y) + t: rotation by a, scale 2^e texels per pixel */
+               rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+               const double a = (double)(rng >> 40 & 1023) / 1024 * 6.2832;
+               const double e = (double)(rng >> 20 & 1023) / 1024 * 5 - 2.5;
+               const double k = exp2(e);
+               const float u[6] = {(float)(k * cos(a) / td.w), (float)(-k * sin(a) / td.w),
+                                   (float)((double)(rng >> 50 & 255) / 64 - 2),
+                                   (float)(k * sin(a) / td.h), (float)(k * cos(a) / td.h),
+                                   (float)((double)(rng >> 8 & 255) / 64 - 2)};
+               memcpy(fs.uni, u, sizeof(u));
+               struct job_opts o = {.clear = {0, 0, 0, 0}};
+               /* 0: generic path (reference); 1: fast; 2: fast, baseline SIMD;
+                * 3: fast, page by page */
+               for (unsigned mode = 0; mode < 4; mode++) {
+                  enum vagx_job_status st;
+                  struct vagx_render_fault fault;
+                  __typeof__(io_first) first;
+                  tex_fast_run(&fs, &o, mode ? 0 : VAGX_RENDER_OPT_NO_FAST_IO,
+                               mode == 2 ? USC_SIMD_GENERIC : USC_SIMD_AUTO, mode == 3, &st,
+                               &fault, &first);
+                  CHECK(st == VAGX_JOB_STATUS_OK, "fast sampling case %u mode %u: status %d", cases,
+                        mode, st);
+                  if (!mode) {
+                     for (unsigned y = 0; y < H; y++)
+                        memcpy(ref + y * W * 4, px(0, y), W * 4);
+                     continue;
+                  }
+                  unsigned bad = 0;
+                  for (unsigned y = 0; y < H; y++)
+                     bad += memcmp(ref + y * W * 4, px(0, y), W * 4) != 0;
+                  if (bad && !diffs++)
+                     fprintf(stderr, "  first differing case: %ux%u %s %s wrap %d filter %d mip %d "
+                             "mode %u, %u rows differ\n", td.w, td.h, bgra ? "BGRA8" : "RGBA8",
+                             lin_layout ? "linear" : "twiddled", wraps[wi], f, mf, mode, bad);
+               }
+               /* a page of level 0 unmapped (the one of its middle texel) */
+               memset(io_hole, 0, sizeof(io_hole));
+               io_hole[(tex_base + vagx_layout_offset_B(&tex_layout, 0, 0, td.w / 2, td.h / 2) -
+                        MEM_BASE) / 4096] = true;
+               enum vagx_job_status hst[2];
+               struct vagx_render_fault hf[2];
+               __typeof__(io_first) hfirst[2];
+               for (unsigned mode = 0; mode < 2; mode++)
+                  tex_fast_run(&fs, &o, mode ? 0 : VAGX_RENDER_OPT_NO_FAST_IO, USC_SIMD_AUTO, true,
+                               &hst[mode], &hf[mode], &hfirst[mode]);
+               memset(io_hole, 0, sizeof(io_hole));
+               faulted += hst[0] == VAGX_JOB_STATUS_MMU_FAULT;
+               CHECK(hst[0] == hst[1] &&
+                        hf[0].unit == hf[1].unit && hf[0].address == hf[1].address &&
+                        hf[0].access == hf[1].access && hfirst[0].faulted == hfirst[1].faulted &&
+                        hfirst[0].va == hfirst[1].va && hfirst[0].access == hfirst[1].access,
+                     "fast sampling case %u, page unmapped: status %d/%d fault %llx/%llx first %llx/%llx",
+                     cases, hst[0], hst[1], (unsigned long long)hf[0].address,
+                     (unsigned long long)hf[1].address, (unsigned long long)hfirst[0].va,
+                     (unsigned long long)hfirst[1].va);
+               cases++;
+            }
+   vagx_render_set_options(dev, 0);
+   CHECK(diffs == 0, "fast texture sampling differs from the generic path in %u of %u cases", diffs,
+         cases);
+   /* minified and rotated footprints need not read the unmapped page */
+   CHECK(faulted >= cases / 2, "only %u of %u cases met the unmapped texture page", faulted, cases);
+   printf("  tex_fast_sampling: %u cases x 4 runs, %u met an unmapped page\n", cases, faulted);
+}
+
+/* Mip selection (GL 4.6 8.14.1-8.14.3): lambda = log2(rho) (+ shader bias)
+ * + sampler bias, clamped to [min_lod, max_lod]; lambda <= 0 magnifies
+ * (level base); NEAREST picks base + ceil(lambda + 1/2) - 1 (base for lambda
+ * <= 1/2), LINEAR blends floor(lambda) and the next level by frac(lambda),
+ * both limited to q = min(max_level, levels - 1). */
+void test_mipmaps(void)
+{
+   W = 32; H = 32;
+   const unsigned T = 64, NL = 7;
+   struct cse {
+      double lambda;           /* log2 of texels per pixel in x (y: lambda_y) */
+      double lambda_y;
+      enum vagx_mip_filter mf;
+      unsigned mode;           /* 0 auto, 1 bias (shader bias sb), 2 explicit lod sb */
+      float sb, min_lod, max_lod, bias;
+      unsigned base, maxl;
+   } C[] = {
+      {-1, -1, VAGX_MIP_FILTER_NEAREST, 0, 0, 0, 16, 0, 0, 6},
+      {0, 0, VAGX_MIP_FILTER_NEAREST, 0, 0, 0, 16, 0, 0, 6},
+      {0.3, 0.3, VAGX_MIP_FILTER_NEAREST, 0, 0, 0, 16, 0, 0, 6},
+      {0.7, -2, VAGX_MIP_FILTER_NEAREST, 0, 0, 0, 16, 0, 0, 6},
+      {1.2, 1.2, VAGX_MIP_FILTER_NEAREST, 0, 0, 0, 16, 0, 0, 6},
+      {1, 2.6, VAGX_MIP_FILTER_NEAREST, 0, 0, 0, 16, 0, 0, 6},
+      {3, 3, VAGX_MIP_FILTER_NONE, 0, 0, 0, 16, 0, 0, 6},
+      {0.25, 0.25, VAGX_MIP_FILTER_LINEAR, 0, 0, 0, 16, 0, 0, 6},
+      {1.5, 1.5, VAGX_MIP_FILTER_LINEAR, 0, 0, 0, 16, 0, 0, 6},
+      {2.75, 1, VAGX_MIP_FILTER_LINEAR, 0, 0, 0, 16, 0, 0, 6},
+      {9, 9, VAGX_MIP_FILTER_LINEAR, 0, 0, 0, 16, 0, 0, 6},
+      {1, 1, VAGX_MIP_FILTER_LINEAR, 1, 0.6f, 0, 16, 0, 0, 6},       /* shader bias */
+      {1, 1, VAGX_MIP_FILTER_LINEAR, 0, 0, 0, 16, 1.3f, 0, 6},       /* sampler bias */
+      {1, 1, VAGX_MIP_FILTER_LINEAR, 2, 3.4f, 0, 16, 0, 0, 6},       /* explicit lod */
+      {1, 1, VAGX_MIP_FILTER_LINEAR, 2, -0.5f, 0, 16, 0, 0, 6},
+      {4, 4, VAGX_MIP_FILTER_LINEAR, 0, 0, 0.5f, 2.25f, 0, 0, 6},    /* max_lod */
+      {0.2, 0.2, VAGX_MIP_FILTER_LINEAR, 0, 0, 1.75f, 16, 0, 0, 6},  /* min_lod */
+      {1.6, 1.6, VAGX_MIP_FILTER_LINEAR, 0, 0, 0, 16, 0, 2, 4},      /* base/max level */
+      {5, 5, VAGX_MIP_FILTER_NEAREST, 0, 0, 0, 16, 0, 2, 4},
+      {10, 10, VAGX_MIP_FILTER_NEAREST, 0, 0, 0, 16, 0, 0, 14},      /* max_level beyond levels */
+      {10, 10, VAGX_MIP_FILTER_LINEAR, 0, 0, 0, 16, 0, 0, 14},
+   };
+   unsigned fails = 0;
+   for (unsigned ci = 0; ci < sizeof(C) / sizeof(C[0]); ci++) {
+      const struct cse *c = &C[ci];
+      struct texdesc td = {VAGX_FORMAT_RGBA8_UNORM, VAGX_DIMENSION_2D, T, T, 1, NL, c->base, c->maxl, false};
+      struct prog fs = {.tex = make_texture(&td, fill_mip), .ntex = 1, .nuni = 3, .nsmp = 1,
+                        .smp = make_sampler(VAGX_FILTER_NEAREST, VAGX_FILTER_NEAREST, c->mf,
+                                            VAGX_WRAP_REPEAT, c->min_lod, c->max_lod, c->bias)};
+      const char *op = c->mode == 0 ? "auto" : c->mode == 1 ? "bias" : "lod";
+      char src[512];
+      snprintf(src, sizeof(src),
+               "u2f r4, sr.pix_x\nfadd r4, r4, #0.5\nfmul r4, r4, u0\n"
+               "u2f r5, sr.pix_y\nfadd r5, r5, #0.5\nfmul r5, r5, u1\n"
+               "tex.%s.t0.s0.2d r0, r4, u2, r0\nst_tile.rt0 r0, #0\nend\n", op);
+      fs.code = assemble(src);
+      float u[3] = {(float)(exp2(c->lambda) / T), (float)(exp2(c->lambda_y) / T), c->sb};
+      memcpy(fs.uni, u, 12);
+      struct job_opts o = {.clear = {0, 0, 0, 0}};
+      enum vagx_job_status st = draw_fullscreen(&fs, &o);
+      if (c->maxl >= NL) {
+         /* max_level beyond the allocated levels: the descriptor is invalid */
+         CHECK(st == VAGX_JOB_STATUS_INVALID_DESCRIPTOR, "mip case %u: max_level %u of %u levels -> %d",
+               ci, c->maxl, NL, st);
+         continue;
+      }
+      CHECK(st == VAGX_JOB_STATUS_OK, "mip case %u status", ci);
+      /* reference: rho is in texels of level base (GL 8.14.1: w_t, h_t are
+       * the level_base sizes) */
+      double lam = c->mode == 2 ? c->sb : (c->lambda > c->lambda_y ? c->lambda : c->lambda_y) - c->base +
+                                             (c->mode == 1 ? c->sb : 0);
+      lam += c->bias;
+      lam = lam > c->max_lod ? c->max_lod : lam;
+      lam = lam < c->min_lod ? c->min_lod : lam;
+      const unsigned q = c->maxl < NL - 1 ? c->maxl : NL - 1;
+      unsigned d1 = c->base, d2 = c->base;
+      double fr = 0;
+      if (lam > 0 && c->mf == VAGX_MIP_FILTER_NEAREST) {
+         d1 = lam <= 0.5 ? c->base : c->base + (unsigned)ceil(lam + 0.5) - 1;
+         d1 = d2 = d1 > q ? q : d1;
+      } else if (lam > 0 && c->mf == VAGX_MIP_FILTER_LINEAR) {
+         if (c->base + lam >= q) {
+            d1 = d2 = q;
+         } else {
+            d1 = c->base + (unsigned)floor(lam);
+            d2 = d1 + 1;
+            fr = lam - floor(lam);
+         }
+      }
+      uint8_t a[4], b[4];
+      mipc(d1, a);
+      mipc(d2, b);
+      unsigned bad = 0;
+      for (unsigned y = 0; y < H; y++)
+         for (unsigned x = 0; x < W; x++)
+            for (unsigned k = 0; k < 4; k++)
+               if (fabs(px(x, y)[k] - (a[k] * (1 - fr) + b[k] * fr)) > 1.01) {
+                  if (!bad)
+                     fprintf(stderr, "  mip case %u (lambda %.3f): (%u,%u)[%u] = %u, want levels %u/%u frac %.3f\n",
+                             ci, lam, x, y, k, px(x, y)[k], d1, d2, fr);
+                  bad++;
+               }
+      fails += bad != 0;
+   }
+   CHECK(fails == 0, "mipmaps: %u of %zu cases wrong", fails, sizeof(C) / sizeof(C[0]));
+}
+
+/* 3D textures: slice z of an 8-deep volume is the grey level 30 * z; nearest
+ * picks slice floor(r * 8), linear blends slices at r * 8 - 1/2 (clamped to
+ * the edge).  Arrays: the layer is clamp(floor(l + 1/2), 0, layers - 1). */
+static void fill_vol(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *o)
+{
+   (void)lv; (void)x; (void)y;
+   o[0] = (uint8_t)(30 * layer + 5);
+   o[1] = (uint8_t)(x * 40);
+   o[2] = (uint8_t)(y * 40);
+   o[3] = 255;
+}
+
+void test_tex_3d_array(void)
+{
+   W = 64; H = 8;
+   for (unsigned lin = 0; lin < 2; lin++) {
+      struct texdesc td = {VAGX_FORMAT_RGBA8_UNORM, VAGX_DIMENSION_3D, 4, 4, 8, 1, 0, 0, false};
+      struct prog fs = {.tex = make_texture(&td, fill_vol), .ntex = 1, .nsmp = 1,
+                        .smp = make_sampler(lin ? VAGX_FILTER_LINEAR : VAGX_FILTER_NEAREST,
+                                            lin ? VAGX_FILTER_LINEAR : VAGX_FILTER_NEAREST,
+                                            VAGX_MIP_FILTER_NONE, VAGX_WRAP_CLAMP_TO_EDGE, 0, 16, 0)};
+      /* s = t = 0.375 (texel centre 1), r = (pix_x + 0.5) / 64 */
+      fs.code = assemble("u2f r6, sr.pix_x\nfadd r6, r6, #0.5\nfmul r6, r6, #0.015625\n"
+                         "mov r4, #0.375\nmov r5, #0.375\nmov r7, #0\n"
+                         "tex.lod.t0.s0.3d r0, r4, r7, r0\nst_tile.rt0 r0, #0\nend\n");
+      struct job_opts o = {.clear = {0, 0, 0, 0}};
+      CHECK(draw_fullscreen(&fs, &o) == VAGX_JOB_STATUS_OK, "3d status");
+      unsigned bad = 0;
+      for (unsigned x = 0; x < W; x++) {
+         double r = (x + 0.5) / 64 * 8, e;
+         if (!lin) {
+            e = 30 * floor(r) + 5;
+         } else {
+            double zz = r - 0.5, z0 = floor(zz), fz = zz - z0;
+            double s0 = z0 < 0 ? 0 : z0, s1 = z0 + 1 > 7 ? 7 : z0 + 1;
+            e = (30 * s0 + 5) * (1 - fz) + (30 * s1 + 5) * fz;
+         }
+         if (fabs(px(x, 3)[0] - e) > 1.01 || px(x, 3)[1] != 40 || px(x, 3)[2] != 40) {
+            if (bad < 3)
+               fprintf(stderr, "  3d %s x=%u: %u,%u,%u want %.1f,40,40\n", lin ? "linear" : "nearest", x,
+                       px(x, 3)[0], px(x, 3)[1], px(x, 3)[2], e);
+            bad++;
+         }
+      }
+      CHECK(bad == 0, "3D %s filtering: %u pixels wrong", lin ? "linear" : "nearest", bad);
+   }
+   /* 2D array, 5 layers, layer coordinate from the pixel */
+   {
+      static const float lay[8] = {-1.3f, 0.4f, 0.5f, 1.5f, 2.5f, 3.49f, 4.5f, 9};
+      struct texdesc td = {VAGX_FORMAT_RGBA8_UNORM, VAGX_DIMENSION_2D_ARRAY, 4, 4, 5, 1, 0, 0, false};
+      struct prog fs = {.tex = make_texture(&td, fill_vol), .ntex = 1, .nsmp = 1, .nuni = 8,
+                        .smp = make_sampler(VAGX_FILTER_NEAREST, VAGX_FILTER_NEAREST,
+                                            VAGX_MIP_FILTER_NONE, VAGX_WRAP_CLAMP_TO_EDGE, 0, 16, 0)};
+      memcpy(fs.uni, lay, sizeof(lay));
+      /* layer = u[pix_x / 8] via a small select chain */
+      char src[1024];
+      int n = snprintf(src, sizeof(src), "shr r8, sr.pix_x, #3\nmov r6, u0\n");
+      for (unsigned i = 1; i < 8; i++)
+         n += snprintf(src + n, sizeof(src) - n, "icmp.eq r9, r8, #%u\nsel r6, r9, u%u, r6\n", i, i);
+      snprintf(src + n, sizeof(src) - n, "mov r4, #0.375\nmov r5, #0.625\nmov r7, #0\n"
+               "tex.lod.t0.s0.2d.array r0, r4, r7, r0\nst_tile.rt0 r0, #0\nend\n");
+      fs.code = assemble(src);
+      struct job_opts o = {.clear = {0, 0, 0, 0}};
+      CHECK(draw_fullscreen(&fs, &o) == VAGX_JOB_STATUS_OK, "array status");
+      unsigned bad = 0;
+      for (unsigned x = 0; x < W; x++) {
+         double l = floor(lay[x / 8] + 0.5);
+         l = l < 0 ? 0 : l > 4 ? 4 : l;
+         if (px(x, 2)[0] != 30 * l + 5 || px(x, 2)[1] != 40 || px(x, 2)[2] != 80) {
+            if (bad < 3)
+               fprintf(stderr, "  array x=%u (l=%g): %u,%u,%u want %g\n", x, lay[x / 8], px(x, 2)[0],
+                       px(x, 2)[1], px(x, 2)[2], 30 * l + 5);
+            bad++;
+         }
+      }
+      CHECK(bad == 0, "array layer selection: %u pixels wrong", bad);
+   }
+}
+
+/* Cube maps: face and (s, t) from GL 4.6 table 8.19, written out here:
+ * major axis +x: sc=-z tc=-y; -x: sc=+z tc=-y; +y: sc=+x tc=+z; -y: sc=+x
+ * tc=-z; +z: sc=+x tc=-y; -z: sc=-x tc=-y; s = (sc/|ma| + 1)/2. */
+static void fill_cube(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *o)
+{
+   (void)lv;
+   o[0] = (uint8_t)(layer * 20 + 10);
+   o[1] = (uint8_t)(x * 30);
+   o[2] = (uint8_t)(y * 30);
+   o[3] = 255;
+}
+
+void test_tex_cube(void)
+{
+   W = 32; H = 32;
+   const unsigned N = 8, cubes = 2;
+   struct texdesc td = {VAGX_FORMAT_RGBA8_UNORM, VAGX_DIMENSION_CUBE_ARRAY, N, N, 6 * cubes, 1, 0, 0, false};
+   uint64_t tex = make_texture(&td, fill_cube);
+   /* per-pixel direction + cube index in a buffer */
+   float *dirs = malloc(W * H * 16);
+   unsigned seed = 99;
+   for (unsigned i = 0; i < W * H; i++) {
+      for (unsigned k = 0; k < 3; k++) {
+         seed = seed * 1103515245u + 12345u;
+         dirs[i * 4 + k] = (float)(((seed >> 8) & 0xffff) / 32768.0 - 1.0);
+      }
+      dirs[i * 4 + 3] = (float)(i & 1);
+      if (i % 7 == 0)
+         dirs[i * 4 + 2] = dirs[i * 4 + 2] < 0 ? -1.5f : 1.5f; /* exercise z faces */
+   }
+   uint64_t dva = put(dirs, W * H * 16, 16);
+   struct prog fs = {.tex = tex, .ntex = 1, .nsmp = 1, .nuni = 2,
+                     .smp = make_sampler(VAGX_FILTER_NEAREST, VAGX_FILTER_NEAREST, VAGX_MIP_FILTER_NONE,
+                                         VAGX_WRAP_CLAMP_TO_EDGE, 0, 16, 0)};
+   fs.uni[0] = (uint32_t)dva;
+   fs.uni[1] = (uint32_t)(dva >> 32);
+   char src[512];
+   snprintf(src, sizeof(src),
+            "imul r8, sr.pix_y, #%u\niadd r8, r8, sr.pix_x\nshl r8, r8, #4\n"
+            "ld_global.b128 r4, u0, r8\nmov r9, #0\n"
+            "tex.lod.t0.s0.cube.array r0, r4, r9, r0\nst_tile.rt0 r0, #0\nend\n", W);
+   fs.code = assemble(src);
+   struct job_opts o = {.clear = {0, 0, 0, 0}};
+   CHECK(draw_fullscreen(&fs, &o) == VAGX_JOB_STATUS_OK, "cube status");
+   unsigned bad = 0, judged = 0, faces = 0;
+   for (unsigned y = 0; y < H; y++)
+      for (unsigned x = 0; x < W; x++) {
+         const float *d = &dirs[(y * W + x) * 4];
+         double rx = d[0], ry = d[1], rz = d[2], ax = fabs(rx), ay = fabs(ry), az = fabs(rz);
+         unsigned face;
+         double sc, tc, ma;
+         if (ax > ay && ax > az) {
+            face = rx > 0 ? 0 : 1; ma = ax; sc = rx > 0 ? -rz : rz; tc = -ry;
+         } else if (ay > ax && ay > az) {
+            face = ry > 0 ? 2 : 3; ma = ay; sc = rx; tc = ry > 0 ? rz : -rz;
+         } else if (az > ax && az > ay) {
+            face = rz > 0 ? 4 : 5; ma = az; sc = rz > 0 ? rx : -rx; tc = -ry;
+         } else {
+            continue; /* tie: the spec leaves the face open */
+         }
+         double s = (sc / ma + 1) / 2 * N, t = (tc / ma + 1) / 2 * N;
+         if (fabs(s - nearbyint(s)) < 1e-4 || fabs(t - nearbyint(t)) < 1e-4)
+            continue;
+         int tx = (int)floor(s), ty = (int)floor(t);
+         tx = tx < 0 ? 0 : tx >= (int)N ? (int)N - 1 : tx;
+         ty = ty < 0 ? 0 : ty >= (int)N ? (int)N - 1 : ty;
+         unsigned layer = 6 * (unsigned)d[3] + face;
+         judged++;
+         faces |= 1u << face;
+         const uint8_t *p = px(x, y);
+         if (p[0] != layer * 20 + 10 || p[1] != tx * 30 || p[2] != ty * 30) {
+            if (bad < 4)
+               fprintf(stderr, "  cube (%.3f,%.3f,%.3f) layer %u: got %u,%u,%u want %u,%d,%d\n", rx, ry, rz,
+                       layer, p[0], p[1], p[2], layer * 20 + 10, tx * 30, ty * 30);
+            bad++;
+         }
+      }
+   CHECK(bad == 0 && judged > 900 && faces == 0x3f, "cube: %u of %u lookups wrong (faces %#x)", bad,
+         judged, faces);
+   free(dirs);
+}
+
+/* Cube map LOD (render.md "Cube map LOD"): the level of detail comes from
+ * the derivatives of the face coordinates, (sc/ma + 1)/2, not of the
+ * direction, whose components span twice that range.  The shader's
+ * direction is linear in the pixel position so that one face (64 texels)
+ * spans the 32-pixel framebuffer: 2 texels per pixel, lambda = 1, whatever
+ * the direction's length.  Level i's texels are (30 i, 20 face). */
+static void fill_cube_lod(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *o)
+{
+   (void)x; (void)y;
+   o[0] = (uint8_t)(lv * 30);
+   o[1] = (uint8_t)(layer * 20);
+   o[2] = 0;
+   o[3] = 255;
+}
+
+void test_cube_lod(void)
+{
+   W = 32; H = 32;
+   struct texdesc td = {VAGX_FORMAT_RGBA8_UNORM, VAGX_DIMENSION_CUBE, 64, 64, 6, 7, 0, 6, false};
+   uint64_t tex = make_texture(&td, fill_cube_lod);
+   /* dir_k = a_k U + b_k V + c_k with U, V the pixel centre; k = 2/32 */
+   const float k = 2.0f / 32;
+   struct { unsigned face; float s; float m[9]; } C[] = {
+      /* +X: (1, 1 - kV, 1 - kU) * s */
+      {0, 1, {0, 0, 1, 0, -k, 1, -k, 0, 1}},
+      {0, 3, {0, 0, 3, 0, -3 * k, 3, -3 * k, 0, 3}},
+      /* -Y: (kU - 1, -1, kV - 1) * s */
+      {3, 1, {k, 0, -1, 0, 0, -1, 0, k, -1}},
+      {3, 0.5f, {k / 2, 0, -0.5f, 0, 0, -0.5f, 0, k / 2, -0.5f}},
+   };
+   char src[1024];
+   int n = snprintf(src, sizeof(src), "u2f r10, sr.pix_x\nfadd r10, r10, #0.5\n"
+                                      "u2f r11, sr.pix_y\nfadd r11, r11, #0.5\n");
+   for (unsigned c = 0; c < 3; c++)
+      n += snprintf(src + n, sizeof(src) - n,
+                    "fmul r%u, r10, u%u\nfmul r12, r11, u%u\nfadd r%u, r%u, r12\nfadd r%u, r%u, u%u\n",
+                    4 + c, 3 * c, 3 * c + 1, 4 + c, 4 + c, 4 + c, 4 + c, 3 * c + 2);
+   snprintf(src + n, sizeof(src) - n, "mov r9, #0\ntex.auto.t0.s0.cube r0, r4, r9, r0\n"
+                                      "st_tile.rt0 r0, #0\nend\n");
+   for (unsigned ci = 0; ci < sizeof(C) / sizeof(C[0]); ci++) {
+      struct prog fs = {.tex = tex, .ntex = 1, .nsmp = 1, .nuni = 9,
+                        .smp = make_sampler(VAGX_FILTER_NEAREST, VAGX_FILTER_NEAREST,
+                                            VAGX_MIP_FILTER_NEAREST, VAGX_WRAP_CLAMP_TO_EDGE, 0, 16, 0)};
+      memcpy(fs.uni, C[ci].m, sizeof(C[ci].m));
+      fs.code = assemble(src);
+      struct job_opts o = {.clear = {0, 0, 0, 0}};
+      CHECK(draw_fullscreen(&fs, &o) == VAGX_JOB_STATUS_OK, "cube lod %u: status", ci);
+      unsigned bad = 0;
+      for (unsigned y = 0; y < H; y++)
+         for (unsigned x = 0; x < W; x++)
+            bad += px(x, y)[0] != 30 || px(x, y)[1] != C[ci].face * 20;
+      CHECK(bad == 0, "cube lod %u (face %u, length %g): %u pixels not level 1 (got level %u)", ci,
+            C[ci].face, C[ci].s, bad, px(5, 5)[0] / 30);
+   }
+}
+
+/* Shadow compares of unorm depth formats clamp the reference to [0, 1]
+ * (render.md, GL 4.6 8.23.1): a texel of 1.0 compared LEQUAL with reference
+ * 1.5 passes for Z24 and Z16 (1.0 <= 1.0) and fails for Z32_FLOAT. */
+static void fill_depth_one(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *o)
+{
+   (void)lv; (void)layer; (void)x; (void)y;
+   memset(o, 0xff, 4); /* Z24 1.0 (+ stencil), Z16 1.0 (first two bytes) */
+}
+
+static void fill_depth_one_f(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *o)
+{
+   (void)lv; (void)layer; (void)x; (void)y;
+   const float one = 1.0f;
+   memcpy(o, &one, 4);
+}
+
+void test_shadow_ref_clamp(void)
+{
+   W = 8; H = 8;
+   static const enum vagx_format fmts[] = {VAGX_FORMAT_Z24_UNORM_S8_UINT, VAGX_FORMAT_Z16_UNORM,
+                                           VAGX_FORMAT_Z32_FLOAT};
+   for (unsigned fi = 0; fi < 3; fi++) {
+      const enum vagx_format f = fmts[fi];
+      struct texdesc td = {f, VAGX_DIMENSION_2D, 4, 4, 1, 1, 0, 0, false};
+      uint64_t tex = make_texture(&td, f == VAGX_FORMAT_Z32_FLOAT ? fill_depth_one_f : fill_depth_one);
+      struct vagx_sampler s;
+      vagx_sampler_init(&s);
+      s.wrap_s = s.wrap_t = s.wrap_r = VAGX_WRAP_CLAMP_TO_EDGE;
+      s.max_lod = 16;
+      s.compare_enable = 1;
+      s.compare_func = VAGX_COMPARE_FUNC_LEQUAL;
+      uint64_t smp = alloc(32, 32);
+      vagx_sampler_pack(ptr(smp), &s);
+      struct prog fs = {.tex = tex, .ntex = 1, .nsmp = 1, .smp = smp, .nuni = 0};
+      fs.code = assemble("mov r4, #0.5\nmov r5, #0.5\nmov r9, #0\nmov r8, #1.5\n"
+                         "tex.lod.t0.s0.2d r0, r4, r9, r8\nmov r1, r0\nmov r2, r0\nmov r3, #1.0\n"
+                         "st_tile.rt0 r0, #0\nend\n");
+      struct job_opts o = {.clear = {0.5f, 0.5f, 0.5f, 1}};
+      CHECK(draw_fullscreen(&fs, &o) == VAGX_JOB_STATUS_OK, "shadow clamp %s: status",
+            vagx_format_name(f));
+      const uint8_t want = f == VAGX_FORMAT_Z32_FLOAT ? 0 : 255;
+      unsigned bad = 0;
+      for (unsigned y = 0; y < H; y++)
+         for (unsigned x = 0; x < W; x++)
+            bad += px(x, y)[0] != want;
+      CHECK(bad == 0, "shadow clamp %s: %u pixels wrong (want %u, got %u)", vagx_format_name(f), bad,
+            want, px(0, 0)[0]);
+   }
+}
