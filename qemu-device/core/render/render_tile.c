@@ -527,18 +527,25 @@ static const uint32_t block_lane_bit[4][8] = {LANE_BIT_ROW(0), LANE_BIT_ROW(1), 
                                               LANE_BIT_ROW(3)};
 #undef LANE_BIT_ROW
 
-/* The lanes of column x (0..7) and of row y (0..3) of a block, from
- * lane_of's layout: a column is lanes {0, 2, 16, 18} of quad column x >> 1
- * shifted by x & 1; a row is lanes {0, 1, 4, 5, 8, 9, 12, 13} of quad row
- * y >> 1 shifted by 2 (y & 1). */
-static inline uint32_t col_lanes(unsigned x)
-{
-   return 0x00050005u << ((x >> 1) * 4 + (x & 1));
-}
+/* The lanes of columns [x0, x1) and rows [y0, y1) of a block (0 <= x0 <= x1
+ * <= 8, 0 <= y0 <= y1 <= 4).  From lane_of's layout, column x is lanes {0,
+ * 2, 16, 18} of quad column x >> 1 shifted by x & 1 (COL), row y is lanes
+ * {0, 1, 4, 5, 8, 9, 12, 13} of quad row y >> 1 shifted by 2 (y & 1) (ROW);
+ * columns and rows are disjoint lane sets, so a range is a difference of
+ * prefix unions. */
+#define COL(x) (0x00050005u << (((x) >> 1) * 4 + ((x) & 1)))
+#define ROW(y) (0x00003333u << (((y) >> 1) * 16 + ((y) & 1) * 2))
+static const uint32_t col_prefix[9] = {
+   0, COL(0), COL(0) | COL(1), COL(0) | COL(1) | COL(2), COL(0) | COL(1) | COL(2) | COL(3),
+   COL(0) | COL(1) | COL(2) | COL(3) | COL(4), COL(0) | COL(1) | COL(2) | COL(3) | COL(4) | COL(5),
+   COL(0) | COL(1) | COL(2) | COL(3) | COL(4) | COL(5) | COL(6), ~0u};
+static const uint32_t row_prefix[5] = {0, ROW(0), ROW(0) | ROW(1), ROW(0) | ROW(1) | ROW(2), ~0u};
+#undef COL
+#undef ROW
 
-static inline uint32_t row_lanes(unsigned y)
+static inline uint32_t box_lanes(unsigned x0, unsigned x1, unsigned y0, unsigned y1)
 {
-   return 0x00003333u << ((y >> 1) * 16 + (y & 1) * 2);
+   return (col_prefix[x1] & ~col_prefix[x0]) & (row_prefix[y1] & ~row_prefix[y0]);
 }
 
 /* The lanes of the 8x4 block whose sample at (fx0 + 256 x, fy0 + 256 y)
@@ -554,12 +561,7 @@ static inline uint32_t row_lanes(unsigned y)
 static uint32_t block_cover(const struct rprim *p, int64_t fx0, int64_t fy0, unsigned x0,
                             unsigned x1, unsigned y0, unsigned y1)
 {
-   uint32_t box_cols = 0, box_rows = 0;
-   for (unsigned x = x0; x < x1; x++)
-      box_cols |= col_lanes(x);
-   for (unsigned y = y0; y < y1; y++)
-      box_rows |= row_lanes(y);
-   const uint32_t box = box_cols & box_rows;
+   const uint32_t box = box_lanes(x0, x1, y0, y1);
    uint32_t cover = 0;
    for (unsigned t = 0; t < p->ntri; t++) {
       const int64_t *x = p->vx[t], *y = p->vy[t];
@@ -1037,12 +1039,10 @@ static void do_prim(struct tctx *c, const struct rprim *p, enum prim_mode mode, 
              * same per-sample steps as below */
             const int cx0 = x0 - (int)gbx > 0 ? x0 - (int)gbx : 0, cx1 = x1 - (int)gbx < 8 ? x1 - (int)gbx : 8;
             const int ry0 = y0 - (int)gby > 0 ? y0 - (int)gby : 0, ry1 = y1 - (int)gby < 4 ? y1 - (int)gby : 4;
-            uint32_t cols = 0, rows = 0;
-            for (int x = cx0; x < cx1; x++)
-               cols |= col_lanes((unsigned)x);
-            for (int y = ry0; y < ry1; y++)
-               rows |= row_lanes((unsigned)y);
-            uint32_t cand = (blk_full ? ~0u : scov[0]) & cols & rows;
+            uint32_t cand = (blk_full ? ~0u : scov[0]);
+            cand &= cx0 < cx1 && ry0 < ry1
+                       ? box_lanes((unsigned)cx0, (unsigned)cx1, (unsigned)ry0, (unsigned)ry1)
+                       : 0;
             if (!(d->rs.sample_mask & 1))
                cand = 0;
             if (fast_depth && cand) {
