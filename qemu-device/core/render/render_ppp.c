@@ -114,11 +114,14 @@ static void load_vertex(const struct layout *l, const float *v, double *cv)
 {
    for (unsigned i = 0; i < 4; i++)
       cv[CV_POS + i] = v[i];
-   for (unsigned i = 0; i < 8; i++)
-      cv[CV_CD + i] = i < l->ncd ? v[l->cd_word + i] : 0;
-   for (unsigned i = 0; i < l->n32; i++)
+   unsigned i = 0;
+   for (; i < l->ncd; i++)
+      cv[CV_CD + i] = v[l->cd_word + i];
+   for (; i < 8; i++)
+      cv[CV_CD + i] = 0;
+   for (i = 0; i < l->n32; i++)
       cv[CV_ATTR + i] = v[4 + i];
-   for (unsigned i = 0; i < l->n16; i++) {
+   for (i = 0; i < l->n16; i++) {
       uint32_t w;
       memcpy(&w, &v[4 + l->n32 + i], 4);
       cv[CV_ATTR + l->n32 + 2 * i] = r_half_to_float((uint16_t)w);
