@@ -8,6 +8,7 @@
 
 #include "usc_decode.h"
 #include "usc_priv.h"
+#include "usc_simd.h"
 
 enum { CONS_IF, CONS_LOOP };
 
@@ -182,8 +183,13 @@ static usc_fn choose_fn(const struct vagx_instr *I)
       fn = usc_alu_fn(I);
    if (!fn)
       fn = usc_mem_fn(I);
-   if (!fn && (vagx_info(I->op)->flags & VAGX_OPF_GFX))
+   if (!fn && (vagx_info(I->op)->flags & VAGX_OPF_GFX)) {
       fn = usc_op_gfx;
+#ifdef USC_HAVE_GFX_AVX2
+      if (usc_simd_level() >= USC_SIMD_AVX2_FMA)
+         fn = usc_op_gfx_avx2;
+#endif
+   }
    return fn;
 }
 

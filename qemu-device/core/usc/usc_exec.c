@@ -389,7 +389,7 @@ enum vagx_usc_status vagx_usc_run_simd(struct vagx_usc *usc, const struct vagx_u
  * scalar sources; results come back in out[] and are written under the mask. */
 static const uint32_t gfx_zero_out[4][L];
 
-void usc_op_gfx(struct usc_grp *g, const struct usc_op *o)
+static inline __attribute__((always_inline)) void op_gfx(struct usc_grp *g, const struct usc_op *o)
 {
    const struct vagx_usc_env *env = g->run->env;
    const struct vagx_op_info *info = vagx_info(o->I.op);
@@ -426,7 +426,25 @@ void usc_op_gfx(struct usc_grp *g, const struct usc_op *o)
    if (info->dst == VAGX_DK_U32 || info->dst == VAGX_DK_F32) {
       usc_wb(g, o, out[0]);
    } else if (info->dst == VAGX_DK_VEC4) {
+      if (g->exec == ~0u) {
+         memcpy(g->r + (size_t)o->dst * L, out, sizeof(out));
+         return;
+      }
       for (unsigned k = 0; k < 4; k++)
          usc_merge_lanes(g->r + (size_t)(o->dst + k) * L, out[k], g->lmask);
    }
 }
+
+void usc_op_gfx(struct usc_grp *g, const struct usc_op *o)
+{
+   op_gfx(g, o);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__AVX2__)
+/* The same for AVX2 hosts (usc_simd_level()): the zeroing, the copies and
+ * the lane merges of the results 256 bits at a time. */
+__attribute__((target("avx2"))) void usc_op_gfx_avx2(struct usc_grp *g, const struct usc_op *o)
+{
+   op_gfx(g, o);
+}
+#endif

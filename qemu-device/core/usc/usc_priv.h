@@ -202,6 +202,10 @@ usc_fn usc_mem_fn(const struct vagx_instr *I);
 usc_gtry usc_mem_gtry(const struct vagx_instr *I);
 usc_fn usc_cf_fn(const struct vagx_instr *I);
 void usc_op_gfx(struct usc_grp *g, const struct usc_op *o);
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__AVX2__)
+#define USC_HAVE_GFX_AVX2 1
+void usc_op_gfx_avx2(struct usc_grp *g, const struct usc_op *o);
+#endif
 void usc_op_end(struct usc_grp *g, const struct usc_op *o);
 
 #endif
