@@ -93,6 +93,17 @@ static bool block_sample0(const struct tctx *c, const uint32_t *sample, int *bx,
    return !any && *bx >= 0 && *by >= 0 && *bx + 8 <= R_TS && *by + 4 <= R_TS;
 }
 
+/* The tile-buffer pixel lane l of a single-sampled st_tile stores to: its
+ * sample 0 when covered and inside the tile, else NULL. */
+static inline uint8_t *st_rgba8_px(const struct tctx *c, const struct vagx_usc_gfx_call *call,
+                                   uint8_t *base, unsigned l)
+{
+   const int lx = c->px[l] - c->tx0, ly = c->py[l] - c->ty0;
+   if (call->src[1][l] != 0 || !(c->cov[l] & 1) || lx < 0 || ly < 0 || lx >= R_TS || ly >= R_TS)
+      return NULL;
+   return base + ((size_t)ly * R_TS + (size_t)lx) * 4;
+}
+
 /* r_unorm_enc(v, 8) of the four channels of all 32 lanes, as the words
  * an RGBA8 (sw = 0) or BGRA8 (sw = 2) pixel holds (byte k at bits 8k, as
  * r_wr32 stores them): v * 255 saturated to [0, 255] (NaN to 0), rounded,
@@ -230,25 +241,18 @@ static enum vagx_usc_status frag_exec(void *ctx, struct vagx_usc_gfx_call *call)
                }
                return VAGX_USC_OK;
             }
-            while (m) {
-               const unsigned l = (unsigned)__builtin_ctz(m);
-               m &= m - 1;
-               const int lx = c->px[l] - c->tx0, ly = c->py[l] - c->ty0;
-               if (call->src[1][l] != 0 || !(c->cov[l] & 1) || lx < 0 || ly < 0 || lx >= R_TS ||
-                   ly >= R_TS)
-                  continue;
-               r_wr32(base + ((size_t)ly * R_TS + (size_t)lx) * 4, word[l]);
+            for (; m; m &= m - 1) {
+               uint8_t *p = st_rgba8_px(c, call, base, (unsigned)__builtin_ctz(m));
+               if (p)
+                  r_wr32(p, word[__builtin_ctz(m)]);
             }
             return VAGX_USC_OK;
          }
-         while (m) {
+         for (; m; m &= m - 1) {
             const unsigned l = (unsigned)__builtin_ctz(m);
-            m &= m - 1;
-            const int lx = c->px[l] - c->tx0, ly = c->py[l] - c->ty0;
-            if (call->src[1][l] != 0 || !(c->cov[l] & 1) || lx < 0 || ly < 0 || lx >= R_TS ||
-                ly >= R_TS)
+            uint8_t *p = st_rgba8_px(c, call, base, l);
+            if (!p)
                continue;
-            uint8_t *p = base + ((size_t)ly * R_TS + (size_t)lx) * 4;
             p[0 ^ sw] = (uint8_t)r_unorm_enc(r_f(rr[l]), 8);
             p[1] = (uint8_t)r_unorm_enc(r_f(rg[l]), 8);
             p[2 ^ sw] = (uint8_t)r_unorm_enc(r_f(rb[l]), 8);
