@@ -102,6 +102,7 @@ struct vagx_usc_env {
    uint64_t budget;                   /* max SIMD instructions per run call, 0 = none */
    const uint32_t *uniforms;          /* u0.. */
    unsigned nuniforms;                /* missing uniforms read as 0 */
+   bool no_jit;                       /* interpret every instruction (no JIT code) */
 };
 
 struct vagx_usc_compute {

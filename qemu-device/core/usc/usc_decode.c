@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "usc_decode.h"
+#include "usc_jit.h"
 #include "usc_priv.h"
 
 enum { CONS_IF, CONS_LOOP };
@@ -368,6 +369,7 @@ void vagx_usc_program_free(struct vagx_usc_decoded *prog)
 {
    if (!prog)
       return;
+   usc_jit_free(prog);
    free(prog->ops);
    free(prog->imm);
    free(prog->code);
