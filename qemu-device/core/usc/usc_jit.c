@@ -806,6 +806,9 @@ static bool compile(struct vagx_usc_decoded *p)
       o->jn = runs[k].n;
       __atomic_store_n(&o->jit, fns[k], __ATOMIC_RELEASE);
    }
+   if (env_debug)
+      fprintf(stderr, "vagx usc jit: program of %u instructions: %u runs, %llu instructions compiled\n",
+              p->nops, nruns, (unsigned long long)jitted);
    atomic_fetch_add(&st_programs, 1);
    atomic_fetch_add(&st_live, 1);
    atomic_fetch_add(&st_runs, nruns);
