@@ -89,8 +89,15 @@ bool usc_jit_enabled(void)
    int f = atomic_load_explicit(&jit_forced, memory_order_relaxed);
    if (f != USC_JIT_AUTO)
       return f != USC_JIT_OFF;
-   pthread_once(&env_once, env_init);
-   return env_on;
+   /* once per run: the environment's answer, kept (no pthread_once call) */
+   static atomic_int env_answer = -1;
+   int a = atomic_load_explicit(&env_answer, memory_order_relaxed);
+   if (a < 0) {
+      pthread_once(&env_once, env_init);
+      a = env_on;
+      atomic_store_explicit(&env_answer, a, memory_order_relaxed);
+   }
+   return a;
 }
 
 void usc_jit_tick(struct vagx_usc_decoded *p)
