@@ -64,7 +64,8 @@ struct vagx_usc_mem_ops {
     * safepoint. */
    void *(*translate)(void *ctx, uint64_t va, uint32_t size, unsigned access,
                       uint64_t *span);
-   /* May be NULL.  Called every 256 instructions (so in every loop), between
+   /* May be NULL.  Called every 256 instructions (so in every loop; one that
+    * falls inside a JIT-compiled ALU run at the run's end), between
     * instructions: no address that translate returned before is used after
     * it.  The device completes pending TLB invalidations here, so an endless
     * shader does not hold one up.  A caller of the vagx_usc_run_* entry points

@@ -111,7 +111,7 @@ static void run_group(struct usc_grp *g)
       const struct usc_op *o = &ops[g->pc];
       const usc_jfn j = usc_op_jit(o);
       if (j && jit_ok(run, o->jn)) {
-         j(g->r, g->base, g->lmask);
+         j(g->r, g->base, g->lmask, g->exec);
          g->pc += o->jn;
          if ((run->icount += o->jn) >= run->next_check)
             slow_check(run, g);
@@ -154,7 +154,7 @@ static void run_gang(struct usc_run *run, struct usc_grp *g, unsigned n)
          /* the groups' register files are disjoint and ALU instructions
           * touch nothing else: group by group is instruction by instruction */
          for (unsigned i = 0; i < n; i++)
-            j(g[i].r, g[i].base, g[i].lmask);
+            j(g[i].r, g[i].base, g[i].lmask, g[i].exec);
          pc += o->jn;
          if ((run->icount += (uint64_t)n * o->jn) >= run->next_check) {
             for (unsigned i = 0; i < n; i++)

@@ -256,6 +256,7 @@ struct em {
    const struct vagx_usc_decoded *p;
    LLVMValueRef r, base_u, base_sr, lmask, off;
    /* per chunk */
+   bool full;           /* every lane active: rows need no merge */
    LLVMValueRef mask;
    LLVMValueRef orig[256], val[256];
    bool written[256];
@@ -333,7 +334,7 @@ static LLVMValueRef reg_row(struct em *e, unsigned row, bool whole)
 {
    if (!e->written[row])
       return orig_row(e, row);
-   if (!whole)
+   if (!whole || e->full)
       return e->val[row];
    return blend(e, orig_row(e, row), e->val[row], chunk_mask(e));
 }
@@ -636,35 +637,18 @@ static LLVMValueRef emit_op(struct em *e, const struct usc_op *o, bool *fw)
    }
 }
 
-/* One function for ops[first, first + n). */
-static LLVMValueRef emit_run(struct em *e, const char *name, const struct usc_op *ops, uint32_t n)
+/* The chunk loop over ops[0, n), from `from` to `done`; `full`: every lane
+ * is active (no merge with the rows' old contents). */
+static LLVMBasicBlockRef emit_loop(struct em *e, LLVMValueRef fn, LLVMBasicBlockRef from,
+                                   LLVMBasicBlockRef done, const struct usc_op *ops, uint32_t n,
+                                   bool full)
 {
-   LLVMTypeRef pp32 = LLVMPointerType(e->p32, 0);
-   LLVMTypeRef at[3] = { e->p32, pp32, e->p32 };
-   LLVMValueRef fn = LLVMAddFunction(e->m, name, LLVMFunctionType(LLVMVoidTypeInContext(e->c), at, 3, 0));
-   LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(e->c, fn, "entry");
-   LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(e->c, fn, "chunk");
-   LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->c, fn, "done");
    LLVMBuilderRef b = e->b;
-
-   /* the register file and lane mask do not alias the other files, and
-    * nothing else runs meanwhile */
-   unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
-   LLVMAddAttributeAtIndex(fn, 1, LLVMCreateEnumAttribute(e->c, noalias, 0));
-
-   LLVMPositionBuilderAtEnd(b, entry);
-   e->r = LLVMGetParam(fn, 0);
-   LLVMValueRef base = LLVMGetParam(fn, 1);
-   e->lmask = LLVMGetParam(fn, 2);
-   LLVMValueRef k = LLVMConstInt(e->i64, USC_B_U, 0);
-   e->base_u = LLVMBuildLoad2(b, e->p32, LLVMBuildGEP2(b, e->p32, base, &k, 1, ""), "u");
-   k = LLVMConstInt(e->i64, USC_B_SR, 0);
-   e->base_sr = LLVMBuildLoad2(b, e->p32, LLVMBuildGEP2(b, e->p32, base, &k, 1, ""), "sr");
-   LLVMBuildBr(b, loop);
-
+   LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(e->c, fn, full ? "full" : "masked");
    LLVMPositionBuilderAtEnd(b, loop);
    LLVMValueRef off = LLVMBuildPhi(b, e->i64, "off");
    e->off = off;
+   e->full = full;
    e->mask = NULL;
    memset(e->orig, 0, sizeof(e->orig));
    memset(e->val, 0, sizeof(e->val));
@@ -693,13 +677,46 @@ static LLVMValueRef emit_run(struct em *e, const char *name, const struct usc_op
    }
    for (unsigned d = 0; d < 256; d++)
       if (e->written[d])
-         store_row(e, d, blend(e, orig_row(e, d), e->val[d], chunk_mask(e)));
+         store_row(e, d, reg_row(e, d, true));
 
    LLVMValueRef next = LLVMBuildAdd(b, off, LLVMConstInt(e->i64, CL, 0), "");
    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, next, LLVMConstInt(e->i64, L, 0), ""), loop, done);
    LLVMValueRef inv[2] = { LLVMConstInt(e->i64, 0, 0), next };
-   LLVMBasicBlockRef inb[2] = { entry, LLVMGetInsertBlock(b) };
+   LLVMBasicBlockRef inb[2] = { from, LLVMGetInsertBlock(b) };
    LLVMAddIncoming(off, inv, inb, 2);
+   return loop;
+}
+
+/* One function for ops[0, n): a loop for a full mask and one that merges
+ * with the lane mask. */
+static LLVMValueRef emit_run(struct em *e, const char *name, const struct usc_op *ops, uint32_t n)
+{
+   LLVMTypeRef pp32 = LLVMPointerType(e->p32, 0);
+   LLVMTypeRef at[4] = { e->p32, pp32, e->p32, e->i32 };
+   LLVMValueRef fn = LLVMAddFunction(e->m, name, LLVMFunctionType(LLVMVoidTypeInContext(e->c), at, 4, 0));
+   LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(e->c, fn, "entry");
+   LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->c, fn, "done");
+   LLVMBuilderRef b = e->b;
+
+   /* the register file and lane mask do not alias the other files, and
+    * nothing else runs meanwhile */
+   unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
+   LLVMAddAttributeAtIndex(fn, 1, LLVMCreateEnumAttribute(e->c, noalias, 0));
+
+   LLVMPositionBuilderAtEnd(b, entry);
+   e->r = LLVMGetParam(fn, 0);
+   LLVMValueRef base = LLVMGetParam(fn, 1);
+   e->lmask = LLVMGetParam(fn, 2);
+   LLVMValueRef k = LLVMConstInt(e->i64, USC_B_U, 0);
+   e->base_u = LLVMBuildLoad2(b, e->p32, LLVMBuildGEP2(b, e->p32, base, &k, 1, ""), "u");
+   k = LLVMConstInt(e->i64, USC_B_SR, 0);
+   e->base_sr = LLVMBuildLoad2(b, e->p32, LLVMBuildGEP2(b, e->p32, base, &k, 1, ""), "sr");
+   LLVMValueRef full = LLVMBuildICmp(b, LLVMIntEQ, LLVMGetParam(fn, 3), LLVMConstInt(e->i32, ~0u, 0), "");
+
+   LLVMBasicBlockRef lfull = emit_loop(e, fn, entry, done, ops, n, true);
+   LLVMBasicBlockRef lmasked = emit_loop(e, fn, entry, done, ops, n, false);
+   LLVMPositionBuilderAtEnd(b, entry);
+   LLVMBuildCondBr(b, full, lfull, lmasked);
 
    LLVMPositionBuilderAtEnd(b, done);
    LLVMBuildRetVoid(b);

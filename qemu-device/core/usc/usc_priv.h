@@ -24,10 +24,11 @@ typedef void (*usc_gfn)(struct usc_grp *g, unsigned n, const struct usc_op *o);
  * returns false (then each group runs fn in turn, which reports any fault). */
 typedef bool (*usc_gtry)(struct usc_grp *g, unsigned n, const struct usc_op *o);
 /* A JIT-compiled run of ALU instructions (usc_jit.c): r is the group's
- * register file, base its source files (struct usc_grp.base), lmask its lane
- * mask; writes the run's destinations under the mask, exactly as the
- * interpreter would. */
-typedef void (*usc_jfn)(uint32_t *r, const uint32_t *const *base, const uint32_t *lmask);
+ * register file, base its source files (struct usc_grp.base), lmask and exec
+ * its lane mask; writes the run's destinations under the mask, exactly as
+ * the interpreter would. */
+typedef void (*usc_jfn)(uint32_t *r, const uint32_t *const *base, const uint32_t *lmask,
+                        uint32_t exec);
 
 /* Where a source lives at run time: base array + index*32. */
 /* Uniform registers: every value of a source's 8-bit index (struct vagx_src). */

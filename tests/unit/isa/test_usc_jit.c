@@ -169,7 +169,7 @@ static void run_on(const struct vagx_usc_decoded *p, uint32_t (*regs)[L], bool j
       const struct usc_op *o = &p->ops[i];
       usc_jfn j = usc_op_jit(o);
       if (jit && j) {
-         j(grp.r, grp.base, grp.lmask);
+         j(grp.r, grp.base, grp.lmask, grp.exec);
          i += o->jn;
       } else {
          o->fn(&grp, o);
