@@ -329,7 +329,7 @@ static struct vagx_usc_decoded *pass2(const uint64_t *w, uint32_t nwords, struct
    p->ops[d->nops].fn = usc_op_end;
    p->ops[d->nops].pc = nwords * 8;
    p->bytes = sizeof(*p) + (d->nops + 1) * sizeof(*p->ops) + (nimm ? nimm : 1) * sizeof(*p->imm) +
-              nwords * sizeof(uint64_t);
+              nwords * sizeof(uint64_t) + usc_jit_reserve(p);
    free(word2op);
    return p;
 

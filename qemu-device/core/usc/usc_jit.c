@@ -57,6 +57,12 @@ static _Atomic uint64_t st_programs, st_runs, st_instrs, st_failures, st_live, s
 #define JIT_MAX_RUN 64
 /* Shortest run worth a function call instead of the handlers. */
 #define JIT_MIN_RUN 2
+/* Host memory of a compiled program (code, LLVM's symbol and memory-manager
+ * records), measured: ~14 KiB for a run of 2 instructions, ~34 KiB for 64.
+ * Charged to the program's size (usc_jit_reserve) so that the program
+ * cache's byte bound covers its JIT code too. */
+#define JIT_BYTES_BASE (14u << 10)
+#define JIT_BYTES_PER_INSTR 320u
 
 static void env_init(void)
 {
@@ -125,6 +131,12 @@ bool usc_jit_compile(struct vagx_usc_decoded *p)
 {
    atomic_store_explicit(&p->jit_state, USC_JIT_DONE, memory_order_relaxed);
    return false;
+}
+
+size_t usc_jit_reserve(const struct vagx_usc_decoded *p)
+{
+   (void)p;
+   return 0;
 }
 
 void usc_jit_free(struct vagx_usc_decoded *p)
@@ -247,6 +259,8 @@ static bool jit_op_ok(const struct usc_op *o)
 
 /* ---- the emitter ---- */
 #define CL 8 /* lanes per chunk */
+/* register rows an operand can name (an 8-bit index, struct vagx_instr) */
+#define JIT_ROWS (1u << (8 * sizeof(((struct vagx_instr *)0)->dst)))
 
 struct em {
    LLVMContextRef c;
@@ -258,8 +272,8 @@ struct em {
    /* per chunk */
    bool full;           /* every lane active: rows need no merge */
    LLVMValueRef mask;
-   LLVMValueRef orig[256], val[256];
-   bool written[256];
+   LLVMValueRef orig[JIT_ROWS], val[JIT_ROWS];
+   bool written[JIT_ROWS];
    LLVMValueRef u[USC_NUM_U], sr[VAGX_SR_COUNT];
 };
 
@@ -675,7 +689,7 @@ static LLVMBasicBlockRef emit_loop(struct em *e, LLVMValueRef fn, LLVMBasicBlock
       }
       e->written[d] = true;
    }
-   for (unsigned d = 0; d < 256; d++)
+   for (unsigned d = 0; d < JIT_ROWS; d++)
       if (e->written[d])
          store_row(e, d, reg_row(e, d, true));
 
@@ -727,23 +741,43 @@ struct run {
    uint32_t start, n;
 };
 
-static bool compile(struct vagx_usc_decoded *p)
+/* The runs of p: maximal sequences of JIT-able ops, split at JIT_MAX_RUN,
+ * of at least JIT_MIN_RUN; runs[] (may be NULL) gets them; returns their
+ * count, *instrs the instructions in them. */
+static unsigned find_runs(const struct vagx_usc_decoded *p, struct run *runs, uint64_t *instrs)
 {
-   struct run *runs = malloc(((size_t)p->nops / JIT_MIN_RUN + 1) * sizeof(*runs));
    unsigned nruns = 0;
-   uint64_t jitted = 0, alu = 0;
-   if (!runs)
-      return false;
+   *instrs = 0;
    for (uint32_t i = 0; i < p->nops;) {
       uint32_t n = 0;
       while (i + n < p->nops && n < JIT_MAX_RUN && jit_op_ok(&p->ops[i + n]))
          n++;
       if (n >= JIT_MIN_RUN) {
-         runs[nruns++] = (struct run){ i, n };
-         jitted += n;
+         if (runs)
+            runs[nruns] = (struct run){ i, n };
+         nruns++;
+         *instrs += n;
       }
       i += n ? n : 1;
    }
+   return nruns;
+}
+
+size_t usc_jit_reserve(const struct vagx_usc_decoded *p)
+{
+   uint64_t instrs;
+   if (!usc_jit_enabled() || !find_runs(p, NULL, &instrs))
+      return 0;
+   return JIT_BYTES_BASE + JIT_BYTES_PER_INSTR * (size_t)instrs;
+}
+
+static bool compile(struct vagx_usc_decoded *p)
+{
+   struct run *runs = malloc(((size_t)p->nops / JIT_MIN_RUN + 1) * sizeof(*runs));
+   uint64_t jitted = 0, alu = 0;
+   if (!runs)
+      return false;
+   const unsigned nruns = find_runs(p, runs, &jitted);
    for (uint32_t i = 0; i < p->nops; i++)
       alu += usc_alu_fn(&p->ops[i].I) != NULL;
    alu -= jitted;
@@ -843,13 +877,26 @@ static bool compile(struct vagx_usc_decoded *p)
    return true;
 }
 
+/* One compile at a time in the process: an LLJIT without compile threads
+ * compiles with one shared TargetMachine, which is not thread-safe (two
+ * render workers compiling at once produced code with a constant-pool
+ * address of -1: the drm-shim's GL tests crashed).  Compiles are rare (once
+ * per program); a program whose compile finds the lock taken stays cold and
+ * tries again at a later run. */
+static pthread_mutex_t compile_lock = PTHREAD_MUTEX_INITIALIZER;
+
 bool usc_jit_compile(struct vagx_usc_decoded *p)
 {
    uint32_t cold = USC_JIT_COLD;
    if (!usc_jit_enabled() ||
        !atomic_compare_exchange_strong(&p->jit_state, &cold, USC_JIT_COMPILING))
       return false;
+   if (pthread_mutex_trylock(&compile_lock)) {
+      atomic_store_explicit(&p->jit_state, USC_JIT_COLD, memory_order_relaxed);
+      return false;
+   }
    bool ok = compile(p);
+   pthread_mutex_unlock(&compile_lock);
    atomic_store_explicit(&p->jit_state, USC_JIT_DONE, memory_order_release);
    return ok;
 }

@@ -7,6 +7,7 @@
 #define VAGX_USC_JIT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct vagx_usc_decoded;
@@ -40,6 +41,9 @@ bool usc_jit_compile(struct vagx_usc_decoded *p);
 /* Called by a run of a program whose jit_state is not DONE: counts the run
  * and compiles the program once it is hot (or at once, USC_JIT_EAGER). */
 void usc_jit_tick(struct vagx_usc_decoded *p);
+/* Host memory p's JIT code will take if it is compiled (0: none), counted
+ * in p->bytes at decode so that the program cache's bound covers it. */
+size_t usc_jit_reserve(const struct vagx_usc_decoded *p);
 /* Releases p's JIT code (vagx_usc_program_free). */
 void usc_jit_free(struct vagx_usc_decoded *p);
 
