@@ -14,6 +14,7 @@
  * - memory: thousands of compiled programs, each freed, leave no code behind.
  * Skipped (passing) when the core was built without LLVM. */
 #include <math.h>
+#include <pthread.h>
 
 #include "usc_jit.h"
 #include "usc_priv.h"
@@ -354,6 +355,49 @@ static void test_random_programs(void)
    }
 }
 
+/* Render workers compile concurrently: programs compiled from 4 threads at
+ * once (each retries while another holds the compiler) must give the same
+ * results as compiled alone (concurrent use of LLJIT's one TargetMachine
+ * made code with a constant-pool address of -1). */
+#define CT_THREADS 4
+#define CT_PROGS 24
+static struct vagx_usc_decoded *ct_progs[CT_THREADS][CT_PROGS];
+
+static void *ct_main(void *arg)
+{
+   struct vagx_usc_decoded **ps = arg;
+   for (unsigned i = 0; i < CT_PROGS; i++)
+      while (atomic_load(&ps[i]->jit_state) != USC_JIT_DONE)
+         usc_jit_compile(ps[i]);
+   return NULL;
+}
+
+static void test_threads(void)
+{
+   for (unsigned t = 0; t < CT_THREADS; t++)
+      for (unsigned i = 0; i < CT_PROGS; i++) {
+         struct vagx_instr ins[16];
+         const unsigned n = 4 + rnd() % 12;
+         for (unsigned k = 0; k < n; k++)
+            while (!rand_instr((unsigned[]){ VAGX_OP_FADD, VAGX_OP_FMUL, VAGX_OP_FFMA, VAGX_OP_FMIN,
+                                             VAGX_OP_FSEL, VAGX_OP_IADD }[rnd() % 6],
+                               &ins[k], 12))
+               ;
+         ct_progs[t][i] = build(ins, n);
+      }
+   pthread_t th[CT_THREADS];
+   for (unsigned t = 0; t < CT_THREADS; t++)
+      pthread_create(&th[t], NULL, ct_main, ct_progs[t]);
+   for (unsigned t = 0; t < CT_THREADS; t++)
+      pthread_join(th[t], NULL);
+   for (unsigned t = 0; t < CT_THREADS; t++)
+      for (unsigned i = 0; i < CT_PROGS; i++) {
+         CHECK(usc_op_jit(&ct_progs[t][i]->ops[0]), "thread %u program %u compiled", t, i);
+         compare(ct_progs[t][i], "concurrently compiled", 4);
+         vagx_usc_program_free(ct_progs[t][i]);
+      }
+}
+
 /* Through the executor: compute threadgroups (lockstep gangs of 32 groups and
  * a partial last group) and single groups, under budgets that stop inside
  * and between runs: status, pc, instructions and memory the same. */
@@ -535,6 +579,7 @@ int main(void)
    test_per_op();
    test_edges();
    test_random_programs();
+   test_threads();
    test_budget();
    test_memory();
    struct usc_jit_stats s;
