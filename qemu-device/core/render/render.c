@@ -244,6 +244,7 @@ void r_usc_env(struct rjob *j, unsigned worker, const struct rprog *p, struct va
    env->gfx = gfx;
    env->gfx_ctx = gfx_ctx;
    env->abort = j->env->abort;
+   env->no_jit = (j->dev->options & VAGX_RENDER_OPT_NO_JIT) != 0;
    if (p) {
       env->uniforms = p->uniforms;
       env->nuniforms = p->desc.uniform_count;

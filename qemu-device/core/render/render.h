@@ -99,6 +99,9 @@ enum {
     * block's edge functions stepped across it (the reference for the ISP's
     * block coverage) */
    VAGX_RENDER_OPT_NO_FAST_RASTER = 1u << 4,
+   /* interpret every shader instruction (no JIT code for ALU runs, usc_jit.c;
+    * the environment variable VAGX_USC_JIT=0 turns the JIT off everywhere) */
+   VAGX_RENDER_OPT_NO_JIT = 1u << 5,
 };
 /* The environment variable VAGX_RENDER_OPTIONS (a number, read when a device
  * is created) is ORed into every vagx_render_set_options(), so a whole GL

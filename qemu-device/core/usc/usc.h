@@ -64,7 +64,8 @@ struct vagx_usc_mem_ops {
     * safepoint. */
    void *(*translate)(void *ctx, uint64_t va, uint32_t size, unsigned access,
                       uint64_t *span);
-   /* May be NULL.  Called every 256 instructions (so in every loop), between
+   /* May be NULL.  Called every 256 instructions (so in every loop; one that
+    * falls inside a JIT-compiled ALU run at the run's end), between
     * instructions: no address that translate returned before is used after
     * it.  The device completes pending TLB invalidations here, so an endless
     * shader does not hold one up.  A caller of the vagx_usc_run_* entry points
@@ -102,6 +103,7 @@ struct vagx_usc_env {
    uint64_t budget;                   /* max SIMD instructions per run call, 0 = none */
    const uint32_t *uniforms;          /* u0.. */
    unsigned nuniforms;                /* missing uniforms read as 0 */
+   bool no_jit;                       /* interpret every instruction (no JIT code) */
 };
 
 struct vagx_usc_compute {

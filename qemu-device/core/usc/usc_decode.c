@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "usc_decode.h"
+#include "usc_jit.h"
 #include "usc_priv.h"
 #include "usc_simd.h"
 
@@ -334,7 +335,7 @@ static struct vagx_usc_decoded *pass2(const uint64_t *w, uint32_t nwords, struct
    p->ops[d->nops].fn = usc_op_end;
    p->ops[d->nops].pc = nwords * 8;
    p->bytes = sizeof(*p) + (d->nops + 1) * sizeof(*p->ops) + (nimm ? nimm : 1) * sizeof(*p->imm) +
-              nwords * sizeof(uint64_t);
+              nwords * sizeof(uint64_t) + usc_jit_reserve(p);
    free(word2op);
    return p;
 
@@ -374,6 +375,7 @@ void vagx_usc_program_free(struct vagx_usc_decoded *prog)
 {
    if (!prog)
       return;
+   usc_jit_free(prog);
    free(prog->ops);
    free(prog->imm);
    free(prog->code);

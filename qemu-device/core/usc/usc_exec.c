@@ -3,6 +3,7 @@
  * group waits at a barrier they are all released.  No OS threads, no globals. */
 #include <stdlib.h>
 
+#include "usc_jit.h"
 #include "usc_priv.h"
 
 #define CHECK_INTERVAL 256
@@ -92,12 +93,31 @@ static void slow_check(struct usc_run *run, struct usc_grp *g)
       run->next_check = env->budget;
 }
 
+/* Whether a JIT run of `count` instructions may run now: the JIT is on for
+ * this run and the run ends before the budget.  It may pass a check point
+ * (the check then follows it: abort and safepoint are polled a little
+ * later); a run that would reach the budget is interpreted, so BUDGET stops
+ * at the same instruction as without the JIT. */
+static inline bool jit_ok(const struct usc_run *run, uint64_t count)
+{
+   return run->jit && run->icount + count < run->jit_limit;
+}
+
 static void run_group(struct usc_grp *g)
 {
    struct usc_run *run = g->run;
    const struct usc_op *ops = run->prog->ops;
    while (g->state == USC_RUNNING) {
-      const struct usc_op *o = &ops[g->pc++];
+      const struct usc_op *o = &ops[g->pc];
+      const usc_jfn j = usc_op_jit(o);
+      if (j && jit_ok(run, o->jn)) {
+         j(g->r, g->base, g->lmask, g->exec);
+         g->pc += o->jn;
+         if ((run->icount += o->jn) >= run->next_check)
+            slow_check(run, g);
+         continue;
+      }
+      g->pc++;
       o->fn(g, o);
       if (++run->icount >= run->next_check && g->state == USC_RUNNING)
          slow_check(run, g);
@@ -129,6 +149,22 @@ static void run_gang(struct usc_run *run, struct usc_grp *g, unsigned n)
    uint32_t pc = g[0].pc;
    for (;;) {
       const struct usc_op *o = &ops[pc];
+      const usc_jfn j = usc_op_jit(o);
+      if (j && jit_ok(run, (uint64_t)n * o->jn)) {
+         /* the groups' register files are disjoint and ALU instructions
+          * touch nothing else: group by group is instruction by instruction */
+         for (unsigned i = 0; i < n; i++)
+            j(g[i].r, g[i].base, g[i].lmask, g[i].exec);
+         pc += o->jn;
+         if ((run->icount += (uint64_t)n * o->jn) >= run->next_check) {
+            for (unsigned i = 0; i < n; i++)
+               g[i].pc = pc;
+            slow_check(run, &g[0]);
+            if (g[0].state == USC_ERROR)
+               return;
+         }
+         continue;
+      }
       if (o->gfn && run->icount + n < run->next_check) {
          o->gfn(g, n, o);
          run->icount += n;
@@ -231,6 +267,10 @@ static void begin_run(struct vagx_usc *usc, struct usc_run *run, const struct va
    run->next_check = CHECK_INTERVAL;
    if (env->budget && env->budget < run->next_check)
       run->next_check = env->budget;
+   run->jit_limit = env->budget ? env->budget : UINT64_MAX;
+   run->jit = !env->no_jit && usc_jit_enabled();
+   if (run->jit && atomic_load_explicit(&prog->jit_state, memory_order_relaxed) != USC_JIT_DONE)
+      usc_jit_tick((struct vagx_usc_decoded *)prog);
    /* Broadcast only the uniforms the program reads, and of those only the
     * ones whose value is not already there. */
    for (unsigned w = 0; w < USC_NUM_U / 64; w++)

@@ -23,6 +23,12 @@ typedef void (*usc_gfn)(struct usc_grp *g, unsigned n, const struct usc_op *o);
  * for all groups g[0..n) and returns true, or does nothing observable and
  * returns false (then each group runs fn in turn, which reports any fault). */
 typedef bool (*usc_gtry)(struct usc_grp *g, unsigned n, const struct usc_op *o);
+/* A JIT-compiled run of ALU instructions (usc_jit.c): r is the group's
+ * register file, base its source files (struct usc_grp.base), lmask and exec
+ * its lane mask; writes the run's destinations under the mask, exactly as
+ * the interpreter would. */
+typedef void (*usc_jfn)(uint32_t *r, const uint32_t *const *base, const uint32_t *lmask,
+                        uint32_t exec);
 
 /* Where a source lives at run time: base array + index*32. */
 /* Uniform registers: every value of a source's 8-bit index (struct vagx_src). */
@@ -40,6 +46,10 @@ struct usc_src {
 
 struct usc_op {
    usc_fn fn;
+   /* JIT code for the run of jn instructions starting here, NULL; published
+    * once by usc_jit_compile() (read with usc_op_jit()) */
+   usc_jfn jit;
+   uint32_t jn;
    usc_gfn gfn;         /* NULL: run fn once per group */
    usc_gtry gtry;       /* NULL: run fn once per group */
    struct usc_src src[3];
@@ -69,6 +79,9 @@ struct vagx_usc_decoded {
    struct vagx_usc_decoded *lru_prev, *lru_next;
    _Atomic uint32_t refs;                    /* the cache's + every user's */
    size_t bytes;                             /* host memory of the program */
+   /* JIT (usc_jit.c): state, runs seen before compiling, compiled code */
+   _Atomic uint32_t jit_state, jit_heat;
+   struct usc_jit_prog *jit;
 };
 
 enum usc_state { USC_RUNNING, USC_BARRIER, USC_DONE, USC_ERROR };
@@ -94,6 +107,8 @@ struct usc_run {
    uint8_t *shared;
    uint32_t shared_size;
    uint64_t icount, next_check;
+   bool jit;           /* run JIT code where the program has it */
+   uint64_t jit_limit; /* the budget, or UINT64_MAX (usc_exec.c: jit_ok) */
    struct usc_tlb tlb_r, tlb_w;
 };
 
@@ -193,6 +208,13 @@ static inline void usc_fault(struct usc_grp *g, const struct usc_op *o, uint64_t
    g->run->res->fault_va = va;
    g->run->res->fault_access = access;
    usc_error(g, o, VAGX_USC_FAULT);
+}
+
+/* The JIT code of the run starting at o, NULL (another thread may be
+ * publishing it: the code it points to must be visible before the pointer). */
+static inline usc_jfn usc_op_jit(const struct usc_op *o)
+{
+   return __atomic_load_n(&o->jit, __ATOMIC_ACQUIRE);
 }
 
 /* Handler selection, one per instruction class. */
