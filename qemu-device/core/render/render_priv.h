@@ -280,7 +280,6 @@ void r_fast_setup(struct rjob *j);
 #define R_HAVE_TILE_AVX2 1
 void r_tile_avx2(void *ctx, unsigned item, unsigned worker);
 void r_band_avx2(struct rjob *j, unsigned ty, unsigned worker);
-void r_fast_setup_avx2(struct rjob *j); /* unused: setup runs once per job */
 #endif
 #define R_BAND 0x80000000u
 void r_band(struct rjob *j, unsigned ty, unsigned worker);
@@ -296,6 +295,18 @@ void r_fmt_pack(enum vagx_format f, const uint32_t in[4], uint8_t *p, bool srgb_
 static inline double r_round_small(double t)
 {
    return (t + 0x1p52) - 0x1p52;
+}
+
+/* r_unorm_enc(v, bits) as a double, max = 2^bits - 1 (< 2^31), without a
+ * branch, so that lane and row loops vectorise: v * max saturated to
+ * [0, max] (NaN to 0) rounds to r_unorm_enc's value in each of its cases
+ * (v < 1 gives v * max < max, v >= 1 at least max). */
+static inline double r_unorm_round(float v, double max)
+{
+   double t = (double)v * max;
+   t = t > 0 ? t : 0;
+   t = t < max ? t : max;
+   return r_round_small(t);
 }
 
 /* unorm encoding of v in `bits` bits (round to nearest, saturated). */

@@ -104,10 +104,9 @@ static inline uint8_t *st_rgba8_px(const struct tctx *c, const struct vagx_usc_g
    return base + ((size_t)ly * R_TS + (size_t)lx) * 4;
 }
 
-/* r_unorm_enc(v, 8) of the four channels of all 32 lanes, as the words
- * an RGBA8 (sw = 0) or BGRA8 (sw = 2) pixel holds (byte k at bits 8k, as
- * r_wr32 stores them): v * 255 saturated to [0, 255] (NaN to 0), rounded,
- * is r_unorm_enc's value in each of its cases, without a branch. */
+/* r_unorm_enc(v, 8) of the four channels of all 32 lanes (r_unorm_round),
+ * as the words an RGBA8 (sw = 0) or BGRA8 (sw = 2) pixel holds (byte k at
+ * bits 8k, as r_wr32 stores them). */
 static void encode_rgba8_lanes(const uint32_t *r, const uint32_t *g, const uint32_t *b,
                                const uint32_t *a, unsigned sw, uint32_t *word)
 {
@@ -117,12 +116,8 @@ static void encode_rgba8_lanes(const uint32_t *r, const uint32_t *g, const uint3
    for (unsigned k = 0; k < 4; k++) {
       const unsigned sh = 8 * ((k & 1) ? k : k ^ sw);
       const uint32_t *v = ch[k];
-      for (unsigned l = 0; l < 32; l++) {
-         double t = (double)r_f(v[l]) * 255.0;
-         t = t > 0 ? t : 0;
-         t = t < 255.0 ? t : 255.0;
-         word[l] |= (uint32_t)(int32_t)r_round_small(t) << sh;
-      }
+      for (unsigned l = 0; l < 32; l++)
+         word[l] |= (uint32_t)(int32_t)r_unorm_round(r_f(v[l]), 255.0) << sh;
    }
 }
 
@@ -284,14 +279,16 @@ static enum vagx_usc_status frag_exec(void *ctx, struct vagx_usc_gfx_call *call)
                }
                for (unsigned l = 0; l < 32; l++)
                   on[l] = 0u - (call->exec >> l & 1);
-            } else
-            for (unsigned l = 0; l < 32; l++) {
-               /* without a branch: lanes without a pixel read the tile's first */
-               const uint32_t lx = (uint32_t)(c->px[l] - c->tx0), ly = (uint32_t)(c->py[l] - c->ty0);
-               const uint32_t in = (call->exec >> l & 1) & (call->src[0][l] == 0) & (lx < R_TS) &
-                                   (ly < R_TS);
-               on[l] = 0u - in;
-               word[l] = r_rd32(base + (size_t)((ly * R_TS + lx) & on[l]) * 4) & on[l];
+            } else {
+               for (unsigned l = 0; l < 32; l++) {
+                  /* without a branch: lanes without a pixel read the tile's first */
+                  const uint32_t lx = (uint32_t)(c->px[l] - c->tx0);
+                  const uint32_t ly = (uint32_t)(c->py[l] - c->ty0);
+                  const uint32_t in = (call->exec >> l & 1) & (call->src[0][l] == 0) &
+                                      (lx < R_TS) & (ly < R_TS);
+                  on[l] = 0u - in;
+                  word[l] = r_rd32(base + (size_t)((ly * R_TS + lx) & on[l]) * 4) & on[l];
+               }
             }
             for (unsigned k = 0; k < 4; k++) {
                /* a local pointer: stores through call->out could otherwise
@@ -412,9 +409,8 @@ static const int lane_y[32] = {LANE_ROW8(LANE_Y, 0), LANE_ROW8(LANE_Y, 8), LANE_
 
 static inline void lane_xy(unsigned l, int *x, int *y)
 {
-   unsigned q = l >> 2;
-   *x = (int)((q & 3) * 2 + (l & 1));
-   *y = (int)((q >> 2) * 2 + ((l >> 1) & 1));
+   *x = lane_x[l];
+   *y = lane_y[l];
 }
 
 static bool run_prog(struct tctx *c, uint32_t exec, uint32_t sr[][32])
@@ -847,14 +843,9 @@ row_depth(const struct bdepth *b, double X0, double Y, uint32_t m8, const float 
       z = z > b->hi ? b->hi : z;
       float v = (float)z;
       if (quant) {
-         /* r_unorm_depth(r_unorm_enc(v, bits), max), with v * max
-          * saturated to [0, max] (NaN to 0) instead of v to [0, 1] first,
-          * so that every lane does the same arithmetic: v < 1 gives
-          * v * max < max, v >= 1 at least max */
-         double t = v * b->qmax;
-         t = t > 0 ? t : 0;
-         t = t < b->qmax ? t : b->qmax;
-         v = (float)(r_round_small(t) * (1.0 / b->qmax));
+         /* r_unorm_depth(r_unorm_enc(v, bits), max), every lane the same
+          * arithmetic */
+         v = (float)(r_unorm_round(v, b->qmax) * (1.0 / b->qmax));
       }
       const double zd = v, d = dp[x];
       const bool lt = zd < d, eq = zd == d, gt = zd > d, un = !(lt | eq | gt);
@@ -1268,12 +1259,8 @@ static bool zs_block_z24s8(enum vagx_format f, bool store, bool dl, bool sl, uin
              * v * max saturated to [0, max] (NaN to 0) rounds as
              * r_unorm_enc's cases do */
             uint32_t enc[R_TS];
-            for (uint32_t lx = 0; lx < R_TS; lx++) {
-               double t = (double)ds[(size_t)ly * R_TS + lx] * R_Z24_MAX;
-               t = t > 0 ? t : 0;
-               t = t < R_Z24_MAX ? t : R_Z24_MAX;
-               enc[lx] = (uint32_t)(int32_t)r_round_small(t); /* < 2^24 */
-            }
+            for (uint32_t lx = 0; lx < R_TS; lx++)
+               enc[lx] = (uint32_t)(int32_t)r_unorm_round(ds[(size_t)ly * R_TS + lx], R_Z24_MAX);
             if (sl)
                for (uint32_t lx = 0; lx < R_TS; lx++)
                   r_wr32(hs + my[ly] + mx[lx], enc[lx] | (uint32_t)ss[(size_t)ly * R_TS + lx] << 24);
@@ -1414,6 +1401,9 @@ static bool peek(struct rjob *j, unsigned worker, uint64_t va, void *dst, size_t
    return true;
 }
 
+/* Job setup (r_fast_setup and what only it calls): once per job, so only in
+ * the baseline copy (render_tile_avx2.c). */
+#ifndef R_TILE_AVX2_COPY
 /* Decodes a straight-line program (at most `max` instructions before END);
  * 0 if it is longer or does not decode. */
 static unsigned fast_decode(struct rjob *j, const struct rprog *p, struct vagx_instr *ins,
@@ -1599,7 +1589,7 @@ static void eot_setup(struct rjob *j)
 
 static void fill_plane(uint8_t *dst, const uint8_t *v, unsigned bpp);
 
-void R_TILE_SFX(r_fast_setup)(struct rjob *j)
+void r_fast_setup(struct rjob *j)
 {
    bg_setup(j);
    eot_setup(j);
@@ -1646,6 +1636,7 @@ static void fill_plane(uint8_t *dst, const uint8_t *v, unsigned bpp)
    for (size_t done = bpp; done < total; done *= 2)
       memcpy(dst + done, dst, done * 2 <= total ? done : total - done);
 }
+#endif
 
 
 /* Copies one row of len bytes; full tile rows (the usual case) with a
