@@ -93,8 +93,8 @@ bool r_geom_charge(struct rjob *j, uint64_t bytes)
 
 bool r_budget_charge(struct rjob *j, uint64_t bytes, enum vagx_unit unit, uint64_t addr)
 {
-   j->geom_used += bytes;
-   if (j->geom_used <= j->geom_budget)
+   if (atomic_fetch_add_explicit(&j->geom_used, bytes, memory_order_relaxed) + bytes <=
+       j->geom_budget)
       return true;
    r_fail(j, VAGX_JOB_STATUS_INVALID_COMMAND, unit, 0, addr);
    return false;
@@ -116,9 +116,24 @@ void vagx_render_run_serial(void *opaque, unsigned n_items, vagx_render_item_fn 
 
 /* ------------------------------------------------------------ errors -- */
 
+/* Set while a worker shades a vertex group in parallel (render_geom_par.c):
+ * its failures are recorded here, not in the job, because the job's error
+ * must be the one of the first group in order, which the calling thread
+ * then reproduces by running that group again.  Aborts are not deferred. */
+static _Thread_local bool *r_deferred;
+
+void r_defer_failures(bool *failed)
+{
+   r_deferred = failed;
+}
+
 void r_fail(struct rjob *j, enum vagx_job_status st, enum vagx_unit unit, uint32_t detail,
             uint64_t addr)
 {
+   if (r_deferred && st != VAGX_JOB_STATUS_ABORTED) {
+      *r_deferred = true;
+      return;
+   }
    pthread_mutex_lock(&j->lock);
    if (!atomic_load(&j->failed)) {
       j->fault.status = st;
@@ -132,6 +147,10 @@ void r_fail(struct rjob *j, enum vagx_job_status st, enum vagx_unit unit, uint32
 
 void r_fault(struct rjob *j, unsigned worker, enum vagx_unit unit, uint64_t va, unsigned access)
 {
+   if (r_deferred) {
+      *r_deferred = true;
+      return;
+   }
    pthread_mutex_lock(&j->lock);
    if (!atomic_load(&j->failed)) {
       j->fault.status = VAGX_JOB_STATUS_MMU_FAULT;
@@ -391,14 +410,16 @@ static void job_free(struct rjob *j)
    free(j->progs);
    free(j->pset);
    free(j->draws);
-   free(j->prims);
-   free(j->cfs);
+   r_primbuf_free(&j->pb);
+   for (unsigned i = 0; i < j->cap_chunks; i++)
+      r_primbuf_free(&j->chunks[i]);
+   free(j->chunks);
+   free(j->refs);
    if (j->bins)
       for (unsigned i = 0; i < j->tiles_x * j->tiles_y; i++)
          free(j->bins[i].v);
    free(j->bins);
    free(j->queries);
-   free(j->scratch);
    free(j->bg_tmpl);
    for (unsigned i = 0; i < R_FAST_MAX; i++)
       free(j->eot_row[i]);
@@ -588,6 +609,8 @@ enum vagx_job_status vagx_render_run(struct vagx_render_device *dev,
    if (j->bins)
       for (unsigned i = 0; i < j->tiles_x * j->tiles_y; i++)
          dev->stats.bin_entries += j->bins[i].n;
+   dev->stats.par_vertex_groups = j->par_groups;
+   dev->stats.par_prim_chunks = j->par_chunks;
    enum vagx_job_status st = VAGX_JOB_STATUS_OK;
    if (atomic_load(&j->failed)) {
       *fault = j->fault;

@@ -82,6 +82,8 @@ struct vagx_render_stats {
    uint64_t fast_bg_tiles;    /* tiles whose background program was a constant fill */
    uint64_t fast_eot_tiles;   /* tiles whose end-of-tile program was a row copy */
    uint64_t fast_bands;       /* rows of tiles without primitives stored as whole rows */
+   uint64_t par_vertex_groups; /* 32-vertex groups shaded on the pool */
+   uint64_t par_prim_chunks;  /* primitive chunks set up on the pool */
 };
 void vagx_render_get_stats(const struct vagx_render_device *dev, struct vagx_render_stats *stats);
 
@@ -102,6 +104,9 @@ enum {
    /* interpret every shader instruction (no JIT code for ALU runs, usc_jit.c;
     * the environment variable VAGX_USC_JIT=0 turns the JIT off everywhere) */
    VAGX_RENDER_OPT_NO_JIT = 1u << 5,
+   /* shade vertices and set up primitives on the calling thread only (the
+    * reference for the geometry across workers of render_geom_par.c) */
+   VAGX_RENDER_OPT_SERIAL_GEOMETRY = 1u << 6,
 };
 /* The environment variable VAGX_RENDER_OPTIONS (a number, read when a device
  * is created) is ORed into every vagx_render_set_options(), so a whole GL

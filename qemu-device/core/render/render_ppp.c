@@ -177,16 +177,16 @@ static bool plane_on(const struct rdraw *d, const struct layout *l, unsigned pl)
    return true;
 }
 
-static double *scratch(struct rjob *j, size_t n)
+static double *scratch(struct rprimbuf *pb, size_t n)
 {
-   if (n > j->scratch_cap) {
-      double *s = realloc(j->scratch, n * sizeof(double));
+   if (n > pb->scratch_cap) {
+      double *s = realloc(pb->scratch, n * sizeof(double));
       if (!s)
          return NULL;
-      j->scratch = s;
-      j->scratch_cap = n;
+      pb->scratch = s;
+      pb->scratch_cap = n;
    }
-   return j->scratch;
+   return pb->scratch;
 }
 
 /* a primitive without coefficient registers still gets one rcf slot */
@@ -195,39 +195,25 @@ _Static_assert(sizeof(struct rprim) + sizeof(struct rcf) <= VAGX_RENDER_GEOMETRY
 _Static_assert(sizeof(struct rcf) <= VAGX_RENDER_GEOMETRY_CF_COST, "coefficient cost");
 _Static_assert(sizeof(uint32_t) <= VAGX_RENDER_GEOMETRY_BIN_COST, "bin cost");
 
-bool r_push_prim(struct rjob *j, struct rprim **out)
+static bool push_prim(struct rjob *j, struct rprimbuf *pb, struct rprim **out)
 {
    if (!r_geom_charge(j, VAGX_RENDER_GEOMETRY_PRIM_COST))
       return false;
-   if (j->nprims == j->cap_prims) {
-      uint32_t cap = j->cap_prims ? 2 * j->cap_prims : 256;
-      struct rprim *n = realloc(j->prims, cap * sizeof(*n));
-      if (!n)
-         return false;
-      j->prims = n;
-      j->cap_prims = cap;
-   }
-   *out = &j->prims[j->nprims++];
+   if (pb->nprims == pb->cap_prims && !r_grow_prims(pb, pb->nprims + 1))
+      return false;
+   *out = &pb->prims[pb->nprims++];
    memset(*out, 0, sizeof(**out));
    return true;
 }
 
-static struct rcf *push_cfs(struct rjob *j, unsigned n, uint32_t *first)
+static struct rcf *push_cfs(struct rprimbuf *pb, unsigned n, uint32_t *first)
 {
-   if (j->ncfs + n > j->cap_cfs) {
-      uint64_t cap = j->cap_cfs ? 2 * j->cap_cfs : 4096;
-      while (cap < j->ncfs + n)
-         cap *= 2;
-      struct rcf *c = realloc(j->cfs, cap * sizeof(*c));
-      if (!c)
-         return NULL;
-      j->cfs = c;
-      j->cap_cfs = cap;
-   }
-   *first = (uint32_t)j->ncfs;
-   struct rcf *r = &j->cfs[j->ncfs];
+   if (pb->ncfs + n > pb->cap_cfs && !r_grow_cfs(pb, pb->ncfs + n))
+      return NULL;
+   *first = (uint32_t)pb->ncfs;
+   struct rcf *r = &pb->cfs[pb->ncfs];
    memset(r, 0, n * sizeof(*r));
-   j->ncfs += n;
+   pb->ncfs += n;
    return r;
 }
 
@@ -317,13 +303,13 @@ static void plane(const struct setup *s, const double *f, double *a, double *b, 
 }
 
 /* Coefficient registers for a primitive. */
-static bool setup_cfs(struct rjob *j, const struct rdraw *d, const struct layout *l,
+static bool setup_cfs(struct rjob *j, struct rprimbuf *pb, const struct rdraw *d, const struct layout *l,
                       const struct setup *s, const float *prov, double prov_iw, double prov_z,
                       struct rprim *p, double pc_x, double pc_y, double psize)
 {
    if (!r_geom_charge(j, (uint64_t)d->ncf * VAGX_RENDER_GEOMETRY_CF_COST))
       return false;
-   struct rcf *cf = push_cfs(j, d->ncf ? d->ncf : 1, &p->cf);
+   struct rcf *cf = push_cfs(pb, d->ncf ? d->ncf : 1, &p->cf);
    if (!cf)
       return false;
    const unsigned first_user = d->fp.z_slot ? 2 : 1;
@@ -448,9 +434,9 @@ static bool tri_meets_rect(const struct rprim *p, unsigned t, int64_t x0, int64_
    return true;
 }
 
-static void bin_prim(struct rjob *j, uint32_t id)
+static void bin_prim(struct rjob *j, struct rprimbuf *pb, uint32_t id)
 {
-   struct rprim *p = &j->prims[id];
+   struct rprim *p = &pb->prims[id];
    int64_t x0, x1, y0, y1;
    if (p->kind == R_PRIM_LINE) {
       /* exact pixel bbox from emit_line */
@@ -480,8 +466,8 @@ static void bin_prim(struct rjob *j, uint32_t id)
    if (x1 > j->rj.width) x1 = j->rj.width;
    if (y1 > j->rj.height) y1 = j->rj.height;
    if (x0 >= x1 || y0 >= y1) {
-      j->nprims--;  /* nothing visible: drop (it is the last primitive) */
-      j->ncfs = p->cf;
+      pb->nprims--;  /* nothing visible: drop (it is the last primitive) */
+      pb->ncfs = p->cf;
       return;
    }
    p->bx0 = (int32_t)x0; p->by0 = (int32_t)y0; p->bx1 = (int32_t)x1; p->by1 = (int32_t)y1;
@@ -500,20 +486,13 @@ static void bin_prim(struct rjob *j, uint32_t id)
             if (!hit)
                continue;
          }
-         struct rlist *b = &j->bins[ty * j->tiles_x + tx];
+         const uint32_t tile = (uint32_t)(ty * j->tiles_x + tx);
          if (!r_geom_charge(j, VAGX_RENDER_GEOMETRY_BIN_COST))
             return;
-         if (b->n == b->cap) {
-            uint32_t cap = b->cap ? 2 * b->cap : 16;
-            uint32_t *n = realloc(b->v, cap * sizeof(*n));
-            if (!n) {
-               r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
-               return;
-            }
-            b->v = n;
-            b->cap = cap;
+         if (!(pb->chunk ? r_log_bin(pb, tile, id) : r_bin_append(&j->bins[tile], id))) {
+            r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
+            return;
          }
-         b->v[b->n++] = id;
       }
 }
 
@@ -535,7 +514,7 @@ static void set_z(struct rprim *p, const struct setup *s, const struct rdraw *d,
    }
 }
 
-static void emit_triangle(struct rjob *j, const struct rdraw *d, unsigned drawi,
+static void emit_triangle(struct rjob *j, struct rprimbuf *pb, const struct rdraw *d, unsigned drawi,
                           const struct layout *l, const struct wv *a, const struct wv *b,
                           const struct wv *c, const float *prov, double piw, double pz)
 {
@@ -549,7 +528,7 @@ static void emit_triangle(struct rjob *j, const struct rdraw *d, unsigned drawi,
        (d->rs.cull == VAGX_CULL_MODE_FRONT && front) || (d->rs.cull == VAGX_CULL_MODE_BACK && !front))
       return;
    struct rprim *p;
-   if (!r_push_prim(j, &p)) {
+   if (!push_prim(j, pb, &p)) {
       r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
       return;
    }
@@ -561,11 +540,11 @@ static void emit_triangle(struct rjob *j, const struct rdraw *d, unsigned drawi,
    struct setup s;
    setup_init(&s, v, 3);
    set_z(p, &s, d, d->rs.offset_fill);
-   if (!setup_cfs(j, d, l, &s, prov, piw, pz, p, 0, 0, 0)) {
+   if (!setup_cfs(j, pb, d, l, &s, prov, piw, pz, p, 0, 0, 0)) {
       r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
       return;
    }
-   bin_prim(j, (uint32_t)(p - j->prims));
+   bin_prim(j, pb, (uint32_t)(p - pb->prims));
 }
 
 /* ---- lines: GL's diamond-exit rule (see renderer-pipeline.md) ---- */
@@ -622,18 +601,18 @@ static bool line_column(const struct line_ends *e, int64_t M)
    return (M >= e->lo && M <= e->hi) || in_diamond(e->ax, e->ay, px, py, l->ctr);
 }
 
-static void emit_line_ms(struct rjob *j, const struct rdraw *d, unsigned drawi,
+static void emit_line_ms(struct rjob *j, struct rprimbuf *pb, const struct rdraw *d, unsigned drawi,
                          const struct layout *l, const struct wv *a, const struct wv *b,
                          const float *prov, double piw, double pz);
 
-static void emit_line(struct rjob *j, const struct rdraw *d, unsigned drawi,
+static void emit_line(struct rjob *j, struct rprimbuf *pb, const struct rdraw *d, unsigned drawi,
                       const struct layout *l, const struct wv *a, const struct wv *b,
                       const float *prov, double piw, double pz)
 {
    if (a->fx == b->fx && a->fy == b->fy)
       return;
    if (j->samples == 4 && d->rs.multisample) {
-      emit_line_ms(j, d, drawi, l, a, b, prov, piw, pz);
+      emit_line_ms(j, pb, d, drawi, l, a, b, prov, piw, pz);
       return;
    }
    /* width: rounded to the nearest integer, at least 1 */
@@ -688,7 +667,7 @@ static void emit_line(struct rjob *j, const struct rdraw *d, unsigned drawi,
       int64_t t = r0; r0 = r1; r1 = t;
    }
    struct rprim *p;
-   if (!r_push_prim(j, &p)) {
+   if (!push_prim(j, pb, &p)) {
       r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
       return;
    }
@@ -706,16 +685,16 @@ static void emit_line(struct rjob *j, const struct rdraw *d, unsigned drawi,
    struct setup s;
    setup_init(&s, v, 2);
    set_z(p, &s, d, false);
-   if (!setup_cfs(j, d, l, &s, prov, piw, pz, p, 0, 0, 0)) {
+   if (!setup_cfs(j, pb, d, l, &s, prov, piw, pz, p, 0, 0, 0)) {
       r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
       return;
    }
-   bin_prim(j, (uint32_t)(p - j->prims));
+   bin_prim(j, pb, (uint32_t)(p - pb->prims));
 }
 
 /* Multisampled lines (4X with multisample = 1): a parallelogram of the line
  * width, offset in the minor direction, sampled at the 4X positions. */
-static void emit_line_ms(struct rjob *j, const struct rdraw *d, unsigned drawi,
+static void emit_line_ms(struct rjob *j, struct rprimbuf *pb, const struct rdraw *d, unsigned drawi,
                          const struct layout *l, const struct wv *a, const struct wv *b,
                          const float *prov, double piw, double pz)
 {
@@ -730,7 +709,7 @@ static void emit_line_ms(struct rjob *j, const struct rdraw *d, unsigned drawi,
    else
       ox = llrint(hw * R_SUBPIX);
    struct rprim *p;
-   if (!r_push_prim(j, &p)) {
+   if (!push_prim(j, pb, &p)) {
       r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
       return;
    }
@@ -743,14 +722,14 @@ static void emit_line_ms(struct rjob *j, const struct rdraw *d, unsigned drawi,
    struct setup s;
    setup_init(&s, v, 2);
    set_z(p, &s, d, false);
-   if (!setup_cfs(j, d, l, &s, prov, piw, pz, p, 0, 0, 0)) {
+   if (!setup_cfs(j, pb, d, l, &s, prov, piw, pz, p, 0, 0, 0)) {
       r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
       return;
    }
-   bin_prim(j, (uint32_t)(p - j->prims));
+   bin_prim(j, pb, (uint32_t)(p - pb->prims));
 }
 
-static void emit_point(struct rjob *j, const struct rdraw *d, unsigned drawi,
+static void emit_point(struct rjob *j, struct rprimbuf *pb, const struct rdraw *d, unsigned drawi,
                        const struct layout *l, const struct wv *a, const float *prov,
                        double size)
 {
@@ -764,7 +743,7 @@ static void emit_point(struct rjob *j, const struct rdraw *d, unsigned drawi,
       size = 8192;
    int64_t h = llrint(size * 0.5 * R_SUBPIX);
    struct rprim *p;
-   if (!r_push_prim(j, &p)) {
+   if (!push_prim(j, pb, &p)) {
       r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
       return;
    }
@@ -777,21 +756,21 @@ static void emit_point(struct rjob *j, const struct rdraw *d, unsigned drawi,
    struct setup s;
    setup_init(&s, v, 1);
    set_z(p, &s, d, false);
-   if (!setup_cfs(j, d, l, &s, prov, a->iw, a->z, p, a->x, a->y, size)) {
+   if (!setup_cfs(j, pb, d, l, &s, prov, a->iw, a->z, p, a->x, a->y, size)) {
       r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
       return;
    }
-   bin_prim(j, (uint32_t)(p - j->prims));
+   bin_prim(j, pb, (uint32_t)(p - pb->prims));
 }
 
-void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
+void r_ppp_primitive(struct rjob *j, struct rprimbuf *pb, const struct rdraw *d, unsigned drawi,
                      const struct vagx_cmd_bind_vertex_pipeline *vp, const float *const *v,
                      unsigned nv, unsigned provoking)
 {
    struct layout l;
    get_layout(vp, &l);
    const unsigned st = l.stride, maxv = 3 + PL_COUNT + 2;
-   double *sc = scratch(j, (size_t)st * (maxv * 2 + 3) + 64);
+   double *sc = scratch(pb, (size_t)st * (maxv * 2 + 3) + 64);
    if (!sc) {
       r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
       return;
@@ -825,7 +804,7 @@ void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
       if (!to_window(d, A, &w))
          return;
       double size = vp->point_size ? v[0][l.ps_word] : d->rs.point_size;
-      emit_point(j, d, drawi, &l, &w, prov, size);
+      emit_point(j, pb, d, drawi, &l, &w, prov, size);
       return;
    }
    if (nv == 2) {
@@ -859,7 +838,7 @@ void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
       struct wv w0, w1;
       if (!to_window(d, P, &w0) || !to_window(d, Q, &w1))
          return;
-      emit_line(j, d, drawi, &l, &w0, &w1, prov, piw, pz);
+      emit_line(j, pb, d, drawi, &l, &w0, &w1, prov, piw, pz);
       return;
    }
    /* Triangle: Sutherland-Hodgman over the enabled planes.  For polygon
@@ -928,7 +907,7 @@ void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
          return;
    if (d->rs.fill_front == VAGX_FILL_MODE_FILL && d->rs.fill_back == VAGX_FILL_MODE_FILL) {
       for (unsigned i = 1; i + 1 < n; i++)
-         emit_triangle(j, d, drawi, &l, &w[0], &w[i], &w[i + 1], prov, piw, pz);
+         emit_triangle(j, pb, d, drawi, &l, &w[0], &w[i], &w[i + 1], prov, piw, pz);
       return;
    }
    /* Polygon modes (GL 4.6 14.6.4): facing and culling of the clipped
@@ -949,7 +928,7 @@ void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
    const enum vagx_fill_mode mode = front ? d->rs.fill_front : d->rs.fill_back;
    if (mode == VAGX_FILL_MODE_FILL) {
       for (unsigned i = 1; i + 1 < n; i++)
-         emit_triangle(j, d, drawi, &l, &w[0], &w[i], &w[i + 1], prov, piw, pz);
+         emit_triangle(j, pb, d, drawi, &l, &w[0], &w[i], &w[i + 1], prov, piw, pz);
       return;
    }
    const bool offset = mode == VAGX_FILL_MODE_LINE ? d->rs.offset_line : d->rs.offset_point;
@@ -964,20 +943,20 @@ void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
       set_z(&tmp, &s3, d, true);
       zoff = tmp.zoff;
    }
-   const uint32_t first = j->nprims;
+   const uint32_t first = pb->nprims;
    for (unsigned i = 0; i < n; i++) {
       if (mode == VAGX_FILL_MODE_LINE) {
          if (ea[i])
-            emit_line(j, d, drawi, &l, &w[i], &w[(i + 1) % n], prov, piw, pz);
+            emit_line(j, pb, d, drawi, &l, &w[i], &w[(i + 1) % n], prov, piw, pz);
       } else if (oa[i] >= 0 && ef[oa[i]]) {
          /* POINT: the triangle's vertices that survived clipping and start
           * a boundary edge */
          const double size = vp->point_size ? v[oa[i]][l.ps_word] : d->rs.point_size;
-         emit_point(j, d, drawi, &l, &w[i], prov, size);
+         emit_point(j, pb, d, drawi, &l, &w[i], prov, size);
       }
    }
-   for (uint32_t i = first; i < j->nprims; i++) {
-      j->prims[i].front = front;
-      j->prims[i].zoff = zoff;
+   for (uint32_t i = first; i < pb->nprims; i++) {
+      pb->prims[i].front = front;
+      pb->prims[i].zoff = zoff;
    }
 }

@@ -85,6 +85,31 @@ struct rlist {
    uint32_t n, cap;
 };
 
+/* What the PPP produces: primitives, their coefficient registers and the
+ * bins they go to.  The job has one, whose primitives go straight into the
+ * job's bins; a primitive chunk run on a worker (render_geom_par.c) has its
+ * own, `chunk` set, which logs its bin entries and is appended to the job's
+ * afterwards, in order (r_primbuf_append), so the bins are those of the
+ * serial PPP. */
+struct rbin_ent {
+   uint32_t tile, prim;       /* prim: index in the chunk's prims */
+};
+struct rprimbuf {
+   struct rprim *prims; uint32_t nprims, cap_prims;
+   struct rcf *cfs; uint64_t ncfs, cap_cfs;
+   struct rbin_ent *ents; uint32_t nents, cap_ents;
+   bool chunk;
+   double *scratch;           /* the clipper's vertices */
+   size_t scratch_cap;
+};
+
+/* One assembled primitive waiting for the PPP: nv vertex pointers into the
+ * draw's batch of shaded vertices (render_vdm.c). */
+struct rprimref {
+   const float *v[3];
+   uint8_t nv, provoking;
+};
+
 
 /* Fast paths for the background / end-of-tile programs drivers emit for a
  * colour clear and a tile store (render_tile.c: r_fast_setup).  Exact: every
@@ -201,17 +226,23 @@ struct rjob {
    struct rprog **progs; unsigned nprogs, cap_progs;
    const void **pset; unsigned npset, cap_pset; /* distinct decoded programs bound (charged once) */
    struct rdraw *draws; unsigned ndraws, cap_draws;
-   struct rprim *prims; uint32_t nprims, cap_prims;
-   struct rcf *cfs; uint64_t ncfs, cap_cfs;
+   struct rprimbuf pb;        /* the job's primitives (render_primbuf.c) */
    struct rlist *bins;
    struct rquery *queries; unsigned nqueries, cap_queries;
    uint64_t eoj_ts[16]; unsigned neoj_ts;
    struct rso so;
-   double *scratch;           /* PPP clip scratch */
-   size_t scratch_cap;
+   /* geometry across workers (render_geom_par.c) */
+   struct rprimref *refs;     /* the current draw's primitives not yet set up */
+   unsigned nrefs;
+   bool record;               /* emit_prim queues primitives in refs */
+   struct rprimbuf *chunks;   /* one per primitive chunk of a parallel PPP */
+   unsigned cap_chunks;
+   uint64_t par_groups, par_chunks; /* statistics */
 
-   /* geometry budget (render.md): charged on the calling thread only */
-   uint64_t geom_used, geom_budget;
+   /* geometry budget (render.md): charged by the calling thread and by
+    * workers running primitive chunks */
+   _Atomic uint64_t geom_used;
+   uint64_t geom_budget;
    uint64_t draw_va;          /* the draw command being processed */
 
    /* error: first wins */
@@ -225,6 +256,9 @@ struct rjob {
 void r_fail(struct rjob *j, enum vagx_job_status st, enum vagx_unit unit, uint32_t detail,
             uint64_t addr);
 void r_fault(struct rjob *j, unsigned worker, enum vagx_unit unit, uint64_t va, unsigned access);
+/* Until called again with NULL, the calling thread's failures (except
+ * aborts) only set *failed (render.c). */
+void r_defer_failures(bool *failed);
 bool r_stop(struct rjob *j);
 /* The check every loop of the renderer reaches after a bounded amount of
  * work (a vertex group, a batch, a command, a primitive, a block of
@@ -251,10 +285,33 @@ void r_usc_fail(struct rjob *j, unsigned worker, const struct vagx_usc_result *r
 
 /* ---- geometry (render_vdm.c, render_ppp.c) ---- */
 void r_geometry(struct rjob *j);
-void r_ppp_primitive(struct rjob *j, const struct rdraw *d, unsigned drawi,
+void r_ppp_primitive(struct rjob *j, struct rprimbuf *pb, const struct rdraw *d, unsigned drawi,
                      const struct vagx_cmd_bind_vertex_pipeline *vp, const float *const *v,
                      unsigned nv, unsigned provoking);
-bool r_push_prim(struct rjob *j, struct rprim **out);
+/* Runs the vertex shader for n vertices on `worker` (ids[i] = vertex id, -1 =
+ * restart), outputs at out + i * nout.  False when the job failed. */
+bool r_run_vs(struct rjob *j, unsigned worker, const struct rprog *vs, const int64_t *ids,
+              unsigned n, uint32_t instance, float *out, unsigned nout);
+
+/* ---- primitive buffers (render_primbuf.c) ---- */
+bool r_grow_prims(struct rprimbuf *pb, uint64_t n);
+bool r_grow_cfs(struct rprimbuf *pb, uint64_t n);
+bool r_bin_append(struct rlist *b, uint32_t prim);
+bool r_log_bin(struct rprimbuf *pb, uint32_t tile, uint32_t prim);
+/* Appends chunk c's primitives to the job's and its bin entries to the
+ * job's bins; false (job failed, DEVICE_ERROR) when memory runs out. */
+bool r_primbuf_append(struct rjob *j, const struct rprimbuf *c);
+void r_primbuf_free(struct rprimbuf *pb);
+
+/* ---- geometry across workers (render_geom_par.c) ---- */
+/* Vertex shading of a batch: its 32-vertex groups on the pool when there are
+ * enough of them, else on the calling thread.  Faults are those of the
+ * serial order (the first faulting group's). */
+bool r_shade_batch(struct rjob *j, const struct rprog *vs, const int64_t *ids, unsigned n,
+                   uint32_t instance, float *out, unsigned nout);
+/* Sets up and bins j->refs[0..nrefs) of draw drawi, in chunks on the pool
+ * when there are enough, and empties refs. */
+void r_ppp_flush(struct rjob *j, unsigned drawi);
 bool r_geom_charge(struct rjob *j, uint64_t bytes);
 /* Charges host memory kept for the job (draws, binds, programs, queries) to
  * the same budget; beyond it the job fails with INVALID_COMMAND at `addr`. */

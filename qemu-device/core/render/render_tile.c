@@ -915,7 +915,7 @@ static void do_prim(struct tctx *c, const struct rprim *p, enum prim_mode mode, 
    c->p = d->fs;
    c->d = d;
    c->prim = p;
-   c->cf = &j->cfs[p->cf];
+   c->cf = &j->pb.cfs[p->cf];
    const struct vagx_cmd_depth_stencil *ds = &d->ds;
    const struct vagx_stencil_face *sf = p->front ? &ds->front : &ds->back;
    /* Tests run after the shader when it can change their inputs or outcome
@@ -1204,12 +1204,12 @@ static bool hsr_run(struct tctx *c, const uint32_t *idx, uint32_t n)
    struct rjob *j = c->j;
    memset(c->w->vis, 0, sizeof(*c->w->vis) * R_TS * R_TS * j->samples);
    for (uint32_t i = 0; i < n; i++) {
-      do_prim(c, &j->prims[idx[i]], PM_DEPTH, i + 1);
+      do_prim(c, &j->pb.prims[idx[i]], PM_DEPTH, i + 1);
       if (r_stop(j))
          return false;
    }
    for (uint32_t i = 0; i < n; i++) {
-      do_prim(c, &j->prims[idx[i]], PM_COLOUR, i + 1);
+      do_prim(c, &j->pb.prims[idx[i]], PM_COLOUR, i + 1);
       if (r_stop(j))
          return false;
    }
@@ -1839,7 +1839,7 @@ void R_TILE_SFX(r_tile)(void *ctx, unsigned item, unsigned worker)
       return;
    for (uint32_t i = 0; i < bin->n;) {
       uint32_t k = i;
-      while (k < bin->n && hsr_ok(j, &j->prims[bin->v[k]]))
+      while (k < bin->n && hsr_ok(j, &j->pb.prims[bin->v[k]]))
          k++;
       if (k - i >= 2) {
          if (!hsr_run(&c, &bin->v[i], k - i))
@@ -1847,7 +1847,7 @@ void R_TILE_SFX(r_tile)(void *ctx, unsigned item, unsigned worker)
          i = k;
          continue;
       }
-      do_prim(&c, &j->prims[bin->v[i]], PM_NORMAL, 0);
+      do_prim(&c, &j->pb.prims[bin->v[i]], PM_NORMAL, 0);
       if (r_stop(j))
          return;
       i++;

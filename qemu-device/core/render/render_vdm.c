@@ -56,14 +56,13 @@ static unsigned vp_nout(const struct vagx_cmd_bind_vertex_pipeline *vp)
           vp->linear16 + (vp->point_size ? 1 : 0) + vp->clip_distances + (vp->edge_flag ? 1 : 0);
 }
 
-/* Runs the vertex shader for n vertices (ids[i] = vertex id, -1 = restart). */
-static bool run_vs(struct rjob *j, struct vstate *s, const int64_t *ids, unsigned n,
-                   uint32_t instance, float *out, unsigned nout)
+bool r_run_vs(struct rjob *j, unsigned worker, const struct rprog *vs, const int64_t *ids,
+              unsigned n, uint32_t instance, float *out, unsigned nout)
 {
-   const unsigned fe = j->env->nworkers;
-   struct vsctx c = {j, fe, s->vs, NULL, nout};
+   const unsigned fe = worker;
+   struct vsctx c = {j, fe, vs, NULL, nout};
    struct vagx_usc_env env;
-   r_usc_env(j, fe, s->vs, &env, &vs_ops, &c);
+   r_usc_env(j, fe, vs, &env, &vs_ops, &c);
    uint32_t sr[VAGX_SR_COUNT][32];
    memset(sr, 0, sizeof(sr));
    for (unsigned base = 0; base < n; base += 32) {
@@ -83,9 +82,9 @@ static bool run_vs(struct rjob *j, struct vstate *s, const int64_t *ids, unsigne
       c.out = out + (size_t)base * nout;
       struct vagx_usc_result res;
       memset(&res, 0, sizeof(res));
-      if (vagx_usc_run_simd(j->dev->w[fe].usc, s->vs->prog, &env,
+      if (vagx_usc_run_simd(j->dev->w[fe].usc, vs->prog, &env,
                             (const uint32_t(*)[32])sr, exec, &res) != VAGX_USC_OK) {
-         r_usc_fail(j, fe, &res, s->vs);
+         r_usc_fail(j, fe, &res, vs);
          return false;
       }
    }
@@ -93,11 +92,21 @@ static bool run_vs(struct rjob *j, struct vstate *s, const int64_t *ids, unsigne
 }
 
 /* Every assembled primitive: counted and streamed out (render_so.c), then
- * clipped and rasterised unless the rasteriser discards. */
+ * clipped and rasterised unless the rasteriser discards.  Without stream
+ * output and queries of it, primitives are queued for r_ppp_flush instead,
+ * which may set them up on several workers. */
 static void emit_prim(struct rjob *j, const struct rdraw *d, unsigned drawi,
                       const struct vagx_cmd_bind_vertex_pipeline *vp, const float *const *v,
                       unsigned nv, unsigned provoking)
 {
+   if (j->record) {
+      struct rprimref *r = &j->refs[j->nrefs++];
+      for (unsigned i = 0; i < nv; i++)
+         r->v[i] = v[i];
+      r->nv = (uint8_t)nv;
+      r->provoking = (uint8_t)provoking;
+      return;
+   }
    /* one primitive can bin into many tiles: check per primitive, and once the
     * job stopped, the rest of the batch costs nothing */
    if (r_checkpoint(j, j->env->nworkers))
@@ -105,7 +114,7 @@ static void emit_prim(struct rjob *j, const struct rdraw *d, unsigned drawi,
    if (j->so.active)
       r_so_primitive(j, v, nv, provoking, d->rs.provoking == VAGX_PROVOKING_VERTEX_FIRST);
    if (!d->rs.discard)
-      r_ppp_primitive(j, d, drawi, vp, v, nv, provoking);
+      r_ppp_primitive(j, &j->pb, d, drawi, vp, v, nv, provoking);
 }
 
 /* Assembles primitives out of one restart-free run of vertices. */
@@ -210,12 +219,15 @@ static void flush_run(struct rjob *j, unsigned drawi, enum vagx_primitive prim,
    }
    if (emit)
       assemble(j, d, drawi, ap, rb->vv, emit);
+   if (last && prim == VAGX_PRIMITIVE_LINE_LOOP && rb->run_len >= 2 && n >= 1) {
+      const float *t[2] = {rb->vv[n - 1], first};
+      emit_prim(j, d, drawi, &d->vpl, t, 2, d->rs.provoking == VAGX_PROVOKING_VERTEX_LAST);
+   }
+   /* Queued primitives point at out[] (the first vertex of a fan or loop, the
+    * carried vertices), which the next run or the carry below rewrites. */
+   if (!last || prim == VAGX_PRIMITIVE_TRIANGLE_FAN || prim == VAGX_PRIMITIVE_LINE_LOOP)
+      r_ppp_flush(j, drawi);
    if (last) {
-      if (prim == VAGX_PRIMITIVE_LINE_LOOP && rb->run_len >= 2 && n >= 1) {
-         const float *t[2] = {rb->vv[n - 1], first};
-         emit_prim(j, d, drawi, &d->vpl, t, 2,
-                   d->rs.provoking == VAGX_PROVOKING_VERTEX_LAST);
-      }
       rb->n = 0;
       rb->run_len = 0;
       return;
@@ -300,11 +312,16 @@ static bool do_draw(struct rjob *j, struct vstate *s, const struct vagx_cmd_draw
    struct runbuf rb;
    memset(&rb, 0, sizeof(rb));
    rb.nout = nout;
+   /* at most one queued primitive per vertex of the batch and carried one,
+    * plus a loop's closing segment */
+   const bool record = j->env->run && !j->so.active && !d.rs.discard;
+   if (record && !j->refs)
+      j->refs = malloc((R_VTX_BATCH + R_CARRY + 2) * sizeof(*j->refs));
    int64_t *ids = malloc(R_VTX_BATCH * sizeof(*ids));
    rb.out = malloc((size_t)(R_VTX_BATCH + R_CARRY) * nout * sizeof(float));
    rb.vv = malloc((size_t)(R_VTX_BATCH + R_CARRY) * sizeof(*rb.vv));
    rb.tmp = malloc((size_t)R_CARRY * nout * sizeof(float) + 1);
-   if (!ids || !rb.out || !rb.vv || !rb.tmp) {
+   if (!ids || !rb.out || !rb.vv || !rb.tmp || (record && !j->refs)) {
       free(ids);
       free(rb.out);
       free(rb.vv);
@@ -312,6 +329,8 @@ static bool do_draw(struct rjob *j, struct vstate *s, const struct vagx_cmd_draw
       r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_VDM, 0, 0);
       return false;
    }
+   j->record = record;
+   j->nrefs = 0;
    bool ok = true;
    unsigned isz = dr->index_size == VAGX_INDEX_SIZE_U8 ? 1 : dr->index_size == VAGX_INDEX_SIZE_U16 ? 2 : 4;
    uint32_t rmask = isz == 4 ? 0xffffffffu : (1u << (8 * isz)) - 1;
@@ -353,7 +372,7 @@ static bool do_draw(struct rjob *j, struct vstate *s, const struct vagx_cmd_draw
          if (!ok)
             break;
          memset(bout, 0, (size_t)nb * nout * sizeof(float));
-         if (!run_vs(j, s, ids, nb, inst + base_instance, bout, nout)) {
+         if (!r_shade_batch(j, s->vs, ids, nb, inst + base_instance, bout, nout)) {
             ok = false;
             break;
          }
@@ -371,10 +390,13 @@ static bool do_draw(struct rjob *j, struct vstate *s, const struct vagx_cmd_draw
             rb.vv[rb.n++] = bout + (size_t)i * nout;
          }
          flush_run(j, drawi, dr->primitive, &rb, b0 + nb >= count);
+         r_ppp_flush(j, drawi);   /* before the next batch rewrites the vertices */
          if (r_stop(j))
             ok = false;
       }
    }
+   j->record = false;
+   j->nrefs = 0;   /* a failed draw leaves its queue */
    free(ids);
    free(rb.out);
    free(rb.vv);

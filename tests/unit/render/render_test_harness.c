@@ -114,12 +114,16 @@ uint64_t make_job(const struct job_opts *o)
    return va;
 }
 
-/* Serial pool emulating N workers round-robin (exercises worker indices). */
+/* Serial pool emulating N workers round-robin (exercises worker indices);
+ * with run_reverse, the items run last first, as a pool may finish them. */
+bool run_reverse;
 static void rr_run(void *opaque, unsigned n, vagx_render_item_fn fn, void *ctx)
 {
    unsigned nw = *(unsigned *)opaque;
-   for (unsigned i = 0; i < n; i++)
+   for (unsigned k = 0; k < n; k++) {
+      const unsigned i = run_reverse ? n - 1 - k : k;
       fn(ctx, i, i % nw);
+   }
 }
 
 struct vagx_render_device *dev;

@@ -74,6 +74,7 @@ uint64_t make_job(const struct job_opts *o);
  * default). */
 extern struct vagx_render_device *dev;
 extern unsigned nworkers;
+extern bool run_reverse;      /* run()'s pool runs the items of a parallel-for last first */
 extern const struct vagx_usc_mem_ops *run_mem;
 enum vagx_job_status run(uint64_t job, struct vagx_render_fault *f);
 
@@ -176,5 +177,8 @@ void test_frag_outputs(void);
 void test_faults(void);
 void test_geometry_budget(void);
 void test_bad_geometry(void);
+/* test_render_geometry.c */
+void test_geometry_workers(void);
+void test_geometry_fault_order(void);
 
 #endif

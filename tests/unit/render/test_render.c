@@ -785,6 +785,8 @@ int main(void)
       {"shadow_ref_clamp", test_shadow_ref_clamp},
       {"big_draws", test_big_draws},
       {"geometry_budget", test_geometry_budget},
+      {"geometry_workers", test_geometry_workers},
+      {"geometry_fault_order", test_geometry_fault_order},
    };
    for (unsigned i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
       int before = t_failures;

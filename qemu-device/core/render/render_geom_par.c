@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/* vagx renderer: the geometry phase across workers.  The calling thread
+ * reads the control stream, fetches indices, assembles primitives and keeps
+ * every result in order; what costs (vertex shading of a batch's 32-vertex
+ * groups, clipping, set-up and binning of its primitives) runs on the pool.
+ * The job's results are those of the serial order, bit for bit: vertex
+ * groups write disjoint outputs, primitive chunks fill their own buffers
+ * that are appended to the job's in order, and an error is the one the
+ * serial order meets first (VAGX_RENDER_OPT_SERIAL_GEOMETRY is that order;
+ * test_render_geometry compares the two). */
+#include "render_priv.h"
+
+#define R_VS_GROUP 32
+/* below these, a parallel-for costs more than it saves (a wake-up and a
+ * wait against a few microseconds of work per group or chunk) */
+#define R_PAR_MIN_GROUPS 4
+#define R_PPP_CHUNK 96
+#define R_PAR_MIN_PRIMS (2 * R_PPP_CHUNK)
+#define R_MAX_GROUPS 64
+
+static bool parallel(const struct rjob *j)
+{
+   return j->env->run && !(j->dev->options & VAGX_RENDER_OPT_SERIAL_GEOMETRY);
+}
+
+struct vs_par {
+   struct rjob *j;
+   const struct rprog *vs;
+   const int64_t *ids;
+   unsigned n, nout;
+   uint32_t instance;
+   float *out;
+   bool failed[R_MAX_GROUPS];
+};
+
+static void vs_group(void *ctx, unsigned g, unsigned worker)
+{
+   struct vs_par *p = ctx;
+   const unsigned base = g * R_VS_GROUP;
+   const unsigned n = p->n - base < R_VS_GROUP ? p->n - base : R_VS_GROUP;
+   bool failed = false;
+   r_defer_failures(&failed);
+   const bool ok = r_run_vs(p->j, worker, p->vs, p->ids + base, n, p->instance,
+                            p->out + (size_t)base * p->nout, p->nout);
+   r_defer_failures(NULL);
+   p->failed[g] = failed || !ok;
+}
+
+bool r_shade_batch(struct rjob *j, const struct rprog *vs, const int64_t *ids, unsigned n,
+                   uint32_t instance, float *out, unsigned nout)
+{
+   const unsigned fe = j->env->nworkers;
+   const unsigned ng = (n + R_VS_GROUP - 1) / R_VS_GROUP;
+   if (!parallel(j) || ng < R_PAR_MIN_GROUPS || ng > R_MAX_GROUPS)
+      return r_run_vs(j, fe, vs, ids, n, instance, out, nout);
+   struct vs_par p = {.j = j, .vs = vs, .ids = ids, .n = n, .nout = nout,
+                      .instance = instance, .out = out};
+   j->env->run(j->env->run_opaque, ng, vs_group, &p);
+   j->par_groups += ng;
+   for (unsigned g = 0; g < ng; g++) {
+      if (!p.failed[g])
+         continue;
+      /* The serial order would have stopped at group g with its error:
+       * shade from g on again, in order, on this thread, where failures
+       * reach the job (the groups before g are done and unchanged). */
+      const unsigned base = g * R_VS_GROUP;
+      return r_run_vs(j, fe, vs, ids + base, n - base, instance, out + (size_t)base * nout, nout);
+   }
+   return !r_checkpoint(j, fe);
+}
+
+struct ppp_par {
+   struct rjob *j;
+   const struct rdraw *d;
+   unsigned drawi;
+};
+
+static void ppp_chunk(void *ctx, unsigned c, unsigned worker)
+{
+   struct ppp_par *p = ctx;
+   struct rjob *j = p->j;
+   struct rprimbuf *pb = &j->chunks[c];
+   pb->nprims = 0;
+   pb->ncfs = 0;
+   pb->nents = 0;
+   pb->chunk = true;
+   const unsigned end = (c + 1) * R_PPP_CHUNK < j->nrefs ? (c + 1) * R_PPP_CHUNK : j->nrefs;
+   for (unsigned i = c * R_PPP_CHUNK; i < end; i++) {
+      /* one primitive can bin into many tiles: check per primitive */
+      if (r_checkpoint(j, worker))
+         return;
+      const struct rprimref *r = &j->refs[i];
+      r_ppp_primitive(j, pb, p->d, p->drawi, &p->d->vpl, r->v, r->nv, r->provoking);
+   }
+}
+
+void r_ppp_flush(struct rjob *j, unsigned drawi)
+{
+   const unsigned fe = j->env->nworkers, n = j->nrefs;
+   const struct rdraw *d = &j->draws[drawi];
+   j->nrefs = 0;
+   if (!n)
+      return;
+   const unsigned nc = (n + R_PPP_CHUNK - 1) / R_PPP_CHUNK;
+   if (!parallel(j) || n < R_PAR_MIN_PRIMS) {
+      for (unsigned i = 0; i < n; i++) {
+         if (r_checkpoint(j, fe))
+            return;
+         const struct rprimref *r = &j->refs[i];
+         r_ppp_primitive(j, &j->pb, d, drawi, &d->vpl, r->v, r->nv, r->provoking);
+      }
+      return;
+   }
+   if (nc > j->cap_chunks) {
+      struct rprimbuf *c = realloc(j->chunks, nc * sizeof(*c));
+      if (!c) {
+         r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
+         return;
+      }
+      memset(c + j->cap_chunks, 0, (nc - j->cap_chunks) * sizeof(*c));
+      j->chunks = c;
+      j->cap_chunks = nc;
+   }
+   struct ppp_par p = {j, d, drawi};
+   j->nrefs = n;   /* read by the chunks */
+   j->env->run(j->env->run_opaque, nc, ppp_chunk, &p);
+   j->par_chunks += nc;
+   j->nrefs = 0;
+   for (unsigned c = 0; c < nc && !r_stop(j); c++)
+      if (!r_primbuf_append(j, &j->chunks[c]))
+         return;
+}
