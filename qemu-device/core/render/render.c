@@ -186,6 +186,7 @@ bool r_stop(struct rjob *j)
 void r_safepoint(struct rjob *j, unsigned worker)
 {
    const struct vagx_usc_mem_ops *m = j->env->mem;
+   j->dev->w[worker].safepoints++;
    if (m->safepoint)
       m->safepoint(j->dev->w[worker].mem_ctx);
 }
@@ -264,6 +265,7 @@ void r_usc_env(struct rjob *j, unsigned worker, const struct rprog *p, struct va
    env->gfx_ctx = gfx_ctx;
    env->abort = j->env->abort;
    env->no_jit = (j->dev->options & VAGX_RENDER_OPT_NO_JIT) != 0;
+   env->safepoints = &j->dev->w[worker].safepoints;
    if (p) {
       env->uniforms = p->uniforms;
       env->nuniforms = p->desc.uniform_count;

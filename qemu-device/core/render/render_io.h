@@ -23,12 +23,6 @@
 
 #include "render_priv.h"
 
-struct rspan {
-   uint64_t va, end;          /* [va, end) translated; empty when va == end */
-   uint8_t *host;             /* host address of va */
-   unsigned access;           /* the access it was translated for */
-};
-
 static inline void r_span_reset(struct rspan *s)
 {
    s->va = s->end = 0;
@@ -53,17 +47,6 @@ static inline uint8_t *r_span_map(struct rjob *j, unsigned worker, struct rspan 
       return s->host + (va - s->va);
    return r_span_miss(j, worker, s, va, size, access, unit);
 }
-
-/* Addressing of one (level, layer) of a layout. */
-struct raddr {
-   uint64_t base;             /* offset of (level, layer) from the image base */
-   uint64_t row_B;            /* linear: row stride; twiddled: bytes per row of tiles */
-   uint64_t tile_B;           /* twiddled: bytes per tile */
-   uint32_t E;                /* element bytes (all samples) */
-   uint32_t tw_log2, th_log2, tw_mask, th_mask;
-   bool linear;
-   bool spread_table;         /* tile sides <= R_SPREAD_N: Morton bits by table */
-};
 
 /* vagx_layout_spread_bits(i) for i < R_SPREAD_N (tiles are at most 128
  * elements wide or high: the table covers every twiddled level). */

@@ -158,14 +158,42 @@ struct rso {
  * layout) cost more than sampling its lanes.  Emptied when a job starts:
  * descriptors are read when a job first uses them and must not change
  * while it runs (descriptors.md, "USC program binding"). */
+/* A translated span of guest memory (render_io.h: r_span_map). */
+struct rspan {
+   uint64_t va, end;          /* [va, end) translated; empty when va == end */
+   uint8_t *host;             /* host address of va */
+   unsigned access;           /* the access it was translated for */
+};
+
+/* Addressing of one (level, layer) of a layout (render_io.h). */
+struct raddr {
+   uint64_t base;             /* offset of (level, layer) from the image base */
+   uint64_t row_B;            /* linear: row stride; twiddled: bytes per row of tiles */
+   uint64_t tile_B;           /* twiddled: bytes per tile */
+   uint32_t E;                /* element bytes (all samples) */
+   uint32_t tw_log2, th_log2, tw_mask, th_mask;
+   bool linear;
+   bool spread_table;         /* tile sides <= R_SPREAD_N: Morton bits by table */
+};
+
 #define R_DESC_WAYS 8
+struct rdesc_tex {
+   uint64_t va;
+   struct vagx_texture t;
+   struct vagx_layout l;
+   /* the texture lane path's addressing of the base level and whether
+    * the lanes can use it (r_tex2d_lanes_fit): -1 until first use */
+   int8_t base_fit;
+   struct raddr base_addr;
+   /* the lane path's last translation, valid while the worker has passed
+    * no memory safepoint since (span_sp == rworker.safepoints): one
+    * translation per texture and block instead of one per instruction */
+   struct rspan span;
+   uint64_t span_sp;
+};
 struct rdesc_cache {
    unsigned ntex, nsmp, next_tex, next_smp;
-   struct {
-      uint64_t va;
-      struct vagx_texture t;
-      struct vagx_layout l;
-   } tex[R_DESC_WAYS];
+   struct rdesc_tex tex[R_DESC_WAYS];
    struct {
       uint64_t va;
       struct vagx_sampler s;
@@ -176,6 +204,10 @@ struct rworker {
    struct vagx_usc *usc;
    struct rdesc_cache *dc;
    void *mem_ctx;
+   /* memory safepoints passed (r_safepoint, and the USC's through
+    * vagx_usc_env.safepoints): a span translated before the last one must
+    * not be used */
+   uint64_t safepoints;
    uint8_t *tb;               /* tile buffer: rt x sample x 32x32 x 16 B */
    float *depth;              /* 32x32 x samples */
    uint8_t *stencil;

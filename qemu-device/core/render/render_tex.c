@@ -369,6 +369,7 @@ struct tview {
    struct rspan span;
    struct raddr addr;
    unsigned addr_level, addr_layer; /* what addr was set up for; level ~0u: none */
+   struct rdesc_tex *dc;       /* the descriptor cache's entry, or NULL */
 };
 
 static void tview_fast_init(struct rtexctx *c, struct tview *v)
@@ -410,6 +411,7 @@ static enum vagx_usc_status tex_desc(struct rtexctx *c, unsigned ti, struct tvie
       if (dc->tex[i].va == va) {
          v->t = dc->tex[i].t;
          v->l = &dc->tex[i].l;
+         v->dc = &dc->tex[i];
          return VAGX_USC_OK;
       }
    uint32_t raw[8];
@@ -423,12 +425,17 @@ static enum vagx_usc_status tex_desc(struct rtexctx *c, unsigned ti, struct tvie
       return VAGX_USC_FAULT;
    }
    v->l = &v->l_buf;
+   v->dc = NULL;
    if (cache) {
       const unsigned i = dc->ntex < R_DESC_WAYS ? dc->ntex++ : dc->next_tex++ % R_DESC_WAYS;
-      dc->tex[i].va = va;
-      dc->tex[i].t = v->t;
-      dc->tex[i].l = v->l_buf;
-      v->l = &dc->tex[i].l;
+      struct rdesc_tex *e = &dc->tex[i];
+      e->va = va;
+      e->t = v->t;
+      e->l = v->l_buf;
+      e->base_fit = -1;
+      r_span_reset(&e->span);
+      v->l = &e->l;
+      v->dc = e;
    }
    return VAGX_USC_OK;
 }
@@ -913,21 +920,40 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
       const bool lin = s.min_filter == VAGX_FILTER_LINEAR;
       if (s.wrap_s != VAGX_WRAP_CLAMP_TO_BORDER && s.wrap_t != VAGX_WRAP_CLAMP_TO_BORDER &&
           base < v.l->levels_alloc && v.l->layers > 0) {
-         if (v.addr_level != base || v.addr_layer != 0) {
+         const int w = (int)v.l->level[base].width_px, h = (int)v.l->level[base].height_px;
+         /* the base level's addressing, and the last translation while no
+          * safepoint intervened, from the descriptor cache */
+         struct rdesc_tex *e = v.dc;
+         struct rspan *span = &v.span;
+         const struct raddr *addr = &v.addr;
+         bool fit;
+         const uint64_t sp = c->j->dev->w[c->worker].safepoints;
+         if (e) {
+            if (e->base_fit < 0) {
+               r_addr_init(&e->base_addr, v.l, base, 0);
+               e->base_fit = r_tex2d_lanes_fit(&e->base_addr, w, h);
+            }
+            if (e->span_sp != sp)
+               r_span_reset(&e->span);
+            e->span_sp = sp;
+            span = &e->span;
+            addr = &e->base_addr;
+            fit = e->base_fit;
+         } else {
             r_addr_init(&v.addr, v.l, base, 0);
             v.addr_level = base;
             v.addr_layer = 0;
+            fit = r_tex2d_lanes_fit(&v.addr, w, h);
          }
-         const int w = (int)v.l->level[base].width_px, h = (int)v.l->level[base].height_px;
          const struct rtex_lanes a = {
-            .j = c->j, .worker = c->worker, .span = &v.span, .addr = &v.addr, .va = v.va,
+            .j = c->j, .worker = c->worker, .span = span, .addr = addr, .va = v.va,
             .width = w, .height = h,
             .wrap_s = s.wrap_s, .wrap_t = s.wrap_t, .unnormalized = s.unnormalized, .linear = lin,
             .swap_rb = v.swap_rb,
             .swizzle = {v.t.swizzle_r, v.t.swizzle_g, v.t.swizzle_b, v.t.swizzle_a},
             .exec = call->exec, .u = call->regs[r0], .t = call->regs[r0 + 1], .out = call->out,
          };
-         if (r_tex2d_lanes_fit(&v.addr, w, h))
+         if (fit)
             return r_tex2d_unorm8_lanes(&a) ? VAGX_USC_OK : VAGX_USC_FAULT;
       }
       for (unsigned l = 0; l < 32; l++) {

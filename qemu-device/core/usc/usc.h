@@ -104,6 +104,10 @@ struct vagx_usc_env {
    const uint32_t *uniforms;          /* u0.. */
    unsigned nuniforms;                /* missing uniforms read as 0 */
    bool no_jit;                       /* interpret every instruction (no JIT code) */
+   /* may be NULL: incremented at every memory safepoint of the run, so that
+    * a caller keeping translations of its own across runs (the renderer's
+    * texture spans) knows when they expire */
+   uint64_t *safepoints;
 };
 
 struct vagx_usc_compute {

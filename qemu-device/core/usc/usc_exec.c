@@ -66,6 +66,8 @@ const char *vagx_usc_status_name(enum vagx_usc_status s)
 static void safepoint(struct usc_run *run)
 {
    const struct vagx_usc_env *env = run->env;
+   if (env->safepoints)
+      (*env->safepoints)++;
    if (env->mem && env->mem->safepoint) {
       env->mem->safepoint(env->mem_ctx);
       run->tlb_r.end = run->tlb_w.end = 0;

@@ -168,6 +168,7 @@ void test_tex_3d_array(void);
 void test_tex_cube(void);
 void test_cube_lod(void);
 void test_shadow_ref_clamp(void);
+void test_tex_span_safepoint(void);
 /* test_render_formats.c */
 void test_formats(void);
 void test_tex_int_sampling(void);

@@ -785,6 +785,7 @@ int main(void)
       {"shadow_ref_clamp", test_shadow_ref_clamp},
       {"big_draws", test_big_draws},
       {"geometry_budget", test_geometry_budget},
+      {"tex_span_safepoint", test_tex_span_safepoint},
       {"geometry_workers", test_geometry_workers},
       {"geometry_fault_order", test_geometry_fault_order},
    };

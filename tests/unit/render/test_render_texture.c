@@ -731,3 +731,88 @@ void test_shadow_ref_clamp(void)
             want, px(0, 0)[0]);
    }
 }
+
+/* Translations the renderer keeps across instructions (the texture lanes'
+ * span in the descriptor cache) must not outlive a memory safepoint: here
+ * the texture's memory moves at every safepoint and the old copy is
+ * poisoned, like guest memory unmapped and reused once every thread passed
+ * a safepoint (one worker, so that "every thread" is that worker while
+ * tiles run).  The image must be the one the flat memory gives. */
+static uint64_t mv_va, mv_size;
+static uint8_t *mv_buf[2];
+static unsigned mv_cur, mv_moves;
+
+static void *xlate_moving(void *ctx, uint64_t va, uint32_t size, unsigned access, uint64_t *span)
+{
+   if (va >= mv_va && va - mv_va < mv_size) {
+      if (size > mv_va + mv_size - va)
+         return NULL;
+      *span = mv_va + mv_size - va;
+      return mv_buf[mv_cur] + (va - mv_va);
+   }
+   uint64_t s = 0;
+   uint8_t *p = mem_ops.translate(ctx, va, size, access, &s);
+   if (p && va < mv_va && s > mv_va - va)
+      s = mv_va - va;   /* no span reaches into the moving texture */
+   *span = s;
+   return p;
+}
+
+static void safepoint_moving(void *ctx)
+{
+   (void)ctx;
+   const unsigned next = mv_cur ^ 1;
+   memcpy(mv_buf[next], mv_buf[mv_cur], mv_size);
+   memset(mv_buf[mv_cur], 0xa5, mv_size);
+   mv_cur = next;
+   mv_moves++;
+}
+
+static const struct vagx_usc_mem_ops moving_ops = {.translate = xlate_moving,
+                                                   .safepoint = safepoint_moving};
+
+void test_tex_span_safepoint(void)
+{
+   W = 64; H = 64;
+   const unsigned tw = 64, th = 64;
+   static uint32_t texels[64 * 64];
+   for (unsigned i = 0; i < tw * th; i++)
+      texels[i] = (i * 2654435761u >> 8) | 0xff000000u;
+   const uint64_t sva = make_sampler(VAGX_FILTER_NEAREST, VAGX_FILTER_NEAREST,
+                                     VAGX_MIP_FILTER_NONE, VAGX_WRAP_REPEAT, 0, 16, 0);
+   for (unsigned tw_layout = 0; tw_layout < 2; tw_layout++) {
+      const uint64_t tex = make_tex(tw, th, tw_layout, texels);
+      struct vagx_texture t;
+      const char *err;
+      vagx_texture_unpack(ptr(tex), &t, &err);
+      const uint64_t job = tex_quad_job(tex, sva);
+      struct vagx_render_fault f;
+      enum vagx_job_status st0 = run(job, &f);
+      static uint8_t want[64 * 64 * 4];
+      for (unsigned y = 0; y < H; y++)
+         memcpy(want + y * W * 4, px(0, y), W * 4);
+      memset(ptr(fb_va), 0, fb_stride * H);
+      mv_va = t.base_va;
+      mv_size = (uint64_t)tw * th * 4;
+      mv_buf[0] = malloc(mv_size);
+      mv_buf[1] = malloc(mv_size);
+      memcpy(mv_buf[0], ptr(mv_va), mv_size);
+      memset(ptr(mv_va), 0xa5, mv_size);   /* only the moving copy is the texture */
+      mv_cur = 0;
+      mv_moves = 0;
+      const unsigned saved_workers = nworkers;
+      nworkers = 1;
+      run_mem = &moving_ops;
+      enum vagx_job_status st1 = run(job, &f);
+      run_mem = &mem_ops;
+      nworkers = saved_workers;
+      unsigned bad = 0;
+      for (unsigned y = 0; y < H; y++)
+         bad += memcmp(want + y * W * 4, px(0, y), W * 4) != 0;
+      CHECK(st0 == VAGX_JOB_STATUS_OK && st1 == VAGX_JOB_STATUS_OK && mv_moves >= 4 && bad == 0,
+            "tex span safepoint (%s): status %d/%d, %u moves, %u rows differ",
+            tw_layout ? "twiddled" : "linear", st0, st1, mv_moves, bad);
+      free(mv_buf[0]);
+      free(mv_buf[1]);
+   }
+}
