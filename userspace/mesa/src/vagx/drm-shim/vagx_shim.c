@@ -539,19 +539,32 @@ vagx_ioctl_submit(int fd, unsigned long request, void *arg)
    return 0;
 }
 
+SHIM_IOCTL_ABI(vagx_ioctl_dev_query)
+SHIM_IOCTL_ABI(vagx_ioctl_bo_create)
+SHIM_IOCTL_ABI(vagx_ioctl_bo_mmap_offset)
+SHIM_IOCTL_ABI(vagx_ioctl_noop)
+SHIM_IOCTL_ABI(vagx_ioctl_vm_create)
+SHIM_IOCTL_ABI(vagx_ioctl_vm_destroy)
+SHIM_IOCTL_ABI(vagx_ioctl_vm_bind)
+SHIM_IOCTL_ABI(vagx_ioctl_vm_get_state)
+SHIM_IOCTL_ABI(vagx_ioctl_queue_create)
+SHIM_IOCTL_ABI(vagx_ioctl_queue_destroy)
+SHIM_IOCTL_ABI(vagx_ioctl_queue_get_state)
+SHIM_IOCTL_ABI(vagx_ioctl_submit)
+
 static ioctl_fn_t driver_ioctls[] = {
-   [DRM_VAGX_DEV_QUERY] = vagx_ioctl_dev_query,
-   [DRM_VAGX_BO_CREATE] = vagx_ioctl_bo_create,
-   [DRM_VAGX_BO_MMAP_OFFSET] = vagx_ioctl_bo_mmap_offset,
-   [DRM_VAGX_BO_SET_LABEL] = vagx_ioctl_noop,
-   [DRM_VAGX_VM_CREATE] = vagx_ioctl_vm_create,
-   [DRM_VAGX_VM_DESTROY] = vagx_ioctl_vm_destroy,
-   [DRM_VAGX_VM_BIND] = vagx_ioctl_vm_bind,
-   [DRM_VAGX_VM_GET_STATE] = vagx_ioctl_vm_get_state,
-   [DRM_VAGX_QUEUE_CREATE] = vagx_ioctl_queue_create,
-   [DRM_VAGX_QUEUE_DESTROY] = vagx_ioctl_queue_destroy,
-   [DRM_VAGX_QUEUE_GET_STATE] = vagx_ioctl_queue_get_state,
-   [DRM_VAGX_SUBMIT] = vagx_ioctl_submit,
+   [DRM_VAGX_DEV_QUERY] = vagx_ioctl_dev_query_abi,
+   [DRM_VAGX_BO_CREATE] = vagx_ioctl_bo_create_abi,
+   [DRM_VAGX_BO_MMAP_OFFSET] = vagx_ioctl_bo_mmap_offset_abi,
+   [DRM_VAGX_BO_SET_LABEL] = vagx_ioctl_noop_abi,
+   [DRM_VAGX_VM_CREATE] = vagx_ioctl_vm_create_abi,
+   [DRM_VAGX_VM_DESTROY] = vagx_ioctl_vm_destroy_abi,
+   [DRM_VAGX_VM_BIND] = vagx_ioctl_vm_bind_abi,
+   [DRM_VAGX_VM_GET_STATE] = vagx_ioctl_vm_get_state_abi,
+   [DRM_VAGX_QUEUE_CREATE] = vagx_ioctl_queue_create_abi,
+   [DRM_VAGX_QUEUE_DESTROY] = vagx_ioctl_queue_destroy_abi,
+   [DRM_VAGX_QUEUE_GET_STATE] = vagx_ioctl_queue_get_state_abi,
+   [DRM_VAGX_SUBMIT] = vagx_ioctl_submit_abi,
 };
 
 void

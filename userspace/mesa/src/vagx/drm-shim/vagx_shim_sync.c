@@ -486,6 +486,15 @@ ioctl_timeline(int fd, unsigned long request, void *arg)
    return -EOPNOTSUPP;
 }
 
+SHIM_IOCTL_ABI(ioctl_create)
+SHIM_IOCTL_ABI(ioctl_destroy)
+SHIM_IOCTL_ABI(ioctl_handle_to_fd)
+SHIM_IOCTL_ABI(ioctl_fd_to_handle)
+SHIM_IOCTL_ABI(ioctl_wait)
+SHIM_IOCTL_ABI(ioctl_reset_signal)
+SHIM_IOCTL_ABI(ioctl_transfer)
+SHIM_IOCTL_ABI(ioctl_timeline)
+
 /* Mesa's drm-shim core table (src/drm-shim/device.c); not in its header */
 extern ioctl_fn_t core_ioctls[];
 
@@ -497,15 +506,15 @@ vagx_shim_sync_init(void)
    G.handles = _mesa_hash_table_u64_create(NULL);
    G.files = _mesa_hash_table_u64_create(NULL);
    G.next_handle = 1;
-   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_CREATE)] = ioctl_create;
-   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_DESTROY)] = ioctl_destroy;
-   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD)] = ioctl_handle_to_fd;
-   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE)] = ioctl_fd_to_handle;
-   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_WAIT)] = ioctl_wait;
-   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_RESET)] = ioctl_reset_signal;
-   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_SIGNAL)] = ioctl_reset_signal;
-   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_TRANSFER)] = ioctl_transfer;
-   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT)] = ioctl_timeline;
-   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL)] = ioctl_timeline;
-   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_QUERY)] = ioctl_timeline;
+   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_CREATE)] = ioctl_create_abi;
+   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_DESTROY)] = ioctl_destroy_abi;
+   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD)] = ioctl_handle_to_fd_abi;
+   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE)] = ioctl_fd_to_handle_abi;
+   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_WAIT)] = ioctl_wait_abi;
+   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_RESET)] = ioctl_reset_signal_abi;
+   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_SIGNAL)] = ioctl_reset_signal_abi;
+   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_TRANSFER)] = ioctl_transfer_abi;
+   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT)] = ioctl_timeline_abi;
+   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL)] = ioctl_timeline_abi;
+   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_QUERY)] = ioctl_timeline_abi;
 }

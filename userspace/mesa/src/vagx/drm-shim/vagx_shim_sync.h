@@ -7,6 +7,7 @@
 #define VAGX_SHIM_SYNC_H
 
 #include <stdbool.h>
+#include <errno.h>
 #include <stdint.h>
 
 /* A job's completion (dma_fence): signalled once, with a status (0 or a
@@ -26,6 +27,22 @@ int shim_fence_wait(struct shim_fence *f, int64_t abs_timeout_ns, int *status);
 int shim_syncobj_fence(uint32_t handle, struct shim_fence **f);
 /* Replace the syncobj's fence (NULL resets it); -ENOENT for an unknown handle. */
 int shim_syncobj_replace(uint32_t handle, struct shim_fence *f);
+
+/* Mesa's drm-shim hands an ioctl handler's negative errno back as the
+ * ioctl's return value, but libdrm (drmIoctl, drmSyncobjWait, ...) and the
+ * driver read failures as -1 with errno, as the kernel returns them: a
+ * handler's -ETIME would read as success.  The vagx handlers are wrapped
+ * to return like the kernel. */
+#define SHIM_IOCTL_ABI(fn)                                              \
+   static int fn##_abi(int fd, unsigned long request, void *arg)        \
+   {                                                                    \
+      int ret = fn(fd, request, arg);                                   \
+      if (ret < 0) {                                                    \
+         errno = -ret;                                                  \
+         return -1;                                                     \
+      }                                                                 \
+      return ret;                                                       \
+   }
 
 /* Installs the syncobj ioctls into Mesa's drm-shim core ioctl table. */
 void vagx_shim_sync_init(void);
