@@ -10,7 +10,10 @@
  * - binary syncobjs only: the timeline ioctls (TIMELINE_WAIT/SIGNAL, QUERY,
  *   TRANSFER of a point) return -EOPNOTSUPP;
  * - a sync_file is a pipe: its read end is the fd the application gets,
- *   readable (poll POLLIN) once the fence signalled, like a sync_file.  The
+ *   readable (poll POLLIN) once the fence signalled, like a sync_file, and
+ *   answering SYNC_IOC_FILE_INFO (through Mesa's drm-shim hook for ioctls
+ *   on other files, userspace/mesa-hooks.patch; Mesa's EGL checks native
+ *   fence fds with it).  SYNC_IOC_MERGE is not emulated (ENOTTY).  The
  *   shim finds the fence of an fd again by the pipe's inode, so an fd
  *   imported must come from this process's export (else -EINVAL); the
  *   inode -> fence entries live as long as the process (a few bytes each).
@@ -19,9 +22,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <linux/sync_file.h>
 #include <unistd.h>
 #include "drm-shim/drm_shim.h"
 #include "util/cnd_monotonic.h"
@@ -461,6 +466,42 @@ ioctl_fd_to_handle(int fd, unsigned long request, void *arg)
    return ret;
 }
 
+/* SYNC_IOC_FILE_INFO on a sync_file of ours: one fence, its status */
+static bool
+sync_file_ioctl(int fd, unsigned long request, void *arg, int *ret)
+{
+   if (_IOC_TYPE(request) != SYNC_IOC_MAGIC || _IOC_NR(request) != _IOC_NR(SYNC_IOC_FILE_INFO))
+      return false;
+   mtx_lock(&G.lock);
+   struct shim_file *file = file_lookup_locked(fd);
+   if (!file || !file->fence) {
+      mtx_unlock(&G.lock);
+      return false; /* not ours: the real ioctl answers (ENOTTY for a pipe) */
+   }
+   const struct shim_fence *f = file->fence;
+   const int status = !f->signalled ? 0 : f->status < 0 ? f->status : 1;
+   mtx_unlock(&G.lock);
+
+   struct sync_file_info *info = arg;
+   if (info->flags || info->pad) {
+      errno = EINVAL;
+      *ret = -1;
+      return true;
+   }
+   if (info->num_fences && info->sync_fence_info) {
+      struct sync_fence_info *fi = (struct sync_fence_info *)(uintptr_t)info->sync_fence_info;
+      memset(fi, 0, sizeof(*fi));
+      snprintf(fi->obj_name, sizeof(fi->obj_name), "vagx-shim");
+      snprintf(fi->driver_name, sizeof(fi->driver_name), "vagx");
+      fi->status = status;
+   }
+   snprintf(info->name, sizeof(info->name), "vagx-shim");
+   info->status = status;
+   info->num_fences = 1;
+   *ret = 0;
+   return true;
+}
+
 /* Binary syncobjs only: a point-to-point transfer of binary syncobjs
  * (points 0) copies the fence, as DRM core does. */
 static int
@@ -506,6 +547,7 @@ vagx_shim_sync_init(void)
    G.handles = _mesa_hash_table_u64_create(NULL);
    G.files = _mesa_hash_table_u64_create(NULL);
    G.next_handle = 1;
+   shim_device.driver_file_ioctl = sync_file_ioctl;
    core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_CREATE)] = ioctl_create_abi;
    core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_DESTROY)] = ioctl_destroy_abi;
    core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD)] = ioctl_handle_to_fd_abi;

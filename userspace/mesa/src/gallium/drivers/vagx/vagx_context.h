@@ -119,6 +119,7 @@ struct vagx_query {
    unsigned type;        /* PIPE_QUERY_* */
    struct vagx_bo *bo;   /* u64 result of an occlusion query */
    unsigned batch_mask;  /* batches whose control stream writes bo */
+   bool in_job;          /* begun in a control stream since its reset */
    uint64_t start, end;  /* ns, timestamp / time-elapsed queries */
 };
 

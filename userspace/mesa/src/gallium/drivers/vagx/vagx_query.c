@@ -64,6 +64,7 @@ query_reset(struct vagx_context *ctx, struct vagx_query *q)
    query_flush_writers(ctx, q);
    vagx_bo_wait_idle(ctx->screen, q->bo, true);
    memset(q->bo->map, 0, 8);
+   q->in_job = false;
 }
 
 /* Every submitted job of the context has completed: the device counter
@@ -188,14 +189,20 @@ vagx_get_query_result(struct pipe_context *pctx, struct pipe_query *pq, bool wai
       /* the jobs writing the result: submitted, then done (or, without
        * wait, no result yet) */
       query_flush_writers(ctx, q);
-      if (!wait) {
+      uint64_t seq;
+      if (q->in_job) {
          simple_mtx_lock(&ctx->screen->submit_lock);
-         const uint64_t seq = q->bo->last_write_seq;
+         seq = q->bo->last_write_seq;
          simple_mtx_unlock(&ctx->screen->submit_lock);
-         if (!vagx_screen_wait_seq(ctx->screen, seq, 0))
-            return false;
+      } else {
+         /* no job counts for it (no draw while it was active): its result,
+          * 0, is there at once, but results become available in order
+          * (piglit occlusion_query_order), after the context's earlier work */
+         vagx_flush_all(ctx);
+         seq = ctx->last_seq;
       }
-      vagx_bo_wait_idle(ctx->screen, q->bo, false);
+      if (!vagx_screen_wait_seq(ctx->screen, seq, wait ? INT64_MAX : 0))
+         return false;
       uint64_t v;
       memcpy(&v, q->bo->map, 8);
       if (q->type == PIPE_QUERY_OCCLUSION_COUNTER || q->type == PIPE_QUERY_PRIMITIVES_GENERATED ||
@@ -289,6 +296,7 @@ batch_update_prim_queries(struct vagx_context *ctx, struct vagx_batch *b)
       vagx_cmd_query_begin_pack(vagx_cs_emit(b, VAGX_CMD_QUERY_BEGIN_LENGTH), &qb);
       vagx_batch_add_bo_write(b, want->bo);
       want->batch_mask |= 1u << b->idx;
+      want->in_job = true;
    }
 }
 
@@ -313,6 +321,7 @@ batch_update_query(struct vagx_context *ctx, struct vagx_batch *b)
    vagx_cmd_query_begin_pack(vagx_cs_emit(b, VAGX_CMD_QUERY_BEGIN_LENGTH), &qb);
    vagx_batch_add_bo_write(b, want->bo);
    want->batch_mask |= 1u << b->idx;
+   want->in_job = true;
    b->query = want;
 }
 
