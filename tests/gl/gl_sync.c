@@ -48,16 +48,18 @@ now_ms(void)
    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
-/* Quad from x0 to x1 (NDC), full height, into vbo (glBufferSubData of
- * `bytes` from the start, or glBufferData when whole) */
+/* Quad from x0 to x1 (NDC), full height, into the first half of the
+ * 64-byte vbo: glBufferSubData of that half (a partial update: the driver
+ * must wait for draws still reading the buffer), or glBufferData of all of
+ * it when whole (new storage may be given instead) */
 static void
 quad_data(float x0, float x1, bool whole)
 {
-   const float v[] = { x0, -1, x1, -1, x0, 1, x1, 1 };
+   const float v[16] = { x0, -1, x1, -1, x0, 1, x1, 1 };
    if (whole)
       glBufferData(GL_ARRAY_BUFFER, sizeof(v), v, GL_DYNAMIC_DRAW);
    else
-      glBufferSubData(GL_ARRAY_BUFFER, 0, sizeof(v), v);
+      glBufferSubData(GL_ARRAY_BUFFER, 0, sizeof(v) / 2, v);
 }
 
 static void
@@ -154,10 +156,7 @@ case_read_after_render(void)
    glBeginQuery(GL_SAMPLES_PASSED, q);
    draw(blue);
    glEndQuery(GL_SAMPLES_PASSED);
-   glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
-   if (!pixel_is(W / 4, H / 2, blue, "glReadPixels, left") ||
-       !pixel_is(3 * W / 4, H / 2, black, "glReadPixels, right"))
-      return false;
+   /* the query first: glReadPixels would wait for the same job */
    GLuint samples = 0;
    glGetQueryObjectuiv(q, GL_QUERY_RESULT, &samples);
    glDeleteQueries(1, &q);
@@ -165,6 +164,10 @@ case_read_after_render(void)
       snprintf(err, sizeof(err), "occlusion query: %u samples, want %u", samples, W * H / 2);
       return false;
    }
+   glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
+   if (!pixel_is(W / 4, H / 2, blue, "glReadPixels, left") ||
+       !pixel_is(3 * W / 4, H / 2, black, "glReadPixels, right"))
+      return false;
 
    /* transform feedback of the 4 positions into a buffer, mapped */
    static const char *tf_vs =
@@ -222,7 +225,14 @@ case_update_in_flight(void)
       quad_data(-1, 0, whole);
       draw(red);
       glFlush(); /* the job is submitted (and held by the shim) */
+      const double t0 = now_ms();
       quad_data(0, 1, whole);
+      const double dt = now_ms() - t0;
+      /* new storage for the whole buffer: no wait for the held job */
+      if (whole && async_jobs && dt > 40) {
+         snprintf(err, sizeof(err), "glBufferData of a buffer a submitted draw reads took %.0f ms", dt);
+         return false;
+      }
       draw(green);
       glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
       const char *what = whole ? "glBufferData after a submitted draw"
@@ -233,42 +243,77 @@ case_update_in_flight(void)
    return true;
 }
 
-/* 24 frames, each new vertex data and a fence; the CPU waits only for the
- * fence of the frame 3 back, so several frames are in flight and the
- * driver recycles their command memory; every 4th frame is read back */
+static float
+frame_x(int f)
+{
+   return -1 + 2.0f * (f % 8) / 8;
+}
+
+static void
+frame_color(int f, float *c)
+{
+   c[0] = (f * 10 % 256) / 255.0f;
+   c[1] = 1;
+   c[2] = (255 - f) / 255.0f;
+   c[3] = 1;
+}
+
+/* 24 frames into two framebuffers in turn, each with new vertex data and a
+ * fence; the CPU waits only for the fence of the frame 3 back, so several
+ * frames are in flight and the driver recycles their command memory.
+ * Every 4th frame, the frame before it is read back while the new one is
+ * still pending: its job must have run its own commands, not the next
+ * frame's written into memory it still needed. */
 static bool
 case_frames_in_flight(void)
 {
+   GLint orig = 0, fb[2] = { 0 };
+   glGetIntegerv(GL_FRAMEBUFFER_BINDING, &orig);
+   for (int i = 0; i < 2; i++) {
+      if (!gl_target_fbo(W, H)) {
+         snprintf(err, sizeof(err), "no framebuffer");
+         return false;
+      }
+      glGetIntegerv(GL_FRAMEBUFFER_BINDING, &fb[i]);
+   }
    GLsync ring[3] = { 0 };
-   for (int f = 0; f < 24; f++) {
+   bool good = true;
+   for (int f = 0; f < 24 && good; f++) {
       GLsync *slot = &ring[f % 3];
       if (*slot) {
          GLenum r = glClientWaitSync(*slot, GL_SYNC_FLUSH_COMMANDS_BIT, 10ull * 1000 * 1000 * 1000);
          glDeleteSync(*slot);
+         *slot = 0;
          if (r != GL_CONDITION_SATISFIED && r != GL_ALREADY_SIGNALED) {
             snprintf(err, sizeof(err), "frame %d: fence wait 0x%x", f, r);
-            return false;
+            good = false;
+            break;
          }
       }
+      glBindFramebuffer(GL_FRAMEBUFFER, fb[f % 2]);
       frame_begin();
-      const float x = -1 + 2.0f * (f % 8) / 8;
-      quad_data(x, x + 0.25f, true);
-      const float c[4] = { (f * 10 % 256) / 255.0f, 1, (255 - f) / 255.0f, 1 };
+      quad_data(frame_x(f), frame_x(f) + 0.25f, true);
+      float c[4];
+      frame_color(f, c);
       draw(c);
       *slot = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
       glFlush();
-      if (f % 4 == 3) {
+      if (f % 4 == 0 && f) {
+         const int p = f - 1;
+         glBindFramebuffer(GL_READ_FRAMEBUFFER, fb[p % 2]);
          glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
-         const int cx = (int)((x + 1.125f) / 2 * W);
+         const int cx = (int)((frame_x(p) + 1.125f) / 2 * W);
          char what[64];
-         snprintf(what, sizeof(what), "frame %d", f);
-         if (!pixel_is(cx, H / 2, c, what) || !pixel_is((cx + W / 2) % W, H / 2, black, what))
-            return false;
+         snprintf(what, sizeof(what), "frame %d read during frame %d", p, f);
+         frame_color(p, c);
+         good = pixel_is(cx, H / 2, c, what) && pixel_is((cx + W / 2) % W, H / 2, black, what);
       }
    }
    for (int i = 0; i < 3; i++)
-      glDeleteSync(ring[i]);
-   return true;
+      if (ring[i])
+         glDeleteSync(ring[i]);
+   glBindFramebuffer(GL_FRAMEBUFFER, orig);
+   return good;
 }
 
 /* EGL_KHR_fence_sync and EGL_ANDROID_native_fence_sync: a native fence fd
