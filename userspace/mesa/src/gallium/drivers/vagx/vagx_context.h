@@ -112,9 +112,9 @@ struct vagx_compiled_shader {
 /* A pipe_query.  Occlusion queries count in hardware (cmd_query_begin/end in
  * the control stream of every batch that draws while the query is active;
  * the counter type adds to the u64 in bo, so several batches accumulate).
- * Timestamp and time-elapsed queries flush every batch and read the device
- * counter: submits wait for their job, so the counter then is the time at
- * which all earlier work completed. */
+ * Timestamp and time-elapsed queries flush every batch, wait for the
+ * context's last submit and read the device counter: the time at which all
+ * earlier work completed. */
 struct vagx_query {
    unsigned type;        /* PIPE_QUERY_* */
    struct vagx_bo *bo;   /* u64 result of an occlusion query */
