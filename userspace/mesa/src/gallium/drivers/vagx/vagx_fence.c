@@ -230,8 +230,9 @@ vagx_fence_finish(struct pipe_screen *pscreen, struct pipe_context *pctx,
    int64_t abs = os_time_get_absolute_timeout(timeout);
    if (abs == OS_TIMEOUT_INFINITE)
       abs = INT64_MAX;
+   /* the timeline of the screen that submitted it */
    if (f->seq)
-      return vagx_screen_wait_seq(vagx_screen(pscreen), f->seq, abs);
+      return vagx_screen_wait_seq(container_of(f->dev, struct vagx_screen, dev), f->seq, abs);
    return fence_wait_syncobj(f, abs);
 }
 
@@ -239,8 +240,8 @@ vagx_fence_finish(struct pipe_screen *pscreen, struct pipe_context *pctx,
 static int
 vagx_fence_get_fd(struct pipe_screen *pscreen, struct pipe_fence_handle *pf)
 {
-   struct vagx_device *dev = &vagx_screen(pscreen)->dev;
    struct vagx_fence *f = (struct vagx_fence *)pf;
+   struct vagx_device *dev = f->dev; /* the syncobj's file */
    uint32_t syncobj = f->syncobj;
    int fd = -1;
    if (!syncobj && dev->ops->syncobj_create(dev, &syncobj))
@@ -281,16 +282,33 @@ vagx_create_fence_fd(struct pipe_context *pctx, struct pipe_fence_handle **pfenc
 
 /* The context's next submits wait for the fence on the device (glWaitSync,
  * eglWaitSyncKHR).  Fences of this screen's own submits need nothing: the
- * render queue runs in order. */
+ * render queue runs in order.  A fence of another screen (another DRM
+ * file: syncobj handles are per file) goes through a sync_file. */
 static void
 vagx_fence_server_sync(struct pipe_context *pctx, struct pipe_fence_handle *pf)
 {
    struct vagx_context *ctx = vagx_context(pctx);
+   struct vagx_device *dev = &ctx->screen->dev;
    struct vagx_fence *f = (struct vagx_fence *)pf;
-   if (!f->syncobj || f->seq || p_atomic_read(&f->signalled))
+   if (!f->syncobj || p_atomic_read(&f->signalled) || (f->seq && f->dev == dev))
       return;
    struct vagx_fence *ref = NULL;
-   vagx_fence_reference(&ref, f);
+   if (f->dev == dev) {
+      vagx_fence_reference(&ref, f);
+   } else {
+      int fd = vagx_fence_get_fd(pctx->screen, pf);
+      if (fd >= 0) {
+         vagx_create_fence_fd(pctx, (struct pipe_fence_handle **)&ref, fd,
+                              PIPE_FD_TYPE_NATIVE_SYNC);
+         close(fd);
+      }
+      if (!ref) {
+         /* no device wait possible: the CPU waits instead */
+         fprintf(stderr, "vagx: fence of another device: waiting on the CPU\n");
+         fence_wait_syncobj(f, INT64_MAX);
+         return;
+      }
+   }
    util_dynarray_append(&ctx->wait_fences, struct vagx_fence *, ref);
 }
 
