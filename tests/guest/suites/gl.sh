@@ -38,7 +38,7 @@ splat() { dmesg | grep -c -E 'WARNING:|BUG:|Oops|Call Trace|general protection';
 
 # the test programs are normally built on the host (tests/gl/run, make check);
 # the guest's root overlay is writable, so build them here if missing
-if [ ! -x "$bin/gl_triangle" ] || [ ! -x "$bin/gl_info" ] || [ ! -x "$bin/gl_sync" ]; then
+if [ ! -x "$bin/gl_triangle" ] || [ ! -x "$bin/gl_info" ] || [ ! -x "$bin/gl_sync" ] || [ ! -x "$bin/shim_sync" ]; then
 	make -s -C tests/gl >"$tmp/build.log" 2>&1 || { echo "1..0 # SKIP cannot build tests/gl"; log "$tmp/build.log"; exit 1; }
 fi
 
@@ -126,6 +126,18 @@ for c in $("$bin/gl_sync" --list); do
 		ok "gl_sync $c"
 	else
 		nok "gl_sync $c" "${line:-missing (exit $src)}" "$(grep -m3 '^vagx' "$tmp/sync.log")"
+	fi
+done
+
+# the syncobj ioctls the drm-shim emulates on the host, here on DRM core
+"$bin/shim_sync" >"$tmp/shim_sync.log" 2>&1
+shrc=$?
+for c in wait wait_many fds errors; do
+	line=$(grep "^case $c " "$tmp/shim_sync.log")
+	if [ "$line" = "case $c ok" ]; then
+		ok "shim_sync $c (DRM core syncobjs)"
+	else
+		nok "shim_sync $c (DRM core syncobjs)" "${line:-missing (exit $shrc)}" "$(head -1 "$tmp/shim_sync.log")"
 	fi
 done
 

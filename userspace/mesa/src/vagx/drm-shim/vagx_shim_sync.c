@@ -252,14 +252,15 @@ ioctl_destroy(int fd, unsigned long request, void *arg)
    return s ? 0 : -EINVAL;
 }
 
-/* Reads the handle array of a wait/reset/signal; -EINVAL when one is unknown. */
+/* Reads the handle array of a wait/reset/signal; -ENOENT when one is
+ * unknown (drm_syncobj_array_find). */
 static int
 get_syncobjs_locked(uint64_t ptr, uint32_t count, struct shim_syncobj **out)
 {
    const uint32_t *h = (const uint32_t *)(uintptr_t)ptr;
    for (uint32_t i = 0; i < count; i++) {
       if (!(out[i] = lookup_locked(h[i])))
-         return -EINVAL;
+         return -ENOENT;
    }
    return 0;
 }
@@ -400,7 +401,7 @@ ioctl_handle_to_fd(int fd, unsigned long request, void *arg)
       return -EINVAL;
    mtx_lock(&G.lock);
    struct shim_syncobj *s = lookup_locked(h->handle);
-   int ret = -ENOENT, write_end = -1;
+   int ret = -EINVAL, write_end = -1; /* unknown handle: -EINVAL as in DRM core */
    if (s && sync_file && !s->fence) {
       ret = -EINVAL; /* no fence to export */
    } else if (s) {
