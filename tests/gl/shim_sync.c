@@ -147,7 +147,9 @@ case_errors(void)
    CHECK(FAILS_WITH(drmSyncobjSignal(fd, &bad, 1), ENOENT), "signal of an unknown handle");
    CHECK(FAILS_WITH(drmSyncobjCreate(fd, 0x80, &h), EINVAL), "create with an unknown flag");
    int sf;
-   CHECK(FAILS_WITH(drmSyncobjExportSyncFile(fd, bad, &sf), EINVAL), "export of an unknown handle");
+   CHECK(FAILS_WITH(drmSyncobjExportSyncFile(fd, bad, &sf), ENOENT),
+         "sync_file export of an unknown handle");
+   CHECK(FAILS_WITH(drmSyncobjHandleToFD(fd, bad, &sf), EINVAL), "opaque export of an unknown handle");
    return true;
 }
 

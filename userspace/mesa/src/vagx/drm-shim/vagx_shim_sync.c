@@ -401,7 +401,9 @@ ioctl_handle_to_fd(int fd, unsigned long request, void *arg)
       return -EINVAL;
    mtx_lock(&G.lock);
    struct shim_syncobj *s = lookup_locked(h->handle);
-   int ret = -EINVAL, write_end = -1; /* unknown handle: -EINVAL as in DRM core */
+   /* an unknown handle, as DRM core answers it: drm_syncobj_find_fence
+    * (sync_file) -ENOENT, drm_syncobj_find (opaque) -EINVAL */
+   int ret = sync_file ? -ENOENT : -EINVAL, write_end = -1;
    if (s && sync_file && !s->fence) {
       ret = -EINVAL; /* no fence to export */
    } else if (s) {
