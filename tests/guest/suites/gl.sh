@@ -19,6 +19,8 @@
 #    gbm_bo_map it must hold the same pixels, and imported as an EGL image
 #    (EGL_EXT_image_dma_buf_import) the second context samples it (nearest,
 #    1:1) and must read back exactly the same pixels;
+#  - build/gl-tests/gl_sync (renderD128): fences, native fence fds and reads
+#    of results with jobs in flight, on the kernel's syncobjs and sync_files;
 #  - kmscube -c 60 on card0: exit 0, GL_RENDERER vagx, no driver error or GL
 #    error in its output, no kernel warning/oops while it ran.
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -36,7 +38,7 @@ splat() { dmesg | grep -c -E 'WARNING:|BUG:|Oops|Call Trace|general protection';
 
 # the test programs are normally built on the host (tests/gl/run, make check);
 # the guest's root overlay is writable, so build them here if missing
-if [ ! -x "$bin/gl_triangle" ] || [ ! -x "$bin/gl_info" ]; then
+if [ ! -x "$bin/gl_triangle" ] || [ ! -x "$bin/gl_info" ] || [ ! -x "$bin/gl_sync" ] || [ ! -x "$bin/shim_sync" ]; then
 	make -s -C tests/gl >"$tmp/build.log" 2>&1 || { echo "1..0 # SKIP cannot build tests/gl"; log "$tmp/build.log"; exit 1; }
 fi
 
@@ -110,6 +112,34 @@ if grep -q '^vagx: ' "$tmp/vagx.log"; then
 else
 	ok "gl_triangle: no driver errors"
 fi
+
+# 2b. fences and CPU reads of results on vagx.ko's syncobjs and sync_files
+# (tests/gl/gl_sync.c on renderD128, surfaceless): GL sync objects,
+# EGL_KHR_fence_sync, EGL_ANDROID_native_fence_sync fds, reads right after
+# the draws, buffer updates while jobs read the old data, frames in flight.
+# Without --async: how long a job takes here is not under the test's control.
+timeout 180 "$env" "$bin/gl_sync" >"$tmp/sync.log" 2>&1
+src=$?
+for c in $("$bin/gl_sync" --list); do
+	line=$(grep "^case $c " "$tmp/sync.log")
+	if [ "$line" = "case $c ok" ] && grep -q '^renderer vagx' "$tmp/sync.log"; then
+		ok "gl_sync $c"
+	else
+		nok "gl_sync $c" "${line:-missing (exit $src)}" "$(grep -m3 '^vagx' "$tmp/sync.log")"
+	fi
+done
+
+# the syncobj ioctls the drm-shim emulates on the host, here on DRM core
+"$bin/shim_sync" >"$tmp/shim_sync.log" 2>&1
+shrc=$?
+for c in wait wait_many fds errors; do
+	line=$(grep "^case $c " "$tmp/shim_sync.log")
+	if [ "$line" = "case $c ok" ]; then
+		ok "shim_sync $c (DRM core syncobjs)"
+	else
+		nok "shim_sync $c (DRM core syncobjs)" "${line:-missing (exit $shrc)}" "$(head -1 "$tmp/shim_sync.log")"
+	fi
+done
 
 # 3. kmscube on card0 (KMS modeset + page flips of GBM scanout buffers)
 # kmscube stops at EOF on stdin ("user interrupted!"): give it a FIFO opened

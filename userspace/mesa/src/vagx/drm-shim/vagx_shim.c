@@ -4,9 +4,12 @@
  * host and executes jobs with the renderer core (qemu-device/core) running
  * in-process.  It plays the kernel's role: page tables in "guest-physical"
  * memory (the drm-shim memfd, PA = memfd offset + SHIM_PA_BASE), a ring per
- * queue, doorbells through vagx_core_mmio_write(), synchronous completion.
- * Job failures are reported like the kernel does (queue state FAULTED with
- * the job status), never papered over.
+ * queue, doorbells through vagx_core_mmio_write().  SUBMIT is asynchronous
+ * as on vagx.ko: it queues the commands to the queue's worker thread
+ * (vagx_shim_queue.c) and installs their fences in the signal syncobjs
+ * (vagx_shim_sync.c) before returning.  Job failures are reported like the
+ * kernel does (fence error, queue state FAULTED, later jobs of the queue
+ * cancelled), never papered over.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,6 +23,8 @@
 #include "vagx_drm.h"
 #include "vagx_hw.h"
 #include "vagx_pt.h"
+#include "vagx_shim_queue.h"
+#include "vagx_shim_sync.h"
 
 bool drm_shim_driver_prefers_first_render_node = true;
 
@@ -30,6 +35,7 @@ bool drm_shim_driver_prefers_first_render_node = true;
 static struct {
    uint8_t *mem;
    struct vagx_core *core;
+   /* the core, the rings and the page tables: one job or bind at a time */
    mtx_t lock;
    uint64_t ring_pa[2];
    uint32_t tail[2];
@@ -39,7 +45,8 @@ static struct {
    uint64_t vm_root[16];
    uint32_t queue_vm[16], queue_type[16], queue_state[16];
    struct drm_vagx_fault_info queue_fault[16];
-   bool debug;
+   struct shim_queue queue[16];
+   unsigned delay_ms;  /* VAGX_SHIM_DELAY_MS: every job waits that long before it runs */
 } S;
 
 static int
@@ -139,7 +146,9 @@ vagx_ioctl_dev_query(int fd, unsigned long request, void *arg)
       u.gi.gpu_id = VAGX_PCI_DEVICE_ID;
       u.gi.gpu_revision = VAGX_PCI_REVISION;
       /* as vagx.ko derives them from the device's FEATURES register */
+      mtx_lock(&S.lock); /* the queue threads drive the core */
       uint32_t hwf = vagx_core_mmio_read(S.core, VAGX_REG_FEATURES, 4);
+      mtx_unlock(&S.lock);
       u.gi.features = DRM_VAGX_FEATURE_COHERENT;
       if (VAGX_FEATURES_SPARSE_NULL_GET(hwf))
          u.gi.features |= DRM_VAGX_FEATURE_MAP_NULL;
@@ -164,8 +173,10 @@ vagx_ioctl_dev_query(int fd, unsigned long request, void *arg)
       break;
    case DRM_VAGX_DEV_QUERY_TIMESTAMP: {
       size = sizeof(u.ts);
+      mtx_lock(&S.lock);
       uint32_t lo = vagx_core_mmio_read(S.core, VAGX_REG_TIMESTAMP_LO, 4);
       uint32_t hi = vagx_core_mmio_read(S.core, VAGX_REG_TIMESTAMP_HI, 4);
+      mtx_unlock(&S.lock);
       u.ts.timestamp_bits = 64;
       u.ts.gpu_timestamp = lo | ((uint64_t)hi << 32);
       u.ts.cpu_timestamp = os_time_get_nano();
@@ -287,6 +298,8 @@ vagx_ioctl_vm_bind(int fd, unsigned long request, void *arg)
    return ret;
 }
 
+static int run_job(struct shim_job *job);
+
 static int
 vagx_ioctl_queue_create(int fd, unsigned long request, void *arg)
 {
@@ -297,9 +310,13 @@ vagx_ioctl_queue_create(int fd, unsigned long request, void *arg)
       return -ENOENT;
    for (unsigned i = 1; i < 16; i++) {
       if (!S.queue_vm[i]) {
+         int r = shim_queue_start(&S.queue[i], run_job, S.delay_ms);
+         if (r)
+            return r;
          S.queue_vm[i] = c->vm_id;
          S.queue_type[i] = c->type;
          S.queue_state[i] = 0;
+         memset(&S.queue_fault[i], 0, sizeof(S.queue_fault[i]));
          c->queue_id = i;
          return 0;
       }
@@ -313,6 +330,9 @@ vagx_ioctl_queue_destroy(int fd, unsigned long request, void *arg)
    struct drm_vagx_queue_destroy *d = arg;
    if (d->queue_id >= 16 || !S.queue_vm[d->queue_id])
       return -ENOENT;
+   /* the kernel returns once every job has been handed to the ring, and
+    * the jobs still run: here they run before the thread ends */
+   shim_queue_stop(&S.queue[d->queue_id]);
    S.queue_vm[d->queue_id] = 0;
    return 0;
 }
@@ -323,8 +343,10 @@ vagx_ioctl_queue_get_state(int fd, unsigned long request, void *arg)
    struct drm_vagx_queue_get_state *g = arg;
    if (g->queue_id >= 16 || !S.queue_vm[g->queue_id])
       return -ENOENT;
+   mtx_lock(&S.lock); /* written by the queue's thread */
    g->state = S.queue_state[g->queue_id];
    g->fault = S.queue_fault[g->queue_id];
+   mtx_unlock(&S.lock);
    return 0;
 }
 
@@ -338,9 +360,18 @@ vagx_ioctl_vm_get_state(int fd, unsigned long request, void *arg)
    return 0;
 }
 
+/* Runs one job on the device and returns its fence status.  Called on the
+ * queue's worker thread. */
 static int
-run_job(unsigned qid, uint64_t desc_va)
+run_job(struct shim_job *job)
 {
+   const unsigned qid = job->qid;
+   mtx_lock(&S.lock);
+   if (S.queue_state[qid]) {
+      /* after a fault the kernel cancels the queue's later jobs */
+      mtx_unlock(&S.lock);
+      return -ECANCELED;
+   }
    unsigned hwq = S.queue_type[qid];
    uint64_t slot = S.ring_pa[hwq] + (uint64_t)(S.tail[hwq] % (1u << RING_LOG2)) * VAGX_RING_ENTRY_SIZE;
    uint32_t dw[VAGX_RING_ENTRY_SIZE / 4];
@@ -349,7 +380,7 @@ run_job(unsigned qid, uint64_t desc_va)
    vagx_job_header_init(&h);
    h.type = hwq == DRM_VAGX_QUEUE_TYPE_RENDER ? VAGX_JOB_TYPE_RENDER : VAGX_JOB_TYPE_COMPUTE;
    h.pt_root = S.vm_root[S.queue_vm[qid]];
-   h.desc_va = desc_va;
+   h.desc_va = job->desc_va;
    h.desc_size = hwq == DRM_VAGX_QUEUE_TYPE_RENDER ? VAGX_RENDER_JOB_LENGTH : VAGX_COMPUTE_JOB_LENGTH;
    h.completion_pa = S.completion_pa;
    h.seqno = ++S.seqno;
@@ -366,15 +397,100 @@ run_job(unsigned qid, uint64_t desc_va)
    h_read(NULL, slot + VAGX_RING_SLOT_RESULT_OFFSET, res, sizeof(res));
    struct vagx_job_result r;
    const char *why = NULL;
+   int ret = 0;
    if (!vagx_job_result_unpack(res, &r, &why) || r.status != VAGX_JOB_STATUS_OK) {
       fprintf(stderr, "vagx-shim: job at 0x%llx failed: status %s unit %u detail 0x%x address 0x%llx\n",
-              (unsigned long long)desc_va, vagx_job_status_name(r.status), r.unit, r.detail,
+              (unsigned long long)job->desc_va, vagx_job_status_name(r.status), r.unit, r.detail,
               (unsigned long long)r.address);
-      S.queue_state[qid] = 2; /* FAULTED */
+      S.queue_state[qid] = DRM_VAGX_QUEUE_STATE_FAULTED;
       S.queue_fault[qid].addr = r.address;
       /* the device halts the queue on failure: resume so later jobs run */
       vagx_core_mmio_write(S.core, VAGX_REG_Q_RESUME(hwq), 1, 4);
-      return -EIO;
+      ret = -EFAULT;
+   }
+   mtx_unlock(&S.lock);
+   return ret;
+}
+
+static void
+free_jobs(struct shim_job **jobs, unsigned count)
+{
+   for (unsigned i = 0; i < count; i++)
+      if (jobs[i])
+         shim_job_free(jobs[i]);
+   free(jobs);
+}
+
+/* The fence a wait of command i resolves to (referenced): the signal of an
+ * earlier command of this ioctl on the same syncobj, else the syncobj's
+ * current fence.  A syncobj without a fence is -EINVAL (no wait-for-submit
+ * in SUBMIT, docs/uapi.md). */
+static int
+resolve_wait(const struct drm_vagx_submit *s, struct shim_job **jobs, unsigned i,
+             uint32_t handle, struct shim_fence **out)
+{
+   for (unsigned j = i; j-- > 0;) {
+      const struct drm_vagx_cmd *c = (const void *)(uintptr_t)(s->cmds.array + (uint64_t)j * s->cmds.stride);
+      const struct drm_vagx_sync *sy = (const void *)(uintptr_t)c->syncs.array;
+      for (unsigned k = 0; k < c->syncs.count; k++) {
+         const struct drm_vagx_sync *y = (const void *)((const uint8_t *)sy + (uint64_t)k * c->syncs.stride);
+         if ((y->flags & DRM_VAGX_SYNC_SIGNAL) && y->handle == handle) {
+            shim_fence_ref(jobs[j]->done);
+            *out = jobs[j]->done;
+            return 0;
+         }
+      }
+   }
+   int r = shim_syncobj_fence(handle, out);
+   if (!r && !*out)
+      r = -EINVAL;
+   return r;
+}
+
+/* Validates command i, builds its job (waits resolved, fence created). */
+static int
+build_job(const struct drm_vagx_submit *s, struct shim_job **jobs, unsigned i)
+{
+   const struct drm_vagx_cmd *c = (const void *)(uintptr_t)(s->cmds.array + (uint64_t)i * s->cmds.stride);
+   if (c->type != S.queue_type[s->queue_id] || c->flags ||
+       (c->desc_va & (VAGX_JOB_DESC_ALIGN - 1)))
+      return -EINVAL;
+   if (c->syncs.count && c->syncs.stride < sizeof(struct drm_vagx_sync))
+      return -EINVAL;
+   if (c->syncs.count > 64)
+      return -E2BIG;
+   struct shim_job *job = calloc(1, sizeof(*job));
+   if (!job || !(job->done = shim_fence_create()) ||
+       !(job->waits = calloc(MAX2(c->syncs.count, 1), sizeof(*job->waits)))) {
+      if (job)
+         shim_job_free(job);
+      return -ENOMEM;
+   }
+   jobs[i] = job;
+   job->qid = s->queue_id;
+   job->desc_va = c->desc_va;
+   for (unsigned k = 0; k < c->syncs.count; k++) {
+      const struct drm_vagx_sync *y =
+         (const void *)(uintptr_t)(c->syncs.array + (uint64_t)k * c->syncs.stride);
+      if (y->pad || (y->flags & ~DRM_VAGX_SYNC_SIGNAL))
+         return -EINVAL;
+      if (y->type == DRM_VAGX_SYNC_TYPE_TIMELINE_SYNCOBJ)
+         return -EOPNOTSUPP; /* the shim's syncobjs are binary (vagx_shim_sync.c) */
+      if (y->type != DRM_VAGX_SYNC_TYPE_SYNCOBJ || y->timeline_value)
+         return -EINVAL;
+      if (y->flags & DRM_VAGX_SYNC_SIGNAL) {
+         struct shim_fence *f;
+         int r = shim_syncobj_fence(y->handle, &f);
+         if (r)
+            return r;
+         if (f)
+            shim_fence_unref(f);
+      } else {
+         int r = resolve_wait(s, jobs, i, y->handle, &job->waits[job->wait_count]);
+         if (r)
+            return r;
+         job->wait_count++;
+      }
    }
    return 0;
 }
@@ -383,39 +499,72 @@ static int
 vagx_ioctl_submit(int fd, unsigned long request, void *arg)
 {
    struct drm_vagx_submit *s = arg;
+   if (s->flags || s->pad)
+      return -EINVAL;
    if (s->queue_id >= 16 || !S.queue_vm[s->queue_id])
       return -ENOENT;
+   s->failed_cmd = DRM_VAGX_NO_FAILED_INDEX;
    if (S.queue_state[s->queue_id])
       return -ECANCELED;
-   s->failed_cmd = DRM_VAGX_NO_FAILED_INDEX;
-   mtx_lock(&S.lock);
+   if (!s->cmds.count)
+      return 0;
+   if (s->cmds.count > 64)
+      return -E2BIG;
+   if (s->cmds.stride < sizeof(struct drm_vagx_cmd))
+      return -EINVAL;
+   /* all or nothing: every command validated and its job built first */
+   struct shim_job **jobs = calloc(s->cmds.count, sizeof(*jobs));
+   if (!jobs)
+      return -ENOMEM;
+   for (unsigned i = 0; i < s->cmds.count; i++) {
+      int r = build_job(s, jobs, i);
+      if (r) {
+         s->failed_cmd = i;
+         free_jobs(jobs, s->cmds.count);
+         return r;
+      }
+   }
    for (unsigned i = 0; i < s->cmds.count; i++) {
       const struct drm_vagx_cmd *c = (const void *)(uintptr_t)(s->cmds.array + (uint64_t)i * s->cmds.stride);
-      if (c->type != S.queue_type[s->queue_id]) {
-         s->failed_cmd = i;
-         mtx_unlock(&S.lock);
-         return -EINVAL;
+      for (unsigned k = 0; k < c->syncs.count; k++) {
+         const struct drm_vagx_sync *y =
+            (const void *)(uintptr_t)(c->syncs.array + (uint64_t)k * c->syncs.stride);
+         if (y->flags & DRM_VAGX_SYNC_SIGNAL)
+            shim_syncobj_replace(y->handle, jobs[i]->done);
       }
-      if (c->desc_va)
-         run_job(s->queue_id, c->desc_va); /* failure is reported through queue state */
+      shim_queue_push(&S.queue[s->queue_id], jobs[i]);
+      jobs[i] = NULL;
    }
-   mtx_unlock(&S.lock);
+   free(jobs);
    return 0;
 }
 
+SHIM_IOCTL_ABI(vagx_ioctl_dev_query)
+SHIM_IOCTL_ABI(vagx_ioctl_bo_create)
+SHIM_IOCTL_ABI(vagx_ioctl_bo_mmap_offset)
+SHIM_IOCTL_ABI(vagx_ioctl_noop)
+SHIM_IOCTL_ABI(vagx_ioctl_vm_create)
+SHIM_IOCTL_ABI(vagx_ioctl_vm_destroy)
+SHIM_IOCTL_ABI(vagx_ioctl_vm_bind)
+SHIM_IOCTL_ABI(vagx_ioctl_vm_get_state)
+SHIM_IOCTL_ABI(vagx_ioctl_queue_create)
+SHIM_IOCTL_ABI(vagx_ioctl_queue_destroy)
+SHIM_IOCTL_ABI(vagx_ioctl_queue_get_state)
+SHIM_IOCTL_ABI(vagx_ioctl_submit)
+
 static ioctl_fn_t driver_ioctls[] = {
-   [DRM_VAGX_DEV_QUERY] = vagx_ioctl_dev_query,
-   [DRM_VAGX_BO_CREATE] = vagx_ioctl_bo_create,
-   [DRM_VAGX_BO_MMAP_OFFSET] = vagx_ioctl_bo_mmap_offset,
-   [DRM_VAGX_BO_SET_LABEL] = vagx_ioctl_noop,
-   [DRM_VAGX_VM_CREATE] = vagx_ioctl_vm_create,
-   [DRM_VAGX_VM_DESTROY] = vagx_ioctl_vm_destroy,
-   [DRM_VAGX_VM_BIND] = vagx_ioctl_vm_bind,
-   [DRM_VAGX_VM_GET_STATE] = vagx_ioctl_vm_get_state,
-   [DRM_VAGX_QUEUE_CREATE] = vagx_ioctl_queue_create,
-   [DRM_VAGX_QUEUE_DESTROY] = vagx_ioctl_queue_destroy,
-   [DRM_VAGX_QUEUE_GET_STATE] = vagx_ioctl_queue_get_state,
-   [DRM_VAGX_SUBMIT] = vagx_ioctl_submit,
+   [DRM_VAGX_DEV_QUERY] = vagx_ioctl_dev_query_abi,
+   [DRM_VAGX_BO_CREATE] = vagx_ioctl_bo_create_abi,
+   [DRM_VAGX_BO_MMAP_OFFSET] = vagx_ioctl_bo_mmap_offset_abi,
+   [DRM_VAGX_BO_SET_LABEL] = vagx_ioctl_noop_abi,
+   [DRM_VAGX_VM_CREATE] = vagx_ioctl_vm_create_abi,
+   [DRM_VAGX_VM_DESTROY] = vagx_ioctl_vm_destroy_abi,
+   [DRM_VAGX_VM_BIND] = vagx_ioctl_vm_bind_abi,
+   [DRM_VAGX_VM_GET_STATE] = vagx_ioctl_vm_get_state_abi,
+   [DRM_VAGX_QUEUE_CREATE] = vagx_ioctl_queue_create_abi,
+   [DRM_VAGX_QUEUE_DESTROY] = vagx_ioctl_queue_destroy_abi,
+   [DRM_VAGX_QUEUE_GET_STATE] = vagx_ioctl_queue_get_state_abi,
+   [DRM_VAGX_SUBMIT] = vagx_ioctl_submit_abi,
 };
 
 void
@@ -454,6 +603,12 @@ drm_shim_driver_init(void)
    }
 
    mtx_init(&S.lock, mtx_plain);
+   vagx_shim_sync_init();
+   /* Debug knob: hold every job this many ms before it runs, so a driver
+    * that reads results without waiting for the job's fence reads stale
+    * memory reliably (tests/gl/run uses it). */
+   const char *delay = getenv("VAGX_SHIM_DELAY_MS");
+   S.delay_ms = delay ? strtoul(delay, NULL, 10) : 0;
    S.mem = mmap(NULL, SHIM_MEM_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, shim_device.mem_fd, 0);
    if (S.mem == MAP_FAILED) {
       fprintf(stderr, "vagx-shim: cannot map shim memory\n");

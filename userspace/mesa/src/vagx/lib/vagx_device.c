@@ -367,9 +367,10 @@ vagx_bo_export(struct vagx_bo *bo)
    }
    simple_mtx_lock(&dev->bo_map_lock);
    if (bo->prime_fd < 0) {
-      /* Keep our own reference to the dma-buf for implicit sync.  Our
-       * submits wait for their jobs before returning, so there is no
-       * pending write to attach to it here. */
+      /* Keep our own reference to the dma-buf for implicit sync.  Jobs
+       * submitted before the export did not attach their fences to it: the
+       * Gallium driver waits for the BO's last write before exporting
+       * (vagx_resource_get_handle). */
       bo->prime_fd = os_dupfd_cloexec(fd);
       if (bo->prime_fd >= 0)
          p_atomic_set(&bo->flags, bo->flags | VAGX_BO_SHARED);
@@ -529,14 +530,15 @@ implicit_in_sync(struct vagx_device *dev, struct vagx_bo *bo)
 
 int
 vagx_device_submit(struct vagx_device *dev, unsigned queue_type, uint64_t desc_va,
-                   uint32_t out_sync, struct vagx_bo *const *bos, unsigned bo_count)
+                   uint32_t out_sync, struct vagx_bo *const *bos, unsigned bo_count,
+                   const uint32_t *waits, unsigned wait_count)
 {
    uint32_t stack[8] = { 0 }, *in = stack;
    unsigned in_count = 0, shared = 0;
    for (unsigned i = 0; i < bo_count; i++)
       shared += bos[i]->prime_fd >= 0;
-   if (shared > ARRAY_SIZE(stack)) {
-      in = malloc(shared * sizeof(*in));
+   if (shared + wait_count > ARRAY_SIZE(stack)) {
+      in = malloc((shared + wait_count) * sizeof(*in));
       if (!in)
          return -ENOMEM;
    }
@@ -549,6 +551,10 @@ vagx_device_submit(struct vagx_device *dev, unsigned queue_type, uint64_t desc_v
             in[in_count++] = s;
       }
    }
+   /* the implicit in-syncs are ours to destroy, the caller's waits not */
+   const unsigned implicit_count = in_count;
+   for (unsigned i = 0; i < wait_count; i++)
+      in[in_count++] = waits[i];
    int r = dev->ops->submit(dev, queue_type, desc_va, in, in_count, out_sync);
    if (r == -ECANCELED && vagx_device_recreate_queue(dev, queue_type))
       r = dev->ops->submit(dev, queue_type, desc_va, in, in_count, out_sync);
@@ -570,7 +576,7 @@ vagx_device_submit(struct vagx_device *dev, unsigned queue_type, uint64_t desc_v
          close(sync_fd);
       }
    }
-   for (unsigned i = 0; i < in_count; i++)
+   for (unsigned i = 0; i < implicit_count; i++)
       drmSyncobjDestroy(dev->fd, in[i]);
    if (in != stack)
       free(in);

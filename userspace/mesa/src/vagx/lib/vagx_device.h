@@ -43,6 +43,10 @@ struct vagx_bo {
    int refcnt;
    int prime_fd;              /* dma-buf of a shared BO, else -1 */
    const char *label;
+   /* Screen submission sequence numbers (vagx_fence.c) of the last submit
+    * that used the BO and of the last one that wrote it: what a CPU access
+    * must wait for.  0: none. */
+   uint64_t last_use_seq, last_write_seq;
 };
 
 struct vagx_backend_ops {
@@ -109,11 +113,13 @@ struct vagx_bo *vagx_bo_import_handle(struct vagx_device *dev, uint32_t handle);
  * write is false, every fence when true.  No-op for unshared BOs. */
 void vagx_bo_wait_shared(struct vagx_bo *bo, bool write, int64_t timeout_ns);
 
-/* Submit one job descriptor with implicit sync for the shared BOs among
- * bos[]: their dma-buf fences become in-syncs, and the job's out fence
- * (out_sync must be nonzero when a shared BO is present) is attached to
- * them as a write fence. */
+/* Submit one job descriptor after the syncobjs waits[] (each must hold a
+ * fence), with implicit sync for the shared BOs among bos[]: their dma-buf
+ * fences become in-syncs too, and the job's out fence (out_sync must be
+ * nonzero when a shared BO is present) is attached to them as a write
+ * fence.  Returns at once: out_sync signals when the job completes. */
 int vagx_device_submit(struct vagx_device *dev, unsigned queue_type, uint64_t desc_va,
-                       uint32_t out_sync, struct vagx_bo *const *bos, unsigned bo_count);
+                       uint32_t out_sync, struct vagx_bo *const *bos, unsigned bo_count,
+                       const uint32_t *waits, unsigned wait_count);
 
 #endif

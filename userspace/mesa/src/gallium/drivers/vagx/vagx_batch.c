@@ -18,6 +18,10 @@
 #define VAGX_BATCH_MAX_BYTES (8 * 1024 * 1024)
 /* Chunks a context keeps for reuse (beyond them, completed batches free theirs) */
 #define VAGX_CHUNK_POOL_MAX 64
+/* Submits of a context whose job may still run: one more waits for the
+ * oldest, so the CPU runs at most this far ahead of the device and the
+ * memory of pending batches stays bounded (VAGX_BATCH_MAX_BYTES each). */
+#define VAGX_MAX_INFLIGHT 8
 
 /* A cmd_end closes the command stream in the room a cmd_jump would take */
 static_assert(VAGX_CMD_END_LENGTH <= VAGX_CMD_JUMP_LENGTH, "cmd_end fits a chunk's tail");
@@ -32,10 +36,20 @@ vagx_batch_add_bo(struct vagx_batch *b, struct vagx_bo *bo)
    util_dynarray_append(&b->bos, struct vagx_bo *, bo);
 }
 
+/* A BO the job writes: a CPU read must wait for this batch's submit */
+void
+vagx_batch_add_bo_write(struct vagx_batch *b, struct vagx_bo *bo)
+{
+   vagx_batch_add_bo(b, bo);
+   util_dynarray_foreach(&b->writes, struct vagx_bo *, it)
+      if (*it == bo)
+         return;
+   util_dynarray_append(&b->writes, struct vagx_bo *, bo);
+}
+
 /* A chunk of at least `size` bytes for the batch, from the context's pool
- * when it is a standard one.  Submits wait for their job today
- * (submit_render), so a chunk back in the pool is idle; with asynchronous
- * submission chunks must return only when their job's syncobj signals. */
+ * when it is a standard one.  A chunk is back in the pool only once the job
+ * of the batch that used it has completed (vagx_context_retire). */
 static struct vagx_chunk *
 batch_new_chunk(struct vagx_batch *b, struct util_dynarray *list, unsigned size)
 {
@@ -149,7 +163,7 @@ vagx_batch_write(struct vagx_batch *b, struct vagx_resource *r)
       if (i < VAGX_MAX_BATCHES)
          vagx_flush_batch(b->ctx, &b->ctx->batches[i]);
    r->reader_mask &= 1u << b->idx;
-   vagx_batch_add_bo(b, r->bo);
+   vagx_batch_add_bo_write(b, r->bo);
    r->writer = b;
 }
 
@@ -158,6 +172,8 @@ vagx_get_batch(struct vagx_context *ctx)
 {
    if (ctx->batch)
       return ctx->batch;
+   /* chunks of completed jobs back to the pool before taking new ones */
+   vagx_context_retire(ctx);
    for (unsigned i = 0; i < VAGX_MAX_BATCHES; i++) {
       struct vagx_batch *b = &ctx->batches[i];
       if (b->active && util_framebuffer_state_equal(&b->key, &ctx->fb))
@@ -185,6 +201,7 @@ vagx_get_batch(struct vagx_context *ctx)
    b->so_vs = NULL;
    memset(b->so_res, 0, sizeof(b->so_res));
    util_dynarray_init(&b->bos, NULL);
+   util_dynarray_init(&b->writes, NULL);
    util_dynarray_init(&b->cs_chunks, NULL);
    util_dynarray_init(&b->data_chunks, NULL);
    b->chunk_bytes = 0;
@@ -215,13 +232,65 @@ chunks_release(struct vagx_context *ctx, struct util_dynarray *list)
 }
 
 static void
-batch_cleanup(struct vagx_context *ctx, struct vagx_batch *b)
+inflight_release(struct vagx_context *ctx, struct vagx_inflight *f)
 {
-   util_dynarray_foreach(&b->bos, struct vagx_bo *, it)
+   util_dynarray_foreach(&f->bos, struct vagx_bo *, it)
       vagx_bo_unreference(*it);
-   util_dynarray_fini(&b->bos);
-   chunks_release(ctx, &b->cs_chunks);
-   chunks_release(ctx, &b->data_chunks);
+   util_dynarray_fini(&f->bos);
+   chunks_release(ctx, &f->chunks);
+}
+
+/* Releases the memory of the context's submits that have completed, and
+ * says so when the device failed a job since the last look. */
+void
+vagx_context_retire(struct vagx_context *ctx)
+{
+   unsigned n = util_dynarray_num_elements(&ctx->inflight, struct vagx_inflight);
+   if (!n)
+      return;
+   struct vagx_inflight *f = util_dynarray_begin(&ctx->inflight);
+   const uint64_t completed = vagx_screen_completed_seq(ctx->screen);
+   unsigned done = 0;
+   while (done < n && f[done].seq <= completed)
+      inflight_release(ctx, &f[done++]);
+   if (!done)
+      return;
+   memmove(f, f + done, (n - done) * sizeof(*f));
+   ctx->inflight.size -= done * sizeof(*f);
+
+   struct vagx_device *dev = &ctx->screen->dev;
+   uint32_t state = 0;
+   struct drm_vagx_fault_info fault;
+   if (!dev->ops->queue_state(dev, DRM_VAGX_QUEUE_TYPE_RENDER, &state, &fault) && state)
+      fprintf(stderr, "vagx: render queue unusable after a job (state 0x%x, fault at 0x%llx)\n",
+              state, (unsigned long long)fault.addr);
+}
+
+/* Ends a batch.  After a submit (seq != 0) its BOs and chunks stay
+ * referenced until the job completes; the oldest submit is waited for when
+ * the context has too many pending. */
+static void
+batch_cleanup(struct vagx_context *ctx, struct vagx_batch *b, uint64_t seq)
+{
+   struct vagx_inflight f = { .seq = seq, .bos = b->bos };
+   util_dynarray_init(&f.chunks, NULL);
+   util_dynarray_append_dynarray(&f.chunks, &b->cs_chunks);
+   util_dynarray_append_dynarray(&f.chunks, &b->data_chunks);
+   util_dynarray_fini(&b->cs_chunks);
+   util_dynarray_fini(&b->data_chunks);
+   util_dynarray_fini(&b->writes);
+   util_dynarray_init(&b->bos, NULL);
+   if (seq) {
+      util_dynarray_append(&ctx->inflight, struct vagx_inflight, f);
+      if (util_dynarray_num_elements(&ctx->inflight, struct vagx_inflight) > VAGX_MAX_INFLIGHT) {
+         vagx_screen_wait_seq(ctx->screen,
+                              ((struct vagx_inflight *)util_dynarray_begin(&ctx->inflight))->seq,
+                              INT64_MAX);
+      }
+      vagx_context_retire(ctx);
+   } else {
+      inflight_release(ctx, &f);
+   }
    util_unreference_framebuffer_state(&b->key);
    b->active = false;
    if (ctx->batch == b)
@@ -242,10 +311,10 @@ trace_job(struct vagx_batch *b, const struct vagx_render_job *rj)
    }
 }
 
-static bool
+/* Returns the submit's seq, 0 when the batch could not be submitted */
+static uint64_t
 submit_render(struct vagx_context *ctx, struct vagx_batch *b)
 {
-   struct vagx_device *dev = &ctx->screen->dev;
    struct vagx_bg_eot_key key = {
       .nr_cbufs = b->key.nr_cbufs,
       .samples = vagx_fb_samples(&b->key),
@@ -259,11 +328,11 @@ submit_render(struct vagx_context *ctx, struct vagx_batch *b)
                   : (b->clear & (PIPE_CLEAR_COLOR0 << i)) ? VAGX_BG_CLEAR : VAGX_BG_LOAD;
    }
    if (!vagx_compile_bg(&key, &bg))
-      return false;
+      return 0;
    for (unsigned i = 0; i < key.nr_cbufs; i++)
       key.op[i] = b->key.cbufs[i] != NULL;
    if (!vagx_compile_eot(&key, &eot))
-      return false;
+      return 0;
 
    struct vagx_render_job rj;
    vagx_render_job_init(&rj);
@@ -297,7 +366,7 @@ submit_render(struct vagx_context *ctx, struct vagx_batch *b)
       uint32_t *zd;
       rj.zs_desc_va = vagx_batch_alloc(b, VAGX_TEXTURE_LENGTH, 32, (void **)&zd);
       if (!zd)
-         return false;
+         return 0;
       static const unsigned char id[4] = { 0, 1, 2, 3 };
       /* every layer: zs_layer selects the one rendered to */
       vagx_pack_texture(zr, b->key.zsbuf->format, id, 0, 0, 0, zr->base.array_size - 1, zd);
@@ -317,7 +386,7 @@ submit_render(struct vagx_context *ctx, struct vagx_batch *b)
       uint64_t tva = vagx_batch_alloc(b, key.nr_cbufs * VAGX_TEXTURE_LENGTH, 32, (void **)&texdesc);
       uint64_t pva = vagx_batch_alloc(b, key.nr_cbufs * VAGX_PBE_LENGTH, 32, (void **)&pbedesc);
       if (!texdesc || !pbedesc)
-         return false;
+         return 0;
       for (unsigned i = 0; i < key.nr_cbufs; i++) {
          struct pipe_surface *s = b->key.cbufs[i];
          if (!s)
@@ -342,20 +411,20 @@ submit_render(struct vagx_context *ctx, struct vagx_batch *b)
    }
    uint64_t bgva = vagx_batch_alloc(b, bg.code_words * 8, 16, &cpu);
    if (!cpu)
-      return false;
+      return 0;
    memcpy(cpu, bg.code, bg.code_words * 8);
    rj.bg_program.code_va = bgva;
    rj.bg_program.gpr_count = bg.gpr_count;
    if (bg.push_count) {
       rj.bg_program.uniform_va = vagx_batch_alloc(b, bg.push_count * 4, 16, &cpu);
       if (!cpu)
-         return false;
+         return 0;
       memcpy(cpu, push, bg.push_count * 4);
       rj.bg_program.uniform_count = bg.push_count;
    }
    uint64_t eotva = vagx_batch_alloc(b, eot.code_words * 8, 16, &cpu);
    if (!cpu)
-      return false;
+      return 0;
    memcpy(cpu, eot.code, eot.code_words * 8);
    rj.eot_program.code_va = eotva;
    rj.eot_program.gpr_count = eot.gpr_count;
@@ -365,7 +434,7 @@ submit_render(struct vagx_context *ctx, struct vagx_batch *b)
    uint32_t *jd;
    uint64_t jva = vagx_batch_alloc(b, VAGX_RENDER_JOB_LENGTH, 64, (void **)&jd);
    if (!jd || b->failed)
-      return false;
+      return 0;
    /* the control stream starts at its first chunk (cmd_end made one) */
    rj.cs_va = util_dynarray_element(&b->cs_chunks, struct vagx_chunk, 0)->bo->va;
    vagx_render_job_pack(jd, &rj);
@@ -373,28 +442,26 @@ submit_render(struct vagx_context *ctx, struct vagx_batch *b)
    if (ctx->screen->debug & VAGX_DBG_TRACE)
       trace_job(b, &rj);
 
-   if (!ctx->last_syncobj)
-      dev->ops->syncobj_create(dev, &ctx->last_syncobj);
+   /* fence_server_sync: the job waits for those fences on the device */
+   unsigned wait_count = util_dynarray_num_elements(&ctx->wait_fences, struct vagx_fence *);
+   uint32_t waits[wait_count ? wait_count : 1];
+   for (unsigned i = 0; i < wait_count; i++)
+      waits[i] = (*util_dynarray_element(&ctx->wait_fences, struct vagx_fence *, i))->syncobj;
    /* implicit sync for shared (window-system / PRIME) BOs of the batch */
-   int r = vagx_device_submit(dev, DRM_VAGX_QUEUE_TYPE_RENDER, jva, ctx->last_syncobj,
-                              util_dynarray_begin(&b->bos),
-                              util_dynarray_num_elements(&b->bos, struct vagx_bo *));
-   if (r) {
-      fprintf(stderr, "vagx: SUBMIT failed: %s\n", strerror(-r));
-      return false;
-   }
-   /* Wait for the job: its chunks go back to the pool at cleanup, and CPU
-    * maps, query results and fences count on finished jobs (issue 17:
-    * asynchronous submission recycles chunks by syncobj state instead). */
-   dev->ops->syncobj_wait(dev, ctx->last_syncobj, INT64_MAX);
-   uint32_t state = 0;
-   struct drm_vagx_fault_info fault;
-   if (!dev->ops->queue_state(dev, DRM_VAGX_QUEUE_TYPE_RENDER, &state, &fault) && state) {
-      fprintf(stderr, "vagx: render queue unusable after job (state 0x%x, fault at 0x%llx)\n",
-              state, (unsigned long long)fault.addr);
-      return false;
-   }
-   return true;
+   const uint64_t seq =
+      vagx_screen_submit(ctx->screen, jva, util_dynarray_begin(&b->bos),
+                         util_dynarray_num_elements(&b->bos, struct vagx_bo *),
+                         util_dynarray_begin(&b->writes),
+                         util_dynarray_num_elements(&b->writes, struct vagx_bo *), waits, wait_count);
+   if (!seq)
+      return 0;
+   util_dynarray_foreach(&ctx->wait_fences, struct vagx_fence *, it)
+      vagx_fence_reference(it, NULL);
+   util_dynarray_clear(&ctx->wait_fences);
+   /* no wait: the job's BOs and chunks stay referenced until it completes
+    * (batch_cleanup), CPU accesses wait for the seq they need */
+   ctx->last_seq = seq;
+   return seq;
 }
 
 void
@@ -402,8 +469,9 @@ vagx_flush_batch(struct vagx_context *ctx, struct vagx_batch *b)
 {
    if (!b->active)
       return;
+   uint64_t seq = 0;
    if (b->draws || b->clear) {
-      if (b->failed || !submit_render(ctx, b))
+      if (b->failed || !(seq = submit_render(ctx, b)))
          fprintf(stderr, "vagx: render job for %ux%u framebuffer failed; results are undefined\n",
                  b->key.width, b->key.height);
    }
@@ -418,7 +486,7 @@ vagx_flush_batch(struct vagx_context *ctx, struct vagx_batch *b)
          vagx_resource(b->so_res[i])->writer = NULL;
       pipe_resource_reference(&b->so_res[i], NULL);
    }
-   batch_cleanup(ctx, b);
+   batch_cleanup(ctx, b, seq);
 }
 
 void
@@ -450,7 +518,15 @@ vagx_batch_destroy_all(struct vagx_context *ctx)
 {
    for (unsigned i = 0; i < VAGX_MAX_BATCHES; i++)
       if (ctx->batches[i].active)
-         batch_cleanup(ctx, &ctx->batches[i]);
+         batch_cleanup(ctx, &ctx->batches[i], 0);
+   /* the context's jobs must end before their memory goes */
+   vagx_screen_wait_seq(ctx->screen, ctx->last_seq, INT64_MAX);
+   vagx_context_retire(ctx);
+   assert(!util_dynarray_num_elements(&ctx->inflight, struct vagx_inflight));
+   util_dynarray_fini(&ctx->inflight);
+   util_dynarray_foreach(&ctx->wait_fences, struct vagx_fence *, it)
+      vagx_fence_reference(it, NULL);
+   util_dynarray_fini(&ctx->wait_fences);
    util_dynarray_foreach(&ctx->chunk_pool, struct vagx_bo *, it)
       vagx_bo_unreference(*it);
    util_dynarray_fini(&ctx->chunk_pool);

@@ -187,6 +187,10 @@ fill_push(struct vagx_context *ctx, struct vagx_batch *b, const struct vagx_shad
           enum pipe_shader_type stage, uint32_t *push)
 {
    struct pipe_constant_buffer *cb0 = &ctx->cb[stage][0];
+   /* the CPU copies words of a constant buffer the device may have
+    * written (transform feedback, copies): after that job */
+   if (!cb0->user_buffer && cb0->buffer)
+      vagx_bo_wait_idle(ctx->screen, vagx_resource(cb0->buffer)->bo, false);
    const uint8_t *cbmap = cb0->user_buffer ? cb0->user_buffer
                           : cb0->buffer ? (uint8_t *)vagx_resource(cb0->buffer)->bo->map + cb0->buffer_offset
                                         : NULL;

@@ -21,13 +21,10 @@ vagx_flush(struct pipe_context *pctx, struct pipe_fence_handle **fence, unsigned
 {
    struct vagx_context *ctx = vagx_context(pctx);
    vagx_flush_all(ctx);
-   if (fence) {
-      struct vagx_fence *f = CALLOC_STRUCT(vagx_fence);
-      pipe_reference_init(&f->reference, 1);
-      /* every submit waits synchronously today, so the fence is signalled */
-      f->syncobj = 0;
-      *fence = (struct pipe_fence_handle *)f;
-   }
+   /* the fence of the context's last submit: every earlier one of the
+    * screen completes before it (one render queue, in order) */
+   if (fence)
+      *fence = (struct pipe_fence_handle *)vagx_context_fence(ctx);
 }
 
 /* State util_blitter restores after each of its operations. */
@@ -146,8 +143,6 @@ vagx_context_destroy(struct pipe_context *pctx)
    pipe_resource_reference(&ctx->stipple_tex, NULL);
    if (ctx->stipple_sampler)
       pctx->delete_sampler_state(pctx, ctx->stipple_sampler);
-   if (ctx->last_syncobj)
-      ctx->screen->dev.ops->syncobj_destroy(&ctx->screen->dev, ctx->last_syncobj);
    slab_destroy_child(&ctx->transfer_pool);
    FREE(ctx);
 }
@@ -182,6 +177,7 @@ vagx_context_create(struct pipe_screen *pscreen, void *priv, unsigned flags)
    p->memory_barrier = vagx_memory_barrier;
    p->set_debug_callback = u_default_set_debug_callback;
    p->get_sample_position = u_default_get_sample_position;
+   vagx_init_context_fence_functions(p);
    vagx_init_query_functions(p);
    vagx_init_context_resource_functions(p);
    vagx_init_state_functions(p);
@@ -193,6 +189,9 @@ vagx_context_create(struct pipe_screen *pscreen, void *priv, unsigned flags)
       ctx->batches[i].idx = i;
    }
    ctx->sample_mask = ~0u;
+   util_dynarray_init(&ctx->inflight, NULL);
+   util_dynarray_init(&ctx->wait_fences, NULL);
+   util_dynarray_init(&ctx->chunk_pool, NULL);
    slab_create_child(&ctx->transfer_pool, &screen->transfer_pool);
    p->stream_uploader = u_upload_create_default(p);
    p->const_uploader = p->stream_uploader;

@@ -20,6 +20,11 @@ struct blitter_context;
 struct vagx_screen {
    struct pipe_screen base;
    struct vagx_device dev;
+   /* submission timeline (vagx_fence.c): seq order is SUBMIT order */
+   simple_mtx_t submit_lock;
+   uint64_t submit_seq;          /* last seq submitted */
+   uint64_t completed_seq;       /* every seq up to it has completed */
+   struct util_dynarray inflight; /* struct vagx_fence * of later seqs, in order */
    struct slab_parent_pool transfer_pool;
    struct disk_cache *disk_cache;
    uint32_t debug;
@@ -49,10 +54,13 @@ struct vagx_transfer {
    unsigned staging_stride;
 };
 
+/* A pipe fence and the completion of one submit (vagx_fence.c) */
 struct vagx_fence {
    struct pipe_reference reference;
-   uint32_t syncobj;
-   int status;          /* 0 ok, else negative errno reported by the job */
+   struct vagx_device *dev;
+   uint32_t syncobj;    /* 0: signalled, nothing to wait for */
+   uint64_t seq;        /* the screen submit it completes; 0: imported (sync_file) */
+   int signalled;       /* seen signalled (p_atomic) */
 };
 
 struct vagx_uncompiled_shader {
@@ -104,13 +112,14 @@ struct vagx_compiled_shader {
 /* A pipe_query.  Occlusion queries count in hardware (cmd_query_begin/end in
  * the control stream of every batch that draws while the query is active;
  * the counter type adds to the u64 in bo, so several batches accumulate).
- * Timestamp and time-elapsed queries flush every batch and read the device
- * counter: submits wait for their job, so the counter then is the time at
- * which all earlier work completed. */
+ * Timestamp and time-elapsed queries flush every batch, wait for the
+ * context's last submit and read the device counter: the time at which all
+ * earlier work completed. */
 struct vagx_query {
    unsigned type;        /* PIPE_QUERY_* */
    struct vagx_bo *bo;   /* u64 result of an occlusion query */
    unsigned batch_mask;  /* batches whose control stream writes bo */
+   bool in_job;          /* begun in a control stream since its reset */
    uint64_t start, end;  /* ns, timestamp / time-elapsed queries */
 };
 
@@ -131,6 +140,13 @@ struct vagx_chunk {
    uint32_t used;                  /* bytes */
 };
 
+/* A submitted batch's memory, kept until its job (seq) completes */
+struct vagx_inflight {
+   uint64_t seq;
+   struct util_dynarray bos;       /* struct vagx_bo * referenced */
+   struct util_dynarray chunks;    /* struct vagx_chunk */
+};
+
 /* Bytes of a pooled chunk (vagx_batch.c) */
 #define VAGX_CHUNK_SIZE (64 * 1024)
 
@@ -141,6 +157,7 @@ struct vagx_batch {
    uint64_t seq;                   /* ctx->batch_seq when it began: tells reuse of the slot */
    struct pipe_framebuffer_state key;
    struct util_dynarray bos;       /* struct vagx_bo * referenced */
+   struct util_dynarray writes;    /* struct vagx_bo * of bos the job writes */
    struct util_dynarray cs_chunks; /* struct vagx_chunk: the control stream, in order */
    struct util_dynarray data_chunks; /* struct vagx_chunk: descriptors, uniforms */
    uint64_t chunk_bytes;           /* size of all chunks (bounds the batch) */
@@ -184,7 +201,12 @@ struct vagx_context {
    struct vagx_batch *batch;
    /* struct vagx_bo *: VAGX_CHUNK_SIZE chunks of completed batches */
    struct util_dynarray chunk_pool;
-   uint32_t last_syncobj;
+   /* struct vagx_inflight: submitted batches whose job may still run, in
+    * order; their BOs and chunks are released when it completes */
+   struct util_dynarray inflight;
+   uint64_t last_seq;              /* seq of the context's last submit */
+   /* struct vagx_fence *: fence_server_sync fences the next submit waits for */
+   struct util_dynarray wait_fences;
    uint64_t batch_seq;             /* batches begun */
 
    struct pipe_blend_state *blend;
@@ -227,6 +249,24 @@ struct vagx_context {
 
 static inline struct vagx_context *vagx_context(struct pipe_context *p) { return (struct vagx_context *)p; }
 
+/* vagx_fence.c: fences and the submission timeline */
+void vagx_init_screen_fence_functions(struct pipe_screen *pscreen);
+void vagx_init_context_fence_functions(struct pipe_context *pctx);
+void vagx_screen_fini_timeline(struct vagx_screen *s);
+void vagx_fence_reference(struct vagx_fence **ptr, struct vagx_fence *f);
+/* Submits a render job; returns its seq, 0 when the submit failed. */
+uint64_t vagx_screen_submit(struct vagx_screen *s, uint64_t desc_va, struct vagx_bo *const *bos,
+                            unsigned bo_count, struct vagx_bo *const *writes,
+                            unsigned write_count, const uint32_t *waits, unsigned wait_count);
+uint64_t vagx_screen_completed_seq(struct vagx_screen *s);
+/* false at the timeout (abs, CLOCK_MONOTONIC ns; INT64_MAX: none) */
+bool vagx_screen_wait_seq(struct vagx_screen *s, uint64_t seq, int64_t abs_timeout);
+/* Waits until the CPU may read (write false: the last write is done) or
+ * write (every use is done) the BO.  Submitted work only: flush first. */
+void vagx_bo_wait_idle(struct vagx_screen *s, struct vagx_bo *bo, bool write);
+bool vagx_bo_is_busy(struct vagx_screen *s, struct vagx_bo *bo);
+struct vagx_fence *vagx_context_fence(struct vagx_context *ctx);
+
 /* vagx_screen.c */
 struct pipe_context *vagx_context_create(struct pipe_screen *pscreen, void *priv, unsigned flags);
 /* vagx_resource.c */
@@ -252,6 +292,8 @@ struct vagx_batch *vagx_get_batch(struct vagx_context *ctx);
 uint32_t *vagx_cs_emit(struct vagx_batch *b, unsigned bytes);
 uint64_t vagx_batch_alloc(struct vagx_batch *b, unsigned size, unsigned align, void **cpu);
 void vagx_batch_add_bo(struct vagx_batch *b, struct vagx_bo *bo);
+void vagx_batch_add_bo_write(struct vagx_batch *b, struct vagx_bo *bo);
+void vagx_context_retire(struct vagx_context *ctx);
 void vagx_batch_read(struct vagx_batch *b, struct vagx_resource *r);
 void vagx_batch_write(struct vagx_batch *b, struct vagx_resource *r);
 bool vagx_batch_is_full(const struct vagx_batch *b);

@@ -196,6 +196,8 @@ draw_indirect(struct vagx_context *ctx, struct draw_emit *e)
       return;
    }
    vagx_flush_writer(ctx, r);
+   /* the CPU reads the arguments (geometry budget) */
+   vagx_bo_wait_idle(ctx->screen, r->bo, false);
    struct vagx_cmd_draw d;
    draw_template(e, &d);
    d.indirect = true;

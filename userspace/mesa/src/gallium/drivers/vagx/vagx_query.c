@@ -48,14 +48,32 @@ vagx_create_query(struct pipe_context *pctx, unsigned type, unsigned index)
    return (struct pipe_query *)q;
 }
 
-/* submit every pending batch whose control stream writes the query's result
- * (submits are synchronous, so the result is then in memory) */
+/* submit every pending batch whose control stream writes the query's result */
 static void
 query_flush_writers(struct vagx_context *ctx, struct vagx_query *q)
 {
    u_foreach_bit(i, q->batch_mask)
       vagx_flush_batch(ctx, &ctx->batches[i]);
    q->batch_mask = 0;
+}
+
+/* the result BO is reset by the CPU: earlier jobs writing it must be done */
+static void
+query_reset(struct vagx_context *ctx, struct vagx_query *q)
+{
+   query_flush_writers(ctx, q);
+   vagx_bo_wait_idle(ctx->screen, q->bo, true);
+   memset(q->bo->map, 0, 8);
+   q->in_job = false;
+}
+
+/* Every submitted job of the context has completed: the device counter
+ * read next is the time of their end */
+static void
+wait_context_idle(struct vagx_context *ctx)
+{
+   vagx_flush_all(ctx);
+   vagx_screen_wait_seq(ctx->screen, ctx->last_seq, INT64_MAX);
 }
 
 /* end the query in the control stream of every batch that has it begun */
@@ -99,7 +117,7 @@ vagx_begin_query(struct pipe_context *pctx, struct pipe_query *pq)
    struct vagx_query *q = (struct vagx_query *)pq;
    switch (q->type) {
    case PIPE_QUERY_TIME_ELAPSED:
-      vagx_flush_all(ctx);
+      wait_context_idle(ctx);
       q->start = pctx->screen->get_timestamp(pctx->screen);
       return true;
    case PIPE_QUERY_TIMESTAMP:
@@ -107,8 +125,7 @@ vagx_begin_query(struct pipe_context *pctx, struct pipe_query *pq)
    case PIPE_QUERY_PRIMITIVES_GENERATED:
    case PIPE_QUERY_PRIMITIVES_EMITTED: {
       const unsigned k = q->type == PIPE_QUERY_PRIMITIVES_EMITTED;
-      query_flush_writers(ctx, q);
-      memset(q->bo->map, 0, 8);
+      query_reset(ctx, q);
       if (ctx->prim_query[k] && ctx->prim_query[k] != q)
          query_end_in_batches(ctx, ctx->prim_query[k]);
       /* draws begin it in their batch's control stream (vagx_draw.c) */
@@ -117,8 +134,7 @@ vagx_begin_query(struct pipe_context *pctx, struct pipe_query *pq)
    }
    default:
       /* earlier uses of this query object must land before the reset */
-      query_flush_writers(ctx, q);
-      memset(q->bo->map, 0, 8);
+      query_reset(ctx, q);
       if (ctx->occlusion && ctx->occlusion != q)
          query_end_in_batches(ctx, ctx->occlusion);
       /* draws begin it in their batch's control stream (vagx_draw_vbo) */
@@ -135,7 +151,7 @@ vagx_end_query(struct pipe_context *pctx, struct pipe_query *pq)
    switch (q->type) {
    case PIPE_QUERY_TIME_ELAPSED:
    case PIPE_QUERY_TIMESTAMP:
-      vagx_flush_all(ctx);
+      wait_context_idle(ctx);
       q->end = pctx->screen->get_timestamp(pctx->screen);
       return true;
    case PIPE_QUERY_PRIMITIVES_GENERATED:
@@ -170,8 +186,23 @@ vagx_get_query_result(struct pipe_context *pctx, struct pipe_query *pq, bool wai
       result->u64 = q->end;
       return true;
    default: {
-      /* flushing is the wait: the submit returns when the job is done */
+      /* the jobs writing the result: submitted, then done (or, without
+       * wait, no result yet) */
       query_flush_writers(ctx, q);
+      uint64_t seq;
+      if (q->in_job) {
+         simple_mtx_lock(&ctx->screen->submit_lock);
+         seq = q->bo->last_write_seq;
+         simple_mtx_unlock(&ctx->screen->submit_lock);
+      } else {
+         /* no job counts for it (no draw while it was active): its result,
+          * 0, is there at once, but results become available in order
+          * (piglit occlusion_query_order), after the context's earlier work */
+         vagx_flush_all(ctx);
+         seq = ctx->last_seq;
+      }
+      if (!vagx_screen_wait_seq(ctx->screen, seq, wait ? INT64_MAX : 0))
+         return false;
       uint64_t v;
       memcpy(&v, q->bo->map, 8);
       if (q->type == PIPE_QUERY_OCCLUSION_COUNTER || q->type == PIPE_QUERY_PRIMITIVES_GENERATED ||
@@ -263,8 +294,9 @@ batch_update_prim_queries(struct vagx_context *ctx, struct vagx_batch *b)
       qb.type = type;
       qb.result_va = want->bo->va;
       vagx_cmd_query_begin_pack(vagx_cs_emit(b, VAGX_CMD_QUERY_BEGIN_LENGTH), &qb);
-      vagx_batch_add_bo(b, want->bo);
+      vagx_batch_add_bo_write(b, want->bo);
       want->batch_mask |= 1u << b->idx;
+      want->in_job = true;
    }
 }
 
@@ -287,8 +319,9 @@ batch_update_query(struct vagx_context *ctx, struct vagx_batch *b)
                                                          : VAGX_QUERY_TYPE_OCCLUSION_PREDICATE;
    qb.result_va = want->bo->va;
    vagx_cmd_query_begin_pack(vagx_cs_emit(b, VAGX_CMD_QUERY_BEGIN_LENGTH), &qb);
-   vagx_batch_add_bo(b, want->bo);
+   vagx_batch_add_bo_write(b, want->bo);
    want->batch_mask |= 1u << b->idx;
+   want->in_job = true;
    b->query = want;
 }
 

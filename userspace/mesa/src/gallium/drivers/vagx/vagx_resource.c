@@ -110,6 +110,7 @@ vagx_resource_make_shareable(struct vagx_screen *screen, struct vagx_resource *r
                                              "shared resource");
    if (!bo)
       return false;
+   vagx_bo_wait_idle(screen, rsrc->bo, false);
    memcpy(bo->map, rsrc->bo->map, rsrc->bo->size);
    vagx_bo_unreference(rsrc->bo);
    rsrc->bo = bo;
@@ -134,6 +135,14 @@ vagx_resource_get_handle(struct pipe_screen *pscreen, struct pipe_context *ctx,
    if (!rsrc || !vagx_resource_make_shareable(screen, rsrc))
       return false;
    struct vagx_bo *bo = rsrc->bo;
+   /* Jobs submitted before the first export put no fence in the dma-buf
+    * (vagx_device_submit does that for shared BOs only): the importer
+    * would not wait for them, so they must be done now. */
+   if (!(p_atomic_read(&bo->flags) & VAGX_BO_SHARED)) {
+      if (rsrc->writer)
+         vagx_flush_writer(rsrc->writer->ctx, rsrc);
+      vagx_bo_wait_idle(screen, bo, false);
+   }
 
    switch (handle->type) {
    case WINSYS_HANDLE_TYPE_KMS:
@@ -355,6 +364,32 @@ vagx_resource_create_with_modifiers(struct pipe_screen *pscreen,
 
 /* ---- transfers ---- */
 
+/* Gives a buffer whose contents are discarded new storage when the old one
+ * is still in use (by a submitted job or a pending batch), instead of
+ * waiting: batches keep their reference to the old BO, later draws see the
+ * new one (they take rsrc->bo when they are encoded).  Not for BOs other
+ * processes or devices see.  Returns whether the resource has new storage. */
+static bool
+buffer_rename(struct vagx_context *ctx, struct vagx_resource *rsrc)
+{
+   struct vagx_bo *old = rsrc->bo;
+   if (rsrc->base.target != PIPE_BUFFER || old->flags || old->prime_fd >= 0)
+      return false;
+   if (!rsrc->writer && !rsrc->reader_mask && !vagx_bo_is_busy(ctx->screen, old))
+      return false;
+   struct vagx_bo *bo = vagx_bo_create(&ctx->screen->dev, old->size, "resource");
+   if (!bo)
+      return false;
+   rsrc->bo = bo;
+   vagx_bo_unreference(old);
+   /* pending batches use the old storage: no dependency on them is left */
+   if (rsrc->writer && rsrc->writer->ctx != ctx)
+      vagx_flush_writer(rsrc->writer->ctx, rsrc);
+   rsrc->writer = NULL;
+   rsrc->reader_mask = 0;
+   return true;
+}
+
 static void *
 vagx_transfer_map(struct pipe_context *pctx, struct pipe_resource *prsc, unsigned level,
                   unsigned usage, const struct pipe_box *box, struct pipe_transfer **out)
@@ -362,11 +397,15 @@ vagx_transfer_map(struct pipe_context *pctx, struct pipe_resource *prsc, unsigne
    struct vagx_context *ctx = vagx_context(pctx);
    struct vagx_resource *rsrc = vagx_resource(prsc);
 
-   /* GPU work on the resource must land before the CPU looks at it. */
-   if (!(usage & PIPE_MAP_UNSYNCHRONIZED)) {
+   /* GPU work on the resource must land before the CPU looks at it:
+    * submitted (flush), then done (the BO's last write for a read, its last
+    * use for a write).  A whole-buffer discard renames a busy buffer instead. */
+   if (!(usage & PIPE_MAP_UNSYNCHRONIZED) &&
+       !((usage & PIPE_MAP_DISCARD_WHOLE_RESOURCE) && buffer_rename(ctx, rsrc))) {
       if (usage & PIPE_MAP_WRITE)
          vagx_flush_readers(ctx, rsrc);
       vagx_flush_writer(ctx, rsrc);
+      vagx_bo_wait_idle(ctx->screen, rsrc->bo, usage & PIPE_MAP_WRITE);
       /* and work of other processes/devices on a shared buffer */
       vagx_bo_wait_shared(rsrc->bo, usage & PIPE_MAP_WRITE, -1);
    }
@@ -527,6 +566,9 @@ vagx_invalidate_resource(struct pipe_context *pctx, struct pipe_resource *prsc)
    }
    if (zs || util_format_is_depth_or_stencil(prsc->format))
       vagx_resource(prsc)->undefined = true;
+   /* glInvalidateBufferData, glBufferData of the same size: new storage
+    * if the old one is busy, so no later map waits for it */
+   buffer_rename(ctx, vagx_resource(prsc));
 }
 
 void

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* vagx screen: caps (25.0 caps struct), formats, fences, timestamps,
+/* vagx screen: caps (25.0 caps struct), formats, timestamps,
  * compiler options and the disk shader cache. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +44,9 @@ vagx_init_screen_caps(struct vagx_screen *screen)
    caps->npot_textures = true;
    caps->blend_equation_separate = true;
    caps->uma = true;
+   /* sync_file export/import of fences through syncobjs (vagx_fence.c):
+    * EGL_ANDROID_native_fence_sync */
+   caps->native_fence_fd = true;
    caps->texture_swizzle = true;
    caps->fragment_shader_texture_lod = true;
    caps->fragment_shader_derivatives = true;
@@ -291,37 +294,6 @@ vagx_is_format_supported(struct pipe_screen *pscreen, enum pipe_format format,
    return true;
 }
 
-static void
-vagx_fence_reference(struct pipe_screen *pscreen, struct pipe_fence_handle **ptr,
-                     struct pipe_fence_handle *f)
-{
-   struct vagx_fence **p = (struct vagx_fence **)ptr;
-   struct vagx_fence *fence = (struct vagx_fence *)f;
-   if (pipe_reference(&(*p)->reference, &fence->reference)) {
-      struct vagx_screen *screen = vagx_screen(pscreen);
-      if ((*p)->syncobj)
-         screen->dev.ops->syncobj_destroy(&screen->dev, (*p)->syncobj);
-      FREE(*p);
-   }
-   *p = fence;
-}
-
-static bool
-vagx_fence_finish(struct pipe_screen *pscreen, struct pipe_context *ctx,
-                  struct pipe_fence_handle *f, uint64_t timeout)
-{
-   struct vagx_screen *screen = vagx_screen(pscreen);
-   struct vagx_fence *fence = (struct vagx_fence *)f;
-   if (ctx)
-      ctx->flush(ctx, NULL, 0);
-   if (!fence->syncobj)
-      return true;
-   int64_t abs = os_time_get_absolute_timeout(timeout);
-   if (abs == OS_TIMEOUT_INFINITE)
-      abs = INT64_MAX;
-   return screen->dev.ops->syncobj_wait(&screen->dev, fence->syncobj, abs) == 0;
-}
-
 static uint64_t
 vagx_get_timestamp(struct pipe_screen *pscreen)
 {
@@ -356,6 +328,7 @@ vagx_destroy_screen(struct pipe_screen *pscreen)
       u_transfer_helper_destroy(pscreen->transfer_helper);
    disk_cache_destroy(screen->disk_cache);
    slab_destroy_parent(&screen->transfer_pool);
+   vagx_screen_fini_timeline(screen);
    vagx_device_close(&screen->dev);
    close(screen->dev.fd);
    FREE(screen);
@@ -404,8 +377,7 @@ vagx_screen_create(int fd, const struct pipe_screen_config *config, struct rende
    p->get_compute_param = vagx_get_compute_param;
    p->is_format_supported = vagx_is_format_supported;
    p->context_create = vagx_context_create;
-   p->fence_reference = vagx_fence_reference;
-   p->fence_finish = vagx_fence_finish;
+   vagx_init_screen_fence_functions(p);
    p->get_timestamp = vagx_get_timestamp;
    p->get_compiler_options = vagx_get_compiler_options;
    p->get_disk_shader_cache = vagx_get_disk_shader_cache;

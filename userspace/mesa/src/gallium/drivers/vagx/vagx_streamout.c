@@ -132,7 +132,7 @@ vagx_batch_update_so(struct vagx_context *ctx, struct vagx_batch *b,
       vagx_batch_write(b, r);
       if (b->so_res[i] != &r->base)
          pipe_resource_reference(&b->so_res[i], &r->base);
-      vagx_batch_add_bo(b, t->offset_bo);
+      vagx_batch_add_bo_write(b, t->offset_bo);
       struct vagx_cmd_stream_out_buffer sb;
       vagx_cmd_stream_out_buffer_init(&sb);
       sb.index = i;
@@ -222,6 +222,7 @@ vagx_draw_from_so(struct pipe_context *pctx, const struct pipe_draw_info *info,
    struct vagx_context *ctx = vagx_context(pctx);
    struct vagx_so_target *t = (struct vagx_so_target *)target;
    vagx_flush_writer(ctx, vagx_resource(t->base.buffer));
+   vagx_bo_wait_idle(ctx->screen, t->offset_bo, false);
    uint32_t offset;
    memcpy(&offset, t->offset_bo->map, 4);
    struct pipe_draw_start_count_bias d = { 0 };
