@@ -387,10 +387,11 @@ vagx_disassemble(FILE *fp, const uint64_t *code, unsigned words)
 void
 vagx_print_stats(FILE *fp, const struct vagx_shader_info *info, const char *name)
 {
-   fprintf(fp, "SHADER-DB: %s %s shader: %u inst, %u bytes, %u regs, %u uniforms, %u:%u spills:fills\n",
+   fprintf(fp, "SHADER-DB: %s %s shader: %u inst, %u bytes, %u regs, %u uniforms, "
+           "%u:%u spills:fills, %u us\n",
            name ? name : "", gl_shader_stage_name(info->stage), info->stat_instrs,
            info->stat_bytes, info->gpr_count, info->push_count, info->stat_spills,
-           info->stat_spills);
+           info->stat_spills, (unsigned)(info->stat_compile_ns / 1000));
 }
 
 void
