@@ -12,6 +12,7 @@
 #include "compiler/glsl_types.h"
 #include "util/os_time.h"
 #include "util/u_debug.h"
+#include "util/u_math.h"
 #include "vagx_hw.h"
 #include "vagx_ir.h"
 
@@ -469,7 +470,7 @@ emit_alu(struct ctx *c, nir_alu_instr *alu)
       return true;
    }
    case nir_op_b2f32:
-      r = vagx_ir_alu(ir, VAGX_OP_AND, 0, s[0], ir_imm(0x3f800000), ir_none());
+      r = vagx_ir_alu(ir, VAGX_OP_AND, 0, s[0], ir_imm(fui(1.0f)), ir_none());
       set_def(c, def, 0, r);
       return true;
    case nir_op_b2i32:
@@ -555,7 +556,7 @@ emit_vs_input(struct ctx *c, nir_intrinsic_instr *intr)
    }
    /* missing components: (0, 0, 0, 1) */
    for (unsigned i = nload; i < n; i++)
-      set_def(c, &intr->def, i, ir_imm(comp + i == 3 ? (is_int ? 1u : 0x3f800000u) : 0u));
+      set_def(c, &intr->def, i, ir_imm(comp + i == 3 ? (is_int ? 1u : fui(1.0f)) : 0u));
    return true;
 }
 
@@ -638,7 +639,7 @@ emit_fs_input(struct ctx *c, nir_intrinsic_instr *intr, bool interpolated)
       if (location == VARYING_SLOT_PNTC && comp + i >= 2) {
          /* the point coordinate as a vec4 varying (texcoord replacement)
           * is (s, t, 0, 1) */
-         set_def(c, &intr->def, i, ir_imm(comp + i == 3 ? 0x3f800000 : 0));
+         set_def(c, &intr->def, i, ir_imm(comp + i == 3 ? fui(1.0f) : 0));
          continue;
       }
       unsigned cf = fs_cf_for(c, location, comp + i, interp);
@@ -736,7 +737,7 @@ emit_fs_output(struct ctx *c, nir_intrinsic_instr *intr)
       return true;
    vagx_ir_src v[4];
    for (unsigned i = 0; i < 4; i++)
-      v[i] = ir_imm(i == 3 ? 0x3f800000 : 0);
+      v[i] = ir_imm(i == 3 ? fui(1.0f) : 0);
    for (unsigned i = 0; i < intr->src[0].ssa->num_components && comp + i < 4; i++)
       v[comp + i] = get_src(c, &intr->src[0], i);
    uint32_t vec = make_vec(c, v, 4);
@@ -835,8 +836,8 @@ emit_intrinsic(struct ctx *c, nir_intrinsic_instr *intr)
    case nir_intrinsic_load_frag_coord: {
       vagx_ir_src x = vagx_ir_alu(ir, VAGX_OP_U2F, 0, ir_file(IR_SR, VAGX_SR_PIX_X), ir_none(), ir_none());
       vagx_ir_src y = vagx_ir_alu(ir, VAGX_OP_U2F, 0, ir_file(IR_SR, VAGX_SR_PIX_Y), ir_none(), ir_none());
-      set_def(c, &intr->def, 0, vagx_ir_alu(ir, VAGX_OP_FADD, 0, x, ir_imm(0x3f000000), ir_none()));
-      set_def(c, &intr->def, 1, vagx_ir_alu(ir, VAGX_OP_FADD, 0, y, ir_imm(0x3f000000), ir_none()));
+      set_def(c, &intr->def, 0, vagx_ir_alu(ir, VAGX_OP_FADD, 0, x, ir_imm(fui(0.5f)), ir_none()));
+      set_def(c, &intr->def, 1, vagx_ir_alu(ir, VAGX_OP_FADD, 0, y, ir_imm(fui(0.5f)), ir_none()));
       c->info->fs_z_slot = true;
       set_def(c, &intr->def, 2,
               vagx_ir_alu(ir, VAGX_OP_ITER, VAGX_ITERLOC_CENTER, ir_file(IR_CF, 1),
