@@ -315,7 +315,15 @@ encode_src(vagx_ir *ir, const vagx_ir_src *s, struct vagx_src *o, unsigned *nimm
 bool
 vagx_ir_finish(vagx_ir *ir)
 {
+   if (!vagx_ir_validate_after(ir, "selection", false))
+      return false;
+   if (vagx_opt_copyprop(ir) && !vagx_ir_validate_after(ir, "copy propagation", false))
+      return false;
+   if (vagx_opt_dce(ir) && !vagx_ir_validate_after(ir, "dead-code elimination", false))
+      return false;
    legalise(ir);
+   if (!vagx_ir_validate_after(ir, "legalisation", true))
+      return false;
    if (!regalloc(ir))
       return false;
 
