@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "util/u_math.h"
+#include "vagx_builder.h"
 #include "vagx_ir.h"
 
 static int n_test, n_fail;
@@ -298,6 +299,49 @@ test_dce(void)
    result("dce: removes dead chains, keeps live writes and memory effects", err, &ir);
 }
 
+/* --- the generated builder ---------------------------------------------------- */
+
+/* The value of the mod field `name` of the last instruction, read back with
+ * the ISA tables' own field layout. */
+static int
+field(const vagx_ir *ir, const char *name)
+{
+   const vagx_ir_instr *I = &ir->instrs[ir->num_instrs - 1];
+   struct vagx_instr M = { 0 };
+   M.op = I->op;
+   M.mod = I->mod;
+   for (unsigned f = 0; f < vagx_info(I->op)->nfields; f++)
+      if (!strcmp(vagx_op_field(I->op, f)->name, name))
+         return vagx_field_get(&M, vagx_op_field(I->op, f));
+   return -1;
+}
+
+static void
+test_builder(void)
+{
+   vagx_ir ir;
+   begin(&ir);
+   const char *err = NULL;
+   vagx_ir_src a = vagx_iter(&ir, VAGX_ITERLOC_SAMPLE, true, false, ir_file(IR_CF, 2),
+                             ir_file(IR_CF, 0), ir_imm(1));
+   if (field(&ir, "loc") != VAGX_ITERLOC_SAMPLE || field(&ir, "persp") != 1 || field(&ir, "f16") != 0)
+      err = "iter: loc/persp/f16 not where the ISA puts them";
+   vagx_iter(&ir, VAGX_ITERLOC_CENTER, false, true, ir_file(IR_CF, 2), ir_file(IR_CF, 0), ir_imm(0));
+   if (!err && (field(&ir, "loc") != VAGX_ITERLOC_CENTER || field(&ir, "persp") != 0 ||
+                field(&ir, "f16") != 1))
+      err = "iter: f16 not where the ISA puts it";
+   vagx_icmp(&ir, VAGX_ICOND_SLT, a, ir_imm(0));
+   if (!err && field(&ir, "cond") != VAGX_ICOND_SLT)
+      err = "icmp: cond";
+   vagx_ir_src b = vagx_fadd(&ir, a, ir_file(IR_U, 0));
+   out(&ir, b, 0);
+   end_program(&ir);
+   char why[160];
+   if (!err && !vagx_validate_ir(&ir, false, why, sizeof(why)))
+      err = why;
+   result("builder: mod fields packed as vagx_isa.xml lays them out, valid operands", err, &ir);
+}
+
 int
 main(void)
 {
@@ -308,6 +352,7 @@ main(void)
    test_copyprop_kept();
    test_copyprop_imm_limit();
    test_dce();
+   test_builder();
    printf("1..%d\n", n_test);
    return n_fail ? 1 : 0;
 }
