@@ -155,7 +155,7 @@ static inline int vagx_validate(const struct vagx_instr *I)
          return VAGX_ISA_EOPERAND;
       if (info->dst != VAGX_DK_U32 && info->dst != VAGX_DK_F32 && I->dst_half)
          return VAGX_ISA_EOPERAND;
-      if (I->dst + vagx_dst_regs(I) > 256)
+      if (I->dst + vagx_dst_regs(I) > VAGX_ISA_INDEXES)
          return VAGX_ISA_EOPERAND;
    }
 
@@ -183,11 +183,11 @@ static inline int vagx_validate(const struct vagx_instr *I)
             return VAGX_ISA_EOPERAND;
          break;
       case VAGX_SK_ADDR:
-         if ((s->file != VAGX_FILE_R && s->file != VAGX_FILE_U) || s->idx > 254)
+         if ((s->file != VAGX_FILE_R && s->file != VAGX_FILE_U) || s->idx + 2u > VAGX_ISA_INDEXES)
             return VAGX_ISA_EOPERAND;
          break;
       default: /* vectors: consecutive GPRs */
-         if (s->file != VAGX_FILE_R || s->idx + vagx_src_regs(I, i) > 256)
+         if (s->file != VAGX_FILE_R || s->idx + vagx_src_regs(I, i) > VAGX_ISA_INDEXES)
             return VAGX_ISA_EOPERAND;
          break;
       }
@@ -448,6 +448,8 @@ class Isa:
             self.enum_order.append(e.get('name'))
         self.fields = [(f.get('name'), int(f.get('lo')), int(f.get('size')), f.get('desc'))
                        for f in root.find('encoding').iter('field')]
+        self.index_bits = int(root.find('encoding').find('index').get('bits'))
+        assert self.index_bits <= 8, 'struct vagx_src/vagx_instr hold indexes in uint8_t'
         self.groups = []
         self.ops = []
         seen = set()
@@ -517,6 +519,11 @@ def gen_header(isa):
     for name, lo, size, desc in isa.fields:
         w('#define VAGX_W_%s_LO %d  /* %s */' % (name.upper(), lo, desc))
         w('#define VAGX_W_%s_SIZE %d' % (name.upper(), size))
+    w('')
+    w('/* Register index width of dst and every source: r, u and cf registers')
+    w(' * 0 .. VAGX_ISA_INDEXES - 1. */')
+    w('#define VAGX_ISA_INDEX_BITS %d' % isa.index_bits)
+    w('#define VAGX_ISA_INDEXES (1u << VAGX_ISA_INDEX_BITS)')
     w('')
     w('enum vagx_op {')
     for op in sorted(isa.ops, key=lambda x: x['op']):

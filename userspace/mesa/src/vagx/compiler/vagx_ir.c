@@ -239,6 +239,8 @@ regalloc(vagx_ir *ir)
       }
       order[j + 1] = x;
    }
+   /* every register the contract gives a thread must be encodable */
+   STATIC_ASSERT(VAGX_MAX_GPRS <= VAGX_ISA_INDEXES);
    int busy_until[VAGX_MAX_GPRS];
    for (unsigned r = 0; r < VAGX_MAX_GPRS; r++)
       busy_until[r] = -1;
