@@ -18,12 +18,12 @@ KREL = $(shell $(TOP)/scripts/kver.sh 2>/dev/null)
 QEMU_BIN := $(B)/qemu/qemu-system-x86_64
 HOST_BUILD := $(B)/host
 
-.PHONY: all deps host qemu mesa kernel check check-fresh fuzz plan demo run host-run bench piglit clean distclean help
+.PHONY: all deps host qemu mesa kernel check check-fresh fuzz plan demo run host-run bench piglit shader-stats clean distclean help
 .DEFAULT_GOAL := help
 
 help:
 	@echo "vagx: make demo | make check"
-	@echo "  steps: deps host qemu kernel mesa | run [CMD='...'] | host-run CMD='...' | bench | fuzz [FUZZ_SECONDS=N SEED=S ONLY=core|qtest|guest] | check-fresh [FULL=1] | clean | distclean"
+	@echo "  steps: deps host qemu kernel mesa | run [CMD='...'] | host-run CMD='...' | bench | shader-stats [BASE=report] | fuzz [FUZZ_SECONDS=N SEED=S ONLY=core|qtest|guest] | check-fresh [FULL=1] | clean | distclean"
 
 all: host qemu kernel mesa
 
@@ -115,6 +115,12 @@ fuzz: all
 # (long: tens of minutes on 2 cores); make check runs the fast subset
 piglit: mesa
 	@tests/piglit/run full
+
+# shader-db style statistics of the compiler over a fixed corpus (glmark2,
+# kmscube, tests/shader-stats/piglit.list), compared with BASE or with the
+# previous report: see tests/shader-stats/run
+shader-stats: mesa
+	@tests/shader-stats/run $(if $(BASE),--base $(BASE))
 
 clean:
 	rm -rf $(B)/host $(B)/kernel $(B)/guest $(B)/.deps-stamp

@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "render_tex_lanes.h"
+#include "usc_float.h"
 #include "usc_simd.h"
 
 #define L 32
@@ -213,7 +214,7 @@ static inline __attribute__((always_inline)) bool lanes(const struct rtex_lanes 
    }
    for (int l = 0; l < L; l++) {
       ch[VAGX_SWIZZLE_ZERO][l] = 0;
-      ch[VAGX_SWIZZLE_ONE][l] = 0x3f800000; /* 1.0f */
+      ch[VAGX_SWIZZLE_ONE][l] = usc_u(1.0f);
    }
    /* the active lanes as all-ones: a select gcc vectorises (a conditional
     * store per lane it does not) */

@@ -13,9 +13,8 @@
 
 enum { CONS_IF, CONS_LOOP };
 
-/* Register operands carry an 8-bit index (struct vagx_src), so a vector of
- * registers must end within this many. */
-#define USC_GPR_INDEXES (1u << (8 * sizeof(((struct vagx_src *)0)->idx)))
+/* A vector of registers must end within the encoding's index space. */
+#define USC_GPR_INDEXES VAGX_ISA_INDEXES
 
 struct cons {
    int kind, parent;

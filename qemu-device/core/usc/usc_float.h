@@ -43,7 +43,7 @@ static inline uint32_t usc_canon(float f)
 static inline uint32_t usc_sat(uint32_t u)
 {
    float f = usc_f(u);
-   return f > 0.0f ? (f < 1.0f ? u : 0x3f800000u) : 0u;
+   return f > 0.0f ? (f < 1.0f ? u : usc_u(1.0f)) : 0u;
 }
 
 /* a*b+c with a single rounding.  The product is exact in double; the sum is

@@ -419,8 +419,8 @@ static LLVMValueRef sat(struct em *e, LLVMValueRef u)
 {
    LLVMValueRef f = F(e, u);
    LLVMValueRef gt0 = LLVMBuildFCmp(e->b, LLVMRealOGT, f, fsplat(e, 0), "");
-   LLVMValueRef lt1 = LLVMBuildFCmp(e->b, LLVMRealOLT, f, fsplat(e, 0x3f800000u), "");
-   LLVMValueRef in = LLVMBuildSelect(e->b, lt1, u, splat(e, 0x3f800000u), "");
+   LLVMValueRef lt1 = LLVMBuildFCmp(e->b, LLVMRealOLT, f, fsplat(e, usc_u(1.0f)), "");
+   LLVMValueRef in = LLVMBuildSelect(e->b, lt1, u, splat(e, usc_u(1.0f)), "");
    return LLVMBuildSelect(e->b, gt0, in, splat(e, 0), "");
 }
 
@@ -535,7 +535,7 @@ static LLVMValueRef emit_op(struct em *e, const struct usc_op *o, bool *fw)
       LLVMValueRef big = LLVMBuildFCmp(b, LLVMRealOGT, f, fsplat(e, 0x3f7fffffu), "");
       return canon(e, LLVMBuildSelect(b, big, fsplat(e, 0x3f7fffffu), f, ""));
    }
-   case VAGX_OP_FRCP: return canon(e, LLVMBuildFDiv(b, fsplat(e, 0x3f800000u), F(e, x), ""));
+   case VAGX_OP_FRCP: return canon(e, LLVMBuildFDiv(b, fsplat(e, usc_u(1.0f)), F(e, x), ""));
    case VAGX_OP_FRSQRT: {
       /* (float)(1.0 / sqrt((double)x)) */
       LLVMValueRef d = LLVMBuildFPExt(b, F(e, x), e->v8f64, "");

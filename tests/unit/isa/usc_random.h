@@ -61,9 +61,9 @@ static inline void usc_random_instr(unsigned op, struct vagx_instr *I, uint32_t 
       case VAGX_FILE_SR: src->idx = (uint8_t)(t_rand() % VAGX_SR_COUNT); break;
       case VAGX_FILE_IMM: src->idx = (uint8_t)nimm; I->imm[nimm++] = t_rand(); break;
       default:
-         src->idx = (uint8_t)(t_rand() % (257 - vagx_src_regs(I, s)));
-         if (kind == VAGX_SK_ADDR && src->idx > 254)
-            src->idx = 254;
+         src->idx = (uint8_t)(t_rand() % (VAGX_ISA_INDEXES + 1 - vagx_src_regs(I, s)));
+         if (kind == VAGX_SK_ADDR && src->idx + 2u > VAGX_ISA_INDEXES)
+            src->idx = VAGX_ISA_INDEXES - 2;
          break;
       }
       if (kind == VAGX_SK_F32) {

@@ -10,8 +10,11 @@
 #include "compiler/nir/nir_builtin_builder.h"
 #include "compiler/nir/nir_lower_blend.h"
 #include "compiler/glsl_types.h"
+#include "util/os_time.h"
 #include "util/u_debug.h"
+#include "util/u_math.h"
 #include "vagx_hw.h"
+#include "vagx_builder.h"
 #include "vagx_ir.h"
 
 static const struct debug_named_value vagx_debug_options[] = {
@@ -468,21 +471,21 @@ emit_alu(struct ctx *c, nir_alu_instr *alu)
       return true;
    }
    case nir_op_b2f32:
-      r = vagx_ir_alu(ir, VAGX_OP_AND, 0, s[0], ir_imm(0x3f800000), ir_none());
+      r = vagx_and(ir, s[0], ir_imm(fui(1.0f)));
       set_def(c, def, 0, r);
       return true;
    case nir_op_b2i32:
-      r = vagx_ir_alu(ir, VAGX_OP_AND, 0, s[0], ir_imm(1), ir_none());
+      r = vagx_and(ir, s[0], ir_imm(1));
       set_def(c, def, 0, r);
       return true;
    case nir_op_imod: {
-      vagx_ir_src rem = vagx_ir_alu(ir, VAGX_OP_IREM, 0, s[0], s[1], ir_none());
-      vagx_ir_src x = vagx_ir_alu(ir, VAGX_OP_XOR, 0, rem, s[1], ir_none());
-      vagx_ir_src c1 = vagx_ir_alu(ir, VAGX_OP_ICMP, VAGX_ICOND_SLT, x, ir_imm(0), ir_none());
-      vagx_ir_src c2 = vagx_ir_alu(ir, VAGX_OP_ICMP, VAGX_ICOND_NE, rem, ir_imm(0), ir_none());
-      vagx_ir_src cc = vagx_ir_alu(ir, VAGX_OP_AND, 0, c1, c2, ir_none());
-      vagx_ir_src add = vagx_ir_alu(ir, VAGX_OP_AND, 0, cc, s[1], ir_none());
-      set_def(c, def, 0, vagx_ir_alu(ir, VAGX_OP_IADD, 0, rem, add, ir_none()));
+      vagx_ir_src rem = vagx_irem(ir, s[0], s[1]);
+      vagx_ir_src x = vagx_xor(ir, rem, s[1]);
+      vagx_ir_src c1 = vagx_icmp(ir, VAGX_ICOND_SLT, x, ir_imm(0));
+      vagx_ir_src c2 = vagx_icmp(ir, VAGX_ICOND_NE, rem, ir_imm(0));
+      vagx_ir_src cc = vagx_and(ir, c1, c2);
+      vagx_ir_src add = vagx_and(ir, cc, s[1]);
+      set_def(c, def, 0, vagx_iadd(ir, rem, add));
       return true;
    }
    case nir_op_b2b1:
@@ -533,10 +536,8 @@ emit_vs_input(struct ctx *c, nir_intrinsic_instr *intr)
    vagx_ir_src base = uniform_addr(c, VAGX_PUSH_VBO_LO, VAGX_PUSH_VBO_HI, attr);
    vagx_ir_src stride = uniform_word(c, VAGX_PUSH_VBO_STRIDE, attr);
    vagx_ir_src divisor = uniform_word(c, VAGX_PUSH_VBO_DIVISOR, attr);
-   vagx_ir_src inst = vagx_ir_alu(ir, VAGX_OP_UDIV, 0, ir_file(IR_SR, VAGX_SR_INSTANCE_ID),
-                                  divisor, ir_none());
-   vagx_ir_src idx = vagx_ir_alu(ir, VAGX_OP_SEL, 0, divisor, inst,
-                                 ir_file(IR_SR, VAGX_SR_VERTEX_ID));
+   vagx_ir_src inst = vagx_udiv(ir, ir_file(IR_SR, VAGX_SR_INSTANCE_ID), divisor);
+   vagx_ir_src idx = vagx_sel(ir, divisor, inst, ir_file(IR_SR, VAGX_SR_VERTEX_ID));
    unsigned have = 4;
    bool is_int = false;
    if (c->fs_key && attr < ARRAY_SIZE(c->fs_key->vs_attr_comps) && c->fs_key->vs_attr_comps[attr]) {
@@ -545,7 +546,7 @@ emit_vs_input(struct ctx *c, nir_intrinsic_instr *intr)
    }
    unsigned nload = comp < have ? MIN2(n, have - comp) : 0;
    if (nload) {
-      vagx_ir_src off = vagx_ir_alu(ir, VAGX_OP_IMAD, 0, idx, stride, ir_imm(comp * 4));
+      vagx_ir_src off = vagx_imad(ir, idx, stride, ir_imm(comp * 4));
       uint32_t v = vagx_ir_new_vreg(ir, nload);
       vagx_ir_instr *I = vagx_ir_emit(ir, VAGX_OP_LD_GLOBAL, v, 0, base, off, ir_none());
       I->mod = VAGX_MEMSIZE_B32 + (nload - 1);
@@ -554,7 +555,7 @@ emit_vs_input(struct ctx *c, nir_intrinsic_instr *intr)
    }
    /* missing components: (0, 0, 0, 1) */
    for (unsigned i = nload; i < n; i++)
-      set_def(c, &intr->def, i, ir_imm(comp + i == 3 ? (is_int ? 1u : 0x3f800000u) : 0u));
+      set_def(c, &intr->def, i, ir_imm(comp + i == 3 ? (is_int ? 1u : fui(1.0f)) : 0u));
    return true;
 }
 
@@ -609,7 +610,8 @@ emit_fs_input(struct ctx *c, nir_intrinsic_instr *intr, bool interpolated)
    vagx_ir *ir = &c->ir;
    nir_io_semantics sem = nir_intrinsic_io_semantics(intr);
    unsigned comp = nir_intrinsic_component(intr);
-   unsigned interp = VAGX_INTERP_FLAT, loc = VAGX_ITERLOC_CENTER;
+   unsigned interp = VAGX_INTERP_FLAT;
+   enum vagx_iterloc loc = VAGX_ITERLOC_CENTER;
    vagx_ir_src sample = ir_imm(0);
    bool ok;
    unsigned location = sem.location + const_src(&intr->src[interpolated ? 1 : 0], &ok);
@@ -637,16 +639,16 @@ emit_fs_input(struct ctx *c, nir_intrinsic_instr *intr, bool interpolated)
       if (location == VARYING_SLOT_PNTC && comp + i >= 2) {
          /* the point coordinate as a vec4 varying (texcoord replacement)
           * is (s, t, 0, 1) */
-         set_def(c, &intr->def, i, ir_imm(comp + i == 3 ? 0x3f800000 : 0));
+         set_def(c, &intr->def, i, ir_imm(comp + i == 3 ? fui(1.0f) : 0));
          continue;
       }
       unsigned cf = fs_cf_for(c, location, comp + i, interp);
       vagx_ir_src r;
       if (interp == VAGX_INTERP_FLAT) {
-         r = vagx_ir_alu(ir, VAGX_OP_LDCF, 0, ir_file(IR_CF, cf), ir_none(), ir_none());
+         r = vagx_ldcf(ir, false, ir_file(IR_CF, cf));
       } else {
-         unsigned mod = loc | (interp == VAGX_INTERP_SMOOTH ? 4 : 0);
-         r = vagx_ir_alu(ir, VAGX_OP_ITER, mod, ir_file(IR_CF, cf), ir_file(IR_CF, 0), sample);
+         r = vagx_iter(ir, loc, interp == VAGX_INTERP_SMOOTH, false, ir_file(IR_CF, cf),
+                       ir_file(IR_CF, 0), sample);
       }
       set_def(c, &intr->def, i, r);
    }
@@ -735,7 +737,7 @@ emit_fs_output(struct ctx *c, nir_intrinsic_instr *intr)
       return true;
    vagx_ir_src v[4];
    for (unsigned i = 0; i < 4; i++)
-      v[i] = ir_imm(i == 3 ? 0x3f800000 : 0);
+      v[i] = ir_imm(i == 3 ? fui(1.0f) : 0);
    for (unsigned i = 0; i < intr->src[0].ssa->num_components && comp + i < 4; i++)
       v[comp + i] = get_src(c, &intr->src[0], i);
    uint32_t vec = make_vec(c, v, 4);
@@ -805,8 +807,8 @@ emit_intrinsic(struct ctx *c, nir_intrinsic_instr *intr)
          }
          unsigned cf = fs_cf_for(c, VARYING_SLOT_PNTC, i, VAGX_INTERP_LINEAR);
          set_def(c, &intr->def, i,
-                 vagx_ir_alu(ir, VAGX_OP_ITER, VAGX_ITERLOC_CENTER, ir_file(IR_CF, cf),
-                             ir_file(IR_CF, 0), ir_imm(0)));
+                 vagx_iter(ir, VAGX_ITERLOC_CENTER, false, false, ir_file(IR_CF, cf),
+                           ir_file(IR_CF, 0), ir_imm(0)));
       }
       return true;
    }
@@ -832,31 +834,30 @@ emit_intrinsic(struct ctx *c, nir_intrinsic_instr *intr)
       return true;
    }
    case nir_intrinsic_load_frag_coord: {
-      vagx_ir_src x = vagx_ir_alu(ir, VAGX_OP_U2F, 0, ir_file(IR_SR, VAGX_SR_PIX_X), ir_none(), ir_none());
-      vagx_ir_src y = vagx_ir_alu(ir, VAGX_OP_U2F, 0, ir_file(IR_SR, VAGX_SR_PIX_Y), ir_none(), ir_none());
-      set_def(c, &intr->def, 0, vagx_ir_alu(ir, VAGX_OP_FADD, 0, x, ir_imm(0x3f000000), ir_none()));
-      set_def(c, &intr->def, 1, vagx_ir_alu(ir, VAGX_OP_FADD, 0, y, ir_imm(0x3f000000), ir_none()));
+      vagx_ir_src x = vagx_u2f(ir, ir_file(IR_SR, VAGX_SR_PIX_X));
+      vagx_ir_src y = vagx_u2f(ir, ir_file(IR_SR, VAGX_SR_PIX_Y));
+      set_def(c, &intr->def, 0, vagx_fadd(ir, x, ir_imm(fui(0.5f))));
+      set_def(c, &intr->def, 1, vagx_fadd(ir, y, ir_imm(fui(0.5f))));
       c->info->fs_z_slot = true;
       set_def(c, &intr->def, 2,
-              vagx_ir_alu(ir, VAGX_OP_ITER, VAGX_ITERLOC_CENTER, ir_file(IR_CF, 1),
-                          ir_file(IR_CF, 0), ir_imm(0)));
+              vagx_iter(ir, VAGX_ITERLOC_CENTER, false, false, ir_file(IR_CF, 1),
+                        ir_file(IR_CF, 0), ir_imm(0)));
       set_def(c, &intr->def, 3,
-              vagx_ir_alu(ir, VAGX_OP_ITER, VAGX_ITERLOC_CENTER, ir_file(IR_CF, 0),
-                          ir_file(IR_CF, 0), ir_imm(0)));
+              vagx_iter(ir, VAGX_ITERLOC_CENTER, false, false, ir_file(IR_CF, 0),
+                        ir_file(IR_CF, 0), ir_imm(0)));
       return true;
    }
    case nir_intrinsic_load_front_face:
       set_def(c, &intr->def, 0,
-              vagx_ir_alu(ir, VAGX_OP_ICMP, VAGX_ICOND_NE, ir_file(IR_SR, VAGX_SR_FRONT_FACE),
-                          ir_imm(0), ir_none()));
+              vagx_icmp(ir, VAGX_ICOND_NE, ir_file(IR_SR, VAGX_SR_FRONT_FACE), ir_imm(0)));
       return true;
    case nir_intrinsic_load_vertex_id:
       set_def(c, &intr->def, 0, ir_file(IR_SR, VAGX_SR_VERTEX_ID));
       return true;
    case nir_intrinsic_load_instance_id:
       set_def(c, &intr->def, 0,
-              vagx_ir_alu(ir, VAGX_OP_ISUB, 0, ir_file(IR_SR, VAGX_SR_INSTANCE_ID),
-                          uniform_word(c, VAGX_PUSH_BASE_INSTANCE, 0), ir_none()));
+              vagx_isub(ir, ir_file(IR_SR, VAGX_SR_INSTANCE_ID),
+                        uniform_word(c, VAGX_PUSH_BASE_INSTANCE, 0)));
       return true;
    case nir_intrinsic_load_base_instance:
       set_def(c, &intr->def, 0, uniform_word(c, VAGX_PUSH_BASE_INSTANCE, 0));
@@ -929,11 +930,11 @@ emit_intrinsic(struct ctx *c, nir_intrinsic_instr *intr)
                intr->intrinsic == nir_intrinsic_ddy_coarse;
       bool coarse = intr->intrinsic == nir_intrinsic_ddx_coarse ||
                     intr->intrinsic == nir_intrinsic_ddy_coarse;
-      for (unsigned i = 0; i < intr->def.num_components; i++)
-         set_def(c, &intr->def, i,
-                 vagx_ir_alu(ir, y ? VAGX_OP_FDDY : VAGX_OP_FDDX,
-                             coarse ? VAGX_DERIV_COARSE : VAGX_DERIV_FINE,
-                             get_src(c, &intr->src[0], i), ir_none(), ir_none()));
+      const enum vagx_deriv mode = coarse ? VAGX_DERIV_COARSE : VAGX_DERIV_FINE;
+      for (unsigned i = 0; i < intr->def.num_components; i++) {
+         vagx_ir_src x = get_src(c, &intr->src[0], i);
+         set_def(c, &intr->def, i, y ? vagx_fddy(ir, mode, x) : vagx_fddx(ir, mode, x));
+      }
       return true;
    }
    case nir_intrinsic_terminate:
@@ -1262,6 +1263,8 @@ bool
 vagx_compile_shader(nir_shader *nir, const struct vagx_fs_key *fs_key,
                     struct vagx_shader_info *info, const char **err)
 {
+   /* the whole backend, late NIR passes included: what a variant costs */
+   const int64_t t0 = os_time_get_nano();
    struct ctx c = { 0 };
    memset(info, 0, sizeof(*info));
    info->stage = nir->info.stage;
@@ -1320,5 +1323,6 @@ vagx_compile_shader(nir_shader *nir, const struct vagx_fs_key *fs_key,
    free(c.defs);
    free(c.regs);
    vagx_ir_fini(&c.ir);
+   info->stat_compile_ns = os_time_get_nano() - t0;
    return ok;
 }

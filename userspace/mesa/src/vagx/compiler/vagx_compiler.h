@@ -88,6 +88,7 @@ struct vagx_shader_info {
 
    /* shader-db style statistics */
    unsigned stat_instrs, stat_bytes, stat_spills;
+   uint64_t stat_compile_ns;        /* vagx_compile_shader, wall clock */
 };
 
 /* Variant key for fragment shaders: what the tile buffer holds. */
@@ -141,7 +142,7 @@ int vagx_vs_output_word(const struct vagx_shader_info *info, unsigned location,
                         unsigned component);
 /* Disassembly to a FILE* (VAGX_DEBUG=shaders). */
 void vagx_disassemble(FILE *fp, const uint64_t *code, unsigned words);
-/* "SHADER-DB: ..." line */
+/* "SHADER-DB: ..." line (parsed by tests/shader-stats/run) */
 void vagx_print_stats(FILE *fp, const struct vagx_shader_info *info, const char *name);
 
 /* VAGX_DEBUG flags */

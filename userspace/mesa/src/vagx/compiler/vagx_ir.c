@@ -239,6 +239,8 @@ regalloc(vagx_ir *ir)
       }
       order[j + 1] = x;
    }
+   /* every register the contract gives a thread must be encodable */
+   STATIC_ASSERT(VAGX_MAX_GPRS <= VAGX_ISA_INDEXES);
    int busy_until[VAGX_MAX_GPRS];
    for (unsigned r = 0; r < VAGX_MAX_GPRS; r++)
       busy_until[r] = -1;
@@ -315,7 +317,15 @@ encode_src(vagx_ir *ir, const vagx_ir_src *s, struct vagx_src *o, unsigned *nimm
 bool
 vagx_ir_finish(vagx_ir *ir)
 {
+   if (!vagx_ir_validate_after(ir, "selection", false))
+      return false;
+   if (vagx_opt_copyprop(ir) && !vagx_ir_validate_after(ir, "copy propagation", false))
+      return false;
+   if (vagx_opt_dce(ir) && !vagx_ir_validate_after(ir, "dead-code elimination", false))
+      return false;
    legalise(ir);
+   if (!vagx_ir_validate_after(ir, "legalisation", true))
+      return false;
    if (!regalloc(ir))
       return false;
 
@@ -387,10 +397,11 @@ vagx_disassemble(FILE *fp, const uint64_t *code, unsigned words)
 void
 vagx_print_stats(FILE *fp, const struct vagx_shader_info *info, const char *name)
 {
-   fprintf(fp, "SHADER-DB: %s %s shader: %u inst, %u bytes, %u regs, %u uniforms, %u:%u spills:fills\n",
+   fprintf(fp, "SHADER-DB: %s %s shader: %u inst, %u bytes, %u regs, %u uniforms, "
+           "%u:%u spills:fills, %u us\n",
            name ? name : "", gl_shader_stage_name(info->stage), info->stat_instrs,
            info->stat_bytes, info->gpr_count, info->push_count, info->stat_spills,
-           info->stat_spills);
+           info->stat_spills, (unsigned)(info->stat_compile_ns / 1000));
 }
 
 void

@@ -81,8 +81,21 @@ vagx_ir_src vagx_ir_alu(vagx_ir *ir, unsigned op, unsigned mod,
                         vagx_ir_src s0, vagx_ir_src s1, vagx_ir_src s2);
 void vagx_ir_init(vagx_ir *ir, struct vagx_shader_info *info, gl_shader_stage stage);
 void vagx_ir_fini(vagx_ir *ir);
-/* Legalise immediates, allocate registers, encode into info->code. */
+/* Optimise (vagx_opt_*), legalise immediates, allocate registers, encode
+ * into info->code.  Debug builds validate the IR after every pass. */
 bool vagx_ir_finish(vagx_ir *ir);
+
+/* The IR invariants (vagx_validate.c): opcodes, operand files and kinds,
+ * vreg ranges and sizes, structured control flow; with `legal` also what
+ * the encoding needs (immediates and uniforms only where the operand form
+ * takes them, immediate count).  On failure `why` says where. */
+bool vagx_validate_ir(const vagx_ir *ir, bool legal, char *why, size_t size);
+/* Debug builds: validate, and on failure set ir->error naming `pass`. */
+bool vagx_ir_validate_after(vagx_ir *ir, const char *pass, bool legal);
+
+/* Passes, one per file; each returns whether it changed the IR. */
+bool vagx_opt_copyprop(vagx_ir *ir); /* vagx_opt_copyprop.c */
+bool vagx_opt_dce(vagx_ir *ir);      /* vagx_opt_dce.c */
 unsigned vagx_push_word(struct vagx_shader_info *info, unsigned kind, unsigned arg);
 
 #endif

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/* IR validator: checks the invariants every backend pass relies on, from
+ * the ISA generator's opcode table (vagx_isa.xml), so a pass that breaks
+ * one is caught right after it runs (vagx_ir_finish, debug builds) rather
+ * than as a wrong image or a failed encoding later. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vagx_ir.h"
+
+struct vctx {
+   const vagx_ir *ir;
+   char *why;
+   size_t size;
+};
+
+static bool PRINTFLIKE(3, 4)
+fail(struct vctx *v, unsigned i, const char *fmt, ...)
+{
+   if (v->why && v->size) {
+      va_list ap;
+      int n = snprintf(v->why, v->size, "instr %u (%s): ", i,
+                       vagx_info(v->ir->instrs[i].op)->name ? vagx_info(v->ir->instrs[i].op)->name
+                                                            : "?");
+      if (n >= 0 && (size_t)n < v->size) {
+         va_start(ap, fmt);
+         vsnprintf(v->why + n, v->size - n, fmt, ap);
+         va_end(ap);
+      }
+   }
+   return false;
+}
+
+/* A machine instruction with the fields vagx_nsrc/vagx_src_regs/
+ * vagx_dst_regs read (opcode, modifier, extension fields). */
+static struct vagx_instr
+shape(const vagx_ir_instr *I)
+{
+   struct vagx_instr M = { 0 };
+   M.op = I->op;
+   M.mod = I->mod;
+   M.imm[1] = I->ext;
+   return M;
+}
+
+static bool
+check_src(struct vctx *v, unsigned i, unsigned s, unsigned kind, bool legal, unsigned *nimm)
+{
+   const vagx_ir_instr *I = &v->ir->instrs[i];
+   const vagx_ir_src *src = &I->src[s];
+   const struct vagx_instr M = shape(I);
+   const bool scalar = kind == VAGX_SK_U32 || kind == VAGX_SK_F32;
+
+   if ((src->abs || src->neg) && kind != VAGX_SK_F32)
+      return fail(v, i, "src%u: float modifiers on a non-f32 operand", s);
+   switch (src->file) {
+   case IR_VREG:
+      if (src->v >= v->ir->num_vregs)
+         return fail(v, i, "src%u: vreg %u out of range", s, src->v);
+      if (kind == VAGX_SK_CF)
+         return fail(v, i, "src%u: a cf operand reads a vreg", s);
+      if (src->comp + vagx_src_regs(&M, s) > v->ir->vregs[src->v].size)
+         return fail(v, i, "src%u: v%u.%u + %u registers past its size %u", s, src->v, src->comp,
+                     vagx_src_regs(&M, s), v->ir->vregs[src->v].size);
+      return true;
+   case IR_HWREG:
+      if (kind == VAGX_SK_CF || src->v + vagx_src_regs(&M, s) > VAGX_MAX_GPRS)
+         return fail(v, i, "src%u: bad fixed register r%u", s, src->v);
+      return true;
+   case IR_CF:
+      if (kind != VAGX_SK_CF)
+         return fail(v, i, "src%u: coefficient register outside a cf operand", s);
+      return true;
+   case IR_U:
+   case IR_SR:
+      if (kind == VAGX_SK_CF || kind >= VAGX_SK_VEC)
+         return fail(v, i, "src%u: uniform/special register in a register-vector operand", s);
+      if (src->file == IR_U && src->v >= VAGX_MAX_UNIFORMS)
+         return fail(v, i, "src%u: u%u out of range", s, src->v);
+      if (src->file == IR_SR && src->v >= VAGX_SR_COUNT)
+         return fail(v, i, "src%u: sr%u out of range", s, src->v);
+      if (legal && !scalar && kind != VAGX_SK_ADDR)
+         return fail(v, i, "src%u: uniform/special register not encodable here", s);
+      return true;
+   case IR_IMM:
+      if (kind == VAGX_SK_CF || kind >= VAGX_SK_VEC)
+         return fail(v, i, "src%u: immediate in a register-vector operand", s);
+      if (legal && !scalar)
+         return fail(v, i, "src%u: immediate not encodable here", s);
+      (*nimm)++;
+      return true;
+   default:
+      return fail(v, i, "src%u: no operand for a source the opcode reads", s);
+   }
+}
+
+static bool
+validate(struct vctx *vc, bool legal, uint8_t *stack, bool *seen_else)
+{
+   struct vctx v = *vc;
+   const vagx_ir *ir = v.ir;
+   /* structured control flow: the if/loop nesting, one else per if */
+   unsigned depth = 0, loops = 0;
+
+   if (ir->instrs[ir->num_instrs - 1].op != VAGX_OP_END)
+      return fail(&v, ir->num_instrs - 1, "the program does not end with end");
+   for (unsigned i = 0; i < ir->num_instrs; i++) {
+      const vagx_ir_instr *I = &ir->instrs[i];
+      const struct vagx_op_info *info = vagx_info(I->op);
+      const struct vagx_instr M = shape(I);
+      if (!info->name)
+         return fail(&v, i, "opcode 0x%x not in the ISA", I->op);
+      if (I->sat && !(info->flags & VAGX_OPF_SAT))
+         return fail(&v, i, ".sat on an opcode without it");
+      if (I->op == VAGX_OP_END && i != ir->num_instrs - 1)
+         return fail(&v, i, "end before the last instruction");
+
+      if (I->has_dst != (info->dst != VAGX_DK_NONE))
+         return fail(&v, i, I->has_dst ? "destination on an opcode without one"
+                                       : "no destination for an opcode that writes one");
+      if (I->has_dst) {
+         if (I->dst >= ir->num_vregs)
+            return fail(&v, i, "dst vreg %u out of range", I->dst);
+         if (I->dst_comp + vagx_dst_regs(&M) > ir->vregs[I->dst].size)
+            return fail(&v, i, "dst v%u.%u + %u registers past its size %u", I->dst, I->dst_comp,
+                        vagx_dst_regs(&M), ir->vregs[I->dst].size);
+      }
+
+      const unsigned nsrc = vagx_nsrc(&M);
+      unsigned nimm = 0;
+      for (unsigned s = 0; s < 3; s++) {
+         if (s >= nsrc) {
+            if (I->src[s].file != IR_NONE)
+               return fail(&v, i, "src%u given to an opcode that reads %u sources", s, nsrc);
+            continue;
+         }
+         if (!check_src(&v, i, s, info->src[s], legal, &nimm))
+            return false;
+      }
+      if (legal) {
+         bool has_ext = false;
+         for (unsigned f = 0; f < info->nfields; f++)
+            has_ext |= vagx_op_field(I->op, f)->in_ext;
+         if (nimm > (has_ext ? 1u : 2u))
+            return fail(&v, i, "%u immediates, more than the encoding holds", nimm);
+      }
+
+      switch (I->op) {
+      case VAGX_OP_IF:
+      case VAGX_OP_LOOP:
+         seen_else[depth] = false;
+         stack[depth++] = I->op;
+         loops += I->op == VAGX_OP_LOOP;
+         break;
+      case VAGX_OP_ELSE:
+         if (!depth || stack[depth - 1] != VAGX_OP_IF || seen_else[depth - 1])
+            return fail(&v, i, "else without its if");
+         seen_else[depth - 1] = true;
+         break;
+      case VAGX_OP_ENDIF:
+      case VAGX_OP_ENDLOOP:
+         if (!depth || stack[depth - 1] != (I->op == VAGX_OP_ENDIF ? VAGX_OP_IF : VAGX_OP_LOOP))
+            return fail(&v, i, "closes a construct that is not open");
+         loops -= I->op == VAGX_OP_ENDLOOP;
+         depth--;
+         break;
+      case VAGX_OP_BREAK:
+      case VAGX_OP_CONTINUE:
+         if (!loops)
+            return fail(&v, i, "outside any loop");
+         break;
+      default:
+         break;
+      }
+   }
+   if (depth)
+      return fail(&v, ir->num_instrs - 1, "%u if/loop constructs left open", depth);
+   return true;
+}
+
+bool
+vagx_validate_ir(const vagx_ir *ir, bool legal, char *why, size_t size)
+{
+   struct vctx v = { ir, why, size };
+   if (why && size)
+      why[0] = '\0';
+   if (!ir->num_instrs) {
+      if (why && size)
+         snprintf(why, size, "empty program");
+      return false;
+   }
+   /* nesting can be as deep as the program is long */
+   uint8_t *stack = malloc(ir->num_instrs + 1);
+   bool *seen_else = malloc((ir->num_instrs + 1) * sizeof(bool));
+   bool ok = stack && seen_else && validate(&v, legal, stack, seen_else);
+   free(stack);
+   free(seen_else);
+   return ok;
+}
+
+bool
+vagx_ir_validate_after(vagx_ir *ir, const char *pass, bool legal)
+{
+#ifndef NDEBUG
+   static char why[160];
+   char msg[128];
+   if (vagx_validate_ir(ir, legal, msg, sizeof(msg)))
+      return true;
+   snprintf(why, sizeof(why), "invalid IR after %s: %s", pass, msg);
+   ir->error = why;
+   return false;
+#else
+   (void)ir;
+   (void)pass;
+   (void)legal;
+   return true;
+#endif
+}
