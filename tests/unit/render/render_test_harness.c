@@ -114,6 +114,20 @@ uint64_t make_job(const struct job_opts *o)
    return va;
 }
 
+uint64_t assemblef(const char *fmt, ...)
+{
+   char src[4096];
+   va_list ap;
+   va_start(ap, fmt);
+   const int n = vsnprintf(src, sizeof(src), fmt, ap);
+   va_end(ap);
+   if (n < 0 || (size_t)n >= sizeof(src)) {
+      fprintf(stderr, "assemblef: program longer than %zu bytes\n", sizeof(src));
+      exit(2);
+   }
+   return assemble(src);
+}
+
 /* Serial pool emulating N workers round-robin (exercises worker indices). */
 static void rr_run(void *opaque, unsigned n, vagx_render_item_fn fn, void *ctx)
 {
@@ -135,6 +149,13 @@ enum vagx_job_status run(uint64_t job, struct vagx_render_fault *f)
    env.run_opaque = &nworkers;
    env.nworkers = nworkers;
    return vagx_render_run(dev, &env, job, f);
+}
+
+/* Ends the control stream and runs the job make_job(o) builds around it. */
+enum vagx_job_status run_stream(const struct job_opts *o, struct vagx_render_fault *f)
+{
+   EMIT(cmd_end);
+   return run(make_job(o), f);
 }
 
 const uint8_t *px(unsigned x, unsigned y)
@@ -162,9 +183,7 @@ void emit_state(unsigned nvar_smooth, unsigned nvar_flat, unsigned nvar_linear,
                 uint64_t vbuf, const struct prog *fs, const uint32_t *cfb, unsigned ncfb,
                 unsigned ncf, bool z_slot)
 {
-   struct prog vs = {.code = vs_code(nvar_smooth + nvar_flat + nvar_linear), .nuni = 2};
-   vs.uni[0] = (uint32_t)vbuf;
-   vs.uni[1] = (uint32_t)(vbuf >> 32);
+   struct prog vs = vs_prog(nvar_smooth + nvar_flat + nvar_linear, vbuf);
    EMIT(cmd_bind_vertex_pipeline, v_.smooth32 = nvar_smooth; v_.flat32 = nvar_flat;
         v_.linear32 = nvar_linear; to_usc(&vs, &v_.program));
    uint64_t cfb_va = ncfb ? put(cfb, ncfb * 4, 4) : 0;

@@ -11,6 +11,7 @@
 #define RENDER_TEST_HARNESS_H
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,6 +35,9 @@
 
 /* ------------------------------------------------------------ helpers -- */
 #include "render_test_prog.h"
+
+/* assemble() of the program printf() writes from fmt and the arguments. */
+uint64_t assemblef(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Control stream writer. */
 extern uint32_t cs[16384];
@@ -76,6 +80,8 @@ extern struct vagx_render_device *dev;
 extern unsigned nworkers;
 extern const struct vagx_usc_mem_ops *run_mem;
 enum vagx_job_status run(uint64_t job, struct vagx_render_fault *f);
+/* Ends the control stream and runs the job make_job(o) builds around it. */
+enum vagx_job_status run_stream(const struct job_opts *o, struct vagx_render_fault *f);
 
 /* Pixel (x, y) of the framebuffer; the framebuffer as render-NAME.ppm. */
 const uint8_t *px(unsigned x, unsigned y);

@@ -57,11 +57,9 @@ static void test_binning(void)
       struct prog fs = {.code = assemble(fs_count)};
       emit_state(0, 0, 0, vb, &fs, NULL, 0, 0, false);
       draw(VAGX_PRIMITIVE_TRIANGLES, 6);
-      EMIT(cmd_end);
       struct job_opts o = {.clear = {0, 0, 0, 0}};
-      uint64_t job = make_job(&o);
       struct vagx_render_fault f;
-      CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "binning status");
+      CHECK(run_stream(&o, &f) == VAGX_JOB_STATUS_OK, "binning status");
       struct vagx_render_stats st;
       vagx_render_get_stats(dev, &st);
       entries[mode] = st.bin_entries;
