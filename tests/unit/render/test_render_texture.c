@@ -135,19 +135,6 @@ void test_desc_cache(void)
    }
 }
 
-static uint64_t make_sampler(enum vagx_filter minf, enum vagx_filter magf, enum vagx_mip_filter mipf,
-                             enum vagx_wrap wrap, float min_lod, float max_lod, float bias)
-{
-   struct vagx_sampler s;
-   vagx_sampler_init(&s);
-   s.min_filter = minf; s.mag_filter = magf; s.mip_filter = mipf;
-   s.wrap_s = s.wrap_t = s.wrap_r = wrap;
-   s.min_lod = min_lod; s.max_lod = max_lod; s.lod_bias = bias;
-   uint64_t va = alloc(32, 32);
-   vagx_sampler_pack(ptr(va), &s);
-   return va;
-}
-
 /* A LINEAR texture as window systems share them (PRIME, scanout): BGRA8,
  * a size that is no power of two, and a row stride with padding past the
  * last texel (the exporter picks the stride).  Sampled 1:1 with nearest
