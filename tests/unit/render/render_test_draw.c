@@ -37,6 +37,17 @@ uint64_t last_pbe_va;
 struct vagx_layout zs_layout;
 unsigned fb_bpp = 4;
 
+/* The layout of a twiddled single-level W x H image. */
+static void twiddled_layout(struct vagx_layout *l, unsigned samples, unsigned bytes_per_block)
+{
+   memset(l, 0, sizeof(*l));
+   l->width_px = W; l->height_px = H; l->depth_px = 1; l->levels = 1;
+   l->sample_count_sa = samples; l->block_width_px = l->block_height_px = 1;
+   l->bytes_per_block_B = bytes_per_block;
+   l->tiling = VAGX_TILING_TWIDDLED;
+   vagx_layout_init(l);
+}
+
 /* Builds the render job around the current control stream. */
 uint64_t make_job(const struct job_opts *o)
 {
@@ -45,18 +56,12 @@ uint64_t make_job(const struct job_opts *o)
    const enum vagx_format rtf = o->rt_format ? o->rt_format : VAGX_FORMAT_RGBA8_UNORM;
    fb_bpp = vagx_format_bytes_per_block(rtf);
    fb_stride = t_linear_stride(W, fb_bpp);
-   fb_va = alloc(fb_stride * H, 128);
+   fb_va = o->fb_va ? o->fb_va : alloc(fb_stride * H, 128);
    struct vagx_pbe pbe;
    t_pbe_linear_2d(&pbe, rtf, W, H, (uint32_t)fb_stride, fb_va);
    if (o->pbe_twiddled) {
-      struct vagx_layout *l = &fb_layout;
-      memset(l, 0, sizeof(*l));
-      l->width_px = W; l->height_px = H; l->depth_px = 1; l->levels = 1;
-      l->sample_count_sa = samples; l->block_width_px = l->block_height_px = 1;
-      l->bytes_per_block_B = fb_bpp;
-      l->tiling = VAGX_TILING_TWIDDLED;
-      vagx_layout_init(l);
-      fb_va = alloc(l->size_B, 16384);
+      twiddled_layout(&fb_layout, samples, fb_bpp);
+      fb_va = alloc(fb_layout.size_B, 16384);
       pbe.layout = VAGX_IMAGE_LAYOUT_TWIDDLED;
       pbe.samples = samples == 4 ? VAGX_MSAA_4X : VAGX_MSAA_1X;
       pbe.stride = 0;
@@ -87,16 +92,10 @@ uint64_t make_job(const struct job_opts *o)
       t.height = H;
       t.depth = 1;
       t.levels = 1;
-      t.swizzle_g = VAGX_SWIZZLE_G; t.swizzle_b = VAGX_SWIZZLE_B; t.swizzle_a = VAGX_SWIZZLE_A;
-      struct vagx_layout l;
-      memset(&l, 0, sizeof(l));
-      l.width_px = W; l.height_px = H; l.depth_px = 1; l.levels = 1;
-      l.sample_count_sa = samples; l.block_width_px = l.block_height_px = 1;
-      l.bytes_per_block_B = vagx_format_bytes_per_block(o->zs_format);
-      l.tiling = VAGX_TILING_TWIDDLED;
-      vagx_layout_init(&l);
-      zs_layout = l;
-      zs_base = alloc(l.size_B, 16384);
+      /* the swizzles stay at their defaults: the renderer reads only the
+       * format, samples, size and layout of a depth/stencil attachment */
+      twiddled_layout(&zs_layout, samples, vagx_format_bytes_per_block(o->zs_format));
+      zs_base = alloc(zs_layout.size_B, 16384);
       t.base_va = zs_base;
       zs_tex_va = alloc(32, 32);
       vagx_texture_pack(ptr(zs_tex_va), &t);
@@ -144,22 +143,32 @@ uint32_t binding(unsigned slot, unsigned count, unsigned cf, enum vagx_interp in
 float ndcx(double x) { return (float)(x / (W / 2.0) - 1.0); }
 float ndcy(double y) { return (float)(y / (H / 2.0) - 1.0); }
 
+uint64_t vbuf_put(unsigned nv, unsigned nvar, const float (*pos)[4], const float *var)
+{
+   const unsigned words = 4 + nvar;
+   const uint64_t va = alloc((uint64_t)nv * words * 4, 16);
+   float *b = ptr(va);
+   for (unsigned i = 0; i < nv; i++) {
+      memcpy(b + (size_t)i * words, pos[i], 16);
+      if (nvar)
+         memcpy(b + (size_t)i * words + 4, var + (size_t)i * nvar, nvar * 4);
+   }
+   return va;
+}
+
 uint64_t vbuf_tris(const double (*t)[2], unsigned nv, unsigned nvar, const float *var,
                    const float *wv, const float *zv)
 {
-   unsigned words = 4 + nvar;
-   float *b = calloc(nv * words, 4);
+   float (*pos)[4] = malloc(((size_t)nv + 1) * sizeof(*pos));
    for (unsigned i = 0; i < nv; i++) {
       float w = wv ? wv[i] : 1.0f;
-      b[i * words + 0] = ndcx(t[i][0]) * w;
-      b[i * words + 1] = ndcy(t[i][1]) * w;
-      b[i * words + 2] = (zv ? zv[i] : 0.5f) * w;
-      b[i * words + 3] = w;
-      for (unsigned k = 0; k < nvar; k++)
-         b[i * words + 4 + k] = var[i * nvar + k];
+      pos[i][0] = ndcx(t[i][0]) * w;
+      pos[i][1] = ndcy(t[i][1]) * w;
+      pos[i][2] = (zv ? zv[i] : 0.5f) * w;
+      pos[i][3] = w;
    }
-   uint64_t va = put(b, nv * words * 4, 16);
-   free(b);
+   uint64_t va = vbuf_put(nv, nvar, (const float(*)[4])pos, var);
+   free(pos);
    return va;
 }
 

@@ -48,6 +48,8 @@ struct job_opts {
    enum vagx_format rt_format;   /* INVALID (0): RGBA8_UNORM; also the PBE format */
    const char *eot;              /* replaces eot_src */
    bool pbe_twiddled;            /* the PBE image is twiddled (fb_layout), samples as the job */
+   uint64_t fb_va;               /* 0: a new linear framebuffer; else the caller's (its rows
+                                  * fb_stride bytes apart), which bench_render keeps */
 };
 extern struct vagx_layout fb_layout;   /* make_job with pbe_twiddled */
 
@@ -70,7 +72,11 @@ uint32_t binding(unsigned slot, unsigned count, unsigned cf, enum vagx_interp in
 /* Pixel (window) -> ndc for the viewport of emit_state. */
 float ndcx(double x);
 float ndcy(double y);
-/* Vertex buffer of nv window-space vertices with nvar varyings each. */
+/* Vertex buffer as vs_code(nvar) reads it: for each of nv vertices its
+ * clip-space position pos[i] and nvar words from var + i * nvar. */
+uint64_t vbuf_put(unsigned nv, unsigned nvar, const float (*pos)[4], const float *var);
+/* Vertex buffer of nv window-space vertices with nvar varyings each, at
+ * depth zv (0.5 without) and w wv (1 without). */
 uint64_t vbuf_tris(const double (*t)[2], unsigned nv, unsigned nvar, const float *var,
                    const float *wv, const float *zv);
 void draw(enum vagx_primitive prim, unsigned count);
