@@ -120,7 +120,7 @@ static double bench_run(struct bench *b, int reps)
    return t_now_s() - t0;
 }
 
-#define MAX_CONFIGS 4
+#define MAX_CONFIGS BS_MAX_CONFIGS
 #define ROUNDS 7 /* interleaved repetitions of every configuration */
 
 /* One worker count of one workload: a core with `workers` threads.  The
@@ -226,21 +226,6 @@ static bool measure_all(unsigned ncfg, const unsigned *workers, const char *src,
    return ok;
 }
 
-/* 1, n, then 4 and 8 (more workers than CPUs must not collapse). */
-static unsigned configs(unsigned n, unsigned *w)
-{
-   unsigned k = 0;
-   const unsigned want[MAX_CONFIGS] = {1, n, 4, 8};
-   for (unsigned i = 0; i < MAX_CONFIGS; i++) {
-      bool dup = false;
-      for (unsigned j = 0; j < k; j++)
-         dup |= w[j] == want[i];
-      if (!dup)
-         w[k++] = want[i];
-   }
-   return k;
-}
-
 int main(int argc, char **argv)
 {
    unsigned n = argc > 1 ? (unsigned)atoi(argv[1]) : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
@@ -302,7 +287,7 @@ int main(int argc, char **argv)
    }
 
    unsigned wcfg[MAX_CONFIGS];
-   const unsigned ncfg = configs(n, wcfg);
+   const unsigned ncfg = bs_configs(n, wcfg);
    static struct bs_run runs[MAX_CONFIGS];
    int status = 0;
    printf("core compute ALU (64 chained ffma, %d threads/job):\n", THREADS);

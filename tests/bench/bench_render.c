@@ -497,17 +497,9 @@ int main(int argc, char **argv)
    static const char *names[NSCENES] = {"clear + store", "flat full-screen quad",
                                         "10k small triangles", "textured + blended",
                                         "depth, twiddled"};
-   /* 1, n, then 4 and 8 workers (oversubscribed: must not collapse) */
-   enum { MAXCFG = 4 };
-   unsigned workers[MAXCFG], ncfg = 0;
-   const unsigned want[MAXCFG] = {1, n, 4, 8};
-   for (unsigned i = 0; i < MAXCFG; i++) {
-      bool dup = false;
-      for (unsigned k = 0; k < ncfg; k++)
-         dup |= workers[k] == want[i];
-      if (!dup)
-         workers[ncfg++] = want[i];
-   }
+   enum { MAXCFG = BS_MAX_CONFIGS };
+   unsigned workers[MAXCFG];
+   const unsigned ncfg = bs_configs(n, workers);
    const unsigned ncpu = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
    static struct pool pools[MAXCFG];
    for (unsigned w = 0; w < ncfg; w++)
