@@ -19,18 +19,11 @@
 #include "usc_jit.h"
 #include "usc_priv.h"
 #include "usc_test.h"
+#include "vagx_test_rand.h"
 
 /* register rows an operand can name (an 8-bit index) */
 #define ROWS (1u << (8 * sizeof(((struct vagx_instr *)0)->dst)))
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint32_t rnd(void)
-{
-   rng ^= rng << 13;
-   rng ^= rng >> 7;
-   rng ^= rng << 17;
-   return (uint32_t)(rng >> 16);
-}
 
 /* Values with every float class and integer edge. */
 static const uint32_t pool[] = {

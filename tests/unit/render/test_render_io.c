@@ -20,15 +20,8 @@
 #include "render_io.h"
 
 #include "vagx_check.h"
+#include "vagx_test_rand.h"
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint32_t rnd(void)
-{
-   rng ^= rng << 13;
-   rng ^= rng >> 7;
-   rng ^= rng << 17;
-   return (uint32_t)(rng >> 16);
-}
 static uint32_t rnd_to(uint32_t n) { return n ? rnd() % n : 0; }
 
 /* ---------------------------------------------------------- addressing -- */
