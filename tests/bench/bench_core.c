@@ -37,28 +37,8 @@ static uint32_t fu(float f)
    return u;
 }
 
-/* The reference a normal program compiles to: fmaf() inlined as the hardware
- * FMA and vectorised over threads (target("fma"), used when the CPU has it;
- * same results bit for bit), else the libm call. */
-#define CHAIN_LOOP(in, out, n)                                                 \
-   for (int i = 0; i < (n); i++) {                                             \
-      float x = (in)[i];                                                       \
-      for (int k = 0; k < CHAIN; k++)                                          \
-         x = fmaf(x, 0.999f, 0.001f);                                          \
-      (out)[i] = x;                                                            \
-   }
-#if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((noinline, target("fma"))) static void chain_fma(const float *restrict in,
-                                                              float *restrict out, int n)
-{
-   CHAIN_LOOP(in, out, n)
-}
-#endif
-__attribute__((noinline)) static void chain_libm(const float *restrict in, float *restrict out,
-                                                 int n)
-{
-   CHAIN_LOOP(in, out, n)
-}
+/* The C reference: fmaf() as a normal program compiles it. */
+#include "bench_fma_chain.h"
 
 struct bench {
    struct tdev d;
@@ -246,9 +226,8 @@ int main(int argc, char **argv)
    static float in[THREADS], out[THREADS];
    void (*chain)(const float *, float *, int) = chain_libm;
    const char *cref = "libm fmaf call";
-#if defined(__x86_64__) && defined(__GNUC__)
-   __builtin_cpu_init();
-   if (__builtin_cpu_supports("fma")) {
+#ifdef HAVE_FMA_REF
+   if (chain_have_fma()) {
       chain = chain_fma;
       cref = "fmaf, target(\"fma\"), vectorised";
    }
