@@ -9,14 +9,14 @@
 
 #include <stdint.h>
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint64_t t_rng = 0x9e3779b97f4a7c15ull;
 
-static inline uint32_t rnd(void)
+static inline uint32_t t_rand(void)
 {
-   rng ^= rng << 13;
-   rng ^= rng >> 7;
-   rng ^= rng << 17;
-   return (uint32_t)(rng >> 16);
+   t_rng ^= t_rng << 13;
+   t_rng ^= t_rng >> 7;
+   t_rng ^= t_rng << 17;
+   return (uint32_t)(t_rng >> 16);
 }
 
 #endif
