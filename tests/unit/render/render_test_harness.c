@@ -212,7 +212,7 @@ enum vagx_job_status draw_fullscreen(const struct prog *fs, const struct job_opt
  * pages of io_hole unmapped, and records the first fault as the core's MMU
  * context does (probes are not recorded). */
 bool io_hole[MEM_SIZE / 4096];
-struct io_fault io_first;
+struct first_fault io_first;
 
 static void *xlate_io(void *ctx, uint64_t va, uint32_t size, unsigned access, uint64_t *span)
 {
@@ -222,11 +222,7 @@ static void *xlate_io(void *ctx, uint64_t va, uint32_t size, unsigned access, ui
       if (io_hole[(a - MEM_BASE) / 4096])
          p = NULL;
    if (!p) {
-      if (!io_first.faulted && !(access & VAGX_USC_ACC_PROBE)) {
-         io_first.faulted = true;
-         io_first.va = va;
-         io_first.access = access & (VAGX_USC_ACC_READ | VAGX_USC_ACC_WRITE);
-      }
+      first_fault_note(&io_first, va, access);
       return NULL;
    }
    s = 4096 - (va & 4095);

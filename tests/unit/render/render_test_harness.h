@@ -37,6 +37,7 @@
 /* ------------------------------------------------------------ helpers -- */
 #include "render_test_prog.h"
 #include "render_test_draw.h"
+#include "render_test_fault.h"
 
 /* assemble() of the program printf() writes from fmt and the arguments. */
 uint64_t assemblef(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -79,7 +80,7 @@ enum vagx_job_status draw_fullscreen(const struct prog *fs, const struct job_opt
 /* A translation page by page with the pages of io_hole unmapped; the first
  * fault lands in io_first. */
 extern bool io_hole[MEM_SIZE / 4096];
-extern struct io_fault { bool faulted; uint64_t va; unsigned access; } io_first;
+extern struct first_fault io_first;
 extern const struct vagx_usc_mem_ops io_ops;
 
 /* ------------------------------------------------------------ tests -- */

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "render_io.h"
+#include "render_test_fault.h"
 
 #include "vagx_check.h"
 #include "vagx_test_rand.h"
@@ -177,11 +178,6 @@ static void test_zs_formats(void)
 static uint8_t *pmem;
 static bool unmapped[PAGES];
 static bool joined[PAGES];   /* page p + 1 follows p in host memory as far as translate says */
-struct first_fault {
-   bool faulted;
-   uint64_t va;
-   unsigned access;
-};
 static struct first_fault first; /* as the core's translate context records it */
 static unsigned translations;
 
@@ -206,11 +202,7 @@ static void *xlate_pages(void *ctx, uint64_t va, uint32_t size, unsigned access,
    for (uint64_t p = (va - BASE) / PAGE; ok && p <= (va + size - 1 - BASE) / PAGE; p++)
       ok = !unmapped[p];
    if (!ok) {
-      if (!first.faulted && !(access & VAGX_USC_ACC_PROBE)) {
-         first.faulted = true;
-         first.va = va;
-         first.access = access & (VAGX_USC_ACC_READ | VAGX_USC_ACC_WRITE);
-      }
+      first_fault_note(&first, va, access);
       return NULL;
    }
    uint64_t end = (va - BASE) / PAGE * PAGE + PAGE;
