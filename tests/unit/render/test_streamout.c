@@ -310,6 +310,18 @@ static bool untouched(uint64_t va, uint32_t bytes)
    return true;
 }
 
+/* A new control stream drawing with rasterisation discarded (provoking
+ * vertex first when provoking_first) and streaming out into b0 and b1 from
+ * their starts under std_decls(). */
+static void stream_two(const struct sobuf *b0, const struct sobuf *b1, bool provoking_first)
+{
+   begin_stream();
+   emit_state(true, provoking_first);
+   bind_buf(0, b0, false, 0);
+   bind_buf(1, b1, false, 0);
+   std_decls();
+}
+
 /* ------------------------------------------------------------ tests -- */
 static const char *prim_name[] = {"points", "lines", "line_loop", "line_strip",
                                   "triangles", "tri_strip", "tri_fan"};
@@ -336,11 +348,7 @@ static void test_topologies(void)
          struct sobuf b0 = make_buf(4096, L_STRIDE0), b1 = make_buf(4096, L_STRIDE1);
          uint64_t qg = alloc(8, 8), qe = alloc(8, 8);
          *(uint64_t *)ptr(qg) = 1000; /* results accumulate */
-         begin_stream();
-         emit_state(true, first);
-         bind_buf(0, &b0, false, 0);
-         bind_buf(1, &b1, false, 0);
-         std_decls();
+         stream_two(&b0, &b1, first);
          EMIT(cmd_query_begin, v_.type = VAGX_QUERY_TYPE_PRIMITIVES_GENERATED; v_.result_va = qg);
          EMIT(cmd_query_begin, v_.type = VAGX_QUERY_TYPE_PRIMITIVES_EMITTED; v_.result_va = qe);
          EMIT(cmd_draw, v_.primitive = p; v_.index_size = VAGX_INDEX_SIZE_U16; v_.restart = 1;
@@ -400,11 +408,7 @@ static void test_long_draws(void)
       struct sobuf b0 = make_buf(k * L_STRIDE0, L_STRIDE0);
       struct sobuf b1 = make_buf(k * L_STRIDE1, L_STRIDE1);
       uint64_t qe = alloc(8, 8);
-      begin_stream();
-      emit_state(true, false);
-      bind_buf(0, &b0, false, 0);
-      bind_buf(1, &b1, false, 0);
-      std_decls();
+      stream_two(&b0, &b1, false);
       EMIT(cmd_query_begin, v_.type = VAGX_QUERY_TYPE_PRIMITIVES_EMITTED; v_.result_va = qe);
       EMIT(cmd_draw, v_.primitive = cases[c].p; v_.count = cases[c].count; v_.first = first;
            v_.instance_count = 1);
@@ -430,11 +434,7 @@ static void test_overflow(void)
    /* room for 2 triangles and 2 more vertices (buffer 0 is the smaller one) */
    struct sobuf b0 = make_buf(8 * L_STRIDE0, L_STRIDE0), b1 = make_buf(100 * L_STRIDE1, L_STRIDE1);
    uint64_t qg = alloc(8, 8), qe = alloc(8, 8);
-   begin_stream();
-   emit_state(true, false);
-   bind_buf(0, &b0, false, 0);
-   bind_buf(1, &b1, false, 0);
-   std_decls();
+   stream_two(&b0, &b1, false);
    EMIT(cmd_query_begin, v_.type = VAGX_QUERY_TYPE_PRIMITIVES_GENERATED; v_.result_va = qg);
    EMIT(cmd_query_begin, v_.type = VAGX_QUERY_TYPE_PRIMITIVES_EMITTED; v_.result_va = qe);
    /* 5 triangles: 0-2, 3-5 fit (6 vertices), 6-8.. do not */
