@@ -37,28 +37,8 @@ static uint32_t fu(float f)
    return u;
 }
 
-/* The reference a normal program compiles to: fmaf() inlined as the hardware
- * FMA and vectorised over threads (target("fma"), used when the CPU has it;
- * same results bit for bit), else the libm call. */
-#define CHAIN_LOOP(in, out, n)                                                 \
-   for (int i = 0; i < (n); i++) {                                             \
-      float x = (in)[i];                                                       \
-      for (int k = 0; k < CHAIN; k++)                                          \
-         x = fmaf(x, 0.999f, 0.001f);                                          \
-      (out)[i] = x;                                                            \
-   }
-#if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((noinline, target("fma"))) static void chain_fma(const float *restrict in,
-                                                              float *restrict out, int n)
-{
-   CHAIN_LOOP(in, out, n)
-}
-#endif
-__attribute__((noinline)) static void chain_libm(const float *restrict in, float *restrict out,
-                                                 int n)
-{
-   CHAIN_LOOP(in, out, n)
-}
+/* The C reference: fmaf() as a normal program compiles it. */
+#include "bench_fma_chain.h"
 
 struct bench {
    struct tdev d;
@@ -120,7 +100,7 @@ static double bench_run(struct bench *b, int reps)
    return t_now_s() - t0;
 }
 
-#define MAX_CONFIGS 4
+#define MAX_CONFIGS BS_MAX_CONFIGS
 #define ROUNDS 7 /* interleaved repetitions of every configuration */
 
 /* One worker count of one workload: a core with `workers` threads.  The
@@ -226,21 +206,6 @@ static bool measure_all(unsigned ncfg, const unsigned *workers, const char *src,
    return ok;
 }
 
-/* 1, n, then 4 and 8 (more workers than CPUs must not collapse). */
-static unsigned configs(unsigned n, unsigned *w)
-{
-   unsigned k = 0;
-   const unsigned want[MAX_CONFIGS] = {1, n, 4, 8};
-   for (unsigned i = 0; i < MAX_CONFIGS; i++) {
-      bool dup = false;
-      for (unsigned j = 0; j < k; j++)
-         dup |= w[j] == want[i];
-      if (!dup)
-         w[k++] = want[i];
-   }
-   return k;
-}
-
 int main(int argc, char **argv)
 {
    unsigned n = argc > 1 ? (unsigned)atoi(argv[1]) : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
@@ -261,9 +226,8 @@ int main(int argc, char **argv)
    static float in[THREADS], out[THREADS];
    void (*chain)(const float *, float *, int) = chain_libm;
    const char *cref = "libm fmaf call";
-#if defined(__x86_64__) && defined(__GNUC__)
-   __builtin_cpu_init();
-   if (__builtin_cpu_supports("fma")) {
+#ifdef HAVE_FMA_REF
+   if (chain_have_fma()) {
       chain = chain_fma;
       cref = "fmaf, target(\"fma\"), vectorised";
    }
@@ -302,7 +266,7 @@ int main(int argc, char **argv)
    }
 
    unsigned wcfg[MAX_CONFIGS];
-   const unsigned ncfg = configs(n, wcfg);
+   const unsigned ncfg = bs_configs(n, wcfg);
    static struct bs_run runs[MAX_CONFIGS];
    int status = 0;
    printf("core compute ALU (64 chained ffma, %d threads/job):\n", THREADS);

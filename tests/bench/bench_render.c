@@ -52,29 +52,23 @@
 #include <unistd.h>
 
 #include "render.h"
-#include "vagx_asm.h"
 #include "vagx_layout.h"
 
 #define FB_W 1920
 #define FB_H 1080
+/* The flat memory (defined here, 96 MiB for the 1920x1080 images) and the
+ * jobs built as test_render builds them (render_test_draw.c). */
 #define MEM_SIZE (96u << 20)
+#define RENDER_TEST_MEM_SHARED
+#define RENDER_TEST_MEM_DEFINE
 #include "render_test_mem.h"
-#include "render_test_prog.h"
-#include "vagx_cs.h"
-#include "vagx_test_desc.h"
+#include "render_test_draw.h"
 
 static double now_s(void)
 {
    struct timespec ts;
    clock_gettime(CLOCK_MONOTONIC, &ts);
    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static uint32_t fu(float f)
-{
-   uint32_t u;
-   memcpy(&u, &f, 4);
-   return u;
 }
 
 /* As the device MMU answers (core_compute.c: usc_translate): a span ends at
@@ -222,124 +216,31 @@ static void pool_stop(struct pool *p)
 }
 
 /* ------------------------------------------------------------ jobs -- */
-static uint32_t cs[4096];
-static unsigned ncs;
-#define EMIT(T, ...) VAGX_CS_EMIT(cs, ncs, T, __VA_ARGS__)
-
-static uint64_t fb_va;
-static const uint32_t fb_stride = FB_W * 4;
+/* The frame every linear job stores to (and the reference memsets): one for
+ * the whole run, at the start of the memory; its rows are as far apart as
+ * make_job's fb_stride (FB_W * 4 bytes is already aligned). */
+static uint64_t frame_va;
+static const uint32_t frame_stride = FB_W * 4;
 static const float clear_rgba[4] = {0.25f, 0.5f, 0.75f, 1.0f};
 #define CLEAR_PX 0xffbf8040u   /* clear_rgba as RGBA8 bytes 40 80 bf ff */
 
-/* The programs the Mesa driver emits for a clear and a store (vagx_bg_eot.c). */
-static const char *bg_src =
-   "mov r0, u0\nmov r1, u1\nmov r2, u2\nmov r3, u3\nst_tile.rt0 r0, #0\nend\n";
-static const char *eot_src =
-   "mov r4, sr.pix_x\nmov r5, sr.pix_y\nld_tile.rt0 r0, #0\nimg_st.i0.2d r4, r0, #0\nend\n";
-
-/* DEPTH scene: twiddled colour target and Z24S8 depth buffer. */
-static bool job_twiddled;
-static uint64_t fbt_va, zs_va;
-static struct vagx_layout fbt_l, zs_l;
-
-static void twiddled_layout(struct vagx_layout *l, unsigned bpp)
-{
-   memset(l, 0, sizeof(*l));
-   l->width_px = FB_W;
-   l->height_px = FB_H;
-   l->depth_px = l->levels = l->sample_count_sa = l->block_width_px = l->block_height_px = 1;
-   l->bytes_per_block_B = bpp;
-   l->tiling = VAGX_TILING_TWIDDLED;
-   vagx_layout_init(l);
-}
-
-static uint64_t make_job(void)
-{
-   uint64_t cs_va = put(cs, ncs * 4, 16);
-   struct vagx_pbe pbe;
-   t_pbe_linear_2d(&pbe, VAGX_FORMAT_RGBA8_UNORM, FB_W, FB_H, fb_stride, fb_va);
-   if (job_twiddled) {
-      twiddled_layout(&fbt_l, 4);
-      fbt_va = alloc(fbt_l.size_B, 16384);
-      pbe.layout = VAGX_IMAGE_LAYOUT_TWIDDLED;
-      pbe.stride = 0;
-      pbe.base_va = fbt_va;
-   }
-   uint64_t pbe_va = alloc(32, 32);
-   vagx_pbe_pack(ptr(pbe_va), &pbe);
-   struct prog bg = {.code = assemble(bg_src), .nuni = 4};
-   memcpy(bg.uni, clear_rgba, 16);
-   struct prog eot = {.code = assemble(eot_src), .img = pbe_va, .nimg = 1};
-   struct vagx_render_job rj;
-   t_render_job_1rt(&rj, FB_W, FB_H, VAGX_FORMAT_RGBA8_UNORM, cs_va);
-   rj.clear_depth = 1.0f;
-   if (job_twiddled) {
-      twiddled_layout(&zs_l, 4);
-      zs_va = alloc(zs_l.size_B, 16384);
-      struct vagx_texture t;
-      vagx_texture_init(&t);
-      t.format = VAGX_FORMAT_Z24_UNORM_S8_UINT;
-      t.dimension = VAGX_DIMENSION_2D;
-      t.layout = VAGX_IMAGE_LAYOUT_TWIDDLED;
-      t.samples = VAGX_MSAA_1X;
-      t.width = FB_W;
-      t.height = FB_H;
-      t.depth = t.levels = 1;
-      t.base_va = zs_va;
-      rj.zs_desc_va = alloc(32, 32);
-      vagx_texture_pack(ptr(rj.zs_desc_va), &t);
-      rj.depth_store = 1;
-   }
-   to_usc(&bg, &rj.bg_program);
-   to_usc(&eot, &rj.eot_program);
-   uint64_t va = alloc(VAGX_RENDER_JOB_DWORDS * 4, 64);
-   vagx_render_job_pack(ptr(va), &rj);
-   return va;
-}
-
-/* Every varying of the benchmark is smooth. */
-static uint32_t binding(unsigned slot, unsigned count, unsigned cf)
-{
-   return t_cf_binding(slot, count, cf, VAGX_INTERP_SMOOTH);
-}
-
 /* Vertex buffer from window positions (+ nvar varyings per vertex); z of
- * every vertex vz (0.5 when 0). */
+ * every vertex vz (0.5 when 0).  The positions go to NDC in float
+ * arithmetic (test_render's vbuf_tris does it in double), as the
+ * benchmark's jobs always had them. */
 static float vz;
 static uint64_t vbuf(const float *xy, unsigned nv, unsigned nvar, const float *var)
 {
-   unsigned words = 4 + nvar;
-   float *b = calloc((size_t)nv * words, 4);
+   float (*pos)[4] = malloc((size_t)nv * sizeof(*pos));
    for (unsigned i = 0; i < nv; i++) {
-      b[i * words + 0] = xy[2 * i] / (FB_W / 2.0f) - 1.0f;
-      b[i * words + 1] = xy[2 * i + 1] / (FB_H / 2.0f) - 1.0f;
-      b[i * words + 2] = vz ? vz : 0.5f;
-      b[i * words + 3] = 1.0f;
-      for (unsigned k = 0; k < nvar; k++)
-         b[i * words + 4 + k] = var[i * nvar + k];
+      pos[i][0] = xy[2 * i] / (FB_W / 2.0f) - 1.0f;
+      pos[i][1] = xy[2 * i + 1] / (FB_H / 2.0f) - 1.0f;
+      pos[i][2] = vz ? vz : 0.5f;
+      pos[i][3] = 1.0f;
    }
-   uint64_t va = put(b, (uint64_t)nv * words * 4, 16);
-   free(b);
+   uint64_t va = vbuf_put(nv, nvar, (const float(*)[4])pos, var);
+   free(pos);
    return va;
-}
-
-static void emit_state(unsigned nvar, uint64_t vb, const struct prog *fs, const uint32_t *cfb,
-                       unsigned ncfb, unsigned ncf)
-{
-   struct prog vs = {.code = vs_code(nvar), .nuni = 2};
-   vs.uni[0] = (uint32_t)vb;
-   vs.uni[1] = (uint32_t)(vb >> 32);
-   EMIT(cmd_bind_vertex_pipeline, v_.smooth32 = nvar; to_usc(&vs, &v_.program));
-   uint64_t cfb_va = ncfb ? put(cfb, ncfb * 4, 4) : 0;
-   EMIT(cmd_bind_fragment_pipeline, v_.cf_binding_count = ncfb; v_.cf_count = ncf;
-        v_.slots32 = 1 + nvar; v_.cf_bindings_va = cfb_va; to_usc(fs, &v_.program));
-   EMIT(cmd_viewport, v_.scale_x = FB_W / 2.0f; v_.offset_x = FB_W / 2.0f;
-        v_.scale_y = FB_H / 2.0f; v_.offset_y = FB_H / 2.0f; v_.scale_z = 1; v_.min_depth = 0;
-        v_.max_depth = 1);
-   EMIT(cmd_scissor, v_.max_x = FB_W; v_.max_y = FB_H);
-   EMIT(cmd_rasterizer, v_.half_pixel_center = 1; v_.point_size = 1; v_.line_width = 1;
-        v_.sample_mask = 0xf; v_.depth_clip = 1);
-   EMIT(cmd_depth_stencil, v_.depth_func = VAGX_COMPARE_FUNC_ALWAYS);
 }
 
 static void quad(float *xy, float x0, float y0, float x1, float y1)
@@ -354,17 +255,28 @@ enum scene { CLEAR, FLAT, SMALL, TEXTURED, DEPTH, NSCENES };
 enum { MESH_Q = 40, NEAR_X = 480, NEAR_Y = 280, NEAR_W = 960, NEAR_H = 520 };
 #define SMALL_TRIS 10000
 
+/* TEXTURED: its RGBA8 texture, TEX_W x TEX_W texels of varied colour and
+ * alpha. */
+enum { TEX_W = 256 };
+static void tex_texel(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *out)
+{
+   (void)lv;
+   (void)layer;
+   const unsigned i = y * TEX_W + x;
+   const uint32_t v = (i * 37u % 256) | ((i * 91u % 256) << 8) | ((i * 13u % 256) << 16) |
+                      ((64u + i % 128u) << 24);
+   memcpy(out, &v, 4);
+}
+
 static uint64_t build(enum scene s)
 {
    ncs = 0;
    if (s == FLAT) {
       float xy[12];
       quad(xy, 0, 0, FB_W, FB_H);
-      struct prog fs = {.code = assemble("mov r0, u0\nmov r1, u1\nmov r2, u2\nmov r3, u3\n"
-                                         "st_tile.rt0 r0, #0\nend\n"),
-                        .nuni = 4, .uni = {fu(1.0f), fu(0.0f), fu(0.5f), fu(1.0f)}};
-      emit_state(0, vbuf(xy, 6, 0, NULL), &fs, NULL, 0, 0);
-      EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 6; v_.instance_count = 1);
+      struct prog fs = const_fs(1.0f, 0.0f, 0.5f, 1.0f);
+      emit_state(0, 0, 0, vbuf(xy, 6, 0, NULL), &fs, NULL, 0, 0, false);
+      draw(VAGX_PRIMITIVE_TRIANGLES, 6);
    } else if (s == SMALL) {
       /* half 4x4 squares (8 pixel centres each) on a jittered grid */
       float *xy = malloc(sizeof(float) * 6 * SMALL_TRIS);
@@ -376,48 +288,16 @@ static uint64_t build(enum scene s)
          const float t[6] = {x, y, x + 4, y, x, y + 4};
          memcpy(xy + 6 * i, t, sizeof(t));
       }
-      struct prog fs = {.code = assemble("mov r0, u0\nmov r1, u1\nmov r2, u2\nmov r3, u3\n"
-                                         "st_tile.rt0 r0, #0\nend\n"),
-                        .nuni = 4, .uni = {fu(1.0f), fu(1.0f), fu(1.0f), fu(1.0f)}};
-      emit_state(0, vbuf(xy, 3 * SMALL_TRIS, 0, NULL), &fs, NULL, 0, 0);
-      EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 3 * SMALL_TRIS;
-           v_.instance_count = 1);
+      struct prog fs = const_fs(1.0f, 1.0f, 1.0f, 1.0f);
+      emit_state(0, 0, 0, vbuf(xy, 3 * SMALL_TRIS, 0, NULL), &fs, NULL, 0, 0, false);
+      draw(VAGX_PRIMITIVE_TRIANGLES, 3 * SMALL_TRIS);
       free(xy);
    } else if (s == TEXTURED) {
-      enum { TW = 256 };
-      struct vagx_layout l;
-      memset(&l, 0, sizeof(l));
-      l.width_px = l.height_px = TW;
-      l.depth_px = l.levels = l.sample_count_sa = l.block_width_px = l.block_height_px = 1;
-      l.bytes_per_block_B = 4;
-      l.tiling = VAGX_TILING_TWIDDLED;
-      vagx_layout_init(&l);
-      uint32_t *texels = malloc(TW * TW * 4);
-      for (unsigned i = 0; i < TW * TW; i++)
-         texels[i] = (i * 37u % 256) | ((i * 91u % 256) << 8) | ((i * 13u % 256) << 16) |
-                     ((64u + i % 128u) << 24);
-      uint64_t base = alloc(l.size_B, 16384);
-      vagx_layout_tile(&l, ptr(base), texels, TW * 4, 0, 0, 0, 0, TW, TW);
-      free(texels);
-      struct vagx_texture t;
-      vagx_texture_init(&t);
-      t.format = VAGX_FORMAT_RGBA8_UNORM;
-      t.dimension = VAGX_DIMENSION_2D;
-      t.layout = VAGX_IMAGE_LAYOUT_TWIDDLED;
-      t.width = t.height = TW;
-      t.depth = t.levels = 1;
-      t.swizzle_r = VAGX_SWIZZLE_R; t.swizzle_g = VAGX_SWIZZLE_G;
-      t.swizzle_b = VAGX_SWIZZLE_B; t.swizzle_a = VAGX_SWIZZLE_A;
-      t.base_va = base;
-      uint64_t tva = alloc(32, 32);
-      vagx_texture_pack(ptr(tva), &t);
-      struct vagx_sampler sm;
-      vagx_sampler_init(&sm);
-      sm.min_filter = sm.mag_filter = VAGX_FILTER_LINEAR;
-      sm.wrap_s = sm.wrap_t = VAGX_WRAP_REPEAT;
-      sm.max_lod = 16;
-      uint64_t sva = alloc(32, 32);
-      vagx_sampler_pack(ptr(sva), &sm);
+      const struct texdesc td = {VAGX_FORMAT_RGBA8_UNORM, VAGX_DIMENSION_2D, TEX_W, TEX_W, 1, 1,
+                                 0, 0, false};
+      const uint64_t tva = make_texture(&td, tex_texel);
+      const uint64_t sva = make_sampler(VAGX_FILTER_LINEAR, VAGX_FILTER_LINEAR, VAGX_MIP_FILTER_NONE,
+                                        VAGX_WRAP_REPEAT, 0, 16, 0);
       struct prog fs = {.code = assemble(
                            "iter.center.persp r4, cf1, cf0, r0\niter.center.persp r5, cf2, cf0, r0\n"
                            "tex.auto.t0.s0.2d r0, r4, r0, r0\nld_tile.rt0 r8, #0\n"
@@ -431,17 +311,16 @@ static uint64_t build(enum scene s)
          quad(xy + 12 * q, x0, y0, x0 + 960, y0 + 540);
          quad(uv + 12 * q, 0, 0, 3.75f, 2.1f);   /* ~1 texel per pixel, repeated */
       }
-      uint32_t cfb[2] = {binding(0, 1, 0), binding(1, 2, 1)};
-      emit_state(2, vbuf(xy, 48, 2, uv), &fs, cfb, 2, 3);
-      EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 48; v_.instance_count = 1);
-   }
-   else if (s == DEPTH) {
+      uint32_t cfb[2] = {binding(0, 1, 0, VAGX_INTERP_SMOOTH), binding(1, 2, 1, VAGX_INTERP_SMOOTH)};
+      emit_state(2, 0, 0, vbuf(xy, 48, 2, uv), &fs, cfb, 2, 3, false);
+      draw(VAGX_PRIMITIVE_TRIANGLES, 48);
+   } else if (s == DEPTH) {
       /* two meshes of MESH_Q-pixel quads with per-vertex colours: near
        * (z 0.25) over the centre, then the whole screen behind (z 0.75) */
       const char *fs_src = "iter.center.persp r0, cf1, cf0, r0\niter.center.persp r1, cf2, cf0, r0\n"
                            "iter.center.persp r2, cf3, cf0, r0\nmov r3, #1.0\nst_tile.rt0 r0, #0\nend\n";
       struct prog fs = {.code = assemble(fs_src)};
-      uint32_t cfb[2] = {binding(0, 1, 0), binding(1, 3, 1)};
+      uint32_t cfb[2] = {binding(0, 1, 0, VAGX_INTERP_SMOOTH), binding(1, 3, 1, VAGX_INTERP_SMOOTH)};
       for (unsigned layer = 0; layer < 2; layer++) {
          const unsigned x0 = layer ? 0 : NEAR_X, y0 = layer ? 0 : NEAR_Y;
          const unsigned w = layer ? FB_W : NEAR_W, h = layer ? FB_H : NEAR_H;
@@ -458,21 +337,25 @@ static uint64_t build(enum scene s)
             }
          }
          vz = layer ? 0.75f : 0.25f;
-         emit_state(3, vbuf(xy, 6 * nx * ny, 3, col), &fs, cfb, 2, 4);
+         emit_state(3, 0, 0, vbuf(xy, 6 * nx * ny, 3, col), &fs, cfb, 2, 4, false);
          vz = 0;
          EMIT(cmd_depth_stencil, v_.depth_test = 1; v_.depth_write = 1;
               v_.depth_func = VAGX_COMPARE_FUNC_LESS);
-         EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 6 * nx * ny;
-              v_.instance_count = 1);
+         draw(VAGX_PRIMITIVE_TRIANGLES, 6 * nx * ny);
          free(xy);
          free(col);
       }
    }
    EMIT(cmd_end);
-   job_twiddled = s == DEPTH;
-   const uint64_t job = make_job();
-   job_twiddled = false;
-   return job;
+   /* cleared to clear_rgba, stored to the frame; DEPTH: a twiddled colour
+    * target and a twiddled Z24S8 depth buffer cleared to 1 and stored */
+   struct job_opts o = {.clear_depth = 1.0f, .fb_va = frame_va};
+   memcpy(o.clear, clear_rgba, sizeof(o.clear));
+   if (s == DEPTH) {
+      o.pbe_twiddled = o.zs = o.depth_store = true;
+      o.zs_format = VAGX_FORMAT_Z24_UNORM_S8_UINT;
+   }
+   return make_job(&o);
 }
 
 static struct vagx_render_device *dev;
@@ -534,7 +417,7 @@ static void run_rep(uint64_t job, struct pool *p, struct bs_run *tot, unsigned n
 /* Pixels of the framebuffer equal to v. */
 static unsigned long count_px(uint32_t v)
 {
-   const uint32_t *p = ptr(fb_va);
+   const uint32_t *p = ptr(frame_va);
    unsigned long n = 0;
    for (size_t i = 0; i < (size_t)FB_W * FB_H; i++)
       n += p[i] == v;
@@ -557,14 +440,14 @@ static bool check(enum scene s)
    }
    case TEXTURED: return count_px(CLEAR_PX) == 0;  /* every pixel blended at least once */
    case DEPTH: {
-      /* every pixel drawn; depth holds the near mesh's 0.25 over its
-       * rectangle and the far mesh's 0.75 elsewhere (Z24: 0.25 * (2^24 - 1)
-       * rounded) */
-      const uint32_t *c = ptr(fbt_va), *z = ptr(zs_va);
+      /* every pixel of make_job's twiddled target (fb_va) drawn; its depth
+       * image (zs_base) holds the near mesh's 0.25 over its rectangle and
+       * the far mesh's 0.75 elsewhere (Z24: 0.25 * (2^24 - 1) rounded) */
+      const uint32_t *c = ptr(fb_va), *z = ptr(zs_base);
       unsigned long nclear = 0, nnear = 0, nfar = 0;
-      for (size_t i = 0; i < fbt_l.size_B / 4; i++)
+      for (size_t i = 0; i < fb_layout.size_B / 4; i++)
          nclear += c[i] == CLEAR_PX;
-      for (size_t i = 0; i < zs_l.size_B / 4; i++) {
+      for (size_t i = 0; i < zs_layout.size_B / 4; i++) {
          nnear += (z[i] & 0xffffff) == 4194304u;
          nfar += (z[i] & 0xffffff) == 12582911u;
       }
@@ -591,14 +474,16 @@ int main(int argc, char **argv)
    paged = getenv("BENCH_RENDER_PAGED") && atoi(getenv("BENCH_RENDER_PAGED"));
    if (getenv("BENCH_RENDER_OPTIONS"))
       vagx_render_set_options(dev, (unsigned)strtoul(getenv("BENCH_RENDER_OPTIONS"), NULL, 0));
-   fb_va = alloc((uint64_t)fb_stride * FB_H, 4096);
-   const size_t bytes = (size_t)fb_stride * FB_H;
+   W = FB_W;
+   H = FB_H;
+   frame_va = alloc((uint64_t)frame_stride * FB_H, 4096);
+   const size_t bytes = (size_t)frame_stride * FB_H;
 
    /* reference: memset of the frame, same bytes, best of reps */
    double tm = 1e30;
    for (unsigned r = 0; r < reps * 4; r++) {
       double t0 = now_s();
-      memset(ptr(fb_va), 0x40 + (int)r, bytes);
+      memset(ptr(frame_va), 0x40 + (int)r, bytes);
       __asm__ volatile("" ::: "memory");
       tm = fmin(tm, now_s() - t0);
    }
@@ -612,17 +497,9 @@ int main(int argc, char **argv)
    static const char *names[NSCENES] = {"clear + store", "flat full-screen quad",
                                         "10k small triangles", "textured + blended",
                                         "depth, twiddled"};
-   /* 1, n, then 4 and 8 workers (oversubscribed: must not collapse) */
-   enum { MAXCFG = 4 };
-   unsigned workers[MAXCFG], ncfg = 0;
-   const unsigned want[MAXCFG] = {1, n, 4, 8};
-   for (unsigned i = 0; i < MAXCFG; i++) {
-      bool dup = false;
-      for (unsigned k = 0; k < ncfg; k++)
-         dup |= workers[k] == want[i];
-      if (!dup)
-         workers[ncfg++] = want[i];
-   }
+   enum { MAXCFG = BS_MAX_CONFIGS };
+   unsigned workers[MAXCFG];
+   const unsigned ncfg = bs_configs(n, workers);
    const unsigned ncpu = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
    static struct pool pools[MAXCFG];
    for (unsigned w = 0; w < ncfg; w++)
@@ -632,7 +509,7 @@ int main(int argc, char **argv)
    for (unsigned s = 0; s < NSCENES; s++) {
       if (!(mask >> s & 1))
          continue;
-      brk_ = ((fb_va - MEM_BASE) + bytes + 4095) & ~4095ull;
+      brk_ = ((frame_va - MEM_BASE) + bytes + 4095) & ~4095ull;
       uint64_t job = build(s);
       if (getenv("BENCH_RENDER_ONCE") && atoi(getenv("BENCH_RENDER_ONCE"))) {
          run_job(job, &pools[0]);
@@ -643,7 +520,7 @@ int main(int argc, char **argv)
       struct bs_run runs[MAXCFG];
       struct vagx_render_stats st;
       for (unsigned w = 0; w < ncfg; w++) {
-         memset(ptr(fb_va), 0, bytes);
+         memset(ptr(frame_va), 0, bytes);
          run_job(job, &pools[w]); /* warm-up: program decode, page faults */
          if (!check(s)) {
             fprintf(stderr, "bench_render: %s: wrong image with %u workers\n", names[s],
@@ -662,7 +539,7 @@ int main(int argc, char **argv)
              * (last written by the previous configuration's threads), and
              * each job finds it as memset left it. */
             double t0 = now_s();
-            memset(ptr(fb_va), 0x40 + (int)r, bytes);
+            memset(ptr(frame_va), 0x40 + (int)r, bytes);
             __asm__ volatile("" ::: "memory");
             tm = fmin(tm, now_s() - t0);
             run_rep(job, &pools[w], &runs[w], ncpu);

@@ -177,6 +177,24 @@ static inline bool bs_task_delta(const struct bs_snap *a, const struct bs_snap *
    return true;
 }
 
+/* The worker counts a benchmark compares, each once: 1, n, then 4 and 8
+ * (more workers than CPUs must not collapse).  w holds BS_MAX_CONFIGS;
+ * returns how many it filled. */
+#define BS_MAX_CONFIGS 4
+static inline unsigned bs_configs(unsigned n, unsigned *w)
+{
+   unsigned k = 0;
+   const unsigned want[BS_MAX_CONFIGS] = {1, n, 4, 8};
+   for (unsigned i = 0; i < BS_MAX_CONFIGS; i++) {
+      bool dup = false;
+      for (unsigned j = 0; j < k; j++)
+         dup |= w[j] == want[i];
+      if (!dup)
+         w[k++] = want[i];
+   }
+   return k;
+}
+
 /* One configuration (worker count) of one workload, or one repetition of it. */
 struct bs_run {
    unsigned workers;

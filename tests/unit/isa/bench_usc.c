@@ -29,26 +29,8 @@ static double now(void)
    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-#define CHAIN_LOOP(in, out, n)                                                 \
-   for (int i = 0; i < (n); i++) {                                             \
-      float x = (in)[i];                                                       \
-      for (int k = 0; k < CHAIN; k++)                                          \
-         x = fmaf(x, 0.999f, 0.001f);                                          \
-      (out)[i] = x;                                                            \
-   }
-
-#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
-#define HAVE_FMA_REF 1
-__attribute__((noinline, target("fma"))) static void c_chain_fma(const float *restrict in, float *restrict out, int n)
-{
-   CHAIN_LOOP(in, out, n)
-}
-#endif
-
-__attribute__((noinline)) static void c_chain_libm(const float *restrict in, float *restrict out, int n)
-{
-   CHAIN_LOOP(in, out, n)
-}
+/* The fmaf() chain as a normal program compiles it (shared with bench_core). */
+#include "../../bench/bench_fma_chain.h"
 
 __attribute__((noinline)) static void c_chain_unfused(const float *restrict in, float *restrict out, int n)
 {
@@ -125,11 +107,10 @@ int main(int argc, char **argv)
    int reps = 10;
 
    const char *cref = "libm fmaf (no FMA on this CPU)";
-   void (*chain)(const float *, float *, int) = c_chain_libm;
+   void (*chain)(const float *, float *, int) = chain_libm;
 #ifdef HAVE_FMA_REF
-   __builtin_cpu_init();
-   if (__builtin_cpu_supports("fma")) {
-      chain = c_chain_fma;
+   if (chain_have_fma()) {
+      chain = chain_fma;
       cref = "fmaf, target(\"fma\"): inlined hardware FMA";
    }
 #endif
@@ -146,7 +127,7 @@ int main(int argc, char **argv)
    BEST(tu, reps, c_chain_unfused(in, ref, THREADS));
    printf("  (other C: unfused mul+add, different results: %.1f M lane-ops/s, ratio %.3f;\n",
           ops / tu / 1e6, tu / ti);
-   BEST(tu, reps, c_chain_libm(in, ref, THREADS));
+   BEST(tu, reps, chain_libm(in, ref, THREADS));
    printf("   libm fmaf call, baseline target: %.1f M lane-ops/s, ratio %.3f)\n", ops / tu / 1e6,
           tu / ti);
    vagx_usc_program_free(prog);

@@ -23,14 +23,6 @@
 /* register rows an operand can name (an 8-bit index) */
 #define ROWS (1u << (8 * sizeof(((struct vagx_instr *)0)->dst)))
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint32_t rnd(void)
-{
-   rng ^= rng << 13;
-   rng ^= rng >> 7;
-   rng ^= rng << 17;
-   return (uint32_t)(rng >> 16);
-}
 
 /* Values with every float class and integer edge. */
 static const uint32_t pool[] = {
@@ -46,10 +38,10 @@ static const uint32_t pool[] = {
 
 static uint32_t rvalue(void)
 {
-   switch (rnd() & 3) {
-   case 0: return rnd() ^ (rnd() << 16);
-   case 1: return (rnd() & 0x807fffffu) | ((120u + rnd() % 16) << 23); /* near 1.0 */
-   default: return pool[rnd() % (sizeof(pool) / 4)];
+   switch (t_rand() & 3) {
+   case 0: return t_rand() ^ (t_rand() << 16);
+   case 1: return (t_rand() & 0x807fffffu) | ((120u + t_rand() % 16) << 23); /* near 1.0 */
+   default: return pool[t_rand() % (sizeof(pool) / 4)];
    }
 }
 
@@ -80,17 +72,17 @@ static bool rand_instr(unsigned op, struct vagx_instr *out, unsigned nregs)
       struct vagx_instr I = { 0 };
       unsigned nimm = 0;
       I.op = (uint8_t)op;
-      I.sat = (info->flags & VAGX_OPF_SAT) && (rnd() & 3) == 0;
-      I.mod = (uint8_t)(tries < 200 ? rnd() % 16 : 0);
-      I.dst = (uint8_t)(rnd() % nregs);
-      I.dst_half = (rnd() % 5 == 0) ? (uint8_t)(1 + rnd() % 2) : VAGX_HALF_FULL;
+      I.sat = (info->flags & VAGX_OPF_SAT) && (t_rand() & 3) == 0;
+      I.mod = (uint8_t)(tries < 200 ? t_rand() % 16 : 0);
+      I.dst = (uint8_t)(t_rand() % nregs);
+      I.dst_half = (t_rand() % 5 == 0) ? (uint8_t)(1 + t_rand() % 2) : VAGX_HALF_FULL;
       for (unsigned s = 0; s < info->nsrc; s++) {
          struct vagx_src *src = &I.src[s];
-         unsigned k = rnd() % 16;
+         unsigned k = t_rand() % 16;
          if (k < 8) {
             src->file = VAGX_FILE_R;
          } else if (k < 10) {
-            src->file = (rnd() & 1) ? VAGX_FILE_RL : VAGX_FILE_RH;
+            src->file = (t_rand() & 1) ? VAGX_FILE_RL : VAGX_FILE_RH;
          } else if (k < 12) {
             src->file = VAGX_FILE_U;
          } else if (k < 14) {
@@ -101,17 +93,17 @@ static bool rand_instr(unsigned op, struct vagx_instr *out, unsigned nregs)
             src->file = VAGX_FILE_R;
          }
          switch (src->file) {
-         case VAGX_FILE_U: src->idx = (uint8_t)(rnd() % NU); break;
-         case VAGX_FILE_SR: src->idx = (uint8_t)(rnd() % VAGX_SR_COUNT); break;
+         case VAGX_FILE_U: src->idx = (uint8_t)(t_rand() % NU); break;
+         case VAGX_FILE_SR: src->idx = (uint8_t)(t_rand() % VAGX_SR_COUNT); break;
          case VAGX_FILE_IMM:
             src->idx = (uint8_t)nimm;
             I.imm[nimm++] = rvalue();
             break;
-         default: src->idx = (uint8_t)(rnd() % nregs); break;
+         default: src->idx = (uint8_t)(t_rand() % nregs); break;
          }
          if (info->src[s] == VAGX_SK_F32) {
-            src->abs = (rnd() % 5) == 0;
-            src->neg = (rnd() % 4) == 0;
+            src->abs = (t_rand() % 5) == 0;
+            src->neg = (t_rand() % 4) == 0;
          }
       }
       I.x = nimm > 0;
@@ -152,7 +144,7 @@ static void fill_state(uint32_t exec)
    for (unsigned u = 0; u < NU; u++) {
       uint32_t v = rvalue();
       for (unsigned l = 0; l < L; l++)
-         urows[u][l] = (rnd() & 7) ? v : rvalue(); /* mostly broadcast, as the executor's */
+         urows[u][l] = (t_rand() & 7) ? v : rvalue(); /* mostly broadcast, as the executor's */
    }
    for (unsigned s = 0; s < VAGX_SR_COUNT; s++)
       for (unsigned l = 0; l < L; l++)
@@ -184,12 +176,12 @@ static void run_on(const struct vagx_usc_decoded *p, uint32_t (*regs)[L], bool j
 
 static uint32_t rand_exec(void)
 {
-   switch (rnd() % 5) {
+   switch (t_rand() % 5) {
    case 0: return ~0u;
    case 1: return 0;
-   case 2: return rnd() ^ (rnd() << 16);
+   case 2: return t_rand() ^ (t_rand() << 16);
    case 3: return 0x0f0f00ffu;
-   default: return (1u << (rnd() % 32)) - 1;
+   default: return (1u << (t_rand() % 32)) - 1;
    }
 }
 
@@ -316,15 +308,15 @@ static void test_random_programs(void)
    for (unsigned seed = 1; seed <= 400; seed++) {
       if (getenv("JIT_SEED") && (unsigned)atoi(getenv("JIT_SEED")) != seed)
          continue;
-      rng = 0x2545f4914f6cdd1dull * seed;
+      t_rng = 0x2545f4914f6cdd1dull * seed;
       struct vagx_instr ins[40];
-      unsigned n = 2 + rnd() % 39, k = 0;
+      unsigned n = 2 + t_rand() % 39, k = 0;
       while (k < n) {
          /* mostly the frequent float ops, as shaders have them */
-         unsigned op = (rnd() & 1) ? alu[rnd() % nalu]
+         unsigned op = (t_rand() & 1) ? alu[t_rand() % nalu]
                        : (unsigned[]){ VAGX_OP_FADD, VAGX_OP_FMUL, VAGX_OP_FFMA, VAGX_OP_FMOV,
                                        VAGX_OP_FMIN, VAGX_OP_FMAX, VAGX_OP_FRSQRT,
-                                       VAGX_OP_FDDX, VAGX_OP_FDDY }[rnd() % 9];
+                                       VAGX_OP_FDDX, VAGX_OP_FDDY }[t_rand() % 9];
          if (rand_instr(op, &ins[k], NREGS))
             k++;
       }
@@ -335,17 +327,17 @@ static void test_random_programs(void)
       CHECK(usc_jit_compile(p) && p->ops[0].jn == n, "seed %u: one run of %u", seed, n);
       char what[32];
       snprintf(what, sizeof(what), "seed %u", seed);
-      const uint64_t state = rng;
+      const uint64_t state = t_rng;
       if (!compare(p, what, 6) && getenv("JIT_SEED")) {
          /* debugging: the shortest failing prefix */
          for (unsigned m = 2; m < n; m++) {
-            uint64_t keep = rng;
+            uint64_t keep = t_rng;
             struct vagx_usc_decoded *q = build(ins, m);
             usc_jit_compile(q);
             snprintf(what, sizeof(what), "seed %u prefix %u", seed, m);
-            rng = state;
+            t_rng = state;
             bool ok = compare(q, what, 6);
-            rng = keep;
+            t_rng = keep;
             vagx_usc_program_free(q);
             if (!ok)
                break;
@@ -377,10 +369,10 @@ static void test_threads(void)
    for (unsigned t = 0; t < CT_THREADS; t++)
       for (unsigned i = 0; i < CT_PROGS; i++) {
          struct vagx_instr ins[16];
-         const unsigned n = 4 + rnd() % 12;
+         const unsigned n = 4 + t_rand() % 12;
          for (unsigned k = 0; k < n; k++)
             while (!rand_instr((unsigned[]){ VAGX_OP_FADD, VAGX_OP_FMUL, VAGX_OP_FFMA, VAGX_OP_FMIN,
-                                             VAGX_OP_FSEL, VAGX_OP_IADD }[rnd() % 6],
+                                             VAGX_OP_FSEL, VAGX_OP_IADD }[t_rand() % 6],
                                &ins[k], 12))
                ;
          ct_progs[t][i] = build(ins, n);

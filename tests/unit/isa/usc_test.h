@@ -10,6 +10,7 @@
 
 #include "usc.h"
 #include "vagx_check.h"
+#include "vagx_test_rand.h"
 #include "vagx_asm.h"
 
 /* Device memory: one host buffer visible at VA T_BASE. */
@@ -95,15 +96,6 @@ static inline float t_uf(uint32_t u)
    float f;
    memcpy(&f, &u, 4);
    return f;
-}
-
-static uint64_t t_rng = 0x9e3779b97f4a7c15ull;
-static inline uint32_t t_rand(void)
-{
-   t_rng ^= t_rng << 13;
-   t_rng ^= t_rng >> 7;
-   t_rng ^= t_rng << 17;
-   return (uint32_t)(t_rng >> 16);
 }
 
 #endif

@@ -2,15 +2,17 @@
 /*
  * The harness of test_render, one program of several files (one a subject,
  * main() in test_render.c): the flat test memory of render_test_mem.h and
- * the check counters of vagx_check.h shared by all of them, the state the
- * tests set before building a job (control stream, framebuffer size) and
- * what the job builder leaves (framebuffer, depth/stencil image, PBE), and
- * the helpers of render_test_harness.c.
+ * the check counters of vagx_check.h shared by all of them, the job builder
+ * of render_test_draw.h (control stream, state, geometry, textures, and
+ * what make_job leaves: framebuffer, depth/stencil image, PBE), and the
+ * helpers of render_test_harness.c that only the tests use (runner, pixel
+ * access, references, depth/stencil image access, faulting translation).
  */
 #ifndef RENDER_TEST_HARNESS_H
 #define RENDER_TEST_HARNESS_H
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,40 +36,11 @@
 
 /* ------------------------------------------------------------ helpers -- */
 #include "render_test_prog.h"
+#include "render_test_draw.h"
+#include "render_test_fault.h"
 
-/* Control stream writer. */
-extern uint32_t cs[16384];
-extern unsigned ncs;
-#define EMIT(T, ...) VAGX_CS_EMIT(cs, ncs, T, __VA_ARGS__)
-
-/* Framebuffer of the next make_job: W x H; make_job sets the rest. */
-extern unsigned W, H;
-extern uint64_t fb_va, fb_stride;
-extern unsigned fb_bpp;
-
-struct job_opts {
-   unsigned samples;
-   float clear[4];
-   bool zs;
-   enum vagx_format zs_format;
-   float clear_depth;
-   bool depth_store;
-   bool depth_load, stencil_load, stencil_store;
-   unsigned clear_stencil;
-   enum vagx_format rt_format;   /* INVALID (0): RGBA8_UNORM; also the PBE format */
-   const char *eot;              /* replaces eot_src */
-   bool pbe_twiddled;            /* the PBE image is twiddled (fb_layout), samples as the job */
-};
-extern struct vagx_layout fb_layout;   /* make_job with pbe_twiddled */
-
-/* Depth/stencil image and end-of-tile PBE of the last make_job. */
-extern uint64_t zs_tex_va, zs_base;
-extern struct vagx_layout zs_layout;
-extern struct vagx_pbe last_pbe;
-extern uint64_t last_pbe_va;
-
-/* Builds the render job around the current control stream. */
-uint64_t make_job(const struct job_opts *o);
+/* assemble() of the program printf() writes from fmt and the arguments. */
+uint64_t assemblef(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The render device and how run() runs a job on it: nworkers workers
  * emulated round-robin, translation run_mem (the flat memory's mem_ops by
@@ -77,32 +50,17 @@ extern unsigned nworkers;
 extern bool run_reverse;      /* run()'s pool runs the items of a parallel-for last first */
 extern const struct vagx_usc_mem_ops *run_mem;
 enum vagx_job_status run(uint64_t job, struct vagx_render_fault *f);
+/* Ends the control stream and runs the job make_job(o) builds around it. */
+enum vagx_job_status run_stream(const struct job_opts *o, struct vagx_render_fault *f);
 
 /* Pixel (x, y) of the framebuffer; the framebuffer as render-NAME.ppm. */
 const uint8_t *px(unsigned x, unsigned y);
 void save_ppm(const char *name);
 
-/* State and geometry: emit_state binds the vertex shader of vs_code() over
- * vbuf and fragment program fs, the viewport, full scissor and default
- * rasterizer, depth/stencil off. */
-void emit_state(unsigned nvar_smooth, unsigned nvar_flat, unsigned nvar_linear,
-                uint64_t vbuf, const struct prog *fs, const uint32_t *cfb, unsigned ncfb,
-                unsigned ncf, bool z_slot);
-uint32_t binding(unsigned slot, unsigned count, unsigned cf, enum vagx_interp in);
-/* Pixel (window) -> ndc for the viewport of emit_state. */
-float ndcx(double x);
-float ndcy(double y);
 /* Reference coverage: pixel centre inside triangle (window coords). */
 bool ref_inside(const double t[3][2], double x, double y);
-/* Vertex buffer of nv window-space vertices with nvar varyings each. */
-uint64_t vbuf_tris(const double (*t)[2], unsigned nv, unsigned nvar, const float *var,
-                   const float *wv, const float *zv);
-void draw(enum vagx_primitive prim, unsigned count);
 
-/* Fragment programs: constant colour (u0..u3), additive count (R += 1/255
- * per hit). */
-extern const char *fs_const;
-struct prog const_fs(float r, float g, float b, float a);
+/* Fragment program: additive count (R += 1/255 per hit). */
 extern const char *fs_count;
 
 /* Depth/stencil: the six vertices of a rectangle, a stencil face, unorm
@@ -116,18 +74,6 @@ void zs_put(enum vagx_format f, unsigned x, unsigned y, double d, uint8_t st);
 void zs_get(enum vagx_format f, unsigned x, unsigned y, uint32_t *draw, uint8_t *st);
 uint32_t zs_enc(enum vagx_format f, double d);
 
-/* Textures: make_texture fills every texel with fill() and returns the
- * descriptor's VA (its layout and base in tex_layout, tex_base). */
-struct texdesc {
-   enum vagx_format fmt;
-   enum vagx_dimension dim;
-   unsigned w, h, depth, levels, base, maxl;
-   bool linear;
-};
-extern struct vagx_layout tex_layout;
-extern uint64_t tex_base;
-uint64_t make_texture(const struct texdesc *d,
-                      void (*fill)(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *out));
 /* A full-screen quad with fragment program fs: its job, and the job run. */
 uint64_t fullscreen_job(const struct prog *fs, const struct job_opts *o);
 enum vagx_job_status draw_fullscreen(const struct prog *fs, const struct job_opts *o);
@@ -135,7 +81,7 @@ enum vagx_job_status draw_fullscreen(const struct prog *fs, const struct job_opt
 /* A translation page by page with the pages of io_hole unmapped; the first
  * fault lands in io_first. */
 extern bool io_hole[MEM_SIZE / 4096];
-extern struct io_fault { bool faulted; uint64_t va; unsigned access; } io_first;
+extern struct first_fault io_first;
 extern const struct vagx_usc_mem_ops io_ops;
 
 /* ------------------------------------------------------------ tests -- */

@@ -9,9 +9,10 @@
  * Define MEM_SIZE (bytes) before including, point mem at MEM_SIZE zeroed
  * bytes, and reset brk_ to 0 to reuse the memory between cases.
  *
- * A test program of several files (test_render) shares one memory: each
- * file defines RENDER_TEST_MEM_SHARED before including, and exactly one of
- * them also RENDER_TEST_MEM_DEFINE, which holds the definitions.
+ * A program of several files (test_render, bench_render with
+ * render_test_draw.c) shares one memory: each file defines
+ * RENDER_TEST_MEM_SHARED before including, and exactly one of them also
+ * RENDER_TEST_MEM_DEFINE and MEM_SIZE, which holds the definitions.
  */
 #ifndef RENDER_TEST_MEM_H
 #define RENDER_TEST_MEM_H
@@ -24,8 +25,8 @@
 #include "render.h"
 #include "vagx_asm.h"
 
-#ifndef MEM_SIZE
-#error "define MEM_SIZE before including render_test_mem.h"
+#if !defined(MEM_SIZE) && (!defined(RENDER_TEST_MEM_SHARED) || defined(RENDER_TEST_MEM_DEFINE))
+#error "define MEM_SIZE before including render_test_mem.h where the memory is defined"
 #endif
 
 #define MEM_BASE 0x100000000ull

@@ -5,7 +5,7 @@
  * code, the uniform values and the texture, sampler and image tables, and
  * to_usc() turns it into the descriptor's program binding, placing the
  * uniforms in the flat test memory; vs_code() is the vertex shader both
- * draw with.
+ * draw with, vs_prog() its binding.
  */
 #ifndef RENDER_TEST_PROG_H
 #define RENDER_TEST_PROG_H
@@ -47,6 +47,15 @@ static inline uint64_t vs_code(unsigned nvar)
                     8 + i, 8 + i, i);
    snprintf(src + n, sizeof(src) - n, "end\n");
    return assemble(src);
+}
+
+/* The program binding of vs_code(nvar) reading the vertex buffer at vbuf. */
+static inline struct prog vs_prog(unsigned nvar, uint64_t vbuf)
+{
+   struct prog vs = {.code = vs_code(nvar), .nuni = 2};
+   vs.uni[0] = (uint32_t)vbuf;
+   vs.uni[1] = (uint32_t)(vbuf >> 32);
+   return vs;
 }
 
 #endif

@@ -57,11 +57,9 @@ static void test_binning(void)
       struct prog fs = {.code = assemble(fs_count)};
       emit_state(0, 0, 0, vb, &fs, NULL, 0, 0, false);
       draw(VAGX_PRIMITIVE_TRIANGLES, 6);
-      EMIT(cmd_end);
       struct job_opts o = {.clear = {0, 0, 0, 0}};
-      uint64_t job = make_job(&o);
       struct vagx_render_fault f;
-      CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "binning status");
+      CHECK(run_stream(&o, &f) == VAGX_JOB_STATUS_OK, "binning status");
       struct vagx_render_stats st;
       vagx_render_get_stats(dev, &st);
       entries[mode] = st.bin_entries;
@@ -238,6 +236,13 @@ static void test_fast_tile(void)
  * the colour or depth image.  Same bytes everywhere, same status and fault,
  * and the same first fault recorded by the translation (as the core's MMU
  * context records it; fast-path probes must not be): io_ops. */
+/* End-of-tile program of a 4x target: each sample from the tile buffer to
+ * the same sample of the (twiddled) image. */
+static const char *eot_4x =
+   "mov r4, sr.pix_x\nmov r5, sr.pix_y\n"
+   "ld_tile.rt0 r0, #0\nimg_st.i0.2d r4, r0, #0\nld_tile.rt0 r8, #1\nimg_st.i0.2d r4, r8, #1\n"
+   "ld_tile.rt0 r12, #2\nimg_st.i0.2d r4, r12, #2\nld_tile.rt0 r16, #3\nimg_st.i0.2d r4, r16, #3\nend\n";
+
 static void fast_io_case(enum vagx_format cf, bool twiddled, unsigned samples, enum vagx_format zf,
                          unsigned hole, unsigned w, unsigned h)
 {
@@ -267,12 +272,8 @@ static void fast_io_case(enum vagx_format cf, bool twiddled, unsigned samples, e
            v_.front.write_mask = v_.back.write_mask = 0xff);
    draw(VAGX_PRIMITIVE_TRIANGLES, 9);
    EMIT(cmd_end);
-   char eot4[512];
-   snprintf(eot4, sizeof(eot4), "mov r4, sr.pix_x\nmov r5, sr.pix_y\n"
-            "ld_tile.rt0 r0, #0\nimg_st.i0.2d r4, r0, #0\nld_tile.rt0 r8, #1\nimg_st.i0.2d r4, r8, #1\n"
-            "ld_tile.rt0 r12, #2\nimg_st.i0.2d r4, r12, #2\nld_tile.rt0 r16, #3\nimg_st.i0.2d r4, r16, #3\nend\n");
    struct job_opts o = {.clear = {0.1f, 0.2f, 0.3f, 0.4f}, .samples = samples, .rt_format = cf,
-                        .pbe_twiddled = twiddled, .eot = samples == 4 ? eot4 : NULL, .zs = zs,
+                        .pbe_twiddled = twiddled, .eot = samples == 4 ? eot_4x : NULL, .zs = zs,
                         .zs_format = zf, .clear_depth = 0.7f, .clear_stencil = 3,
                         .depth_load = zs, .depth_store = zs, .stencil_load = zs, .stencil_store = zs};
    uint64_t job = make_job(&o);
@@ -374,6 +375,35 @@ static uint64_t rand_colour_tris(unsigned *seed, unsigned n, double scale, bool 
    return vb;
 }
 
+/* Runs job the three ways a fast path is compared: 0 with the fast paths,
+ * 1 with renderer options `slow` (the generic code they must match), 2
+ * with the fast paths' baseline SIMD copy (render_tile_avx2.c's twin), each
+ * on a framebuffer of fb_size bytes of 0x5a and a depth/stencil image of
+ * zs_size bytes of 0xa5; leaves each way's fragment count in lanes[] and
+ * its images, colour then depth/stencil, in img[] (malloc'd). */
+static void run_three_ways(const char *what, uint64_t job, unsigned slow, uint64_t fb_size,
+                           uint64_t zs_size, uint64_t lanes[3], uint8_t *img[3])
+{
+   for (unsigned mode = 0; mode < 3; mode++) {
+      vagx_render_set_options(dev, mode == 1 ? slow : 0);
+      usc_simd_force(mode == 2 ? USC_SIMD_GENERIC : USC_SIMD_AUTO);
+      memset(ptr(fb_va), 0x5a, fb_size);
+      if (zs_size)
+         memset(ptr(zs_base), 0xa5, zs_size);
+      struct vagx_render_fault f;
+      CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "%s status", what);
+      struct vagx_render_stats st;
+      vagx_render_get_stats(dev, &st);
+      lanes[mode] = st.fragment_lanes;
+      img[mode] = malloc(fb_size + zs_size);
+      memcpy(img[mode], ptr(fb_va), fb_size);
+      if (zs_size)
+         memcpy(img[mode] + fb_size, ptr(zs_base), zs_size);
+   }
+   vagx_render_set_options(dev, 0);
+   usc_simd_force(USC_SIMD_AUTO);
+}
+
 /* The vertex colour (cf1..cf3 of rand_colour_tris) in r0..r2. */
 #define COLOUR_FS_ITER                                                                            \
    "iter.center.persp r0, cf1, cf0, r0\niter.center.persp r1, cf2, cf0, r0\n"                     \
@@ -415,32 +445,15 @@ static void test_fast_raster(void)
                  v_.sample_mask = 0xf; v_.depth_clip = 1; v_.multisample = 1);
          draw(VAGX_PRIMITIVE_TRIANGLES, NT * 3);
          EMIT(cmd_end);
-         char eot4[512];
-         snprintf(eot4, sizeof(eot4), "mov r4, sr.pix_x\nmov r5, sr.pix_y\n"
-                  "ld_tile.rt0 r0, #0\nimg_st.i0.2d r4, r0, #0\nld_tile.rt0 r8, #1\nimg_st.i0.2d r4, r8, #1\n"
-                  "ld_tile.rt0 r12, #2\nimg_st.i0.2d r4, r12, #2\nld_tile.rt0 r16, #3\nimg_st.i0.2d r4, r16, #3\nend\n");
          struct job_opts o = {.clear = {0, 0, 0, 0}, .samples = samples, .pbe_twiddled = samples == 4,
-                              .eot = samples == 4 ? eot4 : NULL};
+                              .eot = samples == 4 ? eot_4x : NULL};
          uint64_t job = make_job(&o);
          const uint64_t size = samples == 4 ? fb_layout.size_B : fb_stride * H;
          uint8_t *img[3];
          uint64_t lanes[3];
          /* block coverage, per-sample tests, block coverage's baseline
-          * SIMD copy (render_tile_avx2.c) */
-         for (unsigned mode = 0; mode < 3; mode++) {
-            vagx_render_set_options(dev, mode == 1 ? VAGX_RENDER_OPT_NO_FAST_RASTER : 0);
-            usc_simd_force(mode == 2 ? USC_SIMD_GENERIC : USC_SIMD_AUTO);
-            memset(ptr(fb_va), 0x5a, size);
-            struct vagx_render_fault f;
-            CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "fast_raster status");
-            struct vagx_render_stats st;
-            vagx_render_get_stats(dev, &st);
-            lanes[mode] = st.fragment_lanes;
-            img[mode] = malloc(size);
-            memcpy(img[mode], ptr(fb_va), size);
-         }
-         vagx_render_set_options(dev, 0);
-         usc_simd_force(USC_SIMD_AUTO);
+          * SIMD copy */
+         run_three_ways("fast_raster", job, VAGX_RENDER_OPT_NO_FAST_RASTER, size, 0, lanes, img);
          CHECK(lanes[2] == lanes[0] && !memcmp(img[0], img[2], size),
                "fast_raster %ux round %u: the SIMD levels differ", samples, round);
          CHECK(lanes[0] == lanes[1] && lanes[0] > 0, "fast_raster %ux round %u: %llu/%llu fragments",
@@ -513,23 +526,8 @@ static void test_fast_depth(void)
             uint8_t *img[3];
             uint64_t lanes[3];
             /* the fast paths, the per-lane path, the fast paths' baseline
-             * SIMD copy (render_tile_avx2.c) */
-            for (unsigned mode = 0; mode < 3; mode++) {
-               vagx_render_set_options(dev, mode == 1 ? VAGX_RENDER_OPT_NO_FAST_IO : 0);
-               usc_simd_force(mode == 2 ? USC_SIMD_GENERIC : USC_SIMD_AUTO);
-               memset(ptr(fb_va), 0x5a, fb_size);
-               memset(ptr(zs_base), 0xa5, zs_size);
-               struct vagx_render_fault f;
-               CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "fast_depth status");
-               struct vagx_render_stats st;
-               vagx_render_get_stats(dev, &st);
-               lanes[mode] = st.fragment_lanes;
-               img[mode] = malloc(fb_size + zs_size);
-               memcpy(img[mode], ptr(fb_va), fb_size);
-               memcpy(img[mode] + fb_size, ptr(zs_base), zs_size);
-            }
-            vagx_render_set_options(dev, 0);
-            usc_simd_force(USC_SIMD_AUTO);
+             * SIMD copy */
+            run_three_ways("fast_depth", job, VAGX_RENDER_OPT_NO_FAST_IO, fb_size, zs_size, lanes, img);
             shaded += lanes[0] > 0;
             CHECK(lanes[0] == lanes[1] && (lanes[0] == 0 || func != VAGX_COMPARE_FUNC_NEVER),
                   "fast_depth %s func %u write %d clip %d hsr %d range %u: %llu/%llu fragments",

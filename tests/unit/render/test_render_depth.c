@@ -37,16 +37,12 @@ void test_depth_cull_query(void)
    EMIT(cmd_depth_stencil, v_.depth_func = VAGX_COMPARE_FUNC_ALWAYS);
    double cc[3][2] = {{0, 0}, {0, 30}, {30, 0}}; /* counter-clockwise on screen */
    uint64_t vb2 = vbuf_tris(cc, 3, 0, NULL, NULL, NULL);
-   struct prog vs = {.code = vs_code(0), .nuni = 2};
-   vs.uni[0] = (uint32_t)vb2;
-   vs.uni[1] = (uint32_t)(vb2 >> 32);
+   struct prog vs = vs_prog(0, vb2);
    EMIT(cmd_bind_vertex_pipeline, to_usc(&vs, &v_.program));
    EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 3; v_.instance_count = 1);
-   EMIT(cmd_end);
    struct job_opts o = {.clear = {0, 0, 0, 1}, .clear_depth = 1.0f};
-   uint64_t job = make_job(&o);
    struct vagx_render_fault f;
-   enum vagx_job_status st = run(job, &f);
+   enum vagx_job_status st = run_stream(&o, &f);
    CHECK(st == VAGX_JOB_STATUS_OK, "depth status %d", st);
    unsigned bad = 0, nred = 0, ngreen = 0;
    for (unsigned y = 0; y < H; y++)

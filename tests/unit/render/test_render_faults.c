@@ -21,9 +21,7 @@ void test_faults(void)
    /* draw before state */
    ncs = 0;
    draw(VAGX_PRIMITIVE_TRIANGLES, 3);
-   EMIT(cmd_end);
-   job = make_job(&o);
-   CHECK(run(job, &f) == VAGX_JOB_STATUS_INVALID_COMMAND, "draw before state -> %d", f.status);
+   CHECK(run_stream(&o, &f) == VAGX_JOB_STATUS_INVALID_COMMAND, "draw before state -> %d", f.status);
    /* jump to a wild address */
    ncs = 0;
    EMIT(cmd_jump, v_.target_va = 0xdead0000ull);
@@ -50,9 +48,7 @@ void test_faults(void)
    struct prog fs = const_fs(1, 1, 1, 1);
    emit_state(0, 0, 0, 0x7000000000ull, &fs, NULL, 0, 0, false);
    draw(VAGX_PRIMITIVE_TRIANGLES, 3);
-   EMIT(cmd_end);
-   job = make_job(&o);
-   CHECK(run(job, &f) == VAGX_JOB_STATUS_MMU_FAULT, "wild vertex fetch -> %d", f.status);
+   CHECK(run_stream(&o, &f) == VAGX_JOB_STATUS_MMU_FAULT, "wild vertex fetch -> %d", f.status);
    /* bad render job */
    job = make_job(&o);
    ((uint32_t *)ptr(job))[1] |= 1u << 31; /* reserved bit */
@@ -66,9 +62,7 @@ void test_faults(void)
    struct prog bad = {.code = put((uint64_t[]){0xffull}, 8, 16)};
    emit_state(0, 0, 0, vb, &bad, NULL, 0, 0, false);
    draw(VAGX_PRIMITIVE_TRIANGLES, 3);
-   EMIT(cmd_end);
-   job = make_job(&o);
-   CHECK(run(job, &f) == VAGX_JOB_STATUS_ILLEGAL_INSTRUCTION, "illegal fs -> %d", f.status);
+   CHECK(run_stream(&o, &f) == VAGX_JOB_STATUS_ILLEGAL_INSTRUCTION, "illegal fs -> %d", f.status);
 }
 
 /* Geometry budget: an enormous draw (2^32 - 16 points, all visible) fails
@@ -151,11 +145,9 @@ void test_bad_geometry(void)
    EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 6; v_.instance_count = 1;
         v_.index_size = VAGX_INDEX_SIZE_U32; v_.index_va = iva; v_.index_buffer_size = 12;
         v_.base_vertex = 1);
-   EMIT(cmd_end);
    struct job_opts o = {.clear = {0, 0, 0, 0}};
-   uint64_t job = make_job(&o);
    struct vagx_render_fault f;
-   enum vagx_job_status st = run(job, &f);
+   enum vagx_job_status st = run_stream(&o, &f);
    CHECK(st == VAGX_JOB_STATUS_OK || st == VAGX_JOB_STATUS_MMU_FAULT, "bad geometry status %d", st);
    unsigned n1 = 0, other = 0;
    for (unsigned y = 0; y < H; y++)
@@ -170,7 +162,5 @@ void test_bad_geometry(void)
    ncs = 0;
    emit_state(0, 0, 0, vb, &fs, NULL, 0, 0, false);
    EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 3; v_.first = 15; v_.instance_count = 1);
-   EMIT(cmd_end);
-   job = make_job(&o);
-   CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "3e38 triangle: status %d", f.status);
+   CHECK(run_stream(&o, &f) == VAGX_JOB_STATUS_OK, "3e38 triangle: status %d", f.status);
 }

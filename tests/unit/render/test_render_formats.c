@@ -34,6 +34,14 @@ static bool fmt_packed(enum vagx_format f, unsigned *w, unsigned *o)
    return false;
 }
 
+/* Where component c of an array format stands among its components: B
+ * and R trade places in the BGRA8 formats. */
+static unsigned comp_pos(enum vagx_format f, unsigned c)
+{
+   const bool bgra = f == VAGX_FORMAT_BGRA8_UNORM || f == VAGX_FORMAT_BGRA8_SRGB;
+   return bgra && c < 3 ? 2 - c : c;
+}
+
 static double ref_srgb_enc(double c)
 {
    c = c < 0 ? 0 : c > 1 ? 1 : c;
@@ -89,9 +97,7 @@ static void ref_encode(enum vagx_format f, const uint32_t in[4], uint8_t *out)
    }
    const unsigned cb = bpb / nc, bits = 8 * cb;
    for (unsigned c = 0; c < nc; c++) {
-      unsigned pos = c;
-      if ((f == VAGX_FORMAT_BGRA8_UNORM || f == VAGX_FORMAT_BGRA8_SRGB) && c < 3)
-         pos = 2 - c;
+      const unsigned pos = comp_pos(f, c);
       uint64_t x = 0;
       double v = r_f(in[c]);
       switch (k) {
@@ -171,9 +177,7 @@ static void ref_decode(enum vagx_format f, const uint8_t *p, bool stencil, uint3
    }
    const unsigned cb = bpb / nc, bits = 8 * cb;
    for (unsigned c = 0; c < nc; c++) {
-      unsigned pos = c;
-      if ((f == VAGX_FORMAT_BGRA8_UNORM || f == VAGX_FORMAT_BGRA8_SRGB) && c < 3)
-         pos = 2 - c;
+      const unsigned pos = comp_pos(f, c);
       uint32_t x = 0;
       for (unsigned b = 0; b < cb; b++)
          x |= (uint32_t)p[pos * cb + b] << (8 * b);
@@ -250,6 +254,51 @@ static void fill_fmt(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_
       o[3] &= ~0x40;
 }
 
+/* The W x H texture of format f (linear or twiddled) whose texels
+ * fill_fmt() writes; with st its stencil aspect is what the sampler reads,
+ * with swz (R, G, B, A) its swizzle. */
+static uint64_t fmt_texture(enum vagx_format f, bool linear, bool st, const enum vagx_swizzle *swz)
+{
+   fill_format = f;
+   struct texdesc td = {f, VAGX_DIMENSION_2D, W, H, 1, 1, 0, 0, linear};
+   uint64_t tva = make_texture(&td, fill_fmt);
+   struct vagx_texture t;
+   const char *err;
+   vagx_texture_unpack(ptr(tva), &t, &err);
+   t.sample_stencil = st;
+   if (swz) {
+      t.swizzle_r = swz[0]; t.swizzle_g = swz[1]; t.swizzle_b = swz[2]; t.swizzle_a = swz[3];
+   }
+   vagx_texture_pack(ptr(tva), &t);
+   return tva;
+}
+
+/* Whether every pixel of the RGBA32_UINT framebuffer holds what the texel
+ * of fmt_texture(f, st) at the same place decodes to (ref_decode): bit for
+ * bit, or within `ulps` for float channels when fl.  The first wrong
+ * channel is printed after `what`. */
+static bool fb_is_decoded_texels(const char *what, enum vagx_format f, bool st, bool fl,
+                                 unsigned ulps)
+{
+   unsigned bad = 0;
+   for (unsigned y = 0; y < H; y++)
+      for (unsigned x = 0; x < W; x++) {
+         uint8_t raw[16];
+         fill_fmt(0, 0, x, y, raw);
+         uint32_t want[4], got[4];
+         ref_decode(f, raw, st, want);
+         memcpy(got, px(x, y), 16);
+         for (unsigned c = 0; c < 4; c++)
+            if (!near_bits(got[c], want[c], fl, ulps)) {
+               if (!bad)
+                  fprintf(stderr, "  %s %s%s (%u,%u)[%u]: got %#x want %#x\n", what,
+                          vagx_format_name(f), st ? " stencil" : "", x, y, c, got[c], want[c]);
+               bad++;
+            }
+      }
+   return bad == 0;
+}
+
 void test_formats(void)
 {
    /* A: every renderable format as tile-buffer format and PBE target: the
@@ -316,14 +365,7 @@ void test_formats(void)
             continue;
          if (!st && f == VAGX_FORMAT_S8_UINT)
             continue;
-         fill_format = (enum vagx_format)f;
-         struct texdesc td = {(enum vagx_format)f, VAGX_DIMENSION_2D, W, H, 1, 1, 0, 0, false};
-         uint64_t tva = make_texture(&td, fill_fmt);
-         struct vagx_texture t;
-         const char *err;
-         vagx_texture_unpack(ptr(tva), &t, &err);
-         t.sample_stencil = st;
-         vagx_texture_pack(ptr(tva), &t);
+         const uint64_t tva = fmt_texture((enum vagx_format)f, false, st, NULL);
          struct prog fs = {.tex = tva, .ntex = 1,
                            .code = assemble("mov r4, sr.pix_x\nmov r5, sr.pix_y\nmov r6, #0\n"
                                             "tex.fetch.t0.s0.2d r0, r4, r6, r0\nst_tile.rt0 r0, #0\nend\n")};
@@ -337,24 +379,7 @@ void test_formats(void)
          const bool fl = !st && k != VAGX_FORMAT_KIND_UINT && k != VAGX_FORMAT_KIND_SINT;
          /* sRGB decode goes through powf: 2 ulp */
          const unsigned ulps = k == VAGX_FORMAT_KIND_SRGB ? 2 : 0;
-         unsigned bad = 0;
-         for (unsigned y = 0; y < H; y++)
-            for (unsigned x = 0; x < W; x++) {
-               uint8_t raw[16];
-               fill_fmt(0, 0, x, y, raw);
-               uint32_t want[4], got[4];
-               ref_decode((enum vagx_format)f, raw, st, want);
-               memcpy(got, px(x, y), 16);
-               for (unsigned c = 0; c < 4; c++)
-                  if (!near_bits(got[c], want[c], fl, ulps)) {
-                     if (!bad)
-                        fprintf(stderr, "  texture %s%s (%u,%u)[%u]: got %#x want %#x\n",
-                                vagx_format_name((enum vagx_format)f), st ? " stencil" : "", x, y, c,
-                                got[c], want[c]);
-                     bad++;
-                  }
-            }
-         bad_tex += bad != 0;
+         bad_tex += !fb_is_decoded_texels("texture", (enum vagx_format)f, st, fl, ulps);
       }
    }
    CHECK(bad_tex == 0 && ntex >= 52, "texture formats: %u of %u wrong", bad_tex, ntex);
@@ -386,16 +411,27 @@ static void fill_int_mip(unsigned lv, unsigned layer, unsigned x, unsigned y, ui
    o[0] = (uint8_t)(lv * 100 + x + 16 * y + 1);   /* R8_UINT */
 }
 
+/* Every pixel (x, y) of an RGBA32_UINT target gets texture tva sampled
+ * with tex.OP (auto; lod: at `lod`) at ((x + 0.75 + dx) / W, (y + 0.5) /
+ * H) through int_smp(wrap, border): a quarter texel right of the centre of
+ * texel x + dx. */
+static enum vagx_job_status int_sampled_fullscreen(uint64_t tva, const char *op, float dx, float lod,
+                                                   enum vagx_wrap wrap, const uint32_t border[4])
+{
+   struct prog fs = {.tex = tva, .ntex = 1, .smp = int_smp(wrap, border), .nsmp = 1, .nuni = 4};
+   fs.code = assemblef("u2f r4, sr.pix_x\nfadd r4, r4, u2\nfmul r4, r4, u0\n"
+                       "u2f r5, sr.pix_y\nfadd r5, r5, #0.5\nfmul r5, r5, u1\n"
+                       "tex.%s.t0.s0.2d r0, r4, u3, r0\nst_tile.rt0 r0, #0\nend\n", op);
+   const float u[4] = {1.0f / W, 1.0f / H, 0.75f + dx, lod};
+   memcpy(fs.uni, u, 16);
+   struct job_opts o = {.rt_format = VAGX_FORMAT_RGBA32_UINT};
+   return draw_fullscreen(&fs, &o);
+}
+
 void test_tex_int_sampling(void)
 {
    W = 16; H = 4;
    static const uint32_t zero[4] = {0, 0, 0, 0};
-   /* u = (x + 0.75 - off) / W, v = (y + 0.5) / H */
-   const char *fs_src = "u2f r4, sr.pix_x\nfadd r4, r4, u2\nfmul r4, r4, u0\n"
-                        "u2f r5, sr.pix_y\nfadd r5, r5, #0.5\nfmul r5, r5, u1\n"
-                        "tex.%s.t0.s0.2d r0, r4, u3, r0\nst_tile.rt0 r0, #0\nend\n";
-   char src[512];
-   const float uni_c[4] = {1.0f / 16, 1.0f / 4, 0.75f, 0.0f};
    unsigned ntex = 0, bad_tex = 0;
    for (unsigned f = 1; f < 64; f++) {
       if (!vagx_format_is_valid((enum vagx_format)f))
@@ -403,42 +439,14 @@ void test_tex_int_sampling(void)
       for (unsigned st = 0; st < 2; st++) {
          if (st ? !vagx_format_stencil((enum vagx_format)f) : !vagx_format_is_integer((enum vagx_format)f))
             continue;
-         fill_format = (enum vagx_format)f;
-         struct texdesc td = {(enum vagx_format)f, VAGX_DIMENSION_2D, W, H, 1, 1, 0, 0, false};
-         uint64_t tva = make_texture(&td, fill_fmt);
-         struct vagx_texture t;
-         const char *err;
-         vagx_texture_unpack(ptr(tva), &t, &err);
-         t.sample_stencil = st;
-         vagx_texture_pack(ptr(tva), &t);
-         snprintf(src, sizeof(src), fs_src, "auto");
-         struct prog fs = {.tex = tva, .ntex = 1, .smp = int_smp(VAGX_WRAP_CLAMP_TO_EDGE, zero), .nsmp = 1,
-                           .nuni = 4, .code = assemble(src)};
-         memcpy(fs.uni, uni_c, 16);
-         struct job_opts o = {.rt_format = VAGX_FORMAT_RGBA32_UINT};
-         if (draw_fullscreen(&fs, &o) != VAGX_JOB_STATUS_OK) {
+         const uint64_t tva = fmt_texture((enum vagx_format)f, false, st, NULL);
+         if (int_sampled_fullscreen(tva, "auto", 0, 0, VAGX_WRAP_CLAMP_TO_EDGE, zero) !=
+             VAGX_JOB_STATUS_OK) {
             bad_tex++;
             continue;
          }
          ntex++;
-         unsigned bad = 0;
-         for (unsigned y = 0; y < H; y++)
-            for (unsigned x = 0; x < W; x++) {
-               uint8_t raw[16];
-               fill_fmt(0, 0, x, y, raw);
-               uint32_t want[4], got[4];
-               ref_decode((enum vagx_format)f, raw, st, want);
-               memcpy(got, px(x, y), 16);
-               for (unsigned c = 0; c < 4; c++)
-                  if (got[c] != want[c]) {
-                     if (!bad)
-                        fprintf(stderr, "  sampled %s%s (%u,%u)[%u]: got %#x want %#x\n",
-                                vagx_format_name((enum vagx_format)f), st ? " stencil" : "", x, y, c,
-                                got[c], want[c]);
-                     bad++;
-                  }
-            }
-         bad_tex += bad != 0;
+         bad_tex += !fb_is_decoded_texels("sampled", (enum vagx_format)f, st, false, 0);
       }
    }
    /* 19 integer formats + 3 stencil aspects */
@@ -448,22 +456,11 @@ void test_tex_int_sampling(void)
     * (B, ONE, ZERO, R) on RGBA16_SINT; x 0..7 fall left of the image */
    {
       const uint32_t border[4] = {7, 0x80000001u, 300, 0xfffffffeu};
-      fill_format = VAGX_FORMAT_RGBA16_SINT;
-      struct texdesc td = {VAGX_FORMAT_RGBA16_SINT, VAGX_DIMENSION_2D, W, H, 1, 1, 0, 0, true};
-      uint64_t tva = make_texture(&td, fill_fmt);
-      struct vagx_texture t;
-      const char *err;
-      vagx_texture_unpack(ptr(tva), &t, &err);
-      t.swizzle_r = VAGX_SWIZZLE_B; t.swizzle_g = VAGX_SWIZZLE_ONE;
-      t.swizzle_b = VAGX_SWIZZLE_ZERO; t.swizzle_a = VAGX_SWIZZLE_R;
-      vagx_texture_pack(ptr(tva), &t);
-      snprintf(src, sizeof(src), fs_src, "auto");
-      struct prog fs = {.tex = tva, .ntex = 1, .smp = int_smp(VAGX_WRAP_CLAMP_TO_BORDER, border), .nsmp = 1,
-                        .nuni = 4, .code = assemble(src)};
-      const float u[4] = {1.0f / 16, 1.0f / 4, 0.75f - 8.0f, 0.0f};
-      memcpy(fs.uni, u, 16);
-      struct job_opts o = {.rt_format = VAGX_FORMAT_RGBA32_UINT};
-      CHECK(draw_fullscreen(&fs, &o) == VAGX_JOB_STATUS_OK, "int border status");
+      const enum vagx_swizzle swz[4] = {VAGX_SWIZZLE_B, VAGX_SWIZZLE_ONE, VAGX_SWIZZLE_ZERO,
+                                        VAGX_SWIZZLE_R};
+      const uint64_t tva = fmt_texture(VAGX_FORMAT_RGBA16_SINT, true, false, swz);
+      CHECK(int_sampled_fullscreen(tva, "auto", -8.0f, 0, VAGX_WRAP_CLAMP_TO_BORDER, border) ==
+               VAGX_JOB_STATUS_OK, "int border status");
       unsigned bad = 0;
       for (unsigned y = 0; y < H; y++)
          for (unsigned x = 0; x < W; x++) {
@@ -492,13 +489,8 @@ void test_tex_int_sampling(void)
    for (unsigned k = 0; k < 2; k++) {
       struct texdesc td = {VAGX_FORMAT_R8_UINT, VAGX_DIMENSION_2D, W, H, 1, 2, 0, 1, false};
       uint64_t tva = make_texture(&td, fill_int_mip);
-      snprintf(src, sizeof(src), fs_src, "lod");
-      struct prog fs = {.tex = tva, .ntex = 1, .smp = int_smp(VAGX_WRAP_CLAMP_TO_EDGE, zero), .nsmp = 1,
-                        .nuni = 4, .code = assemble(src)};
-      const float u[4] = {1.0f / 16, 1.0f / 4, 0.75f, k ? 0.6f : 0.4f};
-      memcpy(fs.uni, u, 16);
-      struct job_opts o = {.rt_format = VAGX_FORMAT_RGBA32_UINT};
-      CHECK(draw_fullscreen(&fs, &o) == VAGX_JOB_STATUS_OK, "int mip status");
+      CHECK(int_sampled_fullscreen(tva, "lod", 0, k ? 0.6f : 0.4f, VAGX_WRAP_CLAMP_TO_EDGE, zero) ==
+               VAGX_JOB_STATUS_OK, "int mip status");
       unsigned bad = 0;
       for (unsigned y = 0; y < H; y++)
          for (unsigned x = 0; x < W; x++) {
@@ -548,10 +540,9 @@ void test_sr_rows(void)
    EMIT(cmd_blend_constant, v_.color[0] = 0.75f; v_.color[3] = 1);
    EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 3; v_.first = 9;
         v_.instance_count = 1);
-   EMIT(cmd_end);
    struct job_opts o = {.clear = {0, 0, 0, 0}};
    struct vagx_render_fault f;
-   CHECK(run(make_job(&o), &f) == VAGX_JOB_STATUS_OK, "sr rows: status %d", f.status);
+   CHECK(run_stream(&o, &f) == VAGX_JOB_STATUS_OK, "sr rows: status %d", f.status);
    const uint8_t fb = px(0, 0)[1], fc = px(15, 15)[1];
    unsigned bad = 0;
    for (unsigned y = 0; y < H; y++)
@@ -565,6 +556,30 @@ void test_sr_rows(void)
       }
    CHECK(bad == 0 && fb != fc && (fb == 255 || fc == 255),
          "sr rows: %u pixels wrong (front face %u then %u)", bad, fb, fc);
+}
+
+/* What a fragment program writes besides its colour, as its pipeline
+ * declares it. */
+enum { OUT_DEPTH = 1, OUT_STENCIL = 2, OUT_DISCARD = 4 };
+
+/* Draws rectangle `rect` of test_frag_outputs' vertex buffer (its six
+ * vertices from 6 * rect) with the fragment program `src`, which writes
+ * `outputs`. */
+static void draw_rect_with(unsigned rect, unsigned outputs, const char *src)
+{
+   struct prog fs = {.code = assemble(src)};
+   EMIT(cmd_bind_fragment_pipeline, v_.slots32 = 1; v_.writes_depth = !!(outputs & OUT_DEPTH);
+        v_.writes_stencil = !!(outputs & OUT_STENCIL); v_.discards = !!(outputs & OUT_DISCARD);
+        to_usc(&fs, &v_.program));
+   EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 6; v_.first = 6 * rect;
+        v_.instance_count = 1);
+}
+
+/* The stencil test with `front` (the rectangles face front), no depth test. */
+static void stencil_test_only(struct vagx_stencil_face front)
+{
+   EMIT(cmd_depth_stencil, v_.stencil_test = 1; v_.depth_func = VAGX_COMPARE_FUNC_ALWAYS;
+        v_.front = front);
 }
 
 void test_frag_outputs(void)
@@ -589,33 +604,23 @@ void test_frag_outputs(void)
    /* A: depth 0.5, then gl_FragDepth = (x + 0.5) / 64 under LESS */
    EMIT(cmd_depth_stencil, v_.depth_test = 1; v_.depth_write = 1; v_.depth_func = VAGX_COMPARE_FUNC_LESS);
    EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 6; v_.instance_count = 1);
-   struct prog fdepth = {.code = assemble("u2f r4, sr.pix_x\nfadd r4, r4, #0.5\nfmul r4, r4, #0.015625\n"
-                                          "st_zs.depth r4, r0\nmov r0, #0\nmov r1, #1.0\nmov r2, #0\n"
-                                          "mov r3, #1.0\nst_tile.rt0 r0, #0\nend\n")};
-   EMIT(cmd_bind_fragment_pipeline, v_.slots32 = 1; v_.writes_depth = 1; to_usc(&fdepth, &v_.program));
-   EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 6; v_.first = 6; v_.instance_count = 1);
+   draw_rect_with(1, OUT_DEPTH, "u2f r4, sr.pix_x\nfadd r4, r4, #0.5\nfmul r4, r4, #0.015625\n"
+                                "st_zs.depth r4, r0\nmov r0, #0\nmov r1, #1.0\nmov r2, #0\n"
+                                "mov r3, #1.0\nst_tile.rt0 r0, #0\nend\n");
    /* B: stencil reference = pix_y, REPLACE */
-   struct prog fsten = {.code = assemble("st_zs.stencil r0, sr.pix_y\nmov r0, #0\nmov r1, #0\n"
-                                         "mov r2, #1.0\nmov r3, #1.0\nst_tile.rt0 r0, #0\nend\n")};
-   EMIT(cmd_bind_fragment_pipeline, v_.slots32 = 1; v_.writes_stencil = 1; to_usc(&fsten, &v_.program));
-   EMIT(cmd_depth_stencil, v_.stencil_test = 1; v_.depth_func = VAGX_COMPARE_FUNC_ALWAYS;
-        v_.front = sface(VAGX_COMPARE_FUNC_ALWAYS, VAGX_STENCIL_OP_KEEP, VAGX_STENCIL_OP_KEEP,
-                         VAGX_STENCIL_OP_REPLACE, 3, 0xff, 0xff));
-   EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 6; v_.first = 12; v_.instance_count = 1);
+   stencil_test_only(sface(VAGX_COMPARE_FUNC_ALWAYS, VAGX_STENCIL_OP_KEEP, VAGX_STENCIL_OP_KEEP,
+                           VAGX_STENCIL_OP_REPLACE, 3, 0xff, 0xff));
+   draw_rect_with(2, OUT_STENCIL, "st_zs.stencil r0, sr.pix_y\nmov r0, #0\nmov r1, #0\n"
+                                  "mov r2, #1.0\nmov r3, #1.0\nst_tile.rt0 r0, #0\nend\n");
    /* C: the blend constant */
-   struct prog fblend = {.code = assemble("mov r0, sr.blend_r\nmov r1, sr.blend_g\nmov r2, sr.blend_b\n"
-                                          "mov r3, sr.blend_a\nst_tile.rt0 r0, #0\nend\n")};
-   EMIT(cmd_bind_fragment_pipeline, v_.slots32 = 1; to_usc(&fblend, &v_.program));
    EMIT(cmd_depth_stencil, v_.depth_func = VAGX_COMPARE_FUNC_ALWAYS);
-   EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 6; v_.first = 18; v_.instance_count = 1);
+   draw_rect_with(3, 0, "mov r0, sr.blend_r\nmov r1, sr.blend_g\nmov r2, sr.blend_b\n"
+                        "mov r3, sr.blend_a\nst_tile.rt0 r0, #0\nend\n");
    /* D: odd columns discard; stencil NEVER with fail INCR_WRAP */
-   struct prog fdisc = {.code = assemble("and r4, sr.pix_x, #1\ndiscard.cond r4\nmov r0, #1.0\n"
-                                         "mov r1, #1.0\nmov r2, #1.0\nmov r3, #1.0\nst_tile.rt0 r0, #0\nend\n")};
-   EMIT(cmd_bind_fragment_pipeline, v_.slots32 = 1; v_.discards = 1; to_usc(&fdisc, &v_.program));
-   EMIT(cmd_depth_stencil, v_.stencil_test = 1; v_.depth_func = VAGX_COMPARE_FUNC_ALWAYS;
-        v_.front = sface(VAGX_COMPARE_FUNC_NEVER, VAGX_STENCIL_OP_INCR_WRAP, VAGX_STENCIL_OP_KEEP,
-                         VAGX_STENCIL_OP_KEEP, 0, 0xff, 0xff));
-   EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 6; v_.first = 24; v_.instance_count = 1);
+   stencil_test_only(sface(VAGX_COMPARE_FUNC_NEVER, VAGX_STENCIL_OP_INCR_WRAP, VAGX_STENCIL_OP_KEEP,
+                           VAGX_STENCIL_OP_KEEP, 0, 0xff, 0xff));
+   draw_rect_with(4, OUT_DISCARD, "and r4, sr.pix_x, #1\ndiscard.cond r4\nmov r0, #1.0\n"
+                                  "mov r1, #1.0\nmov r2, #1.0\nmov r3, #1.0\nst_tile.rt0 r0, #0\nend\n");
    EMIT(cmd_end);
    const enum vagx_format f = VAGX_FORMAT_Z32_FLOAT_S8X24_UINT;
    struct job_opts o = {.clear = {0, 0, 0, 0}, .zs = true, .zs_format = f, .clear_depth = 1.0f,

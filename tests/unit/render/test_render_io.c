@@ -18,18 +18,12 @@
 #include <string.h>
 
 #include "render_io.h"
+#include "render_test_fault.h"
 
 #include "vagx_check.h"
+#include "vagx_test_rand.h"
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint32_t rnd(void)
-{
-   rng ^= rng << 13;
-   rng ^= rng >> 7;
-   rng ^= rng << 17;
-   return (uint32_t)(rng >> 16);
-}
-static uint32_t rnd_to(uint32_t n) { return n ? rnd() % n : 0; }
+static uint32_t rnd_to(uint32_t n) { return n ? t_rand() % n : 0; }
 
 /* ---------------------------------------------------------- addressing -- */
 
@@ -99,10 +93,10 @@ static float random_depth(void)
    if (r == 0)
       return special[rnd_to(sizeof(special) / sizeof(special[0]))];
    if (r == 1) {
-      uint32_t u = rnd();
+      uint32_t u = t_rand();
       return r_f(u);   /* any bits, NaN and infinities included */
    }
-   return (float)rnd() / 4294967296.0f;
+   return (float)t_rand() / 4294967296.0f;
 }
 
 static void test_zs_formats(void)
@@ -115,7 +109,7 @@ static void test_zs_formats(void)
       for (unsigned n = 0; n < 20000; n++) {
          uint8_t mem[8], a[8], b[8];
          for (unsigned i = 0; i < 8; i++)
-            mem[i] = (uint8_t)rnd();
+            mem[i] = (uint8_t)t_rand();
          const bool dl = rnd_to(2), sl = rnd_to(2);
          /* load */
          float d0 = -7.0f, d1 = -7.0f;
@@ -126,7 +120,7 @@ static void test_zs_formats(void)
                vagx_format_name(f), dl, sl, r_u(d1), s1, r_u(d0), s0);
          /* store */
          float d = random_depth();
-         uint8_t s = (uint8_t)rnd();
+         uint8_t s = (uint8_t)t_rand();
          memcpy(a, mem, 8);
          memcpy(b, mem, 8);
          r_zs_px(f, a, true, dl, sl, &d, &s);
@@ -151,7 +145,7 @@ static void test_zs_formats(void)
    for (unsigned n = 0; n < 2000000; n++) {
       static const unsigned bits[] = {1, 2, 4, 5, 6, 8, 10, 16, 24};
       const unsigned b = bits[rnd_to(sizeof(bits) / sizeof(bits[0]))];
-      const float v = n & 1 ? r_f(rnd()) : (float)rnd_to(1u << b) / (float)((1u << b) - 1) +
+      const float v = n & 1 ? r_f(t_rand()) : (float)rnd_to(1u << b) / (float)((1u << b) - 1) +
                                               (float)((int)rnd_to(3) - 1) * 0x1p-25f;
       const double max = (double)((1ull << b) - 1);
       const uint32_t ref = !(v > 0) ? 0 : v >= 1 ? (uint32_t)max : (uint32_t)nearbyint(v * max);
@@ -162,7 +156,7 @@ static void test_zs_formats(void)
    for (unsigned n = 0; n < 200000; n++) {
       uint32_t in[4];
       for (unsigned c = 0; c < 4; c++)
-         in[c] = n & 1 ? rnd() : r_u((float)rnd_to(256) / 255.0f + (float)((int)rnd_to(3) - 1) * 0x1p-24f);
+         in[c] = n & 1 ? t_rand() : r_u((float)rnd_to(256) / 255.0f + (float)((int)rnd_to(3) - 1) * 0x1p-24f);
       uint8_t p[4], q[4];
       r_fmt_pack(VAGX_FORMAT_RGBA8_UNORM, in, p, true);
       r_fmt_pack(VAGX_FORMAT_BGRA8_UNORM, in, q, true);
@@ -184,11 +178,6 @@ static void test_zs_formats(void)
 static uint8_t *pmem;
 static bool unmapped[PAGES];
 static bool joined[PAGES];   /* page p + 1 follows p in host memory as far as translate says */
-struct first_fault {
-   bool faulted;
-   uint64_t va;
-   unsigned access;
-};
 static struct first_fault first; /* as the core's translate context records it */
 static unsigned translations;
 
@@ -213,11 +202,7 @@ static void *xlate_pages(void *ctx, uint64_t va, uint32_t size, unsigned access,
    for (uint64_t p = (va - BASE) / PAGE; ok && p <= (va + size - 1 - BASE) / PAGE; p++)
       ok = !unmapped[p];
    if (!ok) {
-      if (!first.faulted && !(access & VAGX_USC_ACC_PROBE)) {
-         first.faulted = true;
-         first.va = va;
-         first.access = access & (VAGX_USC_ACC_READ | VAGX_USC_ACC_WRITE);
-      }
+      first_fault_note(&first, va, access);
       return NULL;
    }
    uint64_t end = (va - BASE) / PAGE * PAGE + PAGE;
@@ -255,9 +240,9 @@ static void test_span(void)
       unsigned ngot[2], ntr[2];
       struct vagx_render_fault jf[2];
       struct first_fault ff[2];
-      const uint64_t seed = rng;
+      const uint64_t seed = t_rng;
       for (unsigned mode = 0; mode < 2; mode++) {
-         rng = seed;
+         t_rng = seed;
          memset(&j[mode], 0, sizeof(j[mode]));
          j[mode].env = &env;
          j[mode].dev = &dev;

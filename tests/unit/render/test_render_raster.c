@@ -17,11 +17,9 @@ void test_triangle(void)
    struct prog fs = const_fs(1, 0, 0, 1);
    emit_state(0, 0, 0, vb, &fs, NULL, 0, 0, false);
    draw(VAGX_PRIMITIVE_TRIANGLES, 3);
-   EMIT(cmd_end);
    struct job_opts o = {.clear = {0, 0, 1, 1}};
-   uint64_t job = make_job(&o);
    struct vagx_render_fault f;
-   enum vagx_job_status st = run(job, &f);
+   enum vagx_job_status st = run_stream(&o, &f);
    CHECK(st == VAGX_JOB_STATUS_OK, "triangle status %d unit %d addr %llx", st, f.unit,
          (unsigned long long)f.address);
    unsigned bad = 0;
@@ -80,11 +78,9 @@ void test_shared_edges(void)
    struct prog fs = {.code = assemble(fs_count)};
    emit_state(0, 0, 0, vb, &fs, NULL, 0, 0, false);
    draw(VAGX_PRIMITIVE_TRIANGLES, nv);
-   EMIT(cmd_end);
    struct job_opts o = {.clear = {0, 0, 0, 0}};
-   uint64_t job = make_job(&o);
    struct vagx_render_fault f;
-   CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "mesh status");
+   CHECK(run_stream(&o, &f) == VAGX_JOB_STATUS_OK, "mesh status");
    unsigned bad = 0, hits = 0;
    for (unsigned y = 0; y < H; y++)
       for (unsigned x = 0; x < W; x++) {
@@ -129,18 +125,14 @@ static void run_var_triangle(uint64_t vb, bool clip_distance, const char *what)
       /* all four outputs in the smooth group, as Mesa emits them (the LINEAR
        * binding alone makes the fourth one noperspective), and a clip
        * distance after them */
-      struct prog vs = {.code = vs_code(5), .nuni = 2};
-      vs.uni[0] = (uint32_t)vb;
-      vs.uni[1] = (uint32_t)(vb >> 32);
+      struct prog vs = vs_prog(5, vb);
       EMIT(cmd_bind_vertex_pipeline, v_.smooth32 = 4; v_.clip_distances = 1;
            to_usc(&vs, &v_.program));
    }
    draw(VAGX_PRIMITIVE_TRIANGLES, 3);
-   EMIT(cmd_end);
    struct job_opts o = {.clear = {0, 0, 0, 0}};
-   uint64_t job = make_job(&o);
    struct vagx_render_fault f;
-   CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "%s status", what);
+   CHECK(run_stream(&o, &f) == VAGX_JOB_STATUS_OK, "%s status", what);
 }
 
 void test_varyings(void)
@@ -244,11 +236,9 @@ void test_strip_fan_clip(void)
    draw(VAGX_PRIMITIVE_TRIANGLE_STRIP, 4);
    EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLE_FAN; v_.count = 4; v_.first = 4;
         v_.instance_count = 1);
-   EMIT(cmd_end);
    struct job_opts o = {.clear = {0, 0, 0, 0}};
-   uint64_t job = make_job(&o);
    struct vagx_render_fault f;
-   CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "strip status");
+   CHECK(run_stream(&o, &f) == VAGX_JOB_STATUS_OK, "strip status");
    unsigned bad = 0;
    for (unsigned y = 0; y < H; y++)
       for (unsigned x = 0; x < W; x++) {
@@ -272,9 +262,7 @@ void test_strip_fan_clip(void)
    struct prog red = const_fs(1, 0, 0, 1);
    emit_state(0, 0, 0, vb2, &red, NULL, 0, 0, false);
    draw(VAGX_PRIMITIVE_TRIANGLES, 6);
-   EMIT(cmd_end);
-   job = make_job(&o);
-   CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "clip status");
+   CHECK(run_stream(&o, &f) == VAGX_JOB_STATUS_OK, "clip status");
    unsigned red_n = 0;
    for (unsigned y = 0; y < H; y++)
       for (unsigned x = 0; x < W; x++)
@@ -438,11 +426,9 @@ static unsigned draw_lines_check(const char *name, enum vagx_primitive prim, con
    EMIT(cmd_rasterizer, v_.half_pixel_center = 1; v_.point_size = 1; v_.line_width = width;
         v_.sample_mask = 0xf; v_.depth_clip = 1);
    draw(prim, nv);
-   EMIT(cmd_end);
    struct job_opts o = {.clear = {0, 0, 0, 0}};
-   uint64_t job = make_job(&o);
    struct vagx_render_fault f;
-   CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "%s: status", name);
+   CHECK(run_stream(&o, &f) == VAGX_JOB_STATUS_OK, "%s: status", name);
    unsigned bad = 0;
    for (unsigned y = 0; y < H; y++)
       for (unsigned x = 0; x < W; x++)
@@ -586,11 +572,9 @@ void test_lines(void)
    EMIT(cmd_depth_stencil, v_.depth_test = 1; v_.depth_write = 1;
         v_.depth_func = VAGX_COMPARE_FUNC_LESS);
    draw(VAGX_PRIMITIVE_LINES, 2);
-   EMIT(cmd_end);
    struct job_opts o = {.clear = {0, 0, 1, 1}, .clear_depth = 0.5f};
-   uint64_t job = make_job(&o);
    struct vagx_render_fault f;
-   CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "line varyings status");
+   CHECK(run_stream(&o, &f) == VAGX_JOB_STATUS_OK, "line varyings status");
    unsigned vbad = 0;
    for (unsigned x = 0; x < W; x++) {
       /* pixel x's centre is at t = (x + 0.5 - 4.5) / 56; drawn for x in [4, 60)
@@ -631,6 +615,8 @@ void test_points(void)
       {62.0, 40.0, 6}, /* partly outside the framebuffer */
    };
    const unsigned np = sizeof(P) / sizeof(P[0]);
+   const struct job_opts o = {.clear = {0, 0, 0, 0}};
+   struct vagx_render_fault f;
    for (unsigned mode = 0; mode < 3; mode++) {
       /* 0: vertex point size, upper-left; 1: lower-left; 2: rasterizer size 5 */
       ncs = 0;
@@ -646,9 +632,7 @@ void test_points(void)
                                          "mov r2, #1.0\nmov r3, #1.0\nst_tile.rt0 r0, #0\nend\n")};
       uint32_t cfb[2] = {binding(0, 1, 0, VAGX_INTERP_LINEAR),
                          binding_src(0, 2, 1, VAGX_INTERP_LINEAR, VAGX_CF_SOURCE_POINT_COORD)};
-      struct prog vs = {.code = vs_code(1), .nuni = 2};
-      vs.uni[0] = (uint32_t)vb;
-      vs.uni[1] = (uint32_t)(vb >> 32);
+      struct prog vs = vs_prog(1, vb);
       emit_state(0, 0, 0, vb, &fs, cfb, 2, 3, false);
       EMIT(cmd_bind_vertex_pipeline, v_.point_size = mode < 2; to_usc(&vs, &v_.program));
       EMIT(cmd_bind_fragment_pipeline, v_.cf_binding_count = 2; v_.cf_count = 3; v_.slots32 = 1;
@@ -656,11 +640,7 @@ void test_points(void)
       EMIT(cmd_rasterizer, v_.half_pixel_center = 1; v_.point_size = 5; v_.line_width = 1;
            v_.sample_mask = 0xf; v_.depth_clip = 1; v_.point_sprite_lower_left = mode == 1);
       draw(VAGX_PRIMITIVE_POINTS, np);
-      EMIT(cmd_end);
-      struct job_opts o = {.clear = {0, 0, 0, 0}};
-      uint64_t job = make_job(&o);
-      struct vagx_render_fault f;
-      CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "points status %d", f.status);
+      CHECK(run_stream(&o, &f) == VAGX_JOB_STATUS_OK, "points status %d", f.status);
       unsigned bad_cov = 0, bad_pc = 0, lit = 0;
       for (unsigned y = 0; y < H; y++)
          for (unsigned x = 0; x < W; x++) {
@@ -722,16 +702,12 @@ void test_clip_distances(void)
    uint64_t vb = vbuf_tris(t, 6, 2, &cd[0][0], wv, NULL);
    struct prog fs = const_fs(1, 1, 1, 1);
    emit_state(0, 0, 0, vb, &fs, NULL, 0, 0, false);
-   struct prog vs = {.code = vs_code(2), .nuni = 2};
-   vs.uni[0] = (uint32_t)vb;
-   vs.uni[1] = (uint32_t)(vb >> 32);
+   struct prog vs = vs_prog(2, vb);
    EMIT(cmd_bind_vertex_pipeline, v_.clip_distances = 2; to_usc(&vs, &v_.program));
    draw(VAGX_PRIMITIVE_TRIANGLES, 6);
-   EMIT(cmd_end);
    struct job_opts o = {.clear = {0, 0, 0, 0}};
-   uint64_t job = make_job(&o);
    struct vagx_render_fault f;
-   CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "clip distance status %d", f.status);
+   CHECK(run_stream(&o, &f) == VAGX_JOB_STATUS_OK, "clip distance status %d", f.status);
    unsigned bad = 0, lit = 0, judged = 0;
    for (unsigned y = 0; y < H; y++)
       for (unsigned x = 0; x < W; x++) {
@@ -772,16 +748,12 @@ void test_clip_distances(void)
    double pv[4][2] = {{10.5, 10.5}, {20.5, 10.5}, {4.5, 30.5}, {60.5, 30.5}};
    float pcd[4][2] = {{1, 0}, {-0.5f, 1}, {-16, 1}, {40, 1}}; /* line: cd0 = 0 at x = 20.5 */
    uint64_t vb2 = vbuf_tris((const double(*)[2])pv, 4, 2, &pcd[0][0], NULL, NULL);
-   struct prog vs2 = {.code = vs_code(2), .nuni = 2};
-   vs2.uni[0] = (uint32_t)vb2;
-   vs2.uni[1] = (uint32_t)(vb2 >> 32);
+   struct prog vs2 = vs_prog(2, vb2);
    emit_state(0, 0, 0, vb2, &fs, NULL, 0, 0, false);
    EMIT(cmd_bind_vertex_pipeline, v_.clip_distances = 2; to_usc(&vs2, &v_.program));
    draw(VAGX_PRIMITIVE_POINTS, 2);
    EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_LINES; v_.count = 2; v_.first = 2; v_.instance_count = 1);
-   EMIT(cmd_end);
-   job = make_job(&o);
-   CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "clip distance points status %d", f.status);
+   CHECK(run_stream(&o, &f) == VAGX_JOB_STATUS_OK, "clip distance points status %d", f.status);
    unsigned n = 0, bad2 = 0;
    for (unsigned y = 0; y < H; y++)
       for (unsigned x = 0; x < W; x++) {
@@ -822,10 +794,9 @@ void test_clip_view_volume(void)
       struct prog fs = const_fs(1, 1, 1, 1);
       emit_state(0, 0, 0, vb, &fs, NULL, 0, 0, false);
       draw(VAGX_PRIMITIVE_TRIANGLES, 3);
-      EMIT(cmd_end);
       struct job_opts o = {.clear = {0, 0, 0, 0}};
       struct vagx_render_fault f;
-      CHECK(run(make_job(&o), &f) == VAGX_JOB_STATUS_OK, "clip case %u: status %d", ci, f.status);
+      CHECK(run_stream(&o, &f) == VAGX_JOB_STATUS_OK, "clip case %u: status %d", ci, f.status);
       unsigned bad = 0, judged = 0;
       for (unsigned y = 0; y < H; y++)
          for (unsigned x = 0; x < W; x++) {
@@ -856,16 +827,25 @@ void test_clip_view_volume(void)
 static const double fm_a[3][2] = {{6.25, 5.5}, {40.75, 12.125}, {14.5, 37.25}};   /* CW */
 static const double fm_b[3][2] = {{44.25, 30.5}, {50.5, 58.25}, {60.75, 40.125}};  /* CCW */
 
-static void fill_scene(enum vagx_cull_mode cull, bool fill_first, bool offset_line)
+/* A new control stream with the state to draw fm_a then fm_b (six
+ * vertices; with `flags`, one more word a vertex) with fs_count; returns
+ * the vertex buffer. */
+static uint64_t fm_state(const float *flags)
 {
-   W = 64; H = 64;
    ncs = 0;
    double t[6][2];
    memcpy(t, fm_a, sizeof(fm_a));
    memcpy(t[3], fm_b, sizeof(fm_b));
-   uint64_t vb = vbuf_tris((const double(*)[2])t, 6, 0, NULL, NULL, NULL);
+   uint64_t vb = vbuf_tris((const double(*)[2])t, 6, flags ? 1 : 0, flags, NULL, NULL);
    struct prog fs = {.code = assemble(fs_count)};
    emit_state(0, 0, 0, vb, &fs, NULL, 0, 0, false);
+   return vb;
+}
+
+static void fill_scene(enum vagx_cull_mode cull, bool fill_first, bool offset_line)
+{
+   W = 64; H = 64;
+   fm_state(NULL);
    EMIT(cmd_depth_stencil, v_.depth_test = 1; v_.depth_write = 1;
         v_.depth_func = VAGX_COMPARE_FUNC_LESS);
    if (fill_first)
@@ -878,11 +858,9 @@ static void fill_scene(enum vagx_cull_mode cull, bool fill_first, bool offset_li
     * vertex shared by two edges counts twice) */
    EMIT(cmd_depth_stencil, v_.depth_test = 1; v_.depth_func = VAGX_COMPARE_FUNC_LESS);
    draw(VAGX_PRIMITIVE_TRIANGLES, 6);
-   EMIT(cmd_end);
    struct job_opts o = {.clear = {0, 0, 0, 0}, .clear_depth = 1.0f};
-   uint64_t job = make_job(&o);
    struct vagx_render_fault f;
-   CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "fill modes: status");
+   CHECK(run_stream(&o, &f) == VAGX_JOB_STATUS_OK, "fill modes: status");
 }
 
 void test_fill_modes(void)
@@ -936,11 +914,9 @@ void test_fill_modes(void)
         v_.sample_mask = 0xf; v_.depth_clip = 1; v_.fill_front = VAGX_FILL_MODE_LINE;
         v_.fill_back = VAGX_FILL_MODE_LINE);
    draw(VAGX_PRIMITIVE_TRIANGLES, 3);
-   EMIT(cmd_end);
    struct job_opts o = {.clear = {0, 0, 0, 0}};
-   uint64_t job = make_job(&o);
    struct vagx_render_fault f;
-   CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "fill modes: clipped status");
+   CHECK(run_stream(&o, &f) == VAGX_JOB_STATUS_OK, "fill modes: clipped status");
    memset(lines, 0, sizeof(lines));
    const double m01[2] = {(c[0][0] + c[1][0]) / 2, (c[0][1] + c[1][1]) / 2};
    const double m20[2] = {(c[2][0] + c[0][0]) / 2, (c[2][1] + c[0][1]) / 2};
@@ -975,28 +951,18 @@ void test_edge_flags(void)
          for (unsigned x = 0; x < 64; x++)
             want[y * 64 + x] += x + 0.5 >= fm_b[v][0] - 1.5 && x + 0.5 < fm_b[v][0] + 1.5 &&
                                 y + 0.5 >= fm_b[v][1] - 1.5 && y + 0.5 < fm_b[v][1] + 1.5;
-   ncs = 0;
-   double t[6][2];
-   memcpy(t, fm_a, sizeof(fm_a));
-   memcpy(t[3], fm_b, sizeof(fm_b));
-   uint64_t vb = vbuf_tris((const double(*)[2])t, 6, 1, flags, NULL, NULL);
-   struct prog fs = {.code = assemble(fs_count)};
-   emit_state(0, 0, 0, vb, &fs, NULL, 0, 0, false);
+   const uint64_t vb = fm_state(flags);
    /* the vertex shader stores word 4 (the flag): no varyings, no point size
     * or clip distances, so it is the edge flag word */
-   struct prog vs = {.code = vs_code(1), .nuni = 2};
-   vs.uni[0] = (uint32_t)vb;
-   vs.uni[1] = (uint32_t)(vb >> 32);
+   struct prog vs = vs_prog(1, vb);
    EMIT(cmd_bind_vertex_pipeline, v_.edge_flag = 1; to_usc(&vs, &v_.program));
    EMIT(cmd_rasterizer, v_.half_pixel_center = 1; v_.point_size = 3; v_.line_width = 1;
         v_.sample_mask = 0xf; v_.depth_clip = 1; v_.front_face = VAGX_FRONT_FACE_CW;
         v_.fill_front = VAGX_FILL_MODE_LINE; v_.fill_back = VAGX_FILL_MODE_POINT);
    draw(VAGX_PRIMITIVE_TRIANGLES, 6);
-   EMIT(cmd_end);
    struct job_opts o = {.clear = {0, 0, 0, 0}};
-   uint64_t job = make_job(&o);
    struct vagx_render_fault f;
-   CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "edge flags: status");
+   CHECK(run_stream(&o, &f) == VAGX_JOB_STATUS_OK, "edge flags: status");
    unsigned bad = 0, n = 0;
    for (unsigned y = 0; y < 64; y++)
       for (unsigned x = 0; x < 64; x++) {
@@ -1029,11 +995,9 @@ void test_point_size_min(void)
       EMIT(cmd_rasterizer, v_.half_pixel_center = 1; v_.point_size = sizes[k]; v_.line_width = 1;
            v_.sample_mask = 0xf; v_.depth_clip = 1);
       draw(VAGX_PRIMITIVE_POINTS, 1);
-      EMIT(cmd_end);
       struct job_opts o = {.clear = {0, 0, 0, 1}};
-      uint64_t job = make_job(&o);
       struct vagx_render_fault f;
-      CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "point size %g: status", sizes[k]);
+      CHECK(run_stream(&o, &f) == VAGX_JOB_STATUS_OK, "point size %g: status", sizes[k]);
       unsigned bad = 0;
       for (unsigned y = 0; y < H; y++)
          for (unsigned x = 0; x < W; x++)
@@ -1158,11 +1122,9 @@ void test_big_draws(void)
          EMIT(cmd_draw, v_.primitive = prim; v_.count = n; v_.instance_count = 1;
               v_.index_size = VAGX_INDEX_SIZE_U32; v_.index_va = ib; v_.index_buffer_size = n * 4;
               v_.restart = 1; v_.restart_index = 0xffffffffu);
-         EMIT(cmd_end);
          struct job_opts o = {.clear = {0, 0, 0, 0}};
-         uint64_t job = make_job(&o);
          struct vagx_render_fault f;
-         CHECK(run(job, &f) == VAGX_JOB_STATUS_OK, "big draw %u/%u: status", pi, restart);
+         CHECK(run_stream(&o, &f) == VAGX_JOB_STATUS_OK, "big draw %u/%u: status", pi, restart);
          unsigned bad = 0, hits = 0;
          for (unsigned y = 0; y < H; y++)
             for (unsigned x = 0; x < W; x++) {

@@ -135,19 +135,6 @@ void test_desc_cache(void)
    }
 }
 
-static uint64_t make_sampler(enum vagx_filter minf, enum vagx_filter magf, enum vagx_mip_filter mipf,
-                             enum vagx_wrap wrap, float min_lod, float max_lod, float bias)
-{
-   struct vagx_sampler s;
-   vagx_sampler_init(&s);
-   s.min_filter = minf; s.mag_filter = magf; s.mip_filter = mipf;
-   s.wrap_s = s.wrap_t = s.wrap_r = wrap;
-   s.min_lod = min_lod; s.max_lod = max_lod; s.lod_bias = bias;
-   uint64_t va = alloc(32, 32);
-   vagx_sampler_pack(ptr(va), &s);
-   return va;
-}
-
 /* A LINEAR texture as window systems share them (PRIME, scanout): BGRA8,
  * a size that is no power of two, and a row stride with padding past the
  * last texel (the exporter picks the stride).  Sampled 1:1 with nearest
@@ -194,10 +181,9 @@ void test_tex_linear_stride(void)
    uint32_t cfb[2] = {binding(0, 1, 0, VAGX_INTERP_SMOOTH), binding(1, 2, 1, VAGX_INTERP_SMOOTH)};
    emit_state(2, 0, 0, vb, &fs, cfb, 2, 3, false);
    draw(VAGX_PRIMITIVE_TRIANGLES, 6);
-   EMIT(cmd_end);
    struct job_opts o = {.clear = {0, 0, 0, 0}};
    struct vagx_render_fault f;
-   enum vagx_job_status st = run(make_job(&o), &f);
+   enum vagx_job_status st = run_stream(&o, &f);
    CHECK(st == VAGX_JOB_STATUS_OK, "linear texture status %d unit %d", st, f.unit);
    unsigned bad = 0;
    for (unsigned y = 0; y < H; y++)
@@ -408,12 +394,9 @@ void test_mipmaps(void)
                         .smp = make_sampler(VAGX_FILTER_NEAREST, VAGX_FILTER_NEAREST, c->mf,
                                             VAGX_WRAP_REPEAT, c->min_lod, c->max_lod, c->bias)};
       const char *op = c->mode == 0 ? "auto" : c->mode == 1 ? "bias" : "lod";
-      char src[512];
-      snprintf(src, sizeof(src),
-               "u2f r4, sr.pix_x\nfadd r4, r4, #0.5\nfmul r4, r4, u0\n"
-               "u2f r5, sr.pix_y\nfadd r5, r5, #0.5\nfmul r5, r5, u1\n"
-               "tex.%s.t0.s0.2d r0, r4, u2, r0\nst_tile.rt0 r0, #0\nend\n", op);
-      fs.code = assemble(src);
+      fs.code = assemblef("u2f r4, sr.pix_x\nfadd r4, r4, #0.5\nfmul r4, r4, u0\n"
+                          "u2f r5, sr.pix_y\nfadd r5, r5, #0.5\nfmul r5, r5, u1\n"
+                          "tex.%s.t0.s0.2d r0, r4, u2, r0\nst_tile.rt0 r0, #0\nend\n", op);
       float u[3] = {(float)(exp2(c->lambda) / T), (float)(exp2(c->lambda_y) / T), c->sb};
       memcpy(fs.uni, u, 12);
       struct job_opts o = {.clear = {0, 0, 0, 0}};
@@ -580,12 +563,9 @@ void test_tex_cube(void)
                                          VAGX_WRAP_CLAMP_TO_EDGE, 0, 16, 0)};
    fs.uni[0] = (uint32_t)dva;
    fs.uni[1] = (uint32_t)(dva >> 32);
-   char src[512];
-   snprintf(src, sizeof(src),
-            "imul r8, sr.pix_y, #%u\niadd r8, r8, sr.pix_x\nshl r8, r8, #4\n"
-            "ld_global.b128 r4, u0, r8\nmov r9, #0\n"
-            "tex.lod.t0.s0.cube.array r0, r4, r9, r0\nst_tile.rt0 r0, #0\nend\n", W);
-   fs.code = assemble(src);
+   fs.code = assemblef("imul r8, sr.pix_y, #%u\niadd r8, r8, sr.pix_x\nshl r8, r8, #4\n"
+                       "ld_global.b128 r4, u0, r8\nmov r9, #0\n"
+                       "tex.lod.t0.s0.cube.array r0, r4, r9, r0\nst_tile.rt0 r0, #0\nend\n", W);
    struct job_opts o = {.clear = {0, 0, 0, 0}};
    CHECK(draw_fullscreen(&fs, &o) == VAGX_JOB_STATUS_OK, "cube status");
    unsigned bad = 0, judged = 0, faces = 0;

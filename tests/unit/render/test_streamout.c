@@ -310,6 +310,18 @@ static bool untouched(uint64_t va, uint32_t bytes)
    return true;
 }
 
+/* A new control stream drawing with rasterisation discarded (provoking
+ * vertex first when provoking_first) and streaming out into b0 and b1 from
+ * their starts under std_decls(). */
+static void stream_two(const struct sobuf *b0, const struct sobuf *b1, bool provoking_first)
+{
+   begin_stream();
+   emit_state(true, provoking_first);
+   bind_buf(0, b0, false, 0);
+   bind_buf(1, b1, false, 0);
+   std_decls();
+}
+
 /* ------------------------------------------------------------ tests -- */
 static const char *prim_name[] = {"points", "lines", "line_loop", "line_strip",
                                   "triangles", "tri_strip", "tri_fan"};
@@ -336,11 +348,7 @@ static void test_topologies(void)
          struct sobuf b0 = make_buf(4096, L_STRIDE0), b1 = make_buf(4096, L_STRIDE1);
          uint64_t qg = alloc(8, 8), qe = alloc(8, 8);
          *(uint64_t *)ptr(qg) = 1000; /* results accumulate */
-         begin_stream();
-         emit_state(true, first);
-         bind_buf(0, &b0, false, 0);
-         bind_buf(1, &b1, false, 0);
-         std_decls();
+         stream_two(&b0, &b1, first);
          EMIT(cmd_query_begin, v_.type = VAGX_QUERY_TYPE_PRIMITIVES_GENERATED; v_.result_va = qg);
          EMIT(cmd_query_begin, v_.type = VAGX_QUERY_TYPE_PRIMITIVES_EMITTED; v_.result_va = qe);
          EMIT(cmd_draw, v_.primitive = p; v_.index_size = VAGX_INDEX_SIZE_U16; v_.restart = 1;
@@ -400,11 +408,7 @@ static void test_long_draws(void)
       struct sobuf b0 = make_buf(k * L_STRIDE0, L_STRIDE0);
       struct sobuf b1 = make_buf(k * L_STRIDE1, L_STRIDE1);
       uint64_t qe = alloc(8, 8);
-      begin_stream();
-      emit_state(true, false);
-      bind_buf(0, &b0, false, 0);
-      bind_buf(1, &b1, false, 0);
-      std_decls();
+      stream_two(&b0, &b1, false);
       EMIT(cmd_query_begin, v_.type = VAGX_QUERY_TYPE_PRIMITIVES_EMITTED; v_.result_va = qe);
       EMIT(cmd_draw, v_.primitive = cases[c].p; v_.count = cases[c].count; v_.first = first;
            v_.instance_count = 1);
@@ -430,11 +434,7 @@ static void test_overflow(void)
    /* room for 2 triangles and 2 more vertices (buffer 0 is the smaller one) */
    struct sobuf b0 = make_buf(8 * L_STRIDE0, L_STRIDE0), b1 = make_buf(100 * L_STRIDE1, L_STRIDE1);
    uint64_t qg = alloc(8, 8), qe = alloc(8, 8);
-   begin_stream();
-   emit_state(true, false);
-   bind_buf(0, &b0, false, 0);
-   bind_buf(1, &b1, false, 0);
-   std_decls();
+   stream_two(&b0, &b1, false);
    EMIT(cmd_query_begin, v_.type = VAGX_QUERY_TYPE_PRIMITIVES_GENERATED; v_.result_va = qg);
    EMIT(cmd_query_begin, v_.type = VAGX_QUERY_TYPE_PRIMITIVES_EMITTED; v_.result_va = qe);
    /* 5 triangles: 0-2, 3-5 fit (6 vertices), 6-8.. do not */
@@ -558,6 +558,28 @@ static void test_discard(void)
          (unsigned long long)*(uint64_t *)ptr(qg), (unsigned long long)*(uint64_t *)ptr(qe));
 }
 
+/* A point streamed out into buffer 0 (256 bytes, `stride`) under the
+ * declaration d, which the VDM must reject as an invalid command at the
+ * draw. */
+static void bad_decl_case(unsigned stride, uint32_t d, const char *what)
+{
+   brk_ = 0;
+   fill_vertices();
+   struct sobuf b0 = make_buf(256, stride);
+   begin_stream();
+   emit_state(true, false);
+   bind_buf(0, &b0, false, 0);
+   stream_out(true, &d, 1);
+   uint64_t draw_va = here();
+   EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_POINTS; v_.count = 1; v_.instance_count = 1);
+   struct vagx_render_fault f;
+   enum vagx_job_status st = run(make_job(), &f);
+   draw_va += last_cs_va;
+   CHECK(st == VAGX_JOB_STATUS_INVALID_COMMAND && f.unit == VAGX_UNIT_VDM && f.address == draw_va,
+         "%s: status %d unit %d address %llx (draw %llx)", what, st, f.unit,
+         (unsigned long long)f.address, (unsigned long long)draw_va);
+}
+
 /* Documented errors: unit and address of each. */
 static void test_errors(void)
 {
@@ -565,54 +587,11 @@ static void test_errors(void)
    enum vagx_job_status st;
    const uint32_t ok_decl[] = {decl(0, 2, 0, 0)};
 
-   /* declaration names an unbound buffer: INVALID_COMMAND at the draw */
-   brk_ = 0;
-   fill_vertices();
-   struct sobuf b0 = make_buf(256, 16);
-   begin_stream();
-   emit_state(true, false);
-   bind_buf(0, &b0, false, 0);
-   const uint32_t d1[] = {decl(0, 2, 1, 0)};
-   stream_out(true, d1, 1);
-   uint64_t draw_va = here();
-   EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_POINTS; v_.count = 1; v_.instance_count = 1);
-   st = run(make_job(), &f);
-   draw_va += last_cs_va;
-   CHECK(st == VAGX_JOB_STATUS_INVALID_COMMAND && f.unit == VAGX_UNIT_VDM && f.address == draw_va,
-         "unbound buffer: status %d unit %d address %llx (draw %llx)", st, f.unit,
-         (unsigned long long)f.address, (unsigned long long)draw_va);
-
-   /* declaration past the vertex outputs (NOUT words) */
-   brk_ = 0;
-   fill_vertices();
-   b0 = make_buf(256, 16);
-   begin_stream();
-   emit_state(true, false);
-   bind_buf(0, &b0, false, 0);
-   const uint32_t d2[] = {decl(NOUT - 1, 2, 0, 0)};
-   stream_out(true, d2, 1);
-   draw_va = here();
-   EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_POINTS; v_.count = 1; v_.instance_count = 1);
-   st = run(make_job(), &f);
-   draw_va += last_cs_va;
-   CHECK(st == VAGX_JOB_STATUS_INVALID_COMMAND && f.unit == VAGX_UNIT_VDM && f.address == draw_va,
-         "decl past outputs: status %d unit %d", st, f.unit);
-
-   /* declaration wider than the stride */
-   brk_ = 0;
-   fill_vertices();
-   b0 = make_buf(256, 8);
-   begin_stream();
-   emit_state(true, false);
-   bind_buf(0, &b0, false, 0);
-   const uint32_t d3[] = {decl(0, 2, 0, 1)};
-   stream_out(true, d3, 1);
-   draw_va = here();
-   EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_POINTS; v_.count = 1; v_.instance_count = 1);
-   st = run(make_job(), &f);
-   draw_va += last_cs_va;
-   CHECK(st == VAGX_JOB_STATUS_INVALID_COMMAND && f.unit == VAGX_UNIT_VDM && f.address == draw_va,
-         "decl past stride: status %d unit %d", st, f.unit);
+   /* declaration names an unbound buffer, reaches past the vertex outputs
+    * (NOUT words), is wider than the stride */
+   bad_decl_case(16, decl(0, 2, 1, 0), "unbound buffer");
+   bad_decl_case(16, decl(NOUT - 1, 2, 0, 0), "decl past outputs");
+   bad_decl_case(8, decl(0, 2, 0, 1), "decl past stride");
 
    /* unmapped buffer: MMU fault of the PPP at the first vertex's address */
    brk_ = 0;
@@ -631,7 +610,7 @@ static void test_errors(void)
    /* unmapped offset_va with append: MMU fault of the VDM */
    brk_ = 0;
    fill_vertices();
-   b0 = make_buf(256, 16);
+   struct sobuf b0 = make_buf(256, 16);
    b0.offset_va = HOLE_VA + 8;
    begin_stream();
    emit_state(true, false);
