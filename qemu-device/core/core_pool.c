@@ -7,6 +7,36 @@
 #include "core_priv.h"
 
 #include <stdlib.h>
+#include <time.h>
+
+/* How long a thread polls before it sleeps: a worker out of tasks, and a
+ * render job's thread waiting for its parallel-for's last items.  The
+ * renderer's geometry phase hands out a parallel-for every few tens of
+ * microseconds (render_geom_par.c), each a few tens of microseconds of work:
+ * a futex wake-up per parallel-for would cost as much as the work it
+ * shares.  Polling this long after the last task costs nothing measurable. */
+#define POOL_SPIN_NS 50000
+
+static uint64_t now_ns(void)
+{
+   struct timespec ts;
+   clock_gettime(CLOCK_MONOTONIC, &ts);
+   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+bool core_spin_until(const _Atomic unsigned *v, unsigned target)
+{
+   const uint64_t end = now_ns() + POOL_SPIN_NS;
+   for (unsigned i = 1;; i++) {
+      if (atomic_load_explicit(v, memory_order_acquire) >= target)
+         return true;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+      if (!(i & 63) && now_ns() >= end)
+         return false;
+   }
+}
 
 static void *worker_main(void *arg)
 {
@@ -15,6 +45,11 @@ static void *worker_main(void *arg)
 
    pthread_mutex_lock(&p->lock);
    for (;;) {
+      if (!p->head && !p->stop) {
+         pthread_mutex_unlock(&p->lock);
+         core_spin_until(&p->queued, 1);
+         pthread_mutex_lock(&p->lock);
+      }
       while (!p->head && !p->stop)
          pthread_cond_wait(&p->cond, &p->lock);
       if (p->stop)
@@ -24,6 +59,7 @@ static void *worker_main(void *arg)
       if (!p->head)
          p->tail = NULL;
       t->next = NULL;
+      atomic_fetch_sub_explicit(&p->queued, 1, memory_order_relaxed);
       pthread_mutex_unlock(&p->lock);
 
       /* A finished task may be freed by its owner as soon as fn returns
@@ -43,6 +79,7 @@ static void *worker_main(void *arg)
          else
             p->head = t;
          p->tail = t;
+         atomic_fetch_add_explicit(&p->queued, 1, memory_order_relaxed);
       }
    }
    pthread_mutex_unlock(&p->lock);
@@ -106,6 +143,7 @@ void core_pool_submit(struct core_pool *p, struct core_task *t)
    else
       p->head = t;
    p->tail = t;
+   atomic_fetch_add_explicit(&p->queued, 1, memory_order_relaxed);
    pthread_cond_signal(&p->cond);
    pthread_mutex_unlock(&p->lock);
 }

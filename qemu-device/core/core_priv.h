@@ -113,6 +113,7 @@ struct core_pool {
    pthread_mutex_t lock;
    pthread_cond_t cond;
    struct core_task *head, *tail;
+   _Atomic unsigned queued;   /* tasks in the FIFO: polled without the lock */
    bool stop;
    unsigned nworkers;
    struct core_worker *workers;
@@ -121,6 +122,9 @@ struct core_pool {
 int core_pool_init(struct core_pool *p, struct vagx_core *core, unsigned n);
 void core_pool_fini(struct core_pool *p);
 void core_pool_submit(struct core_pool *p, struct core_task *t);
+/* Polls *v for a short while (tens of microseconds) before the caller
+ * sleeps on a condition: true when it reached target. */
+bool core_spin_until(const _Atomic unsigned *v, unsigned target);
 
 /* ---------------------------------------------------------------- job -- */
 

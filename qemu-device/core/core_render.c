@@ -93,6 +93,7 @@ static void render_run(void *opaque, unsigned n, vagx_render_item_fn fn, void *c
       core_pool_submit(&core->pool, &p->helpers[i]);
    }
    pfor_work(p, r->caller->index);
+   core_spin_until(&p->done, n);   /* helpers finishing their last items */
    pthread_mutex_lock(&p->lock);
    while (atomic_load(&p->done) < n)
       pthread_cond_wait(&p->cond, &p->lock);

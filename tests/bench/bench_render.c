@@ -121,6 +121,36 @@ struct pool {
    struct pool_acct acct[64];
 };
 
+/* As the core's threads do (core_spin_until, core_pool.c), a helper out of
+ * work and the caller waiting for the last items poll for 50 us before they
+ * sleep: the geometry phase's parallel-fors come tens of microseconds
+ * apart.  Polls until `ready(p, arg)`. */
+static bool pool_spin(struct pool *p, bool (*ready)(struct pool *p, uint32_t arg), uint32_t arg)
+{
+   struct timespec t0, t;
+   clock_gettime(CLOCK_MONOTONIC, &t0);
+   for (unsigned i = 1;; i++) {
+      if (ready(p, arg))
+         return true;
+      __builtin_ia32_pause();
+      if (!(i & 63)) {
+         clock_gettime(CLOCK_MONOTONIC, &t);
+         if ((t.tv_sec - t0.tv_sec) * 1000000000ll + (t.tv_nsec - t0.tv_nsec) > 50000)
+            return false;
+      }
+   }
+}
+
+static bool gen_moved(struct pool *p, uint32_t seen)
+{
+   return (uint32_t)(atomic_load(&p->cursor) >> 32) != seen;
+}
+
+static bool all_done(struct pool *p, uint32_t n)
+{
+   return atomic_load(&p->done) >= n;
+}
+
 /* Runs items of generation gen until none is left. */
 static void pool_work(struct pool *p, uint32_t gen, vagx_render_item_fn fn, void *ctx,
                       unsigned items, unsigned id)
@@ -149,6 +179,7 @@ static void *pool_main(void *arg)
    uint32_t seen = 0;
    atomic_store(&a->tid, (int)syscall(SYS_gettid));
    for (;;) {
+      pool_spin(p, gen_moved, seen);
       pthread_mutex_lock(&p->m);
       while (p->gen == seen && !p->quit)
          pthread_cond_wait(&p->go, &p->m);
@@ -184,6 +215,7 @@ static void pool_run(void *opaque, unsigned n, vagx_render_item_fn fn, void *ctx
    double c0 = bs_thread_cpu();
    pool_work(p, gen, fn, ctx, n, 0);
    p->acct[0].cpu += bs_thread_cpu() - c0;
+   pool_spin(p, all_done, n);
    pthread_mutex_lock(&p->m);
    while (atomic_load(&p->done) < n)
       pthread_cond_wait(&p->done_cv, &p->m);
