@@ -514,6 +514,39 @@ static void set_z(struct rprim *p, const struct setup *s, const struct rdraw *d,
    }
 }
 
+/* A new primitive of draw drawi at the end of pb; NULL when the job failed
+ * (geometry budget, memory). */
+static struct rprim *new_prim(struct rjob *j, struct rprimbuf *pb, unsigned drawi, bool front)
+{
+   struct rprim *p;
+   if (!push_prim(j, pb, &p)) {
+      r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
+      return NULL;
+   }
+   p->draw = drawi;
+   p->front = front;
+   return p;
+}
+
+/* The depth plane of p (with polygon offset when `offset`) and its
+ * coefficient registers from its n window-space vertices (provoking vertex
+ * prov with 1/w piw and window z pz; point sprites: centre and size), then
+ * its bins. */
+static void finish_prim(struct rjob *j, struct rprimbuf *pb, const struct rdraw *d,
+                        const struct layout *l, struct rprim *p, const struct wv *const *v,
+                        unsigned n, bool offset, const float *prov, double piw, double pz,
+                        double pc_x, double pc_y, double psize)
+{
+   struct setup s;
+   setup_init(&s, v, n);
+   set_z(p, &s, d, offset);
+   if (!setup_cfs(j, pb, d, l, &s, prov, piw, pz, p, pc_x, pc_y, psize)) {
+      r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
+      return;
+   }
+   bin_prim(j, pb, (uint32_t)(p - pb->prims));
+}
+
 static void emit_triangle(struct rjob *j, struct rprimbuf *pb, const struct rdraw *d, unsigned drawi,
                           const struct layout *l, const struct wv *a, const struct wv *b,
                           const struct wv *c, const float *prov, double piw, double pz)
@@ -527,24 +560,13 @@ static void emit_triangle(struct rjob *j, struct rprimbuf *pb, const struct rdra
    if (d->rs.cull == VAGX_CULL_MODE_FRONT_AND_BACK ||
        (d->rs.cull == VAGX_CULL_MODE_FRONT && front) || (d->rs.cull == VAGX_CULL_MODE_BACK && !front))
       return;
-   struct rprim *p;
-   if (!push_prim(j, pb, &p)) {
-      r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
+   struct rprim *p = new_prim(j, pb, drawi, front);
+   if (!p)
       return;
-   }
-   p->draw = drawi;
-   p->front = front;
    p->ntri = 1;
    put_tri(p, 0, x[0], y[0], x[1], y[1], x[2], y[2]);
    const struct wv *v[3] = {a, b, c};
-   struct setup s;
-   setup_init(&s, v, 3);
-   set_z(p, &s, d, d->rs.offset_fill);
-   if (!setup_cfs(j, pb, d, l, &s, prov, piw, pz, p, 0, 0, 0)) {
-      r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
-      return;
-   }
-   bin_prim(j, pb, (uint32_t)(p - pb->prims));
+   finish_prim(j, pb, d, l, p, v, 3, d->rs.offset_fill, prov, piw, pz, 0, 0, 0);
 }
 
 /* ---- lines: GL's diamond-exit rule (see renderer-pipeline.md) ---- */
@@ -666,13 +688,9 @@ static void emit_line(struct rjob *j, struct rprimbuf *pb, const struct rdraw *d
    if (r0 > r1) {
       int64_t t = r0; r0 = r1; r1 = t;
    }
-   struct rprim *p;
-   if (!push_prim(j, pb, &p)) {
-      r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
+   struct rprim *p = new_prim(j, pb, drawi, true);
+   if (!p)
       return;
-   }
-   p->draw = drawi;
-   p->front = true;
    p->kind = R_PRIM_LINE;
    p->line = L;
    /* pixel bbox, inclusive-exclusive (clamped by bin_prim) */
@@ -682,14 +700,7 @@ static void emit_line(struct rjob *j, struct rprimbuf *pb, const struct rdraw *d
    p->by0 = (int32_t)(L.ymajor ? M0 : n0);
    p->by1 = (int32_t)(L.ymajor ? M1 : n1);
    const struct wv *v[2] = {a, b};
-   struct setup s;
-   setup_init(&s, v, 2);
-   set_z(p, &s, d, false);
-   if (!setup_cfs(j, pb, d, l, &s, prov, piw, pz, p, 0, 0, 0)) {
-      r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
-      return;
-   }
-   bin_prim(j, pb, (uint32_t)(p - pb->prims));
+   finish_prim(j, pb, d, l, p, v, 2, false, prov, piw, pz, 0, 0, 0);
 }
 
 /* Multisampled lines (4X with multisample = 1): a parallelogram of the line
@@ -708,25 +719,14 @@ static void emit_line_ms(struct rjob *j, struct rprimbuf *pb, const struct rdraw
       oy = llrint(hw * R_SUBPIX);
    else
       ox = llrint(hw * R_SUBPIX);
-   struct rprim *p;
-   if (!push_prim(j, pb, &p)) {
-      r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
+   struct rprim *p = new_prim(j, pb, drawi, true);
+   if (!p)
       return;
-   }
-   p->draw = drawi;
-   p->front = true;
    p->ntri = 2;
    put_tri(p, 0, a->fx + ox, a->fy + oy, b->fx + ox, b->fy + oy, b->fx - ox, b->fy - oy);
    put_tri(p, 1, a->fx + ox, a->fy + oy, b->fx - ox, b->fy - oy, a->fx - ox, a->fy - oy);
    const struct wv *v[2] = {a, b};
-   struct setup s;
-   setup_init(&s, v, 2);
-   set_z(p, &s, d, false);
-   if (!setup_cfs(j, pb, d, l, &s, prov, piw, pz, p, 0, 0, 0)) {
-      r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
-      return;
-   }
-   bin_prim(j, pb, (uint32_t)(p - pb->prims));
+   finish_prim(j, pb, d, l, p, v, 2, false, prov, piw, pz, 0, 0, 0);
 }
 
 static void emit_point(struct rjob *j, struct rprimbuf *pb, const struct rdraw *d, unsigned drawi,
@@ -742,25 +742,14 @@ static void emit_point(struct rjob *j, struct rprimbuf *pb, const struct rdraw *
    if (size > 8192)
       size = 8192;
    int64_t h = llrint(size * 0.5 * R_SUBPIX);
-   struct rprim *p;
-   if (!push_prim(j, pb, &p)) {
-      r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
+   struct rprim *p = new_prim(j, pb, drawi, true);
+   if (!p)
       return;
-   }
-   p->draw = drawi;
-   p->front = true;
    p->ntri = 2;
    put_tri(p, 0, a->fx - h, a->fy - h, a->fx + h, a->fy - h, a->fx + h, a->fy + h);
    put_tri(p, 1, a->fx - h, a->fy - h, a->fx + h, a->fy + h, a->fx - h, a->fy + h);
    const struct wv *v[1] = {a};
-   struct setup s;
-   setup_init(&s, v, 1);
-   set_z(p, &s, d, false);
-   if (!setup_cfs(j, pb, d, l, &s, prov, a->iw, a->z, p, a->x, a->y, size)) {
-      r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
-      return;
-   }
-   bin_prim(j, pb, (uint32_t)(p - pb->prims));
+   finish_prim(j, pb, d, l, p, v, 1, false, prov, a->iw, a->z, a->x, a->y, size);
 }
 
 void r_ppp_primitive(struct rjob *j, struct rprimbuf *pb, const struct rdraw *d, unsigned drawi,
