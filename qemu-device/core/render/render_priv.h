@@ -185,10 +185,11 @@ struct rdesc_tex {
     * the lanes can use it (r_tex2d_lanes_fit): -1 until first use */
    int8_t base_fit;
    struct raddr base_addr;
-   /* the lane path's last translation, valid while the worker has passed
-    * no memory safepoint since (span_sp == rworker.safepoints): one
-    * translation per texture and block instead of one per instruction */
-   struct rspan span;
+   /* the lane path's last two translations (a footprint may cross a page),
+    * newest first, valid while the worker has passed no memory safepoint
+    * since (span_sp == rworker.safepoints): a translation per page and
+    * tile instead of one per instruction */
+   struct rspan span[2];
    uint64_t span_sp;
 };
 struct rdesc_cache {

@@ -433,7 +433,8 @@ static enum vagx_usc_status tex_desc(struct rtexctx *c, unsigned ti, struct tvie
       e->t = v->t;
       e->l = v->l_buf;
       e->base_fit = -1;
-      r_span_reset(&e->span);
+      r_span_reset(&e->span[0]);
+      r_span_reset(&e->span[1]);
       v->l = &e->l;
       v->dc = e;
    }
@@ -924,7 +925,7 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
          /* the base level's addressing, and the last translation while no
           * safepoint intervened, from the descriptor cache */
          struct rdesc_tex *e = v.dc;
-         struct rspan *span = &v.span;
+         struct rspan span2, *span = &v.span, *spanb = &span2;
          const struct raddr *addr = &v.addr;
          bool fit;
          const uint64_t sp = c->j->dev->w[c->worker].safepoints;
@@ -933,20 +934,24 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
                r_addr_init(&e->base_addr, v.l, base, 0);
                e->base_fit = r_tex2d_lanes_fit(&e->base_addr, w, h);
             }
-            if (e->span_sp != sp)
-               r_span_reset(&e->span);
+            if (e->span_sp != sp) {
+               r_span_reset(&e->span[0]);
+               r_span_reset(&e->span[1]);
+            }
             e->span_sp = sp;
-            span = &e->span;
+            span = &e->span[0];
+            spanb = &e->span[1];
             addr = &e->base_addr;
             fit = e->base_fit;
          } else {
+            r_span_reset(&span2);
             r_addr_init(&v.addr, v.l, base, 0);
             v.addr_level = base;
             v.addr_layer = 0;
             fit = r_tex2d_lanes_fit(&v.addr, w, h);
          }
          const struct rtex_lanes a = {
-            .j = c->j, .worker = c->worker, .span = span, .addr = addr, .va = v.va,
+            .j = c->j, .worker = c->worker, .span = span, .span2 = spanb, .addr = addr, .va = v.va,
             .width = w, .height = h,
             .wrap_s = s.wrap_s, .wrap_t = s.wrap_t, .unnormalized = s.unnormalized, .linear = lin,
             .swap_rb = v.swap_rb,

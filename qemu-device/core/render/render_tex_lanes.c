@@ -103,6 +103,19 @@ static inline __attribute__((always_inline)) void row_offsets(uint32_t *restrict
    }
 }
 
+static inline __attribute__((always_inline)) bool span_covers(const struct rspan *s, uint64_t va,
+                                                               uint64_t size)
+{
+   return s->access == VAGX_USC_ACC_READ && va >= s->va && va < s->end && s->end - va >= size;
+}
+
+static inline __attribute__((always_inline)) void swap_spans(struct rspan *a, struct rspan *b)
+{
+   const struct rspan t = *a;
+   *a = *b;
+   *b = t;
+}
+
 /* The 4-byte texels at va + off[tap][lane] of the active lanes into
  * texel[tap][lane]: lane by lane, taps in order (the generic path's order,
  * so the same texel faults first), unless one span covers them all (the
@@ -121,13 +134,24 @@ fetch(const struct rtex_lanes *a, unsigned taps, uint32_t (*off)[L], uint32_t (*
          lo = vl < lo ? vl : lo;
          hi = vh > hi ? vh : hi;
       }
-   struct rspan *s = a->span;
+   struct rspan *s = a->span, *s2 = a->span2;
    const uint64_t va = a->va + lo, size = (uint64_t)hi - lo + 4;
-   const bool covered =
-      (s->access == VAGX_USC_ACC_READ && va >= s->va && va < s->end && s->end - va >= size) ||
-      r_span_map(a->j, a->worker, s, va, (uint32_t)size, VAGX_USC_ACC_READ, VAGX_UNIT_NONE);
-   if (covered) {
-      const uint8_t *h = s->host + (a->va - s->va);
+   const uint8_t *h = NULL;
+   if (span_covers(s, va, size)) {
+      h = s->host + (a->va - s->va);
+   } else if (span_covers(s2, va, size)) {
+      h = s2->host + (a->va - s2->va);
+   } else {
+      /* A probe into the older span, from the start of the footprint's
+       * page: a span from the footprint's lowest texel would miss for the
+       * next block's footprint a row above it. */
+      const uint64_t pva = va & ~(uint64_t)(VAGX_PAGE_SIZE - 1);
+      swap_spans(s, s2);
+      if (r_span_map(a->j, a->worker, s, pva, (uint32_t)(va + size - pva), VAGX_USC_ACC_READ,
+                     VAGX_UNIT_NONE))
+         h = s->host + (a->va - s->va);
+   }
+   if (h) {
       for (unsigned i = 0; i < taps; i++)
          for (int l = 0; l < L; l++) {
             const uint32_t o = (off[i][l] & on[l]) | (lo & ~on[l]);
@@ -135,11 +159,22 @@ fetch(const struct rtex_lanes *a, unsigned taps, uint32_t (*off)[L], uint32_t (*
          }
       return true;
    }
+   /* The footprint's pages are not contiguous in host memory (or one
+    * faults): texel by texel through both spans, the older one replaced on
+    * a miss, so that lanes alternating between two pages do not translate
+    * at every texel; the first fault is the generic path's. */
    for (uint32_t m = a->exec; m; m &= m - 1) {
       const int l = __builtin_ctz(m);
       for (unsigned i = 0; i < taps; i++) {
-         const uint8_t *p = r_span_map(a->j, a->worker, s, a->va + off[i][l], 4, VAGX_USC_ACC_READ,
-                                       VAGX_UNIT_TEX);
+         const uint64_t tva = a->va + off[i][l];
+         const uint8_t *p;
+         if (span_covers(s2, tva, 4)) {
+            p = s2->host + (tva - s2->va);
+         } else {
+            if (!span_covers(s, tva, 4))
+               swap_spans(s, s2);
+            p = r_span_map(a->j, a->worker, s, tva, 4, VAGX_USC_ACC_READ, VAGX_UNIT_TEX);
+         }
          if (!p)
             return false;
          memcpy(&texel[i][l], p, 4);

@@ -22,7 +22,7 @@
 struct rtex_lanes {
    struct rjob *j;
    unsigned worker;
-   struct rspan *span;         /* the instruction's span (render_io.h) */
+   struct rspan *span, *span2; /* the last two translations (render_io.h), newest first */
    const struct raddr *addr;   /* addressing of the sampled (level, layer) */
    uint64_t va;                /* texture base address */
    int width, height;          /* of the level */
