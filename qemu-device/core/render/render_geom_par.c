@@ -16,7 +16,6 @@
 #define R_PAR_MIN_GROUPS 4
 #define R_PPP_CHUNK 96
 #define R_PAR_MIN_PRIMS (2 * R_PPP_CHUNK)
-#define R_MAX_GROUPS 64
 
 static bool parallel(const struct rjob *j)
 {
@@ -30,7 +29,7 @@ struct vs_par {
    unsigned n, nout;
    uint32_t instance;
    float *out;
-   bool failed[R_MAX_GROUPS];
+   bool failed[R_VTX_BATCH / R_VS_GROUP];
 };
 
 static void vs_group(void *ctx, unsigned g, unsigned worker)
@@ -51,7 +50,7 @@ bool r_shade_batch(struct rjob *j, const struct rprog *vs, const int64_t *ids, u
 {
    const unsigned fe = j->env->nworkers;
    const unsigned ng = (n + R_VS_GROUP - 1) / R_VS_GROUP;
-   if (!parallel(j) || ng < R_PAR_MIN_GROUPS || ng > R_MAX_GROUPS)
+   if (!parallel(j) || ng < R_PAR_MIN_GROUPS)
       return r_run_vs(j, fe, vs, ids, n, instance, out, nout);
    struct vs_par p = {.j = j, .vs = vs, .ids = ids, .n = n, .nout = nout,
                       .instance = instance, .out = out};
@@ -69,46 +68,46 @@ bool r_shade_batch(struct rjob *j, const struct rprog *vs, const int64_t *ids, u
    return !r_checkpoint(j, fe);
 }
 
-struct ppp_par {
-   struct rjob *j;
-   const struct rdraw *d;
-   unsigned drawi;
-};
-
-static void ppp_chunk(void *ctx, unsigned c, unsigned worker)
+/* Sets up queued primitives [from, to) of draw drawi into pb on `worker`. */
+static void ppp_range(struct rjob *j, struct rprimbuf *pb, unsigned drawi, unsigned worker,
+                      unsigned from, unsigned to)
 {
-   struct ppp_par *p = ctx;
-   struct rjob *j = p->j;
-   struct rprimbuf *pb = &j->chunks[c];
-   pb->nprims = 0;
-   pb->ncfs = 0;
-   pb->nents = 0;
-   pb->chunk = true;
-   const unsigned end = (c + 1) * R_PPP_CHUNK < j->nrefs ? (c + 1) * R_PPP_CHUNK : j->nrefs;
-   for (unsigned i = c * R_PPP_CHUNK; i < end; i++) {
+   const struct rdraw *d = &j->draws[drawi];
+   for (unsigned i = from; i < to; i++) {
       /* one primitive can bin into many tiles: check per primitive */
       if (r_checkpoint(j, worker))
          return;
       const struct rprimref *r = &j->refs[i];
-      r_ppp_primitive(j, pb, p->d, p->drawi, &p->d->vpl, r->v, r->nv, r->provoking);
+      r_ppp_primitive(j, pb, d, drawi, &d->vpl, r->v, r->nv, r->provoking);
    }
+}
+
+struct ppp_par {
+   struct rjob *j;
+   unsigned drawi, n;         /* the draw, its queued primitives */
+};
+
+static void ppp_chunk(void *ctx, unsigned c, unsigned worker)
+{
+   const struct ppp_par *p = ctx;
+   struct rprimbuf *pb = &p->j->chunks[c];
+   pb->nprims = 0;
+   pb->ncfs = 0;
+   pb->nents = 0;
+   pb->chunk = true;
+   const unsigned end = (c + 1) * R_PPP_CHUNK < p->n ? (c + 1) * R_PPP_CHUNK : p->n;
+   ppp_range(p->j, pb, p->drawi, worker, c * R_PPP_CHUNK, end);
 }
 
 void r_ppp_flush(struct rjob *j, unsigned drawi)
 {
-   const unsigned fe = j->env->nworkers, n = j->nrefs;
-   const struct rdraw *d = &j->draws[drawi];
+   const unsigned n = j->nrefs;
    j->nrefs = 0;
    if (!n)
       return;
    const unsigned nc = (n + R_PPP_CHUNK - 1) / R_PPP_CHUNK;
    if (!parallel(j) || n < R_PAR_MIN_PRIMS) {
-      for (unsigned i = 0; i < n; i++) {
-         if (r_checkpoint(j, fe))
-            return;
-         const struct rprimref *r = &j->refs[i];
-         r_ppp_primitive(j, &j->pb, d, drawi, &d->vpl, r->v, r->nv, r->provoking);
-      }
+      ppp_range(j, &j->pb, drawi, j->env->nworkers, 0, n);
       return;
    }
    if (nc > j->cap_chunks) {
@@ -121,11 +120,9 @@ void r_ppp_flush(struct rjob *j, unsigned drawi)
       j->chunks = c;
       j->cap_chunks = nc;
    }
-   struct ppp_par p = {j, d, drawi};
-   j->nrefs = n;   /* read by the chunks */
+   struct ppp_par p = {j, drawi, n};
    j->env->run(j->env->run_opaque, nc, ppp_chunk, &p);
    j->par_chunks += nc;
-   j->nrefs = 0;
    for (unsigned c = 0; c < nc && !r_stop(j); c++)
       if (!r_primbuf_append(j, &j->chunks[c]))
          return;

@@ -336,6 +336,10 @@ bool r_log_bin(struct rprimbuf *pb, uint32_t tile, uint32_t prim);
 bool r_primbuf_append(struct rjob *j, const struct rprimbuf *c);
 void r_primbuf_free(struct rprimbuf *pb);
 
+/* Vertices shaded and assembled together (render_vdm.c): a multiple of 2
+ * and 3, and of the 32-vertex groups a batch is shaded in. */
+#define R_VTX_BATCH 1536
+
 /* ---- geometry across workers (render_geom_par.c) ---- */
 /* Vertex shading of a batch: its 32-vertex groups on the pool when there are
  * enough of them, else on the calling thread.  Faults are those of the

@@ -175,7 +175,6 @@ static void assemble(struct rjob *j, const struct rdraw *d, unsigned drawi,
 /* Batched assembly.  out[0] holds a run's first vertex, out[1..R_CARRY)
  * the vertices carried from the previous batch; vv[0..n) are the run's
  * vertices not yet (fully) assembled, in order. */
-#define R_VTX_BATCH 1536   /* a multiple of 2 and 3 */
 #define R_CARRY 4
 struct runbuf {
    float *out, *tmp;
