@@ -303,6 +303,9 @@ static void tex_texel(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8
 static uint64_t build(enum scene s)
 {
    ncs = 0;
+   /* as the Gallium driver binds them: every shader but the textured
+    * scene's (which reads the tile to blend) is opaque */
+   emit_state_opaque = s != TEXTURED;
    if (s == FLAT) {
       float xy[12];
       quad(xy, 0, 0, FB_W, FB_H);

@@ -212,7 +212,9 @@ struct rworker {
    uint8_t *tb;               /* tile buffer: rt x sample x 32x32 x 16 B */
    float *depth;              /* 32x32 x samples */
    uint8_t *stencil;
-   uint32_t *vis;             /* HSR: per sample, the run's visible primitive (1-based) */
+   uint32_t *vis;             /* HSR: per sample, the visible primitive's id */
+   uint32_t vis_next;         /* HSR: first id of the next run; ids below it are
+                               * stale, 0 means vis must be cleared first */
    uint64_t frag_lanes;       /* statistics of the current job */
    uint64_t fast_bg, fast_eot, fast_bands;
 };

@@ -855,15 +855,47 @@ row_depth(const struct bdepth *b, double X0, double Y, uint32_t m8, const float 
    }
 }
 
+/* Row r of a block: its 8 lanes (LANE_OF) as bits 0..7 of `row_bits` and
+ * back.  Lanes of row r are bit pairs at base, base + 4, + 8 and + 12. */
+static inline unsigned row_base(unsigned r)
+{
+   return (r >> 1) * 16 + (r & 1) * 2;
+}
+
+static inline uint32_t row_bits(uint32_t lanes, unsigned r)
+{
+   const uint32_t t = lanes >> row_base(r);
+   return (t & 3) | (t >> 2 & 0xc) | (t >> 4 & 0x30) | (t >> 6 & 0xc0);
+}
+
+static inline uint32_t row_lanes(uint32_t p8, unsigned r)
+{
+   return ((p8 & 3) | (p8 & 0xc) << 2 | (p8 & 0x30) << 4 | (p8 & 0xc0) << 6) << row_base(r);
+}
+
+/* HSR's second pass, single-sampled: the lanes of the block whose pixel
+ * the first pass gave to primitive `id`.  Those are exactly the covered
+ * lanes that passed its tests, so the coverage need not be computed again:
+ * one compare per pixel, 8 at a time. */
+static uint32_t vis_lanes(const uint32_t *vis, int bx, int by, uint32_t id)
+{
+   uint32_t live = 0;
+   for (unsigned r = 0; r < 4; r++) {
+      const uint32_t *restrict v = &vis[(size_t)(by + (int)r) * R_TS + (size_t)bx];
+      uint32_t p8 = 0;
+      for (unsigned x = 0; x < 8; x++)
+         p8 |= (0u - (uint32_t)(v[x] == id)) & bit8[x];
+      live |= row_lanes(p8, r);
+   }
+   return live;
+}
+
 static uint32_t block_depth_1x(struct tctx *c, const struct bdepth *b, int bx, int by,
                                uint32_t cand, uint32_t *vis, uint32_t id, uint64_t *passed)
 {
    uint32_t live = 0;
    for (unsigned r = 0; r < 4; r++) {
-      /* the row's 8 lanes (LANE_OF) as bits 0..7 */
-      const unsigned base = (r >> 1) * 16 + (r & 1) * 2;
-      const uint32_t t = cand >> base;
-      const uint32_t m8 = (t & 3) | (t >> 2 & 0xc) | (t >> 4 & 0x30) | (t >> 6 & 0xc0);
+      const uint32_t m8 = row_bits(cand, r);
       if (!m8)
          continue;
       const size_t row = (size_t)(by + r) * R_TS + (size_t)bx;
@@ -887,7 +919,7 @@ static uint32_t block_depth_1x(struct tctx *c, const struct bdepth *b, int bx, i
          for (unsigned x = 0; x < 8; x++)
             vis[row + x] = pm[x] ? id : vis[row + x];
       *passed += (uint64_t)__builtin_popcount(p8);
-      live |= ((p8 & 3) | (p8 & 0xc) << 2 | (p8 & 0x30) << 4 | (p8 & 0xc0) << 6) << base;
+      live |= row_lanes(p8, r);
    }
    return live;
 }
@@ -971,6 +1003,8 @@ static void do_prim(struct tctx *c, const struct rprim *p, enum prim_mode mode, 
    const bool zq_known = !c->zq || zf == VAGX_FORMAT_Z24_UNORM_S8_UINT || zf == VAGX_FORMAT_Z16_UNORM;
    const bool fast_depth = one_sample && c->fast_io && mode != PM_COLOUR && !c->late &&
                            ds->depth_test && !ds->stencil_test && zq_known;
+   /* HSR's second pass takes its lanes from w->vis alone (vis_lanes) */
+   const bool vis_only = one_sample && mode == PM_COLOUR;
    struct bdepth bd = {0};
    if (fast_depth) {
       const enum vagx_compare_func f = ds->depth_func;
@@ -1007,7 +1041,9 @@ static void do_prim(struct tctx *c, const struct rprim *p, enum prim_mode mode, 
          double zs[32][4];
          /* per sample, the lanes it covers (triangles: a whole block at once) */
          uint32_t scov[4] = {0, 0, 0, 0}, any = 0;
-         if (!is_line && !c->ref_raster) {
+         if (vis_only) {
+            any = vis_lanes(c->w->vis, bx, by, id);
+         } else if (!is_line && !c->ref_raster) {
             /* the block's columns and rows inside the clipped bounding box */
             const int cx0 = x0 - (int)gbx > 0 ? x0 - (int)gbx : 0, cx1 = x1 - (int)gbx < 8 ? x1 - (int)gbx : 8;
             const int ry0 = y0 - (int)gby > 0 ? y0 - (int)gby : 0, ry1 = y1 - (int)gby < 4 ? y1 - (int)gby : 4;
@@ -1040,6 +1076,12 @@ static void do_prim(struct tctx *c, const struct rprim *p, enum prim_mode mode, 
                        : 0;
             if (!(d->rs.sample_mask & 1))
                cand = 0;
+            if (vis_only) {
+               live = any;
+               for (unsigned l = 0; l < 32; l++)
+                  c->cov[l] = live >> l & 1;
+               cand = 0;
+            }
             if (fast_depth && cand) {
                live = block_depth_1x(c, &bd, bx, by, cand, mode == PM_DEPTH ? c->w->vis : NULL,
                                      id, &passed);
@@ -1198,18 +1240,27 @@ static bool hsr_ok(const struct rjob *j, const struct rprim *p)
 
 /* Pass 1 runs every primitive's early tests in order (the same updates and
  * query counts as without HSR) and records the last one passing at each
- * sample; pass 2 shades each primitive at the samples it won. */
+ * sample; pass 2 shades each primitive at the samples it won.  A run's ids
+ * follow the worker's previous run's, so the ids left in vis by earlier
+ * runs (and tiles, and jobs) never match: vis is cleared only when the ids
+ * wrap, not for every run. */
 static bool hsr_run(struct tctx *c, const uint32_t *idx, uint32_t n)
 {
    struct rjob *j = c->j;
-   memset(c->w->vis, 0, sizeof(*c->w->vis) * R_TS * R_TS * j->samples);
+   struct rworker *w = c->w;
+   if (w->vis_next == 0 || w->vis_next > UINT32_MAX - n) {
+      memset(w->vis, 0, sizeof(*w->vis) * R_TS * R_TS * VAGX_MAX_SAMPLES);
+      w->vis_next = 1;
+   }
+   const uint32_t first = w->vis_next;
+   w->vis_next += n;
    for (uint32_t i = 0; i < n; i++) {
-      do_prim(c, &j->pb.prims[idx[i]], PM_DEPTH, i + 1);
+      do_prim(c, &j->pb.prims[idx[i]], PM_DEPTH, first + i);
       if (r_stop(j))
          return false;
    }
    for (uint32_t i = 0; i < n; i++) {
-      do_prim(c, &j->pb.prims[idx[i]], PM_COLOUR, i + 1);
+      do_prim(c, &j->pb.prims[idx[i]], PM_COLOUR, first + i);
       if (r_stop(j))
          return false;
    }

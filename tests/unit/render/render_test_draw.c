@@ -112,6 +112,8 @@ uint64_t make_job(const struct job_opts *o)
    return va;
 }
 
+bool emit_state_opaque;
+
 /* Common state: viewport identity-ish (ndc -> pixels), scissor full. */
 void emit_state(unsigned nvar_smooth, unsigned nvar_flat, unsigned nvar_linear,
                 uint64_t vbuf, const struct prog *fs, const uint32_t *cfb, unsigned ncfb,
@@ -123,7 +125,8 @@ void emit_state(unsigned nvar_smooth, unsigned nvar_flat, unsigned nvar_linear,
    uint64_t cfb_va = ncfb ? put(cfb, ncfb * 4, 4) : 0;
    EMIT(cmd_bind_fragment_pipeline, v_.cf_binding_count = ncfb; v_.cf_count = ncf;
         v_.slots32 = 1 + (z_slot ? 1 : 0) + nvar_smooth + nvar_flat + nvar_linear;
-        v_.z_slot = z_slot; v_.cf_bindings_va = cfb_va; to_usc(fs, &v_.program));
+        v_.z_slot = z_slot; v_.opaque = emit_state_opaque; v_.cf_bindings_va = cfb_va;
+        to_usc(fs, &v_.program));
    /* ndc [-1,1] -> [0,W] x [0,H], y down as given */
    EMIT(cmd_viewport, v_.scale_x = W / 2.0f; v_.offset_x = W / 2.0f; v_.scale_y = H / 2.0f;
         v_.offset_y = H / 2.0f; v_.scale_z = 1; v_.offset_z = 0; v_.min_depth = 0;

@@ -62,6 +62,10 @@ extern uint64_t last_pbe_va;
 /* Builds the render job around the current control stream. */
 uint64_t make_job(const struct job_opts *o);
 
+/* emit_state's fragment pipeline promises `opaque` (hidden-surface removal,
+ * render.md): what the Gallium driver sets for a shader that writes its
+ * colour unconditionally without reading the tile.  Off unless a caller sets it. */
+extern bool emit_state_opaque;
 /* State and geometry: emit_state binds the vertex shader of vs_code() over
  * vbuf and fragment program fs, the viewport, full scissor and default
  * rasterizer, depth/stencil off. */

@@ -9,6 +9,7 @@
  * code, hidden-surface removal and main(); test_render_raster.c, _depth.c,
  * _texture.c, _formats.c and _faults.c the rest. */
 #include "render_test_harness.h"
+#include "render_priv.h" /* test_hsr: the workers' HSR ids */
 
 /* ------------------------------------------------------------ binning -- */
 /* Per-tile edge binning: a thin diagonal triangle across 8x8 tiles is binned
@@ -734,6 +735,18 @@ static void test_hsr(void)
          l3 == frags && q2 == frags && q3 == frags,
          "hsr: depth writes off: lanes %llu/%llu queries %llu/%llu", (unsigned long long)l2,
          (unsigned long long)l3, (unsigned long long)q2, (unsigned long long)q3);
+   /* ids continue from run to run (hsr_run) and wrap: at the wrap, every
+    * stale id must go, here a 1 at every sample (the first id after the
+    * wrap), which would give the background to the first quad */
+   for (unsigned i = 0; i < dev->nw; i++) {
+      for (unsigned k = 0; k < R_TS * R_TS * VAGX_MAX_SAMPLES; k++)
+         dev->w[i].vis[k] = 1;
+      dev->w[i].vis_next = UINT32_MAX - 2;
+   }
+   hsr_scene(true, false, true, true, im2, &l2, &q2);
+   CHECK(!memcmp(im2, img[0], sizeof(im2)) && l2 == covered && q2 == frags,
+         "hsr: after the ids wrap: lanes %llu (expected %u), image %s", (unsigned long long)l2,
+         covered, memcmp(im2, img[0], sizeof(im2)) ? "differs" : "same");
 }
 
 int main(void)
