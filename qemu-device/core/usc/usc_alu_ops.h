@@ -44,8 +44,19 @@ FOP1(ffract, fract(x))
 FOP1(frcp, 1.0f / x)
 FOP1(frsqrt, (float)(1.0 / sqrt((double)x)))
 FOP1(fsqrt, sqrtf(x))
-FOP1(fexp2, exp2f(x))
-FOP1(flog2, log2f(x))
+/* fexp2, flog2: whole rows through usc_float.h's lane functions (the
+ * per-lane form of FOP1 would not vectorise them); a saturate or source
+ * modifier is applied as for every float op */
+#define TOP1(name, lanes_fn)                                               \
+   HANDLER(ALU_SFX(op_##name))                                             \
+   {                                                                       \
+      uint32_t t0[L], r[L];                                                \
+      lanes_fn(r, usc_src(g, o, 0, t0), L);                                \
+      fwb(g, o, r);                                                        \
+   }
+TOP1(fexp2, usc_exp2_lanes)
+TOP1(flog2, usc_log2_lanes)
+#undef TOP1
 FOP1(fsin, sinf(x))
 FOP1(fcos, cosf(x))
 
@@ -234,8 +245,8 @@ static usc_fn ALU_SFX(alu_select)(const struct vagx_instr *I, int plain, usc_gfn
    case VAGX_OP_FRCP: P(frcp);
    case VAGX_OP_FRSQRT: P(frsqrt);
    case VAGX_OP_FSQRT: P(fsqrt);
-   case VAGX_OP_FEXP2: P(fexp2);
-   case VAGX_OP_FLOG2: P(flog2);
+   case VAGX_OP_FEXP2: G(fexp2);
+   case VAGX_OP_FLOG2: G(flog2);
    case VAGX_OP_FSIN: P(fsin);
    case VAGX_OP_FCOS: P(fcos);
    case VAGX_OP_FDDX: return I->mod ? ALU_SFX(op_ddx_coarse) : ALU_SFX(op_ddx_fine);

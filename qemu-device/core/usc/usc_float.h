@@ -134,4 +134,92 @@ static inline uint32_t usc_f16_to_f32(uint32_t h)
    return sign | ((e + 112) << 23) | (m << 13);
 }
 
+/* fexp2 and flog2 (isa.md: within 2 ulp of the exact result).  The device
+ * computes them itself rather than with the host's libm, whose results vary
+ * between C libraries and which is called lane by lane: in double, with
+ * IEEE operations only (no FMA, -ffp-contract=off), so the interpreter, its
+ * AVX2 copy and the JIT's helper (usc_jit.c) give the same bits on every
+ * host.  Both are within 1 ulp of the correctly rounded result for every
+ * float (checked exhaustively against double-precision libm when written;
+ * test_usc_transcend checks a sample), exact at powers of two. */
+
+/* 2^x for x in [-160, 160] as a double (relative error < 1e-10):
+ * 2^x = 2^n 2^r, n = rint(x) by the magic addition, whose low mantissa bits
+ * are then n; 2^r = e^(r ln 2), |r| <= 1/2, by its Taylor series to degree 9. */
+static inline __attribute__((always_inline)) double usc_exp2_d(double x)
+{
+   const double t = x + 0x1.8p52, n = t - 0x1.8p52, r = x - n;
+   const double scale = usc_d((usc_ud(t) + 1023) << 52);
+   double p = 0x1.b5253d395e7c4p-24;   /* ln2^9 / 9! */
+   p = p * r + 0x1.62c0223a5c824p-20;
+   p = p * r + 0x1.ffcbfc588b0c7p-17;
+   p = p * r + 0x1.430912f86c787p-13;
+   p = p * r + 0x1.5d87fe78a6731p-10;
+   p = p * r + 0x1.3b2ab6fba4e77p-7;
+   p = p * r + 0x1.c6b08d704a0c0p-5;
+   p = p * r + 0x1.ebfbdff82c58fp-3;
+   p = p * r + 0x1.62e42fefa39efp-1;   /* ln2 */
+   p = p * r + 1.0;
+   return p * scale;
+}
+
+/* log2(x) for finite x > 0 as a double (relative error < 1e-10): x = 2^e m
+ * with m in [sqrt(1/2), sqrt(2)) (denormals scaled by 2^64 first), and
+ * log2(m) = 2/ln2 atanh(s), s = (m - 1)/(m + 1), |s| < 0.172, by its series
+ * to s^13.  Any other x gives a finite value that the caller replaces. */
+static inline __attribute__((always_inline)) double usc_log2_d(double x)
+{
+   const int tiny = x < 0x1p-126;
+   const uint64_t b = usc_ud(tiny ? x * 0x1p64 : x);
+   const double m0 = usc_d((b & 0x000fffffffffffffull) | 0x3ff0000000000000ull);
+   const int big = m0 > 0x1.6a09e667f3bcdp+0;   /* sqrt(2) */
+   const double m = big ? m0 * 0.5 : m0;
+   /* the exponent field as a double, exactly (it is below 2^52) */
+   const double ef = usc_d(0x4330000000000000ull | (b >> 52 & 0x7ff)) - 0x1p52;
+   const double e = ef - (tiny ? 1023.0 + 64.0 : 1023.0) + (big ? 1.0 : 0.0);
+   const double s = (m - 1.0) / (m + 1.0), s2 = s * s;
+   double p = 1.0 / 13;
+   p = p * s2 + 1.0 / 11;
+   p = p * s2 + 1.0 / 9;
+   p = p * s2 + 1.0 / 7;
+   p = p * s2 + 1.0 / 5;
+   p = p * s2 + 1.0 / 3;
+   p = p * s2 + 1.0;
+   return e + p * s * 0x1.71547652b82fep+1;   /* 2/ln2 */
+}
+
+/* r[l] = fexp2(a[l]) / flog2(a[l]) for l < n (n <= 32), NaNs canonical.
+ * Three loops (to double, the function, back to float) because gcc 12
+ * vectorises each of them and not their fusion. */
+static inline __attribute__((always_inline)) void usc_exp2_lanes(uint32_t *r, const uint32_t *a, unsigned n)
+{
+   double x[32];
+   for (unsigned l = 0; l < n; l++) {
+      const double v = usc_f(a[l]);
+      /* clamped so that 2^n stays a normal double; a NaN lane computes 0 */
+      x[l] = v > -160.0 ? (v < 160.0 ? v : 160.0) : -160.0;
+   }
+   for (unsigned l = 0; l < n; l++)
+      x[l] = usc_exp2_d(x[l]);
+   for (unsigned l = 0; l < n; l++) {
+      const float v = usc_f(a[l]);
+      r[l] = v == v ? usc_u((float)x[l]) : USC_QNAN;
+   }
+}
+
+static inline __attribute__((always_inline)) void usc_log2_lanes(uint32_t *r, const uint32_t *a, unsigned n)
+{
+   double x[32];
+   for (unsigned l = 0; l < n; l++)
+      x[l] = usc_f(a[l]);
+   for (unsigned l = 0; l < n; l++)
+      x[l] = usc_log2_d(x[l]);
+   for (unsigned l = 0; l < n; l++) {
+      const float v = usc_f(a[l]);
+      /* log2(+inf) = +inf, log2(+-0) = -inf, negative and NaN: NaN */
+      const uint32_t special = v == INFINITY ? a[l] : v == 0.0f ? usc_u(-INFINITY) : USC_QNAN;
+      r[l] = v > 0.0f && v < INFINITY ? usc_u((float)x[l]) : special;
+   }
+}
+
 #endif

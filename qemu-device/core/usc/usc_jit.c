@@ -37,6 +37,7 @@
 #endif
 
 #include "usc_alu_lane.h"
+#include "usc_simd.h"
 #include "usc_float.h"
 #include "usc_jit.h"
 #include "usc_priv.h"
@@ -193,6 +194,8 @@ static void llvm_init(void)
    jit_lljit = j;
 }
 
+#define CL 8 /* lanes per chunk */
+
 /* ---- per-lane helpers: the interpreter's own lane code ---- */
 typedef uint32_t (*lane_fn)(uint32_t x, uint32_t y, uint32_t z);
 
@@ -204,8 +207,6 @@ typedef uint32_t (*lane_fn)(uint32_t x, uint32_t y, uint32_t z);
       (void)z;                                                   \
       return (expr);                                             \
    }
-LANE_HELPER(exp2, usc_canon(exp2f(usc_f(x))))
-LANE_HELPER(log2, usc_canon(log2f(usc_f(x))))
 LANE_HELPER(sin, usc_canon(sinf(usc_f(x))))
 LANE_HELPER(cos, usc_canon(cosf(usc_f(x))))
 LANE_HELPER(f2h, usc_f32_to_f16(x))
@@ -217,6 +218,37 @@ LANE_HELPER(umod, y ? x % y : x)
 LANE_HELPER(bfe_u, bfe(x, y, z, 0))
 LANE_HELPER(bfe_s, bfe(x, y, z, 1))
 LANE_HELPER(bfi, bfi(x, y, z))
+
+/* ---- row helpers: a chunk's lanes through usc_float.h's lane functions,
+ * the interpreter's own (one call per chunk, not per lane) ---- */
+typedef void (*row_fn)(uint32_t *r, const uint32_t *a);
+
+static void jh_exp2_row(uint32_t *r, const uint32_t *a)
+{
+   usc_exp2_lanes(r, a, CL);
+}
+
+static void jh_log2_row(uint32_t *r, const uint32_t *a)
+{
+   usc_log2_lanes(r, a, CL);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__AVX2__)
+/* The same for AVX2 hosts (the interpreter's AVX2 copy computes the same
+ * bits): the double-precision loops run 4 lanes an instruction, not 2. */
+__attribute__((target("avx2"))) static void jh_exp2_row_avx2(uint32_t *r, const uint32_t *a)
+{
+   usc_exp2_lanes(r, a, CL);
+}
+
+__attribute__((target("avx2"))) static void jh_log2_row_avx2(uint32_t *r, const uint32_t *a)
+{
+   usc_log2_lanes(r, a, CL);
+}
+#define ROW_FN(name) (usc_simd_level() >= USC_SIMD_AVX2_FMA ? jh_##name##_row_avx2 : jh_##name##_row)
+#else
+#define ROW_FN(name) jh_##name##_row
+#endif
 
 /* Whether the JIT reproduces op o (everything usc_alu_fn() handles, with
  * sources the executor resolves to rows). */
@@ -258,7 +290,6 @@ static bool jit_op_ok(const struct usc_op *o)
 }
 
 /* ---- the emitter ---- */
-#define CL 8 /* lanes per chunk */
 /* register rows an operand can name (an 8-bit index, struct vagx_instr) */
 #define JIT_ROWS (1u << (8 * sizeof(((struct vagx_instr *)0)->dst)))
 
@@ -275,6 +306,7 @@ struct em {
    LLVMValueRef orig[JIT_ROWS], val[JIT_ROWS];
    bool written[JIT_ROWS];
    LLVMValueRef u[USC_NUM_U], sr[VAGX_SR_COUNT];
+   LLVMValueRef row_a, row_r;   /* row_call's arguments, in the entry block */
 };
 
 static LLVMValueRef splat(struct em *e, uint32_t v)
@@ -447,6 +479,20 @@ static LLVMValueRef lanes_call(struct em *e, lane_fn h, LLVMValueRef x, LLVMValu
    return v;
 }
 
+/* h(r, a) on the chunk x through the function's two row slots */
+static LLVMValueRef row_call(struct em *e, row_fn h, LLVMValueRef x)
+{
+   LLVMTypeRef at[2] = { e->p32, e->p32 };
+   LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(e->c), at, 2, 0);
+   LLVMValueRef fp = LLVMConstIntToPtr(LLVMConstInt(e->i64, (uint64_t)(uintptr_t)h, 0),
+                                       LLVMPointerType(fty, 0));
+   LLVMBuildStore(e->b, x, e->row_a);
+   LLVMValueRef a[2] = { LLVMBuildBitCast(e->b, e->row_r, e->p32, ""),
+                         LLVMBuildBitCast(e->b, e->row_a, e->p32, "") };
+   LLVMBuildCall2(e->b, fty, fp, a, 2, "");
+   return LLVMBuildLoad2(e->b, e->v8i32, e->row_r, "");
+}
+
 static LLVMValueRef shuffle(struct em *e, LLVMValueRef v, const unsigned idx[CL])
 {
    LLVMValueRef k[CL];
@@ -546,8 +592,8 @@ static LLVMValueRef emit_op(struct em *e, const struct usc_op *o, bool *fw)
       return canon(e, LLVMBuildFPTrunc(b, d, e->v8f32, ""));
    }
    case VAGX_OP_FSQRT: return canon(e, fintr1(e, "llvm.sqrt", F(e, x)));
-   case VAGX_OP_FEXP2: return lanes_call(e, jh_exp2, x, NULL, NULL);
-   case VAGX_OP_FLOG2: return lanes_call(e, jh_log2, x, NULL, NULL);
+   case VAGX_OP_FEXP2: return row_call(e, ROW_FN(exp2), x);
+   case VAGX_OP_FLOG2: return row_call(e, ROW_FN(log2), x);
    case VAGX_OP_FSIN: return lanes_call(e, jh_sin, x, NULL, NULL);
    case VAGX_OP_FCOS: return lanes_call(e, jh_cos, x, NULL, NULL);
    case VAGX_OP_FDDX:
@@ -718,6 +764,9 @@ static LLVMValueRef emit_run(struct em *e, const char *name, const struct usc_op
    LLVMAddAttributeAtIndex(fn, 1, LLVMCreateEnumAttribute(e->c, noalias, 0));
 
    LLVMPositionBuilderAtEnd(b, entry);
+   /* vector-typed, so aligned for the row stores and loads */
+   e->row_a = LLVMBuildAlloca(b, e->v8i32, "row_a");
+   e->row_r = LLVMBuildAlloca(b, e->v8i32, "row_r");
    e->r = LLVMGetParam(fn, 0);
    LLVMValueRef base = LLVMGetParam(fn, 1);
    e->lmask = LLVMGetParam(fn, 2);

@@ -3,6 +3,7 @@
  * and f16 conversions.  Each instruction runs on every (a, b, c) input triple. */
 #include <math.h>
 
+#include "usc_float.h"
 #include "usc_simd.h"
 #include "usc_test.h"
 
@@ -295,12 +296,17 @@ static double ulp_err(float got, double exact)
 
 static void run_transcendental(struct t_mem *mem)
 {
-   static const struct { const char *line; double (*f)(double); float lo, hi; } tt[] = {
-      { "fexp2 r0, r1", exp2, -140, 127 },
-      { "flog2 r0, r1", log2, 1e-30f, 1e30f },
-      { "fsin r0, r1", sin, -100, 100 },
-      { "fcos r0, r1", cos, -100, 100 },
-      { "frsqrt r0, r1", NULL, 1e-30f, 1e30f },
+   /* fexp2 and flog2 are the device's own (usc_float.h), within 1 ulp
+    * everywhere (exhaustively checked when written): over their whole
+    * range, into overflow, denormal results and denormal inputs */
+   static const struct { const char *line; double (*f)(double); float lo, hi, ulps; } tt[] = {
+      { "fexp2 r0, r1", exp2, -155, 130, 1 },
+      { "fexp2 r0, r1", exp2, -1, 1, 1 },
+      { "flog2 r0, r1", log2, 1e-45f, 3e38f, 1 },
+      { "flog2 r0, r1", log2, 0.7f, 1.5f, 1 },
+      { "fsin r0, r1", sin, -100, 100, 2 },
+      { "fcos r0, r1", cos, -100, 100, 2 },
+      { "frsqrt r0, r1", NULL, 1e-30f, 1e30f, 1 },
    };
    uint32_t *A = (uint32_t *)(void *)mem->buf, *O = A + 3 * N;
    for (unsigned k = 0; k < sizeof(tt) / sizeof(tt[0]); k++) {
@@ -328,7 +334,36 @@ static void run_transcendental(struct t_mem *mem)
          if (e > worst)
             worst = e;
       }
-      CHECK(worst <= (tt[k].f ? 2.0 : 1.0), "%s: %.2f ulp", tt[k].line, worst);
+      CHECK(worst <= tt[k].ulps, "%s [%g, %g]: %.2f ulp", tt[k].line, tt[k].lo, tt[k].hi, worst);
+   }
+   /* special values, and exact results at powers of two */
+   static const struct { const char *line; float x, want; } sv[] = {
+      { "fexp2 r0, r1", 0, 1 }, { "fexp2 r0, r1", -0.0f, 1 }, { "fexp2 r0, r1", 1, 2 },
+      { "fexp2 r0, r1", -149, 0x1p-149f }, { "fexp2 r0, r1", -126, 0x1p-126f },
+      { "fexp2 r0, r1", 127, 0x1p127f }, { "fexp2 r0, r1", 128, INFINITY },
+      { "fexp2 r0, r1", INFINITY, INFINITY }, { "fexp2 r0, r1", -INFINITY, 0 },
+      { "fexp2 r0, r1", -151, 0 }, { "fexp2 r0, r1", NAN, NAN },
+      { "flog2 r0, r1", 1, 0 }, { "flog2 r0, r1", 2, 1 }, { "flog2 r0, r1", 0x1p-149f, -149 },
+      { "flog2 r0, r1", 0x1p127f, 127 }, { "flog2 r0, r1", 0, -INFINITY },
+      { "flog2 r0, r1", -0.0f, -INFINITY }, { "flog2 r0, r1", INFINITY, INFINITY },
+      { "flog2 r0, r1", -1, NAN }, { "flog2 r0, r1", -INFINITY, NAN }, { "flog2 r0, r1", NAN, NAN },
+   };
+   for (unsigned k = 0; k < sizeof(sv) / sizeof(sv[0]); k++) {
+      for (unsigned i = 0; i < 32; i++)
+         A[i] = t_fu(sv[k].x);
+      char src[512];
+      snprintf(src, sizeof(src),
+               "shl r10, sr.tindex, #2\nld_global.b32 r1, u0, r10\n%s\n"
+               "st_global.b32 u6, r10, r0\nend\n", sv[k].line);
+      uint64_t base = T_BASE;
+      uint32_t uni[8] = { (uint32_t)base, (uint32_t)(base >> 32), 0, 0, 0, 0,
+                          (uint32_t)(base + 12 * N), (uint32_t)((base + 12 * N) >> 32) };
+      struct vagx_usc_result res;
+      uint32_t tg[3] = { 32, 1, 1 }, ng[3] = { 1, 1, 1 };
+      CHECK(t_run(src, mem, uni, 8, tg, ng, 0, &res) == VAGX_USC_OK, "%s", sv[k].line);
+      const uint32_t want = isnan(sv[k].want) ? USC_QNAN : t_fu(sv[k].want);
+      CHECK(O[0] == want && O[31] == want, "%s of %g: %08x, want %08x", sv[k].line,
+            (double)sv[k].x, O[0], want);
    }
 }
 
@@ -345,6 +380,7 @@ static void run_simd_levels(void)
       "fadd r0, r1, r2", "fmul r0, r1, r2", "fmin r0, r1, r2", "fmax r0, r1, r2",
       "fcmp.ult r0, r1, r2", "fsel r0, r1, r2, r3", "fsqrt r0, r1", "ffract r0, r1",
       "f2i.rne r0, r1", "i2f r0, r1", "imad r0, r1, r2, r3", "umulhi r0, r1, r2",
+      "fexp2 r0, r1", "flog2 r0, r1",
    };
    const size_t ne = sizeof(fedge) / 4;
    struct t_mem mem = { calloc(5, NX * 4), 5 * NX * 4 };
