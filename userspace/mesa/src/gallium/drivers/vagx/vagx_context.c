@@ -189,6 +189,7 @@ vagx_context_create(struct pipe_screen *pscreen, void *priv, unsigned flags)
       ctx->batches[i].idx = i;
    }
    ctx->sample_mask = ~0u;
+   ctx->dirty = VAGX_DIRTY_ALL;
    util_dynarray_init(&ctx->inflight, NULL);
    util_dynarray_init(&ctx->wait_fences, NULL);
    util_dynarray_init(&ctx->chunk_pool, NULL);

@@ -14,6 +14,7 @@
 #include "vagx_device.h"
 #include "vagx_compiler.h"
 #include "vagx_layout.h"
+#include "vagx_hw.h"
 
 struct blitter_context;
 
@@ -28,6 +29,9 @@ struct vagx_screen {
    struct slab_parent_pool transfer_pool;
    struct disk_cache *disk_cache;
    uint32_t debug;
+   /* buffer renames (p_atomic): bound buffers may have new addresses, so
+    * every context emits its pipelines again */
+   unsigned renames;
 };
 
 static inline struct vagx_screen *vagx_screen(struct pipe_screen *p) { return (struct vagx_screen *)p; }
@@ -185,9 +189,72 @@ struct vagx_batch {
    struct pipe_resource *so_res[PIPE_MAX_SO_BUFFERS]; /* stream-out buffers written */
 };
 
+/* CSOs, converted to the contract's formats once when they are created
+ * (vagx_state.c); the draw path copies or packs the result only when the
+ * state is dirty. */
 struct vagx_vertex_elements {
    unsigned count;
    struct pipe_vertex_element el[PIPE_MAX_ATTRIBS];
+   /* vertex shader variant key bits (vagx_get_variant) */
+   uint8_t attr_comps[PIPE_MAX_ATTRIBS];
+   uint32_t attr_int;
+};
+
+struct vagx_blend_state {
+   struct pipe_blend_state base;
+   /* the variant key for PIPE_MAX_COLOR_BUFS render targets; a variant
+    * takes the first nr_cbufs (vagx_blend_key_init) */
+   struct vagx_blend_key key;
+   /* render targets the blend reads or masks (blend_enable or a partial
+    * colormask), or all of them with logic op / alpha-to-coverage /
+    * alpha-to-one: no `opaque` fragment pipeline (fs_is_opaque) */
+   uint32_t not_opaque_rts;
+};
+
+struct vagx_rasterizer_state {
+   struct pipe_rasterizer_state base;
+   /* cmd_rasterizer with a 1X framebuffer's multisample and sample mask */
+   struct vagx_cmd_rasterizer cmd;
+   uint32_t packed_1x[VAGX_CMD_RASTERIZER_LENGTH / 4];
+};
+
+struct vagx_zsa_state {
+   struct pipe_depth_stencil_alpha_state base;
+   /* cmd_depth_stencil without the stencil references (set_stencil_ref) */
+   struct vagx_cmd_depth_stencil cmd;
+   uint8_t ref_index[2];   /* stencil_ref.ref_value[] of the front and back face */
+   bool writes_zs;         /* a draw can write depth or stencil */
+   bool stencil_enabled;
+};
+
+struct vagx_sampler_state {
+   struct pipe_sampler_state base;
+   uint32_t desc[VAGX_SAMPLER_LENGTH / 4];
+};
+
+struct vagx_sampler_view {
+   struct pipe_sampler_view base;
+   /* texture descriptor of the view, for desc_bo: repacked when a buffer
+    * rename gave the resource new storage */
+   uint32_t desc[VAGX_TEXTURE_LENGTH / 4];
+   struct vagx_bo *desc_bo;
+};
+
+/* What the control stream of the current batch lacks (ctx->dirty): a bind
+ * or set marks what it changes, a draw emits only the marked commands.
+ * State persists for the rest of a job and is undefined when one starts
+ * (docs/hw/render.md, "Control stream"), so a draw into another batch
+ * than the last one's emits everything. */
+enum vagx_dirty {
+   VAGX_DIRTY_VS = BITFIELD_BIT(0),       /* cmd_bind_vertex_pipeline */
+   VAGX_DIRTY_FS = BITFIELD_BIT(1),       /* cmd_bind_fragment_pipeline */
+   VAGX_DIRTY_VIEWPORT = BITFIELD_BIT(2), /* cmd_viewport */
+   VAGX_DIRTY_SCISSOR = BITFIELD_BIT(3),  /* cmd_scissor */
+   VAGX_DIRTY_RAST = BITFIELD_BIT(4),     /* cmd_rasterizer */
+   VAGX_DIRTY_ZS = BITFIELD_BIT(5),       /* cmd_depth_stencil */
+   VAGX_DIRTY_VS_VARIANT = BITFIELD_BIT(6), /* the vertex shader variant to look up again */
+   VAGX_DIRTY_FS_VARIANT = BITFIELD_BIT(7), /* the fragment shader variant to look up again */
+   VAGX_DIRTY_ALL = BITFIELD_MASK(8),
 };
 
 struct vagx_context {
@@ -209,17 +276,28 @@ struct vagx_context {
    struct util_dynarray wait_fences;
    uint64_t batch_seq;             /* batches begun */
 
-   struct pipe_blend_state *blend;
-   struct pipe_rasterizer_state *rast;
-   struct pipe_depth_stencil_alpha_state *zsa;
+   struct vagx_blend_state *blend;
+   struct vagx_rasterizer_state *rast;
+   struct vagx_zsa_state *zsa;
    struct vagx_vertex_elements *vtx;
    struct vagx_uncompiled_shader *vs, *fs;
+
+   /* dirty tracking (enum vagx_dirty) */
+   uint32_t dirty;
+   uint64_t state_seq;             /* vagx_batch.seq of the batch the state was emitted into */
+   unsigned rename_seen;           /* screen->renames when the pipelines were emitted */
+   /* the variants of the last draw (valid without VAGX_DIRTY_*_VARIANT, the
+    * fragment one for the same variant_tri) and those bound in the control
+    * stream */
+   struct vagx_compiled_shader *vs_variant, *fs_variant;
+   bool variant_tri;
+   const struct vagx_compiled_shader *bound_vs, *bound_fs;
    struct pipe_vertex_buffer vb[PIPE_MAX_ATTRIBS];
    unsigned vb_count;
    struct pipe_constant_buffer cb[PIPE_SHADER_TYPES][PIPE_MAX_CONSTANT_BUFFERS];
    struct pipe_sampler_view *views[PIPE_SHADER_TYPES][PIPE_MAX_SHADER_SAMPLER_VIEWS];
    unsigned view_count[PIPE_SHADER_TYPES];
-   struct pipe_sampler_state *samplers[PIPE_SHADER_TYPES][PIPE_MAX_SAMPLERS];
+   struct vagx_sampler_state *samplers[PIPE_SHADER_TYPES][PIPE_MAX_SAMPLERS];
    unsigned sampler_count[PIPE_SHADER_TYPES];
    struct pipe_viewport_state viewport;
    struct pipe_scissor_state scissor;
@@ -315,6 +393,7 @@ void vagx_pack_texture(struct vagx_resource *r, enum pipe_format fmt, const unsi
 void vagx_pack_pbe(struct vagx_resource *r, enum pipe_format fmt, unsigned level, unsigned layer,
                    uint32_t *out);
 unsigned vagx_prim(enum mesa_prim p);
+void vagx_sampler_view_desc(struct pipe_sampler_view *v);
 bool vagx_emit_draw_state(struct vagx_context *ctx, struct vagx_batch *b,
                           const struct vagx_compiled_shader *vs,
                           const struct vagx_compiled_shader *fs);

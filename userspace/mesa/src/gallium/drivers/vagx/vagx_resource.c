@@ -16,6 +16,7 @@
 #include "util/u_surface.h"
 #include "util/u_transfer.h"
 #include "util/u_transfer_helper.h"
+#include "util/u_atomic.h"
 #include "vagx_context.h"
 #include "vagx_hw.h"
 
@@ -382,6 +383,8 @@ buffer_rename(struct vagx_context *ctx, struct vagx_resource *rsrc)
       return false;
    rsrc->bo = bo;
    vagx_bo_unreference(old);
+   /* every context that has the buffer bound emits its address again */
+   p_atomic_inc(&ctx->screen->renames);
    /* pending batches use the old storage: no dependency on them is left */
    if (rsrc->writer && rsrc->writer->ctx != ctx)
       vagx_flush_writer(rsrc->writer->ctx, rsrc);
