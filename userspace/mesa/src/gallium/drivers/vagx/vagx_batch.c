@@ -58,7 +58,7 @@ batch_new_chunk(struct vagx_batch *b, struct util_dynarray *list, unsigned size)
    if (size <= VAGX_CHUNK_SIZE && util_dynarray_num_elements(&ctx->chunk_pool, struct vagx_bo *))
       bo = util_dynarray_pop(&ctx->chunk_pool, struct vagx_bo *);
    else
-      bo = vagx_bo_create(&ctx->screen->dev, MAX2(size, VAGX_CHUNK_SIZE), "batch chunk");
+      bo = vagx_screen_bo_create(ctx->screen, MAX2(size, VAGX_CHUNK_SIZE), "batch chunk");
    if (!bo)
       return NULL;
    /* the submit's BO list holds a second reference (a new chunk cannot be

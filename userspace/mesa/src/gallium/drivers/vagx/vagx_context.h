@@ -9,6 +9,7 @@
 #include "util/hash_table.h"
 #include "util/slab.h"
 #include "util/u_dynarray.h"
+#include "util/u_suballoc.h"
 #include "util/u_transfer_helper.h"
 #include "compiler/nir/nir.h"
 #include "vagx_device.h"
@@ -17,6 +18,15 @@
 #include "vagx_hw.h"
 
 struct blitter_context;
+
+/* The screen's cache of private BOs (vagx_bo_cache.c) */
+#define VAGX_BO_CACHE_BUCKETS 14
+struct vagx_bo_cache {
+   simple_mtx_t lock;
+   struct list_head buckets[VAGX_BO_CACHE_BUCKETS]; /* struct vagx_bo, by size */
+   struct list_head lru;                            /* struct vagx_bo, oldest first */
+   uint64_t bytes;
+};
 
 struct vagx_screen {
    struct pipe_screen base;
@@ -27,6 +37,7 @@ struct vagx_screen {
    uint64_t completed_seq;       /* every seq up to it has completed */
    struct util_dynarray inflight; /* struct vagx_fence * of later seqs, in order */
    struct slab_parent_pool transfer_pool;
+   struct vagx_bo_cache bo_cache;
    struct disk_cache *disk_cache;
    uint32_t debug;
    /* buffer renames (p_atomic): bound buffers may have new addresses, so
@@ -121,7 +132,10 @@ struct vagx_compiled_shader {
  * earlier work completed. */
 struct vagx_query {
    unsigned type;        /* PIPE_QUERY_* */
-   struct vagx_bo *bo;   /* u64 result of an occlusion query */
+   /* u64 result of a query the device counts: a slot of the context's
+    * query slab (ctx->query_slab), res's BO at offset */
+   struct pipe_resource *res;
+   unsigned offset;
    unsigned batch_mask;  /* batches whose control stream writes bo */
    bool in_job;          /* begun in a control stream since its reset */
    uint64_t start, end;  /* ns, timestamp / time-elapsed queries */
@@ -314,6 +328,8 @@ struct vagx_context {
    struct pipe_sampler_view *stipple_view;
    void *stipple_sampler;
 
+   /* the u64 results of queries, many to a buffer (vagx_query.c) */
+   struct u_suballocator query_slab;
    struct vagx_query *occlusion;   /* active occlusion query */
    struct vagx_query *prim_query[2]; /* active primitives generated / emitted query */
    struct pipe_stream_output_target *so_targets[PIPE_MAX_SO_BUFFERS];
@@ -344,6 +360,11 @@ bool vagx_screen_wait_seq(struct vagx_screen *s, uint64_t seq, int64_t abs_timeo
 void vagx_bo_wait_idle(struct vagx_screen *s, struct vagx_bo *bo, bool write);
 bool vagx_bo_is_busy(struct vagx_screen *s, struct vagx_bo *bo);
 struct vagx_fence *vagx_context_fence(struct vagx_context *ctx);
+
+/* vagx_bo_cache.c */
+void vagx_bo_cache_init(struct vagx_screen *s);
+void vagx_bo_cache_fini(struct vagx_screen *s);
+struct vagx_bo *vagx_screen_bo_create(struct vagx_screen *s, uint64_t size, const char *label);
 
 /* vagx_screen.c */
 struct pipe_context *vagx_context_create(struct pipe_screen *pscreen, void *priv, unsigned flags);
@@ -399,6 +420,7 @@ bool vagx_emit_draw_state(struct vagx_context *ctx, struct vagx_batch *b,
                           const struct vagx_compiled_shader *fs);
 /* vagx_query.c */
 void vagx_init_query_functions(struct pipe_context *pctx);
+void vagx_query_slab_init(struct vagx_context *ctx);
 bool vagx_render_condition_passes(struct vagx_context *ctx);
 void vagx_batch_update_queries(struct vagx_context *ctx, struct vagx_batch *b);
 void vagx_batch_end_query(struct vagx_batch *b);

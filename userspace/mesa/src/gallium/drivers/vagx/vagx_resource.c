@@ -77,8 +77,9 @@ vagx_resource_create(struct pipe_screen *pscreen, const struct pipe_resource *te
    /* Window-system buffers must be exportable (KMS framebuffers, dma-bufs),
     * so they cannot share the VM's reservation object. */
    bool shareable = (templ->bind & VAGX_BIND_SHAREABLE) && rsrc->modifier == DRM_FORMAT_MOD_LINEAR;
-   rsrc->bo = vagx_bo_create_flags(&screen->dev, size, shareable ? VAGX_BO_SHAREABLE : 0,
-                                   shareable ? "shared resource" : "resource");
+   rsrc->bo = shareable ? vagx_bo_create_flags(&screen->dev, size, VAGX_BO_SHAREABLE,
+                                               "shared resource")
+                        : vagx_screen_bo_create(screen, size, "resource");
    if (!rsrc->bo) {
       FREE(rsrc);
       return NULL;
@@ -378,7 +379,7 @@ buffer_rename(struct vagx_context *ctx, struct vagx_resource *rsrc)
       return false;
    if (!rsrc->writer && !rsrc->reader_mask && !vagx_bo_is_busy(ctx->screen, old))
       return false;
-   struct vagx_bo *bo = vagx_bo_create(&ctx->screen->dev, old->size, "resource");
+   struct vagx_bo *bo = vagx_screen_bo_create(ctx->screen, old->size, "resource");
    if (!bo)
       return false;
    rsrc->bo = bo;

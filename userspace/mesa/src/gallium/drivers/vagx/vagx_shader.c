@@ -148,7 +148,7 @@ compile_variant(struct vagx_context *ctx, struct vagx_uncompiled_shader *so,
       so->error = err;
    } else {
       report(ctx->screen, &v->info, "variant");
-      v->bo = vagx_bo_create(&ctx->screen->dev, v->info.code_words * 8 + 64, "shader");
+      v->bo = vagx_screen_bo_create(ctx->screen, v->info.code_words * 8 + 64, "shader");
       if (v->bo)
          memcpy(v->bo->map, v->info.code, v->info.code_words * 8);
       else
