@@ -40,8 +40,9 @@ struct vagx_screen {
    struct vagx_bo_cache bo_cache;
    struct disk_cache *disk_cache;
    uint32_t debug;
-   /* buffer renames (p_atomic): bound buffers may have new addresses, so
-    * every context emits its pipelines again */
+   /* resources given new storage (p_atomic): buffer renames and moves to a
+    * shareable BO; bound resources may have new addresses, so every
+    * context emits its pipelines again */
    unsigned renames;
 };
 

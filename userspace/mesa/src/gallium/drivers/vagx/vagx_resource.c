@@ -117,6 +117,8 @@ vagx_resource_make_shareable(struct vagx_screen *screen, struct vagx_resource *r
    vagx_bo_unreference(rsrc->bo);
    rsrc->bo = bo;
    rsrc->base.bind |= PIPE_BIND_SHARED;
+   /* descriptors of the old storage are emitted again (vagx_emit_draw_state) */
+   p_atomic_inc(&screen->renames);
    return true;
 }
 
