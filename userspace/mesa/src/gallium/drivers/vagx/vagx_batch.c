@@ -461,6 +461,9 @@ submit_render(struct vagx_context *ctx, struct vagx_batch *b)
    /* no wait: the job's BOs and chunks stay referenced until it completes
     * (batch_cleanup), CPU accesses wait for the seq they need */
    ctx->last_seq = seq;
+   /* VAGX_DEBUG=sync: every submit completes before the driver goes on */
+   if (ctx->screen->debug & VAGX_DBG_SYNC)
+      vagx_screen_wait_seq(ctx->screen, seq, INT64_MAX);
    return seq;
 }
 
