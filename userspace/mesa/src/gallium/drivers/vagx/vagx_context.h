@@ -177,6 +177,8 @@ struct vagx_batch {
    struct pipe_framebuffer_state key;
    struct util_dynarray bos;       /* struct vagx_bo * referenced */
    struct util_dynarray writes;    /* struct vagx_bo * of bos the job writes */
+   /* BITSET_WORD by GEM handle: the BOs in bos / writes (vagx_batch.c) */
+   struct util_dynarray bo_set, write_set;
    struct util_dynarray cs_chunks; /* struct vagx_chunk: the control stream, in order */
    struct util_dynarray data_chunks; /* struct vagx_chunk: descriptors, uniforms */
    uint64_t chunk_bytes;           /* size of all chunks (bounds the batch) */
