@@ -11,7 +11,8 @@
  * ones with cmd_draw.indirect (the device reads the arguments; tests/gl/run
  * counts them in a VAGX_DEBUG=trace run: 8 of them).  `many_draws` makes a
  * command stream longer than one chunk of the driver's (chained with
- * cmd_jump).
+ * cmd_jump).  `many_queries` checks 2500 occlusion query results (more
+ * than one slab of the driver's query suballocator) and queries reused.
  */
 #include "gl_desktop.h"
 #include <stddef.h>
@@ -328,6 +329,55 @@ case_many_draws(void)
    return true;
 }
 
+/* Occlusion queries: more than one of the driver's query slabs (2048
+ * results to a 16 KiB buffer), each counting 1-4 cells (64 samples each);
+ * then the first 300 begun again (their slots written: the driver moves
+ * them to fresh ones), all deleted and new ones made (new slabs on
+ * recycled memory).  Every result is checked. */
+#define NQUERIES 2500
+static bool
+check_queries(const GLuint *q, int n, int salt, const char *what)
+{
+   for (int i = 0; i < n; i++) {
+      GLuint v = 0;
+      glGetQueryObjectuiv(q[i], GL_QUERY_RESULT, &v);
+      const GLuint want = 64 * (1 + (i + salt) % 4);
+      if (v != want)
+         FAIL("%s: query %d counted %u samples, want %u", what, i, v, want);
+   }
+   return true;
+}
+
+static void
+draw_queries(const GLuint *q, int n, int salt)
+{
+   for (int i = 0; i < n; i++) {
+      glBeginQuery(GL_SAMPLES_PASSED, q[i]);
+      glDrawArrays(GL_TRIANGLES, (i * 5 % (CELLS * CELLS - 4)) * 6, 6 * (1 + (i + salt) % 4));
+      glEndQuery(GL_SAMPLES_PASSED);
+   }
+}
+
+static bool
+case_many_queries(void)
+{
+   begin(vbo_tris);
+   static GLuint q[NQUERIES];
+   glGenQueries(NQUERIES, q);
+   draw_queries(q, NQUERIES, 0);
+   if (!check_queries(q, NQUERIES, 0, "first use"))
+      return false;
+   draw_queries(q, 300, 1);
+   if (!check_queries(q, 300, 1, "begun again") || !check_queries(q + 300, NQUERIES - 300, 300, "kept"))
+      return false;
+   glDeleteQueries(NQUERIES, q);
+   glGenQueries(300, q);
+   draw_queries(q, 300, 2);
+   bool ok = check_queries(q, 300, 2, "new queries");
+   glDeleteQueries(300, q);
+   return ok;
+}
+
 static const struct gl_case cases[] = {
    { "multi_arrays", case_multi_arrays },
    { "multi_elements_base_vertex", case_multi_elements_base_vertex },
@@ -338,6 +388,7 @@ static const struct gl_case cases[] = {
    { "multi_indirect", case_multi_indirect },
    { "xfb_indirect", case_xfb_indirect },
    { "many_draws", case_many_draws },
+   { "many_queries", case_many_queries },
 };
 
 int

@@ -544,35 +544,57 @@ case_render_to_texture(void)
    return true;
 }
 
+/* Binds an FBO with the main FBO's colour texture and a packed
+ * depth/stencil renderbuffer (OES_packed_depth_stencil).  GBM mode renders
+ * to the window surface, whose config has a stencil buffer: nothing to do
+ * there (*fbo stays 0).  ds_fbo_end goes back to the main FBO. */
 static bool
-case_stencil(void)
+ds_fbo_begin(GLint *main_fbo, GLuint *fbo, GLuint *ds)
 {
-   /* own FBO with a packed depth/stencil renderbuffer (OES_packed_depth_stencil) */
    if (!strstr((const char *)glGetString(GL_EXTENSIONS), "GL_OES_packed_depth_stencil")) {
       snprintf(errbuf, sizeof(errbuf), "GL_OES_packed_depth_stencil not exposed");
       return false;
    }
-   GLint main_fbo, color;
-   glGetIntegerv(GL_FRAMEBUFFER_BINDING, &main_fbo);
-   GLuint fbo = 0, ds = 0;
-   /* GBM mode renders to the window surface, whose config has a stencil
-    * buffer; the FBO mode adds a packed depth/stencil renderbuffer */
-   if (main_fbo) {
+   GLint color;
+   glGetIntegerv(GL_FRAMEBUFFER_BINDING, main_fbo);
+   *fbo = *ds = 0;
+   if (*main_fbo) {
       glGetFramebufferAttachmentParameteriv(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
                                             GL_FRAMEBUFFER_ATTACHMENT_OBJECT_NAME, &color);
-      glGenFramebuffers(1, &fbo);
-      glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+      glGenFramebuffers(1, fbo);
+      glBindFramebuffer(GL_FRAMEBUFFER, *fbo);
       glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, color, 0);
-      glGenRenderbuffers(1, &ds);
-      glBindRenderbuffer(GL_RENDERBUFFER, ds);
+      glGenRenderbuffers(1, ds);
+      glBindRenderbuffer(GL_RENDERBUFFER, *ds);
       glRenderbufferStorage(GL_RENDERBUFFER, 0x88F0 /* DEPTH24_STENCIL8_OES */, W, H);
-      glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, ds);
-      glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_STENCIL_ATTACHMENT, GL_RENDERBUFFER, ds);
+      glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, *ds);
+      glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_STENCIL_ATTACHMENT, GL_RENDERBUFFER, *ds);
       if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
          snprintf(errbuf, sizeof(errbuf), "depth/stencil FBO incomplete");
          return false;
       }
    }
+   return true;
+}
+
+static void
+ds_fbo_end(GLint main_fbo, GLuint fbo, GLuint ds)
+{
+   glBindFramebuffer(GL_FRAMEBUFFER, main_fbo);
+   if (fbo) {
+      glDeleteFramebuffers(1, &fbo);
+      glDeleteRenderbuffers(1, &ds);
+   }
+}
+
+static bool
+case_stencil(void)
+{
+   /* own FBO with a packed depth/stencil renderbuffer */
+   GLint main_fbo;
+   GLuint fbo, ds;
+   if (!ds_fbo_begin(&main_fbo, &fbo, &ds))
+      return false;
    glClearColor(0, 0, 0, 1);
    glClearStencil(0);
    glClear(GL_COLOR_BUFFER_BIT | GL_STENCIL_BUFFER_BIT);
@@ -598,11 +620,7 @@ case_stencil(void)
    static const float half[] = { -1, -1, 0, 0, -1, 0, -1, 1, 0, 0, 1, 0 };
    draw(GL_TRIANGLE_STRIP, half, NULL, 4);
    glDisable(GL_STENCIL_TEST);
-   glBindFramebuffer(GL_FRAMEBUFFER, main_fbo);
-   if (fbo) {
-      glDeleteFramebuffers(1, &fbo);
-      glDeleteRenderbuffers(1, &ds);
-   }
+   ds_fbo_end(main_fbo, fbo, ds);
    return true;
 }
 
@@ -690,6 +708,211 @@ case_hsr(void)
    return true;
 }
 
+/* ---------------------------------------------------------------- state between draws
+ *
+ * The driver emits a command only when its state changed since the last
+ * draw of the batch (dirty tracking): each case below changes one kind of
+ * state between draws into the same frame, so a change the driver fails to
+ * mark dirty draws with the previous state and differs from softpipe. */
+
+static const float tri_a[] = { -0.9f, -0.9f, 0, 0.1f, -0.9f, 0, -0.4f, 0.1f, 0 };
+static const float tri_b[] = { -0.1f, -0.1f, 0, 0.9f, -0.1f, 0, 0.4f, 0.9f, 0 };
+static const float tri_c[] = { -0.9f, 0.0f, 0, -0.1f, 0.0f, 0, -0.5f, 0.9f, 0 };
+static const float tri_d[] = { 0.1f, -0.9f, 0, 0.9f, -0.9f, 0, 0.5f, -0.1f, 0 };
+
+/* viewport, scissor rectangle and enable, cull face, front face, colour mask */
+static bool
+case_state_raster(void)
+{
+   glClearColor(0.1f, 0.1f, 0.1f, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   GLuint p = program(vs_color, fs_uniform);
+   if (!p)
+      return false;
+   GLint loc = glGetUniformLocation(p, "color");
+   glUniform4f(loc, 1, 0.5f, 0, 1);
+   glViewport(0, 0, 32, 32);
+   draw(GL_TRIANGLE_STRIP, quad_pos, NULL, 4);
+   glViewport(32, 32, 32, 32);
+   draw(GL_TRIANGLE_STRIP, quad_pos, NULL, 4);
+   glViewport(0, 0, W, H);
+   glEnable(GL_SCISSOR_TEST);
+   glScissor(40, 4, 16, 20);
+   glUniform4f(loc, 0, 1, 0, 1);
+   draw(GL_TRIANGLE_STRIP, quad_pos, NULL, 4);
+   glScissor(4, 40, 20, 16);
+   draw(GL_TRIANGLE_STRIP, quad_pos, NULL, 4);
+   glDisable(GL_SCISSOR_TEST);
+   glEnable(GL_CULL_FACE);
+   glUniform4f(loc, 0, 0, 1, 1);
+   draw(GL_TRIANGLES, tri_a, NULL, 3); /* counter-clockwise: drawn */
+   glFrontFace(GL_CW);
+   draw(GL_TRIANGLES, tri_b, NULL, 3); /* now back-facing: culled */
+   glFrontFace(GL_CCW);
+   glDisable(GL_CULL_FACE);
+   glColorMask(GL_TRUE, GL_FALSE, GL_FALSE, GL_TRUE);
+   glUniform4f(loc, 1, 1, 1, 1);
+   draw(GL_TRIANGLES, tri_c, NULL, 3);
+   glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+   draw(GL_TRIANGLES, tri_d, NULL, 3);
+   return true;
+}
+
+/* depth function and mask, stencil reference only (same stencil state) */
+static bool
+case_state_zs(void)
+{
+   GLint main_fbo;
+   GLuint fbo, ds;
+   if (!ds_fbo_begin(&main_fbo, &fbo, &ds))
+      return false;
+   glClearColor(0, 0, 0, 1);
+   glClearDepthf(0.5f);
+   glClearStencil(0);
+   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT | GL_STENCIL_BUFFER_BIT);
+   GLuint p = program(vs_color, fs_uniform);
+   if (!p)
+      return false;
+   GLint loc = glGetUniformLocation(p, "color");
+   /* z = 0.5 is depth 0.75, behind the cleared 0.5 */
+   static const float far_a[] = { -0.9f, -0.9f, 0.5f, 0.1f, -0.9f, 0.5f, -0.4f, 0.1f, 0.5f };
+   static const float far_b[] = { -0.1f, -0.1f, 0.5f, 0.9f, -0.1f, 0.5f, 0.4f, 0.9f, 0.5f };
+   glEnable(GL_DEPTH_TEST);
+   glDepthFunc(GL_LESS); /* fails */
+   glUniform4f(loc, 1, 0, 0, 1);
+   draw(GL_TRIANGLES, far_a, NULL, 3);
+   glDepthFunc(GL_GREATER); /* only the function changes: passes */
+   draw(GL_TRIANGLES, far_b, NULL, 3);
+   glDepthFunc(GL_LESS);
+   glDisable(GL_DEPTH_TEST);
+   glEnable(GL_STENCIL_TEST);
+   glStencilOp(GL_KEEP, GL_KEEP, GL_REPLACE);
+   glStencilFunc(GL_ALWAYS, 1, 0xff);
+   glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+   draw(GL_TRIANGLES, tri_c, NULL, 3);
+   glStencilFunc(GL_ALWAYS, 2, 0xff); /* only the reference changes */
+   draw(GL_TRIANGLES, tri_d, NULL, 3);
+   glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+   glStencilOp(GL_KEEP, GL_KEEP, GL_KEEP);
+   glStencilFunc(GL_EQUAL, 1, 0xff);
+   glUniform4f(loc, 0, 0, 1, 1);
+   draw(GL_TRIANGLE_STRIP, quad_pos, NULL, 4);
+   glStencilFunc(GL_EQUAL, 2, 0xff);
+   glUniform4f(loc, 1, 1, 0, 1);
+   draw(GL_TRIANGLE_STRIP, quad_pos, NULL, 4);
+   glDisable(GL_STENCIL_TEST);
+   ds_fbo_end(main_fbo, fbo, ds);
+   return true;
+}
+
+/* uniforms, textures, sampler state, blending, blend colour, programs */
+static bool
+case_state_fs(void)
+{
+   glClearColor(0, 0, 0.3f, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   static const unsigned char tex0[] = { 255, 0, 0, 255, 0, 255, 0, 255,
+                                         0, 0, 255, 255, 255, 255, 255, 255 };
+   static const unsigned char tex1[] = { 255, 255, 0, 255, 0, 255, 255, 255,
+                                         255, 0, 255, 255, 64, 64, 64, 255 };
+   GLuint tex[2];
+   glGenTextures(2, tex);
+   for (int i = 0; i < 2; i++) {
+      glBindTexture(GL_TEXTURE_2D, tex[i]);
+      glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, 2, 2, 0, GL_RGBA, GL_UNSIGNED_BYTE,
+                   i ? tex1 : tex0);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+   }
+   GLuint pt = program(vs_color, fs_tex);
+   if (!pt)
+      return false;
+   glUniform1i(glGetUniformLocation(pt, "tex"), 0);
+   static const float uv[] = { 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0 };
+   glBindTexture(GL_TEXTURE_2D, tex[0]);
+   draw(GL_TRIANGLES, tri_a, uv, 3);
+   glBindTexture(GL_TEXTURE_2D, tex[1]); /* texture change */
+   draw(GL_TRIANGLES, tri_b, uv, 3);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR); /* sampler change */
+   draw(GL_TRIANGLES, tri_c, uv, 3);
+   GLuint pu = program(vs_color, fs_uniform); /* program change */
+   if (!pu)
+      return false;
+   GLint loc = glGetUniformLocation(pu, "color");
+   glUniform4f(loc, 0.25f, 0.5f, 0.75f, 1);
+   draw(GL_TRIANGLES, tri_d, NULL, 3);
+   glUniform4f(loc, 1, 0.5f, 0, 1); /* uniform change */
+   static const float small[] = { 0.5f, 0.5f, 0, 0.95f, 0.5f, 0, 0.7f, 0.95f, 0 };
+   draw(GL_TRIANGLES, small, NULL, 3);
+   glEnable(GL_BLEND); /* blend change */
+   glBlendFunc(GL_ONE, GL_ONE);
+   glUniform4f(loc, 0, 0, 0.5f, 1);
+   draw(GL_TRIANGLE_STRIP, quad_pos, NULL, 4);
+   glBlendFunc(GL_CONSTANT_COLOR, GL_ZERO);
+   glBlendColor(0.5f, 1, 1, 1);
+   glUniform4f(loc, 1, 1, 1, 1);
+   static const float right[] = { 0, -1, 0, 1, -1, 0, 0, 0, 0, 1, 0, 0 };
+   draw(GL_TRIANGLE_STRIP, right, NULL, 4);
+   glBlendColor(1, 0.25f, 1, 1); /* blend colour change only */
+   static const float left[] = { -1, 0, 0, 0, 0, 0, -1, 1, 0, 0, 1, 0 };
+   draw(GL_TRIANGLE_STRIP, left, NULL, 4);
+   glDisable(GL_BLEND);
+   glUseProgram(pt); /* back to the first program and texture */
+   glBindTexture(GL_TEXTURE_2D, tex[0]);
+   static const float mid[] = { -0.3f, -0.3f, 0, 0.3f, -0.3f, 0, 0, 0.3f, 0 };
+   draw(GL_TRIANGLES, mid, uv, 3);
+   glDeleteTextures(2, tex);
+   return true;
+}
+
+/* vertex buffers: another buffer, another offset, a buffer orphaned and
+ * one rewritten whole between draws (new storage while the old one is
+ * still read) */
+static bool
+case_state_vbo(void)
+{
+   glClearColor(0, 0.2f, 0, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   if (!program(vs_color, fs_color))
+      return false;
+   static const float col[] = { 1, 0, 0, 1, 0, 1, 0, 1, 0, 0, 1, 1,
+                                1, 1, 0, 1, 0, 1, 1, 1, 1, 0, 1, 1 };
+   GLuint bo[3];
+   glGenBuffers(3, bo);
+   glBindBuffer(GL_ARRAY_BUFFER, bo[0]);
+   glBufferData(GL_ARRAY_BUFFER, sizeof(tri_a), tri_a, GL_DYNAMIC_DRAW);
+   glBindBuffer(GL_ARRAY_BUFFER, bo[1]);
+   glBufferData(GL_ARRAY_BUFFER, sizeof(tri_b), tri_b, GL_STATIC_DRAW);
+   glBindBuffer(GL_ARRAY_BUFFER, bo[2]);
+   glBufferData(GL_ARRAY_BUFFER, sizeof(col), col, GL_STATIC_DRAW);
+   glEnableVertexAttribArray(0);
+   glEnableVertexAttribArray(1);
+   glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, 0, (void *)0);
+   glBindBuffer(GL_ARRAY_BUFFER, bo[0]);
+   glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 0, (void *)0);
+   glDrawArrays(GL_TRIANGLES, 0, 3);
+   glBindBuffer(GL_ARRAY_BUFFER, bo[1]); /* another buffer */
+   glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 0, (void *)0);
+   glDrawArrays(GL_TRIANGLES, 0, 3);
+   glBindBuffer(GL_ARRAY_BUFFER, bo[2]); /* another offset of the colours */
+   glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, 0, (void *)(3 * 4 * sizeof(float)));
+   glBindBuffer(GL_ARRAY_BUFFER, bo[0]);
+   glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 0, (void *)0);
+   /* orphaned while the first draw still reads it */
+   glBufferData(GL_ARRAY_BUFFER, sizeof(tri_c), tri_c, GL_DYNAMIC_DRAW);
+   glDrawArrays(GL_TRIANGLES, 0, 3);
+   /* rewritten whole while the last draw reads it: the driver gives the
+    * bound buffer new storage (a rename), and the next draw must read it */
+   glBufferSubData(GL_ARRAY_BUFFER, 0, sizeof(tri_d), tri_d);
+   glDrawArrays(GL_TRIANGLES, 0, 3);
+   glDisableVertexAttribArray(1);
+   glBindBuffer(GL_ARRAY_BUFFER, 0);
+   glDeleteBuffers(3, bo);
+   return true;
+}
+
 static const struct {
    const char *name;
    bool (*fn)(void);
@@ -710,6 +933,10 @@ static const struct {
    { "points", case_points },
    { "lines", case_lines },
    { "hsr", case_hsr },
+   { "state_raster", case_state_raster },
+   { "state_zs", case_state_zs },
+   { "state_fs", case_state_fs },
+   { "state_vbo", case_state_vbo },
 };
 
 /* ---------------------------------------------------------------- GBM mode */

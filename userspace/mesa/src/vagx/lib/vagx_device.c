@@ -273,8 +273,8 @@ fail_va:
    return false;
 }
 
-static void
-bo_free(struct vagx_bo *bo)
+void
+vagx_bo_free(struct vagx_bo *bo)
 {
    struct vagx_device *dev = bo->dev;
    if (bo->map)
@@ -337,8 +337,9 @@ vagx_bo_unreference(struct vagx_bo *bo)
    if (!bo || p_atomic_dec_return(&bo->refcnt))
       return;
    struct vagx_device *dev = bo->dev;
-   if (!(bo->flags & (VAGX_BO_SHAREABLE | VAGX_BO_SHARED))) {
-      bo_free(bo);
+   if (!(bo->flags & (VAGX_BO_SHAREABLE | VAGX_BO_SHARED | VAGX_BO_BORROWED_HANDLE))) {
+      if (!dev->bo_cache_put || !dev->bo_cache_put(bo))
+         vagx_bo_free(bo);
       return;
    }
    simple_mtx_lock(&dev->bo_map_lock);
@@ -346,7 +347,7 @@ vagx_bo_unreference(struct vagx_bo *bo)
     * waited for the lock. */
    if (p_atomic_read(&bo->refcnt) == 0) {
       _mesa_hash_table_u64_remove(dev->bo_map, bo->handle);
-      bo_free(bo);
+      vagx_bo_free(bo);
    }
    simple_mtx_unlock(&dev->bo_map_lock);
 }

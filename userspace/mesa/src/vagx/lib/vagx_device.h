@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "util/list.h"
 #include "util/simple_mtx.h"
 #include "util/u_atomic.h"
 #include "util/vma.h"
@@ -47,6 +48,10 @@ struct vagx_bo {
     * that used the BO and of the last one that wrote it: what a CPU access
     * must wait for.  0: none. */
    uint64_t last_use_seq, last_write_seq;
+   /* In the owner's BO cache (vagx_device.bo_cache_put): its size bucket
+    * and the cache's least-recently-freed order, and when it was put */
+   struct list_head bucket_link, lru_link;
+   int64_t cached_ns;
 };
 
 struct vagx_backend_ops {
@@ -89,6 +94,10 @@ struct vagx_device {
    simple_mtx_t bo_map_lock;
    struct hash_table_u64 *bo_map;
    uint32_t debug;
+   /* Called by the last vagx_bo_unreference of a private BO (not shareable,
+    * shared or borrowed): true when it took the BO (a BO cache), which then
+    * frees it with vagx_bo_free; NULL or false: the BO is freed. */
+   bool (*bo_cache_put)(struct vagx_bo *bo);
 };
 
 bool vagx_device_open(struct vagx_device *dev, int fd);
@@ -98,6 +107,8 @@ struct vagx_bo *vagx_bo_create(struct vagx_device *dev, uint64_t size, const cha
 struct vagx_bo *vagx_bo_create_flags(struct vagx_device *dev, uint64_t size, uint32_t flags,
                                      const char *label);
 void vagx_bo_unreference(struct vagx_bo *bo);
+/* Frees an unreferenced BO (a BO cache's eviction) */
+void vagx_bo_free(struct vagx_bo *bo);
 static inline void vagx_bo_reference(struct vagx_bo *bo) { p_atomic_inc(&bo->refcnt); }
 
 /* PRIME.  vagx_bo_export returns a new dma-buf fd (the caller owns it) of a

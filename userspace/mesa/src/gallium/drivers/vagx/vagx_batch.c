@@ -9,6 +9,7 @@
 #include "util/bitscan.h"
 #include "util/u_framebuffer.h"
 #include "util/u_inlines.h"
+#include "util/bitset.h"
 #include "vagx_context.h"
 #include "vagx_hw.h"
 
@@ -26,12 +27,38 @@
 /* A cmd_end closes the command stream in the room a cmd_jump would take */
 static_assert(VAGX_CMD_END_LENGTH <= VAGX_CMD_JUMP_LENGTH, "cmd_end fits a chunk's tail");
 
+/* Adds bo to a batch's set of BOs, a bitset indexed by GEM handle (GEM
+ * handles are small, and one BO has one handle per DRM file); false when
+ * it was in the set already.  Without memory to grow the bitset, the list
+ * it stands for is searched instead. */
+static bool
+bo_set_add(struct util_dynarray *set, const struct util_dynarray *list, const struct vagx_bo *bo)
+{
+   const unsigned word = bo->handle / BITSET_WORDBITS;
+   const unsigned have = util_dynarray_num_elements(set, BITSET_WORD);
+   if (word >= have) {
+      const unsigned grow = MAX2(word + 1, 2 * have) - have;
+      BITSET_WORD *added = util_dynarray_grow(set, BITSET_WORD, grow);
+      if (!added) {
+         util_dynarray_foreach(list, struct vagx_bo *, it)
+            if (*it == bo)
+               return false;
+         return true;
+      }
+      memset(added, 0, grow * sizeof(BITSET_WORD));
+   }
+   BITSET_WORD *bits = util_dynarray_begin(set);
+   if (BITSET_TEST(bits, bo->handle))
+      return false;
+   BITSET_SET(bits, bo->handle);
+   return true;
+}
+
 void
 vagx_batch_add_bo(struct vagx_batch *b, struct vagx_bo *bo)
 {
-   util_dynarray_foreach(&b->bos, struct vagx_bo *, it)
-      if (*it == bo)
-         return;
+   if (!bo_set_add(&b->bo_set, &b->bos, bo))
+      return;
    vagx_bo_reference(bo);
    util_dynarray_append(&b->bos, struct vagx_bo *, bo);
 }
@@ -41,10 +68,8 @@ void
 vagx_batch_add_bo_write(struct vagx_batch *b, struct vagx_bo *bo)
 {
    vagx_batch_add_bo(b, bo);
-   util_dynarray_foreach(&b->writes, struct vagx_bo *, it)
-      if (*it == bo)
-         return;
-   util_dynarray_append(&b->writes, struct vagx_bo *, bo);
+   if (bo_set_add(&b->write_set, &b->writes, bo))
+      util_dynarray_append(&b->writes, struct vagx_bo *, bo);
 }
 
 /* A chunk of at least `size` bytes for the batch, from the context's pool
@@ -58,13 +83,12 @@ batch_new_chunk(struct vagx_batch *b, struct util_dynarray *list, unsigned size)
    if (size <= VAGX_CHUNK_SIZE && util_dynarray_num_elements(&ctx->chunk_pool, struct vagx_bo *))
       bo = util_dynarray_pop(&ctx->chunk_pool, struct vagx_bo *);
    else
-      bo = vagx_bo_create(&ctx->screen->dev, MAX2(size, VAGX_CHUNK_SIZE), "batch chunk");
+      bo = vagx_screen_bo_create(ctx->screen, MAX2(size, VAGX_CHUNK_SIZE), "batch chunk");
    if (!bo)
       return NULL;
    /* the submit's BO list holds a second reference (a new chunk cannot be
     * in it yet) */
-   vagx_bo_reference(bo);
-   util_dynarray_append(&b->bos, struct vagx_bo *, bo);
+   vagx_batch_add_bo(b, bo);
    b->chunk_bytes += bo->size;
    struct vagx_chunk c = { .bo = bo, .used = 0 };
    util_dynarray_append(list, struct vagx_chunk, c);
@@ -202,6 +226,9 @@ vagx_get_batch(struct vagx_context *ctx)
    memset(b->so_res, 0, sizeof(b->so_res));
    util_dynarray_init(&b->bos, NULL);
    util_dynarray_init(&b->writes, NULL);
+   /* the sets keep their memory; words are zeroed as they are added */
+   util_dynarray_clear(&b->bo_set);
+   util_dynarray_clear(&b->write_set);
    util_dynarray_init(&b->cs_chunks, NULL);
    util_dynarray_init(&b->data_chunks, NULL);
    b->chunk_bytes = 0;
@@ -461,6 +488,9 @@ submit_render(struct vagx_context *ctx, struct vagx_batch *b)
    /* no wait: the job's BOs and chunks stay referenced until it completes
     * (batch_cleanup), CPU accesses wait for the seq they need */
    ctx->last_seq = seq;
+   /* VAGX_DEBUG=sync: every submit completes before the driver goes on */
+   if (ctx->screen->debug & VAGX_DBG_SYNC)
+      vagx_screen_wait_seq(ctx->screen, seq, INT64_MAX);
    return seq;
 }
 
@@ -530,4 +560,8 @@ vagx_batch_destroy_all(struct vagx_context *ctx)
    util_dynarray_foreach(&ctx->chunk_pool, struct vagx_bo *, it)
       vagx_bo_unreference(*it);
    util_dynarray_fini(&ctx->chunk_pool);
+   for (unsigned i = 0; i < VAGX_MAX_BATCHES; i++) {
+      util_dynarray_fini(&ctx->batches[i].bo_set);
+      util_dynarray_fini(&ctx->batches[i].write_set);
+   }
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "util/format/u_format.h"
 #include "util/u_framebuffer.h"
+#include "util/u_atomic.h"
 #include "util/u_inlines.h"
 #include "vagx_context.h"
 #include "vagx_hw.h"
@@ -134,47 +135,24 @@ program_for(struct vagx_context *ctx, struct vagx_batch *b, const struct vagx_sh
             v = vagx_null_view(ctx);
          if (!v)
             return false;
+         struct vagx_sampler_view *sv = (struct vagx_sampler_view *)v;
          struct vagx_resource *r = vagx_resource(v->texture);
-         unsigned char swz[4] = { v->swizzle_r, v->swizzle_g, v->swizzle_b, v->swizzle_a };
-         vagx_pack_texture(r, v->format, swz, v->u.tex.first_level, v->u.tex.last_level,
-                      v->u.tex.first_layer, v->u.tex.last_layer,
-                      tex + i * (VAGX_TEXTURE_LENGTH / 4));
+         if (sv->desc_bo != r->bo)
+            vagx_sampler_view_desc(v);
+         memcpy(tex + i * (VAGX_TEXTURE_LENGTH / 4), sv->desc, VAGX_TEXTURE_LENGTH);
          vagx_batch_read(b, r);
       }
       for (unsigned i = 0; i < info->sampler_count; i++) {
-         struct pipe_sampler_state *s =
+         const struct vagx_sampler_state *s =
             (int)i == stipple_unit ? ctx->stipple_sampler : ctx->samplers[stage][i];
-         struct vagx_sampler d;
-         vagx_sampler_init(&d);
+         uint32_t *out = smp + i * (VAGX_SAMPLER_LENGTH / 4);
          if (s) {
-            d.min_filter = s->min_img_filter == PIPE_TEX_FILTER_LINEAR;
-            d.mag_filter = s->mag_img_filter == PIPE_TEX_FILTER_LINEAR;
-            d.mip_filter = s->min_mip_filter == PIPE_TEX_MIPFILTER_NONE ? VAGX_MIP_FILTER_NONE
-                           : s->min_mip_filter == PIPE_TEX_MIPFILTER_LINEAR ? VAGX_MIP_FILTER_LINEAR
-                                                                           : VAGX_MIP_FILTER_NEAREST;
-            static const uint8_t wrap[] = {
-               [PIPE_TEX_WRAP_REPEAT] = VAGX_WRAP_REPEAT,
-               [PIPE_TEX_WRAP_CLAMP] = VAGX_WRAP_CLAMP_TO_EDGE,
-               [PIPE_TEX_WRAP_CLAMP_TO_EDGE] = VAGX_WRAP_CLAMP_TO_EDGE,
-               [PIPE_TEX_WRAP_CLAMP_TO_BORDER] = VAGX_WRAP_CLAMP_TO_BORDER,
-               [PIPE_TEX_WRAP_MIRROR_REPEAT] = VAGX_WRAP_MIRRORED_REPEAT,
-               [PIPE_TEX_WRAP_MIRROR_CLAMP] = VAGX_WRAP_MIRROR_CLAMP_TO_EDGE,
-               [PIPE_TEX_WRAP_MIRROR_CLAMP_TO_EDGE] = VAGX_WRAP_MIRROR_CLAMP_TO_EDGE,
-               [PIPE_TEX_WRAP_MIRROR_CLAMP_TO_BORDER] = VAGX_WRAP_MIRROR_CLAMP_TO_EDGE,
-            };
-            d.wrap_s = wrap[s->wrap_s];
-            d.wrap_t = wrap[s->wrap_t];
-            d.wrap_r = wrap[s->wrap_r];
-            d.compare_enable = s->compare_mode == PIPE_TEX_COMPARE_R_TO_TEXTURE;
-            d.compare_func = s->compare_func; /* PIPE_FUNC_* has the same order */
-            d.min_lod = s->min_lod;
-            d.max_lod = s->max_lod;
-            d.lod_bias = s->lod_bias;
-            d.unnormalized = s->unnormalized_coords;
-            d.seamless_cube = s->seamless_cube_map;
-            memcpy(d.border_color, s->border_color.ui, 16);
+            memcpy(out, s->desc, VAGX_SAMPLER_LENGTH);
+         } else {
+            struct vagx_sampler d;
+            vagx_sampler_init(&d);
+            vagx_sampler_pack(out, &d);
          }
-         vagx_sampler_pack(smp + i * (VAGX_SAMPLER_LENGTH / 4), &d);
       }
       p->texture_count = info->texture_count;
       p->sampler_count = info->sampler_count;
@@ -268,7 +246,8 @@ fill_push(struct vagx_context *ctx, struct vagx_batch *b, const struct vagx_shad
          /* the LOD state of the sampler descriptor (program_for), for the
           * shader's own level selection (textureLodOffset); without a
           * mip filter the texture unit samples the base level: all 0 */
-         const struct pipe_sampler_state *ss = ctx->samplers[stage][p->arg / 4];
+         const struct vagx_sampler_state *sso = ctx->samplers[stage][p->arg / 4];
+         const struct pipe_sampler_state *ss = sso ? &sso->base : NULL;
          float f = 0;
          if (ss && ss->min_mip_filter != PIPE_TEX_MIPFILTER_NONE)
             f = p->arg % 4 == 0 ? ss->min_lod : p->arg % 4 == 1 ? ss->max_lod : ss->lod_bias;
@@ -279,22 +258,6 @@ fill_push(struct vagx_context *ctx, struct vagx_batch *b, const struct vagx_shad
          break;
       }
       push[i] = v;
-   }
-}
-
-/* PIPE_STENCIL_OP_* lists the wrap ops before INVERT, the hardware after */
-static unsigned
-vagx_stencil_op(enum pipe_stencil_op op)
-{
-   switch (op) {
-   case PIPE_STENCIL_OP_ZERO: return VAGX_STENCIL_OP_ZERO;
-   case PIPE_STENCIL_OP_REPLACE: return VAGX_STENCIL_OP_REPLACE;
-   case PIPE_STENCIL_OP_INCR: return VAGX_STENCIL_OP_INCR_CLAMP;
-   case PIPE_STENCIL_OP_DECR: return VAGX_STENCIL_OP_DECR_CLAMP;
-   case PIPE_STENCIL_OP_INCR_WRAP: return VAGX_STENCIL_OP_INCR_WRAP;
-   case PIPE_STENCIL_OP_DECR_WRAP: return VAGX_STENCIL_OP_DECR_WRAP;
-   case PIPE_STENCIL_OP_INVERT: return VAGX_STENCIL_OP_INVERT;
-   default: return VAGX_STENCIL_OP_KEEP;
    }
 }
 
@@ -327,16 +290,11 @@ fs_is_opaque(const struct vagx_context *ctx, const struct vagx_shader_info *fi)
    if (fi->fs_discards || fi->fs_writes_depth || fi->fs_writes_stencil || fi->fs_reads_tile ||
        fi->fs_side_effects || fi->fs_reads_sample_mask)
       return false;
-   const struct pipe_blend_state *bl = ctx->blend;
-   if (bl && (bl->logicop_enable || bl->alpha_to_coverage || bl->alpha_to_one))
-      return false;
+   const uint32_t not_opaque = ctx->blend ? ctx->blend->not_opaque_rts : 0;
    for (unsigned i = 0; i < ctx->fb.nr_cbufs; i++) {
       if (!ctx->fb.cbufs[i])
          continue;
-      if (!(fi->fs_rt_always_written & (1u << i)))
-         return false;
-      const struct pipe_rt_blend_state *rt = bl ? &bl->rt[bl->independent_blend_enable ? i : 0] : NULL;
-      if (rt && (rt->blend_enable || rt->colormask != PIPE_MASK_RGBA))
+      if (!(fi->fs_rt_always_written & (1u << i)) || (not_opaque & BITFIELD_BIT(i)))
          return false;
    }
    return true;
@@ -445,10 +403,21 @@ emit_fragment_pipeline(struct vagx_context *ctx, struct vagx_batch *b,
    return true;
 }
 
-/* viewport, scissor (intersected with the viewport), rasterizer and
- * depth/stencil */
+/* the texture descriptor of a sampler view of its resource's current
+ * storage (at creation, and again after a buffer rename) */
+void
+vagx_sampler_view_desc(struct pipe_sampler_view *v)
+{
+   struct vagx_sampler_view *sv = (struct vagx_sampler_view *)v;
+   struct vagx_resource *r = vagx_resource(v->texture);
+   unsigned char swz[4] = { v->swizzle_r, v->swizzle_g, v->swizzle_b, v->swizzle_a };
+   vagx_pack_texture(r, v->format, swz, v->u.tex.first_level, v->u.tex.last_level,
+                     v->u.tex.first_layer, v->u.tex.last_layer, sv->desc);
+   sv->desc_bo = r->bo;
+}
+
 static void
-emit_fixed_state(struct vagx_context *ctx, struct vagx_batch *b)
+emit_viewport(struct vagx_context *ctx, struct vagx_batch *b)
 {
    struct vagx_cmd_viewport vpt;
    vagx_cmd_viewport_init(&vpt);
@@ -461,11 +430,16 @@ emit_fixed_state(struct vagx_context *ctx, struct vagx_batch *b)
    vpt.min_depth = 0.0f;
    vpt.max_depth = 1.0f;
    vagx_cmd_viewport_pack(vagx_cs_emit(b, VAGX_CMD_VIEWPORT_LENGTH), &vpt);
+}
 
+/* the scissor, intersected with the viewport */
+static void
+emit_scissor(struct vagx_context *ctx, struct vagx_batch *b)
+{
    struct vagx_cmd_scissor sc;
    vagx_cmd_scissor_init(&sc);
    unsigned w = ctx->fb.width, h = ctx->fb.height;
-   if (ctx->rast->scissor) {
+   if (ctx->rast->base.scissor) {
       sc.min_x = MIN2(ctx->scissor.minx, w);
       sc.min_y = MIN2(ctx->scissor.miny, h);
       sc.max_x = MIN2(ctx->scissor.maxx, w);
@@ -478,92 +452,107 @@ emit_fixed_state(struct vagx_context *ctx, struct vagx_batch *b)
     * the view volume, which is the viewport rectangle, so the scissor is
     * intersected with the viewport (wide points and lines are cut at its
     * edges as well, as on other guard-band hardware) */
-   {
-      const float *sv = ctx->viewport.scale, *tv = ctx->viewport.translate;
-      const float vx0 = floorf(tv[0] - fabsf(sv[0])), vx1 = ceilf(tv[0] + fabsf(sv[0]));
-      const float vy0 = floorf(tv[1] - fabsf(sv[1])), vy1 = ceilf(tv[1] + fabsf(sv[1]));
-      sc.min_x = MAX2(sc.min_x, (unsigned)CLAMP(vx0, 0.0f, (float)w));
-      sc.min_y = MAX2(sc.min_y, (unsigned)CLAMP(vy0, 0.0f, (float)h));
-      sc.max_x = MIN2(sc.max_x, (unsigned)CLAMP(vx1, 0.0f, (float)w));
-      sc.max_y = MIN2(sc.max_y, (unsigned)CLAMP(vy1, 0.0f, (float)h));
-      sc.max_x = MAX2(sc.max_x, sc.min_x);
-      sc.max_y = MAX2(sc.max_y, sc.min_y);
-   }
+   const float *sv = ctx->viewport.scale, *tv = ctx->viewport.translate;
+   const float vx0 = floorf(tv[0] - fabsf(sv[0])), vx1 = ceilf(tv[0] + fabsf(sv[0]));
+   const float vy0 = floorf(tv[1] - fabsf(sv[1])), vy1 = ceilf(tv[1] + fabsf(sv[1]));
+   sc.min_x = MAX2(sc.min_x, (unsigned)CLAMP(vx0, 0.0f, (float)w));
+   sc.min_y = MAX2(sc.min_y, (unsigned)CLAMP(vy0, 0.0f, (float)h));
+   sc.max_x = MIN2(sc.max_x, (unsigned)CLAMP(vx1, 0.0f, (float)w));
+   sc.max_y = MIN2(sc.max_y, (unsigned)CLAMP(vy1, 0.0f, (float)h));
+   sc.max_x = MAX2(sc.max_x, sc.min_x);
+   sc.max_y = MAX2(sc.max_y, sc.min_y);
    vagx_cmd_scissor_pack(vagx_cs_emit(b, VAGX_CMD_SCISSOR_LENGTH), &sc);
+}
 
-   const struct pipe_rasterizer_state *rs = ctx->rast;
-   struct vagx_cmd_rasterizer r;
-   vagx_cmd_rasterizer_init(&r);
-   r.cull = rs->cull_face == PIPE_FACE_FRONT ? VAGX_CULL_MODE_FRONT
-            : rs->cull_face == PIPE_FACE_BACK ? VAGX_CULL_MODE_BACK
-            : rs->cull_face == PIPE_FACE_FRONT_AND_BACK ? VAGX_CULL_MODE_FRONT_AND_BACK
-                                                        : VAGX_CULL_MODE_NONE;
-   /* gallium's front_ccw already refers to the window coordinates the
-    * viewport produces (st flips it for y-inverted winsys buffers), with the
-    * same orientation as the hardware's (softpipe: det > 0 is back-facing
-    * with front_ccw), so it maps 1:1 */
-   r.front_face = rs->front_ccw ? VAGX_FRONT_FACE_CCW : VAGX_FRONT_FACE_CW;
-   r.fill_front = rs->fill_front == PIPE_POLYGON_MODE_LINE ? VAGX_FILL_MODE_LINE
-                  : rs->fill_front == PIPE_POLYGON_MODE_POINT ? VAGX_FILL_MODE_POINT : VAGX_FILL_MODE_FILL;
-   r.fill_back = rs->fill_back == PIPE_POLYGON_MODE_LINE ? VAGX_FILL_MODE_LINE
-                 : rs->fill_back == PIPE_POLYGON_MODE_POINT ? VAGX_FILL_MODE_POINT : VAGX_FILL_MODE_FILL;
-   r.provoking = rs->flatshade_first ? VAGX_PROVOKING_VERTEX_FIRST : VAGX_PROVOKING_VERTEX_LAST;
-   r.offset_point = rs->offset_point;
-   r.offset_line = rs->offset_line;
-   r.offset_fill = rs->offset_tri;
-   r.offset_units = rs->offset_units;
-   r.offset_factor = rs->offset_scale;
-   r.offset_clamp = rs->offset_clamp;
-   r.depth_clip = rs->depth_clip_near;
-   r.discard = rs->rasterizer_discard;
-   r.half_pixel_center = 1;
-   r.point_sprite_lower_left = rs->sprite_coord_mode == PIPE_SPRITE_COORD_LOWER_LEFT;
-   r.point_size = rs->point_size;
-   r.line_width = rs->line_width;
-   /* 4X: GL multisample rasterisation (GL_MULTISAMPLE) and the sample
-    * mask (glSampleMaski, util_blitter's per-sample MSAA copies); 1X
-    * framebuffers ignore both, as GL does */
+/* the CSO's command; 4X framebuffers add GL multisample rasterisation
+ * (GL_MULTISAMPLE) and the sample mask (glSampleMaski, util_blitter's
+ * per-sample MSAA copies) */
+static void
+emit_rasterizer(struct vagx_context *ctx, struct vagx_batch *b)
+{
+   const struct vagx_rasterizer_state *rs = ctx->rast;
+   uint32_t *out = vagx_cs_emit(b, VAGX_CMD_RASTERIZER_LENGTH);
    if (vagx_fb_samples(&ctx->fb) == 4) {
-      r.multisample = rs->multisample;
+      struct vagx_cmd_rasterizer r = rs->cmd;
+      r.multisample = rs->base.multisample;
       r.sample_mask = ctx->sample_mask & BITFIELD_MASK(4);
+      vagx_cmd_rasterizer_pack(out, &r);
    } else {
-      r.sample_mask = 0xffff;
+      memcpy(out, rs->packed_1x, VAGX_CMD_RASTERIZER_LENGTH);
    }
-   vagx_cmd_rasterizer_pack(vagx_cs_emit(b, VAGX_CMD_RASTERIZER_LENGTH), &r);
+}
 
-   const struct pipe_depth_stencil_alpha_state *z = ctx->zsa;
-   struct vagx_cmd_depth_stencil ds;
-   vagx_cmd_depth_stencil_init(&ds);
-   ds.depth_test = z->depth_enabled;
-   ds.depth_write = z->depth_enabled && z->depth_writemask;
-   ds.depth_func = z->depth_enabled ? z->depth_func : PIPE_FUNC_ALWAYS;
-   ds.stencil_test = z->stencil[0].enabled;
-   for (unsigned f = 0; f < 2; f++) {
-      /* one-sided stencil (stencil[1] disabled): the front state and the
-       * front reference apply to back faces too; st's clear-with-quad sets
-       * only ref_value[0] */
-      const unsigned si = f == 1 && z->stencil[1].enabled ? 1 : 0;
-      const struct pipe_stencil_state *s = &z->stencil[si];
-      struct vagx_stencil_face *face = f ? &ds.back : &ds.front;
-      face->func = s->enabled ? s->func : PIPE_FUNC_ALWAYS;
-      face->fail_op = vagx_stencil_op(s->fail_op);
-      face->zfail_op = vagx_stencil_op(s->zfail_op);
-      face->zpass_op = vagx_stencil_op(s->zpass_op);
-      face->ref = ctx->stencil_ref.ref_value[si];
-      face->read_mask = s->valuemask;
-      face->write_mask = s->writemask;
-   }
+/* the CSO's command with the stencil references */
+static void
+emit_depth_stencil(struct vagx_context *ctx, struct vagx_batch *b)
+{
+   const struct vagx_zsa_state *z = ctx->zsa;
+   struct vagx_cmd_depth_stencil ds = z->cmd;
+   ds.front.ref = ctx->stencil_ref.ref_value[z->ref_index[0]];
+   ds.back.ref = ctx->stencil_ref.ref_value[z->ref_index[1]];
    vagx_cmd_depth_stencil_pack(vagx_cs_emit(b, VAGX_CMD_DEPTH_STENCIL_LENGTH), &ds);
 }
 
-/* Every state command of a draw (each draw_vbo call re-emits all of it) */
+/* A stage whose uniforms copy words of a constant buffer 0 in memory: the
+ * memory may have changed without a bind (a CPU or device write), so its
+ * pipeline is emitted at every draw */
+static bool
+push_reads_buffer(const struct vagx_context *ctx, const struct vagx_shader_info *info,
+                  enum pipe_shader_type stage)
+{
+   const struct pipe_constant_buffer *cb0 = &ctx->cb[stage][0];
+   if (cb0->user_buffer || !cb0->buffer)
+      return false;
+   for (unsigned i = 0; i < info->push_count; i++)
+      if (info->push[i].kind == VAGX_PUSH_CB0)
+         return true;
+   return false;
+}
+
+/* The state commands a draw needs that the batch's control stream lacks
+ * (ctx->dirty): everything in a batch the state was not emitted into, the
+ * pipelines when the variants or bound buffers' storage changed. */
 bool
 vagx_emit_draw_state(struct vagx_context *ctx, struct vagx_batch *b,
                      const struct vagx_compiled_shader *vs, const struct vagx_compiled_shader *fs)
 {
-   if (!emit_vertex_pipeline(ctx, b, vs) || !emit_fragment_pipeline(ctx, b, vs, fs))
-      return false;
-   emit_fixed_state(ctx, b);
+   if (ctx->state_seq != b->seq) {
+      ctx->dirty = VAGX_DIRTY_ALL;
+      ctx->state_seq = b->seq;
+   }
+   const unsigned renames = p_atomic_read(&ctx->screen->renames);
+   if (ctx->rename_seen != renames) {
+      ctx->dirty |= VAGX_DIRTY_VS | VAGX_DIRTY_FS;
+      ctx->rename_seen = renames;
+   }
+   /* the fragment pipeline's bindings follow the vertex shader's outputs */
+   if (vs != ctx->bound_vs)
+      ctx->dirty |= VAGX_DIRTY_VS | VAGX_DIRTY_FS;
+   if (fs != ctx->bound_fs)
+      ctx->dirty |= VAGX_DIRTY_FS;
+   if (push_reads_buffer(ctx, &vs->info, PIPE_SHADER_VERTEX))
+      ctx->dirty |= VAGX_DIRTY_VS;
+   if (push_reads_buffer(ctx, &fs->info, PIPE_SHADER_FRAGMENT))
+      ctx->dirty |= VAGX_DIRTY_FS;
+
+   if (ctx->dirty & VAGX_DIRTY_VS) {
+      if (!emit_vertex_pipeline(ctx, b, vs))
+         return false;
+      ctx->bound_vs = vs;
+   }
+   if (ctx->dirty & VAGX_DIRTY_FS) {
+      if (!emit_fragment_pipeline(ctx, b, vs, fs))
+         return false;
+      ctx->bound_fs = fs;
+   }
+   if (ctx->dirty & VAGX_DIRTY_VIEWPORT)
+      emit_viewport(ctx, b);
+   if (ctx->dirty & VAGX_DIRTY_SCISSOR)
+      emit_scissor(ctx, b);
+   if (ctx->dirty & VAGX_DIRTY_RAST)
+      emit_rasterizer(ctx, b);
+   if (ctx->dirty & VAGX_DIRTY_ZS)
+      emit_depth_stencil(ctx, b);
+   ctx->dirty &= VAGX_DIRTY_VS_VARIANT | VAGX_DIRTY_FS_VARIANT;
    return true;
 }
-

@@ -135,6 +135,7 @@ vagx_context_destroy(struct pipe_context *pctx)
    if (pctx->stream_uploader)
       u_upload_destroy(pctx->stream_uploader);
    vagx_batch_destroy_all(ctx);
+   u_suballocator_destroy(&ctx->query_slab);
    for (unsigned i = 0; i < ctx->so_num; i++)
       pipe_so_target_reference(&ctx->so_targets[i], NULL);
    util_unreference_framebuffer_state(&ctx->fb);
@@ -189,6 +190,8 @@ vagx_context_create(struct pipe_screen *pscreen, void *priv, unsigned flags)
       ctx->batches[i].idx = i;
    }
    ctx->sample_mask = ~0u;
+   ctx->dirty = VAGX_DIRTY_ALL;
+   vagx_query_slab_init(ctx);
    util_dynarray_init(&ctx->inflight, NULL);
    util_dynarray_init(&ctx->wait_fences, NULL);
    util_dynarray_init(&ctx->chunk_pool, NULL);

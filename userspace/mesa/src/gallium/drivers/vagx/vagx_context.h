@@ -9,13 +9,24 @@
 #include "util/hash_table.h"
 #include "util/slab.h"
 #include "util/u_dynarray.h"
+#include "util/u_suballoc.h"
 #include "util/u_transfer_helper.h"
 #include "compiler/nir/nir.h"
 #include "vagx_device.h"
 #include "vagx_compiler.h"
 #include "vagx_layout.h"
+#include "vagx_hw.h"
 
 struct blitter_context;
+
+/* The screen's cache of private BOs (vagx_bo_cache.c) */
+#define VAGX_BO_CACHE_BUCKETS 14
+struct vagx_bo_cache {
+   simple_mtx_t lock;
+   struct list_head buckets[VAGX_BO_CACHE_BUCKETS]; /* struct vagx_bo, by size */
+   struct list_head lru;                            /* struct vagx_bo, oldest first */
+   uint64_t bytes;
+};
 
 struct vagx_screen {
    struct pipe_screen base;
@@ -26,8 +37,13 @@ struct vagx_screen {
    uint64_t completed_seq;       /* every seq up to it has completed */
    struct util_dynarray inflight; /* struct vagx_fence * of later seqs, in order */
    struct slab_parent_pool transfer_pool;
+   struct vagx_bo_cache bo_cache;
    struct disk_cache *disk_cache;
    uint32_t debug;
+   /* resources given new storage (p_atomic): buffer renames and moves to a
+    * shareable BO; bound resources may have new addresses, so every
+    * context emits its pipelines again */
+   unsigned renames;
 };
 
 static inline struct vagx_screen *vagx_screen(struct pipe_screen *p) { return (struct vagx_screen *)p; }
@@ -117,7 +133,10 @@ struct vagx_compiled_shader {
  * earlier work completed. */
 struct vagx_query {
    unsigned type;        /* PIPE_QUERY_* */
-   struct vagx_bo *bo;   /* u64 result of an occlusion query */
+   /* u64 result of a query the device counts: a slot of the context's
+    * query slab (ctx->query_slab), res's BO at offset */
+   struct pipe_resource *res;
+   unsigned offset;
    unsigned batch_mask;  /* batches whose control stream writes bo */
    bool in_job;          /* begun in a control stream since its reset */
    uint64_t start, end;  /* ns, timestamp / time-elapsed queries */
@@ -158,6 +177,8 @@ struct vagx_batch {
    struct pipe_framebuffer_state key;
    struct util_dynarray bos;       /* struct vagx_bo * referenced */
    struct util_dynarray writes;    /* struct vagx_bo * of bos the job writes */
+   /* BITSET_WORD by GEM handle: the BOs in bos / writes (vagx_batch.c) */
+   struct util_dynarray bo_set, write_set;
    struct util_dynarray cs_chunks; /* struct vagx_chunk: the control stream, in order */
    struct util_dynarray data_chunks; /* struct vagx_chunk: descriptors, uniforms */
    uint64_t chunk_bytes;           /* size of all chunks (bounds the batch) */
@@ -185,9 +206,72 @@ struct vagx_batch {
    struct pipe_resource *so_res[PIPE_MAX_SO_BUFFERS]; /* stream-out buffers written */
 };
 
+/* CSOs, converted to the contract's formats once when they are created
+ * (vagx_state.c); the draw path copies or packs the result only when the
+ * state is dirty. */
 struct vagx_vertex_elements {
    unsigned count;
    struct pipe_vertex_element el[PIPE_MAX_ATTRIBS];
+   /* vertex shader variant key bits (vagx_get_variant) */
+   uint8_t attr_comps[PIPE_MAX_ATTRIBS];
+   uint32_t attr_int;
+};
+
+struct vagx_blend_state {
+   struct pipe_blend_state base;
+   /* the variant key for PIPE_MAX_COLOR_BUFS render targets; a variant
+    * takes the first nr_cbufs (vagx_blend_key_init) */
+   struct vagx_blend_key key;
+   /* render targets the blend reads or masks (blend_enable or a partial
+    * colormask), or all of them with logic op / alpha-to-coverage /
+    * alpha-to-one: no `opaque` fragment pipeline (fs_is_opaque) */
+   uint32_t not_opaque_rts;
+};
+
+struct vagx_rasterizer_state {
+   struct pipe_rasterizer_state base;
+   /* cmd_rasterizer with a 1X framebuffer's multisample and sample mask */
+   struct vagx_cmd_rasterizer cmd;
+   uint32_t packed_1x[VAGX_CMD_RASTERIZER_LENGTH / 4];
+};
+
+struct vagx_zsa_state {
+   struct pipe_depth_stencil_alpha_state base;
+   /* cmd_depth_stencil without the stencil references (set_stencil_ref) */
+   struct vagx_cmd_depth_stencil cmd;
+   uint8_t ref_index[2];   /* stencil_ref.ref_value[] of the front and back face */
+   bool writes_zs;         /* a draw can write depth or stencil */
+   bool stencil_enabled;
+};
+
+struct vagx_sampler_state {
+   struct pipe_sampler_state base;
+   uint32_t desc[VAGX_SAMPLER_LENGTH / 4];
+};
+
+struct vagx_sampler_view {
+   struct pipe_sampler_view base;
+   /* texture descriptor of the view, for desc_bo: repacked when a buffer
+    * rename gave the resource new storage */
+   uint32_t desc[VAGX_TEXTURE_LENGTH / 4];
+   struct vagx_bo *desc_bo;
+};
+
+/* What the control stream of the current batch lacks (ctx->dirty): a bind
+ * or set marks what it changes, a draw emits only the marked commands.
+ * State persists for the rest of a job and is undefined when one starts
+ * (docs/hw/render.md, "Control stream"), so a draw into another batch
+ * than the last one's emits everything. */
+enum vagx_dirty {
+   VAGX_DIRTY_VS = BITFIELD_BIT(0),       /* cmd_bind_vertex_pipeline */
+   VAGX_DIRTY_FS = BITFIELD_BIT(1),       /* cmd_bind_fragment_pipeline */
+   VAGX_DIRTY_VIEWPORT = BITFIELD_BIT(2), /* cmd_viewport */
+   VAGX_DIRTY_SCISSOR = BITFIELD_BIT(3),  /* cmd_scissor */
+   VAGX_DIRTY_RAST = BITFIELD_BIT(4),     /* cmd_rasterizer */
+   VAGX_DIRTY_ZS = BITFIELD_BIT(5),       /* cmd_depth_stencil */
+   VAGX_DIRTY_VS_VARIANT = BITFIELD_BIT(6), /* the vertex shader variant to look up again */
+   VAGX_DIRTY_FS_VARIANT = BITFIELD_BIT(7), /* the fragment shader variant to look up again */
+   VAGX_DIRTY_ALL = BITFIELD_MASK(8),
 };
 
 struct vagx_context {
@@ -209,17 +293,28 @@ struct vagx_context {
    struct util_dynarray wait_fences;
    uint64_t batch_seq;             /* batches begun */
 
-   struct pipe_blend_state *blend;
-   struct pipe_rasterizer_state *rast;
-   struct pipe_depth_stencil_alpha_state *zsa;
+   struct vagx_blend_state *blend;
+   struct vagx_rasterizer_state *rast;
+   struct vagx_zsa_state *zsa;
    struct vagx_vertex_elements *vtx;
    struct vagx_uncompiled_shader *vs, *fs;
+
+   /* dirty tracking (enum vagx_dirty) */
+   uint32_t dirty;
+   uint64_t state_seq;             /* vagx_batch.seq of the batch the state was emitted into */
+   unsigned rename_seen;           /* screen->renames when the pipelines were emitted */
+   /* the variants of the last draw (valid without VAGX_DIRTY_*_VARIANT, the
+    * fragment one for the same variant_tri) and those bound in the control
+    * stream */
+   struct vagx_compiled_shader *vs_variant, *fs_variant;
+   bool variant_tri;
+   const struct vagx_compiled_shader *bound_vs, *bound_fs;
    struct pipe_vertex_buffer vb[PIPE_MAX_ATTRIBS];
    unsigned vb_count;
    struct pipe_constant_buffer cb[PIPE_SHADER_TYPES][PIPE_MAX_CONSTANT_BUFFERS];
    struct pipe_sampler_view *views[PIPE_SHADER_TYPES][PIPE_MAX_SHADER_SAMPLER_VIEWS];
    unsigned view_count[PIPE_SHADER_TYPES];
-   struct pipe_sampler_state *samplers[PIPE_SHADER_TYPES][PIPE_MAX_SAMPLERS];
+   struct vagx_sampler_state *samplers[PIPE_SHADER_TYPES][PIPE_MAX_SAMPLERS];
    unsigned sampler_count[PIPE_SHADER_TYPES];
    struct pipe_viewport_state viewport;
    struct pipe_scissor_state scissor;
@@ -236,6 +331,8 @@ struct vagx_context {
    struct pipe_sampler_view *stipple_view;
    void *stipple_sampler;
 
+   /* the u64 results of queries, many to a buffer (vagx_query.c) */
+   struct u_suballocator query_slab;
    struct vagx_query *occlusion;   /* active occlusion query */
    struct vagx_query *prim_query[2]; /* active primitives generated / emitted query */
    struct pipe_stream_output_target *so_targets[PIPE_MAX_SO_BUFFERS];
@@ -266,6 +363,11 @@ bool vagx_screen_wait_seq(struct vagx_screen *s, uint64_t seq, int64_t abs_timeo
 void vagx_bo_wait_idle(struct vagx_screen *s, struct vagx_bo *bo, bool write);
 bool vagx_bo_is_busy(struct vagx_screen *s, struct vagx_bo *bo);
 struct vagx_fence *vagx_context_fence(struct vagx_context *ctx);
+
+/* vagx_bo_cache.c */
+void vagx_bo_cache_init(struct vagx_screen *s);
+void vagx_bo_cache_fini(struct vagx_screen *s);
+struct vagx_bo *vagx_screen_bo_create(struct vagx_screen *s, uint64_t size, const char *label);
 
 /* vagx_screen.c */
 struct pipe_context *vagx_context_create(struct pipe_screen *pscreen, void *priv, unsigned flags);
@@ -315,11 +417,13 @@ void vagx_pack_texture(struct vagx_resource *r, enum pipe_format fmt, const unsi
 void vagx_pack_pbe(struct vagx_resource *r, enum pipe_format fmt, unsigned level, unsigned layer,
                    uint32_t *out);
 unsigned vagx_prim(enum mesa_prim p);
+void vagx_sampler_view_desc(struct pipe_sampler_view *v);
 bool vagx_emit_draw_state(struct vagx_context *ctx, struct vagx_batch *b,
                           const struct vagx_compiled_shader *vs,
                           const struct vagx_compiled_shader *fs);
 /* vagx_query.c */
 void vagx_init_query_functions(struct pipe_context *pctx);
+void vagx_query_slab_init(struct vagx_context *ctx);
 bool vagx_render_condition_passes(struct vagx_context *ctx);
 void vagx_batch_update_queries(struct vagx_context *ctx, struct vagx_batch *b);
 void vagx_batch_end_query(struct vagx_batch *b);

@@ -25,7 +25,7 @@ draw_geometry_bound(const struct vagx_context *ctx, enum mesa_prim mode, unsigne
                     unsigned instances, const struct vagx_shader_info *vi,
                     const struct vagx_shader_info *fi)
 {
-   const struct pipe_rasterizer_state *rs = ctx->rast;
+   const struct pipe_rasterizer_state *rs = &ctx->rast->base;
    if (rs->rasterizer_discard)
       return 0;
    uint64_t prims = (uint64_t)u_decomposed_prims_for_vertices(mode, count) * instances;
@@ -61,10 +61,10 @@ fs_key(struct vagx_context *ctx, enum mesa_prim prim)
    k.samples = vagx_fb_samples(&ctx->fb);
    /* the stipple applies to filled polygons only, not to points and lines
     * (nor to polygons drawn in point/line mode) */
-   k.poly_stipple = ctx->rast && ctx->rast->poly_stipple_enable &&
-                    u_reduced_prim(prim) == MESA_PRIM_TRIANGLES &&
-                    ctx->rast->fill_front == PIPE_POLYGON_MODE_FILL &&
-                    ctx->rast->fill_back == PIPE_POLYGON_MODE_FILL;
+   const struct pipe_rasterizer_state *rs = &ctx->rast->base;
+   k.poly_stipple = rs->poly_stipple_enable && u_reduced_prim(prim) == MESA_PRIM_TRIANGLES &&
+                    rs->fill_front == PIPE_POLYGON_MODE_FILL &&
+                    rs->fill_back == PIPE_POLYGON_MODE_FILL;
    for (unsigned i = 0; i < ctx->fb.nr_cbufs; i++)
       k.rt_format[i] = ctx->fb.cbufs[i] ? ctx->fb.cbufs[i]->format : VAGX_UNBOUND_RT_FORMAT;
    return k;
@@ -126,13 +126,10 @@ draw_emit_one(struct vagx_context *ctx, struct draw_emit *e, const struct vagx_c
    vagx_cmd_draw_pack(vagx_cs_emit(b, VAGX_CMD_DRAW_LENGTH), d);
    b->draws++;
    /* a draw that can write depth or stencil defines them again */
-   const struct pipe_depth_stencil_alpha_state *zsa = ctx->zsa;
-   if (zsa && ((zsa->depth_enabled && zsa->depth_writemask) ||
-               (zsa->stencil[0].enabled && zsa->stencil[0].writemask) ||
-               (zsa->stencil[1].enabled && zsa->stencil[1].writemask)))
+   if (ctx->zsa->writes_zs)
       b->zs_discard = false;
-   if (zsa && (zsa->stencil[0].enabled || zsa->stencil[1].enabled ||
-               (ctx->fs->nir->info.outputs_written & BITFIELD64_BIT(FRAG_RESULT_STENCIL))))
+   if (ctx->zsa->stencil_enabled ||
+       (ctx->fs->nir->info.outputs_written & BITFIELD64_BIT(FRAG_RESULT_STENCIL)))
       b->stencil_used = true;
    return true;
 }
@@ -271,10 +268,23 @@ draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info, unsigned 
    if (!vagx_render_condition_passes(ctx))
       return;
    struct vagx_batch *b = vagx_get_batch(ctx);
-   struct vagx_fs_key key = fs_key(ctx, info->mode);
+   /* the variants depend on the shaders, the vertex elements, the blend
+    * CSO, the framebuffer and, for the stipple, on whether the draw fills
+    * triangles: looked up again only when one of those changed */
+   const bool tri = u_reduced_prim(info->mode) == MESA_PRIM_TRIANGLES;
+   if (ctx->dirty & VAGX_DIRTY_VS_VARIANT) {
+      ctx->vs_variant = vagx_get_variant(ctx, ctx->vs, NULL);
+      ctx->dirty &= ~VAGX_DIRTY_VS_VARIANT;
+   }
+   if ((ctx->dirty & VAGX_DIRTY_FS_VARIANT) || tri != ctx->variant_tri) {
+      struct vagx_fs_key key = fs_key(ctx, info->mode);
+      ctx->fs_variant = vagx_get_variant(ctx, ctx->fs, &key);
+      ctx->variant_tri = tri;
+      ctx->dirty &= ~VAGX_DIRTY_FS_VARIANT;
+   }
    struct draw_emit e = { .info = info, .indirect = indirect };
-   e.vs = vagx_get_variant(ctx, ctx->vs, &key);
-   e.fs = vagx_get_variant(ctx, ctx->fs, &key);
+   e.vs = ctx->vs_variant;
+   e.fs = ctx->fs_variant;
    if (!e.vs || !e.fs || !e.vs->ok || !e.fs->ok) {
       /* the compile error was printed when the variant was made */
       b->failed = true;

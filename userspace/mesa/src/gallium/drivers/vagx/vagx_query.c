@@ -4,12 +4,51 @@
  * while the query is active; the counter adds to the query's u64, so
  * several batches accumulate), timestamps read the device counter after a
  * flush; conditional rendering on their results. */
+#include <stdio.h>
 #include <string.h>
 #include "util/bitscan.h"
 #include "util/u_inlines.h"
 #include "util/u_memory.h"
 #include "vagx_context.h"
 #include "vagx_hw.h"
+
+/* Query results are suballocated (u_suballoc) from 16 KiB buffers, the
+ * smallest BO: 2048 queries to a BO instead of one BO each.  A slot is
+ * never reused while its query lives; a reset of a query that jobs have
+ * written moves it to a fresh slot instead of waiting for them. */
+#define VAGX_QUERY_SLAB_SIZE (16 * 1024)
+
+void
+vagx_query_slab_init(struct vagx_context *ctx)
+{
+   u_suballocator_init(&ctx->query_slab, &ctx->base, VAGX_QUERY_SLAB_SIZE, 0,
+                       PIPE_USAGE_STAGING, 0, false);
+}
+
+static struct vagx_bo *
+query_bo(const struct vagx_query *q)
+{
+   return vagx_resource(q->res)->bo;
+}
+
+static uint64_t *
+query_result(const struct vagx_query *q)
+{
+   return (uint64_t *)((uint8_t *)query_bo(q)->map + q->offset);
+}
+
+/* A fresh slot, zeroed: no job has used it (a new slab comes from idle
+ * memory, vagx_bo_cache.c) */
+static bool
+query_alloc_slot(struct vagx_context *ctx, struct vagx_query *q)
+{
+   pipe_resource_reference(&q->res, NULL);
+   u_suballocator_alloc(&ctx->query_slab, 8, 8, &q->offset, &q->res);
+   if (!q->res)
+      return false;
+   *query_result(q) = 0;
+   return true;
+}
 
 static struct pipe_query *
 vagx_create_query(struct pipe_context *pctx, unsigned type, unsigned index)
@@ -37,13 +76,10 @@ vagx_create_query(struct pipe_context *pctx, unsigned type, unsigned index)
    if (!q)
       return NULL;
    q->type = type;
-   if (type != PIPE_QUERY_TIMESTAMP && type != PIPE_QUERY_TIME_ELAPSED) {
-      q->bo = vagx_bo_create(&ctx->screen->dev, 8, "query");
-      if (!q->bo) {
-         FREE(q);
-         return NULL;
-      }
-      memset(q->bo->map, 0, 8);
+   if (type != PIPE_QUERY_TIMESTAMP && type != PIPE_QUERY_TIME_ELAPSED &&
+       !query_alloc_slot(ctx, q)) {
+      FREE(q);
+      return NULL;
    }
    return (struct pipe_query *)q;
 }
@@ -57,13 +93,18 @@ query_flush_writers(struct vagx_context *ctx, struct vagx_query *q)
    q->batch_mask = 0;
 }
 
-/* the result BO is reset by the CPU: earlier jobs writing it must be done */
+/* The result is reset by the CPU: in a fresh slot when jobs have written
+ * the current one (or, without memory for one, after those jobs) */
 static void
 query_reset(struct vagx_context *ctx, struct vagx_query *q)
 {
    query_flush_writers(ctx, q);
-   vagx_bo_wait_idle(ctx->screen, q->bo, true);
-   memset(q->bo->map, 0, 8);
+   if (q->in_job && !query_alloc_slot(ctx, q)) {
+      fprintf(stderr, "vagx: no memory for a query slot: waiting for the old one\n");
+      vagx_bo_wait_idle(ctx->screen, query_bo(q), true);
+   }
+   if (q->res)
+      *query_result(q) = 0;
    q->in_job = false;
 }
 
@@ -105,8 +146,7 @@ vagx_destroy_query(struct pipe_context *pctx, struct pipe_query *pq)
    if (ctx->cond_query == q)
       ctx->cond_query = NULL;
    /* batches reference the BO, so it outlives pending control streams */
-   if (q->bo)
-      vagx_bo_unreference(q->bo);
+   pipe_resource_reference(&q->res, NULL);
    FREE(q);
 }
 
@@ -192,7 +232,8 @@ vagx_get_query_result(struct pipe_context *pctx, struct pipe_query *pq, bool wai
       uint64_t seq;
       if (q->in_job) {
          simple_mtx_lock(&ctx->screen->submit_lock);
-         seq = q->bo->last_write_seq;
+         /* the slab's last write: the query's, or a later one */
+         seq = query_bo(q)->last_write_seq;
          simple_mtx_unlock(&ctx->screen->submit_lock);
       } else {
          /* no job counts for it (no draw while it was active): its result,
@@ -204,7 +245,7 @@ vagx_get_query_result(struct pipe_context *pctx, struct pipe_query *pq, bool wai
       if (!vagx_screen_wait_seq(ctx->screen, seq, wait ? INT64_MAX : 0))
          return false;
       uint64_t v;
-      memcpy(&v, q->bo->map, 8);
+      memcpy(&v, query_result(q), 8);
       if (q->type == PIPE_QUERY_OCCLUSION_COUNTER || q->type == PIPE_QUERY_PRIMITIVES_GENERATED ||
           q->type == PIPE_QUERY_PRIMITIVES_EMITTED)
          result->u64 = v;
@@ -292,9 +333,9 @@ batch_update_prim_queries(struct vagx_context *ctx, struct vagx_batch *b)
       struct vagx_cmd_query_begin qb;
       vagx_cmd_query_begin_init(&qb);
       qb.type = type;
-      qb.result_va = want->bo->va;
+      qb.result_va = query_bo(want)->va + want->offset;
       vagx_cmd_query_begin_pack(vagx_cs_emit(b, VAGX_CMD_QUERY_BEGIN_LENGTH), &qb);
-      vagx_batch_add_bo_write(b, want->bo);
+      vagx_batch_add_bo_write(b, query_bo(want));
       want->batch_mask |= 1u << b->idx;
       want->in_job = true;
    }
@@ -317,9 +358,9 @@ batch_update_query(struct vagx_context *ctx, struct vagx_batch *b)
    vagx_cmd_query_begin_init(&qb);
    qb.type = want->type == PIPE_QUERY_OCCLUSION_COUNTER ? VAGX_QUERY_TYPE_OCCLUSION_COUNTER
                                                          : VAGX_QUERY_TYPE_OCCLUSION_PREDICATE;
-   qb.result_va = want->bo->va;
+   qb.result_va = query_bo(want)->va + want->offset;
    vagx_cmd_query_begin_pack(vagx_cs_emit(b, VAGX_CMD_QUERY_BEGIN_LENGTH), &qb);
-   vagx_batch_add_bo_write(b, want->bo);
+   vagx_batch_add_bo_write(b, query_bo(want));
    want->batch_mask |= 1u << b->idx;
    want->in_job = true;
    b->query = want;

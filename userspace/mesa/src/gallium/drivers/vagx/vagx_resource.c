@@ -16,6 +16,7 @@
 #include "util/u_surface.h"
 #include "util/u_transfer.h"
 #include "util/u_transfer_helper.h"
+#include "util/u_atomic.h"
 #include "vagx_context.h"
 #include "vagx_hw.h"
 
@@ -76,8 +77,9 @@ vagx_resource_create(struct pipe_screen *pscreen, const struct pipe_resource *te
    /* Window-system buffers must be exportable (KMS framebuffers, dma-bufs),
     * so they cannot share the VM's reservation object. */
    bool shareable = (templ->bind & VAGX_BIND_SHAREABLE) && rsrc->modifier == DRM_FORMAT_MOD_LINEAR;
-   rsrc->bo = vagx_bo_create_flags(&screen->dev, size, shareable ? VAGX_BO_SHAREABLE : 0,
-                                   shareable ? "shared resource" : "resource");
+   rsrc->bo = shareable ? vagx_bo_create_flags(&screen->dev, size, VAGX_BO_SHAREABLE,
+                                               "shared resource")
+                        : vagx_screen_bo_create(screen, size, "resource");
    if (!rsrc->bo) {
       FREE(rsrc);
       return NULL;
@@ -115,6 +117,8 @@ vagx_resource_make_shareable(struct vagx_screen *screen, struct vagx_resource *r
    vagx_bo_unreference(rsrc->bo);
    rsrc->bo = bo;
    rsrc->base.bind |= PIPE_BIND_SHARED;
+   /* descriptors of the old storage are emitted again (vagx_emit_draw_state) */
+   p_atomic_inc(&screen->renames);
    return true;
 }
 
@@ -377,11 +381,13 @@ buffer_rename(struct vagx_context *ctx, struct vagx_resource *rsrc)
       return false;
    if (!rsrc->writer && !rsrc->reader_mask && !vagx_bo_is_busy(ctx->screen, old))
       return false;
-   struct vagx_bo *bo = vagx_bo_create(&ctx->screen->dev, old->size, "resource");
+   struct vagx_bo *bo = vagx_screen_bo_create(ctx->screen, old->size, "resource");
    if (!bo)
       return false;
    rsrc->bo = bo;
    vagx_bo_unreference(old);
+   /* every context that has the buffer bound emits its address again */
+   p_atomic_inc(&ctx->screen->renames);
    /* pending batches use the old storage: no dependency on them is left */
    if (rsrc->writer && rsrc->writer->ctx != ctx)
       vagx_flush_writer(rsrc->writer->ctx, rsrc);

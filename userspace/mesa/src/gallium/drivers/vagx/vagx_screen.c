@@ -328,6 +328,7 @@ vagx_destroy_screen(struct pipe_screen *pscreen)
       u_transfer_helper_destroy(pscreen->transfer_helper);
    disk_cache_destroy(screen->disk_cache);
    slab_destroy_parent(&screen->transfer_pool);
+   vagx_bo_cache_fini(screen);
    vagx_screen_fini_timeline(screen);
    vagx_device_close(&screen->dev);
    close(screen->dev.fd);
@@ -367,6 +368,7 @@ vagx_screen_create(int fd, const struct pipe_screen_config *config, struct rende
       return NULL;
    }
    screen->debug = vagx_debug_flags();
+   vagx_bo_cache_init(screen);
    struct pipe_screen *p = &screen->base;
    p->destroy = vagx_destroy_screen;
    p->get_name = vagx_get_name;

@@ -148,7 +148,7 @@ compile_variant(struct vagx_context *ctx, struct vagx_uncompiled_shader *so,
       so->error = err;
    } else {
       report(ctx->screen, &v->info, "variant");
-      v->bo = vagx_bo_create(&ctx->screen->dev, v->info.code_words * 8 + 64, "shader");
+      v->bo = vagx_screen_bo_create(ctx->screen, v->info.code_words * 8 + 64, "shader");
       if (v->bo)
          memcpy(v->bo->map, v->info.code, v->info.code_words * 8);
       else
@@ -158,7 +158,8 @@ compile_variant(struct vagx_context *ctx, struct vagx_uncompiled_shader *so,
 }
 
 /* The variant of `so` for the fragment key (render targets, samples,
- * stipple) and the bound blend CSO, or for the bound vertex elements.  A
+ * stipple) and the bound blend CSO, or for the bound vertex elements (a
+ * vertex shader: the key is not read and may be NULL).  A
  * variant that fails to compile is kept too (ok = false), so the error is
  * reported once; NULL only when memory runs out. */
 struct vagx_compiled_shader *
@@ -170,14 +171,16 @@ vagx_get_variant(struct vagx_context *ctx, struct vagx_uncompiled_shader *so,
    if (so->nir->info.stage == MESA_SHADER_FRAGMENT) {
       k.base = *key;
       k.base.blend_hash = 0;
-      vagx_blend_key_init(&k.blend, ctx->blend, k.base.nr_cbufs);
-   } else if (ctx->vtx) {
-      for (unsigned i = 0; i < ctx->vtx->count && i < ARRAY_SIZE(k.base.vs_attr_comps); i++) {
-         enum pipe_format f = ctx->vtx->el[i].src_format;
-         k.base.vs_attr_comps[i] = util_format_get_nr_components(f);
-         if (util_format_is_pure_integer(f))
-            k.base.vs_attr_int |= 1u << i;
+      /* the CSO's key for every render target, cut to the bound ones */
+      if (ctx->blend) {
+         k.blend = ctx->blend->key;
+         for (unsigned i = k.base.nr_cbufs; i < PIPE_MAX_COLOR_BUFS; i++)
+            memset(&k.blend.rt[i], 0, sizeof(k.blend.rt[i]));
       }
+   } else if (ctx->vtx) {
+      const unsigned n = MIN2(ctx->vtx->count, ARRAY_SIZE(k.base.vs_attr_comps));
+      memcpy(k.base.vs_attr_comps, ctx->vtx->attr_comps, n);
+      k.base.vs_attr_int = ctx->vtx->attr_int & BITFIELD_MASK(n);
    }
    const uint32_t hash = vagx_variant_key_hash(&k);
    struct hash_entry *he = _mesa_hash_table_search_pre_hashed(so->variants, hash, &k);
@@ -207,8 +210,23 @@ vagx_delete_shader_state(struct pipe_context *p, void *s)
    FREE(so);
 }
 
-static void vagx_bind_vs(struct pipe_context *p, void *s) { vagx_context(p)->vs = s; }
-static void vagx_bind_fs(struct pipe_context *p, void *s) { vagx_context(p)->fs = s; }
+/* the draw looks the variants up again and emits the pipelines (a new
+ * shader's variant may have the address of a deleted one's) */
+static void
+vagx_bind_vs(struct pipe_context *p, void *s)
+{
+   struct vagx_context *ctx = vagx_context(p);
+   ctx->vs = s;
+   ctx->dirty |= VAGX_DIRTY_VS_VARIANT | VAGX_DIRTY_VS | VAGX_DIRTY_FS;
+}
+
+static void
+vagx_bind_fs(struct pipe_context *p, void *s)
+{
+   struct vagx_context *ctx = vagx_context(p);
+   ctx->fs = s;
+   ctx->dirty |= VAGX_DIRTY_FS_VARIANT | VAGX_DIRTY_FS;
+}
 
 void
 vagx_init_shader_functions(struct pipe_context *p)

@@ -166,7 +166,7 @@ vagx_create_stream_output_target(struct pipe_context *pctx, struct pipe_resource
    struct vagx_so_target *t = CALLOC_STRUCT(vagx_so_target);
    if (!t)
       return NULL;
-   t->offset_bo = vagx_bo_create(&ctx->screen->dev, 8, "stream-out offset");
+   t->offset_bo = vagx_screen_bo_create(ctx->screen, 8, "stream-out offset");
    if (!t->offset_bo) {
       FREE(t);
       return NULL;
