@@ -53,6 +53,7 @@ vagx_opt_dce(vagx_ir *ir)
          if (ir->instrs[i].op != VAGX_OP_NOP)
             ir->instrs[n++] = ir->instrs[i];
       ir->num_instrs = n;
+      vagx_ir_build_cfg(ir);
    }
    return progress;
 }
