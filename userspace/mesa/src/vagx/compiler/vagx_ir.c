@@ -60,6 +60,17 @@ vagx_ir_emit(vagx_ir *ir, unsigned op, int dst, unsigned dst_comp,
    return I;
 }
 
+void
+vagx_ir_remove_nops(vagx_ir *ir)
+{
+   unsigned n = 0;
+   for (unsigned i = 0; i < ir->num_instrs; i++)
+      if (ir->instrs[i].op != VAGX_OP_NOP)
+         ir->instrs[n++] = ir->instrs[i];
+   ir->num_instrs = n;
+   vagx_ir_build_cfg(ir);
+}
+
 vagx_ir_src
 vagx_ir_alu(vagx_ir *ir, unsigned op, unsigned mod, vagx_ir_src s0, vagx_ir_src s1,
             vagx_ir_src s2)
@@ -191,6 +202,8 @@ vagx_ir_finish(vagx_ir *ir)
    if (!vagx_ir_validate_after(ir, "selection", false))
       return false;
    if (vagx_opt_copyprop(ir) && !vagx_ir_validate_after(ir, "copy propagation", false))
+      return false;
+   if (vagx_opt_cse(ir) && !vagx_ir_validate_after(ir, "common subexpression elimination", false))
       return false;
    if (vagx_opt_dce(ir) && !vagx_ir_validate_after(ir, "dead-code elimination", false))
       return false;

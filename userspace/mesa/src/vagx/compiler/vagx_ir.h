@@ -120,6 +120,10 @@ vagx_ir_src vagx_ir_alu(vagx_ir *ir, unsigned op, unsigned mod,
                         vagx_ir_src s0, vagx_ir_src s1, vagx_ir_src s2);
 void vagx_ir_init(vagx_ir *ir, struct vagx_shader_info *info, gl_shader_stage stage);
 void vagx_ir_fini(vagx_ir *ir);
+/* Drop the nops a pass left (passes delete by turning instructions into
+ * nops) and rebuild the CFG: the passes after index instructions by
+ * position. */
+void vagx_ir_remove_nops(vagx_ir *ir);
 /* Optimise (vagx_opt_*), legalise immediates, allocate registers, encode
  * into info->code.  Debug builds validate the IR after every pass. */
 bool vagx_ir_finish(vagx_ir *ir);
@@ -156,6 +160,7 @@ bool vagx_ra(vagx_ir *ir);
 
 /* Passes, one per file; each returns whether it changed the IR. */
 bool vagx_opt_copyprop(vagx_ir *ir); /* vagx_opt_copyprop.c */
+bool vagx_opt_cse(vagx_ir *ir);      /* vagx_opt_cse.c */
 bool vagx_opt_dce(vagx_ir *ir);      /* vagx_opt_dce.c */
 unsigned vagx_push_word(struct vagx_shader_info *info, unsigned kind, unsigned arg);
 

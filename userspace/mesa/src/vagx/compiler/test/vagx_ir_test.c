@@ -45,15 +45,6 @@ validate(vagx_ir *ir, bool legal, char *why, size_t size)
    return vagx_validate_ir(ir, legal, why, size);
 }
 
-static unsigned
-count(const vagx_ir *ir, unsigned op)
-{
-   unsigned n = 0;
-   for (unsigned i = 0; i < ir->num_instrs; i++)
-      n += ir->instrs[i].op == op;
-   return n;
-}
-
 /* --- validator ------------------------------------------------------------ */
 
 /* A program valid before and after legalisation. */
@@ -189,7 +180,7 @@ test_copyprop_imm_uniform(void)
                                                      : NULL;
    if (!err) {
       vagx_opt_dce(&ir);
-      if (count(&ir, VAGX_OP_MOV))
+      if (t_count_op(&ir, VAGX_OP_MOV))
          err = "the copies survived dead-code elimination";
    }
    t_result("copyprop: immediate and uniform folded into f32 operands", err, &ir);
@@ -321,7 +312,7 @@ test_dce(void)
    const char *err = !p                                  ? "no progress"
                      : ir.num_instrs != before - 4        ? "not exactly the dead chains removed"
                      : find(&ir, VAGX_OP_FADD)            ? "a dead fadd kept"
-                     : count(&ir, VAGX_OP_MOV) != 4       ? "a write of a live vreg removed"
+                     : t_count_op(&ir, VAGX_OP_MOV) != 4       ? "a write of a live vreg removed"
                      : !find(&ir, VAGX_OP_ATOM_GLOBAL)         ? "atomic removed"
                      : !validate(&ir, false, why, sizeof(why)) ? why
                                                           : NULL;

@@ -119,6 +119,16 @@ t_assemble(vagx_ir *ir, const char *src)
    vagx_ir_build_cfg(ir);
 }
 
+/* How many instructions of opcode op the program has. */
+static unsigned
+t_count_op(const vagx_ir *ir, unsigned op)
+{
+   unsigned n = 0;
+   for (unsigned i = 0; i < ir->num_instrs; i++)
+      n += ir->instrs[i].op == op;
+   return n;
+}
+
 /* "1 2" for the successors or predecessors of block b. */
 static const char *
 t_edges(const vagx_ir *ir, unsigned b, bool preds)
