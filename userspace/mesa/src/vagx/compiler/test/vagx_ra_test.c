@@ -5,7 +5,8 @@
  * live after it, share a GPR; the tests then check what the programs are
  * built to catch: values live around loops, loop-carried registers,
  * contiguous vectors, reuse of dead registers (also in the holes of a live
- * range), and the clean failure when
+ * range), copies that take their dying source's register, and the clean
+ * failure when
  * the contract's register file (VAGX_MAX_GPRS) is too small. */
 #include "vagx_hw.h"
 #include "vagx_test_asm.h"
@@ -17,50 +18,72 @@ overlap(const vagx_ir *ir, unsigned a, unsigned b)
    return x->hw < y->hw + y->size && y->hw < x->hw + x->size;
 }
 
-/* NULL when the assignment is sound; every write here is a whole vreg
- * except vectors written per component, which stay live up to the block
- * start (conservative). */
+/* NULL when the assignment is sound.  Per register of each vreg: a write
+ * of it ends its life (walking backwards), a read starts it; two
+ * registers of different vregs live at the same point, or a write and a
+ * register live after it, must be in different GPRs.  Live-out sets are
+ * per vreg: every register of a live-out vreg is live. */
 static const char *
 check_assignment(vagx_ir *ir)
 {
    static char err[160];
-   const unsigned words = BITSET_WORDS(MAX2(ir->num_vregs, 1));
-   BITSET_WORD *live = calloc(words, sizeof(BITSET_WORD));
-   const char *e = NULL;
+   unsigned *base = calloc(ir->num_vregs + 1, sizeof(unsigned));
+   unsigned total = 0;
    for (unsigned v = 0; v < ir->num_vregs; v++) {
       const vagx_vreg *r = &ir->vregs[v];
+      base[v] = total;
+      total += r->size;
       if (r->start >= 0 && (r->hw < 0 || r->hw + r->size > VAGX_MAX_GPRS)) {
          snprintf(err, sizeof(err), "v%u in r%d..r%d, outside the register file", v, r->hw,
                   r->hw + r->size - 1);
-         free(live);
+         free(base);
          return err;
       }
    }
+   /* owner[g]: the vreg register (base + comp) + 1 live in GPR g, 0 none */
+   unsigned *vreg_of = calloc(total + 1, sizeof(unsigned));
+   for (unsigned v = 0; v < ir->num_vregs; v++)
+      for (unsigned c = 0; c < ir->vregs[v].size; c++)
+         vreg_of[base[v] + c] = v;
+   BITSET_WORD *live = calloc(BITSET_WORDS(total + 1), sizeof(BITSET_WORD));
+   const char *e = NULL;
    for (unsigned b = 0; !e && b < ir->num_blocks; b++) {
       const vagx_block *B = &ir->blocks[b];
-      memcpy(live, B->live_out, words * sizeof(BITSET_WORD));
+      memset(live, 0, BITSET_WORDS(total + 1) * sizeof(BITSET_WORD));
+      unsigned v;
+      BITSET_FOREACH_SET(v, B->live_out, ir->num_vregs)
+         for (unsigned c = 0; c < ir->vregs[v].size; c++)
+            BITSET_SET(live, base[v] + c);
       for (unsigned i = B->end; !e && i-- > B->start;) {
          const vagx_ir_instr *I = &ir->instrs[i];
-         if (I->has_dst)
-            BITSET_SET(live, I->dst);
+         struct vagx_instr M = { .op = I->op, .mod = I->mod, .imm = { 0, I->ext } };
+         const unsigned nd = I->has_dst ? vagx_dst_regs(&M) : 0;
+         for (unsigned c = 0; c < nd; c++)
+            BITSET_SET(live, base[I->dst] + I->dst_comp + c);
          unsigned x, y;
-         BITSET_FOREACH_SET(x, live, ir->num_vregs) {
-            BITSET_FOREACH_SET(y, live, ir->num_vregs) {
-               if (x < y && !e && overlap(ir, x, y)) {
-                  snprintf(err, sizeof(err), "v%u (r%d) and v%u (r%d) both live at %u", x,
-                           ir->vregs[x].hw, y, ir->vregs[y].hw, i);
+         BITSET_FOREACH_SET(x, live, total) {
+            BITSET_FOREACH_SET(y, live, total) {
+               const unsigned vx = vreg_of[x], vy = vreg_of[y];
+               if (x < y && vx != vy && !e &&
+                   ir->vregs[vx].hw + (int)(x - base[vx]) == ir->vregs[vy].hw + (int)(y - base[vy])) {
+                  snprintf(err, sizeof(err), "v%u.%u and v%u.%u both live in r%d at %u", vx,
+                           x - base[vx], vy, y - base[vy], ir->vregs[vx].hw + (int)(x - base[vx]),
+                           i);
                   e = err;
                }
             }
          }
-         if (I->has_dst && ir->vregs[I->dst].size == 1)
-            BITSET_CLEAR(live, I->dst);
+         for (unsigned c = 0; c < nd; c++)
+            BITSET_CLEAR(live, base[I->dst] + I->dst_comp + c);
          for (unsigned s = 0; s < 3; s++)
             if (I->src[s].file == IR_VREG)
-               BITSET_SET(live, I->src[s].v);
+               for (unsigned c = 0; c < vagx_src_regs(&M, s); c++)
+                  BITSET_SET(live, base[I->src[s].v] + I->src[s].comp + c);
       }
    }
    free(live);
+   free(vreg_of);
+   free(base);
    return e;
 }
 
@@ -141,6 +164,64 @@ test_hole(void)
 }
 
 static const char *
+copies_coalesced(const vagx_ir *ir)
+{
+   /* v1 = v0 (v0 dies): same register; v2 = v1 (v1 read later) and v3
+    * = v1 (nobody reads v3, v1 is read later): not */
+   if (ir->vregs[1].hw != ir->vregs[0].hw)
+      return "the copy of a dying value got another register";
+   if (ir->vregs[2].hw == ir->vregs[1].hw || ir->vregs[3].hw == ir->vregs[1].hw)
+      return "the copy of a live value shares its register";
+   return NULL;
+}
+
+static void
+test_copies(void)
+{
+   vagx_ir ir;
+   t_assemble(&ir, "mov 0; copy 1 0; copy 2 1; use 2; copy 3 1; use 1; end");
+   run("ra: a copy of a value that dies there gets its register (the move goes)", &ir,
+       copies_coalesced);
+}
+
+static const char *
+vector_from_dying(const vagx_ir *ir)
+{
+   for (unsigned c = 0; c < 4; c++)
+      if (ir->vregs[4].hw + (int)c != ir->vregs[c].hw)
+         return "a component not in its source's register";
+   return ir->info->gpr_count == 4 ? NULL : "more than four registers";
+}
+
+/* n scalars, a vec4 built from them by copies (component c from scalar
+ * c % n) and stored; with `keep`, the scalars are stored after it. */
+static void
+vector_program(vagx_ir *ir, unsigned n, bool keep)
+{
+   t_begin(ir);
+   for (unsigned k = 0; k < n; k++)
+      vagx_ir_emit(ir, VAGX_OP_MOV, vagx_ir_new_vreg(ir, 1), 0, ir_imm(k), ir_none(), ir_none());
+   uint32_t v = vagx_ir_new_vreg(ir, 4);
+   for (unsigned c = 0; c < 4; c++)
+      vagx_ir_emit(ir, VAGX_OP_MOV, v, c, ir_vreg(c % n, 0), ir_none(), ir_none());
+   vagx_ir_emit(ir, VAGX_OP_ST_TILE, -1, 0, ir_vreg(v, 0), ir_imm(0), ir_none());
+   for (unsigned k = 0; keep && k < n; k++)
+      vagx_ir_emit(ir, VAGX_OP_ST_VAR, -1, 0, ir_vreg(k, 0), ir_imm(k), ir_none());
+   t_cf(ir, VAGX_OP_END, ir_none(), 0);
+}
+
+static void
+test_vector_copies(void)
+{
+   /* four scalars (live at once) copied into a vec4 and dying there: the
+    * vector lands on them, no register is added */
+   vagx_ir ir;
+   vector_program(&ir, 4, false);
+   run("ra: a vector built from copies of dying scalars takes their registers", &ir,
+       vector_from_dying);
+}
+
+static const char *
 vec_contiguous(const vagx_ir *ir)
 {
    const vagx_vreg *v = &ir->vregs[3];
@@ -153,17 +234,7 @@ static void
 test_vector(void)
 {
    vagx_ir ir;
-   t_begin(&ir);
-   for (unsigned k = 0; k < 3; k++)
-      vagx_ir_emit(&ir, VAGX_OP_MOV, vagx_ir_new_vreg(&ir, 1), 0, ir_imm(k), ir_none(),
-                   ir_none());
-   uint32_t v = vagx_ir_new_vreg(&ir, 4);
-   for (unsigned c = 0; c < 4; c++)
-      vagx_ir_emit(&ir, VAGX_OP_MOV, v, c, ir_vreg(c % 3, 0), ir_none(), ir_none());
-   vagx_ir_emit(&ir, VAGX_OP_ST_TILE, -1, 0, ir_vreg(v, 0), ir_imm(0), ir_none());
-   for (unsigned k = 0; k < 3; k++)
-      vagx_ir_emit(&ir, VAGX_OP_ST_VAR, -1, 0, ir_vreg(k, 0), ir_imm(k), ir_none());
-   t_cf(&ir, VAGX_OP_END, ir_none(), 0);
+   vector_program(&ir, 3, true);
    run("ra: a vector vreg in consecutive registers, apart from the live scalars", &ir,
        vec_contiguous);
 }
@@ -211,6 +282,8 @@ main(void)
    test_if_sides();
    test_hole();
    test_vector();
+   test_copies();
+   test_vector_copies();
    test_pressure();
    return t_finish();
 }

@@ -5,6 +5,7 @@
  *
  *    mov N          vN = #N (a scalar write)
  *    add N A B      vN = vA + vB (iadd)
+ *    copy N M       vN = vM (mov)
  *    use N          st_var vN (keeps vN alive)
  *    reg N          vN is a NIR register (not SSA)
  *    vec N S        vN has S registers
@@ -83,6 +84,9 @@ t_assemble(vagx_ir *ir, const char *src)
       } else if (!strcmp(op, "add")) {
          t_vreg(ir, MAX3(a, b, c));
          vagx_ir_emit(ir, VAGX_OP_IADD, a, 0, ir_vreg(b, 0), ir_vreg(c, 0), ir_none());
+      } else if (!strcmp(op, "copy")) {
+         t_vreg(ir, MAX2(a, b));
+         vagx_ir_emit(ir, VAGX_OP_MOV, a, 0, ir_vreg(b, 0), ir_none(), ir_none());
       } else if (!strcmp(op, "use")) {
          vagx_ir_emit(ir, VAGX_OP_ST_VAR, -1, 0, ir_vreg(t_vreg(ir, a), 0), ir_imm(0),
                       ir_none());
