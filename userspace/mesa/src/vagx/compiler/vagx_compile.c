@@ -769,6 +769,7 @@ emit_intrinsic(struct ctx *c, nir_intrinsic_instr *intr)
          return false;
       }
       c->regs[intr->def.index] = vagx_ir_new_vreg(ir, n);
+      ir->vregs[c->regs[intr->def.index]].reg = true; /* written by each store_reg */
       return true;
    }
    case nir_intrinsic_load_reg: {

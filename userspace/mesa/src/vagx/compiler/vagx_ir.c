@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* vagx IR helpers, immediate legalisation, linear-scan register allocation
- * over structured control flow, and encoding with vagx_encode(). */
+/* vagx IR helpers, immediate legalisation, the pass pipeline and encoding
+ * with vagx_encode(). */
 #include <stdlib.h>
 #include <string.h>
+#include "util/ralloc.h"
 #include "vagx_hw.h"
 #include "vagx_ir.h"
 
@@ -19,6 +20,8 @@ vagx_ir_fini(vagx_ir *ir)
 {
    free(ir->instrs);
    free(ir->vregs);
+   ralloc_free(ir->cfg_mem);
+   ir->cfg_mem = NULL;
 }
 
 uint32_t
@@ -30,6 +33,7 @@ vagx_ir_new_vreg(vagx_ir *ir, unsigned size)
    }
    vagx_vreg *v = &ir->vregs[ir->num_vregs];
    v->size = size;
+   v->reg = false;
    v->start = -1;
    v->end = -1;
    v->hw = -1;
@@ -54,6 +58,17 @@ vagx_ir_emit(vagx_ir *ir, unsigned op, int dst, unsigned dst_comp,
    I->src[1] = s1;
    I->src[2] = s2;
    return I;
+}
+
+void
+vagx_ir_remove_nops(vagx_ir *ir)
+{
+   unsigned n = 0;
+   for (unsigned i = 0; i < ir->num_instrs; i++)
+      if (ir->instrs[i].op != VAGX_OP_NOP)
+         ir->instrs[n++] = ir->instrs[i];
+   ir->num_instrs = n;
+   vagx_ir_build_cfg(ir);
 }
 
 vagx_ir_src
@@ -136,141 +151,7 @@ legalise(vagx_ir *ir)
       ir->instrs[ir->num_instrs - 1] = I;
    }
    free(old.instrs);
-}
-
-static void
-touch(vagx_ir *ir, uint32_t v, int pos)
-{
-   vagx_vreg *r = &ir->vregs[v];
-   if (r->start < 0 || pos < r->start)
-      r->start = pos;
-   if (pos > r->end)
-      r->end = pos;
-}
-
-static unsigned
-src_regs(const vagx_ir_instr *I, unsigned s)
-{
-   struct vagx_instr tmp = { 0 };
-   tmp.op = I->op;
-   tmp.mod = I->mod;
-   tmp.imm[1] = I->ext;
-   return vagx_src_regs(&tmp, s);
-}
-
-static bool
-regalloc(vagx_ir *ir)
-{
-   /* Live intervals over the linear order. */
-   int *loop_start = calloc(ir->num_instrs + 1, sizeof(int));
-   int depth = 0;
-   for (unsigned i = 0; i < ir->num_instrs; i++) {
-      vagx_ir_instr *I = &ir->instrs[i];
-      for (unsigned s = 0; s < 3; s++)
-         if (I->src[s].file == IR_VREG)
-            touch(ir, I->src[s].v, i);
-      if (I->has_dst)
-         touch(ir, I->dst, i);
-   }
-   /* Loops: a value live into a loop (defined before, used inside) or carried
-    * around the back edge (a multiply-written register used in the loop)
-    * must survive the whole loop.  Conservatively extend any vreg whose
-    * interval intersects a loop and begins before it, or that is written more
-    * than once inside it, to cover the whole loop. */
-   int *stack = calloc(ir->num_instrs + 1, sizeof(int));
-   depth = 0;
-   for (unsigned i = 0; i < ir->num_instrs; i++) {
-      vagx_ir_instr *I = &ir->instrs[i];
-      if (I->op == VAGX_OP_LOOP) {
-         stack[depth++] = i;
-      } else if (I->op == VAGX_OP_ENDLOOP) {
-         int ls = stack[--depth], le = i;
-         for (unsigned v = 0; v < ir->num_vregs; v++) {
-            vagx_vreg *r = &ir->vregs[v];
-            if (r->start < 0)
-               continue;
-            bool inside = r->end >= ls && r->start <= le;
-            if (!inside)
-               continue;
-            if (r->start < ls || r->end > le) {
-               /* live in or out: cover the loop */
-               if (r->start < ls && r->end < le)
-                  r->end = le;
-            }
-         }
-         /* values defined and used inside the loop but read before their
-          * (re)definition in program order are loop-carried */
-         for (int k = ls; k <= le; k++) {
-            vagx_ir_instr *J = &ir->instrs[k];
-            for (unsigned s = 0; s < 3; s++) {
-               if (J->src[s].file != IR_VREG)
-                  continue;
-               vagx_vreg *r = &ir->vregs[J->src[s].v];
-               /* first def at or after this use inside the loop */
-               bool def_before = false;
-               for (int q = ls; q < k; q++)
-                  if (ir->instrs[q].has_dst && ir->instrs[q].dst == J->src[s].v)
-                     def_before = true;
-               if (!def_before && r->start >= ls) {
-                  r->start = ls;
-                  r->end = MAX2(r->end, le);
-               }
-            }
-         }
-      }
-   }
-   free(stack);
-   free(loop_start);
-
-   /* Linear scan in order of start. */
-   unsigned n = ir->num_vregs;
-   unsigned *order = malloc(n * sizeof(unsigned));
-   unsigned cnt = 0;
-   for (unsigned v = 0; v < n; v++)
-      if (ir->vregs[v].start >= 0)
-         order[cnt++] = v;
-   /* insertion sort by start (lists are mostly ordered already) */
-   for (unsigned i = 1; i < cnt; i++) {
-      unsigned x = order[i];
-      int j = i - 1;
-      while (j >= 0 && ir->vregs[order[j]].start > ir->vregs[x].start) {
-         order[j + 1] = order[j];
-         j--;
-      }
-      order[j + 1] = x;
-   }
-   /* every register the contract gives a thread must be encodable */
-   STATIC_ASSERT(VAGX_MAX_GPRS <= VAGX_ISA_INDEXES);
-   int busy_until[VAGX_MAX_GPRS];
-   for (unsigned r = 0; r < VAGX_MAX_GPRS; r++)
-      busy_until[r] = -1;
-   unsigned max_reg = 0;
-   for (unsigned k = 0; k < cnt; k++) {
-      vagx_vreg *r = &ir->vregs[order[k]];
-      int found = -1;
-      for (unsigned base = 0; base + r->size <= VAGX_MAX_GPRS && found < 0; base++) {
-         bool ok = true;
-         for (unsigned c = 0; c < r->size; c++)
-            if (busy_until[base + c] >= r->start) {
-               ok = false;
-               break;
-            }
-         if (ok)
-            found = base;
-      }
-      if (found < 0) {
-         free(order);
-         ir->error = "register allocation failed (spilling not implemented)";
-         return false;
-      }
-      r->hw = found;
-      for (unsigned c = 0; c < r->size; c++)
-         busy_until[found + c] = r->end;
-      max_reg = MAX2(max_reg, found + r->size);
-   }
-   free(order);
-   ir->info->gpr_count = MAX2(max_reg, 1);
-   return true;
+   vagx_ir_build_cfg(ir);
 }
 
 static bool
@@ -317,16 +198,19 @@ encode_src(vagx_ir *ir, const vagx_ir_src *s, struct vagx_src *o, unsigned *nimm
 bool
 vagx_ir_finish(vagx_ir *ir)
 {
+   vagx_ir_build_cfg(ir);
    if (!vagx_ir_validate_after(ir, "selection", false))
       return false;
    if (vagx_opt_copyprop(ir) && !vagx_ir_validate_after(ir, "copy propagation", false))
+      return false;
+   if (vagx_opt_cse(ir) && !vagx_ir_validate_after(ir, "common subexpression elimination", false))
       return false;
    if (vagx_opt_dce(ir) && !vagx_ir_validate_after(ir, "dead-code elimination", false))
       return false;
    legalise(ir);
    if (!vagx_ir_validate_after(ir, "legalisation", true))
       return false;
-   if (!regalloc(ir))
+   if (!vagx_ra(ir))
       return false;
 
    uint64_t *code = malloc((ir->num_instrs * 2 + 2) * sizeof(uint64_t));

@@ -1,12 +1,29 @@
 /* SPDX-License-Identifier: MIT */
-/* vagx IR: a linear list of machine instructions over virtual registers,
- * with the structured control flow of the ISA kept as instructions. */
+/* vagx IR: machine instructions over virtual registers, in basic blocks.
+ *
+ * The instructions are kept in one array in program order (packing encodes
+ * it as is); the structured control flow of the ISA stays as instructions.
+ * vagx_ir_build_cfg (vagx_cfg.c) cuts that array into basic blocks, each a
+ * contiguous range of it ending in its terminator (a cf instruction: if,
+ * else, endif, loop, endloop, break, continue, end), with the predecessors
+ * and successors the mask-stack semantics give per lane (targets found by
+ * nesting, as the device finds them).  A pass that inserts or removes
+ * instructions rebuilds the CFG before it returns.
+ *
+ * Values are SSA: every vreg is written once per component (a vector vreg
+ * may be written component by component, by instructions of one block),
+ * and every read is dominated by the writes of what it reads -- except the
+ * vregs marked `reg`: NIR registers (phi webs and loop-carried values after
+ * nir_convert_from_ssa), written by several instructions.  The validator
+ * checks both, after every pass in debug builds. */
 #ifndef VAGX_IR_H
 #define VAGX_IR_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "util/bitset.h"
+#include "util/u_dynarray.h"
 #include "vagx_isa.h"
 #include "vagx_compiler.h"
 
@@ -38,9 +55,26 @@ typedef struct {
 
 typedef struct {
    uint8_t size;        /* consecutive 32-bit registers */
-   int start, end;      /* live interval, instruction indices */
+   bool reg;            /* not SSA: a NIR register, written more than once */
+   int start, end;      /* live interval, instruction indices (vagx_ra.c) */
    int hw;              /* assigned GPR, -1 none */
 } vagx_vreg;
+
+/* A basic block: instructions [start, end) of vagx_ir::instrs, the last
+ * one its terminator.  Successors: at most two (a taken and a not-taken
+ * edge); predecessors in a util_dynarray of unsigned block indices. */
+typedef struct {
+   unsigned index;
+   unsigned start, end;
+   unsigned num_succs;
+   unsigned succs[2];
+   struct util_dynarray preds;  /* unsigned */
+   bool reachable;              /* from the entry block */
+   int idom;                    /* immediate dominator, -1 entry/unreachable */
+   unsigned loop_depth;
+   /* vagx_liveness: vregs live at entry and exit (BITSET over vregs) */
+   BITSET_WORD *live_in, *live_out;
+} vagx_block;
 
 typedef struct {
    vagx_ir_instr *instrs;
@@ -50,6 +84,11 @@ typedef struct {
    struct vagx_shader_info *info;
    gl_shader_stage stage;
    const char *error;
+   /* vagx_ir_build_cfg: blocks in program order, block 0 the entry */
+   void *cfg_mem;               /* ralloc context of the blocks */
+   vagx_block *blocks;
+   unsigned num_blocks;
+   bool live_valid;             /* live_in/live_out computed for these blocks */
 } vagx_ir;
 
 static inline vagx_ir_src ir_vreg(uint32_t v, unsigned comp)
@@ -81,20 +120,47 @@ vagx_ir_src vagx_ir_alu(vagx_ir *ir, unsigned op, unsigned mod,
                         vagx_ir_src s0, vagx_ir_src s1, vagx_ir_src s2);
 void vagx_ir_init(vagx_ir *ir, struct vagx_shader_info *info, gl_shader_stage stage);
 void vagx_ir_fini(vagx_ir *ir);
+/* Drop the nops a pass left (passes delete by turning instructions into
+ * nops) and rebuild the CFG: the passes after index instructions by
+ * position. */
+void vagx_ir_remove_nops(vagx_ir *ir);
 /* Optimise (vagx_opt_*), legalise immediates, allocate registers, encode
  * into info->code.  Debug builds validate the IR after every pass. */
 bool vagx_ir_finish(vagx_ir *ir);
 
 /* The IR invariants (vagx_validate.c): opcodes, operand files and kinds,
- * vreg ranges and sizes, structured control flow; with `legal` also what
+ * vreg ranges and sizes, structured control flow, the CFG (the blocks the
+ * instructions make, symmetric edges), SSA (single writes, reads dominated
+ * by their write, except `reg` vregs); with `legal` also what
  * the encoding needs (immediates and uniforms only where the operand form
  * takes them, immediate count).  On failure `why` says where. */
 bool vagx_validate_ir(const vagx_ir *ir, bool legal, char *why, size_t size);
 /* Debug builds: validate, and on failure set ir->error naming `pass`. */
 bool vagx_ir_validate_after(vagx_ir *ir, const char *pass, bool legal);
 
+/* vagx_cfg.c: (re)build the blocks, edges and dominators from the
+ * instruction array; whether block a dominates block b; the block of
+ * instruction i; whether instruction i terminates a block; a printer that
+ * shows blocks, edges and instructions. */
+void vagx_ir_build_cfg(vagx_ir *ir);
+bool vagx_block_dominates(const vagx_ir *ir, unsigned a, unsigned b);
+unsigned vagx_ir_block_of(const vagx_ir *ir, unsigned instr);
+bool vagx_is_terminator(const vagx_ir_instr *I);
+void vagx_ir_print(FILE *fp, const vagx_ir *ir);
+void vagx_ir_print_instr(FILE *fp, const vagx_ir *ir, const vagx_ir_instr *I);
+
+/* vagx_liveness.c: live_in/live_out of every block by the backward
+ * data-flow fixpoint over the CFG (vregs as a whole). */
+void vagx_liveness(vagx_ir *ir);
+
+/* vagx_ra.c: intervals from the liveness, first-fit linear scan with
+ * vector vregs in contiguous registers; false (ir->error) when the
+ * contract's register file is too small. */
+bool vagx_ra(vagx_ir *ir);
+
 /* Passes, one per file; each returns whether it changed the IR. */
 bool vagx_opt_copyprop(vagx_ir *ir); /* vagx_opt_copyprop.c */
+bool vagx_opt_cse(vagx_ir *ir);      /* vagx_opt_cse.c */
 bool vagx_opt_dce(vagx_ir *ir);      /* vagx_opt_dce.c */
 unsigned vagx_push_word(struct vagx_shader_info *info, unsigned kind, unsigned arg);
 

@@ -46,13 +46,7 @@ vagx_opt_dce(vagx_ir *ir)
    }
    free(reads);
 
-   if (progress) {
-      /* compact: the passes after index instructions by position */
-      unsigned n = 0;
-      for (unsigned i = 0; i < ir->num_instrs; i++)
-         if (ir->instrs[i].op != VAGX_OP_NOP)
-            ir->instrs[n++] = ir->instrs[i];
-      ir->num_instrs = n;
-   }
+   if (progress)
+      vagx_ir_remove_nops(ir);
    return progress;
 }

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util/ralloc.h"
 #include "vagx_ir.h"
 
 struct vctx {
@@ -178,6 +179,126 @@ validate(struct vctx *vc, bool legal, uint8_t *stack, bool *seen_else)
    return true;
 }
 
+static bool
+has_edge(const vagx_ir *ir, unsigned from, unsigned to)
+{
+   for (unsigned s = 0; s < ir->blocks[from].num_succs; s++)
+      if (ir->blocks[from].succs[s] == to)
+         return true;
+   return false;
+}
+
+static unsigned
+count_pred(const vagx_ir *ir, unsigned block, unsigned pred)
+{
+   unsigned n = 0;
+   util_dynarray_foreach(&ir->blocks[block].preds, unsigned, p)
+      n += *p == pred;
+   return n;
+}
+
+/* The blocks are those the instructions describe (a pass that moved
+ * instructions rebuilt them), and the edges are symmetric. */
+static bool
+validate_cfg(struct vctx *v)
+{
+   const vagx_ir *ir = v->ir;
+   const unsigned last = ir->num_instrs - 1;
+   if (!ir->num_blocks || !ir->blocks)
+      return fail(v, 0, "no CFG (vagx_ir_build_cfg not run)");
+
+   vagx_ir fresh = *ir;
+   fresh.cfg_mem = NULL;
+   vagx_ir_build_cfg(&fresh);
+   bool ok = true;
+   char buf[96] = "";
+   if (fresh.num_blocks != ir->num_blocks) {
+      snprintf(buf, sizeof(buf), "%u blocks, the instructions make %u", ir->num_blocks,
+               fresh.num_blocks);
+      ok = false;
+   }
+   for (unsigned b = 0; ok && b < ir->num_blocks; b++) {
+      const vagx_block *B = &ir->blocks[b], *F = &fresh.blocks[b];
+      if (B->start != F->start || B->end != F->end || B->num_succs != F->num_succs ||
+          memcmp(B->succs, F->succs, B->num_succs * sizeof(unsigned)) ||
+          B->idom != F->idom || B->reachable != F->reachable) {
+         snprintf(buf, sizeof(buf), "block %u [%u, %u) is stale: the instructions make [%u, %u)",
+                  b, B->start, B->end, F->start, F->end);
+         ok = false;
+      }
+   }
+   ralloc_free(fresh.cfg_mem);
+   if (!ok)
+      return fail(v, last, "CFG: %s", buf);
+
+   for (unsigned b = 0; b < ir->num_blocks; b++) {
+      const vagx_block *B = &ir->blocks[b];
+      for (unsigned s = 0; s < B->num_succs; s++)
+         if (B->succs[s] >= ir->num_blocks || count_pred(ir, B->succs[s], b) != 1)
+            return fail(v, B->end - 1, "CFG: edge %u -> %u without its predecessor", b,
+                        B->succs[s]);
+      util_dynarray_foreach(&B->preds, unsigned, p)
+         if (*p >= ir->num_blocks || !has_edge(ir, *p, b))
+            return fail(v, B->start, "CFG: predecessor %u of block %u without the edge", *p,
+                        b);
+   }
+   return true;
+}
+
+/* SSA: every register of a vreg not marked `reg` written at most once, and
+ * every read of one dominated by its write (no phis: values merged by
+ * control flow are NIR registers).  A register of a vector nobody writes
+ * may be read (a don't-care component). */
+static bool
+validate_ssa(struct vctx *v)
+{
+   const vagx_ir *ir = v->ir;
+   unsigned *base = malloc((ir->num_vregs + 1) * sizeof(unsigned));
+   unsigned total = 0;
+   for (unsigned r = 0; r < ir->num_vregs; r++) {
+      base[r] = total;
+      total += ir->vregs[r].size;
+   }
+   int *def = malloc(MAX2(total, 1) * sizeof(int));
+   memset(def, 0xff, MAX2(total, 1) * sizeof(int));
+   bool ok = true;
+   for (unsigned i = 0; ok && i < ir->num_instrs; i++) {
+      const vagx_ir_instr *I = &ir->instrs[i];
+      if (!I->has_dst || ir->vregs[I->dst].reg)
+         continue;
+      const struct vagx_instr M = shape(I);
+      for (unsigned c = 0; ok && c < vagx_dst_regs(&M); c++) {
+         int *d = &def[base[I->dst] + I->dst_comp + c];
+         if (*d >= 0)
+            ok = fail(v, i, "SSA: v%u.%u written again (first by instr %d) but not marked reg",
+                      I->dst, I->dst_comp + c, *d);
+         *d = i;
+      }
+   }
+   for (unsigned i = 0; ok && i < ir->num_instrs; i++) {
+      const vagx_ir_instr *I = &ir->instrs[i];
+      const struct vagx_instr M = shape(I);
+      const unsigned ub = vagx_ir_block_of(ir, i);
+      for (unsigned s = 0; ok && s < 3; s++) {
+         const vagx_ir_src *src = &I->src[s];
+         if (src->file != IR_VREG || ir->vregs[src->v].reg)
+            continue;
+         for (unsigned c = 0; ok && c < vagx_src_regs(&M, s); c++) {
+            const int d = def[base[src->v] + src->comp + c];
+            if (d < 0)
+               continue;
+            const unsigned db = vagx_ir_block_of(ir, d);
+            if (db == ub ? d >= (int)i : !vagx_block_dominates(ir, db, ub))
+               ok = fail(v, i, "SSA: src%u reads v%u.%u, whose write (instr %d) does not "
+                         "dominate it", s, src->v, src->comp + c, d);
+         }
+      }
+   }
+   free(def);
+   free(base);
+   return ok;
+}
+
 bool
 vagx_validate_ir(const vagx_ir *ir, bool legal, char *why, size_t size)
 {
@@ -192,7 +313,8 @@ vagx_validate_ir(const vagx_ir *ir, bool legal, char *why, size_t size)
    /* nesting can be as deep as the program is long */
    uint8_t *stack = malloc(ir->num_instrs + 1);
    bool *seen_else = malloc((ir->num_instrs + 1) * sizeof(bool));
-   bool ok = stack && seen_else && validate(&v, legal, stack, seen_else);
+   bool ok = stack && seen_else && validate(&v, legal, stack, seen_else) &&
+             validate_cfg(&v) && validate_ssa(&v);
    free(stack);
    free(seen_else);
    return ok;
@@ -202,8 +324,8 @@ bool
 vagx_ir_validate_after(vagx_ir *ir, const char *pass, bool legal)
 {
 #ifndef NDEBUG
-   static char why[160];
-   char msg[128];
+   static char why[224];
+   char msg[192];
    if (vagx_validate_ir(ir, legal, msg, sizeof(msg)))
       return true;
    snprintf(why, sizeof(why), "invalid IR after %s: %s", pass, msg);

@@ -3,21 +3,9 @@
  * one pass run, the result checked instruction by instruction.  The
  * expectations come from the ISA's operand forms (vagx_isa.xml), not from
  * the pass. */
-#include <stdio.h>
-#include <string.h>
 #include "util/u_math.h"
 #include "vagx_builder.h"
-#include "vagx_ir.h"
-
-static int n_test, n_fail;
-static struct vagx_shader_info info;
-
-static void
-begin(vagx_ir *ir)
-{
-   memset(&info, 0, sizeof(info));
-   vagx_ir_init(ir, &info, MESA_SHADER_VERTEX);
-}
+#include "vagx_test_asm.h"
 
 static void
 end_program(vagx_ir *ir)
@@ -30,15 +18,6 @@ static void
 out(vagx_ir *ir, vagx_ir_src v, unsigned word)
 {
    vagx_ir_emit(ir, VAGX_OP_ST_VAR, -1, 0, v, ir_imm(word), ir_none());
-}
-
-static void
-result(const char *name, const char *err, vagx_ir *ir)
-{
-   printf("%s %d - %s%s%s\n", err ? "not ok" : "ok", ++n_test, name, err ? ": " : "",
-          err ? err : "");
-   n_fail += !!err;
-   vagx_ir_fini(ir);
 }
 
 static bool
@@ -57,13 +36,13 @@ find(const vagx_ir *ir, unsigned op)
    return NULL;
 }
 
-static unsigned
-count(const vagx_ir *ir, unsigned op)
+/* The validator checks the CFG too: build it for IR written by hand. */
+static bool
+validate(vagx_ir *ir, bool legal, char *why, size_t size)
 {
-   unsigned n = 0;
-   for (unsigned i = 0; i < ir->num_instrs; i++)
-      n += ir->instrs[i].op == op;
-   return n;
+   if (!ir->cfg_mem)
+      vagx_ir_build_cfg(ir);
+   return vagx_validate_ir(ir, legal, why, size);
 }
 
 /* --- validator ------------------------------------------------------------ */
@@ -72,7 +51,7 @@ count(const vagx_ir *ir, unsigned op)
 static void
 valid_program(vagx_ir *ir)
 {
-   begin(ir);
+   t_begin(ir);
    vagx_ir_src a = vagx_ir_alu(ir, VAGX_OP_FADD, 0, ir_file(IR_U, 0), ir_imm(fui(1.0f)), ir_none());
    vagx_ir_emit(ir, VAGX_OP_IF, -1, 0, a, ir_none(), ir_none());
    vagx_ir_emit(ir, VAGX_OP_LOOP, -1, 0, ir_none(), ir_none(), ir_none());
@@ -103,6 +82,38 @@ static void m_abs_u32(vagx_ir *ir) { ir->instrs[7].src[0].abs = 1; }
 static void m_dst_none(vagx_ir *ir) { ir->instrs[7].has_dst = 1; }
 static void m_extra_src(vagx_ir *ir) { ir->instrs[6].src[0] = ir_imm(1); }
 static void m_three_imm(vagx_ir *ir) { ir->instrs[0].src[0] = ir_imm(2); ir->instrs[0].op = VAGX_OP_FFMA; ir->instrs[0].src[2] = ir_imm(3); }
+/* SSA: a second write of v0 (the store becomes a mov into it) */
+static void m_two_writes(vagx_ir *ir) { ir->instrs[7].op = VAGX_OP_MOV; ir->instrs[7].has_dst = 1; ir->instrs[7].dst = 0; ir->instrs[7].src[1] = ir_none(); }
+/* the same, with v0 a NIR register: allowed */
+static void m_two_writes_reg(vagx_ir *ir) { m_two_writes(ir); ir->vregs[0].reg = true; }
+/* the fadd reads its own result */
+static void m_use_before_def(vagx_ir *ir) { ir->instrs[0].src[0] = ir_vreg(0, 0); }
+/* v written in the then side, read after the endif */
+static void
+m_def_in_branch(vagx_ir *ir)
+{
+   vagx_ir_fini(ir);
+   t_begin(ir);
+   uint32_t v = vagx_ir_new_vreg(ir, 1);
+   vagx_ir_emit(ir, VAGX_OP_IF, -1, 0, ir_file(IR_U, 0), ir_none(), ir_none());
+   vagx_ir_emit(ir, VAGX_OP_MOV, v, 0, ir_imm(1), ir_none(), ir_none());
+   vagx_ir_emit(ir, VAGX_OP_ENDIF, -1, 0, ir_none(), ir_none(), ir_none());
+   out(ir, ir_vreg(v, 0), 0);
+   end_program(ir);
+}
+/* a pass that moved instructions without rebuilding the CFG */
+static void m_stale_cfg(vagx_ir *ir) { vagx_ir_build_cfg(ir); ir->instrs[5].op = VAGX_OP_NOP; }
+/* a pass that inserted an instruction without rebuilding the CFG */
+static void
+m_shifted_cfg(vagx_ir *ir)
+{
+   vagx_ir_build_cfg(ir);
+   vagx_ir_emit(ir, VAGX_OP_NOP, -1, 0, ir_none(), ir_none(), ir_none());
+   memmove(&ir->instrs[1], &ir->instrs[0], (ir->num_instrs - 1) * sizeof(vagx_ir_instr));
+   ir->instrs[0] = (vagx_ir_instr){ .op = VAGX_OP_NOP };
+}
+/* an edge whose target does not list it */
+static void m_one_way_edge(vagx_ir *ir) { vagx_ir_build_cfg(ir); util_dynarray_clear(&ir->blocks[ir->blocks[0].succs[0]].preds); }
 
 static const struct mutation mutations[] = {
    { "a well-formed program", NULL, true, m_none },
@@ -116,6 +127,13 @@ static const struct mutation mutations[] = {
    { "destination on a store", "destination on an opcode without one", false, m_dst_none },
    { "source beyond the opcode's", "given to an opcode that reads", false, m_extra_src },
    { "three immediates after legalisation", "immediates", true, m_three_imm },
+   { "a vreg written twice", "written again", false, m_two_writes },
+   { "a NIR register written twice", NULL, false, m_two_writes_reg },
+   { "a read before the write", "does not dominate", false, m_use_before_def },
+   { "a read the write does not dominate", "does not dominate", false, m_def_in_branch },
+   { "a stale CFG", "CFG: ", false, m_stale_cfg },
+   { "an instruction inserted without rebuilding it", "is stale", false, m_shifted_cfg },
+   { "an edge without its predecessor", "without its predecessor", false, m_one_way_edge },
 };
 
 static void
@@ -126,7 +144,7 @@ test_validate(void)
       char why[160], name[96];
       valid_program(&ir);
       mutations[k].apply(&ir);
-      bool ok = vagx_validate_ir(&ir, mutations[k].legal, why, sizeof(why));
+      bool ok = validate(&ir, mutations[k].legal, why, sizeof(why));
       const char *err = NULL;
       if (!mutations[k].what && !ok)
          err = why;
@@ -136,7 +154,7 @@ test_validate(void)
          err = why;
       snprintf(name, sizeof(name), "validate: %s%s", mutations[k].what ? "rejects " : "accepts ",
                mutations[k].name);
-      result(name, err, &ir);
+      t_result(name, err, &ir);
    }
 }
 
@@ -146,7 +164,7 @@ static void
 test_copyprop_imm_uniform(void)
 {
    vagx_ir ir;
-   begin(&ir);
+   t_begin(&ir);
    uint32_t t = vagx_ir_new_vreg(&ir, 1), u = vagx_ir_new_vreg(&ir, 1);
    vagx_ir_emit(&ir, VAGX_OP_MOV, t, 0, ir_imm(fui(2.0f)), ir_none(), ir_none());
    vagx_ir_emit(&ir, VAGX_OP_MOV, u, 0, ir_file(IR_U, 3), ir_none(), ir_none());
@@ -162,17 +180,17 @@ test_copyprop_imm_uniform(void)
                                                      : NULL;
    if (!err) {
       vagx_opt_dce(&ir);
-      if (count(&ir, VAGX_OP_MOV))
+      if (t_count_op(&ir, VAGX_OP_MOV))
          err = "the copies survived dead-code elimination";
    }
-   result("copyprop: immediate and uniform folded into f32 operands", err, &ir);
+   t_result("copyprop: immediate and uniform folded into f32 operands", err, &ir);
 }
 
 static void
 test_copyprop_modifiers(void)
 {
    vagx_ir ir;
-   begin(&ir);
+   t_begin(&ir);
    uint32_t x = vagx_ir_new_vreg(&ir, 1), t = vagx_ir_new_vreg(&ir, 1);
    vagx_ir_emit(&ir, VAGX_OP_FADD, x, 0, ir_file(IR_U, 0), ir_file(IR_U, 1), ir_none());
    vagx_ir_instr *c = vagx_ir_emit(&ir, VAGX_OP_FMOV, t, 0, ir_vreg(x, 0), ir_none(), ir_none());
@@ -195,7 +213,7 @@ test_copyprop_modifiers(void)
                      : !same_src(&m->src[1], &abs)   ? "|-x| not folded to |x|"
                      : !same_src(&a->src[0], &kept)  ? "fmov folded into a u32 operand"
                                                      : NULL;
-   result("copyprop: fmov modifiers composed, f32 operands only", err, &ir);
+   t_result("copyprop: fmov modifiers composed, f32 operands only", err, &ir);
 }
 
 /* Copies that must stay: the exactness conditions of the pass. */
@@ -209,7 +227,7 @@ test_copyprop_kept(void)
    };
    for (unsigned k = 0; k < ARRAY_SIZE(names); k++) {
       vagx_ir ir;
-      begin(&ir);
+      t_begin(&ir);
       uint32_t x = vagx_ir_new_vreg(&ir, 1), t = vagx_ir_new_vreg(&ir, 1);
       vagx_ir_emit(&ir, VAGX_OP_FADD, x, 0, ir_file(IR_U, 0), ir_file(IR_U, 1), ir_none());
       if (k == 0) /* in a later iteration x changes, and a copy under a
@@ -230,7 +248,7 @@ test_copyprop_kept(void)
       end_program(&ir);
       vagx_opt_copyprop(&ir);
       const vagx_ir_src want = ir_vreg(t, 0);
-      result(names[k], same_src(&ir.instrs[use].src[0], &want) ? NULL : "propagated", &ir);
+      t_result(names[k], same_src(&ir.instrs[use].src[0], &want) ? NULL : "propagated", &ir);
    }
 }
 
@@ -240,7 +258,7 @@ static void
 test_copyprop_imm_limit(void)
 {
    vagx_ir ir;
-   begin(&ir);
+   t_begin(&ir);
    uint32_t t = vagx_ir_new_vreg(&ir, 1);
    vagx_ir_emit(&ir, VAGX_OP_MOV, t, 0, ir_imm(fui(5.0f)), ir_none(), ir_none());
    vagx_ir_src r =
@@ -253,7 +271,7 @@ test_copyprop_imm_limit(void)
    const char *err = !same_src(&find(&ir, VAGX_OP_FFMA)->src[2], &want) ? "third immediate folded"
                      : !same_src(&find(&ir, VAGX_OP_FADD)->src[0], &imm) ? "first immediate not folded"
                                                                          : NULL;
-   result("copyprop: folds an immediate only where the encoding holds it", err, &ir);
+   t_result("copyprop: folds an immediate only where the encoding holds it", err, &ir);
 }
 
 /* --- dead-code elimination -------------------------------------------------- */
@@ -262,19 +280,21 @@ static void
 test_dce(void)
 {
    vagx_ir ir;
-   begin(&ir);
+   t_begin(&ir);
    /* a dead chain, a dead loop-carried chain (its last reader comes
     * first), a live value written twice, a store and an atomic whose
     * results nobody reads */
    vagx_ir_src d0 = vagx_ir_alu(&ir, VAGX_OP_FADD, 0, ir_file(IR_U, 0), ir_file(IR_U, 1), ir_none());
    vagx_ir_alu(&ir, VAGX_OP_FMUL, 0, d0, d0, ir_none());
    uint32_t a = vagx_ir_new_vreg(&ir, 1);
+   ir.vregs[a].reg = true; /* loop-carried */
    vagx_ir_emit(&ir, VAGX_OP_LOOP, -1, 0, ir_none(), ir_none(), ir_none());
    vagx_ir_alu(&ir, VAGX_OP_FMUL, 0, ir_vreg(a, 0), ir_vreg(a, 0), ir_none());
    vagx_ir_emit(&ir, VAGX_OP_FADD, a, 0, ir_file(IR_U, 0), ir_file(IR_U, 3), ir_none());
    vagx_ir_emit(&ir, VAGX_OP_BREAK, -1, 0, ir_none(), ir_none(), ir_none());
    vagx_ir_emit(&ir, VAGX_OP_ENDLOOP, -1, 0, ir_none(), ir_none(), ir_none());
    uint32_t r = vagx_ir_new_vreg(&ir, 1);
+   ir.vregs[r].reg = true; /* written twice */
    vagx_ir_emit(&ir, VAGX_OP_MOV, r, 0, ir_imm(1), ir_none(), ir_none());
    vagx_ir_emit(&ir, VAGX_OP_IF, -1, 0, ir_file(IR_U, 2), ir_none(), ir_none());
    vagx_ir_emit(&ir, VAGX_OP_MOV, r, 0, ir_imm(2), ir_none(), ir_none());
@@ -292,11 +312,11 @@ test_dce(void)
    const char *err = !p                                  ? "no progress"
                      : ir.num_instrs != before - 4        ? "not exactly the dead chains removed"
                      : find(&ir, VAGX_OP_FADD)            ? "a dead fadd kept"
-                     : count(&ir, VAGX_OP_MOV) != 4       ? "a write of a live vreg removed"
+                     : t_count_op(&ir, VAGX_OP_MOV) != 4       ? "a write of a live vreg removed"
                      : !find(&ir, VAGX_OP_ATOM_GLOBAL)         ? "atomic removed"
-                     : !vagx_validate_ir(&ir, false, why, sizeof(why)) ? why
+                     : !validate(&ir, false, why, sizeof(why)) ? why
                                                           : NULL;
-   result("dce: removes dead chains, keeps live writes and memory effects", err, &ir);
+   t_result("dce: removes dead chains, keeps live writes and memory effects", err, &ir);
 }
 
 /* --- the generated builder ---------------------------------------------------- */
@@ -320,7 +340,7 @@ static void
 test_builder(void)
 {
    vagx_ir ir;
-   begin(&ir);
+   t_begin(&ir);
    const char *err = NULL;
    vagx_ir_src a = vagx_iter(&ir, VAGX_ITERLOC_SAMPLE, true, false, ir_file(IR_CF, 2),
                              ir_file(IR_CF, 0), ir_imm(1));
@@ -337,9 +357,9 @@ test_builder(void)
    out(&ir, b, 0);
    end_program(&ir);
    char why[160];
-   if (!err && !vagx_validate_ir(&ir, false, why, sizeof(why)))
+   if (!err && !validate(&ir, false, why, sizeof(why)))
       err = why;
-   result("builder: mod fields packed as vagx_isa.xml lays them out, valid operands", err, &ir);
+   t_result("builder: mod fields packed as vagx_isa.xml lays them out, valid operands", err, &ir);
 }
 
 int
@@ -353,6 +373,5 @@ main(void)
    test_copyprop_imm_limit();
    test_dce();
    test_builder();
-   printf("1..%d\n", n_test);
-   return n_fail ? 1 : 0;
+   return t_finish();
 }
