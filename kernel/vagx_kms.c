@@ -991,6 +991,22 @@ static void vagx_kms_release(struct drm_device *drm, void *data)
 	mutex_destroy(&kms->vm_lock);
 }
 
+static int vagx_kms_plane_init(struct drm_device *drm, struct drm_plane *plane,
+			       enum drm_plane_type type, const u32 *formats,
+			       unsigned int num_formats,
+			       const struct drm_plane_helper_funcs *helpers)
+{
+	int ret;
+
+	ret = drm_universal_plane_init(drm, plane, 1, &vagx_plane_funcs,
+				       formats, num_formats,
+				       vagx_kms_modifiers, type, NULL);
+	if (ret)
+		return ret;
+	drm_plane_helper_add(plane, helpers);
+	return 0;
+}
+
 /**
  * vagx_kms_init() - Set up KMS on the scanout engine
  * @vdev: Device, initialised by vagx_device_init().
@@ -1052,27 +1068,23 @@ int vagx_kms_init(struct vagx_device *vdev)
 	drm->mode_config.funcs = &vagx_mode_config_funcs;
 	drm->mode_config.helper_private = &vagx_mode_config_helpers;
 
-	ret = drm_universal_plane_init(drm, &kms->primary, 1, &vagx_plane_funcs,
-				       vagx_kms_formats,
-				       ARRAY_SIZE(vagx_kms_formats),
-				       vagx_kms_modifiers,
-				       DRM_PLANE_TYPE_PRIMARY, NULL);
+	ret = vagx_kms_plane_init(drm, &kms->primary, DRM_PLANE_TYPE_PRIMARY,
+				  vagx_kms_formats,
+				  ARRAY_SIZE(vagx_kms_formats),
+				  &vagx_plane_helper_funcs);
 	if (ret)
 		return ret;
-	drm_plane_helper_add(&kms->primary, &vagx_plane_helper_funcs);
 
 	kms->has_cursor = VAGX_FEATURES_CURSOR_GET(vdev->hw_features);
 	kms->has_crc = VAGX_FEATURES_SCANOUT_CRC_GET(vdev->hw_features);
 	if (kms->has_cursor) {
-		ret = drm_universal_plane_init(drm, &kms->cursor, 1,
-					       &vagx_plane_funcs,
-					       vagx_kms_cursor_formats,
-					       ARRAY_SIZE(vagx_kms_cursor_formats),
-					       vagx_kms_modifiers,
-					       DRM_PLANE_TYPE_CURSOR, NULL);
+		ret = vagx_kms_plane_init(drm, &kms->cursor,
+					  DRM_PLANE_TYPE_CURSOR,
+					  vagx_kms_cursor_formats,
+					  ARRAY_SIZE(vagx_kms_cursor_formats),
+					  &vagx_cursor_helper_funcs);
 		if (ret)
 			return ret;
-		drm_plane_helper_add(&kms->cursor, &vagx_cursor_helper_funcs);
 		drm->mode_config.cursor_width = VAGX_SCANOUT_CURSOR_MAX_WIDTH;
 		drm->mode_config.cursor_height = VAGX_SCANOUT_CURSOR_MAX_HEIGHT;
 	}

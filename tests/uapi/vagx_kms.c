@@ -31,6 +31,7 @@
 #include "drm_mode.h"
 #include "drm_fourcc.h"
 #include "vagx_drm.h"
+#include "vagx_hw.h"
 #include "kselftest_harness.h"
 
 #define CARD "/dev/dri/card0"
@@ -639,7 +640,8 @@ TEST_F(kms, rmfb_active)
 
 /* ---- cursor plane, frame CRC, vblank across a modeset ---------------- */
 
-#define CURSOR_MAX 256	/* DRM_CAP_CURSOR_WIDTH/HEIGHT */
+/* The cursor layer's limit, also DRM_CAP_CURSOR_WIDTH/HEIGHT (square). */
+#define CURSOR_MAX VAGX_SCANOUT_CURSOR_MAX_WIDTH
 #define PLANE_TYPE_CURSOR 2	/* the "type" property: enum drm_plane_type */
 
 /* Set up the preferred mode with the test pattern in XRGB8888. */
@@ -754,11 +756,39 @@ static int cursor_setplane(struct kms *k, uint32_t plane, uint32_t fb,
 	return kms_ioctl(k->fd, DRM_IOCTL_MODE_SETPLANE, &sp);
 }
 
+/* The id of @obj's property @name (0 if none) and its value. */
+static uint32_t prop_lookup(int fd, uint32_t obj, uint32_t type,
+			    const char *name, uint64_t *value)
+{
+	struct drm_mode_obj_get_properties op = {
+		.obj_id = obj, .obj_type = type,
+	};
+	uint32_t ids[32], i;
+	uint64_t vals[32];
+
+	op.props_ptr = (uintptr_t)ids;
+	op.prop_values_ptr = (uintptr_t)vals;
+	op.count_props = 32;
+	if (kms_ioctl(fd, DRM_IOCTL_MODE_OBJ_GETPROPERTIES, &op))
+		return 0;
+	for (i = 0; i < op.count_props && i < 32; i++) {
+		struct drm_mode_get_property gp = { .prop_id = ids[i] };
+
+		if (!kms_ioctl(fd, DRM_IOCTL_MODE_GETPROPERTY, &gp) &&
+		    !strcmp(gp.name, name)) {
+			*value = vals[i];
+			return ids[i];
+		}
+	}
+	return 0;
+}
+
 static uint32_t find_plane(struct __test_metadata *_metadata, int fd,
 			   uint64_t type)
 {
 	struct drm_mode_get_plane_res pr = {};
-	uint32_t planes[8], i, j;
+	uint32_t planes[8], i;
+	uint64_t v;
 
 	EXPECT_EQ(0, kms_ioctl(fd, DRM_IOCTL_SET_CLIENT_CAP,
 			       &(struct drm_set_client_cap){
@@ -766,26 +796,10 @@ static uint32_t find_plane(struct __test_metadata *_metadata, int fd,
 	pr.plane_id_ptr = (uintptr_t)planes;
 	pr.count_planes = 8;
 	EXPECT_EQ(0, kms_ioctl(fd, DRM_IOCTL_MODE_GETPLANERESOURCES, &pr));
-	for (i = 0; i < pr.count_planes && i < 8; i++) {
-		struct drm_mode_obj_get_properties op = {
-			.obj_id = planes[i], .obj_type = DRM_MODE_OBJECT_PLANE,
-		};
-		uint32_t ids[32];
-		uint64_t vals[32];
-
-		op.props_ptr = (uintptr_t)ids;
-		op.prop_values_ptr = (uintptr_t)vals;
-		op.count_props = 32;
-		if (kms_ioctl(fd, DRM_IOCTL_MODE_OBJ_GETPROPERTIES, &op))
-			continue;
-		for (j = 0; j < op.count_props && j < 32; j++) {
-			struct drm_mode_get_property gp = { .prop_id = ids[j] };
-
-			if (!kms_ioctl(fd, DRM_IOCTL_MODE_GETPROPERTY, &gp) &&
-			    !strcmp(gp.name, "type") && vals[j] == type)
-				return planes[i];
-		}
-	}
+	for (i = 0; i < pr.count_planes && i < 8; i++)
+		if (prop_lookup(fd, planes[i], DRM_MODE_OBJECT_PLANE, "type", &v) &&
+		    v == type)
+			return planes[i];
 	return 0;
 }
 
@@ -852,6 +866,96 @@ TEST_F(kms, cursor_plane)
 	EXPECT_EQ(-EINVAL, cursor_setplane(&self->k, plane, xrgb, 0, 0, 64, 64));
 	/* Off. */
 	EXPECT_EQ(0, cursor_setplane(&self->k, plane, 0, 0, 0, 0, 0));
+	munmap(big.map, big.size);
+	munmap(c.map, c.size);
+	munmap(d.map, d.size);
+}
+
+/* One atomic commit of the cursor plane's ten properties. */
+static int cursor_atomic(struct kms *k, uint32_t plane, const uint32_t *ids,
+			 uint32_t fb, int x, int y, uint32_t w, uint32_t h,
+			 uint32_t flags)
+{
+	uint64_t vals[10] = {
+		fb, fb ? k->crtc : 0, (uint64_t)(int64_t)x, (uint64_t)(int64_t)y,
+		w, h, 0, 0, (uint64_t)w << 16, (uint64_t)h << 16,
+	};
+	uint32_t count = 10;
+	struct drm_mode_atomic a = {
+		.flags = flags, .count_objs = 1,
+		.objs_ptr = (uintptr_t)&plane,
+		.count_props_ptr = (uintptr_t)&count,
+		.props_ptr = (uintptr_t)ids,
+		.prop_values_ptr = (uintptr_t)vals,
+	};
+
+	return kms_ioctl(k->fd, DRM_IOCTL_MODE_ATOMIC, &a);
+}
+
+/* DRM_IOCTL_MODE_ATOMIC on the cursor plane: positions, sizes, TEST_ONLY. */
+TEST_F(kms, cursor_atomic)
+{
+	static const char *const names[10] = {
+		"FB_ID", "CRTC_ID", "CRTC_X", "CRTC_Y", "CRTC_W", "CRTC_H",
+		"SRC_X", "SRC_Y", "SRC_W", "SRC_H",
+	};
+	static const int pos[][2] = {
+		{ 0, 0 }, { -40, 10 }, { 10, -63 }, { -64, -64 }, { -1, -1 },
+		{ 100000, 100000 }, { -100000, 3 }, { 20, 30 },
+	};
+	struct drm_mode_modeinfo *m = &self->k.modes[self->mode];
+	uint32_t plane, ids[10], fb, bigfb, i;
+	struct dumb d, c, big;
+	uint64_t v;
+
+	ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_SET_CLIENT_CAP,
+			       &(struct drm_set_client_cap){
+				       DRM_CLIENT_CAP_ATOMIC, 1 }));
+	plane = find_plane(_metadata, self->k.fd, PLANE_TYPE_CURSOR);
+	ASSERT_NE(0, plane);
+	for (i = 0; i < 10; i++) {
+		ids[i] = prop_lookup(self->k.fd, plane, DRM_MODE_OBJECT_PLANE,
+				     names[i], &v);
+		ASSERT_NE(0, ids[i]);
+	}
+	show_pattern(_metadata, &self->k, m, &d);
+	cursor_create(_metadata, self->k.fd, &c, 64, 64);
+	ASSERT_EQ(0, add_fb(self->k.fd, c.handle, 64, 64, DRM_FORMAT_ARGB8888,
+			    c.pitch, 0, &fb));
+	for (i = 0; i < sizeof(pos) / sizeof(pos[0]); i++) {
+		EXPECT_EQ(0, cursor_atomic(&self->k, plane, ids, fb, pos[i][0],
+					   pos[i][1], 64, 64,
+					   DRM_MODE_ATOMIC_TEST_ONLY));
+		EXPECT_EQ(0, cursor_atomic(&self->k, plane, ids, fb, pos[i][0],
+					   pos[i][1], 64, 64, 0));
+	}
+	/* Nonblocking, with an event: completes at a vblank. */
+	{
+		struct drm_event_vblank ev;
+
+		ASSERT_EQ(0, cursor_atomic(&self->k, plane, ids, fb, 5, 5, 64, 64,
+					   DRM_MODE_ATOMIC_NONBLOCK |
+					   DRM_MODE_PAGE_FLIP_EVENT));
+		EXPECT_EQ(DRM_EVENT_FLIP_COMPLETE,
+			  read_event(self->k.fd, &ev, sizeof(ev), 2000));
+	}
+	/* Too large for the cursor layer, on or off the screen: -EINVAL. */
+	ASSERT_EQ(0, dumb_create(self->k.fd, &big, CURSOR_MAX + 1,
+				 CURSOR_MAX + 1, 32));
+	ASSERT_EQ(0, add_fb(self->k.fd, big.handle, CURSOR_MAX + 1,
+			    CURSOR_MAX + 1, DRM_FORMAT_ARGB8888, big.pitch, 0,
+			    &bigfb));
+	EXPECT_EQ(-EINVAL, cursor_atomic(&self->k, plane, ids, bigfb, 0, 0,
+					 CURSOR_MAX + 1, CURSOR_MAX + 1,
+					 DRM_MODE_ATOMIC_TEST_ONLY));
+	EXPECT_EQ(-EINVAL, cursor_atomic(&self->k, plane, ids, bigfb, -5000,
+					 -5000, CURSOR_MAX + 1, 1, 0));
+	EXPECT_EQ(-EINVAL, cursor_atomic(&self->k, plane, ids, bigfb, 0, 0, 1,
+					 CURSOR_MAX + 1, 0));
+	EXPECT_EQ(0, cursor_atomic(&self->k, plane, ids, bigfb, -1, -2,
+				   CURSOR_MAX, CURSOR_MAX, 0));
+	/* Off. */
+	EXPECT_EQ(0, cursor_atomic(&self->k, plane, ids, 0, 0, 0, 0, 0, 0));
 	munmap(big.map, big.size);
 	munmap(c.map, c.size);
 	munmap(d.map, d.size);
