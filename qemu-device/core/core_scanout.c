@@ -48,7 +48,13 @@ void core_scanout_apply_locked(struct vagx_core *core)
    core->scanout.commit_pending = false;
 }
 
-static uint32_t crc32_table[256];
+static inline uint32_t ld32(const uint8_t *p)
+{
+   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Slicing-by-4 tables: t[k][b] is the CRC of byte b followed by k zero bytes. */
+static uint32_t crc32_table[4][256];
 static pthread_once_t crc32_once = PTHREAD_ONCE_INIT;
 
 static void crc32_init(void)
@@ -57,8 +63,11 @@ static void crc32_init(void)
       uint32_t c = i;
       for (int k = 0; k < 8; k++)
          c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-      crc32_table[i] = c;
+      crc32_table[0][i] = c;
    }
+   for (uint32_t i = 0; i < 256; i++)
+      for (int k = 1; k < 4; k++)
+         crc32_table[k][i] = crc32_table[0][crc32_table[k - 1][i] & 0xff] ^ (crc32_table[k - 1][i] >> 8);
 }
 
 uint32_t vagx_core_crc32(uint32_t crc, const void *buf, size_t n)
@@ -66,14 +75,14 @@ uint32_t vagx_core_crc32(uint32_t crc, const void *buf, size_t n)
    const uint8_t *p = buf;
    pthread_once(&crc32_once, crc32_init);
    crc = ~crc;
+   for (; n >= 4; n -= 4, p += 4) {
+      crc ^= ld32(p);
+      crc = crc32_table[3][crc & 0xff] ^ crc32_table[2][(crc >> 8) & 0xff] ^
+            crc32_table[1][(crc >> 16) & 0xff] ^ crc32_table[0][crc >> 24];
+   }
    while (n--)
-      crc = crc32_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+      crc = crc32_table[0][(crc ^ *p++) & 0xff] ^ (crc >> 8);
    return ~crc;
-}
-
-static inline uint32_t ld32(const uint8_t *p)
-{
-   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 static void convert_row(uint32_t *dst, const uint8_t *src, uint32_t format, uint32_t width)
