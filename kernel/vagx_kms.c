@@ -4,12 +4,14 @@
 /*
  * Display: atomic KMS on the scanout engine (docs/display.md).
  *
- * One CRTC, one primary plane, one encoder and one always-connected virtual
- * connector drive the single scanout head. The engine reads the framebuffer
- * through the device MMU, so every framebuffer is mapped into a kernel-owned
- * VM (vagx_vm_create_kernel(): an ordinary vagx_vm with its own page-table
- * root, never visible to user space) when it is created and unmapped when
- * it is destroyed.
+ * One CRTC, a primary and a cursor plane, one encoder and one
+ * always-connected virtual connector drive the single scanout head; the
+ * device composes the cursor layer over the framebuffer and, on request,
+ * computes a CRC of every composed frame (the CRTC's "auto" CRC source).
+ * The engine reads the framebuffers through the device MMU, so every
+ * framebuffer is mapped into a kernel-owned VM (vagx_vm_create_kernel(): an
+ * ordinary vagx_vm with its own page-table root, never visible to user
+ * space) when it is created and unmapped when it is destroyed.
  *
  * The scanout registers are shadowed: the plane update writes them and the
  * CRTC flush sets SCANOUT_COMMIT.PENDING, which the device applies at the
@@ -22,6 +24,7 @@
 #include <linux/math64.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 
 #include <drm/drm_atomic.h>
 #include <drm/drm_atomic_helper.h>
@@ -62,12 +65,21 @@ struct vagx_kms_regs {
 	u32 size;
 	u32 pitch;
 	u64 va;
+	u32 cursor_control;
+	u32 cursor_pos;
+	u32 cursor_size;
+	u32 cursor_pitch;
+	u64 cursor_va;
+	bool crc;
 	bool enabled;
+	/** @enable_ts: TIMESTAMP when the head was last enabled. */
+	u64 enable_ts;
 };
 
 struct vagx_kms {
 	struct vagx_device *vdev;
 	struct drm_plane primary;
+	struct drm_plane cursor;
 	struct drm_crtc crtc;
 	struct drm_encoder encoder;
 	struct drm_connector connector;
@@ -94,6 +106,12 @@ struct vagx_kms {
 	 * global reset that leaves the scanout running.
 	 */
 	bool hw_v11;
+	/** @has_cursor: FEATURES.CURSOR: the cursor layer exists. */
+	bool has_cursor;
+	/** @has_crc: FEATURES.SCANOUT_CRC: the frame CRC exists. */
+	bool has_crc;
+	/** @crc_count: SCANOUT_CRC_COUNT of the last reported CRC (irq). */
+	u32 crc_count;
 	/** @event: Flip completion pending on PENDING == 0 (event_lock). */
 	struct drm_pending_vblank_event *event;
 	/** @regs: Last programmed state (irq_lock). */
@@ -115,6 +133,12 @@ static const u32 vagx_kms_formats[] = {
 	DRM_FORMAT_ABGR8888,
 	DRM_FORMAT_RGB565,
 };
+
+static const u32 vagx_kms_cursor_formats[] = {
+	DRM_FORMAT_ARGB8888,
+};
+
+static const char * const vagx_kms_crc_sources[] = { "auto" };
 
 static const u64 vagx_kms_modifiers[] = {
 	DRM_FORMAT_MOD_LINEAR,
@@ -285,6 +309,17 @@ static void vagx_kms_write_regs(struct vagx_kms *kms)
 	vagx_write(vdev, VAGX_REG_SCANOUT_FB_VA_HI, upper_32_bits(kms->regs.va));
 	vagx_write(vdev, VAGX_REG_SCANOUT_ROOT_LO, lower_32_bits(root));
 	vagx_write(vdev, VAGX_REG_SCANOUT_ROOT_HI, upper_32_bits(root));
+	if (!kms->has_cursor)
+		return;
+	vagx_write(vdev, VAGX_REG_SCANOUT_CURSOR_POS, kms->regs.cursor_pos);
+	vagx_write(vdev, VAGX_REG_SCANOUT_CURSOR_SIZE, kms->regs.cursor_size);
+	vagx_write(vdev, VAGX_REG_SCANOUT_CURSOR_PITCH, kms->regs.cursor_pitch);
+	vagx_write(vdev, VAGX_REG_SCANOUT_CURSOR_VA_LO,
+		   lower_32_bits(kms->regs.cursor_va));
+	vagx_write(vdev, VAGX_REG_SCANOUT_CURSOR_VA_HI,
+		   upper_32_bits(kms->regs.cursor_va));
+	vagx_write(vdev, VAGX_REG_SCANOUT_CURSOR_CONTROL,
+		   kms->regs.cursor_control);
 }
 
 static void vagx_kms_int_enable(struct vagx_kms *kms, u32 bits, bool on)
@@ -331,6 +366,9 @@ void vagx_kms_hw_restore(struct vagx_device *vdev)
 	vagx_kms_int_enable(kms, bits, true);
 
 	spin_lock_irqsave(&kms->irq_lock, flags);
+	if (kms->has_crc)
+		vagx_write(vdev, VAGX_REG_SCANOUT_CRC_CONTROL,
+			   VAGX_SCANOUT_CRC_CONTROL_ENABLE(kms->regs.crc));
 	if (kms->regs.enabled) {
 		vagx_kms_write_regs(kms);
 		vagx_write(vdev, VAGX_REG_SCANOUT_COMMIT,
@@ -339,6 +377,38 @@ void vagx_kms_hw_restore(struct vagx_device *vdev)
 			   VAGX_SCANOUT_CONTROL_ENABLE(1));
 	}
 	spin_unlock_irqrestore(&kms->irq_lock, flags);
+}
+
+/*
+ * The device computed the CRC of the frame that started at the vblank
+ * SCANOUT_CRC_COUNT before raising VBLANK; report it with DRM's count of
+ * that vblank.
+ */
+static void vagx_kms_crc_irq(struct vagx_kms *kms)
+{
+	struct vagx_device *vdev = kms->vdev;
+	u32 count, value, now;
+
+	spin_lock(&kms->irq_lock);
+	if (!kms->regs.crc) {
+		spin_unlock(&kms->irq_lock);
+		return;
+	}
+	do {
+		count = vagx_read(vdev, VAGX_REG_SCANOUT_CRC_COUNT);
+		value = vagx_read(vdev, VAGX_REG_SCANOUT_CRC_VALUE);
+	} while (count != vagx_read(vdev, VAGX_REG_SCANOUT_CRC_COUNT));
+	now = vagx_read(vdev, VAGX_REG_SCANOUT_VBLANK_COUNT);
+	if (count == kms->crc_count) {
+		spin_unlock(&kms->irq_lock);
+		return;
+	}
+	kms->crc_count = count;
+	spin_unlock(&kms->irq_lock);
+
+	drm_crtc_add_crc_entry(&kms->crtc, true,
+			       drm_crtc_vblank_count(&kms->crtc) - (now - count),
+			       &value);
 }
 
 /**
@@ -366,6 +436,8 @@ void vagx_kms_irq(struct vagx_device *vdev, u32 pending)
 		return;
 
 	drm_crtc_handle_vblank(crtc);
+	if (kms->has_crc)
+		vagx_kms_crc_irq(kms);
 	spin_lock(&vdev->drm.event_lock);
 	if (kms->event &&
 	    !VAGX_SCANOUT_COMMIT_PENDING_GET(vagx_read(vdev,
@@ -381,22 +453,30 @@ void vagx_kms_irq(struct vagx_device *vdev, u32 pending)
 
 /* ---- Plane ------------------------------------------------------------ */
 
+/* No scaling; only the cursor may be positioned, and be on with the CRTC off. */
+static int vagx_plane_check_state(struct drm_plane_state *new,
+				  struct drm_atomic_state *state, bool cursor)
+{
+	struct drm_crtc_state *crtc_state = NULL;
+
+	if (new->crtc)
+		crtc_state = drm_atomic_get_new_crtc_state(state, new->crtc);
+	return drm_atomic_helper_check_plane_state(new, crtc_state,
+						   DRM_PLANE_NO_SCALING,
+						   DRM_PLANE_NO_SCALING,
+						   cursor, cursor);
+}
+
 static int vagx_plane_atomic_check(struct drm_plane *plane,
 				   struct drm_atomic_state *state)
 {
 	struct drm_plane_state *new = drm_atomic_get_new_plane_state(state,
 								      plane);
-	struct drm_crtc_state *crtc_state = NULL;
 	struct drm_framebuffer *fb = new->fb;
 	u32 x;
 	int ret;
 
-	if (new->crtc)
-		crtc_state = drm_atomic_get_new_crtc_state(state, new->crtc);
-	ret = drm_atomic_helper_check_plane_state(new, crtc_state,
-						  DRM_PLANE_NO_SCALING,
-						  DRM_PLANE_NO_SCALING,
-						  false, false);
+	ret = vagx_plane_check_state(new, state, false);
 	if (ret || !new->visible)
 		return ret;
 
@@ -410,31 +490,72 @@ static int vagx_plane_atomic_check(struct drm_plane *plane,
 	return 0;
 }
 
+/* VA of the source rectangle's top-left pixel in the scanout VM. */
+static u64 vagx_plane_va(struct drm_plane_state *new)
+{
+	struct drm_framebuffer *fb = new->fb;
+
+	return to_vagx_fb(fb)->node.start + fb->offsets[0] +
+	       (u64)(new->src_y >> 16) * fb->pitches[0] +
+	       (new->src_x >> 16) * fb->format->cpp[0];
+}
+
+static void vagx_plane_primary_regs(struct vagx_kms_regs *regs,
+				    struct drm_plane_state *new)
+{
+	struct drm_framebuffer *fb = new->fb;
+
+	regs->format = VAGX_SCANOUT_FORMAT_FORMAT(vagx_kms_hw_format(fb->format->format));
+	regs->size = VAGX_SCANOUT_SIZE_WIDTH(drm_rect_width(&new->dst)) |
+		     VAGX_SCANOUT_SIZE_HEIGHT(drm_rect_height(&new->dst));
+	regs->pitch = fb->pitches[0];
+	regs->va = vagx_plane_va(new);
+}
+
+/*
+ * The cursor layer is programmed unclipped: the device clips it at the
+ * screen's edges. Visible, it lies in (-CURSOR_MAX, SCANOUT_MAX): int16.
+ */
+static void vagx_plane_cursor_regs(struct vagx_kms_regs *regs,
+				   struct drm_plane_state *new)
+{
+	if (!new->fb || !new->visible) {
+		regs->cursor_control = 0;
+		return;
+	}
+	regs->cursor_pos = VAGX_SCANOUT_CURSOR_POS_X((u16)new->crtc_x) |
+			   VAGX_SCANOUT_CURSOR_POS_Y((u16)new->crtc_y);
+	regs->cursor_size = VAGX_SCANOUT_CURSOR_SIZE_WIDTH(new->crtc_w) |
+			    VAGX_SCANOUT_CURSOR_SIZE_HEIGHT(new->crtc_h);
+	regs->cursor_pitch = new->fb->pitches[0];
+	regs->cursor_va = vagx_plane_va(new);
+	regs->cursor_control = VAGX_SCANOUT_CURSOR_CONTROL_ENABLE(1);
+}
+
+/*
+ * Both planes; called for a cursor being disabled too (no atomic_disable).
+ * The primary plane is on whenever its CRTC is: when it is off, so is the
+ * head, and its registers are left as they are.
+ */
 static void vagx_plane_atomic_update(struct drm_plane *plane,
 				     struct drm_atomic_state *state)
 {
 	struct drm_plane_state *new = drm_atomic_get_new_plane_state(state,
 								      plane);
 	struct vagx_kms *kms = to_vagx_kms(plane->dev);
-	struct drm_framebuffer *fb = new->fb;
+	bool cursor = plane->type == DRM_PLANE_TYPE_CURSOR;
 	unsigned long flags;
-	u32 x, y;
 	int idx;
 
-	if (!fb || !new->visible)
+	if (!cursor && (!new->fb || !new->visible))
 		return;
 	if (!drm_dev_enter(plane->dev, &idx))
 		return;
-	x = new->src.x1 >> 16;
-	y = new->src.y1 >> 16;
-
 	spin_lock_irqsave(&kms->irq_lock, flags);
-	kms->regs.format = VAGX_SCANOUT_FORMAT_FORMAT(vagx_kms_hw_format(fb->format->format));
-	kms->regs.size = VAGX_SCANOUT_SIZE_WIDTH(drm_rect_width(&new->dst)) |
-			 VAGX_SCANOUT_SIZE_HEIGHT(drm_rect_height(&new->dst));
-	kms->regs.pitch = fb->pitches[0];
-	kms->regs.va = to_vagx_fb(fb)->node.start + fb->offsets[0] +
-		       (u64)y * fb->pitches[0] + x * fb->format->cpp[0];
+	if (cursor)
+		vagx_plane_cursor_regs(&kms->regs, new);
+	else
+		vagx_plane_primary_regs(&kms->regs, new);
 	vagx_kms_write_regs(kms);
 	spin_unlock_irqrestore(&kms->irq_lock, flags);
 	drm_dev_exit(idx);
@@ -443,6 +564,32 @@ static void vagx_plane_atomic_update(struct drm_plane *plane,
 static const struct drm_plane_helper_funcs vagx_plane_helper_funcs = {
 	.prepare_fb = drm_gem_plane_helper_prepare_fb,
 	.atomic_check = vagx_plane_atomic_check,
+	.atomic_update = vagx_plane_atomic_update,
+};
+
+/* Any position; the cursor layer's size; whole source pixels. */
+static int vagx_cursor_atomic_check(struct drm_plane *plane,
+				    struct drm_atomic_state *state)
+{
+	struct drm_plane_state *new = drm_atomic_get_new_plane_state(state,
+								      plane);
+	int ret;
+
+	ret = vagx_plane_check_state(new, state, true);
+	if (ret || !new->fb)
+		return ret;
+	if (new->crtc_w > VAGX_SCANOUT_CURSOR_MAX_WIDTH ||
+	    new->crtc_h > VAGX_SCANOUT_CURSOR_MAX_HEIGHT)
+		return -EINVAL;
+	/* Whole pixels only: the image starts at a 4-byte aligned address. */
+	if ((new->src_x | new->src_y) & 0xffff)
+		return -EINVAL;
+	return 0;
+}
+
+static const struct drm_plane_helper_funcs vagx_cursor_helper_funcs = {
+	.prepare_fb = drm_gem_plane_helper_prepare_fb,
+	.atomic_check = vagx_cursor_atomic_check,
 	.atomic_update = vagx_plane_atomic_update,
 };
 
@@ -531,6 +678,7 @@ static void vagx_crtc_atomic_enable(struct drm_crtc *crtc,
 	if (drm_dev_enter(crtc->dev, &idx)) {
 		spin_lock_irqsave(&kms->irq_lock, flags);
 		kms->regs.enabled = true;
+		kms->regs.enable_ts = vagx_device_timestamp(kms->vdev);
 		vagx_write(kms->vdev, VAGX_REG_SCANOUT_CONTROL,
 			   VAGX_SCANOUT_CONTROL_ENABLE(1));
 		spin_unlock_irqrestore(&kms->irq_lock, flags);
@@ -609,6 +757,11 @@ static u32 vagx_crtc_get_vblank_counter(struct drm_crtc *crtc)
  * counter and ktime back to back, like the scanout-position helper brackets
  * its query. The vblank core calls this with the counter read around it, so
  * the time always belongs to the count it stores.
+ *
+ * Until the first vblank after the head was enabled, SCANOUT_VBLANK_TS is
+ * the last vblank before it was disabled; the frame then started at the
+ * enable, as vkms's timer does. drm_crtc_vblank_on() stores that time with
+ * the count it bumps, so timestamps keep increasing across a modeset.
  */
 static bool vagx_crtc_get_vblank_timestamp(struct drm_crtc *crtc,
 					   int *max_error,
@@ -639,10 +792,10 @@ static bool vagx_crtc_get_vblank_timestamp(struct drm_crtc *crtc,
 	before = ktime_get();
 	now = vagx_device_timestamp(vdev);
 	after = ktime_get();
+	vbl = max(vbl, kms->regs.enable_ts);
 	spin_unlock_irqrestore(&kms->irq_lock, flags);
 	drm_dev_exit(idx);
 
-	/* 0: no vblank since the scanout was reset. */
 	if (!vbl || vbl > now)
 		return false;
 	window = ktime_to_ns(ktime_sub(after, before));
@@ -651,6 +804,79 @@ static bool vagx_crtc_get_vblank_timestamp(struct drm_crtc *crtc,
 						    vdev->ts_freq));
 	*max_error = window;
 	return true;
+}
+
+static const char *const *vagx_crtc_get_crc_sources(struct drm_crtc *crtc,
+						    size_t *count)
+{
+	*count = to_vagx_kms(crtc->dev)->has_crc ?
+		 ARRAY_SIZE(vagx_kms_crc_sources) : 0;
+	return vagx_kms_crc_sources;
+}
+
+static int vagx_crtc_parse_crc_source(struct vagx_kms *kms,
+				      const char *source, bool *enable)
+{
+	*enable = source && *source;
+	if (*enable && (!kms->has_crc || strcmp(source, "auto")))
+		return -EINVAL;
+	return 0;
+}
+
+static int vagx_crtc_verify_crc_source(struct drm_crtc *crtc,
+				       const char *source, size_t *values_cnt)
+{
+	bool enable;
+
+	if (vagx_crtc_parse_crc_source(to_vagx_kms(crtc->dev), source,
+				       &enable))
+		return -EINVAL;
+	*values_cnt = 1;
+	return 0;
+}
+
+/*
+ * The device computes the CRC at every vblank while CRC_CONTROL.ENABLE is
+ * set; the vblank interrupt reports it, so vblanks stay on meanwhile.
+ */
+static int vagx_crtc_set_crc_source(struct drm_crtc *crtc, const char *source)
+{
+	struct vagx_kms *kms = to_vagx_kms(crtc->dev);
+	struct vagx_device *vdev = kms->vdev;
+	unsigned long flags;
+	bool enable, old;
+	int idx, ret;
+
+	ret = vagx_crtc_parse_crc_source(kms, source, &enable);
+	if (ret)
+		return ret;
+	if (enable) {
+		ret = drm_crtc_vblank_get(crtc);
+		if (ret)
+			return ret;
+	}
+	if (!drm_dev_enter(crtc->dev, &idx)) {
+		if (enable)
+			drm_crtc_vblank_put(crtc);
+		return -ENODEV;
+	}
+	spin_lock_irqsave(&kms->irq_lock, flags);
+	old = kms->regs.crc;
+	if (!kms->has_crc) {
+		spin_unlock_irqrestore(&kms->irq_lock, flags);
+		drm_dev_exit(idx);
+		return 0;
+	}
+	kms->regs.crc = enable;
+	/* Only CRCs computed from now on are reported. */
+	kms->crc_count = vagx_read(vdev, VAGX_REG_SCANOUT_CRC_COUNT);
+	vagx_write(vdev, VAGX_REG_SCANOUT_CRC_CONTROL,
+		   VAGX_SCANOUT_CRC_CONTROL_ENABLE(enable));
+	spin_unlock_irqrestore(&kms->irq_lock, flags);
+	drm_dev_exit(idx);
+	if (old)
+		drm_crtc_vblank_put(crtc);
+	return 0;
 }
 
 static const struct drm_crtc_helper_funcs vagx_crtc_helper_funcs = {
@@ -671,6 +897,9 @@ static const struct drm_crtc_funcs vagx_crtc_funcs = {
 	.disable_vblank = vagx_crtc_disable_vblank,
 	.get_vblank_counter = vagx_crtc_get_vblank_counter,
 	.get_vblank_timestamp = vagx_crtc_get_vblank_timestamp,
+	.get_crc_sources = vagx_crtc_get_crc_sources,
+	.verify_crc_source = vagx_crtc_verify_crc_source,
+	.set_crc_source = vagx_crtc_set_crc_source,
 };
 
 /* ---- Connector -------------------------------------------------------- */
@@ -720,15 +949,17 @@ static const struct drm_connector_funcs vagx_connector_funcs = {
 
 /*
  * Like drm_atomic_helper_commit_tail(), but waits for the flips to complete
- * (every CRTC in a commit gets an event) instead of counting vblanks.
+ * (every CRTC in a commit gets an event) instead of counting vblanks. The
+ * head is enabled (and its vblanks on) before the planes are flushed, so a
+ * modeset's event, too, is sent at the vblank that applies the commit.
  */
 static void vagx_kms_commit_tail(struct drm_atomic_state *state)
 {
 	struct drm_device *drm = state->dev;
 
 	drm_atomic_helper_commit_modeset_disables(drm, state);
-	drm_atomic_helper_commit_planes(drm, state, 0);
 	drm_atomic_helper_commit_modeset_enables(drm, state);
+	drm_atomic_helper_commit_planes(drm, state, 0);
 	drm_atomic_helper_fake_vblank(state);
 	drm_atomic_helper_commit_hw_done(state);
 	drm_atomic_helper_wait_for_flip_done(drm, state);
@@ -758,6 +989,22 @@ static void vagx_kms_release(struct drm_device *drm, void *data)
 	drm_mm_takedown(&kms->mm);
 	vagx_vm_put(kms->vm);
 	mutex_destroy(&kms->vm_lock);
+}
+
+static int vagx_kms_plane_init(struct drm_device *drm, struct drm_plane *plane,
+			       enum drm_plane_type type, const u32 *formats,
+			       unsigned int num_formats,
+			       const struct drm_plane_helper_funcs *helpers)
+{
+	int ret;
+
+	ret = drm_universal_plane_init(drm, plane, 1, &vagx_plane_funcs,
+				       formats, num_formats,
+				       vagx_kms_modifiers, type, NULL);
+	if (ret)
+		return ret;
+	drm_plane_helper_add(plane, helpers);
+	return 0;
 }
 
 /**
@@ -821,16 +1068,29 @@ int vagx_kms_init(struct vagx_device *vdev)
 	drm->mode_config.funcs = &vagx_mode_config_funcs;
 	drm->mode_config.helper_private = &vagx_mode_config_helpers;
 
-	ret = drm_universal_plane_init(drm, &kms->primary, 1, &vagx_plane_funcs,
-				       vagx_kms_formats,
-				       ARRAY_SIZE(vagx_kms_formats),
-				       vagx_kms_modifiers,
-				       DRM_PLANE_TYPE_PRIMARY, NULL);
+	ret = vagx_kms_plane_init(drm, &kms->primary, DRM_PLANE_TYPE_PRIMARY,
+				  vagx_kms_formats,
+				  ARRAY_SIZE(vagx_kms_formats),
+				  &vagx_plane_helper_funcs);
 	if (ret)
 		return ret;
-	drm_plane_helper_add(&kms->primary, &vagx_plane_helper_funcs);
 
-	ret = drmm_crtc_init_with_planes(drm, &kms->crtc, &kms->primary, NULL,
+	kms->has_cursor = VAGX_FEATURES_CURSOR_GET(vdev->hw_features);
+	kms->has_crc = VAGX_FEATURES_SCANOUT_CRC_GET(vdev->hw_features);
+	if (kms->has_cursor) {
+		ret = vagx_kms_plane_init(drm, &kms->cursor,
+					  DRM_PLANE_TYPE_CURSOR,
+					  vagx_kms_cursor_formats,
+					  ARRAY_SIZE(vagx_kms_cursor_formats),
+					  &vagx_cursor_helper_funcs);
+		if (ret)
+			return ret;
+		drm->mode_config.cursor_width = VAGX_SCANOUT_CURSOR_MAX_WIDTH;
+		drm->mode_config.cursor_height = VAGX_SCANOUT_CURSOR_MAX_HEIGHT;
+	}
+
+	ret = drmm_crtc_init_with_planes(drm, &kms->crtc, &kms->primary,
+					 kms->has_cursor ? &kms->cursor : NULL,
 					 &vagx_crtc_funcs, NULL);
 	if (ret)
 		return ret;

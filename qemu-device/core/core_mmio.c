@@ -113,6 +113,15 @@ uint32_t vagx_core_mmio_read(struct vagx_core *core, uint32_t offset, unsigned s
       v = (uint32_t)core->scanout.vblank_ts_latched;
       break;
    case VAGX_REG_SCANOUT_VBLANK_TS_HI: v = (uint32_t)(core->scanout.vblank_ts_latched >> 32); break;
+   case VAGX_REG_SCANOUT_CURSOR_CONTROL: v = core->scanout.cursor_control; break;
+   case VAGX_REG_SCANOUT_CURSOR_POS: v = core->scanout.cursor_pos; break;
+   case VAGX_REG_SCANOUT_CURSOR_SIZE: v = core->scanout.cursor_size; break;
+   case VAGX_REG_SCANOUT_CURSOR_PITCH: v = core->scanout.cursor_pitch; break;
+   case VAGX_REG_SCANOUT_CURSOR_VA_LO: v = core->scanout.cursor_va_lo; break;
+   case VAGX_REG_SCANOUT_CURSOR_VA_HI: v = core->scanout.cursor_va_hi; break;
+   case VAGX_REG_SCANOUT_CRC_CONTROL: v = core->scanout.crc_control; break;
+   case VAGX_REG_SCANOUT_CRC_VALUE: v = core->scanout.crc_value; break;
+   case VAGX_REG_SCANOUT_CRC_COUNT: v = core->scanout.crc_count; break;
    default: v = 0; break;
    }
    pthread_mutex_unlock(&core->lock);
@@ -332,6 +341,17 @@ void vagx_core_mmio_write(struct vagx_core *core, uint32_t offset, uint32_t v, u
    case VAGX_REG_SCANOUT_FB_VA_HI: core->scanout.va_hi = v; break;
    case VAGX_REG_SCANOUT_ROOT_LO: core->scanout.root_lo = v; break;
    case VAGX_REG_SCANOUT_ROOT_HI: core->scanout.root_hi = v; break;
+   case VAGX_REG_SCANOUT_CURSOR_CONTROL:
+      core->scanout.cursor_control = v & VAGX_SCANOUT_CURSOR_CONTROL_ENABLE__MASK;
+      break;
+   case VAGX_REG_SCANOUT_CURSOR_POS: core->scanout.cursor_pos = v; break;
+   case VAGX_REG_SCANOUT_CURSOR_SIZE: core->scanout.cursor_size = v; break;
+   case VAGX_REG_SCANOUT_CURSOR_PITCH: core->scanout.cursor_pitch = v; break;
+   case VAGX_REG_SCANOUT_CURSOR_VA_LO: core->scanout.cursor_va_lo = v; break;
+   case VAGX_REG_SCANOUT_CURSOR_VA_HI: core->scanout.cursor_va_hi = v; break;
+   case VAGX_REG_SCANOUT_CRC_CONTROL:
+      core->scanout.crc_control = v & VAGX_SCANOUT_CRC_CONTROL_ENABLE__MASK;
+      break;
    case VAGX_REG_SCANOUT_COMMIT:
       if (VAGX_SCANOUT_COMMIT_PENDING_GET(v)) {
          if (!core_scanout_config_ok(core)) {

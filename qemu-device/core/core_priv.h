@@ -268,11 +268,17 @@ struct vagx_core {
 
    struct {
       uint32_t control, format, size, pitch, va_lo, va_hi, root_lo, root_hi;
+      uint32_t cursor_control, cursor_pos, cursor_size, cursor_pitch;
+      uint32_t cursor_va_lo, cursor_va_hi;
+      uint32_t crc_control, crc_value, crc_count;
       bool commit_pending;
       struct vagx_core_scanout active;
       uint32_t vblank_count, status;
       uint64_t vblank_ts, vblank_ts_latched;   /* SCANOUT_VBLANK_TS_LO/HI */
    } scanout;
+   /* The vblank's frame CRC (display timer thread only). */
+   uint32_t crc_row[VAGX_SCANOUT_MAX_WIDTH];
+   uint8_t crc_scratch[VAGX_SCANOUT_MAX_WIDTH * 4];
 
    struct core_queue q[VAGX_MAX_QUEUES];
 

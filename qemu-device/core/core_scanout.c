@@ -15,8 +15,17 @@ bool core_scanout_config_ok(struct vagx_core *core)
        h > VAGX_SCANOUT_MAX_HEIGHT)
       return false;
    uint32_t pitch = core->scanout.pitch;
-   return pitch % 4 == 0 && (uint64_t)pitch >= (uint64_t)w * vagx_scanout_format_bpp((enum vagx_scanout_format)fmt) &&
-          core->scanout.va_lo % 4 == 0;
+   if (pitch % 4 != 0 || (uint64_t)pitch < (uint64_t)w * vagx_scanout_format_bpp((enum vagx_scanout_format)fmt) ||
+       core->scanout.va_lo % 4 != 0)
+      return false;
+   if (!VAGX_SCANOUT_CURSOR_CONTROL_ENABLE_GET(core->scanout.cursor_control))
+      return true;
+   /* The cursor layer: ARGB8888, its position is free (clipped at compose). */
+   uint32_t cw = VAGX_SCANOUT_CURSOR_SIZE_WIDTH_GET(core->scanout.cursor_size);
+   uint32_t ch = VAGX_SCANOUT_CURSOR_SIZE_HEIGHT_GET(core->scanout.cursor_size);
+   uint32_t cpitch = core->scanout.cursor_pitch;
+   return cw >= 1 && ch >= 1 && cw <= VAGX_SCANOUT_CURSOR_MAX_WIDTH && ch <= VAGX_SCANOUT_CURSOR_MAX_HEIGHT &&
+          cpitch % 4 == 0 && (uint64_t)cpitch >= (uint64_t)cw * 4 && core->scanout.cursor_va_lo % 4 == 0;
 }
 
 void core_scanout_apply_locked(struct vagx_core *core)
@@ -29,7 +38,162 @@ void core_scanout_apply_locked(struct vagx_core *core)
    a->fb_va = ((uint64_t)core->scanout.va_hi << 32) | core->scanout.va_lo;
    a->root = ((uint64_t)core->scanout.root_hi << 32) |
              (core->scanout.root_lo & ~(uint32_t)(VAGX_PAGE_SIZE - 1));
+   a->cursor_enable = VAGX_SCANOUT_CURSOR_CONTROL_ENABLE_GET(core->scanout.cursor_control);
+   a->cursor_x = (int16_t)VAGX_SCANOUT_CURSOR_POS_X_GET(core->scanout.cursor_pos);
+   a->cursor_y = (int16_t)VAGX_SCANOUT_CURSOR_POS_Y_GET(core->scanout.cursor_pos);
+   a->cursor_width = VAGX_SCANOUT_CURSOR_SIZE_WIDTH_GET(core->scanout.cursor_size);
+   a->cursor_height = VAGX_SCANOUT_CURSOR_SIZE_HEIGHT_GET(core->scanout.cursor_size);
+   a->cursor_pitch = core->scanout.cursor_pitch;
+   a->cursor_va = ((uint64_t)core->scanout.cursor_va_hi << 32) | core->scanout.cursor_va_lo;
    core->scanout.commit_pending = false;
+}
+
+static inline uint32_t ld32(const uint8_t *p)
+{
+   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Slicing-by-4 tables: t[k][b] is the CRC of byte b followed by k zero bytes. */
+static uint32_t crc32_table[4][256];
+static pthread_once_t crc32_once = PTHREAD_ONCE_INIT;
+
+static void crc32_init(void)
+{
+   for (uint32_t i = 0; i < 256; i++) {
+      uint32_t c = i;
+      for (int k = 0; k < 8; k++)
+         c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+      crc32_table[0][i] = c;
+   }
+   for (uint32_t i = 0; i < 256; i++)
+      for (int k = 1; k < 4; k++)
+         crc32_table[k][i] = crc32_table[0][crc32_table[k - 1][i] & 0xff] ^ (crc32_table[k - 1][i] >> 8);
+}
+
+uint32_t vagx_core_crc32(uint32_t crc, const void *buf, size_t n)
+{
+   const uint8_t *p = buf;
+   pthread_once(&crc32_once, crc32_init);
+   crc = ~crc;
+   for (; n >= 4; n -= 4, p += 4) {
+      crc ^= ld32(p);
+      crc = crc32_table[3][crc & 0xff] ^ crc32_table[2][(crc >> 8) & 0xff] ^
+            crc32_table[1][(crc >> 16) & 0xff] ^ crc32_table[0][crc >> 24];
+   }
+   while (n--)
+      crc = crc32_table[0][(crc ^ *p++) & 0xff] ^ (crc >> 8);
+   return ~crc;
+}
+
+static void convert_row(uint32_t *dst, const uint8_t *src, uint32_t format, uint32_t width)
+{
+   for (uint32_t x = 0; x < width; x++) {
+      uint32_t v, r, g, b;
+      switch (format) {
+      case VAGX_SCANOUT_FORMAT_XRGB8888:
+      case VAGX_SCANOUT_FORMAT_ARGB8888:
+         dst[x] = ld32(src + 4 * x) & 0xffffff;
+         break;
+      case VAGX_SCANOUT_FORMAT_XBGR8888:
+      case VAGX_SCANOUT_FORMAT_ABGR8888:
+         v = ld32(src + 4 * x);
+         dst[x] = ((v & 0xff) << 16) | (v & 0xff00) | ((v >> 16) & 0xff);
+         break;
+      case VAGX_SCANOUT_FORMAT_RGB565:
+         v = (uint32_t)src[2 * x] | (uint32_t)src[2 * x + 1] << 8;
+         r = (v >> 11) & 0x1f;
+         g = (v >> 5) & 0x3f;
+         b = v & 0x1f;
+         dst[x] = (((r << 3) | (r >> 2)) << 16) | (((g << 2) | (g >> 4)) << 8) | ((b << 3) | (b >> 2));
+         break;
+      default:
+         dst[x] = 0;
+         break;
+      }
+   }
+}
+
+/* x * 255 / 255^2 rounded, exact for x <= 255 * 255. */
+static inline uint32_t div255(uint32_t x)
+{
+   x += 128;
+   return (x + (x >> 8)) >> 8;
+}
+
+/* Premultiplied "over": c = s + d * (255 - a) / 255, clamped. */
+static uint32_t blend(uint32_t src, uint32_t dst)
+{
+   uint32_t ia = 255 - (src >> 24), out = 0;
+   for (int sh = 0; sh < 24; sh += 8) {
+      uint32_t c = ((src >> sh) & 0xff) + div255(((dst >> sh) & 0xff) * ia);
+      out |= (c > 255 ? 255 : c) << sh;
+   }
+   return out;
+}
+
+int vagx_core_scanout_compose_row(struct vagx_core *core, const struct vagx_core_scanout *a,
+                                  uint32_t y, uint32_t *dst, uint8_t *scratch)
+{
+   uint32_t w = a->width;
+   if (w > VAGX_SCANOUT_MAX_WIDTH || !vagx_scanout_format_is_valid(a->format))
+      return -1;
+   uint32_t bpp = vagx_scanout_format_bpp((enum vagx_scanout_format)a->format);
+   if (vagx_core_scanout_read(core, a->fb_va + (uint64_t)y * a->pitch, scratch, (size_t)w * bpp))
+      return -1;
+   convert_row(dst, scratch, a->format, w);
+
+   /* The cursor's columns [x0, x1) and its row cy that fall on this row. */
+   int64_t cy = (int64_t)y - a->cursor_y;
+   if (!a->cursor_enable || a->cursor_width > VAGX_SCANOUT_CURSOR_MAX_WIDTH ||
+       a->cursor_height > VAGX_SCANOUT_CURSOR_MAX_HEIGHT || cy < 0 || cy >= a->cursor_height)
+      return 0;
+   int64_t x0 = a->cursor_x < 0 ? -(int64_t)a->cursor_x : 0;
+   int64_t x1 = (int64_t)w - a->cursor_x;
+   if (x1 > a->cursor_width)
+      x1 = a->cursor_width;
+   if (x0 >= x1)
+      return 0;
+   if (vagx_core_scanout_read(core, a->cursor_va + (uint64_t)cy * a->cursor_pitch + (uint64_t)x0 * 4, scratch,
+                              (size_t)(x1 - x0) * 4))
+      return -1;
+   for (int64_t cx = x0; cx < x1; cx++) {
+      uint32_t *d = &dst[a->cursor_x + cx];
+      *d = blend(ld32(scratch + 4 * (cx - x0)), *d);
+   }
+   return 0;
+}
+
+/* The CRC of the frame `a` shows (registers.md, Frame CRC): CRC-32 over its
+ * rows as XRGB8888 little-endian bytes; black if it is blanked or a read
+ * faults. */
+static uint32_t frame_crc(struct vagx_core *core, const struct vagx_core_scanout *a)
+{
+   uint32_t w = a->width, h = a->height, crc = 0;
+   bool black = a->blank || w < 1 || h < 1 || w > VAGX_SCANOUT_MAX_WIDTH || h > VAGX_SCANOUT_MAX_HEIGHT;
+   for (uint32_t y = 0; !black && y < h; y++) {
+      if (vagx_core_scanout_compose_row(core, a, y, core->crc_row, core->crc_scratch)) {
+         black = true;
+         break;
+      }
+      for (uint32_t x = 0; x < w; x++) {
+         uint8_t *b = (uint8_t *)&core->crc_row[x];
+         uint32_t v = core->crc_row[x];
+         b[0] = v & 0xff;
+         b[1] = (v >> 8) & 0xff;
+         b[2] = (v >> 16) & 0xff;
+         b[3] = 0;
+      }
+      crc = vagx_core_crc32(crc, core->crc_row, (size_t)w * 4);
+   }
+   if (!black)
+      return crc;
+   memset(core->crc_row, 0, sizeof(core->crc_row));
+   w = w > VAGX_SCANOUT_MAX_WIDTH ? VAGX_SCANOUT_MAX_WIDTH : w;
+   h = h > VAGX_SCANOUT_MAX_HEIGHT ? VAGX_SCANOUT_MAX_HEIGHT : h;
+   crc = 0;
+   for (uint32_t y = 0; y < h; y++)
+      crc = vagx_core_crc32(crc, core->crc_row, (size_t)w * 4);
+   return crc;
 }
 
 void vagx_core_vblank(struct vagx_core *core, struct vagx_core_scanout *active)
@@ -49,16 +213,30 @@ void vagx_core_vblank_late(struct vagx_core *core, struct vagx_core_scanout *act
       core_scanout_apply_locked(core);
    core->scanout.active.enable = VAGX_SCANOUT_CONTROL_ENABLE_GET(core->scanout.control);
    core->scanout.active.blank = VAGX_SCANOUT_CONTROL_BLANK_GET(core->scanout.control);
-   if (core->scanout.active.enable) {
+   struct vagx_core_scanout a = core->scanout.active;
+   bool crc = a.enable && VAGX_SCANOUT_CRC_CONTROL_ENABLE_GET(core->scanout.crc_control);
+   uint32_t vblank = core->scanout.vblank_count + count;
+   if (a.enable) {
       /* Count and time stamp change together under the lock: a reader of
        * VBLANK_COUNT then VBLANK_TS sees the time of that vblank or a later. */
-      core->scanout.vblank_count += count;
+      core->scanout.vblank_count = vblank;
       core->scanout.vblank_ts = ts;
-      core_int_set(core, VAGX_INT_VBLANK(1));
+      if (!crc)
+         core_int_set(core, VAGX_INT_VBLANK(1));
    }
    if (active)
-      *active = core->scanout.active;
+      *active = a;
    pthread_mutex_unlock(&core->lock);
+   if (crc) {
+      /* Reads guest memory: outside the lock.  The CRC is there before
+       * the VBLANK interrupt that reports it. */
+      uint32_t value = frame_crc(core, &a);
+      pthread_mutex_lock(&core->lock);
+      core->scanout.crc_value = value;
+      core->scanout.crc_count = vblank;
+      core_int_set(core, VAGX_INT_VBLANK(1));
+      pthread_mutex_unlock(&core->lock);
+   }
    core_flush_irqs(core);
 }
 

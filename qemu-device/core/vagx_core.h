@@ -193,6 +193,11 @@ struct vagx_core_scanout {
    uint32_t format;   /* enum vagx_scanout_format */
    uint32_t width, height, pitch;
    uint64_t fb_va, root;
+   /* Cursor layer (SCANOUT_CURSOR_*): ARGB8888, premultiplied alpha. */
+   bool cursor_enable;
+   int32_t cursor_x, cursor_y;
+   uint32_t cursor_width, cursor_height, cursor_pitch;
+   uint64_t cursor_va;
 };
 /* Called by the display timer at each vblank (front-end or display thread;
  * raises VBLANK from the calling thread): latches a pending commit, counts,
@@ -208,6 +213,18 @@ void vagx_core_vblank_late(struct vagx_core *core, struct vagx_core_scanout *act
  * (NULL pages read as zero).  On failure sets SCANOUT_STATUS.FAULT, latches
  * the fault (unit SCANOUT) and returns nonzero. */
 int vagx_core_scanout_read(struct vagx_core *core, uint64_t va, void *buf, size_t len);
+/* Composes row y (< a->width, a->height checked by the caller) of the frame
+ * `a` describes into dst[0..a->width-1] as XRGB8888 (u32 0x00RRGGBB): the
+ * framebuffer row converted to 8 bits per channel, the cursor layer blended
+ * over it.  scratch holds at least VAGX_SCANOUT_MAX_WIDTH * 4 bytes.  Reads
+ * through vagx_core_scanout_read(); returns nonzero on a fault (the frame is
+ * then shown black).  Never reads outside the rectangles that `a` names,
+ * whatever the cursor position. */
+int vagx_core_scanout_compose_row(struct vagx_core *core, const struct vagx_core_scanout *a,
+                                  uint32_t y, uint32_t *dst, uint8_t *scratch);
+/* The frame CRC's CRC-32 (ISO-HDLC, as zlib's crc32()): continue `crc` over
+ * n bytes (start with 0). */
+uint32_t vagx_core_crc32(uint32_t crc, const void *buf, size_t n);
 
 /* ---- decoder (core_decode.c) ----
  * Prints the job in the ring slot at slot_pa (guest-physical) and everything

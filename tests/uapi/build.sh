@@ -38,7 +38,7 @@ echo "uapi-tests: built $out/vagx_bench"
 ${CC:-cc} -std=gnu11 -O2 -g -Wall -Wextra -Wno-sign-compare \
 	-Wno-missing-field-initializers -Wno-unused-parameter -Wno-misleading-indentation \
 	-I"$top/build/linux-tools/tools/testing/selftests" \
-	-I"$top/uapi/drm" -I/usr/include/libdrm \
+	-I"$top/uapi/drm" -I"$gen" -I/usr/include/libdrm \
 	-o "$out/vagx_kms" "$top/tests/uapi/vagx_kms.c"
 echo "uapi-tests: built $out/vagx_kms"
 # Random/mutated ioctl fuzzer (suite fuzz; --seed/--seconds for long runs).

@@ -57,7 +57,7 @@ enum op {
 	OP_QUERY, OP_BO_CREATE, OP_BO_MMAP, OP_BO_LABEL, OP_VM_CREATE,
 	OP_VM_DESTROY, OP_VM_BIND, OP_VM_STATE, OP_Q_CREATE, OP_Q_DESTROY,
 	OP_Q_STATE, OP_SUBMIT, OP_GEM_CLOSE, OP_PRIME, OP_SYNCOBJ,
-	OP_DUMB, OP_FB, OP_RANDOM, OP_REOPEN, NUM_OPS
+	OP_DUMB, OP_FB, OP_CURSOR, OP_RANDOM, OP_REOPEN, NUM_OPS
 };
 
 static const char *const op_names[NUM_OPS] = {
@@ -65,6 +65,7 @@ static const char *const op_names[NUM_OPS] = {
 	"VM_CREATE", "VM_DESTROY", "VM_BIND", "VM_GET_STATE", "QUEUE_CREATE",
 	"QUEUE_DESTROY", "QUEUE_GET_STATE", "SUBMIT", "GEM_CLOSE",
 	"PRIME export/import", "SYNCOBJ_*", "MODE_*_DUMB", "MODE_ADDFB2/RMFB",
+	"MODE_CURSOR/CURSOR2/SETPLANE",
 	"random driver ioctl", "close+reopen",
 };
 
@@ -629,6 +630,53 @@ static void do_fb(struct thread *t, int m)
 	}
 }
 
+/* The cursor plane: legacy ioctls and SETPLANE at any position and size. */
+static void do_cursor(struct thread *t, int m)
+{
+	struct drm_mode_card_res r = { .count_crtcs = 1 };
+	uint32_t crtc = 0, planes[4] = { 0 };
+	struct drm_mode_get_plane_res pr = {
+		.plane_id_ptr = (uintptr_t)planes, .count_planes = 4,
+	};
+	int fd = t->p->card;
+
+	if (fd < 0)
+		return;
+	r.crtc_id_ptr = (uintptr_t)&crtc;
+	xioctl(t, OP_CURSOR, fd, DRM_IOCTL_MODE_GETRESOURCES, &r);
+	if (chance(t, 3)) {
+		struct drm_mode_set_plane sp = {
+			.crtc_id = crtc, .fb_id = pick(t, t->p->fbs),
+			.crtc_x = (int32_t)edge(t), .crtc_y = (int32_t)edge(t),
+			.crtc_w = below(t, 300), .crtc_h = below(t, 300),
+		};
+
+		xioctl(t, OP_CURSOR, fd, DRM_IOCTL_MODE_GETPLANERESOURCES, &pr);
+		sp.plane_id = planes[below(t, 4)];
+		sp.src_w = (chance(t, 2) ? sp.crtc_w : below(t, 300)) << 16;
+		sp.src_h = (chance(t, 2) ? sp.crtc_h : below(t, 300)) << 16;
+		if (m)
+			mutate(t, &sp, sizeof(sp));
+		xioctl(t, OP_CURSOR, fd, DRM_IOCTL_MODE_SETPLANE, &sp);
+	} else {
+		struct drm_mode_cursor2 c = {
+			.flags = 1 + below(t, 3), .crtc_id = crtc,
+			.x = (int32_t)edge(t), .y = (int32_t)edge(t),
+			.width = chance(t, 2) ? 64 : below(t, 300),
+			.height = chance(t, 2) ? 64 : below(t, 300),
+			.handle = chance(t, 4) ? 0 : pick(t, t->p->dumbs),
+			.hot_x = (int32_t)edge(t), .hot_y = (int32_t)edge(t),
+		};
+
+		if (m)
+			mutate(t, &c, sizeof(c));
+		if (chance(t, 2))
+			xioctl(t, OP_CURSOR, fd, DRM_IOCTL_MODE_CURSOR2, &c);
+		else
+			xioctl(t, OP_CURSOR, fd, DRM_IOCTL_MODE_CURSOR, &c);
+	}
+}
+
 static void do_random(struct thread *t)
 {
 	uint8_t buf[256];
@@ -748,6 +796,7 @@ static void *thread_main(void *arg)
 			if (chance(t, 8))
 				reopen(t);
 			break;
+		case 37: do_cursor(t, m); break;
 		default: do_vm_bind(t, m); break;
 		}
 	}

@@ -18,6 +18,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,6 +31,7 @@
 #include "drm_mode.h"
 #include "drm_fourcc.h"
 #include "vagx_drm.h"
+#include "vagx_hw.h"
 #include "kselftest_harness.h"
 
 #define CARD "/dev/dri/card0"
@@ -297,7 +300,8 @@ TEST_F(kms, primary_plane_formats)
 			       &(struct drm_set_client_cap){
 				       DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1 }));
 	ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_MODE_GETPLANERESOURCES, &pr));
-	ASSERT_EQ(1, pr.count_planes);
+	/* The primary plane, then the cursor plane. */
+	ASSERT_EQ(2, pr.count_planes);
 	pr.plane_id_ptr = (uintptr_t)planes;
 	ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_MODE_GETPLANERESOURCES, &pr));
 	p.plane_id = planes[0];
@@ -631,6 +635,578 @@ TEST_F(kms, rmfb_active)
 	ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_MODE_RMFB, &d.fb));
 	ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_MODE_GETCRTC, &get));
 	EXPECT_EQ(0, get.fb_id);
+	munmap(d.map, d.size);
+}
+
+/* ---- cursor plane, frame CRC, vblank across a modeset ---------------- */
+
+/* The cursor layer's limit, also DRM_CAP_CURSOR_WIDTH/HEIGHT (square). */
+#define CURSOR_MAX VAGX_SCANOUT_CURSOR_MAX_WIDTH
+#define PLANE_TYPE_CURSOR 2	/* the "type" property: enum drm_plane_type */
+
+/* Set up the preferred mode with the test pattern in XRGB8888. */
+static void show_pattern(struct __test_metadata *_metadata, struct kms *k,
+			 struct drm_mode_modeinfo *m, struct dumb *d)
+{
+	ASSERT_EQ(0, dumb_create(k->fd, d, m->hdisplay, m->vdisplay, 32));
+	fill_pattern(d->map, d->pitch, DRM_FORMAT_XRGB8888, m->hdisplay,
+		     m->vdisplay);
+	ASSERT_EQ(0, add_fb(k->fd, d->handle, m->hdisplay, m->vdisplay,
+			    DRM_FORMAT_XRGB8888, d->pitch, 0, &d->fb));
+	ASSERT_EQ(0, set_crtc(k, d->fb, m));
+}
+
+static uint32_t cursor_pixel(uint32_t x, uint32_t y)
+{
+	/* Premultiplied ARGB: opaque, half and fully transparent regions. */
+	uint32_t a = y < 16 ? 0xff : y < 32 ? 0x80 : 0;
+	uint32_t r = (x * 4) * a / 255, g = (y * 4) * a / 255, b = a / 2;
+
+	return a << 24 | r << 16 | g << 8 | b;
+}
+
+static void cursor_create(struct __test_metadata *_metadata, int fd,
+			  struct dumb *c, uint32_t w, uint32_t h)
+{
+	uint32_t x, y;
+
+	ASSERT_EQ(0, dumb_create(fd, c, w, h, 32));
+	for (y = 0; y < h; y++)
+		for (x = 0; x < w; x++)
+			((uint32_t *)((uint8_t *)c->map + y * c->pitch))[x] =
+				cursor_pixel(x, y);
+}
+
+static int cursor_set(int fd, uint32_t crtc, uint32_t handle, uint32_t w,
+		      uint32_t h)
+{
+	struct drm_mode_cursor c = {
+		.flags = DRM_MODE_CURSOR_BO, .crtc_id = crtc,
+		.width = w, .height = h, .handle = handle,
+	};
+
+	return kms_ioctl(fd, DRM_IOCTL_MODE_CURSOR, &c);
+}
+
+static int cursor_move(int fd, uint32_t crtc, int x, int y)
+{
+	struct drm_mode_cursor c = {
+		.flags = DRM_MODE_CURSOR_MOVE, .crtc_id = crtc, .x = x, .y = y,
+	};
+
+	return kms_ioctl(fd, DRM_IOCTL_MODE_CURSOR, &c);
+}
+
+/* Legacy cursor ioctls: set, move (also off the screen), CURSOR2, hide. */
+TEST_F(kms, cursor_legacy)
+{
+	struct drm_mode_modeinfo *m = &self->k.modes[self->mode];
+	struct drm_get_cap cap = { .capability = DRM_CAP_CURSOR_WIDTH };
+	struct drm_mode_cursor2 c2 = {
+		.flags = DRM_MODE_CURSOR_BO | DRM_MODE_CURSOR_MOVE,
+		.crtc_id = self->k.crtc, .x = 100, .y = 50, .width = 64,
+		.height = 64, .hot_x = 3, .hot_y = 5,
+	};
+	static const int pos[][2] = {
+		{ 0, 0 }, { 10, 20 }, { -32, -32 }, { -63, 5 }, { -64, -64 },
+		{ -5000, 3 }, { 5000, 5000 }, { 32767, -32768 }, { 1, 1 },
+	};
+	struct dumb d, c, big;
+	unsigned int i;
+
+	ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_GET_CAP, &cap));
+	EXPECT_EQ(CURSOR_MAX, cap.value);
+	cap.capability = DRM_CAP_CURSOR_HEIGHT;
+	ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_GET_CAP, &cap));
+	EXPECT_EQ(CURSOR_MAX, cap.value);
+
+	show_pattern(_metadata, &self->k, m, &d);
+	cursor_create(_metadata, self->k.fd, &c, 64, 64);
+	ASSERT_EQ(0, cursor_set(self->k.fd, self->k.crtc, c.handle, 64, 64));
+	for (i = 0; i < sizeof(pos) / sizeof(pos[0]); i++)
+		EXPECT_EQ(0, cursor_move(self->k.fd, self->k.crtc, pos[i][0],
+					 pos[i][1]));
+	c2.handle = c.handle;
+	EXPECT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_MODE_CURSOR2, &c2));
+	/* Smaller than the cap, and non-square. */
+	EXPECT_EQ(0, cursor_set(self->k.fd, self->k.crtc, c.handle, 32, 16));
+	/* Larger than the cursor layer: refused. */
+	ASSERT_EQ(0, dumb_create(self->k.fd, &big, CURSOR_MAX + 1,
+				 CURSOR_MAX + 1, 32));
+	EXPECT_EQ(-EINVAL, cursor_set(self->k.fd, self->k.crtc, big.handle,
+				      CURSOR_MAX + 1, CURSOR_MAX + 1));
+	/* Handle 0 hides it; moving a hidden cursor is fine. */
+	EXPECT_EQ(0, cursor_set(self->k.fd, self->k.crtc, 0, 0, 0));
+	EXPECT_EQ(0, cursor_move(self->k.fd, self->k.crtc, 7, 7));
+	munmap(big.map, big.size);
+	munmap(c.map, c.size);
+	munmap(d.map, d.size);
+}
+
+/* The cursor plane through SETPLANE (an atomic commit of that plane). */
+static int cursor_setplane(struct kms *k, uint32_t plane, uint32_t fb,
+			   int x, int y, uint32_t w, uint32_t h)
+{
+	struct drm_mode_set_plane sp = {
+		.plane_id = plane, .crtc_id = k->crtc, .fb_id = fb,
+		.crtc_x = x, .crtc_y = y, .crtc_w = w, .crtc_h = h,
+		.src_w = w << 16, .src_h = h << 16,
+	};
+
+	return kms_ioctl(k->fd, DRM_IOCTL_MODE_SETPLANE, &sp);
+}
+
+/* The id of @obj's property @name (0 if none) and its value. */
+static uint32_t prop_lookup(int fd, uint32_t obj, uint32_t type,
+			    const char *name, uint64_t *value)
+{
+	struct drm_mode_obj_get_properties op = {
+		.obj_id = obj, .obj_type = type,
+	};
+	uint32_t ids[32], i;
+	uint64_t vals[32];
+
+	op.props_ptr = (uintptr_t)ids;
+	op.prop_values_ptr = (uintptr_t)vals;
+	op.count_props = 32;
+	if (kms_ioctl(fd, DRM_IOCTL_MODE_OBJ_GETPROPERTIES, &op))
+		return 0;
+	for (i = 0; i < op.count_props && i < 32; i++) {
+		struct drm_mode_get_property gp = { .prop_id = ids[i] };
+
+		if (!kms_ioctl(fd, DRM_IOCTL_MODE_GETPROPERTY, &gp) &&
+		    !strcmp(gp.name, name)) {
+			*value = vals[i];
+			return ids[i];
+		}
+	}
+	return 0;
+}
+
+static uint32_t find_plane(struct __test_metadata *_metadata, int fd,
+			   uint64_t type)
+{
+	struct drm_mode_get_plane_res pr = {};
+	uint32_t planes[8], i;
+	uint64_t v;
+
+	EXPECT_EQ(0, kms_ioctl(fd, DRM_IOCTL_SET_CLIENT_CAP,
+			       &(struct drm_set_client_cap){
+				       DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1 }));
+	pr.plane_id_ptr = (uintptr_t)planes;
+	pr.count_planes = 8;
+	EXPECT_EQ(0, kms_ioctl(fd, DRM_IOCTL_MODE_GETPLANERESOURCES, &pr));
+	for (i = 0; i < pr.count_planes && i < 8; i++)
+		if (prop_lookup(fd, planes[i], DRM_MODE_OBJECT_PLANE, "type", &v) &&
+		    v == type)
+			return planes[i];
+	return 0;
+}
+
+/* Off-screen positions are accepted, bad sizes and formats refused. */
+TEST_F(kms, cursor_plane)
+{
+	struct drm_mode_modeinfo *m = &self->k.modes[self->mode];
+	struct drm_mode_get_plane p = {};
+	uint32_t plane, fmts[8], fb, xrgb;
+	struct dumb d, c, big;
+	int w = m->hdisplay, h = m->vdisplay;
+	static const int pos[][2] = {
+		{ 0, 0 }, { -10, -10 }, { -63, -63 }, { -64, 0 },
+		{ -100000, -100000 }, { 0, 0 },
+	};
+	unsigned int i;
+
+	plane = find_plane(_metadata, self->k.fd, PLANE_TYPE_CURSOR);
+	ASSERT_NE(0, plane);
+	p.plane_id = plane;
+	p.format_type_ptr = (uintptr_t)fmts;
+	p.count_format_types = 8;
+	ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_MODE_GETPLANE, &p));
+	EXPECT_EQ(1, p.possible_crtcs);
+	ASSERT_EQ(1, p.count_format_types);
+	EXPECT_EQ(DRM_FORMAT_ARGB8888, fmts[0]);
+
+	show_pattern(_metadata, &self->k, m, &d);
+	cursor_create(_metadata, self->k.fd, &c, 64, 64);
+	ASSERT_EQ(0, add_fb(self->k.fd, c.handle, 64, 64, DRM_FORMAT_ARGB8888,
+			    c.pitch, 0, &fb));
+	for (i = 0; i < sizeof(pos) / sizeof(pos[0]); i++)
+		EXPECT_EQ(0, cursor_setplane(&self->k, plane, fb, pos[i][0],
+					     pos[i][1], 64, 64));
+	EXPECT_EQ(0, cursor_setplane(&self->k, plane, fb, w - 1, h - 1, 64, 64));
+	EXPECT_EQ(0, cursor_setplane(&self->k, plane, fb, w, h, 64, 64));
+	EXPECT_EQ(0, cursor_setplane(&self->k, plane, fb, 1 << 30, 7, 64, 64));
+	EXPECT_EQ(0, cursor_setplane(&self->k, plane, fb, 5, 6, 17, 3));
+	/* Scaling: refused (drm_atomic_helper_check_plane_state: -ERANGE). */
+	{
+		struct drm_mode_set_plane sp = {
+			.plane_id = plane, .crtc_id = self->k.crtc, .fb_id = fb,
+			.crtc_w = 64, .crtc_h = 64,
+			.src_w = 32 << 16, .src_h = 32 << 16,
+		};
+
+		EXPECT_EQ(-ERANGE, kms_ioctl(self->k.fd,
+					     DRM_IOCTL_MODE_SETPLANE, &sp));
+	}
+	/* A source rectangle outside the framebuffer: refused (DRM core). */
+	EXPECT_NE(0, cursor_setplane(&self->k, plane, fb, 0, 0, 65, 64));
+	/* Larger than the cursor layer: refused. */
+	ASSERT_EQ(0, dumb_create(self->k.fd, &big, 512, 512, 32));
+	ASSERT_EQ(0, add_fb(self->k.fd, big.handle, 512, 512,
+			    DRM_FORMAT_ARGB8888, big.pitch, 0, &fb));
+	EXPECT_EQ(-EINVAL, cursor_setplane(&self->k, plane, fb, 0, 0, 512, 512));
+	EXPECT_EQ(-EINVAL, cursor_setplane(&self->k, plane, fb, -300, -300,
+					   CURSOR_MAX + 1, 64));
+	EXPECT_EQ(0, cursor_setplane(&self->k, plane, fb, -300, -300,
+				     CURSOR_MAX, CURSOR_MAX));
+	/* Not a cursor format. */
+	ASSERT_EQ(0, add_fb(self->k.fd, big.handle, 64, 64, DRM_FORMAT_XRGB8888,
+			    big.pitch, 0, &xrgb));
+	EXPECT_EQ(-EINVAL, cursor_setplane(&self->k, plane, xrgb, 0, 0, 64, 64));
+	/* Off. */
+	EXPECT_EQ(0, cursor_setplane(&self->k, plane, 0, 0, 0, 0, 0));
+	munmap(big.map, big.size);
+	munmap(c.map, c.size);
+	munmap(d.map, d.size);
+}
+
+/* One atomic commit of the cursor plane's ten properties. */
+static int cursor_atomic(struct kms *k, uint32_t plane, const uint32_t *ids,
+			 uint32_t fb, int x, int y, uint32_t w, uint32_t h,
+			 uint32_t flags)
+{
+	uint64_t vals[10] = {
+		fb, fb ? k->crtc : 0, (uint64_t)(int64_t)x, (uint64_t)(int64_t)y,
+		w, h, 0, 0, (uint64_t)w << 16, (uint64_t)h << 16,
+	};
+	uint32_t count = 10;
+	struct drm_mode_atomic a = {
+		.flags = flags, .count_objs = 1,
+		.objs_ptr = (uintptr_t)&plane,
+		.count_props_ptr = (uintptr_t)&count,
+		.props_ptr = (uintptr_t)ids,
+		.prop_values_ptr = (uintptr_t)vals,
+	};
+
+	return kms_ioctl(k->fd, DRM_IOCTL_MODE_ATOMIC, &a);
+}
+
+/* DRM_IOCTL_MODE_ATOMIC on the cursor plane: positions, sizes, TEST_ONLY. */
+TEST_F(kms, cursor_atomic)
+{
+	static const char *const names[10] = {
+		"FB_ID", "CRTC_ID", "CRTC_X", "CRTC_Y", "CRTC_W", "CRTC_H",
+		"SRC_X", "SRC_Y", "SRC_W", "SRC_H",
+	};
+	static const int pos[][2] = {
+		{ 0, 0 }, { -40, 10 }, { 10, -63 }, { -64, -64 }, { -1, -1 },
+		{ 100000, 100000 }, { -100000, 3 }, { 20, 30 },
+	};
+	struct drm_mode_modeinfo *m = &self->k.modes[self->mode];
+	uint32_t plane, ids[10], fb, bigfb, i;
+	struct dumb d, c, big;
+	uint64_t v;
+
+	ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_SET_CLIENT_CAP,
+			       &(struct drm_set_client_cap){
+				       DRM_CLIENT_CAP_ATOMIC, 1 }));
+	plane = find_plane(_metadata, self->k.fd, PLANE_TYPE_CURSOR);
+	ASSERT_NE(0, plane);
+	for (i = 0; i < 10; i++) {
+		ids[i] = prop_lookup(self->k.fd, plane, DRM_MODE_OBJECT_PLANE,
+				     names[i], &v);
+		ASSERT_NE(0, ids[i]);
+	}
+	show_pattern(_metadata, &self->k, m, &d);
+	cursor_create(_metadata, self->k.fd, &c, 64, 64);
+	ASSERT_EQ(0, add_fb(self->k.fd, c.handle, 64, 64, DRM_FORMAT_ARGB8888,
+			    c.pitch, 0, &fb));
+	for (i = 0; i < sizeof(pos) / sizeof(pos[0]); i++) {
+		EXPECT_EQ(0, cursor_atomic(&self->k, plane, ids, fb, pos[i][0],
+					   pos[i][1], 64, 64,
+					   DRM_MODE_ATOMIC_TEST_ONLY));
+		EXPECT_EQ(0, cursor_atomic(&self->k, plane, ids, fb, pos[i][0],
+					   pos[i][1], 64, 64, 0));
+	}
+	/* Nonblocking, with an event: completes at a vblank. */
+	{
+		struct drm_event_vblank ev;
+
+		ASSERT_EQ(0, cursor_atomic(&self->k, plane, ids, fb, 5, 5, 64, 64,
+					   DRM_MODE_ATOMIC_NONBLOCK |
+					   DRM_MODE_PAGE_FLIP_EVENT));
+		EXPECT_EQ(DRM_EVENT_FLIP_COMPLETE,
+			  read_event(self->k.fd, &ev, sizeof(ev), 2000));
+	}
+	/* Too large for the cursor layer, on or off the screen: -EINVAL. */
+	ASSERT_EQ(0, dumb_create(self->k.fd, &big, CURSOR_MAX + 1,
+				 CURSOR_MAX + 1, 32));
+	ASSERT_EQ(0, add_fb(self->k.fd, big.handle, CURSOR_MAX + 1,
+			    CURSOR_MAX + 1, DRM_FORMAT_ARGB8888, big.pitch, 0,
+			    &bigfb));
+	EXPECT_EQ(-EINVAL, cursor_atomic(&self->k, plane, ids, bigfb, 0, 0,
+					 CURSOR_MAX + 1, CURSOR_MAX + 1,
+					 DRM_MODE_ATOMIC_TEST_ONLY));
+	EXPECT_EQ(-EINVAL, cursor_atomic(&self->k, plane, ids, bigfb, -5000,
+					 -5000, CURSOR_MAX + 1, 1, 0));
+	EXPECT_EQ(-EINVAL, cursor_atomic(&self->k, plane, ids, bigfb, 0, 0, 1,
+					 CURSOR_MAX + 1, 0));
+	EXPECT_EQ(0, cursor_atomic(&self->k, plane, ids, bigfb, -1, -2,
+				   CURSOR_MAX, CURSOR_MAX, 0));
+	/* Off. */
+	EXPECT_EQ(0, cursor_atomic(&self->k, plane, ids, 0, 0, 0, 0, 0, 0));
+	munmap(big.map, big.size);
+	munmap(c.map, c.size);
+	munmap(d.map, d.size);
+}
+
+/*
+ * The frame CRC as docs/hw/registers.md defines it, written from the
+ * definition: CRC-32 (reflected polynomial 0xedb88320, initial value and
+ * final XOR 0xffffffff) over every row, top to bottom, of the composed
+ * frame as XRGB8888 little-endian bytes (B, G, R, 0).
+ */
+static uint32_t crc32_bytes(uint32_t crc, const uint8_t *p, size_t n)
+{
+	int k;
+
+	crc = ~crc;
+	while (n--) {
+		crc ^= *p++;
+		for (k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0xedb88320u & -(crc & 1));
+	}
+	return ~crc;
+}
+
+static uint8_t blend_ch(uint32_t s, uint32_t d, uint32_t a)
+{
+	/* s + d * (255 - a) / 255, rounded to nearest */
+	uint32_t v = s + (d * (255 - a) + 127) / 255;
+
+	return v > 255 ? 255 : v;
+}
+
+/* The expected CRC of the pattern with the test cursor at (cx, cy). */
+static uint32_t expected_crc(const struct dumb *d, uint32_t w, uint32_t h,
+			     bool cursor, int cx, int cy, int cw, int ch)
+{
+	uint8_t *row = malloc(w * 4);
+	uint32_t crc = 0, x, y;
+
+	for (y = 0; y < h; y++) {
+		for (x = 0; x < w; x++) {
+			uint32_t p = ((uint32_t *)((uint8_t *)d->map +
+						   y * d->pitch))[x];
+			int lx = (int)x - cx, ly = (int)y - cy;
+
+			if (cursor && lx >= 0 && lx < cw && ly >= 0 && ly < ch) {
+				uint32_t c = cursor_pixel(lx, ly), a = c >> 24;
+
+				p = blend_ch(c >> 16 & 0xff, p >> 16 & 0xff, a) << 16 |
+				    blend_ch(c >> 8 & 0xff, p >> 8 & 0xff, a) << 8 |
+				    blend_ch(c & 0xff, p & 0xff, a);
+			}
+			row[4 * x] = p & 0xff;
+			row[4 * x + 1] = p >> 8 & 0xff;
+			row[4 * x + 2] = p >> 16 & 0xff;
+			row[4 * x + 3] = 0;
+		}
+		crc = crc32_bytes(crc, row, w * 4);
+	}
+	free(row);
+	return crc;
+}
+
+struct crc_reader {
+	int data;
+	uint32_t last_frame;
+	bool have_frame;
+};
+
+static int crc_open(struct crc_reader *r)
+{
+	const char *dir = "/sys/kernel/debug/dri/0/crtc-0/crc";
+	char path[128];
+	struct stat st;
+	int fd;
+
+	if (stat("/sys/kernel/debug/dri", &st))
+		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	snprintf(path, sizeof(path), "%s/control", dir);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, "auto", 4) != 4) {
+		close(fd);
+		return -EIO;
+	}
+	close(fd);
+	snprintf(path, sizeof(path), "%s/data", dir);
+	r->data = open(path, O_RDONLY);
+	r->have_frame = false;
+	return r->data < 0 ? -errno : 0;
+}
+
+/* One "frame crc" entry; frames must increase. */
+static int crc_read(struct crc_reader *r, uint32_t *frame, uint32_t *crc)
+{
+	struct pollfd p = { .fd = r->data, .events = POLLIN };
+	char line[64];
+	ssize_t n;
+
+	if (poll(&p, 1, 2000) != 1)
+		return -ETIMEDOUT;
+	n = read(r->data, line, sizeof(line) - 1);
+	if (n <= 0)
+		return -EIO;
+	line[n] = 0;
+	if (sscanf(line, "%x %x", frame, crc) != 2)
+		return -EINVAL;
+	if (r->have_frame && (int32_t)(*frame - r->last_frame) <= 0)
+		return -ERANGE;
+	r->last_frame = *frame;
+	r->have_frame = true;
+	return 0;
+}
+
+/* Read until @want shows (at most 60 frames), then check it stays. */
+static int crc_wait(struct crc_reader *r, uint32_t want, uint32_t *last)
+{
+	uint32_t frame, crc = 0;
+	int i, ret, same = 0;
+
+	for (i = 0; i < 60 && same < 3; i++) {
+		ret = crc_read(r, &frame, &crc);
+		if (ret)
+			return ret;
+		if (crc == want)
+			same++;
+		else if (same)
+			return -ESTALE;
+	}
+	*last = crc;
+	return same == 3 ? 0 : -ENOENT;
+}
+
+/* debugfs crtc-0/crc: CRCs of the composed frame, checked against ours. */
+TEST_F(kms, crc)
+{
+	struct drm_mode_modeinfo *m = &self->k.modes[kms_find_mode(&self->k,
+								   640, 480)];
+	uint32_t w = m->hdisplay, h = m->vdisplay, want, got, pattern_crc;
+	struct crc_reader r;
+	struct dumb d, c;
+	int ret;
+
+	show_pattern(_metadata, &self->k, m, &d);
+	ret = crc_open(&r);
+	if (ret == -ENOENT)
+		SKIP(return, "no debugfs crc");
+	ASSERT_EQ(0, ret);
+
+	/* Same content: the same CRC frame after frame, and ours. */
+	pattern_crc = expected_crc(&d, w, h, false, 0, 0, 0, 0);
+	EXPECT_EQ(0, crc_wait(&r, pattern_crc, &got));
+	TH_LOG("pattern %ux%u: crc %#010x", w, h, got);
+
+	/* One pixel changed: another CRC, again ours. */
+	((uint32_t *)((uint8_t *)d.map + 100 * d.pitch))[200] ^= 0x010000;
+	want = expected_crc(&d, w, h, false, 0, 0, 0, 0);
+	EXPECT_NE(pattern_crc, want);
+	EXPECT_EQ(0, crc_wait(&r, want, &got));
+	((uint32_t *)((uint8_t *)d.map + 100 * d.pitch))[200] ^= 0x010000;
+	EXPECT_EQ(0, crc_wait(&r, pattern_crc, &got));
+
+	/* The cursor is blended into the frame the CRC covers. */
+	cursor_create(_metadata, self->k.fd, &c, 64, 64);
+	ASSERT_EQ(0, cursor_set(self->k.fd, self->k.crtc, c.handle, 64, 64));
+	ASSERT_EQ(0, cursor_move(self->k.fd, self->k.crtc, 30, 40));
+	want = expected_crc(&d, w, h, true, 30, 40, 64, 64);
+	EXPECT_NE(pattern_crc, want);
+	EXPECT_EQ(0, crc_wait(&r, want, &got));
+	/* Moved: another CRC. */
+	ASSERT_EQ(0, cursor_move(self->k.fd, self->k.crtc, 31, 40));
+	want = expected_crc(&d, w, h, true, 31, 40, 64, 64);
+	EXPECT_EQ(0, crc_wait(&r, want, &got));
+	/* Partly off the screen, top-left and bottom-right. */
+	ASSERT_EQ(0, cursor_move(self->k.fd, self->k.crtc, -20, -10));
+	want = expected_crc(&d, w, h, true, -20, -10, 64, 64);
+	EXPECT_EQ(0, crc_wait(&r, want, &got));
+	ASSERT_EQ(0, cursor_move(self->k.fd, self->k.crtc, w - 20, h - 3));
+	want = expected_crc(&d, w, h, true, w - 20, h - 3, 64, 64);
+	EXPECT_EQ(0, crc_wait(&r, want, &got));
+	/* Wholly off: the pattern alone. */
+	ASSERT_EQ(0, cursor_move(self->k.fd, self->k.crtc, -64, 0));
+	EXPECT_EQ(0, crc_wait(&r, pattern_crc, &got));
+	ASSERT_EQ(0, cursor_set(self->k.fd, self->k.crtc, 0, 0, 0));
+	EXPECT_EQ(0, crc_wait(&r, pattern_crc, &got));
+
+	close(r.data);
+	munmap(c.map, c.size);
+	munmap(d.map, d.size);
+}
+
+/* Vblank counts and timestamps keep increasing across modesets. */
+TEST_F(kms, vblank_across_modeset)
+{
+	struct drm_mode_modeinfo *m = &self->k.modes[self->mode];
+	struct drm_mode_modeinfo *m2 = &self->k.modes[kms_find_mode(&self->k,
+								    640, 480)];
+	struct drm_mode_crtc off = { .crtc_id = self->k.crtc };
+	double period = 1.0 / refresh_hz(m), ts, last_ts = 0;
+	uint32_t seq, last_seq = 0;
+	union drm_wait_vblank vb;
+	struct dumb d;
+	int i, j;
+
+	show_pattern(_metadata, &self->k, m, &d);
+	for (i = 0; i < 4; i++) {
+		/* query (relative 0), then the next two vblanks */
+		for (j = 0; j < 3; j++) {
+			memset(&vb, 0, sizeof(vb));
+			vb.request.type = _DRM_VBLANK_RELATIVE;
+			vb.request.sequence = j ? 1 : 0;
+			ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_WAIT_VBLANK,
+					       &vb));
+			seq = vb.reply.sequence;
+			ts = vb.reply.tval_sec + vb.reply.tval_usec / 1e6;
+			if (i || j) {
+				EXPECT_GE((int32_t)(seq - last_seq), j ? 1 : 0);
+				if (seq != last_seq) {
+					EXPECT_GT(ts, last_ts);
+				} else {
+					EXPECT_EQ(ts, last_ts);
+				}
+			}
+			if (j == 2) {
+				EXPECT_LT(ts - last_ts,
+					  period * 3 * (seq - last_seq));
+			}
+			last_seq = seq;
+			last_ts = ts;
+		}
+		/* Off for a while, then a modeset (another mode every other time). */
+		ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_MODE_SETCRTC, &off));
+		usleep(100 * 1000);
+		ASSERT_EQ(0, set_crtc(&self->k, d.fb, (i & 1) ? m : m2));
+	}
+	/* A flip after the modeset completes with a later count and time. */
+	{
+		struct drm_mode_crtc_page_flip flip = {
+			.crtc_id = self->k.crtc, .fb_id = d.fb,
+			.flags = DRM_MODE_PAGE_FLIP_EVENT,
+		};
+		struct drm_event_vblank ev;
+
+		ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_MODE_PAGE_FLIP,
+				       &flip));
+		ASSERT_EQ(DRM_EVENT_FLIP_COMPLETE,
+			  read_event(self->k.fd, &ev, sizeof(ev), 2000));
+		EXPECT_GT((int32_t)(ev.sequence - last_seq), 0);
+		EXPECT_GT(ev.tv_sec + ev.tv_usec / 1e6, last_ts);
+	}
 	munmap(d.map, d.size);
 }
 

@@ -163,8 +163,21 @@ static void test_registers(void)
    CHECK(vts >= ts0 && vts <= ts1, "vblank time %llu in [%llu, %llu]", (unsigned long long)vts,
          (unsigned long long)ts0, (unsigned long long)ts1);
    wr(&d, VAGX_REG_SCANOUT_CONTROL, VAGX_SCANOUT_CONTROL_ENABLE(1) | VAGX_SCANOUT_CONTROL_BLANK(1));
+   /* The frame CRC: CRC-32/ISO-HDLC (check value of "123456789"); a blank
+    * frame's CRC is that of width * height * 4 zero bytes, latched with its
+    * vblank's count. */
+   CHECK(vagx_core_crc32(0, "123456789", 9) == 0xcbf43926u, "crc32 check value");
+   CHECK(vagx_core_crc32(vagx_core_crc32(0, "1234", 4), "56789", 5) == 0xcbf43926u, "crc32 continues");
+   static const uint8_t zeros[64 * 4];
+   uint32_t black = 0;
+   for (int y = 0; y < 32; y++)
+      black = vagx_core_crc32(black, zeros, sizeof(zeros));
+   wr(&d, VAGX_REG_SCANOUT_CRC_CONTROL, VAGX_SCANOUT_CRC_CONTROL_ENABLE(1));
    vagx_core_vblank(d.core, &so);
    CHECK(so.enable && so.blank && rd(&d, VAGX_REG_SCANOUT_VBLANK_COUNT) == 2, "blank: engine runs");
+   CHECK(rd(&d, VAGX_REG_SCANOUT_CRC_VALUE) == black && rd(&d, VAGX_REG_SCANOUT_CRC_COUNT) == 2,
+         "crc of a blank frame");
+   wr(&d, VAGX_REG_SCANOUT_CRC_CONTROL, 0);
    /* global reset keeps the display domain */
    wr(&d, VAGX_REG_RESET, VAGX_RESET_START(1));
    CHECK(rd(&d, VAGX_REG_SCANOUT_CONTROL) ==

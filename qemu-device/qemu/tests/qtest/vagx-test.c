@@ -894,7 +894,42 @@ static uint32_t expect_rgb(uint32_t word, uint32_t format)
     return word & 0xffffff;
 }
 
+/* A cursor image of CUR_W x CUR_H: opaque red rows, then transparent. */
+#define CUR_W 16
+#define CUR_H 8
+#define CUR_PITCH (CUR_W * 4 + 32)
+#define CUR_OPAQUE_ROWS 5
+#define CUR_RED 0xffff0000u
+
+struct cursor_at {
+    bool on;
+    int x, y;
+};
+
+/* The composed pixel at (x, y): the framebuffer's, or the cursor's. */
+static uint32_t expect_pixel(int x, int y, uint32_t format, bool black,
+                             const struct cursor_at *c)
+{
+    if (black) {
+        return 0;
+    }
+    if (c && c->on && x - c->x >= 0 && x - c->x < CUR_W &&
+        y - c->y >= 0 && y - c->y < CUR_OPAQUE_ROWS) {
+        return CUR_RED & 0xffffff;
+    }
+    return expect_rgb(fb_pixel(x, y), format);
+}
+
+static void screendump_check_cursor(Vagx *v, uint32_t format, bool black,
+                                    const struct cursor_at *c);
+
 static void screendump_check(Vagx *v, uint32_t format, bool black)
+{
+    screendump_check_cursor(v, format, black, NULL);
+}
+
+static void screendump_check_cursor(Vagx *v, uint32_t format, bool black,
+                                    const struct cursor_at *c)
 {
     g_autofree char *ppm = g_strdup_printf("%s/vagx-test-%d.ppm",
                                            g_get_tmp_dir(), getpid());
@@ -918,7 +953,7 @@ static void screendump_check(Vagx *v, uint32_t format, bool black)
         for (int x = 0; x < FB_W; x++) {
             const uint8_t *p = (const uint8_t *)data + hdr + 3 * (y * FB_W + x);
             uint32_t got = (p[0] << 16) | (p[1] << 8) | p[2];
-            uint32_t want = black ? 0 : expect_rgb(fb_pixel(x, y), format);
+            uint32_t want = expect_pixel(x, y, format, black, c);
 
             if (got != want) {
                 g_test_message("pixel %d,%d: got %06x want %06x", x, y, got,
@@ -1042,6 +1077,162 @@ static void test_scanout(void)
     count = rd(&v, VAGX_REG_SCANOUT_VBLANK_COUNT);
     qtest_clock_step(v.qts, 4 * 1000000000000ll / VAGX_SCANOUT_REFRESH_MHZ);
     g_assert_cmpuint(rd(&v, VAGX_REG_SCANOUT_VBLANK_COUNT), ==, count);
+    vagx_stop(&v);
+}
+
+/* CRC-32 (ISO-HDLC) of the expected frame, as registers.md defines it. */
+static uint32_t expect_crc(uint32_t format, bool black,
+                           const struct cursor_at *c)
+{
+    uint32_t crc = 0xffffffffu;
+
+    for (int y = 0; y < FB_H; y++) {
+        for (int x = 0; x < FB_W; x++) {
+            uint32_t p = expect_pixel(x, y, format, black, c);
+
+            for (int b = 0; b < 4; b++) {
+                crc ^= (p >> (8 * b)) & (b == 3 ? 0 : 0xff);
+                for (int k = 0; k < 8; k++) {
+                    crc = (crc >> 1) ^ (0xedb88320u & -(crc & 1));
+                }
+            }
+        }
+    }
+    return ~crc;
+}
+
+static void cursor_regs(Vagx *v, uint64_t va, int x, int y, uint32_t w,
+                        uint32_t h, uint32_t pitch)
+{
+    wr(v, VAGX_REG_SCANOUT_CURSOR_VA_LO, (uint32_t)va);
+    wr(v, VAGX_REG_SCANOUT_CURSOR_VA_HI, va >> 32);
+    wr(v, VAGX_REG_SCANOUT_CURSOR_POS,
+       VAGX_SCANOUT_CURSOR_POS_X((uint16_t)x) |
+       VAGX_SCANOUT_CURSOR_POS_Y((uint16_t)y));
+    wr(v, VAGX_REG_SCANOUT_CURSOR_SIZE, VAGX_SCANOUT_CURSOR_SIZE_WIDTH(w) |
+                                        VAGX_SCANOUT_CURSOR_SIZE_HEIGHT(h));
+    wr(v, VAGX_REG_SCANOUT_CURSOR_PITCH, pitch);
+    wr(v, VAGX_REG_SCANOUT_CURSOR_CONTROL,
+       VAGX_SCANOUT_CURSOR_CONTROL_ENABLE(1));
+}
+
+/* Commit; true if the device took it. */
+static bool scanout_commit(Vagx *v)
+{
+    wr(v, VAGX_REG_SCANOUT_COMMIT, VAGX_SCANOUT_COMMIT_PENDING(1));
+    qtest_clock_step(v->qts, 2 * FRAME_NS);
+    return !(rd(v, VAGX_REG_SCANOUT_STATUS) & VAGX_SCANOUT_STATUS_INVALID(1));
+}
+
+/* The CRC the device latched at the last vblank, which it covers. */
+static uint32_t frame_crc(Vagx *v)
+{
+    g_assert_cmpuint(rd(v, VAGX_REG_SCANOUT_CRC_COUNT), ==,
+                     rd(v, VAGX_REG_SCANOUT_VBLANK_COUNT));
+    return rd(v, VAGX_REG_SCANOUT_CRC_VALUE);
+}
+
+/* Contract 1.3: the cursor layer and the frame CRC, with hostile values. */
+static void test_scanout_cursor_crc(void)
+{
+    static const int pos[][2] = {
+        { 0, 0 }, { 5, 7 }, { -4, -3 }, { FB_W - 3, FB_H - 2 },
+        { -CUR_W, 0 }, { FB_W, FB_H }, { -32768, -32768 }, { 32767, 32767 },
+        { -CUR_W + 1, -CUR_OPAQUE_ROWS + 1 },
+    };
+    Vagx v;
+    uint64_t fb_va = 0x7f0000000ull, cur_va = 0x7f8000000ull;
+    struct cursor_at c = { .on = true };
+    uint32_t crc, count;
+    uint64_t cur;
+
+    vagx_start(&v, NULL);
+    g_assert(rd(&v, VAGX_REG_FEATURES) & VAGX_FEATURES_CURSOR(1));
+    g_assert(rd(&v, VAGX_REG_FEATURES) & VAGX_FEATURES_SCANOUT_CRC(1));
+    scanout_fb_setup(&v, fb_va);
+    cur = galloc(&v, VAGX_PAGE_SIZE);
+    vm_map(&v, v.root, cur_va, cur, true);
+    for (unsigned y = 0; y < CUR_H; y++) {
+        for (unsigned x = 0; x < CUR_W; x++) {
+            qtest_writel(v.qts, cur + y * CUR_PITCH + 4 * x,
+                         y < CUR_OPAQUE_ROWS ? CUR_RED : 0);
+        }
+    }
+    wr(&v, VAGX_REG_SCANOUT_CONTROL, VAGX_SCANOUT_CONTROL_ENABLE(1));
+    wr(&v, VAGX_REG_SCANOUT_CRC_CONTROL, VAGX_SCANOUT_CRC_CONTROL_ENABLE(1));
+    g_assert(scanout_commit(&v));
+    crc = frame_crc(&v);
+    g_assert_cmphex(crc, ==, expect_crc(VAGX_SCANOUT_FORMAT_XRGB8888, false,
+                                        NULL));
+    /* Same frame, same CRC; a later vblank. */
+    count = rd(&v, VAGX_REG_SCANOUT_CRC_COUNT);
+    qtest_clock_step(v.qts, 2 * FRAME_NS);
+    g_assert_cmpuint(rd(&v, VAGX_REG_SCANOUT_CRC_COUNT), >, count);
+    g_assert_cmphex(frame_crc(&v), ==, crc);
+
+    /* The cursor on, off and partly off the screen, anywhere int16 goes. */
+    for (unsigned i = 0; i < ARRAY_SIZE(pos); i++) {
+        c.x = pos[i][0];
+        c.y = pos[i][1];
+        cursor_regs(&v, cur_va, c.x, c.y, CUR_W, CUR_H, CUR_PITCH);
+        g_assert(scanout_commit(&v));
+        g_assert_cmphex(frame_crc(&v), ==,
+                        expect_crc(VAGX_SCANOUT_FORMAT_XRGB8888, false, &c));
+        screendump_check_cursor(&v, VAGX_SCANOUT_FORMAT_XRGB8888, false, &c);
+    }
+
+    /* Bad cursor layers: refused at commit, the active one stays. */
+    cursor_regs(&v, cur_va, 1, 2, 0, CUR_H, CUR_PITCH);
+    g_assert(!scanout_commit(&v));
+    g_assert_cmpuint(VAGX_ERROR_STATUS_CODE_GET(rd(&v, VAGX_REG_ERROR_STATUS)),
+                     ==, VAGX_REG_ERROR_BAD_SCANOUT);
+    cursor_regs(&v, cur_va, 1, 2, VAGX_SCANOUT_CURSOR_MAX_WIDTH + 1, 1,
+                0x10000);
+    g_assert(!scanout_commit(&v));
+    cursor_regs(&v, cur_va, 1, 2, 1, VAGX_SCANOUT_CURSOR_MAX_HEIGHT + 1,
+                CUR_PITCH);
+    g_assert(!scanout_commit(&v));
+    cursor_regs(&v, cur_va, 1, 2, 0xffff, 0xffff, 0xffffffff);
+    g_assert(!scanout_commit(&v));
+    cursor_regs(&v, cur_va, 1, 2, CUR_W, CUR_H, CUR_W * 4 - 4);
+    g_assert(!scanout_commit(&v));
+    cursor_regs(&v, cur_va, 1, 2, CUR_W, CUR_H, CUR_PITCH + 2);
+    g_assert(!scanout_commit(&v));
+    cursor_regs(&v, cur_va + 2, 1, 2, CUR_W, CUR_H, CUR_PITCH);
+    g_assert(!scanout_commit(&v));
+    g_assert_cmphex(frame_crc(&v), ==,
+                    expect_crc(VAGX_SCANOUT_FORMAT_XRGB8888, false, &c));
+
+    /* The largest cursor, mostly unmapped: a fault, a black frame. */
+    cursor_regs(&v, cur_va, -3, -3, VAGX_SCANOUT_CURSOR_MAX_WIDTH,
+                VAGX_SCANOUT_CURSOR_MAX_HEIGHT, 0xfffffffc);
+    g_assert(scanout_commit(&v));
+    g_assert(rd(&v, VAGX_REG_SCANOUT_STATUS) & VAGX_SCANOUT_STATUS_FAULT(1));
+    g_assert_cmphex(frame_crc(&v), ==,
+                    expect_crc(VAGX_SCANOUT_FORMAT_XRGB8888, true, NULL));
+    screendump_check(&v, VAGX_SCANOUT_FORMAT_XRGB8888, true);
+
+    /* Cursor off: the framebuffer alone again. */
+    wr(&v, VAGX_REG_SCANOUT_CURSOR_CONTROL, 0);
+    g_assert(scanout_commit(&v));
+    g_assert_cmphex(frame_crc(&v), ==, crc);
+    /* BLANK: the CRC of black. */
+    wr(&v, VAGX_REG_SCANOUT_CONTROL, VAGX_SCANOUT_CONTROL_ENABLE(1) |
+                                     VAGX_SCANOUT_CONTROL_BLANK(1));
+    qtest_clock_step(v.qts, 2 * FRAME_NS);
+    g_assert_cmphex(frame_crc(&v), ==,
+                    expect_crc(VAGX_SCANOUT_FORMAT_XRGB8888, true, NULL));
+    /* CRC off: no new CRC. */
+    wr(&v, VAGX_REG_SCANOUT_CRC_CONTROL, 0);
+    count = rd(&v, VAGX_REG_SCANOUT_CRC_COUNT);
+    qtest_clock_step(v.qts, 3 * FRAME_NS);
+    g_assert_cmpuint(rd(&v, VAGX_REG_SCANOUT_CRC_COUNT), ==, count);
+    /* The CRC registers are read-only. */
+    crc = rd(&v, VAGX_REG_SCANOUT_CRC_VALUE);
+    wr(&v, VAGX_REG_SCANOUT_CRC_VALUE, ~crc);
+    wr(&v, VAGX_REG_SCANOUT_CRC_COUNT, ~count);
+    g_assert_cmphex(rd(&v, VAGX_REG_SCANOUT_CRC_VALUE), ==, crc);
+    g_assert_cmpuint(rd(&v, VAGX_REG_SCANOUT_CRC_COUNT), ==, count);
     vagx_stop(&v);
 }
 
@@ -1270,6 +1461,7 @@ int main(int argc, char **argv)
     qtest_add_func("/vagx/abort-match", test_abort_match);
     qtest_add_func("/vagx/scanout", test_scanout);
     qtest_add_func("/vagx/scanout-v11", test_scanout_v11);
+    qtest_add_func("/vagx/scanout-cursor-crc", test_scanout_cursor_crc);
     qtest_add_func("/vagx/fuzz", test_fuzz);
     robust_add_tests();
     return g_test_run();

@@ -113,8 +113,7 @@ struct VagxState {
     QEMUTimer *vblank_timer;
     int64_t vblank_due;         /* QEMU_CLOCK_VIRTUAL time of the next vblank */
     struct vagx_core_scanout active;
-    uint8_t *row_buf;
-    size_t row_buf_size;
+    uint8_t *row_buf;           /* VAGX_SCANOUT_MAX_WIDTH * 4 bytes */
 
     /* Sees every change of the bus-master address space (bus mastering
      * toggled, BARs moved, RAM added or removed): cached host pointers of
@@ -605,37 +604,6 @@ static bool vagx_scanout_usable(const struct vagx_core_scanout *a)
     return bpp && (uint64_t)a->pitch >= (uint64_t)a->width * bpp;
 }
 
-static void vagx_convert_row(uint32_t *dst, const uint8_t *src,
-                             uint32_t format, uint32_t width)
-{
-    for (uint32_t x = 0; x < width; x++) {
-        uint32_t v, r, g, b;
-
-        switch (format) {
-        case VAGX_SCANOUT_FORMAT_XRGB8888:
-        case VAGX_SCANOUT_FORMAT_ARGB8888:
-            dst[x] = ldl_le_p(src + 4 * x) & 0xffffff;
-            break;
-        case VAGX_SCANOUT_FORMAT_XBGR8888:
-        case VAGX_SCANOUT_FORMAT_ABGR8888:
-            v = ldl_le_p(src + 4 * x);
-            dst[x] = ((v & 0xff) << 16) | (v & 0xff00) | ((v >> 16) & 0xff);
-            break;
-        case VAGX_SCANOUT_FORMAT_RGB565:
-            v = lduw_le_p(src + 2 * x);
-            r = (v >> 11) & 0x1f;
-            g = (v >> 5) & 0x3f;
-            b = v & 0x1f;
-            dst[x] = (((r << 3) | (r >> 2)) << 16) |
-                     (((g << 2) | (g >> 4)) << 8) | ((b << 3) | (b >> 2));
-            break;
-        default:
-            dst[x] = 0;
-            break;
-        }
-    }
-}
-
 /* Main loop, BQL held: on display refresh and for screendump. */
 static void vagx_gfx_update(void *opaque)
 {
@@ -645,8 +613,7 @@ static void vagx_gfx_update(void *opaque)
     /* SCANOUT_CONTROL.BLANK: black at the configured size, nothing read. */
     bool ok = usable && !a.blank;
     DisplaySurface *ds = qemu_console_surface(s->con);
-    uint32_t w, h, bpp;
-    size_t row_bytes;
+    uint32_t w, h;
 
     if (usable) {
         w = a.width;
@@ -665,24 +632,20 @@ static void vagx_gfx_update(void *opaque)
     }
 
     if (ok) {
-        bpp = vagx_scanout_format_bpp((enum vagx_scanout_format)a.format);
-        row_bytes = (size_t)w * bpp;
-        if (s->row_buf_size < row_bytes) {
-            g_free(s->row_buf);
-            s->row_buf = g_malloc(row_bytes);
-            s->row_buf_size = row_bytes;
+        if (!s->row_buf) {
+            s->row_buf = g_malloc(VAGX_SCANOUT_MAX_WIDTH * 4);
         }
         for (uint32_t y = 0; y < h; y++) {
             uint32_t *dst = (uint32_t *)(surface_data(ds) +
                                          (size_t)y * surface_stride(ds));
-            /* Faults set SCANOUT_STATUS.FAULT and latch FAULT_* (unit
-             * SCANOUT) in the core; the frame is shown black. */
-            if (vagx_core_scanout_read(s->core, a.fb_va + (uint64_t)y * a.pitch,
-                                       s->row_buf, row_bytes)) {
+            /* The framebuffer row with the cursor blended over it.  Faults
+             * set SCANOUT_STATUS.FAULT and latch FAULT_* (unit SCANOUT) in
+             * the core; the frame is shown black. */
+            if (vagx_core_scanout_compose_row(s->core, &a, y, dst,
+                                              s->row_buf)) {
                 ok = false;
                 break;
             }
-            vagx_convert_row(dst, s->row_buf, a.format, w);
         }
     }
     if (!ok) {
@@ -893,7 +856,6 @@ static void vagx_exit(PCIDevice *pdev)
     }
     g_free(s->row_buf);
     s->row_buf = NULL;
-    s->row_buf_size = 0;
     msix_uninit(pdev, &s->bar0, &s->bar0);
     if (pdev->cap_present & QEMU_PCI_CAP_EXPRESS) {
         pcie_cap_exit(pdev);
