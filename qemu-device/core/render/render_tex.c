@@ -128,6 +128,15 @@ static void wr(uint8_t *p, unsigned n, uint32_t v)
       p[i] = (uint8_t)(v >> (8 * i));
 }
 
+/* The place of channel c among the equal-sized channels of a texel of f
+ * (r_fmt_unpack, r_fmt_pack): in order, but BGRA8 stores blue first. */
+static inline unsigned channel_slot(enum vagx_format f, unsigned c)
+{
+   if ((f == VAGX_FORMAT_BGRA8_UNORM || f == VAGX_FORMAT_BGRA8_SRGB) && c != 3)
+      return 2 - c;
+   return c;
+}
+
 /* Packed formats: bit widths and offsets per component (R, G, B, A). */
 static bool packed(enum vagx_format f, unsigned *w, unsigned *o)
 {
@@ -221,14 +230,9 @@ void r_fmt_unpack(enum vagx_format f, const uint8_t *p, uint32_t out[4])
    default:
       break;
    }
-   if (!nc)
-      return;
-   const unsigned cb = bpb / nc;
+   const unsigned cb = nc ? bpb / nc : 0; /* bytes per channel */
    for (unsigned c = 0; c < nc; c++) {
-      unsigned src = c;
-      if ((f == VAGX_FORMAT_BGRA8_UNORM || f == VAGX_FORMAT_BGRA8_SRGB) && c != 3)
-         src = 2 - c;
-      uint32_t x = rd(p + src * cb, cb);
+      uint32_t x = rd(p + channel_slot(f, c) * cb, cb);
       switch (k) {
       case VAGX_FORMAT_KIND_UNORM: out[c] = r_u(unorm_dec(x, 8 * cb)); break;
       case VAGX_FORMAT_KIND_SRGB:
@@ -301,13 +305,8 @@ void r_fmt_pack(enum vagx_format f, const uint32_t in[4], uint8_t *p, bool srgb_
    default:
       break;
    }
-   if (!nc)
-      return;
-   const unsigned cb = bpb / nc;
+   const unsigned cb = nc ? bpb / nc : 0; /* bytes per channel */
    for (unsigned c = 0; c < nc; c++) {
-      unsigned dst = c;
-      if ((f == VAGX_FORMAT_BGRA8_UNORM || f == VAGX_FORMAT_BGRA8_SRGB) && c != 3)
-         dst = 2 - c;
       uint32_t x = 0;
       const unsigned bits = 8 * cb;
       switch (k) {
@@ -333,7 +332,7 @@ void r_fmt_pack(enum vagx_format f, const uint32_t in[4], uint8_t *p, bool srgb_
       case VAGX_FORMAT_KIND_FLOAT: x = cb == 4 ? in[c] : r_float_to_half(r_f(in[c])); break;
       default: break;
       }
-      wr(p + dst * cb, cb, x);
+      wr(p + channel_slot(f, c) * cb, cb, x);
    }
 }
 
