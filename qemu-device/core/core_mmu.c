@@ -110,54 +110,55 @@ bool core_mmu_translate(struct core_mmu_ctx *m, uint64_t root, uint64_t va,
    return check_access(x, root, va, access, f);
 }
 
-bool core_mmu_read(struct core_mmu_ctx *m, uint64_t root, uint64_t va, void *buf, uint64_t len,
-                   struct core_fault *f)
+/* Copies len bytes at va page by page, out of the VM into `out` (a read) or
+ * from `in` into it (a write, out NULL): a NULL page reads as zero and drops
+ * writes; a page the host cannot map goes through the bus callbacks. */
+static inline bool mmu_copy(struct core_mmu_ctx *m, uint64_t root, uint64_t va, uint8_t *out,
+                            const uint8_t *in, uint64_t len, struct core_fault *f)
 {
-   uint8_t *out = buf;
+   const enum vagx_fault_access acc = out ? VAGX_FAULT_ACCESS_READ : VAGX_FAULT_ACCESS_WRITE;
    while (len) {
       struct core_xlate x;
-      if (!core_mmu_translate(m, root, va, VAGX_FAULT_ACCESS_READ, &x, f))
+      if (!core_mmu_translate(m, root, va, acc, &x, f))
          return false;
       uint64_t off = va & PAGE_MASK;
       uint64_t n = VAGX_PAGE_SIZE - off;
       if (n > len)
          n = len;
-      if (x.null)
-         memset(out, 0, n);
-      else if (x.host)
-         memcpy(out, x.host + off, n);
-      else if (m->core->ops.read(m->core->opaque, x.pa + off, out, n))
-         return fail(f, root, va, VAGX_FAULT_ACCESS_READ, VAGX_FAULT_REASON_BUS_ERROR,
-                     VAGX_PT_LEVELS - 1);
-      out += n;
+      int bus_error = 0;
+      if (out) {
+         if (x.null)
+            memset(out, 0, n);
+         else if (x.host)
+            memcpy(out, x.host + off, n);
+         else
+            bus_error = m->core->ops.read(m->core->opaque, x.pa + off, out, n);
+         out += n;
+      } else {
+         if (x.null)
+            ; /* dropped */
+         else if (x.host)
+            memcpy(x.host + off, in, n);
+         else
+            bus_error = m->core->ops.write(m->core->opaque, x.pa + off, in, n);
+         in += n;
+      }
+      if (bus_error)
+         return fail(f, root, va, acc, VAGX_FAULT_REASON_BUS_ERROR, VAGX_PT_LEVELS - 1);
       va += n;
       len -= n;
    }
    return true;
 }
 
+bool core_mmu_read(struct core_mmu_ctx *m, uint64_t root, uint64_t va, void *buf, uint64_t len,
+                   struct core_fault *f)
+{
+   return mmu_copy(m, root, va, buf, NULL, len, f);
+}
+
 bool core_mmu_write(struct core_mmu_ctx *m, uint64_t root, uint64_t va, const void *buf,
                     uint64_t len, struct core_fault *f)
 {
-   const uint8_t *in = buf;
-   while (len) {
-      struct core_xlate x;
-      if (!core_mmu_translate(m, root, va, VAGX_FAULT_ACCESS_WRITE, &x, f))
-         return false;
-      uint64_t off = va & PAGE_MASK;
-      uint64_t n = VAGX_PAGE_SIZE - off;
-      if (n > len)
-         n = len;
-      if (x.null)
-         ; /* dropped */
-      else if (x.host)
-         memcpy(x.host + off, in, n);
-      else if (m->core->ops.write(m->core->opaque, x.pa + off, in, n))
-         return fail(f, root, va, VAGX_FAULT_ACCESS_WRITE, VAGX_FAULT_REASON_BUS_ERROR,
-                     VAGX_PT_LEVELS - 1);
-      in += n;
-      va += n;
-      len -= n;
-   }
-   return true;
+   return mmu_copy(m, root, va, NULL, buf, len, f);
 }

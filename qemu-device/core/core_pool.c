@@ -38,6 +38,18 @@ bool core_spin_until(const _Atomic unsigned *v, unsigned target)
    }
 }
 
+/* Appends t to the pool's queue; the caller holds p->lock. */
+static void queue_append(struct core_pool *p, struct core_task *t)
+{
+   t->next = NULL;
+   if (p->tail)
+      p->tail->next = t;
+   else
+      p->head = t;
+   p->tail = t;
+   atomic_fetch_add_explicit(&p->queued, 1, memory_order_relaxed);
+}
+
 static void *worker_main(void *arg)
 {
    struct core_worker *w = arg;
@@ -72,15 +84,8 @@ static void *worker_main(void *arg)
          core_job_task_done(job);
 
       pthread_mutex_lock(&p->lock);
-      if (again) {
-         /* t is still owned by the pool */
-         if (p->tail)
-            p->tail->next = t;
-         else
-            p->head = t;
-         p->tail = t;
-         atomic_fetch_add_explicit(&p->queued, 1, memory_order_relaxed);
-      }
+      if (again) /* t is still owned by the pool */
+         queue_append(p, t);
    }
    pthread_mutex_unlock(&p->lock);
    return NULL;
@@ -137,13 +142,7 @@ void core_pool_fini(struct core_pool *p)
 void core_pool_submit(struct core_pool *p, struct core_task *t)
 {
    pthread_mutex_lock(&p->lock);
-   t->next = NULL;
-   if (p->tail)
-      p->tail->next = t;
-   else
-      p->head = t;
-   p->tail = t;
-   atomic_fetch_add_explicit(&p->queued, 1, memory_order_relaxed);
+   queue_append(p, t);
    pthread_cond_signal(&p->cond);
    pthread_mutex_unlock(&p->lock);
 }

@@ -128,6 +128,15 @@ static void wr(uint8_t *p, unsigned n, uint32_t v)
       p[i] = (uint8_t)(v >> (8 * i));
 }
 
+/* The place of channel c among the equal-sized channels of a texel of f
+ * (r_fmt_unpack, r_fmt_pack): in order, but BGRA8 stores blue first. */
+static inline unsigned channel_slot(enum vagx_format f, unsigned c)
+{
+   if ((f == VAGX_FORMAT_BGRA8_UNORM || f == VAGX_FORMAT_BGRA8_SRGB) && c != 3)
+      return 2 - c;
+   return c;
+}
+
 /* Packed formats: bit widths and offsets per component (R, G, B, A). */
 static bool packed(enum vagx_format f, unsigned *w, unsigned *o)
 {
@@ -221,14 +230,9 @@ void r_fmt_unpack(enum vagx_format f, const uint8_t *p, uint32_t out[4])
    default:
       break;
    }
-   if (!nc)
-      return;
-   const unsigned cb = bpb / nc;
+   const unsigned cb = nc ? bpb / nc : 0; /* bytes per channel */
    for (unsigned c = 0; c < nc; c++) {
-      unsigned src = c;
-      if ((f == VAGX_FORMAT_BGRA8_UNORM || f == VAGX_FORMAT_BGRA8_SRGB) && c != 3)
-         src = 2 - c;
-      uint32_t x = rd(p + src * cb, cb);
+      uint32_t x = rd(p + channel_slot(f, c) * cb, cb);
       switch (k) {
       case VAGX_FORMAT_KIND_UNORM: out[c] = r_u(unorm_dec(x, 8 * cb)); break;
       case VAGX_FORMAT_KIND_SRGB:
@@ -301,13 +305,8 @@ void r_fmt_pack(enum vagx_format f, const uint32_t in[4], uint8_t *p, bool srgb_
    default:
       break;
    }
-   if (!nc)
-      return;
-   const unsigned cb = bpb / nc;
+   const unsigned cb = nc ? bpb / nc : 0; /* bytes per channel */
    for (unsigned c = 0; c < nc; c++) {
-      unsigned dst = c;
-      if ((f == VAGX_FORMAT_BGRA8_UNORM || f == VAGX_FORMAT_BGRA8_SRGB) && c != 3)
-         dst = 2 - c;
       uint32_t x = 0;
       const unsigned bits = 8 * cb;
       switch (k) {
@@ -333,7 +332,7 @@ void r_fmt_pack(enum vagx_format f, const uint32_t in[4], uint8_t *p, bool srgb_
       case VAGX_FORMAT_KIND_FLOAT: x = cb == 4 ? in[c] : r_float_to_half(r_f(in[c])); break;
       default: break;
       }
-      wr(p + dst * cb, cb, x);
+      wr(p + channel_slot(f, c) * cb, cb, x);
    }
 }
 
@@ -398,6 +397,31 @@ static enum vagx_usc_status get_desc(struct rtexctx *c, uint64_t table, unsigned
    return VAGX_USC_OK;
 }
 
+/* The worker's descriptor cache when descriptor `i` of a table of `count`
+ * goes through it, else NULL: the generic path (VAGX_RENDER_OPT_NO_FAST_IO)
+ * and an index past the table (get_desc faults on it) never do. */
+static inline struct rdesc_cache *desc_cache(const struct rtexctx *c, unsigned i, unsigned count)
+{
+   if ((c->j->dev->options & VAGX_RENDER_OPT_NO_FAST_IO) || i >= count)
+      return NULL;
+   return c->j->dev->w[c->worker].dc;
+}
+
+/* The way a new entry takes in a cache that holds *used of R_DESC_WAYS:
+ * the next free one, then round robin with *next. */
+static inline unsigned desc_cache_way(unsigned *used, unsigned *next)
+{
+   return *used < R_DESC_WAYS ? (*used)++ : (*next)++ % R_DESC_WAYS;
+}
+
+/* A descriptor that does not unpack or names what the device cannot use:
+ * the job fails at its address. */
+static enum vagx_usc_status bad_desc(struct rtexctx *c, uint64_t va)
+{
+   r_fail(c->j, VAGX_JOB_STATUS_INVALID_DESCRIPTOR, VAGX_UNIT_TEX, 0, va);
+   return VAGX_USC_FAULT;
+}
+
 /* Texture descriptor `ti` of the program into v->t and v->l, through the
  * worker's descriptor cache (render_priv.h); the generic path
  * (VAGX_RENDER_OPT_NO_FAST_IO) decodes it every time. */
@@ -405,9 +429,8 @@ static enum vagx_usc_status tex_desc(struct rtexctx *c, unsigned ti, struct tvie
 {
    const struct vagx_usc_program *pd = &c->p->desc;
    const uint64_t va = pd->texture_va + ti * 32ull;
-   struct rdesc_cache *dc = c->j->dev->w[c->worker].dc;
-   const bool cache = !(c->j->dev->options & VAGX_RENDER_OPT_NO_FAST_IO) && ti < pd->texture_count;
-   for (unsigned i = 0; cache && i < dc->ntex; i++)
+   struct rdesc_cache *dc = desc_cache(c, ti, pd->texture_count);
+   for (unsigned i = 0; dc && i < dc->ntex; i++)
       if (dc->tex[i].va == va) {
          v->t = dc->tex[i].t;
          v->l = &dc->tex[i].l;
@@ -415,20 +438,16 @@ static enum vagx_usc_status tex_desc(struct rtexctx *c, unsigned ti, struct tvie
          return VAGX_USC_OK;
       }
    uint32_t raw[8];
-   const char *err;
    enum vagx_usc_status st = get_desc(c, pd->texture_va, pd->texture_count, ti, raw, VAGX_UNIT_TEX);
    if (st)
       return st;
-   if (!vagx_texture_unpack(raw, &v->t, &err) || !vagx_format_is_valid(v->t.format) ||
-       v->t.format == VAGX_FORMAT_INVALID || !r_layout_from_texture(&v->t, &v->l_buf)) {
-      r_fail(c->j, VAGX_JOB_STATUS_INVALID_DESCRIPTOR, VAGX_UNIT_TEX, 0, va);
-      return VAGX_USC_FAULT;
-   }
+   if (!vagx_texture_unpack(raw, &v->t, NULL) || !vagx_format_is_valid(v->t.format) ||
+       v->t.format == VAGX_FORMAT_INVALID || !r_layout_from_texture(&v->t, &v->l_buf))
+      return bad_desc(c, va);
    v->l = &v->l_buf;
    v->dc = NULL;
-   if (cache) {
-      const unsigned i = dc->ntex < R_DESC_WAYS ? dc->ntex++ : dc->next_tex++ % R_DESC_WAYS;
-      struct rdesc_tex *e = &dc->tex[i];
+   if (dc) {
+      struct rdesc_tex *e = &dc->tex[desc_cache_way(&dc->ntex, &dc->next_tex)];
       e->va = va;
       e->t = v->t;
       e->l = v->l_buf;
@@ -446,24 +465,20 @@ static enum vagx_usc_status smp_desc(struct rtexctx *c, unsigned si, struct vagx
 {
    const struct vagx_usc_program *pd = &c->p->desc;
    const uint64_t va = pd->sampler_va + si * 32ull;
-   struct rdesc_cache *dc = c->j->dev->w[c->worker].dc;
-   const bool cache = !(c->j->dev->options & VAGX_RENDER_OPT_NO_FAST_IO) && si < pd->sampler_count;
-   for (unsigned i = 0; cache && i < dc->nsmp; i++)
+   struct rdesc_cache *dc = desc_cache(c, si, pd->sampler_count);
+   for (unsigned i = 0; dc && i < dc->nsmp; i++)
       if (dc->smp[i].va == va) {
          *s = dc->smp[i].s;
          return VAGX_USC_OK;
       }
    uint32_t raw[8];
-   const char *err;
    enum vagx_usc_status st = get_desc(c, pd->sampler_va, pd->sampler_count, si, raw, VAGX_UNIT_TEX);
    if (st)
       return st;
-   if (!vagx_sampler_unpack(raw, s, &err)) {
-      r_fail(c->j, VAGX_JOB_STATUS_INVALID_DESCRIPTOR, VAGX_UNIT_TEX, 0, va);
-      return VAGX_USC_FAULT;
-   }
-   if (cache) {
-      const unsigned i = dc->nsmp < R_DESC_WAYS ? dc->nsmp++ : dc->next_smp++ % R_DESC_WAYS;
+   if (!vagx_sampler_unpack(raw, s, NULL))
+      return bad_desc(c, va);
+   if (dc) {
+      const unsigned i = desc_cache_way(&dc->nsmp, &dc->next_smp);
       dc->smp[i].va = va;
       dc->smp[i].s = *s;
    }

@@ -66,11 +66,37 @@ static inline unsigned align_of(unsigned bytes)
    return bytes < 4 ? bytes : 4;
 }
 
+/* The access size of a load/store (its mod field): encoding, bytes moved per
+ * lane and registers per lane. */
+struct memsize {
+   unsigned size, bytes, n;
+};
+
+static inline struct memsize memsize_of(const struct vagx_instr *I)
+{
+   const unsigned size = I->mod & 7;
+   return (struct memsize){ size, vagx_memsize_bytes[size], vagx_memsize_regs[size] };
+}
+
 /* 64-bit address of lane l from the register pair of source 0. */
 static inline uint64_t addr64(const struct usc_grp *g, const struct usc_op *o, int l)
 {
    const uint32_t *lo = g->base[o->src[0].bfile] + (size_t)o->src[0].idx * L;
    return (uint64_t)lo[l] | (uint64_t)lo[l + L] << 32;
+}
+
+/* Lane l's address of a global load/store (source 0's pair plus the signed
+ * offset off[l]) into *va; false after the fault when it is not aligned to
+ * the access. */
+static inline bool global_va(struct usc_grp *g, const struct usc_op *o, const uint32_t *off, int l,
+                             unsigned bytes, unsigned acc, uint64_t *va)
+{
+   *va = addr64(g, o, l) + (uint64_t)(int64_t)(int32_t)off[l];
+   if (*va & (align_of(bytes) - 1)) {
+      usc_fault(g, o, *va, acc | VAGX_USC_ACC_UNALIGNED);
+      return false;
+   }
+   return true;
 }
 
 /* Fast path of global loads/stores: computes every lane's address into va[]
@@ -141,73 +167,69 @@ range:
 
 HANDLER(op_ld_global)
 {
-   unsigned size = o->I.mod & 7, bytes = vagx_memsize_bytes[size];
-   unsigned n = vagx_memsize_regs[size];
+   const struct memsize ms = memsize_of(&o->I);
    uint32_t t1[L];
    uint64_t va[L];
    const uint32_t *off = usc_src(g, o, 1, t1);
    uint32_t *d = g->r + (size_t)o->dst * L;
    int faulted, contig;
-   struct usc_tlb *t = mem_fast(g, o, off, bytes, VAGX_USC_ACC_READ, va, &faulted, &contig);
+   struct usc_tlb *t = mem_fast(g, o, off, ms.bytes, VAGX_USC_ACC_READ, va, &faulted, &contig);
    if (faulted)
       return;
    if (t) {
-      if (n == 1 && bytes == 4 && contig) {
+      if (ms.n == 1 && ms.bytes == 4 && contig) {
          memcpy(d, t->host + (va[0] - t->va), L * 4);
          return;
       }
       for (uint32_t m = g->exec; m; m &= m - 1) {
          int l = __builtin_ctz(m);
          uint32_t v[4];
-         load_value(t->host + (va[l] - t->va), size, v);
-         for (unsigned k = 0; k < n; k++)
+         load_value(t->host + (va[l] - t->va), ms.size, v);
+         for (unsigned k = 0; k < ms.n; k++)
             d[k * L + l] = v[k];
       }
       return;
    }
    for (uint32_t m = g->exec; m; m &= m - 1) {
       int l = __builtin_ctz(m);
-      uint64_t a = addr64(g, o, l) + (uint64_t)(int64_t)(int32_t)off[l];
+      uint64_t a;
       uint32_t v[4];
-      if (a & (align_of(bytes) - 1)) {
-         usc_fault(g, o, a, VAGX_USC_ACC_READ | VAGX_USC_ACC_UNALIGNED);
+      if (!global_va(g, o, off, l, ms.bytes, VAGX_USC_ACC_READ, &a))
          return;
-      }
-      if (n > 1) {
+      if (ms.n > 1) {
          /* Wider than a word but only word-aligned: it may straddle a page
           * boundary into a page that is not contiguous in host memory, so go
           * word by word (a word never straddles). */
-         for (unsigned k = 0; k < n; k++) {
+         for (unsigned k = 0; k < ms.n; k++) {
             const uint8_t *pw = xlate(g, o, a + 4 * k, 4, VAGX_USC_ACC_READ);
             if (!pw)
                return;
             v[k] = ld_u32(pw);
          }
       } else {
-         const uint8_t *p = xlate(g, o, a, bytes, VAGX_USC_ACC_READ);
+         const uint8_t *p = xlate(g, o, a, ms.bytes, VAGX_USC_ACC_READ);
          if (!p)
             return;
-         load_value(p, size, v);
+         load_value(p, ms.size, v);
       }
-      for (unsigned k = 0; k < n; k++)
+      for (unsigned k = 0; k < ms.n; k++)
          d[k * L + l] = v[k];
    }
 }
 
 HANDLER(op_st_global)
 {
-   unsigned size = o->I.mod & 7, bytes = vagx_memsize_bytes[size];
-   unsigned n = vagx_memsize_regs[size];
+   const struct memsize ms = memsize_of(&o->I);
    uint32_t t1[L];
    uint64_t va[L];
    const uint32_t *off = usc_src(g, o, 1, t1);
    const uint32_t *s = g->r + (size_t)o->src[2].idx * L;
    int faulted, contig;
-   struct usc_tlb *t = mem_fast(g, o, off, bytes, VAGX_USC_ACC_WRITE, va, &faulted, &contig);
+   struct usc_tlb *t = mem_fast(g, o, off, ms.bytes, VAGX_USC_ACC_WRITE, va, &faulted, &contig);
    if (faulted)
       return;
    if (t) {
-      if (n == 1 && bytes == 4 && contig) {
+      if (ms.n == 1 && ms.bytes == 4 && contig) {
          memcpy(t->host + (va[0] - t->va), s, L * 4);
          return;
       }
@@ -215,35 +237,33 @@ HANDLER(op_st_global)
       for (uint32_t m = g->exec; m; m &= m - 1) {
          int l = __builtin_ctz(m);
          uint32_t v[4];
-         for (unsigned k = 0; k < n; k++)
+         for (unsigned k = 0; k < ms.n; k++)
             v[k] = s[k * L + l];
-         store_value(t->host + (va[l] - t->va), size, v);
+         store_value(t->host + (va[l] - t->va), ms.size, v);
       }
       return;
    }
    for (uint32_t m = g->exec; m; m &= m - 1) {
       int l = __builtin_ctz(m);
-      uint64_t a = addr64(g, o, l) + (uint64_t)(int64_t)(int32_t)off[l];
+      uint64_t a;
       uint32_t v[4];
-      if (a & (align_of(bytes) - 1)) {
-         usc_fault(g, o, a, VAGX_USC_ACC_WRITE | VAGX_USC_ACC_UNALIGNED);
+      if (!global_va(g, o, off, l, ms.bytes, VAGX_USC_ACC_WRITE, &a))
          return;
-      }
-      for (unsigned k = 0; k < n; k++)
+      for (unsigned k = 0; k < ms.n; k++)
          v[k] = s[k * L + l];
-      if (n > 1) {
+      if (ms.n > 1) {
          /* word by word: see op_ld_global */
-         for (unsigned k = 0; k < n; k++) {
+         for (unsigned k = 0; k < ms.n; k++) {
             uint8_t *pw = xlate(g, o, a + 4 * k, 4, VAGX_USC_ACC_WRITE);
             if (!pw)
                return;
             memcpy(pw, &v[k], 4);
          }
       } else {
-         uint8_t *p = xlate(g, o, a, bytes, VAGX_USC_ACC_WRITE);
+         uint8_t *p = xlate(g, o, a, ms.bytes, VAGX_USC_ACC_WRITE);
          if (!p)
             return;
-         store_value(p, size, v);
+         store_value(p, ms.size, v);
       }
    }
 }
@@ -329,39 +349,37 @@ static uint8_t *shared_ptr(struct usc_grp *g, const struct usc_op *o, uint64_t a
 
 HANDLER(op_ld_shared)
 {
-   unsigned size = o->I.mod & 7, bytes = vagx_memsize_bytes[size];
-   unsigned n = vagx_memsize_regs[size];
+   const struct memsize ms = memsize_of(&o->I);
    uint32_t t0[L], t1[L];
    const uint32_t *a = usc_src(g, o, 0, t0), *b = usc_src(g, o, 1, t1);
    uint32_t *d = g->r + (size_t)o->dst * L;
    for (uint32_t m = g->exec; m; m &= m - 1) {
       int l = __builtin_ctz(m);
       uint32_t v[4];
-      const uint8_t *p = shared_ptr(g, o, (uint64_t)a[l] + b[l], bytes, VAGX_USC_ACC_READ);
+      const uint8_t *p = shared_ptr(g, o, (uint64_t)a[l] + b[l], ms.bytes, VAGX_USC_ACC_READ);
       if (!p)
          return;
-      load_value(p, size, v);
-      for (unsigned k = 0; k < n; k++)
+      load_value(p, ms.size, v);
+      for (unsigned k = 0; k < ms.n; k++)
          d[k * L + l] = v[k];
    }
 }
 
 HANDLER(op_st_shared)
 {
-   unsigned size = o->I.mod & 7, bytes = vagx_memsize_bytes[size];
-   unsigned n = vagx_memsize_regs[size];
+   const struct memsize ms = memsize_of(&o->I);
    uint32_t t0[L], t1[L];
    const uint32_t *a = usc_src(g, o, 0, t0), *b = usc_src(g, o, 1, t1);
    const uint32_t *s = g->r + (size_t)o->src[2].idx * L;
    for (uint32_t m = g->exec; m; m &= m - 1) {
       int l = __builtin_ctz(m);
       uint32_t v[4];
-      uint8_t *p = shared_ptr(g, o, (uint64_t)a[l] + b[l], bytes, VAGX_USC_ACC_WRITE);
+      uint8_t *p = shared_ptr(g, o, (uint64_t)a[l] + b[l], ms.bytes, VAGX_USC_ACC_WRITE);
       if (!p)
          return;
-      for (unsigned k = 0; k < n; k++)
+      for (unsigned k = 0; k < ms.n; k++)
          v[k] = s[k * L + l];
-      store_value(p, size, v);
+      store_value(p, ms.size, v);
    }
 }
 
@@ -472,8 +490,8 @@ static bool gtry_st_global(struct usc_grp *g, unsigned n, const struct usc_op *o
 
 usc_gtry usc_mem_gtry(const struct vagx_instr *I)
 {
-   const unsigned size = I->mod & 7;
-   if (vagx_memsize_bytes[size] != 4 || vagx_memsize_regs[size] != 1)
+   const struct memsize ms = memsize_of(I);
+   if (ms.bytes != 4 || ms.n != 1)
       return NULL;
    switch (I->op) {
    case VAGX_OP_LD_GLOBAL: return gtry_ld_global;

@@ -125,6 +125,20 @@ vagx_batch_alloc(struct vagx_batch *b, unsigned size, unsigned align, void **cpu
    return c->bo->va + off;
 }
 
+/* A copy of `size` bytes of `data` in the batch's data memory at *va; false
+ * (the batch failed) without memory. */
+bool
+vagx_batch_upload(struct vagx_batch *b, const void *data, unsigned size, unsigned align,
+                  uint64_t *va)
+{
+   void *cpu;
+   *va = vagx_batch_alloc(b, size, align, &cpu);
+   if (!cpu)
+      return false;
+   memcpy(cpu, data, size);
+   return true;
+}
+
 /* Room for one command of `bytes` in the control stream.  A full chunk is
  * chained to a new one with cmd_jump (each chunk keeps room for it), so
  * the stream grows as long as memory lasts; without memory the batch fails
@@ -348,7 +362,6 @@ submit_render(struct vagx_context *ctx, struct vagx_batch *b)
    };
    struct vagx_shader_info bg, eot;
    uint32_t *texdesc = NULL, *pbedesc = NULL;
-   void *cpu;
    for (unsigned i = 0; i < key.nr_cbufs; i++) {
       key.format[i] = b->key.cbufs[i] ? b->key.cbufs[i]->format : VAGX_UNBOUND_RT_FORMAT;
       key.op[i] = !b->key.cbufs[i] ? VAGX_BG_DONT_CARE
@@ -436,24 +449,16 @@ submit_render(struct vagx_context *ctx, struct vagx_batch *b)
       const struct vagx_push *p = &bg.push[i];
       push[i] = b->clear_color[p->arg / 4].ui[p->arg % 4];
    }
-   uint64_t bgva = vagx_batch_alloc(b, bg.code_words * 8, 16, &cpu);
-   if (!cpu)
+   if (!vagx_batch_upload(b, bg.code, bg.code_words * 8, 16, &rj.bg_program.code_va))
       return 0;
-   memcpy(cpu, bg.code, bg.code_words * 8);
-   rj.bg_program.code_va = bgva;
    rj.bg_program.gpr_count = bg.gpr_count;
    if (bg.push_count) {
-      rj.bg_program.uniform_va = vagx_batch_alloc(b, bg.push_count * 4, 16, &cpu);
-      if (!cpu)
+      if (!vagx_batch_upload(b, push, bg.push_count * 4, 16, &rj.bg_program.uniform_va))
          return 0;
-      memcpy(cpu, push, bg.push_count * 4);
       rj.bg_program.uniform_count = bg.push_count;
    }
-   uint64_t eotva = vagx_batch_alloc(b, eot.code_words * 8, 16, &cpu);
-   if (!cpu)
+   if (!vagx_batch_upload(b, eot.code, eot.code_words * 8, 16, &rj.eot_program.code_va))
       return 0;
-   memcpy(cpu, eot.code, eot.code_words * 8);
-   rj.eot_program.code_va = eotva;
    rj.eot_program.gpr_count = eot.gpr_count;
    vagx_shader_info_free(&bg);
    vagx_shader_info_free(&eot);

@@ -110,13 +110,8 @@ program_for(struct vagx_context *ctx, struct vagx_batch *b, const struct vagx_sh
    p->gpr_count = info->gpr_count;
    p->uniform_count = info->push_count;
    vagx_batch_add_bo(b, code_bo);
-   if (info->push_count) {
-      void *cpu;
-      p->uniform_va = vagx_batch_alloc(b, info->push_count * 4, 16, &cpu);
-      if (!cpu)
-         return false;
-      memcpy(cpu, push, info->push_count * 4);
-   }
+   if (info->push_count && !vagx_batch_upload(b, push, info->push_count * 4, 16, &p->uniform_va))
+      return false;
    if (info->texture_count && stage < PIPE_SHADER_TYPES) {
       uint32_t *tex;
       p->texture_va = vagx_batch_alloc(b, info->texture_count * VAGX_TEXTURE_LENGTH, 32, (void **)&tex);
@@ -188,10 +183,7 @@ fill_push(struct vagx_context *ctx, struct vagx_batch *b, const struct vagx_shad
             vagx_batch_read(b, r);
             ubo_va = r->bo->va + cb0->buffer_offset;
          } else if (!ubo_va && p->arg == 0 && cbmap && cb0->buffer_size) {
-            void *cpu;
-            ubo_va = vagx_batch_alloc(b, cb0->buffer_size, 16, &cpu);
-            if (cpu)
-               memcpy(cpu, cbmap, cb0->buffer_size);
+            vagx_batch_upload(b, cbmap, cb0->buffer_size, 16, &ubo_va);
          }
          if (p->arg > 0) {
             /* GL_ARB_uniform_buffer_object: block b is constant buffer

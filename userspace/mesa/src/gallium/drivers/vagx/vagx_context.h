@@ -393,6 +393,8 @@ struct pipe_sampler_view *vagx_null_view(struct vagx_context *ctx);
 struct vagx_batch *vagx_get_batch(struct vagx_context *ctx);
 uint32_t *vagx_cs_emit(struct vagx_batch *b, unsigned bytes);
 uint64_t vagx_batch_alloc(struct vagx_batch *b, unsigned size, unsigned align, void **cpu);
+bool vagx_batch_upload(struct vagx_batch *b, const void *data, unsigned size, unsigned align,
+                       uint64_t *va);
 void vagx_batch_add_bo(struct vagx_batch *b, struct vagx_bo *bo);
 void vagx_batch_add_bo_write(struct vagx_batch *b, struct vagx_bo *bo);
 void vagx_context_retire(struct vagx_context *ctx);
