@@ -388,6 +388,7 @@ struct rprog *r_bind_program(struct rjob *j, const struct vagx_usc_program *d, e
          r_usc_fail(j, fe, &res, p);
       return NULL;
    }
+   p->cost = vagx_usc_program_cost(p->prog);
    bool seen;
    if (!seen_program(j, p->prog, &seen)) {
       r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, unit, 0, 0);

@@ -107,6 +107,9 @@ enum {
    /* shade vertices and set up primitives on the calling thread only (the
     * reference for the geometry across workers of render_geom_par.c) */
    VAGX_RENDER_OPT_SERIAL_GEOMETRY = 1u << 6,
+   /* hidden-surface removal for every opaque run, however cheap its shader
+    * (by default only shaders that cost more than the second pass, render.md) */
+   VAGX_RENDER_OPT_ALL_HSR = 1u << 7,
 };
 /* The environment variable VAGX_RENDER_OPTIONS (a number, read when a device
  * is created) is ORed into every vagx_render_set_options(), so a whole GL

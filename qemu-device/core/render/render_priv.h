@@ -23,7 +23,19 @@ struct rprog {
    struct vagx_usc_program desc;
    const struct vagx_usc_decoded *prog;
    uint32_t *uniforms;
+   unsigned cost;             /* vagx_usc_program_cost() */
 };
+
+/* Hidden-surface removal (render_tile.c: hsr_ok) rasterises a run's
+ * primitives twice to shade each sample once: it pays only where hidden
+ * fragments cost much more to shade than the second pass costs.  Measured
+ * with callgrind on glmark2's frames (100 frames, 800x600, HSR on / off),
+ * whose objects hide little: build (fragment program of 7 instructions)
+ * +9.3 % instructions with HSR, texture (12 and a sample) +1.4 %, phong
+ * (65) +2.6 %; bench_render's small triangles and depth scene +14 % / +13 %.
+ * So only programs of this cost or more (vagx_usc_program_cost: loops count
+ * as very costly) take HSR; the others are shaded at every fragment. */
+#define R_HSR_MIN_COST 128u
 
 /* Per-draw fragment state snapshot (what the tiles need). */
 struct rdraw {

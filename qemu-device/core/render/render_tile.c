@@ -1235,7 +1235,8 @@ static bool hsr_ok(const struct rjob *j, const struct rprim *p)
 {
    const struct rdraw *d = &j->draws[p->draw];
    return !(j->dev->options & VAGX_RENDER_OPT_NO_HSR) && j->samples == 1 && d->fp.opaque &&
-          !d->fp.discards && !d->fp.writes_depth && !d->fp.writes_stencil && !d->fp.side_effects;
+          !d->fp.discards && !d->fp.writes_depth && !d->fp.writes_stencil && !d->fp.side_effects &&
+          (d->fs->cost >= R_HSR_MIN_COST || (j->dev->options & VAGX_RENDER_OPT_ALL_HSR));
 }
 
 /* Pass 1 runs every primitive's early tests in order (the same updates and

@@ -140,6 +140,14 @@ void vagx_usc_program_free(struct vagx_usc_decoded *prog);
 size_t vagx_usc_program_words(const struct vagx_usc_decoded *prog);
 /* Host memory the decoded program occupies (what a cache entry costs). */
 size_t vagx_usc_program_bytes(const struct vagx_usc_decoded *prog);
+/* A static estimate of what one invocation costs, in ALU instructions: one
+ * per instruction, VAGX_USC_COST_SAMPLE per texture or image access,
+ * VAGX_USC_COST_LOOP for a program with a loop or a backward jump (its trip
+ * count is unknown).  For decisions that trade fixed work against shading,
+ * as hidden-surface removal does. */
+#define VAGX_USC_COST_SAMPLE 8u
+#define VAGX_USC_COST_LOOP 1024u
+unsigned vagx_usc_program_cost(const struct vagx_usc_decoded *prog);
 
 struct vagx_usc *vagx_usc_create(void);
 void vagx_usc_destroy(struct vagx_usc *usc);

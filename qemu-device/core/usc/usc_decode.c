@@ -386,6 +386,33 @@ size_t vagx_usc_program_words(const struct vagx_usc_decoded *prog)
    return prog->nwords;
 }
 
+unsigned vagx_usc_program_cost(const struct vagx_usc_decoded *prog)
+{
+   unsigned cost = 0;
+   for (uint32_t i = 0; i < prog->nops; i++) {
+      const struct vagx_instr *I = &prog->ops[i].I;
+      switch (I->op) {
+      case VAGX_OP_LOOP:
+         return VAGX_USC_COST_LOOP;
+      case VAGX_OP_JMP:
+      case VAGX_OP_BR:
+         if (prog->ops[i].target <= i)
+            return VAGX_USC_COST_LOOP;
+         cost++;
+         break;
+      case VAGX_OP_TEX:
+      case VAGX_OP_IMG_LD:
+      case VAGX_OP_IMG_ST:
+         cost += VAGX_USC_COST_SAMPLE;
+         break;
+      default:
+         cost++;
+         break;
+      }
+   }
+   return cost;
+}
+
 size_t vagx_usc_program_bytes(const struct vagx_usc_decoded *prog)
 {
    return prog->bytes;

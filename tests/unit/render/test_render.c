@@ -376,17 +376,18 @@ static uint64_t rand_colour_tris(unsigned *seed, unsigned n, double scale, bool 
    return vb;
 }
 
-/* Runs job the three ways a fast path is compared: 0 with the fast paths,
- * 1 with renderer options `slow` (the generic code they must match), 2
+/* Runs job the three ways a fast path is compared, each with renderer
+ * options `base`: 0 with the fast paths, 1 with renderer options `slow` as
+ * well (the generic code they must match), 2
  * with the fast paths' baseline SIMD copy (render_tile_avx2.c's twin), each
  * on a framebuffer of fb_size bytes of 0x5a and a depth/stencil image of
  * zs_size bytes of 0xa5; leaves each way's fragment count in lanes[] and
  * its images, colour then depth/stencil, in img[] (malloc'd). */
-static void run_three_ways(const char *what, uint64_t job, unsigned slow, uint64_t fb_size,
-                           uint64_t zs_size, uint64_t lanes[3], uint8_t *img[3])
+static void run_three_ways(const char *what, uint64_t job, unsigned base, unsigned slow,
+                           uint64_t fb_size, uint64_t zs_size, uint64_t lanes[3], uint8_t *img[3])
 {
    for (unsigned mode = 0; mode < 3; mode++) {
-      vagx_render_set_options(dev, mode == 1 ? slow : 0);
+      vagx_render_set_options(dev, base | (mode == 1 ? slow : 0));
       usc_simd_force(mode == 2 ? USC_SIMD_GENERIC : USC_SIMD_AUTO);
       memset(ptr(fb_va), 0x5a, fb_size);
       if (zs_size)
@@ -454,7 +455,7 @@ static void test_fast_raster(void)
          uint64_t lanes[3];
          /* block coverage, per-sample tests, block coverage's baseline
           * SIMD copy */
-         run_three_ways("fast_raster", job, VAGX_RENDER_OPT_NO_FAST_RASTER, size, 0, lanes, img);
+         run_three_ways("fast_raster", job, 0, VAGX_RENDER_OPT_NO_FAST_RASTER, size, 0, lanes, img);
          CHECK(lanes[2] == lanes[0] && !memcmp(img[0], img[2], size),
                "fast_raster %ux round %u: the SIMD levels differ", samples, round);
          CHECK(lanes[0] == lanes[1] && lanes[0] > 0, "fast_raster %ux round %u: %llu/%llu fragments",
@@ -528,7 +529,9 @@ static void test_fast_depth(void)
             uint64_t lanes[3];
             /* the fast paths, the per-lane path, the fast paths' baseline
              * SIMD copy */
-            run_three_ways("fast_depth", job, VAGX_RENDER_OPT_NO_FAST_IO, fb_size, zs_size, lanes, img);
+            /* hsr: HSR whatever the shader costs */
+            run_three_ways("fast_depth", job, hsr ? VAGX_RENDER_OPT_ALL_HSR : 0,
+                           VAGX_RENDER_OPT_NO_FAST_IO, fb_size, zs_size, lanes, img);
             shaded += lanes[0] > 0;
             CHECK(lanes[0] == lanes[1] && (lanes[0] == 0 || func != VAGX_COMPARE_FUNC_NEVER),
                   "fast_depth %s func %u write %d clip %d hsr %d range %u: %llu/%llu fragments",
@@ -632,8 +635,25 @@ static const double hsr_q[HSR_N][4] = {   /* x0 y0 x1 y1, back to front */
    {2, 3, 62, 60}, {10.5, 0, 50, 40.25}, {20, 20, 64, 64}, {0, 30, 33.75, 55},
    {25, 5, 45, 58}, {5.5, 44, 60, 49.5}};
 
-static void hsr_scene(bool opaque, bool discards, bool depth_write, bool hsr, uint8_t *img,
-                      uint64_t *lanes, uint64_t *query)
+/* The constant shader, or (costly) the same with R_HSR_MIN_COST ALU
+ * instructions before it: what the device takes HSR for by default. */
+static struct prog hsr_fs(float r, float g, float b, float a, bool costly)
+{
+   struct prog p = const_fs(r, g, b, a);
+   if (costly) {
+      char src[R_HSR_MIN_COST * 16 + 256] = "";
+      for (unsigned i = 0; i < R_HSR_MIN_COST; i++)
+         strcat(src, "fadd r4, r4, u0\n");
+      strcat(src, fs_const);
+      p.code = assemble(src);
+   }
+   return p;
+}
+
+/* hsr: VAGX_RENDER_OPT_ALL_HSR (HSR whatever the shader costs); off:
+ * VAGX_RENDER_OPT_NO_HSR; `defaults`: neither, the device's own choice */
+static void hsr_scene_opts(bool opaque, bool discards, bool depth_write, bool hsr, bool defaults,
+                           bool costly, uint8_t *img, uint64_t *lanes, uint64_t *query)
 {
    W = 64; H = 64;
    ncs = 0;
@@ -655,7 +675,7 @@ static void hsr_scene(bool opaque, bool discards, bool depth_write, bool hsr, ui
    uint64_t qva = alloc(8, 8);
    EMIT(cmd_query_begin, v_.type = VAGX_QUERY_TYPE_OCCLUSION_COUNTER; v_.result_va = qva);
    for (unsigned q = 0; q < HSR_N; q++) {
-      struct prog fs = const_fs((q + 1) * 40 / 255.0f, (q & 1) ? 1.0f : 0.0f, q / 10.0f, 1);
+      struct prog fs = hsr_fs((q + 1) * 40 / 255.0f, (q & 1) ? 1.0f : 0.0f, q / 10.0f, 1, costly);
       EMIT(cmd_bind_fragment_pipeline, v_.slots32 = 1; v_.opaque = opaque; v_.discards = discards;
            to_usc(&fs, &v_.program));
       EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 6; v_.first = 6 * q;
@@ -665,7 +685,7 @@ static void hsr_scene(bool opaque, bool discards, bool depth_write, bool hsr, ui
    EMIT(cmd_end);
    struct job_opts o = {.clear = {0, 0, 1, 1}, .clear_depth = 1.0f};
    uint64_t job = make_job(&o);
-   vagx_render_set_options(dev, hsr ? 0 : VAGX_RENDER_OPT_NO_HSR);
+   vagx_render_set_options(dev, defaults ? 0 : hsr ? VAGX_RENDER_OPT_ALL_HSR : VAGX_RENDER_OPT_NO_HSR);
    struct vagx_render_fault f;
    enum vagx_job_status st = run(job, &f);
    vagx_render_set_options(dev, 0);
@@ -676,6 +696,12 @@ static void hsr_scene(bool opaque, bool discards, bool depth_write, bool hsr, ui
    memcpy(query, ptr(qva), 8);
    for (unsigned y = 0; y < H; y++)
       memcpy(img + y * W * 4, px(0, y), W * 4);
+}
+
+static void hsr_scene(bool opaque, bool discards, bool depth_write, bool hsr, uint8_t *img,
+                      uint64_t *lanes, uint64_t *query)
+{
+   hsr_scene_opts(opaque, discards, depth_write, hsr, false, false, img, lanes, query);
 }
 
 static void test_hsr(void)
@@ -747,6 +773,16 @@ static void test_hsr(void)
    CHECK(!memcmp(im2, img[0], sizeof(im2)) && l2 == covered && q2 == frags,
          "hsr: after the ids wrap: lanes %llu (expected %u), image %s", (unsigned long long)l2,
          covered, memcmp(im2, img[0], sizeof(im2)) ? "differs" : "same");
+   /* by default the device takes HSR only for a shader that costs more than
+    * the second pass (R_HSR_MIN_COST): the constant one is shaded at every
+    * fragment, the costly one once per covered pixel; the images are the same */
+   for (unsigned costly = 0; costly < 2; costly++) {
+      hsr_scene_opts(true, false, true, false, true, costly, im2, &l2, &q2);
+      CHECK(!memcmp(im2, img[0], sizeof(im2)) && l2 == (costly ? covered : frags) && q2 == frags,
+            "hsr: default choice, %s shader: lanes %llu (expected %u), image %s",
+            costly ? "costly" : "cheap", (unsigned long long)l2, costly ? covered : frags,
+            memcmp(im2, img[0], sizeof(im2)) ? "differs" : "same");
+   }
 }
 
 int main(void)
