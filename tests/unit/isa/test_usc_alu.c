@@ -294,6 +294,22 @@ static double ulp_err(float got, double exact)
    return fabs((double)got - exact) / ulp;
 }
 
+/* O[i] = line(A[i]) for the first n (a multiple of 32) words: line reads
+ * r1 and writes r0. */
+static void run_unary(struct t_mem *mem, const char *line, unsigned n)
+{
+   char src[512];
+   snprintf(src, sizeof(src),
+            "imad r10, sr.tgid_x, #32, sr.tindex\nshl r10, r10, #2\n"
+            "ld_global.b32 r1, u0, r10\n%s\nst_global.b32 u6, r10, r0\nend\n", line);
+   uint64_t base = T_BASE;
+   uint32_t uni[8] = { (uint32_t)base, (uint32_t)(base >> 32), 0, 0, 0, 0,
+                       (uint32_t)(base + 12 * N), (uint32_t)((base + 12 * N) >> 32) };
+   struct vagx_usc_result res;
+   uint32_t tg[3] = { 32, 1, 1 }, ng[3] = { n / 32, 1, 1 };
+   CHECK(t_run(src, mem, uni, 8, tg, ng, 0, &res) == VAGX_USC_OK, "%s", line);
+}
+
 static void run_transcendental(struct t_mem *mem)
 {
    /* fexp2 and flog2 are the device's own (usc_float.h), within 1 ulp
@@ -316,16 +332,7 @@ static void run_transcendental(struct t_mem *mem)
                                 : tt[k].lo + (tt[k].hi - tt[k].lo) * u;
          A[i] = t_fu(x);
       }
-      char src[512];
-      snprintf(src, sizeof(src),
-               "imad r10, sr.tgid_x, #32, sr.tindex\nshl r10, r10, #2\n"
-               "ld_global.b32 r1, u0, r10\n%s\nst_global.b32 u6, r10, r0\nend\n", tt[k].line);
-      uint64_t base = T_BASE;
-      uint32_t uni[8] = { (uint32_t)base, (uint32_t)(base >> 32), 0, 0, 0, 0,
-                          (uint32_t)(base + 12 * N), (uint32_t)((base + 12 * N) >> 32) };
-      struct vagx_usc_result res;
-      uint32_t tg[3] = { 32, 1, 1 }, ng[3] = { N / 32, 1, 1 };
-      CHECK(t_run(src, mem, uni, 8, tg, ng, 0, &res) == VAGX_USC_OK, "%s", tt[k].line);
+      run_unary(mem, tt[k].line, N);
       double worst = 0;
       for (unsigned i = 0; i < N; i++) {
          double x = F(A[i]);
@@ -351,16 +358,7 @@ static void run_transcendental(struct t_mem *mem)
    for (unsigned k = 0; k < sizeof(sv) / sizeof(sv[0]); k++) {
       for (unsigned i = 0; i < 32; i++)
          A[i] = t_fu(sv[k].x);
-      char src[512];
-      snprintf(src, sizeof(src),
-               "shl r10, sr.tindex, #2\nld_global.b32 r1, u0, r10\n%s\n"
-               "st_global.b32 u6, r10, r0\nend\n", sv[k].line);
-      uint64_t base = T_BASE;
-      uint32_t uni[8] = { (uint32_t)base, (uint32_t)(base >> 32), 0, 0, 0, 0,
-                          (uint32_t)(base + 12 * N), (uint32_t)((base + 12 * N) >> 32) };
-      struct vagx_usc_result res;
-      uint32_t tg[3] = { 32, 1, 1 }, ng[3] = { 1, 1, 1 };
-      CHECK(t_run(src, mem, uni, 8, tg, ng, 0, &res) == VAGX_USC_OK, "%s", sv[k].line);
+      run_unary(mem, sv[k].line, 32);
       const uint32_t want = isnan(sv[k].want) ? USC_QNAN : t_fu(sv[k].want);
       CHECK(O[0] == want && O[31] == want, "%s of %g: %08x, want %08x", sv[k].line,
             (double)sv[k].x, O[0], want);
