@@ -88,6 +88,17 @@ static inline uint32_t r_tile_morton(uint32_t lx, uint32_t ly)
 void r_zs_px(enum vagx_format f, uint8_t *p, bool store, bool dl, bool sl, float *depth,
              uint8_t *stencil);
 
+/* A little-endian word of guest memory in host order and back: a no-op on
+ * little-endian hosts, so that loops over words vectorise. */
+static inline uint32_t r_le32(uint32_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+   return __builtin_bswap32(v);
+#else
+   return v;
+#endif
+}
+
 static inline uint32_t r_rd32(const uint8_t *p)
 {
    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;

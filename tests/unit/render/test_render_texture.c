@@ -796,3 +796,89 @@ void test_tex_span_safepoint(void)
       free(mv_buf[1]);
    }
 }
+
+/* Bilinear filtering of RGBA8 (render.md, "Bilinear filtering"): weights
+ * rounded to 1/256, the four texels blended exactly in integers, the sum
+ * rounded once to float.  A 2x2 texture sampled across a 64x8 float target
+ * (coordinates past both edges: CLAMP_TO_EDGE and REPEAT taps), on the
+ * lanes path (its AVX2 and baseline copies), the per-lane path (a mip
+ * filter) and the generic path (VAGX_RENDER_OPT_NO_FAST_IO); every output
+ * float must be the value computed here, bit for bit. */
+static const uint8_t bl_texel[4][4] = {
+   {0, 10, 255, 77}, {255, 200, 0, 13}, {31, 99, 128, 250}, {7, 255, 64, 0}};
+static void fill_bilinear(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *o)
+{
+   (void)lv; (void)layer;
+   memcpy(o, bl_texel[y * 2 + x], 4);
+}
+
+static unsigned bl_weight(double f)
+{
+   const double t = floor(f * 256 + 0.5);
+   return t < 0 ? 0 : t > 256 ? 256 : (unsigned)t;
+}
+
+static unsigned bl_wrap(int i, enum vagx_wrap w)
+{
+   if (w == VAGX_WRAP_REPEAT)
+      return (unsigned)(i & 1);
+   return i < 0 ? 0 : i > 1 ? 1 : (unsigned)i;
+}
+
+void test_tex_bilinear_exact(void)
+{
+   W = 64; H = 8;
+   struct texdesc td = {VAGX_FORMAT_RGBA8_UNORM, VAGX_DIMENSION_2D, 2, 2, 1, 1, 0, 0, false};
+   unsigned fails = 0;
+   for (unsigned v = 0; v < 12; v++) {
+      const enum vagx_wrap wrap = v & 1 ? VAGX_WRAP_REPEAT : VAGX_WRAP_CLAMP_TO_EDGE;
+      const bool mip = v >> 1 & 1;
+      const unsigned mode = v >> 2; /* fast, generic, fast without AVX2 */
+      struct prog fs = {.tex = make_texture(&td, fill_bilinear), .ntex = 1, .nsmp = 1,
+                        .smp = make_sampler(VAGX_FILTER_LINEAR, VAGX_FILTER_LINEAR,
+                                            mip ? VAGX_MIP_FILTER_NEAREST : VAGX_MIP_FILTER_NONE,
+                                            wrap, 0, 16, 0)};
+      /* s = (x + 0.5) * 3/128 - 0.25 and t = (y + 0.5) * 0.21 - 0.3: taps on
+       * both sides of the texture, weights that are not multiples of 1/256 */
+      fs.code = assemble("u2f r4, sr.pix_x\nfadd r4, r4, #0.5\nfmul r4, r4, #0.0234375\n"
+                         "fadd r4, r4, #-0.25\nu2f r5, sr.pix_y\nfadd r5, r5, #0.5\n"
+                         "fmul r5, r5, #0.21\nfadd r5, r5, #-0.3\n"
+                         "tex.auto.t0.s0.2d r0, r4, r0, r0\nst_tile.rt0 r0, #0\nend\n");
+      struct job_opts o = {.clear = {0, 0, 0, 0}, .rt_format = VAGX_FORMAT_RGBA32_FLOAT};
+      vagx_render_set_options(dev, mode == 1 ? VAGX_RENDER_OPT_NO_FAST_IO : 0);
+      usc_simd_force(mode == 2 ? USC_SIMD_GENERIC : USC_SIMD_AUTO);
+      const enum vagx_job_status st = draw_fullscreen(&fs, &o);
+      vagx_render_set_options(dev, 0);
+      usc_simd_force(USC_SIMD_AUTO);
+      CHECK(st == VAGX_JOB_STATUS_OK, "bilinear status %d", st);
+      unsigned bad = 0;
+      for (unsigned y = 0; y < H; y++)
+         for (unsigned x = 0; x < W; x++) {
+            /* the coordinates as the program computes them, in float */
+            float s = (float)x + 0.5f, t = (float)y + 0.5f;
+            s = s * 0.0234375f + -0.25f;
+            t = t * 0.21f + -0.3f;
+            const double fx = (double)s * 2 - 0.5, fy = (double)t * 2 - 0.5;
+            const int x0 = (int)floor(fx), y0 = (int)floor(fy);
+            const unsigned wx = bl_weight(fx - x0), wy = bl_weight(fy - y0);
+            const unsigned xa = bl_wrap(x0, wrap), xb = bl_wrap(x0 + 1, wrap);
+            const unsigned ya = bl_wrap(y0, wrap), yb = bl_wrap(y0 + 1, wrap);
+            for (unsigned k = 0; k < 4; k++) {
+               const uint32_t sum =
+                  (bl_texel[ya * 2 + xa][k] * (256 - wx) + bl_texel[ya * 2 + xb][k] * wx) * (256 - wy) +
+                  (bl_texel[yb * 2 + xa][k] * (256 - wx) + bl_texel[yb * 2 + xb][k] * wx) * wy;
+               const float want = (float)sum / 16711680.0f;
+               float got;
+               memcpy(&got, px(x, y) + 4 * k, 4);
+               if (memcmp(&got, &want, 4)) {
+                  if (!bad)
+                     fprintf(stderr, "  bilinear case %u (%u,%u)[%u] = %.9g, want %.9g\n", v, x, y,
+                             k, got, want);
+                  bad++;
+               }
+            }
+         }
+      fails += bad != 0;
+   }
+   CHECK(fails == 0, "bilinear RGBA8: %u of 12 cases wrong", fails);
+}
