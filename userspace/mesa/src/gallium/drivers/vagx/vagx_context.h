@@ -7,6 +7,7 @@
 #include "pipe/p_state.h"
 #include "util/disk_cache.h"
 #include "util/hash_table.h"
+#include "util/set.h"
 #include "util/slab.h"
 #include "util/u_dynarray.h"
 #include "util/u_suballoc.h"
@@ -190,7 +191,12 @@ struct vagx_batch {
    double clear_depth;
    unsigned clear_stencil;
    unsigned draws;
-   uint64_t geometry;              /* upper bound of the job's geometry budget use */
+   /* upper bound of the job's geometry budget use (docs/hw/render.md): its
+    * primitives, draws, pipeline binds, distinct programs and queries */
+   uint64_t geometry;
+   /* struct vagx_bo * of the code of every program the control stream
+    * binds: the device charges a program's decoded form once per job */
+   struct set *programs;
    bool zs_discard;                /* zsbuf undefined or invalidated since its last clear or
                                     * writing draw: not stored */
    bool zs_undefined;              /* zsbuf was undefined when the batch began: not loaded */
@@ -401,6 +407,7 @@ void vagx_context_retire(struct vagx_context *ctx);
 void vagx_batch_read(struct vagx_batch *b, struct vagx_resource *r);
 void vagx_batch_write(struct vagx_batch *b, struct vagx_resource *r);
 bool vagx_batch_is_full(const struct vagx_batch *b);
+void vagx_batch_charge_bind(struct vagx_batch *b, struct vagx_bo *code, unsigned code_words);
 void vagx_flush_batch(struct vagx_context *ctx, struct vagx_batch *batch);
 void vagx_flush_all(struct vagx_context *ctx);
 void vagx_flush_writer(struct vagx_context *ctx, struct vagx_resource *rsrc);
