@@ -19,10 +19,6 @@
 #define VAGX_BATCH_MAX_BYTES (8 * 1024 * 1024)
 /* Chunks a context keeps for reuse (beyond them, completed batches free theirs) */
 #define VAGX_CHUNK_POOL_MAX 64
-/* Submits of a context whose job may still run: one more waits for the
- * oldest, so the CPU runs at most this far ahead of the device and the
- * memory of pending batches stays bounded (VAGX_BATCH_MAX_BYTES each). */
-#define VAGX_MAX_INFLIGHT 8
 
 /* What the job's own two programs (background, end of tile) may charge to
  * its geometry budget: a bind each and their decoded form, up to this many
@@ -336,8 +332,8 @@ vagx_context_retire(struct vagx_context *ctx)
 }
 
 /* Ends a batch.  After a submit (seq != 0) its BOs and chunks stay
- * referenced until the job completes; the oldest submit is waited for when
- * the context has too many pending. */
+ * referenced until the job completes (how many submits may be pending is
+ * the screen's bound, VAGX_MAX_INFLIGHT in vagx_fence.c). */
 static void
 batch_cleanup(struct vagx_context *ctx, struct vagx_batch *b, uint64_t seq)
 {
@@ -351,11 +347,6 @@ batch_cleanup(struct vagx_context *ctx, struct vagx_batch *b, uint64_t seq)
    util_dynarray_init(&b->bos, NULL);
    if (seq) {
       util_dynarray_append(&ctx->inflight, struct vagx_inflight, f);
-      if (util_dynarray_num_elements(&ctx->inflight, struct vagx_inflight) > VAGX_MAX_INFLIGHT) {
-         vagx_screen_wait_seq(ctx->screen,
-                              ((struct vagx_inflight *)util_dynarray_begin(&ctx->inflight))->seq,
-                              INT64_MAX);
-      }
       vagx_context_retire(ctx);
    } else {
       inflight_release(ctx, &f);

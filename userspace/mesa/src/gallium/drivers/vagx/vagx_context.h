@@ -90,6 +90,9 @@ struct vagx_uncompiled_shader {
     * being the variant's own (vagx_variant.c) */
    struct hash_table *variants;
    const char *error;
+   /* SHA-1 of the preprocessed NIR: with the variant key, the disk cache's
+    * key of a compiled variant (vagx_shader.c) */
+   unsigned char nir_sha1[20];
 };
 
 /* What a blend CSO changes in a fragment shader variant (the options of
@@ -367,7 +370,8 @@ bool vagx_screen_wait_seq(struct vagx_screen *s, uint64_t seq, int64_t abs_timeo
 /* Waits until the CPU may read (write false: the last write is done) or
  * write (every use is done) the BO.  Submitted work only: flush first. */
 void vagx_bo_wait_idle(struct vagx_screen *s, struct vagx_bo *bo, bool write);
-bool vagx_bo_is_busy(struct vagx_screen *s, struct vagx_bo *bo);
+/* Whether vagx_bo_wait_idle(s, bo, write) would wait */
+bool vagx_bo_is_busy(struct vagx_screen *s, struct vagx_bo *bo, bool write);
 struct vagx_fence *vagx_context_fence(struct vagx_context *ctx);
 
 /* vagx_bo_cache.c */

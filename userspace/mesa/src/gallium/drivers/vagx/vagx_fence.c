@@ -21,6 +21,13 @@
 #include "util/u_memory.h"
 #include "vagx_context.h"
 
+/* Submits of a screen (all its contexts) whose job may still run: the
+ * submit after them waits for the oldest, so the CPU runs at most this far
+ * ahead of the device and the memory of pending batches (their chunks and
+ * BO references, VAGX_BATCH_MAX_BYTES each at most) stays bounded.  Below
+ * it, nothing waits. */
+#define VAGX_MAX_INFLIGHT 8
+
 /* A fence owning a new syncobj, created signalled: a submit that fails
  * leaves it so, and nobody can wait for a job that never ran. */
 static struct vagx_fence *
@@ -118,6 +125,9 @@ vagx_screen_wait_seq(struct vagx_screen *s, uint64_t seq, int64_t abs_timeout)
    simple_mtx_unlock(&s->submit_lock);
    if (!f)
       return true;
+   /* VAGX_DEBUG=waits: the waits that block (tests/gl/run counts them) */
+   if ((s->debug & VAGX_DBG_WAITS) && abs_timeout && !fence_wait_syncobj(f, 0))
+      fprintf(stderr, "vagx: CPU waits for submit %llu\n", (unsigned long long)seq);
    /* the wait itself without the lock: other contexts keep submitting */
    bool ok = fence_wait_syncobj(f, abs_timeout);
    if (ok) {
@@ -139,10 +149,10 @@ vagx_bo_wait_idle(struct vagx_screen *s, struct vagx_bo *bo, bool write)
 }
 
 bool
-vagx_bo_is_busy(struct vagx_screen *s, struct vagx_bo *bo)
+vagx_bo_is_busy(struct vagx_screen *s, struct vagx_bo *bo, bool write)
 {
    simple_mtx_lock(&s->submit_lock);
-   uint64_t seq = bo->last_use_seq;
+   uint64_t seq = write ? bo->last_use_seq : bo->last_write_seq;
    simple_mtx_unlock(&s->submit_lock);
    return seq > vagx_screen_completed_seq(s);
 }
@@ -159,7 +169,7 @@ vagx_screen_submit(struct vagx_screen *s, uint64_t desc_va, struct vagx_bo *cons
    simple_mtx_lock(&s->submit_lock);
    int r = vagx_device_submit(dev, DRM_VAGX_QUEUE_TYPE_RENDER, desc_va, f->syncobj, bos,
                               bo_count, waits, wait_count);
-   uint64_t seq = 0;
+   uint64_t seq = 0, too_far = 0;
    if (r) {
       fprintf(stderr, "vagx: SUBMIT failed: %s\n", strerror(-r));
    } else {
@@ -170,9 +180,18 @@ vagx_screen_submit(struct vagx_screen *s, uint64_t desc_va, struct vagx_bo *cons
          writes[i]->last_write_seq = seq;
       util_dynarray_append(&s->inflight, struct vagx_fence *, f);
       f = NULL;
+      /* more than VAGX_MAX_INFLIGHT pending: once those done are dropped,
+       * the CPU waits until only VAGX_MAX_INFLIGHT are left */
+      if (util_dynarray_num_elements(&s->inflight, struct vagx_fence *) > VAGX_MAX_INFLIGHT) {
+         retire_locked(s, 0);
+         if (util_dynarray_num_elements(&s->inflight, struct vagx_fence *) > VAGX_MAX_INFLIGHT)
+            too_far = seq - VAGX_MAX_INFLIGHT;
+      }
    }
    simple_mtx_unlock(&s->submit_lock);
    vagx_fence_reference(&f, NULL);
+   if (too_far)
+      vagx_screen_wait_seq(s, too_far, INT64_MAX);
    return seq;
 }
 
