@@ -35,8 +35,8 @@ struct vagx_screen {
    /* submission timeline (vagx_fence.c): seq order is SUBMIT order */
    simple_mtx_t submit_lock;
    uint64_t submit_seq;          /* last seq submitted */
-   uint64_t completed_seq;       /* every seq up to it has completed */
-   struct util_dynarray inflight; /* struct vagx_fence * of later seqs, in order */
+   uint64_t completed_seq;       /* every seq up to it has completed (last seen) */
+   uint32_t timeline;            /* timeline syncobj: submit seq signals point seq */
    struct slab_parent_pool transfer_pool;
    struct vagx_bo_cache bo_cache;
    struct disk_cache *disk_cache;
@@ -71,12 +71,13 @@ struct vagx_transfer {
    unsigned staging_stride;
 };
 
-/* A pipe fence and the completion of one submit (vagx_fence.c) */
+/* A pipe fence (vagx_fence.c): a point of its screen's timeline, or an
+ * imported sync_file's syncobj, or neither (signalled) */
 struct vagx_fence {
    struct pipe_reference reference;
    struct vagx_device *dev;
-   uint32_t syncobj;    /* 0: signalled, nothing to wait for */
-   uint64_t seq;        /* the screen submit it completes; 0: imported (sync_file) */
+   uint32_t syncobj;    /* imported (sync_file); 0 otherwise */
+   uint64_t seq;        /* the screen submit it completes (a point of screen->timeline); 0: none */
    int signalled;       /* seen signalled (p_atomic) */
 };
 
