@@ -13,6 +13,7 @@
  * command stream longer than one chunk of the driver's (chained with
  * cmd_jump).  `many_queries` checks 2500 occlusion query results (more
  * than one slab of the driver's query suballocator) and queries reused.
+ * `budget_points` needs the draws' own charge to the job's geometry budget.
  */
 #include "gl_desktop.h"
 #include <stddef.h>
@@ -378,6 +379,72 @@ case_many_queries(void)
    return ok;
 }
 
+/* 150000 draws of one point each, with 15 vec4 varyings (squared in the
+ * fragment shader, so no link-time optimisation folds them), in one frame
+ * (glMultiDrawArrays): every draw costs the render job's geometry budget
+ * its primitive with 50 coefficient registers as the device counts them
+ * and one tile (2116 bytes), and the draw itself (RENDER_GEOMETRY_DRAW_COST,
+ * 2048): 625 MB in all, more than the 512 MiB budget of one job but less
+ * than the driver's 8 MiB command-stream bound splits.  A driver that
+ * charges the primitives but not the draws keeps them in one job, which the
+ * device fails at about the 128850th draw (the image is then the clear
+ * colour's or black).  Point i lands on pixel (i % 4096): the last round
+ * is visible. */
+#define BUDGET_DRAWS 150000
+static const char *vs_points_src =
+   "#version 130\n"
+   "in vec2 pos;\n"
+   "out vec4 v[15];\n"
+   "void main() {\n"
+   "   int id = gl_VertexID / 2;\n"
+   "   gl_Position = vec4(pos, 0.0, 1.0);\n"
+   "   for (int i = 0; i < 15; i++) {\n"
+   "      int r = id / 7 + i;\n"
+   "      v[i] = vec4(float(r & 1), float((r >> 1) & 1), float((r >> 2) & 1), 1.0);\n"
+   "   }\n"
+   "}\n";
+static const char *fs_points_src =
+   "#version 130\n"
+   "in vec4 v[15];\n"
+   "void main() {\n"
+   "   vec4 s = vec4(0.0);\n"
+   "   for (int i = 0; i < 15; i++) s += v[i] * v[i] * float(i + 1);\n"
+   "   gl_FragColor = s / 120.0;\n"
+   "}\n";
+
+static bool
+case_budget_points(void)
+{
+   GLuint p = gl_program(vs_points_src, fs_points_src);
+   if (!p)
+      FAIL("point shaders do not compile or link");
+   static GLint first[BUDGET_DRAWS];
+   static GLsizei count[BUDGET_DRAWS];
+   static float pos[2 * BUDGET_DRAWS][2];
+   /* gaps between the draws (vertex 2i is draw i's): nothing may merge them */
+   for (int i = 0; i < BUDGET_DRAWS; i++) {
+      first[i] = 2 * i;
+      count[i] = 1;
+      const int px = i % 4096;
+      pos[2 * i][0] = (px % 64 + 0.5f) / 32 - 1;
+      pos[2 * i][1] = (px / 64 + 0.5f) / 32 - 1;
+   }
+   GLuint vbo;
+   glGenBuffers(1, &vbo);
+   glBindBuffer(GL_ARRAY_BUFFER, vbo);
+   glBufferData(GL_ARRAY_BUFFER, sizeof(pos), pos, GL_STATIC_DRAW);
+   glClearColor(0.1f, 0.1f, 0.1f, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   glDisableVertexAttribArray(1);
+   glEnableVertexAttribArray(0);
+   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, (void *)0);
+   glMultiDrawArrays(GL_POINTS, first, count, BUDGET_DRAWS);
+   glUseProgram(prog);
+   glDeleteProgram(p);
+   glDeleteBuffers(1, &vbo);
+   return true;
+}
+
 static const struct gl_case cases[] = {
    { "multi_arrays", case_multi_arrays },
    { "multi_elements_base_vertex", case_multi_elements_base_vertex },
@@ -389,6 +456,8 @@ static const struct gl_case cases[] = {
    { "xfb_indirect", case_xfb_indirect },
    { "many_draws", case_many_draws },
    { "many_queries", case_many_queries },
+   /* last: a job the device fails leaves its queue unusable */
+   { "budget_points", case_budget_points },
 };
 
 int

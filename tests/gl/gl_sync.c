@@ -316,6 +316,117 @@ case_frames_in_flight(void)
    return good;
 }
 
+/* A vertex buffer updated before every draw of a frame (glBufferSubData of
+ * one cell's quad: a range discard) while earlier draws of the frame read
+ * it, in a pending batch and, after a glFlush halfway, in a submitted job.
+ * The driver gives the buffer new storage with the rest of the old contents
+ * instead of waiting: tests/gl/run counts the CPU waits (VAGX_DEBUG=waits)
+ * between the two marks this case prints, and wants none.  Additive
+ * blending: draw i draws cells 0..i, so cell j gets draws j..15, red
+ * (16 - j) * 15; a draw that saw a later update, or lost an earlier one,
+ * adds another amount. */
+static bool
+case_vbo_updates(void)
+{
+   enum { CELLS = 16 };
+   GLuint buf;
+   glGenBuffers(1, &buf);
+   glBindBuffer(GL_ARRAY_BUFFER, buf);
+   glBufferData(GL_ARRAY_BUFFER, CELLS * 12 * sizeof(float), NULL, GL_DYNAMIC_DRAW);
+   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, (void *)0);
+   frame_begin();
+   glEnable(GL_BLEND);
+   glBlendFunc(GL_ONE, GL_ONE);
+   glUniform4f(color_loc, 15 / 255.0f, 0, 0, 0);
+   fprintf(stderr, "gl_sync: vbo_updates begin\n");
+   for (int i = 0; i < CELLS; i++) {
+      const float x0 = -1 + 0.5f * (i % 4), y0 = -1 + 0.5f * (i / 4);
+      const float x1 = x0 + 0.5f, y1 = y0 + 0.5f;
+      const float v[12] = { x0, y0, x1, y0, x0, y1, x0, y1, x1, y0, x1, y1 };
+      glBufferSubData(GL_ARRAY_BUFFER, i * sizeof(v), sizeof(v), v);
+      glDrawArrays(GL_TRIANGLES, 0, 6 * (i + 1));
+      if (i == CELLS / 2 - 1)
+         glFlush(); /* the job is submitted (and held by the shim) */
+   }
+   fprintf(stderr, "gl_sync: vbo_updates end\n");
+   glDisable(GL_BLEND);
+   glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
+   glBindBuffer(GL_ARRAY_BUFFER, vbo);
+   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, (void *)0);
+   glDeleteBuffers(1, &buf);
+   for (int j = 0; j < CELLS; j++) {
+      const float c[4] = { (16 - j) * 15 / 255.0f, 0, 0, 1 };
+      char what[64];
+      snprintf(what, sizeof(what), "cell %d after 16 updates and draws", j);
+      if (!pixel_is((j % 4) * 8 + 4, (j / 4) * 8 + 4, c, what))
+         return false;
+   }
+   return true;
+}
+
+/* 12 frames submitted alternately by two contexts of one display (one
+ * screen), 6 each, each frame a draw and a glFlush, while the shim holds
+ * every job: the driver lets at most 8 submits of the screen be pending
+ * (VAGX_MAX_INFLIGHT), so the CPU must not wait before the 9th submit and
+ * must wait from then on (tests/gl/run checks the VAGX_DEBUG=waits lines
+ * against the "submitted N" marks); a bound per context would never wait
+ * here.  Each context's last frame is read back. */
+static bool
+case_inflight_bound(void)
+{
+   EGLContext a = eglGetCurrentContext();
+   EGLContext b = gl_context(dpy); /* current now */
+   if (b == EGL_NO_CONTEXT) {
+      snprintf(err, sizeof(err), "no second context");
+      return false;
+   }
+   GLuint prog_b = gl_program(vs_src, fs_src), vbo_b;
+   GLint color_b = glGetUniformLocation(prog_b, "color");
+   glGenBuffers(1, &vbo_b);
+   glBindBuffer(GL_ARRAY_BUFFER, vbo_b);
+   const float quad[8] = { -1, -1, 1, -1, -1, 1, 1, 1 };
+   glBufferData(GL_ARRAY_BUFFER, sizeof(quad), quad, GL_STATIC_DRAW);
+   glEnableVertexAttribArray(0);
+   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, (void *)0);
+   if (!prog_b || !gl_target_fbo(W, H)) {
+      snprintf(err, sizeof(err), "second context: no program or framebuffer");
+      return false;
+   }
+   /* both contexts' variants compiled and their jobs done before the marks */
+   glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+   glFinish();
+   eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, a);
+   quad_data(-1, 1, true);
+   draw(black);
+   glFinish();
+   float c[4] = { 0, 0, 0, 1 };
+   fprintf(stderr, "gl_sync: inflight_bound begin\n");
+   for (int k = 0; k < 12; k++) {
+      eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, k % 2 ? b : a);
+      c[0] = k / 11.0f;
+      c[2] = 1 - k / 11.0f;
+      glUniform4fv(k % 2 ? color_b : color_loc, 1, c);
+      glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+      glFlush();
+      fprintf(stderr, "gl_sync: submitted %d\n", k + 1);
+   }
+   fprintf(stderr, "gl_sync: inflight_bound end\n");
+   bool ok = true;
+   for (int k = 10; k < 12 && ok; k++) {
+      eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, k % 2 ? b : a);
+      glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
+      const float want[4] = { k / 11.0f, 0, 1 - k / 11.0f, 1 };
+      ok = pixel_is(W / 2, H / 2, want, k % 2 ? "second context's last frame"
+                                              : "first context's last frame");
+   }
+   eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, b);
+   glDeleteProgram(prog_b);
+   glDeleteBuffers(1, &vbo_b);
+   eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, a);
+   eglDestroyContext(dpy, b);
+   return ok;
+}
+
 /* EGL_KHR_fence_sync and EGL_ANDROID_native_fence_sync: a native fence fd
  * of the draw, polled, imported again and waited for on the device */
 static bool
@@ -401,7 +512,8 @@ case_egl_fences(bool *skip)
 }
 
 static const char *const cases[] = { "fence_timeouts", "read_after_render", "update_in_flight",
-                                     "frames_in_flight", "egl_fences" };
+                                     "frames_in_flight", "egl_fences", "vbo_updates",
+                                     "inflight_bound" };
 
 int
 main(int argc, char **argv)
@@ -441,6 +553,8 @@ main(int argc, char **argv)
       case 2: ok = case_update_in_flight(); break;
       case 3: ok = case_frames_in_flight(); break;
       case 4: ok = case_egl_fences(&skip); break;
+      case 5: ok = case_vbo_updates(); break;
+      case 6: ok = case_inflight_bound(); break;
       }
       GLenum e = glGetError();
       if (ok && e != GL_NO_ERROR) {

@@ -14,11 +14,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 #include <xf86drm.h>
+#include "vagx_drm.h"
 
 static int fd = -1;
 static char err[256];
@@ -153,6 +155,147 @@ case_errors(void)
    return true;
 }
 
+static bool
+query_is(uint32_t h, uint32_t flags, uint64_t want, const char *what)
+{
+   uint64_t p = ~0ull;
+   CHECK(!drmSyncobjQuery2(fd, &h, &p, 1, flags), "%s: query failed (%s)", what, strerror(errno));
+   CHECK(p == want, "%s: query says point %llu, want %llu", what, (unsigned long long)p,
+         (unsigned long long)want);
+   return true;
+}
+
+static bool
+point_wait(uint32_t h, uint64_t point, int64_t abs, unsigned flags, int want, const char *what)
+{
+   int r = drmSyncobjTimelineWait(fd, &h, &point, 1, abs, flags, NULL);
+   CHECK(r == want, "%s: %d (%s), want %d", what, r, strerror(-r), want);
+   return true;
+}
+
+/* Timeline syncobjs (DRM core's dma_fence_chain points): points signalled,
+ * the last signalled and last submitted point, waits on points before,
+ * at and after the last one (-EINVAL, or with WAIT_FOR_SUBMIT a timeout,
+ * also for WAIT_AVAILABLE), transfers from a point to a binary syncobj and
+ * back to a later point, a wait on both, reset. */
+static bool
+case_timeline(void)
+{
+   uint32_t t, b;
+   CHECK(!drmSyncobjCreate(fd, 0, &t) && !drmSyncobjCreate(fd, 0, &b), "create");
+   const unsigned wfs = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT;
+   if (!query_is(t, 0, 0, "new syncobj") ||
+       !point_wait(t, 1, 0, 0, -EINVAL, "point 1 of an empty timeline") ||
+       !point_wait(t, 1, now_ns() + 20000000, wfs, -ETIME, "point 1 with WAIT_FOR_SUBMIT"))
+      return false;
+   uint64_t p = 3;
+   CHECK(!drmSyncobjTimelineSignal(fd, &t, &p, 1), "signal point 3 (%s)", strerror(errno));
+   if (!query_is(t, 0, 3, "after point 3") ||
+       !point_wait(t, 2, 0, 0, 0, "point 2 (before the last point)") ||
+       !point_wait(t, 3, 0, 0, 0, "point 3") ||
+       !point_wait(t, 4, 0, 0, -EINVAL, "point 4 (not submitted)") ||
+       !point_wait(t, 4, 0, wfs | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE, -ETIME,
+                   "point 4 available"))
+      return false;
+   p = 5;
+   CHECK(!drmSyncobjTimelineSignal(fd, &t, &p, 1), "signal point 5");
+   if (!query_is(t, 0, 5, "after point 5") ||
+       !query_is(t, DRM_SYNCOBJ_QUERY_FLAGS_LAST_SUBMITTED, 5, "last submitted"))
+      return false;
+   CHECK(!drmSyncobjTransfer(fd, b, 0, t, 5, 0), "transfer of point 5 to a binary syncobj (%s)",
+         strerror(errno));
+   if (!wait_one(b, 0, 0, 0, "binary syncobj with point 5's fence"))
+      return false;
+   CHECK(FAILS_WITH(drmSyncobjTransfer(fd, b, 0, t, 6, 0), EINVAL),
+         "transfer of a point not submitted");
+   CHECK(!drmSyncobjTransfer(fd, t, 7, b, 0, 0), "transfer of a binary fence to point 7 (%s)",
+         strerror(errno));
+   if (!query_is(t, 0, 7, "after point 7"))
+      return false;
+   uint32_t h[2] = { t, b };
+   uint64_t pts[2] = { 7, 0 };
+   int r = drmSyncobjTimelineWait(fd, h, pts, 2, 0, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL);
+   CHECK(r == 0, "wait for point 7 and the binary syncobj: %d", r);
+   pts[0] = 9;
+   uint32_t first = 99;
+   r = drmSyncobjTimelineWait(fd, h, pts, 2, 0, wfs, &first);
+   CHECK(r == 0 && first == 1, "wait for point 9 or the binary syncobj: %d, first %u", r, first);
+   CHECK(!drmSyncobjReset(fd, &t, 1), "reset");
+   if (!query_is(t, 0, 0, "after reset") ||
+       !point_wait(t, 1, 0, 0, -EINVAL, "point 1 after reset"))
+      return false;
+   CHECK(!drmSyncobjDestroy(fd, t) && !drmSyncobjDestroy(fd, b), "destroy");
+   return true;
+}
+
+/* One no-op render command (desc_va 0) with its syncs */
+static int
+submit_noop(uint32_t queue, const struct drm_vagx_sync *syncs, unsigned n)
+{
+   struct drm_vagx_cmd cmd = {
+      .type = DRM_VAGX_QUEUE_TYPE_RENDER,
+      .syncs = DRM_VAGX_OBJ_ARRAY(n, syncs),
+   };
+   struct drm_vagx_submit s = { .queue_id = queue, .cmds = DRM_VAGX_OBJ_ARRAY(1, &cmd) };
+   return drmIoctl(fd, DRM_IOCTL_VAGX_SUBMIT, &s) ? -errno : 0;
+}
+
+#define TL_WAIT(h, p) { .type = DRM_VAGX_SYNC_TYPE_TIMELINE_SYNCOBJ, .handle = h, .timeline_value = p }
+#define TL_SIGNAL(h, p)                                                                 \
+   { .type = DRM_VAGX_SYNC_TYPE_TIMELINE_SYNCOBJ, .flags = DRM_VAGX_SYNC_SIGNAL, .handle = h, \
+     .timeline_value = p }
+
+/* Timeline points signalled by jobs (SUBMIT's TIMELINE_SYNCOBJ syncs):
+ * points 1 and 2 by two no-op commands, the second waiting for point 1,
+ * then point 3 signalled on the CPU, which completes only after them.
+ * With VAGX_SHIM_DELAY_MS (the shim holds every job; tests/gl/run) the
+ * points must be pending meanwhile: query 0, a short wait times out, the
+ * point is available.  A wait for a point nobody submitted and a timeline
+ * sync without a point are -EINVAL. */
+static bool
+case_timeline_submit(void)
+{
+   const bool held = getenv("VAGX_SHIM_DELAY_MS") != NULL;
+   struct drm_vagx_vm_create vm = { 0 };
+   CHECK(!drmIoctl(fd, DRM_IOCTL_VAGX_VM_CREATE, &vm), "VM_CREATE (%s)", strerror(errno));
+   struct drm_vagx_queue_create q = { .vm_id = vm.vm_id, .type = DRM_VAGX_QUEUE_TYPE_RENDER,
+                                      .priority = DRM_VAGX_PRIORITY_MEDIUM };
+   CHECK(!drmIoctl(fd, DRM_IOCTL_VAGX_QUEUE_CREATE, &q), "QUEUE_CREATE (%s)", strerror(errno));
+   uint32_t t;
+   CHECK(!drmSyncobjCreate(fd, 0, &t), "create");
+   const struct drm_vagx_sync first[] = { TL_SIGNAL(t, 1) };
+   const struct drm_vagx_sync second[] = { TL_WAIT(t, 1), TL_SIGNAL(t, 2) };
+   int r = submit_noop(q.queue_id, first, 1);
+   CHECK(!r, "SUBMIT signalling point 1: %d", r);
+   r = submit_noop(q.queue_id, second, 2);
+   CHECK(!r, "SUBMIT waiting for point 1 and signalling point 2: %d", r);
+   if (held && (!query_is(t, 0, 0, "jobs held") ||
+                !query_is(t, DRM_SYNCOBJ_QUERY_FLAGS_LAST_SUBMITTED, 2, "jobs held, last submitted") ||
+                !point_wait(t, 1, now_ns() + 5000000, 0, -ETIME, "point 1 of a held job") ||
+                !point_wait(t, 2, 0, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE, 0,
+                            "point 2 available")))
+      return false;
+   uint64_t p = 3;
+   CHECK(!drmSyncobjTimelineSignal(fd, &t, &p, 1), "signal point 3");
+   if (held && !query_is(t, 0, 0, "point 3 signalled behind held jobs"))
+      return false;
+   if (!point_wait(t, 3, now_ns() + 10000000000ll, 0, 0, "point 3") ||
+       !query_is(t, 0, 3, "after the jobs"))
+      return false;
+   const struct drm_vagx_sync unknown[] = { TL_WAIT(t, 9) };
+   r = submit_noop(q.queue_id, unknown, 1);
+   CHECK(r == -EINVAL, "SUBMIT waiting for a point not submitted: %d", r);
+   const struct drm_vagx_sync zero[] = { TL_SIGNAL(t, 0) };
+   r = submit_noop(q.queue_id, zero, 1);
+   CHECK(r == -EINVAL, "SUBMIT signalling timeline point 0: %d", r);
+   struct drm_vagx_queue_destroy qd = { .queue_id = q.queue_id };
+   struct drm_vagx_vm_destroy vd = { .vm_id = vm.vm_id };
+   CHECK(!drmIoctl(fd, DRM_IOCTL_VAGX_QUEUE_DESTROY, &qd) &&
+            !drmIoctl(fd, DRM_IOCTL_VAGX_VM_DESTROY, &vd) && !drmSyncobjDestroy(fd, t),
+         "destroy");
+   return true;
+}
+
 int
 main(void)
 {
@@ -178,7 +321,8 @@ main(void)
       const char *name;
       bool (*fn)(void);
    } cases[] = { { "wait", case_wait }, { "wait_many", case_wait_many },
-                 { "fds", case_fds }, { "errors", case_errors } };
+                 { "fds", case_fds }, { "errors", case_errors },
+                 { "timeline", case_timeline }, { "timeline_submit", case_timeline_submit } };
    int fails = 0;
    for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
       err[0] = 0;

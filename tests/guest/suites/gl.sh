@@ -132,7 +132,7 @@ done
 # the syncobj ioctls the drm-shim emulates on the host, here on DRM core
 "$bin/shim_sync" >"$tmp/shim_sync.log" 2>&1
 shrc=$?
-for c in wait wait_many fds errors; do
+for c in wait wait_many fds errors timeline timeline_submit; do
 	line=$(grep "^case $c " "$tmp/shim_sync.log")
 	if [ "$line" = "case $c ok" ]; then
 		ok "shim_sync $c (DRM core syncobjs)"

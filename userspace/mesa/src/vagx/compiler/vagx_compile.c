@@ -23,6 +23,8 @@ static const struct debug_named_value vagx_debug_options[] = {
    { "trace", VAGX_DBG_TRACE, "Decode every submitted job" },
    { "sync", VAGX_DBG_SYNC, "Wait for every submit" },
    { "nir", VAGX_DBG_NIR, "Print final NIR" },
+   { "waits", VAGX_DBG_WAITS, "Print every time the CPU waits for a submit still running" },
+   { "cache", VAGX_DBG_CACHE, "Say whether each shader variant was compiled or loaded from the disk cache" },
    DEBUG_NAMED_VALUE_END
 };
 DEBUG_GET_ONCE_FLAGS_OPTION(vagx_debug, "VAGX_DEBUG", vagx_debug_options, 0)

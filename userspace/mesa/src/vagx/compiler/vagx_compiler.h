@@ -151,6 +151,8 @@ void vagx_print_stats(FILE *fp, const struct vagx_shader_info *info, const char 
 #define VAGX_DBG_TRACE    (1u << 2)
 #define VAGX_DBG_SYNC     (1u << 3)
 #define VAGX_DBG_NIR      (1u << 4)
+#define VAGX_DBG_CACHE    (1u << 5)
+#define VAGX_DBG_WAITS    (1u << 6)
 uint32_t vagx_debug_flags(void);
 
 /* Tile-buffer/PBE format for a gallium format (VAGX_FORMAT_INVALID = 0 if none). */

@@ -422,26 +422,31 @@ free_jobs(struct shim_job **jobs, unsigned count)
 }
 
 /* The fence a wait of command i resolves to (referenced): the signal of an
- * earlier command of this ioctl on the same syncobj, else the syncobj's
- * current fence.  A syncobj without a fence is -EINVAL (no wait-for-submit
- * in SUBMIT, docs/uapi.md). */
+ * earlier command of this ioctl on the same syncobj (point), else the
+ * syncobj's current fence (of the timeline point; point 0: binary).  A
+ * syncobj or point without a fence is -EINVAL (no wait-for-submit in
+ * SUBMIT, docs/uapi.md). */
 static int
 resolve_wait(const struct drm_vagx_submit *s, struct shim_job **jobs, unsigned i,
-             uint32_t handle, struct shim_fence **out)
+             uint32_t handle, uint64_t point, struct shim_fence **out)
 {
    for (unsigned j = i; j-- > 0;) {
       const struct drm_vagx_cmd *c = (const void *)(uintptr_t)(s->cmds.array + (uint64_t)j * s->cmds.stride);
       const struct drm_vagx_sync *sy = (const void *)(uintptr_t)c->syncs.array;
       for (unsigned k = 0; k < c->syncs.count; k++) {
          const struct drm_vagx_sync *y = (const void *)((const uint8_t *)sy + (uint64_t)k * c->syncs.stride);
-         if ((y->flags & DRM_VAGX_SYNC_SIGNAL) && y->handle == handle) {
+         /* the kernel's rule (vagx_submit.c): the same syncobj, as binary
+          * or as a timeline point at or after the one waited for */
+         if ((y->flags & DRM_VAGX_SYNC_SIGNAL) && y->handle == handle &&
+             (y->type == DRM_VAGX_SYNC_TYPE_TIMELINE_SYNCOBJ) == (point != 0) &&
+             y->timeline_value >= point) {
             shim_fence_ref(jobs[j]->done);
             *out = jobs[j]->done;
             return 0;
          }
       }
    }
-   int r = shim_syncobj_fence(handle, out);
+   int r = shim_syncobj_fence(handle, point, out);
    if (!r && !*out)
       r = -EINVAL;
    return r;
@@ -474,19 +479,20 @@ build_job(const struct drm_vagx_submit *s, struct shim_job **jobs, unsigned i)
          (const void *)(uintptr_t)(c->syncs.array + (uint64_t)k * c->syncs.stride);
       if (y->pad || (y->flags & ~DRM_VAGX_SYNC_SIGNAL))
          return -EINVAL;
-      if (y->type == DRM_VAGX_SYNC_TYPE_TIMELINE_SYNCOBJ)
-         return -EOPNOTSUPP; /* the shim's syncobjs are binary (vagx_shim_sync.c) */
-      if (y->type != DRM_VAGX_SYNC_TYPE_SYNCOBJ || y->timeline_value)
+      /* a binary syncobj has no point, a timeline point is not 0 */
+      if (y->type == DRM_VAGX_SYNC_TYPE_SYNCOBJ ? y->timeline_value != 0
+          : y->type != DRM_VAGX_SYNC_TYPE_TIMELINE_SYNCOBJ || !y->timeline_value)
          return -EINVAL;
       if (y->flags & DRM_VAGX_SYNC_SIGNAL) {
          struct shim_fence *f;
-         int r = shim_syncobj_fence(y->handle, &f);
+         int r = shim_syncobj_fence(y->handle, 0, &f);
          if (r)
             return r;
          if (f)
             shim_fence_unref(f);
       } else {
-         int r = resolve_wait(s, jobs, i, y->handle, &job->waits[job->wait_count]);
+         int r = resolve_wait(s, jobs, i, y->handle, y->timeline_value,
+                              &job->waits[job->wait_count]);
          if (r)
             return r;
          job->wait_count++;
@@ -530,7 +536,7 @@ vagx_ioctl_submit(int fd, unsigned long request, void *arg)
          const struct drm_vagx_sync *y =
             (const void *)(uintptr_t)(c->syncs.array + (uint64_t)k * c->syncs.stride);
          if (y->flags & DRM_VAGX_SYNC_SIGNAL)
-            shim_syncobj_replace(y->handle, jobs[i]->done);
+            shim_syncobj_replace(y->handle, y->timeline_value, jobs[i]->done);
       }
       shim_queue_push(&S.queue[s->queue_id], jobs[i]);
       jobs[i] = NULL;

@@ -7,8 +7,11 @@
  *
  * Differences from DRM core, all outside what Mesa's GL driver does:
  * - handles are one space for the whole process, not per file;
- * - binary syncobjs only: the timeline ioctls (TIMELINE_WAIT/SIGNAL, QUERY,
- *   TRANSFER of a point) return -EOPNOTSUPP;
+ * - timeline points are chain links as DRM core's dma_fence_chain (a link
+ *   signals once its point's fence and the previous link have; a link
+ *   drops the previous one when it signals, as DRM core collects signalled
+ *   links), but a point added below the last one is kept in the order of
+ *   addition (DRM core warns and starts a new fence context);
  * - a sync_file is a pipe: its read end is the fd the application gets,
  *   readable (poll POLLIN) once the fence signalled, like a sync_file, and
  *   answering SYNC_IOC_FILE_INFO (through Mesa's drm-shim hook for ioctls
@@ -20,6 +23,7 @@
  * One lock and one condition variable serve every fence: waits are rare
  * and short compared with the jobs they wait for.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -40,6 +44,13 @@ struct shim_fence {
    bool signalled;
    int status;
    struct util_dynarray pipes; /* int: write ends of sync_file pipes, written at signal */
+   /* timeline point (a dma_fence_chain link): seqno != 0; signals when
+    * `point` and `prev` (the previous link or a binary fence, dropped once
+    * this link signalled) have, with the first error of the two */
+   uint64_t seqno;
+   struct shim_fence *point, *prev;
+   /* struct shim_fence *, referenced: links waiting for this fence */
+   struct util_dynarray links;
 };
 
 struct shim_syncobj {
@@ -76,6 +87,7 @@ shim_fence_create(void)
       return NULL;
    f->refcnt = 1;
    util_dynarray_init(&f->pipes, NULL);
+   util_dynarray_init(&f->links, NULL);
    return f;
 }
 
@@ -90,13 +102,19 @@ shim_fence_ref(struct shim_fence *f)
 static void
 fence_unref_locked(struct shim_fence *f)
 {
-   if (f && --f->refcnt == 0) {
+   while (f && --f->refcnt == 0) {
       /* an unsignalled fence keeps its pipes only while it is referenced:
        * nobody can signal it any more, close them (readers see POLLHUP) */
       util_dynarray_foreach(&f->pipes, int, fd)
          close(*fd);
       util_dynarray_fini(&f->pipes);
+      /* (links waiting for f hold a reference to it: none is left) */
+      assert(!util_dynarray_num_elements(&f->links, struct shim_fence *));
+      util_dynarray_fini(&f->links);
+      fence_unref_locked(f->point);
+      struct shim_fence *prev = f->prev;
       free(f);
+      f = prev; /* a long chain without recursion */
    }
 }
 
@@ -108,25 +126,99 @@ shim_fence_unref(struct shim_fence *f)
    mtx_unlock(&G.lock);
 }
 
-void
-shim_fence_signal(struct shim_fence *f, int status)
+/* Signals f, and the timeline links that were waiting only for it (and
+ * those waiting for them); the write ends of their sync_file pipes are
+ * appended to `pipes`, to be written without the lock. */
+static void
+signal_locked(struct shim_fence *f, int status, struct util_dynarray *pipes)
 {
-   mtx_lock(&G.lock);
-   f->signalled = true;
+   struct util_dynarray work;
+   util_dynarray_init(&work, NULL);
+   f->refcnt++;
+   util_dynarray_append(&work, struct shim_fence *, f);
    f->status = status;
-   struct util_dynarray pipes = f->pipes;
-   util_dynarray_init(&f->pipes, NULL);
+   while (util_dynarray_num_elements(&work, struct shim_fence *)) {
+      struct shim_fence *s = util_dynarray_pop(&work, struct shim_fence *);
+      if (!s->signalled) {
+         s->signalled = true;
+         util_dynarray_append_dynarray(pipes, &s->pipes);
+         util_dynarray_clear(&s->pipes);
+         if (s->seqno) {
+            /* the chain before a signalled link is not needed any more */
+            s->status = s->point->status ? s->point->status
+                                         : s->prev ? s->prev->status : 0;
+            fence_unref_locked(s->prev);
+            s->prev = NULL;
+         }
+         util_dynarray_foreach(&s->links, struct shim_fence *, it) {
+            struct shim_fence *l = *it;
+            if (!l->signalled && l->point->signalled && (!l->prev || l->prev->signalled))
+               util_dynarray_append(&work, struct shim_fence *, l); /* its reference */
+            else
+               fence_unref_locked(l);
+         }
+         util_dynarray_clear(&s->links);
+      }
+      fence_unref_locked(s);
+   }
+   util_dynarray_fini(&work);
    u_cnd_monotonic_broadcast(&G.cond);
-   mtx_unlock(&G.lock);
-   /* the sync_files become readable */
-   util_dynarray_foreach(&pipes, int, fd) {
+}
+
+/* A timeline point (seqno) after `prev` (the syncobj's fence, or NULL) with
+ * `point`'s fence: a new link, referenced */
+static struct shim_fence *
+link_create_locked(struct shim_fence *prev, struct shim_fence *point, uint64_t seqno,
+                   struct util_dynarray *pipes)
+{
+   struct shim_fence *l = shim_fence_create();
+   if (!l)
+      return NULL;
+   l->seqno = seqno;
+   l->point = point;
+   point->refcnt++;
+   if (prev) {
+      l->prev = prev;
+      prev->refcnt++;
+   }
+   if (point->signalled && (!prev || prev->signalled)) {
+      signal_locked(l, 0, pipes);
+      return l;
+   }
+   if (!point->signalled) {
+      l->refcnt++;
+      util_dynarray_append(&point->links, struct shim_fence *, l);
+   }
+   if (prev && !prev->signalled) {
+      l->refcnt++;
+      util_dynarray_append(&prev->links, struct shim_fence *, l);
+   }
+   return l;
+}
+
+/* the sync_files of signalled fences become readable */
+static void
+write_pipes(struct util_dynarray *pipes)
+{
+   util_dynarray_foreach(pipes, int, fd) {
       const char c = 1;
       if (write(*fd, &c, 1) != 1) {
          /* the reader keeps POLLHUP at least, once we close below */
       }
       close(*fd);
    }
-   util_dynarray_fini(&pipes);
+   util_dynarray_fini(pipes);
+}
+
+void
+shim_fence_signal(struct shim_fence *f, int status)
+{
+   struct util_dynarray pipes;
+   util_dynarray_init(&pipes, NULL);
+   mtx_lock(&G.lock);
+   signal_locked(f, status, &pipes);
+   mtx_unlock(&G.lock);
+   write_pipes(&pipes);
 }
 
 int
@@ -176,27 +268,63 @@ replace_locked(struct shim_syncobj *s, struct shim_fence *f)
    u_cnd_monotonic_broadcast(&G.cond);
 }
 
+/* The fence of timeline point `point` (drm_syncobj_find_fence with
+ * dma_fence_chain_find_seqno): the oldest link at or after it, NULL when
+ * the timeline has no such point yet (or its fence is not a chain).  Point
+ * 0: the syncobj's fence, whatever it is. */
+static struct shim_fence *
+find_locked(struct shim_syncobj *s, uint64_t point)
+{
+   struct shim_fence *l = s->fence;
+   if (!point || !l)
+      return l;
+   if (!l->seqno || l->seqno < point)
+      return NULL;
+   while (l->prev && l->prev->seqno && l->prev->seqno >= point)
+      l = l->prev;
+   return l;
+}
+
+/* drm_syncobj_add_point: a link of `point` after the syncobj's fence */
+static int
+add_point_locked(struct shim_syncobj *s, struct shim_fence *f, uint64_t point,
+                 struct util_dynarray *pipes)
+{
+   struct shim_fence *l = link_create_locked(s->fence, f, point, pipes);
+   if (!l)
+      return -ENOMEM;
+   replace_locked(s, l);
+   fence_unref_locked(l);
+   return 0;
+}
+
 int
-shim_syncobj_fence(uint32_t handle, struct shim_fence **f)
+shim_syncobj_fence(uint32_t handle, uint64_t point, struct shim_fence **f)
 {
    mtx_lock(&G.lock);
    struct shim_syncobj *s = lookup_locked(handle);
-   if (s && s->fence)
-      s->fence->refcnt++;
-   *f = s ? s->fence : NULL;
+   *f = s ? find_locked(s, point) : NULL;
+   if (*f)
+      (*f)->refcnt++;
    mtx_unlock(&G.lock);
    return s ? 0 : -ENOENT;
 }
 
 int
-shim_syncobj_replace(uint32_t handle, struct shim_fence *f)
+shim_syncobj_replace(uint32_t handle, uint64_t point, struct shim_fence *f)
 {
+   struct util_dynarray pipes;
+   util_dynarray_init(&pipes, NULL);
    mtx_lock(&G.lock);
    struct shim_syncobj *s = lookup_locked(handle);
-   if (s)
+   int ret = s ? 0 : -ENOENT;
+   if (s && point)
+      ret = add_point_locked(s, f, point, &pipes);
+   else if (s)
       replace_locked(s, f);
    mtx_unlock(&G.lock);
-   return s ? 0 : -ENOENT;
+   write_pipes(&pipes);
+   return ret;
 }
 
 static uint32_t
@@ -265,48 +393,55 @@ get_syncobjs_locked(uint64_t ptr, uint32_t count, struct shim_syncobj **out)
    return 0;
 }
 
+/* DRM_IOCTL_SYNCOBJ_WAIT and TIMELINE_WAIT (points NULL: every point 0):
+ * each syncobj is done when the fence of its point has signalled, or with
+ * WAIT_AVAILABLE when the point has a fence; without WAIT_FOR_SUBMIT a
+ * point without a fence is -EINVAL (drm_syncobj_array_wait_timeout). */
 static int
-ioctl_wait(int fd, unsigned long request, void *arg)
+wait_common(uint64_t handles, const uint64_t *points, uint32_t count, uint32_t flags,
+            int64_t timeout_nsec, uint32_t *first_signaled)
 {
-   struct drm_syncobj_wait *w = arg;
    const uint32_t known = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL |
                           DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT |
-                          DRM_SYNCOBJ_WAIT_FLAGS_WAIT_DEADLINE;
-   if ((w->flags & ~known) || !w->count_handles)
+                          DRM_SYNCOBJ_WAIT_FLAGS_WAIT_DEADLINE |
+                          (points ? DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE : 0);
+   if ((flags & ~known) || !count)
       return -EINVAL;
-   if (w->count_handles > 1024)
+   if (count > 1024)
       return -E2BIG;
    struct shim_syncobj *s[1024];
-   const bool all = w->flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL;
-   const bool for_submit = w->flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT;
-   const struct timespec ts = abs_timespec(MAX2(w->timeout_nsec, 0));
+   const bool all = flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL;
+   const bool for_submit = flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT;
+   const bool available = flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE;
+   const struct timespec ts = abs_timespec(MAX2(timeout_nsec, 0));
    int ret;
    mtx_lock(&G.lock);
-   if ((ret = get_syncobjs_locked(w->handles, w->count_handles, s)))
+   if ((ret = get_syncobjs_locked(handles, count, s)))
       goto out;
-   for (uint32_t i = 0; i < w->count_handles && !for_submit; i++) {
-      if (!s[i]->fence) {
+   for (uint32_t i = 0; i < count && !for_submit; i++) {
+      if (!find_locked(s[i], points ? points[i] : 0)) {
          ret = -EINVAL; /* nothing submitted to wait for */
          goto out;
       }
    }
    /* the syncobjs stay alive while we sleep (a destroy from another
     * thread must not free them under us) */
-   for (uint32_t i = 0; i < w->count_handles; i++)
+   for (uint32_t i = 0; i < count; i++)
       s[i]->refcnt++;
    /* after the timeout, one last look: a signal may come with it */
    bool timed_out = false;
    for (;;) {
       uint32_t done = 0, first = UINT32_MAX;
-      for (uint32_t i = 0; i < w->count_handles; i++) {
-         if (s[i]->fence && s[i]->fence->signalled) {
+      for (uint32_t i = 0; i < count; i++) {
+         const struct shim_fence *f = find_locked(s[i], points ? points[i] : 0);
+         if (f && (available || f->signalled)) {
             done++;
             first = MIN2(first, i);
          }
       }
-      if (all ? done == w->count_handles : done > 0) {
+      if (all ? done == count : done > 0) {
          if (!all)
-            w->first_signaled = first;
+            *first_signaled = first;
          ret = 0;
          break;
       }
@@ -314,14 +449,32 @@ ioctl_wait(int fd, unsigned long request, void *arg)
          ret = -ETIME;
          break;
       }
-      timed_out = os_time_get_nano() >= w->timeout_nsec ||
+      timed_out = os_time_get_nano() >= timeout_nsec ||
                   u_cnd_monotonic_timedwait(&G.cond, &G.lock, &ts) == thrd_timedout;
    }
-   for (uint32_t i = 0; i < w->count_handles; i++)
+   for (uint32_t i = 0; i < count; i++)
       syncobj_unref_locked(s[i]);
 out:
    mtx_unlock(&G.lock);
    return ret;
+}
+
+static int
+ioctl_wait(int fd, unsigned long request, void *arg)
+{
+   struct drm_syncobj_wait *w = arg;
+   return wait_common(w->handles, NULL, w->count_handles, w->flags, w->timeout_nsec,
+                      &w->first_signaled);
+}
+
+static int
+ioctl_timeline_wait(int fd, unsigned long request, void *arg)
+{
+   struct drm_syncobj_timeline_wait *w = arg;
+   if (w->pad)
+      return -EINVAL;
+   return wait_common(w->handles, (const uint64_t *)(uintptr_t)w->points, w->count_handles,
+                      w->flags, w->timeout_nsec, &w->first_signaled);
 }
 
 static int
@@ -505,29 +658,97 @@ sync_file_ioctl(int fd, unsigned long request, void *arg, int *ret)
    return true;
 }
 
-/* Binary syncobjs only: a point-to-point transfer of binary syncobjs
- * (points 0) copies the fence, as DRM core does. */
+/* The fence of the source point becomes the destination's fence (point 0)
+ * or its timeline point dst_point (drm_syncobj_transfer_to_timeline /
+ * _to_binary).  With WAIT_FOR_SUBMIT a point without a fence yet is waited
+ * for; without, it is -EINVAL. */
 static int
 ioctl_transfer(int fd, unsigned long request, void *arg)
 {
    struct drm_syncobj_transfer *t = arg;
-   if (t->src_point || t->dst_point)
-      return -EOPNOTSUPP;
    if (t->pad || (t->flags & ~DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT))
       return -EINVAL;
+   struct util_dynarray pipes;
+   util_dynarray_init(&pipes, NULL);
    mtx_lock(&G.lock);
    struct shim_syncobj *src = lookup_locked(t->src_handle), *dst = lookup_locked(t->dst_handle);
-   int ret = !src || !dst ? -ENOENT : !src->fence ? -EINVAL : 0;
-   if (!ret)
-      replace_locked(dst, src->fence);
+   int ret = !src || !dst ? -ENOENT : 0;
+   struct shim_fence *f = NULL;
+   if (!ret) {
+      src->refcnt++;
+      while (!(f = find_locked(src, t->src_point)) &&
+             (t->flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT))
+         u_cnd_monotonic_wait(&G.cond, &G.lock);
+      if (!f)
+         ret = -EINVAL;
+      else if (t->dst_point)
+         ret = add_point_locked(dst, f, t->dst_point, &pipes);
+      else
+         replace_locked(dst, f);
+      syncobj_unref_locked(src);
+   }
    mtx_unlock(&G.lock);
+   write_pipes(&pipes);
    return ret;
 }
 
+/* TIMELINE_SIGNAL: a signalled fence as each point (point 0: as the fence) */
 static int
-ioctl_timeline(int fd, unsigned long request, void *arg)
+ioctl_timeline_signal(int fd, unsigned long request, void *arg)
 {
-   return -EOPNOTSUPP;
+   struct drm_syncobj_timeline_array *a = arg;
+   if (a->flags || !a->count_handles)
+      return -EINVAL;
+   if (a->count_handles > 1024)
+      return -E2BIG;
+   const uint64_t *points = (const uint64_t *)(uintptr_t)a->points;
+   struct shim_syncobj *s[1024];
+   struct shim_fence *f = shim_fence_create();
+   if (!f)
+      return -ENOMEM;
+   f->signalled = true;
+   struct util_dynarray pipes;
+   util_dynarray_init(&pipes, NULL);
+   mtx_lock(&G.lock);
+   int ret = get_syncobjs_locked(a->handles, a->count_handles, s);
+   for (uint32_t i = 0; i < a->count_handles && !ret; i++) {
+      if (points[i])
+         ret = add_point_locked(s[i], f, points[i], &pipes);
+      else
+         replace_locked(s[i], f);
+   }
+   fence_unref_locked(f);
+   mtx_unlock(&G.lock);
+   write_pipes(&pipes);
+   return ret;
+}
+
+/* QUERY: the last signalled point of each timeline (every point up to it
+ * has signalled), or with LAST_SUBMITTED its last point; 0 for a syncobj
+ * whose fence is not a timeline point (drm_syncobj_query) */
+static int
+ioctl_query(int fd, unsigned long request, void *arg)
+{
+   struct drm_syncobj_timeline_array *a = arg;
+   if ((a->flags & ~DRM_SYNCOBJ_QUERY_FLAGS_LAST_SUBMITTED) || !a->count_handles)
+      return -EINVAL;
+   if (a->count_handles > 1024)
+      return -E2BIG;
+   uint64_t *points = (uint64_t *)(uintptr_t)a->points;
+   struct shim_syncobj *s[1024];
+   mtx_lock(&G.lock);
+   int ret = get_syncobjs_locked(a->handles, a->count_handles, s);
+   for (uint32_t i = 0; i < a->count_handles && !ret; i++) {
+      const struct shim_fence *l = s[i]->fence;
+      if (l && l->seqno && !(a->flags & DRM_SYNCOBJ_QUERY_FLAGS_LAST_SUBMITTED)) {
+         /* a signalled link means every earlier one has signalled */
+         while (l && l->seqno && !l->signalled)
+            l = l->prev;
+      }
+      points[i] = l && l->seqno ? l->seqno : 0;
+   }
+   mtx_unlock(&G.lock);
+   return ret;
 }
 
 SHIM_IOCTL_ABI(ioctl_create)
@@ -537,7 +758,9 @@ SHIM_IOCTL_ABI(ioctl_fd_to_handle)
 SHIM_IOCTL_ABI(ioctl_wait)
 SHIM_IOCTL_ABI(ioctl_reset_signal)
 SHIM_IOCTL_ABI(ioctl_transfer)
-SHIM_IOCTL_ABI(ioctl_timeline)
+SHIM_IOCTL_ABI(ioctl_timeline_wait)
+SHIM_IOCTL_ABI(ioctl_timeline_signal)
+SHIM_IOCTL_ABI(ioctl_query)
 
 /* Mesa's drm-shim core table (src/drm-shim/device.c); not in its header */
 extern ioctl_fn_t core_ioctls[];
@@ -559,7 +782,7 @@ vagx_shim_sync_init(void)
    core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_RESET)] = ioctl_reset_signal_abi;
    core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_SIGNAL)] = ioctl_reset_signal_abi;
    core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_TRANSFER)] = ioctl_transfer_abi;
-   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT)] = ioctl_timeline_abi;
-   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL)] = ioctl_timeline_abi;
-   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_QUERY)] = ioctl_timeline_abi;
+   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT)] = ioctl_timeline_wait_abi;
+   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL)] = ioctl_timeline_signal_abi;
+   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_QUERY)] = ioctl_query_abi;
 }

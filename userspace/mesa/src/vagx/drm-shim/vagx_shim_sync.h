@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Fences and binary syncobjs of the vagx drm-shim: what DRM core's
+ * Fences and syncobjs (binary and timeline) of the vagx drm-shim: what DRM core's
  * drm_syncobj and dma_fence give vagx.ko, kept in the shim's process.
  */
 #ifndef VAGX_SHIM_SYNC_H
@@ -22,11 +22,13 @@ void shim_fence_signal(struct shim_fence *f, int status);
  * (CLOCK_MONOTONIC; INT64_MAX waits forever). */
 int shim_fence_wait(struct shim_fence *f, int64_t abs_timeout_ns, int *status);
 
-/* The fence a syncobj holds now, referenced (NULL: none; the syncobj was
- * created unsignalled or reset).  -ENOENT for an unknown handle. */
-int shim_syncobj_fence(uint32_t handle, struct shim_fence **f);
-/* Replace the syncobj's fence (NULL resets it); -ENOENT for an unknown handle. */
-int shim_syncobj_replace(uint32_t handle, struct shim_fence *f);
+/* The fence of a syncobj's timeline point, referenced (point 0: the fence
+ * it holds now; NULL: none -- created unsignalled or reset, or no such
+ * point yet).  -ENOENT for an unknown handle. */
+int shim_syncobj_fence(uint32_t handle, uint64_t point, struct shim_fence **f);
+/* Point 0: replace the syncobj's fence (NULL resets it); else add timeline
+ * point `point` with fence f.  -ENOENT for an unknown handle. */
+int shim_syncobj_replace(uint32_t handle, uint64_t point, struct shim_fence *f);
 
 /* Mesa's drm-shim hands an ioctl handler's negative errno back as the
  * ioctl's return value, but libdrm (drmIoctl, drmSyncobjWait, ...) and the

@@ -77,7 +77,7 @@ k_vm_unmap(struct vagx_device *dev, uint64_t va, uint64_t size)
 
 static int
 k_submit(struct vagx_device *dev, unsigned type, uint64_t desc_va, const uint32_t *in_syncs,
-         unsigned in_count, uint32_t out_sync)
+         unsigned in_count, uint32_t out_sync, uint64_t out_point)
 {
    struct drm_vagx_sync stack[9], *s = stack;
    if (in_count + 1 > ARRAY_SIZE(stack)) {
@@ -90,8 +90,10 @@ k_submit(struct vagx_device *dev, unsigned type, uint64_t desc_va, const uint32_
       s[n++] = (struct drm_vagx_sync){ .type = DRM_VAGX_SYNC_TYPE_SYNCOBJ,
                                        .handle = in_syncs[i] };
    if (out_sync)
-      s[n++] = (struct drm_vagx_sync){ .type = DRM_VAGX_SYNC_TYPE_SYNCOBJ,
-                                       .flags = DRM_VAGX_SYNC_SIGNAL, .handle = out_sync };
+      s[n++] = (struct drm_vagx_sync){ .type = out_point ? DRM_VAGX_SYNC_TYPE_TIMELINE_SYNCOBJ
+                                                         : DRM_VAGX_SYNC_TYPE_SYNCOBJ,
+                                       .flags = DRM_VAGX_SYNC_SIGNAL, .handle = out_sync,
+                                       .timeline_value = out_point };
    struct drm_vagx_cmd cmd = {
       .type = type,
       .desc_va = desc_va,
@@ -531,8 +533,8 @@ implicit_in_sync(struct vagx_device *dev, struct vagx_bo *bo)
 
 int
 vagx_device_submit(struct vagx_device *dev, unsigned queue_type, uint64_t desc_va,
-                   uint32_t out_sync, struct vagx_bo *const *bos, unsigned bo_count,
-                   const uint32_t *waits, unsigned wait_count)
+                   uint32_t out_sync, uint64_t out_point, struct vagx_bo *const *bos,
+                   unsigned bo_count, const uint32_t *waits, unsigned wait_count)
 {
    uint32_t stack[8] = { 0 }, *in = stack;
    unsigned in_count = 0, shared = 0;
@@ -556,9 +558,9 @@ vagx_device_submit(struct vagx_device *dev, unsigned queue_type, uint64_t desc_v
    const unsigned implicit_count = in_count;
    for (unsigned i = 0; i < wait_count; i++)
       in[in_count++] = waits[i];
-   int r = dev->ops->submit(dev, queue_type, desc_va, in, in_count, out_sync);
+   int r = dev->ops->submit(dev, queue_type, desc_va, in, in_count, out_sync, out_point);
    if (r == -ECANCELED && vagx_device_recreate_queue(dev, queue_type))
-      r = dev->ops->submit(dev, queue_type, desc_va, in, in_count, out_sync);
+      r = dev->ops->submit(dev, queue_type, desc_va, in, in_count, out_sync, out_point);
 
    /* Publish the job's fence in the shared BOs' dma_resv as a write, so
     * KMS (prepare_fb), compositors and other devices wait for it. */

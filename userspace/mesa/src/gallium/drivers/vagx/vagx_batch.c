@@ -19,10 +19,15 @@
 #define VAGX_BATCH_MAX_BYTES (8 * 1024 * 1024)
 /* Chunks a context keeps for reuse (beyond them, completed batches free theirs) */
 #define VAGX_CHUNK_POOL_MAX 64
-/* Submits of a context whose job may still run: one more waits for the
- * oldest, so the CPU runs at most this far ahead of the device and the
- * memory of pending batches stays bounded (VAGX_BATCH_MAX_BYTES each). */
-#define VAGX_MAX_INFLIGHT 8
+
+/* What the job's own two programs (background, end of tile) may charge to
+ * its geometry budget: a bind each and their decoded form, up to this many
+ * code words each (checked at submit; they load or store 8 render targets
+ * in a few dozen) */
+#define VAGX_BG_EOT_MAX_WORDS 256
+#define VAGX_BG_EOT_GEOMETRY                                                                   \
+   (2 * (VAGX_RENDER_GEOMETRY_BIND_COST +                                                      \
+         (uint64_t)(VAGX_BG_EOT_MAX_WORDS + 2) * VAGX_RENDER_GEOMETRY_CODE_COST))
 
 /* A cmd_end closes the command stream in the room a cmd_jump would take */
 static_assert(VAGX_CMD_END_LENGTH <= VAGX_CMD_JUMP_LENGTH, "cmd_end fits a chunk's tail");
@@ -179,6 +184,21 @@ vagx_batch_is_full(const struct vagx_batch *b)
    return b->chunk_bytes >= VAGX_BATCH_MAX_BYTES;
 }
 
+/* A cmd_bind_vertex/fragment_pipeline of the program in `code`, charged to
+ * the job's geometry budget as the device charges it: the bind, and the
+ * program's decoded form the first time the job binds it.  (Without memory
+ * for the set every bind is charged the program: more, never less.) */
+void
+vagx_batch_charge_bind(struct vagx_batch *b, struct vagx_bo *code, unsigned code_words)
+{
+   b->geometry += VAGX_RENDER_GEOMETRY_BIND_COST;
+   bool found = false;
+   if (b->programs)
+      _mesa_set_search_or_add(b->programs, code, &found);
+   if (!found)
+      b->geometry += (uint64_t)(code_words + 2) * VAGX_RENDER_GEOMETRY_CODE_COST;
+}
+
 /* Dependencies between batches of one context: batches are submitted in
  * flush order, so a batch that reads a resource another pending batch writes
  * (render to texture, then sample it) must flush that writer first, and a
@@ -231,7 +251,11 @@ vagx_get_batch(struct vagx_context *ctx)
    b->seq = ++ctx->batch_seq;
    b->clear = 0;
    b->draws = 0;
-   b->geometry = 0;
+   b->geometry = VAGX_BG_EOT_GEOMETRY;
+   if (b->programs)
+      _mesa_set_clear(b->programs, NULL);
+   else
+      b->programs = _mesa_pointer_set_create(NULL);
    b->failed = false;
    b->query = NULL;
    b->prim_query[0] = b->prim_query[1] = NULL;
@@ -308,8 +332,8 @@ vagx_context_retire(struct vagx_context *ctx)
 }
 
 /* Ends a batch.  After a submit (seq != 0) its BOs and chunks stay
- * referenced until the job completes; the oldest submit is waited for when
- * the context has too many pending. */
+ * referenced until the job completes (how many submits may be pending is
+ * the screen's bound, VAGX_MAX_INFLIGHT in vagx_fence.c). */
 static void
 batch_cleanup(struct vagx_context *ctx, struct vagx_batch *b, uint64_t seq)
 {
@@ -323,11 +347,6 @@ batch_cleanup(struct vagx_context *ctx, struct vagx_batch *b, uint64_t seq)
    util_dynarray_init(&b->bos, NULL);
    if (seq) {
       util_dynarray_append(&ctx->inflight, struct vagx_inflight, f);
-      if (util_dynarray_num_elements(&ctx->inflight, struct vagx_inflight) > VAGX_MAX_INFLIGHT) {
-         vagx_screen_wait_seq(ctx->screen,
-                              ((struct vagx_inflight *)util_dynarray_begin(&ctx->inflight))->seq,
-                              INT64_MAX);
-      }
       vagx_context_retire(ctx);
    } else {
       inflight_release(ctx, &f);
@@ -373,6 +392,8 @@ submit_render(struct vagx_context *ctx, struct vagx_batch *b)
       key.op[i] = b->key.cbufs[i] != NULL;
    if (!vagx_compile_eot(&key, &eot))
       return 0;
+   /* within what the batch reserved for them (VAGX_BG_EOT_GEOMETRY) */
+   assert(bg.code_words <= VAGX_BG_EOT_MAX_WORDS && eot.code_words <= VAGX_BG_EOT_MAX_WORDS);
 
    struct vagx_render_job rj;
    vagx_render_job_init(&rj);
@@ -568,5 +589,6 @@ vagx_batch_destroy_all(struct vagx_context *ctx)
    for (unsigned i = 0; i < VAGX_MAX_BATCHES; i++) {
       util_dynarray_fini(&ctx->batches[i].bo_set);
       util_dynarray_fini(&ctx->batches[i].write_set);
+      _mesa_set_destroy(ctx->batches[i].programs, NULL);
    }
 }

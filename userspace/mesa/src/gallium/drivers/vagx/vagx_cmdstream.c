@@ -110,6 +110,7 @@ program_for(struct vagx_context *ctx, struct vagx_batch *b, const struct vagx_sh
    p->gpr_count = info->gpr_count;
    p->uniform_count = info->push_count;
    vagx_batch_add_bo(b, code_bo);
+   vagx_batch_charge_bind(b, code_bo, info->code_words);
    if (info->push_count && !vagx_batch_upload(b, push, info->push_count * 4, 16, &p->uniform_va))
       return false;
    if (info->texture_count && stage < PIPE_SHADER_TYPES) {

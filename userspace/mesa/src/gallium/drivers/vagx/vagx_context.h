@@ -7,6 +7,7 @@
 #include "pipe/p_state.h"
 #include "util/disk_cache.h"
 #include "util/hash_table.h"
+#include "util/set.h"
 #include "util/slab.h"
 #include "util/u_dynarray.h"
 #include "util/u_suballoc.h"
@@ -34,8 +35,8 @@ struct vagx_screen {
    /* submission timeline (vagx_fence.c): seq order is SUBMIT order */
    simple_mtx_t submit_lock;
    uint64_t submit_seq;          /* last seq submitted */
-   uint64_t completed_seq;       /* every seq up to it has completed */
-   struct util_dynarray inflight; /* struct vagx_fence * of later seqs, in order */
+   uint64_t completed_seq;       /* every seq up to it has completed (last seen) */
+   uint32_t timeline;            /* timeline syncobj: submit seq signals point seq */
    struct slab_parent_pool transfer_pool;
    struct vagx_bo_cache bo_cache;
    struct disk_cache *disk_cache;
@@ -70,12 +71,13 @@ struct vagx_transfer {
    unsigned staging_stride;
 };
 
-/* A pipe fence and the completion of one submit (vagx_fence.c) */
+/* A pipe fence (vagx_fence.c): a point of its screen's timeline, or an
+ * imported sync_file's syncobj, or neither (signalled) */
 struct vagx_fence {
    struct pipe_reference reference;
    struct vagx_device *dev;
-   uint32_t syncobj;    /* 0: signalled, nothing to wait for */
-   uint64_t seq;        /* the screen submit it completes; 0: imported (sync_file) */
+   uint32_t syncobj;    /* imported (sync_file); 0 otherwise */
+   uint64_t seq;        /* the screen submit it completes (a point of screen->timeline); 0: none */
    int signalled;       /* seen signalled (p_atomic) */
 };
 
@@ -89,6 +91,9 @@ struct vagx_uncompiled_shader {
     * being the variant's own (vagx_variant.c) */
    struct hash_table *variants;
    const char *error;
+   /* SHA-1 of the preprocessed NIR: with the variant key, the disk cache's
+    * key of a compiled variant (vagx_shader.c) */
+   unsigned char nir_sha1[20];
 };
 
 /* What a blend CSO changes in a fragment shader variant (the options of
@@ -190,7 +195,12 @@ struct vagx_batch {
    double clear_depth;
    unsigned clear_stencil;
    unsigned draws;
-   uint64_t geometry;              /* upper bound of the job's geometry budget use */
+   /* upper bound of the job's geometry budget use (docs/hw/render.md): its
+    * primitives, draws, pipeline binds, distinct programs and queries */
+   uint64_t geometry;
+   /* struct vagx_bo * of the code of every program the control stream
+    * binds: the device charges a program's decoded form once per job */
+   struct set *programs;
    bool zs_discard;                /* zsbuf undefined or invalidated since its last clear or
                                     * writing draw: not stored */
    bool zs_undefined;              /* zsbuf was undefined when the batch began: not loaded */
@@ -361,7 +371,8 @@ bool vagx_screen_wait_seq(struct vagx_screen *s, uint64_t seq, int64_t abs_timeo
 /* Waits until the CPU may read (write false: the last write is done) or
  * write (every use is done) the BO.  Submitted work only: flush first. */
 void vagx_bo_wait_idle(struct vagx_screen *s, struct vagx_bo *bo, bool write);
-bool vagx_bo_is_busy(struct vagx_screen *s, struct vagx_bo *bo);
+/* Whether vagx_bo_wait_idle(s, bo, write) would wait */
+bool vagx_bo_is_busy(struct vagx_screen *s, struct vagx_bo *bo, bool write);
 struct vagx_fence *vagx_context_fence(struct vagx_context *ctx);
 
 /* vagx_bo_cache.c */
@@ -401,6 +412,7 @@ void vagx_context_retire(struct vagx_context *ctx);
 void vagx_batch_read(struct vagx_batch *b, struct vagx_resource *r);
 void vagx_batch_write(struct vagx_batch *b, struct vagx_resource *r);
 bool vagx_batch_is_full(const struct vagx_batch *b);
+void vagx_batch_charge_bind(struct vagx_batch *b, struct vagx_bo *code, unsigned code_words);
 void vagx_flush_batch(struct vagx_context *ctx, struct vagx_batch *batch);
 void vagx_flush_all(struct vagx_context *ctx);
 void vagx_flush_writer(struct vagx_context *ctx, struct vagx_resource *rsrc);

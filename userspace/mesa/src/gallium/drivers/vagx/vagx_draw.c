@@ -12,8 +12,9 @@
 #include "vagx_hw.h"
 
 /* Upper bound of what a draw charges to the render job's geometry budget
- * (docs/hw/render.md): every primitive the draw can assemble, times the
- * triangles clipping can cut one into (a triangle clipped by k planes, w >
+ * (docs/hw/render.md): the draw itself when it has vertices (the fragment
+ * state its primitives keep), and every primitive the draw can assemble,
+ * times the triangles clipping can cut one into (a triangle clipped by k planes, w >
  * 0, near, far and each clip distance, is a polygon of at most 3 + k
  * vertices, 1 + k triangles) or the 3 edges / vertices of a polygon mode
  * (clipping creates none that are drawn), each charged the primitive, its
@@ -26,8 +27,10 @@ draw_geometry_bound(const struct vagx_context *ctx, enum mesa_prim mode, unsigne
                     const struct vagx_shader_info *fi)
 {
    const struct pipe_rasterizer_state *rs = &ctx->rast->base;
-   if (rs->rasterizer_discard)
+   if (!count || !instances)
       return 0;
+   if (rs->rasterizer_discard)
+      return VAGX_RENDER_GEOMETRY_DRAW_COST;
    uint64_t prims = (uint64_t)u_decomposed_prims_for_vertices(mode, count) * instances;
    /* beyond the budget in any case; keeps the products below in range */
    prims = MIN2(prims, VAGX_RENDER_GEOMETRY_BUDGET);
@@ -48,8 +51,13 @@ draw_geometry_bound(const struct vagx_context *ctx, enum mesa_prim mode, unsigne
    if (x1 > x0 && y1 > y0)
       tiles = (uint64_t)((x1 - 1) / VAGX_TILE_SIZE - x0 / VAGX_TILE_SIZE + 1) *
               ((y1 - 1) / VAGX_TILE_SIZE - y0 / VAGX_TILE_SIZE + 1);
-   unsigned cfs = fi->fs_cf_base + fi->fs_cf_count;
-   return prims * (VAGX_RENDER_GEOMETRY_PRIM_COST + (uint64_t)cfs * VAGX_RENDER_GEOMETRY_CF_COST +
+   /* the device counts a primitive's coefficient registers up to the end of
+    * its last binding taken as 16-bit slots, two registers each (render_vdm:
+    * cf + 2 * count), which is up to 4 past the registers the bindings fill
+    * (cmd_bind_fragment_pipeline.cf_count; a binding covers at most 4) */
+   unsigned cfs = fi->fs_cf_base + fi->fs_cf_count + 4;
+   return VAGX_RENDER_GEOMETRY_DRAW_COST +
+          prims * (VAGX_RENDER_GEOMETRY_PRIM_COST + (uint64_t)cfs * VAGX_RENDER_GEOMETRY_CF_COST +
                    tiles * VAGX_RENDER_GEOMETRY_BIN_COST);
 }
 
@@ -99,11 +107,25 @@ draw_begin_batch(struct vagx_context *ctx, struct draw_emit *e, struct vagx_batc
    return true;
 }
 
+/* Upper bound of what the state a draw may emit before it charges to the
+ * job's geometry budget (draw_begin_batch, vagx_emit_draw_state): both
+ * pipeline binds with their programs' first binding in the job, and the
+ * three queries that can begin.  What the commands really charge is added
+ * as they are emitted (vagx_batch_charge_bind, the query begins). */
+static uint64_t
+draw_state_bound(const struct draw_emit *e)
+{
+   return 2 * VAGX_RENDER_GEOMETRY_BIND_COST +
+          (uint64_t)(e->vs->info.code_words + e->fs->info.code_words + 4) *
+             VAGX_RENDER_GEOMETRY_CODE_COST +
+          3 * VAGX_RENDER_GEOMETRY_QUERY_COST;
+}
+
 /* One cmd_draw of `count` vertices x `instances` (for an indirect draw, the
  * values its arguments hold), in the current batch, or in a fresh one when
- * the batch is full or the draw would take it over the job's geometry
- * budget (the budget bound is per draw, so only earlier draws are split
- * off: one draw over the budget on its own still fails). */
+ * the batch is full or the draw and the state it may bind would take it
+ * over the job's geometry budget (the bound is per draw, so only earlier
+ * draws are split off: one draw over the budget on its own still fails). */
 static bool
 draw_emit_one(struct vagx_context *ctx, struct draw_emit *e, const struct vagx_cmd_draw *d,
               unsigned count, unsigned instances)
@@ -112,7 +134,8 @@ draw_emit_one(struct vagx_context *ctx, struct draw_emit *e, const struct vagx_c
       draw_geometry_bound(ctx, e->info->mode, count, instances, &e->vs->info, &e->fs->info);
    struct vagx_batch *b = vagx_get_batch(ctx);
    if (b->draws &&
-       (vagx_batch_is_full(b) || b->geometry + geometry > VAGX_RENDER_GEOMETRY_BUDGET)) {
+       (vagx_batch_is_full(b) ||
+        b->geometry + geometry + draw_state_bound(e) > VAGX_RENDER_GEOMETRY_BUDGET)) {
       vagx_flush_batch(ctx, b);
       b = vagx_get_batch(ctx);
    }

@@ -4,13 +4,13 @@
  *
  * Every render submit of every context of a screen goes to the device's one
  * render queue, which completes its jobs in order.  The screen numbers the
- * submits (seq, assigned under submit_lock in SUBMIT order) and keeps the
- * fence (a syncobj the job signals) of each one not yet seen complete.  A
- * BO records the seq of its last use and last write (vagx_bo), so a CPU
- * access waits for exactly the submit it needs, and "seq S done" implies
- * every earlier seq is.  Pipe fences are the same objects: a context's
- * fence is the fence of its last submit; fences imported from a sync_file
- * have no seq.
+ * submits (seq, assigned under submit_lock in SUBMIT order) and each one
+ * signals point seq of the screen's timeline syncobj, so "seq S is done"
+ * is one timeline wait or query, and implies every earlier seq is.  A BO
+ * records the seq of its last use and last write (vagx_bo), so a CPU access
+ * waits for exactly the submit it needs.  Pipe fences are points of the
+ * timeline too (a context's fence is its last submit's); fences imported
+ * from a sync_file have a syncobj of their own instead.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,19 +21,20 @@
 #include "util/u_memory.h"
 #include "vagx_context.h"
 
-/* A fence owning a new syncobj, created signalled: a submit that fails
- * leaves it so, and nobody can wait for a job that never ran. */
+/* Submits of a screen (all its contexts) whose job may still run: the
+ * submit after them waits for the oldest, so the CPU runs at most this far
+ * ahead of the device and the memory of pending batches (their chunks and
+ * BO references, VAGX_BATCH_MAX_BYTES each at most) stays bounded.  Below
+ * it, nothing waits. */
+#define VAGX_MAX_INFLIGHT 8
+
 static struct vagx_fence *
-fence_create(struct vagx_device *dev)
+fence_alloc(struct vagx_device *dev)
 {
    struct vagx_fence *f = CALLOC_STRUCT(vagx_fence);
-   if (!f)
-      return NULL;
-   pipe_reference_init(&f->reference, 1);
-   f->dev = dev;
-   if (dev->ops->syncobj_create(dev, &f->syncobj)) {
-      FREE(f);
-      return NULL;
+   if (f) {
+      pipe_reference_init(&f->reference, 1);
+      f->dev = dev;
    }
    return f;
 }
@@ -50,7 +51,7 @@ vagx_fence_reference(struct vagx_fence **ptr, struct vagx_fence *f)
    *ptr = f;
 }
 
-/* Waits for the syncobj alone (no timeline bookkeeping). */
+/* Waits for an imported fence's syncobj (no timeline) */
 static bool
 fence_wait_syncobj(struct vagx_fence *f, int64_t abs_timeout)
 {
@@ -62,50 +63,34 @@ fence_wait_syncobj(struct vagx_fence *f, int64_t abs_timeout)
    return true;
 }
 
-/* Drops the fences of completed submits from the head of the timeline:
- * those up to `upto` (known complete) and then those already signalled
- * (a poll each, stopping at the first busy one: later ones cannot be done
- * before it).  Called with submit_lock held. */
-static void
-retire_locked(struct vagx_screen *s, uint64_t upto)
+/* The last seq the timeline says has completed (every one before it has):
+ * a QUERY of the timeline's last signalled point.  Called with submit_lock
+ * held. */
+static uint64_t
+query_completed_locked(struct vagx_screen *s)
 {
-   unsigned n = util_dynarray_num_elements(&s->inflight, struct vagx_fence *), done = 0;
-   struct vagx_fence **f = util_dynarray_begin(&s->inflight);
-   while (done < n && (f[done]->seq <= upto || fence_wait_syncobj(f[done], 0))) {
-      s->completed_seq = MAX2(s->completed_seq, f[done]->seq);
-      vagx_fence_reference(&f[done], NULL);
-      done++;
+   if (s->completed_seq < s->submit_seq) {
+      uint64_t point = 0;
+      if (!drmSyncobjQuery(s->dev.fd, &s->timeline, &point, 1))
+         s->completed_seq = MAX2(s->completed_seq, MIN2(point, s->submit_seq));
    }
-   if (done) {
-      memmove(f, f + done, (n - done) * sizeof(*f));
-      s->inflight.size -= done * sizeof(*f);
-   }
+   return s->completed_seq;
 }
 
 uint64_t
 vagx_screen_completed_seq(struct vagx_screen *s)
 {
    simple_mtx_lock(&s->submit_lock);
-   retire_locked(s, 0);
-   uint64_t c = s->completed_seq;
+   uint64_t c = query_completed_locked(s);
    simple_mtx_unlock(&s->submit_lock);
    return c;
 }
 
-/* The fence of submit seq (referenced), NULL when it has completed. */
-static struct vagx_fence *
-fence_of_seq_locked(struct vagx_screen *s, uint64_t seq)
+/* Waits for point seq of the timeline; false at the timeout. */
+static bool
+timeline_wait(struct vagx_screen *s, uint64_t seq, int64_t abs_timeout)
 {
-   if (seq <= s->completed_seq)
-      return NULL;
-   util_dynarray_foreach(&s->inflight, struct vagx_fence *, it) {
-      if ((*it)->seq >= seq) {
-         struct vagx_fence *f = NULL;
-         vagx_fence_reference(&f, *it);
-         return f;
-      }
-   }
-   return NULL;
+   return drmSyncobjTimelineWait(s->dev.fd, &s->timeline, &seq, 1, abs_timeout, 0, NULL) == 0;
 }
 
 bool
@@ -114,19 +99,20 @@ vagx_screen_wait_seq(struct vagx_screen *s, uint64_t seq, int64_t abs_timeout)
    if (!seq)
       return true;
    simple_mtx_lock(&s->submit_lock);
-   struct vagx_fence *f = fence_of_seq_locked(s, seq);
+   const bool done = seq <= s->completed_seq;
    simple_mtx_unlock(&s->submit_lock);
-   if (!f)
+   if (done)
       return true;
+   /* VAGX_DEBUG=waits: the waits that block (tests/gl/run counts them) */
+   if ((s->debug & VAGX_DBG_WAITS) && abs_timeout && !timeline_wait(s, seq, 0))
+      fprintf(stderr, "vagx: CPU waits for submit %llu\n", (unsigned long long)seq);
    /* the wait itself without the lock: other contexts keep submitting */
-   bool ok = fence_wait_syncobj(f, abs_timeout);
-   if (ok) {
-      simple_mtx_lock(&s->submit_lock);
-      retire_locked(s, f->seq);
-      simple_mtx_unlock(&s->submit_lock);
-   }
-   vagx_fence_reference(&f, NULL);
-   return ok;
+   if (!timeline_wait(s, seq, abs_timeout))
+      return false;
+   simple_mtx_lock(&s->submit_lock);
+   s->completed_seq = MAX2(s->completed_seq, seq);
+   simple_mtx_unlock(&s->submit_lock);
+   return true;
 }
 
 void
@@ -139,12 +125,13 @@ vagx_bo_wait_idle(struct vagx_screen *s, struct vagx_bo *bo, bool write)
 }
 
 bool
-vagx_bo_is_busy(struct vagx_screen *s, struct vagx_bo *bo)
+vagx_bo_is_busy(struct vagx_screen *s, struct vagx_bo *bo, bool write)
 {
    simple_mtx_lock(&s->submit_lock);
-   uint64_t seq = bo->last_use_seq;
+   uint64_t seq = write ? bo->last_use_seq : bo->last_write_seq;
+   const bool busy = seq > query_completed_locked(s);
    simple_mtx_unlock(&s->submit_lock);
-   return seq > vagx_screen_completed_seq(s);
+   return busy;
 }
 
 uint64_t
@@ -153,51 +140,51 @@ vagx_screen_submit(struct vagx_screen *s, uint64_t desc_va, struct vagx_bo *cons
                    const uint32_t *waits, unsigned wait_count)
 {
    struct vagx_device *dev = &s->dev;
-   struct vagx_fence *f = fence_create(dev);
-   if (!f)
-      return 0;
    simple_mtx_lock(&s->submit_lock);
-   int r = vagx_device_submit(dev, DRM_VAGX_QUEUE_TYPE_RENDER, desc_va, f->syncobj, bos,
+   /* the timeline's next point: the last one, as vagx_device_submit needs
+    * for implicit sync, since seqs are given out under this lock */
+   uint64_t seq = s->submit_seq + 1, too_far = 0;
+   int r = vagx_device_submit(dev, DRM_VAGX_QUEUE_TYPE_RENDER, desc_va, s->timeline, seq, bos,
                               bo_count, waits, wait_count);
-   uint64_t seq = 0;
    if (r) {
       fprintf(stderr, "vagx: SUBMIT failed: %s\n", strerror(-r));
+      seq = 0;
    } else {
-      seq = f->seq = ++s->submit_seq;
+      s->submit_seq = seq;
       for (unsigned i = 0; i < bo_count; i++)
          bos[i]->last_use_seq = seq;
       for (unsigned i = 0; i < write_count; i++)
          writes[i]->last_write_seq = seq;
-      util_dynarray_append(&s->inflight, struct vagx_fence *, f);
-      f = NULL;
+      /* more than VAGX_MAX_INFLIGHT pending (those done are not: the
+       * query), the CPU waits until only VAGX_MAX_INFLIGHT are left */
+      if (seq - s->completed_seq > VAGX_MAX_INFLIGHT &&
+          seq - query_completed_locked(s) > VAGX_MAX_INFLIGHT)
+         too_far = seq - VAGX_MAX_INFLIGHT;
    }
    simple_mtx_unlock(&s->submit_lock);
-   vagx_fence_reference(&f, NULL);
+   if (too_far)
+      vagx_screen_wait_seq(s, too_far, INT64_MAX);
    return seq;
 }
 
 void
 vagx_screen_fini_timeline(struct vagx_screen *s)
 {
-   util_dynarray_foreach(&s->inflight, struct vagx_fence *, it) {
-      fence_wait_syncobj(*it, INT64_MAX);
-      vagx_fence_reference(it, NULL);
+   if (s->timeline) {
+      vagx_screen_wait_seq(s, s->submit_seq, INT64_MAX);
+      s->dev.ops->syncobj_destroy(&s->dev, s->timeline);
    }
-   util_dynarray_fini(&s->inflight);
    simple_mtx_destroy(&s->submit_lock);
 }
 
-/* A signalled fence without a syncobj: a context with nothing submitted
- * or whose last submit has completed. */
+/* A signalled fence: a context with nothing submitted or whose last submit
+ * has completed. */
 static struct vagx_fence *
 fence_signalled(struct vagx_device *dev)
 {
-   struct vagx_fence *f = CALLOC_STRUCT(vagx_fence);
-   if (f) {
-      pipe_reference_init(&f->reference, 1);
-      f->dev = dev;
+   struct vagx_fence *f = fence_alloc(dev);
+   if (f)
       f->signalled = true;
-   }
    return f;
 }
 
@@ -205,10 +192,12 @@ struct vagx_fence *
 vagx_context_fence(struct vagx_context *ctx)
 {
    struct vagx_screen *s = ctx->screen;
-   simple_mtx_lock(&s->submit_lock);
-   struct vagx_fence *f = fence_of_seq_locked(s, ctx->last_seq);
-   simple_mtx_unlock(&s->submit_lock);
-   return f ? f : fence_signalled(&s->dev);
+   if (ctx->last_seq <= vagx_screen_completed_seq(s))
+      return fence_signalled(&s->dev);
+   struct vagx_fence *f = fence_alloc(&s->dev);
+   if (f)
+      f->seq = ctx->last_seq;
+   return f;
 }
 
 /* ---- pipe_screen / pipe_context fence hooks ---- */
@@ -221,31 +210,46 @@ vagx_screen_fence_reference(struct pipe_screen *pscreen, struct pipe_fence_handl
 }
 
 static bool
-vagx_fence_finish(struct pipe_screen *pscreen, struct pipe_context *pctx,
-                  struct pipe_fence_handle *pf, uint64_t timeout)
+fence_wait(struct vagx_fence *f, int64_t abs)
 {
-   struct vagx_fence *f = (struct vagx_fence *)pf;
-   /* fences are made by a flush (there are no deferred ones): nothing of
-    * pctx needs flushing for this one to signal */
-   int64_t abs = os_time_get_absolute_timeout(timeout);
-   if (abs == OS_TIMEOUT_INFINITE)
-      abs = INT64_MAX;
    /* the timeline of the screen that submitted it */
    if (f->seq)
       return vagx_screen_wait_seq(container_of(f->dev, struct vagx_screen, dev), f->seq, abs);
    return fence_wait_syncobj(f, abs);
 }
 
-/* sync_file of a fence: the syncobj's, or a new signalled one */
+static bool
+vagx_fence_finish(struct pipe_screen *pscreen, struct pipe_context *pctx,
+                  struct pipe_fence_handle *pf, uint64_t timeout)
+{
+   /* fences are made by a flush (there are no deferred ones): nothing of
+    * pctx needs flushing for this one to signal */
+   int64_t abs = os_time_get_absolute_timeout(timeout);
+   if (abs == OS_TIMEOUT_INFINITE)
+      abs = INT64_MAX;
+   return fence_wait((struct vagx_fence *)pf, abs);
+}
+
+/* sync_file of a fence: of the imported syncobj, or of a new binary one
+ * holding the fence's timeline point (TRANSFER), or a signalled one */
 static int
 vagx_fence_get_fd(struct pipe_screen *pscreen, struct pipe_fence_handle *pf)
 {
    struct vagx_fence *f = (struct vagx_fence *)pf;
-   struct vagx_device *dev = f->dev; /* the syncobj's file */
+   struct vagx_device *dev = f->dev; /* the syncobjs' file */
    uint32_t syncobj = f->syncobj;
    int fd = -1;
-   if (!syncobj && dev->ops->syncobj_create(dev, &syncobj))
-      return -1;
+   if (!syncobj) {
+      if (dev->ops->syncobj_create(dev, &syncobj))
+         return -1;
+      const uint32_t timeline = container_of(dev, struct vagx_screen, dev)->timeline;
+      if (f->seq && drmSyncobjTransfer(dev->fd, syncobj, 0, timeline, f->seq, 0)) {
+         fprintf(stderr, "vagx: cannot transfer timeline point %llu: %s\n",
+                 (unsigned long long)f->seq, strerror(errno));
+         dev->ops->syncobj_destroy(dev, syncobj);
+         return -1;
+      }
+   }
    if (drmSyncobjExportSyncFile(dev->fd, syncobj, &fd))
       fd = -1;
    if (syncobj != f->syncobj)
@@ -263,11 +267,9 @@ vagx_create_fence_fd(struct pipe_context *pctx, struct pipe_fence_handle **pfenc
    *pfence = NULL;
    if (type != PIPE_FD_TYPE_NATIVE_SYNC)
       return;
-   struct vagx_fence *f = CALLOC_STRUCT(vagx_fence);
+   struct vagx_fence *f = fence_alloc(dev);
    if (!f)
       return;
-   pipe_reference_init(&f->reference, 1);
-   f->dev = dev;
    if (drmSyncobjCreate(dev->fd, 0, &f->syncobj)) {
       FREE(f);
       return;
@@ -290,7 +292,7 @@ vagx_fence_server_sync(struct pipe_context *pctx, struct pipe_fence_handle *pf)
    struct vagx_context *ctx = vagx_context(pctx);
    struct vagx_device *dev = &ctx->screen->dev;
    struct vagx_fence *f = (struct vagx_fence *)pf;
-   if (!f->syncobj || p_atomic_read(&f->signalled) || (f->seq && f->dev == dev))
+   if (p_atomic_read(&f->signalled) || (!f->syncobj && !f->seq) || (f->seq && f->dev == dev))
       return;
    struct vagx_fence *ref = NULL;
    if (f->dev == dev) {
@@ -305,7 +307,7 @@ vagx_fence_server_sync(struct pipe_context *pctx, struct pipe_fence_handle *pf)
       if (!ref) {
          /* no device wait possible: the CPU waits instead */
          fprintf(stderr, "vagx: fence of another device: waiting on the CPU\n");
-         fence_wait_syncobj(f, INT64_MAX);
+         fence_wait(f, INT64_MAX);
          return;
       }
    }
@@ -317,7 +319,9 @@ vagx_init_screen_fence_functions(struct pipe_screen *p)
 {
    struct vagx_screen *s = vagx_screen(p);
    simple_mtx_init(&s->submit_lock, mtx_plain);
-   util_dynarray_init(&s->inflight, NULL);
+   /* no point yet: every wait is for a point submitted since */
+   if (drmSyncobjCreate(s->dev.fd, 0, &s->timeline))
+      fprintf(stderr, "vagx: cannot create the timeline syncobj: %s\n", strerror(errno));
    p->fence_reference = vagx_screen_fence_reference;
    p->fence_finish = vagx_fence_finish;
    p->fence_get_fd = vagx_fence_get_fd;

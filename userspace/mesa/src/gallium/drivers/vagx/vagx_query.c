@@ -335,6 +335,7 @@ batch_update_prim_queries(struct vagx_context *ctx, struct vagx_batch *b)
       qb.type = type;
       qb.result_va = query_bo(want)->va + want->offset;
       vagx_cmd_query_begin_pack(vagx_cs_emit(b, VAGX_CMD_QUERY_BEGIN_LENGTH), &qb);
+   b->geometry += VAGX_RENDER_GEOMETRY_QUERY_COST;
       vagx_batch_add_bo_write(b, query_bo(want));
       want->batch_mask |= 1u << b->idx;
       want->in_job = true;
@@ -360,6 +361,7 @@ batch_update_query(struct vagx_context *ctx, struct vagx_batch *b)
                                                          : VAGX_QUERY_TYPE_OCCLUSION_PREDICATE;
    qb.result_va = query_bo(want)->va + want->offset;
    vagx_cmd_query_begin_pack(vagx_cs_emit(b, VAGX_CMD_QUERY_BEGIN_LENGTH), &qb);
+   b->geometry += VAGX_RENDER_GEOMETRY_QUERY_COST;
    vagx_batch_add_bo_write(b, query_bo(want));
    want->batch_mask |= 1u << b->idx;
    want->in_job = true;

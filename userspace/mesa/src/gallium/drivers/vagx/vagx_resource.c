@@ -368,22 +368,43 @@ vagx_resource_create_with_modifiers(struct pipe_screen *pscreen,
 
 /* ---- transfers ---- */
 
+/* Largest buffer a range discard renames (copying the rest of it on the
+ * CPU); a larger one waits for the jobs that use it, as the copy would cost
+ * about as much as a frame */
+#define VAGX_RENAME_COPY_MAX (1024 * 1024)
+
 /* Gives a buffer whose contents are discarded new storage when the old one
  * is still in use (by a submitted job or a pending batch), instead of
  * waiting: batches keep their reference to the old BO, later draws see the
- * new one (they take rsrc->bo when they are encoded).  Not for BOs other
- * processes or devices see.  Returns whether the resource has new storage. */
+ * new one (they take rsrc->bo when they are encoded).  With `range` (a
+ * range discard, PIPE_MAP_DISCARD_RANGE: glBufferSubData, glMapBufferRange
+ * with GL_MAP_INVALIDATE_RANGE_BIT), the rest of the buffer is copied into
+ * the new storage, which is only possible while no job or pending batch
+ * writes the buffer (jobs that only read it leave the old contents final)
+ * and done only for buffers up to VAGX_RENAME_COPY_MAX.  Not for BOs other
+ * processes or devices see, nor for persistently mapped buffers (the
+ * application keeps its pointer into the old storage).  Returns whether the
+ * resource has new storage. */
 static bool
-buffer_rename(struct vagx_context *ctx, struct vagx_resource *rsrc)
+buffer_rename(struct vagx_context *ctx, struct vagx_resource *rsrc, const struct pipe_box *range)
 {
    struct vagx_bo *old = rsrc->bo;
-   if (rsrc->base.target != PIPE_BUFFER || old->flags || old->prime_fd >= 0)
+   if (rsrc->base.target != PIPE_BUFFER || old->flags || old->prime_fd >= 0 ||
+       (rsrc->base.flags & PIPE_RESOURCE_FLAG_MAP_PERSISTENT))
       return false;
-   if (!rsrc->writer && !rsrc->reader_mask && !vagx_bo_is_busy(ctx->screen, old))
+   if (!rsrc->writer && !rsrc->reader_mask && !vagx_bo_is_busy(ctx->screen, old, true))
+      return false;
+   if (range && (rsrc->base.width0 > VAGX_RENAME_COPY_MAX || rsrc->writer ||
+                 vagx_bo_is_busy(ctx->screen, old, false)))
       return false;
    struct vagx_bo *bo = vagx_screen_bo_create(ctx->screen, old->size, "resource");
    if (!bo)
       return false;
+   if (range) {
+      const unsigned end = range->x + range->width;
+      memcpy(bo->map, old->map, range->x);
+      memcpy((uint8_t *)bo->map + end, (const uint8_t *)old->map + end, rsrc->base.width0 - end);
+   }
    rsrc->bo = bo;
    vagx_bo_unreference(old);
    /* every context that has the buffer bound emits its address again */
@@ -405,9 +426,12 @@ vagx_transfer_map(struct pipe_context *pctx, struct pipe_resource *prsc, unsigne
 
    /* GPU work on the resource must land before the CPU looks at it:
     * submitted (flush), then done (the BO's last write for a read, its last
-    * use for a write).  A whole-buffer discard renames a busy buffer instead. */
+    * use for a write).  A discard of the whole buffer or of a range of it
+    * renames a busy buffer instead. */
+   const bool discard_range = (usage & PIPE_MAP_DISCARD_RANGE) && !(usage & PIPE_MAP_READ);
    if (!(usage & PIPE_MAP_UNSYNCHRONIZED) &&
-       !((usage & PIPE_MAP_DISCARD_WHOLE_RESOURCE) && buffer_rename(ctx, rsrc))) {
+       !((usage & PIPE_MAP_DISCARD_WHOLE_RESOURCE) && buffer_rename(ctx, rsrc, NULL)) &&
+       !(discard_range && buffer_rename(ctx, rsrc, box))) {
       if (usage & PIPE_MAP_WRITE)
          vagx_flush_readers(ctx, rsrc);
       vagx_flush_writer(ctx, rsrc);
@@ -574,7 +598,7 @@ vagx_invalidate_resource(struct pipe_context *pctx, struct pipe_resource *prsc)
       vagx_resource(prsc)->undefined = true;
    /* glInvalidateBufferData, glBufferData of the same size: new storage
     * if the old one is busy, so no later map waits for it */
-   buffer_rename(ctx, vagx_resource(prsc));
+   buffer_rename(ctx, vagx_resource(prsc), NULL);
 }
 
 void

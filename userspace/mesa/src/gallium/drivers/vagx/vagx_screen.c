@@ -343,18 +343,28 @@ vagx_query_memory_info(struct pipe_screen *pscreen, struct pipe_memory_info *inf
    info->avail_device_memory = 1024 * 1024;
 }
 
-/* The shader cache is keyed by this build of the driver (its build-id), so
- * NIR cached by an older build with other compiler options or caps is never
- * loaded by a newer one. */
+/* The shader cache (st's NIR and the driver's compiled variants,
+ * vagx_shader.c) is keyed by this build of the driver and of the compiler
+ * (their build-ids: one today, as the compiler is linked into the driver's
+ * library, two if it ever is a library of its own), so nothing cached by
+ * another build, with other compiler options, caps or code generation, is
+ * loaded.  No debug flag changes the code, so none is in the key. */
 static void
 vagx_disk_cache_init(struct vagx_screen *screen)
 {
-   const struct build_id_note *note = build_id_find_nhdr_for_addr(vagx_disk_cache_init);
-   if (!note || build_id_length(note) != 20)
+   const struct build_id_note *driver = build_id_find_nhdr_for_addr(vagx_disk_cache_init);
+   const struct build_id_note *compiler = build_id_find_nhdr_for_addr(vagx_compile_shader);
+   if (!driver || !compiler)
       return;
-   char id[41];
-   _mesa_sha1_format(id, build_id_data(note));
-   screen->disk_cache = disk_cache_create("vagx", id, screen->debug);
+   struct mesa_sha1 ctx;
+   unsigned char sha1[SHA1_DIGEST_LENGTH];
+   _mesa_sha1_init(&ctx);
+   _mesa_sha1_update(&ctx, build_id_data(driver), build_id_length(driver));
+   _mesa_sha1_update(&ctx, build_id_data(compiler), build_id_length(compiler));
+   _mesa_sha1_final(&ctx, sha1);
+   char id[SHA1_DIGEST_STRING_LENGTH];
+   _mesa_sha1_format(id, sha1);
+   screen->disk_cache = disk_cache_create("vagx", id, 0);
 }
 
 struct pipe_screen *

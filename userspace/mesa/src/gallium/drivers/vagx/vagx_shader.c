@@ -7,9 +7,12 @@
 #include <string.h>
 #include "compiler/nir/nir_builder.h"
 #include "compiler/nir/nir_lower_blend.h"
+#include "compiler/nir/nir_serialize.h"
 #include "nir/nir_draw_helpers.h"
 #include "nir/tgsi_to_nir.h"
+#include "util/blob.h"
 #include "util/format/u_format.h"
+#include "util/mesa-sha1.h"
 #include "util/u_memory.h"
 #include "vagx_context.h"
 
@@ -48,6 +51,14 @@ vagx_create_shader_state(struct pipe_context *p, const struct pipe_shader_state 
    so->so_outputs_written = nir->info.outputs_written;
    vagx_preprocess_nir(nir);
    so->nir = nir;
+   if (ctx->screen->disk_cache) {
+      /* what every variant is compiled from: part of its disk cache key */
+      struct blob blob;
+      blob_init(&blob);
+      nir_serialize(&blob, nir, true);
+      _mesa_sha1_compute(blob.data, blob.size, so->nir_sha1);
+      blob_finish(&blob);
+   }
 
    /* precompile the default variant: RGBA8 render target 0, no blending */
    struct vagx_fs_key key = { .nr_cbufs = 1 };
@@ -117,6 +128,79 @@ lower_blend(nir_shader *nir, const struct vagx_variant_key *k)
    NIR_PASS(_, nir, nir_lower_blend, &opts);
 }
 
+/* The disk cache holds compiled variants, keyed by the SHA-1 of the
+ * preprocessed NIR and the whole variant key (the cache itself is keyed by
+ * the driver's and the compiler's build: vagx_disk_cache_init), as the
+ * vagx_shader_info (without its code pointer), the stipple unit and the
+ * code.  Not used while VAGX_DEBUG asks to see compiles. */
+static struct disk_cache *
+variant_disk_cache(const struct vagx_screen *s)
+{
+   return (s->debug & (VAGX_DBG_SHADERS | VAGX_DBG_SHADERDB | VAGX_DBG_NIR)) ? NULL
+                                                                            : s->disk_cache;
+}
+
+static void
+variant_cache_key(struct disk_cache *cache, const struct vagx_uncompiled_shader *so,
+                  const struct vagx_variant_key *k, cache_key key)
+{
+   uint8_t data[sizeof(so->nir_sha1) + sizeof(*k)];
+   memcpy(data, so->nir_sha1, sizeof(so->nir_sha1));
+   memcpy(data + sizeof(so->nir_sha1), k, sizeof(*k));
+   disk_cache_compute_key(cache, data, sizeof(data), key);
+}
+
+static bool
+variant_cache_load(struct disk_cache *cache, const cache_key key, struct vagx_compiled_shader *v)
+{
+   size_t size;
+   void *data = disk_cache_get(cache, key, &size);
+   if (!data)
+      return false;
+   struct blob_reader r;
+   blob_reader_init(&r, data, size);
+   struct vagx_shader_info info;
+   blob_copy_bytes(&r, &info, sizeof(info));
+   const int stipple_unit = (int)blob_read_uint32(&r);
+   const void *code = blob_read_bytes(&r, (size_t)info.code_words * 8);
+   bool ok = !r.overrun && r.current == r.end && info.code_words &&
+             (info.code = malloc((size_t)info.code_words * 8));
+   if (ok) {
+      memcpy(info.code, code, (size_t)info.code_words * 8);
+      v->info = info;
+      v->stipple_unit = stipple_unit;
+   }
+   free(data);
+   return ok;
+}
+
+static void
+variant_cache_store(struct disk_cache *cache, const cache_key key,
+                    const struct vagx_compiled_shader *v)
+{
+   struct vagx_shader_info info = v->info;
+   info.code = NULL;
+   struct blob blob;
+   blob_init(&blob);
+   blob_write_bytes(&blob, &info, sizeof(info));
+   blob_write_uint32(&blob, (uint32_t)v->stipple_unit);
+   blob_write_bytes(&blob, v->info.code, (size_t)v->info.code_words * 8);
+   if (!blob.out_of_memory)
+      disk_cache_put(cache, key, blob.data, blob.size, NULL);
+   blob_finish(&blob);
+}
+
+/* The variant's code in a BO of its own (false: no memory) */
+static bool
+variant_upload(struct vagx_context *ctx, struct vagx_compiled_shader *v)
+{
+   v->bo = vagx_screen_bo_create(ctx->screen, v->info.code_words * 8 + 64, "shader");
+   if (!v->bo)
+      return false;
+   memcpy(v->bo->map, v->info.code, v->info.code_words * 8);
+   return true;
+}
+
 static struct vagx_compiled_shader *
 compile_variant(struct vagx_context *ctx, struct vagx_uncompiled_shader *so,
                 const struct vagx_variant_key *k)
@@ -126,6 +210,18 @@ compile_variant(struct vagx_context *ctx, struct vagx_uncompiled_shader *so,
       return NULL;
    memcpy(&v->key, k, sizeof(*k)); /* every byte: the table compares them */
    v->stipple_unit = -1;
+   struct disk_cache *cache = variant_disk_cache(ctx->screen);
+   cache_key ckey;
+   if (cache) {
+      variant_cache_key(cache, so, k, ckey);
+      if (variant_cache_load(cache, ckey, v)) {
+         if (ctx->screen->debug & VAGX_DBG_CACHE)
+            fprintf(stderr, "vagx: %s variant loaded from the disk cache\n",
+                    gl_shader_stage_name(v->info.stage));
+         v->ok = variant_upload(ctx, v);
+         return v;
+      }
+   }
    nir_shader *nir = nir_shader_clone(NULL, so->nir);
    if (nir->info.stage == MESA_SHADER_FRAGMENT) {
       /* before nir_lower_blend, which rejects FRAG_RESULT_COLOR */
@@ -142,17 +238,18 @@ compile_variant(struct vagx_context *ctx, struct vagx_uncompiled_shader *so,
       }
    }
    const char *err = NULL;
+   const gl_shader_stage nir_stage = nir->info.stage;
    v->ok = vagx_compile_shader(nir, &k->base, &v->info, &err);
    ralloc_free(nir);
+   if (ctx->screen->debug & VAGX_DBG_CACHE)
+      fprintf(stderr, "vagx: %s variant compiled\n", gl_shader_stage_name(nir_stage));
    if (!v->ok) {
       so->error = err;
    } else {
       report(ctx->screen, &v->info, "variant");
-      v->bo = vagx_screen_bo_create(ctx->screen, v->info.code_words * 8 + 64, "shader");
-      if (v->bo)
-         memcpy(v->bo->map, v->info.code, v->info.code_words * 8);
-      else
-         v->ok = false;
+      if (cache)
+         variant_cache_store(cache, ckey, v);
+      v->ok = variant_upload(ctx, v);
    }
    return v;
 }

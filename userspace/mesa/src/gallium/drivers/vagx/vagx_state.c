@@ -27,6 +27,17 @@ vagx_create_blend(struct pipe_context *p, const struct pipe_blend_state *s)
    return c;
 }
 
+/* PIPE_POLYGON_MODE_FILL_RECTANGLE (NV_fill_rectangle) is not exposed */
+static unsigned
+fill_mode(unsigned mode)
+{
+   switch (mode) {
+   case PIPE_POLYGON_MODE_LINE: return VAGX_FILL_MODE_LINE;
+   case PIPE_POLYGON_MODE_POINT: return VAGX_FILL_MODE_POINT;
+   default: return VAGX_FILL_MODE_FILL;
+   }
+}
+
 static void *
 vagx_create_rast(struct pipe_context *p, const struct pipe_rasterizer_state *rs)
 {
@@ -45,12 +56,8 @@ vagx_create_rast(struct pipe_context *p, const struct pipe_rasterizer_state *rs)
     * same orientation as the hardware's (softpipe: det > 0 is back-facing
     * with front_ccw), so it maps 1:1 */
    r->front_face = rs->front_ccw ? VAGX_FRONT_FACE_CCW : VAGX_FRONT_FACE_CW;
-   r->fill_front = rs->fill_front == PIPE_POLYGON_MODE_LINE ? VAGX_FILL_MODE_LINE
-                   : rs->fill_front == PIPE_POLYGON_MODE_POINT ? VAGX_FILL_MODE_POINT
-                                                               : VAGX_FILL_MODE_FILL;
-   r->fill_back = rs->fill_back == PIPE_POLYGON_MODE_LINE ? VAGX_FILL_MODE_LINE
-                  : rs->fill_back == PIPE_POLYGON_MODE_POINT ? VAGX_FILL_MODE_POINT
-                                                             : VAGX_FILL_MODE_FILL;
+   r->fill_front = fill_mode(rs->fill_front);
+   r->fill_back = fill_mode(rs->fill_back);
    r->provoking = rs->flatshade_first ? VAGX_PROVOKING_VERTEX_FIRST : VAGX_PROVOKING_VERTEX_LAST;
    r->offset_point = rs->offset_point;
    r->offset_line = rs->offset_line;
