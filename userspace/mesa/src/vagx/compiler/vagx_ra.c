@@ -26,7 +26,8 @@
  * When a vreg finds no registers, values are spilled (vagx_spill.c) and
  * allocation starts over.  The victims are chosen at the point of the
  * failing vreg's range where the most registers are live, among the vregs
- * live there that the instruction there does not touch, furthest next use
+ * live there that the instruction there does not touch, copies of
+ * constants first (rematerialised, vagx_spill.c), then furthest next use
  * first (Belady's choice, as agx_spill makes it), until the registers they
  * free bring that point a little below VAGX_MAX_GPRS (and free at least
  * the failing vreg's size).  The short vregs spilling makes (a fill to its
@@ -258,12 +259,17 @@ next_use(const vagx_ir *ir, unsigned u, unsigned p)
 struct victim {
    unsigned v;
    int next;
+   bool remat;
 };
 
+/* Copies of constants first (rematerialised: no memory traffic), then by
+ * next use. */
 static int
 by_next_use(const void *a, const void *b)
 {
    const struct victim *x = a, *y = b;
+   if (x->remat != y->remat)
+      return x->remat ? -1 : 1;
    if (x->next != y->next)
       return x->next > y->next ? -1 : 1;
    return x->v < y->v ? -1 : x->v > y->v; /* stable: vreg order */
@@ -289,6 +295,8 @@ choose_spills(const struct ra_ctx *ra, unsigned v, const bool *no_spill, BITSET_
          }
 
    const vagx_ir_instr *I = &ir->instrs[at];
+   vagx_ir_src *remat = ralloc_array(mem, vagx_ir_src, MAX2(ir->num_vregs, 1));
+   vagx_remat_sources(ir, remat);
    struct victim *c = ralloc_array(mem, struct victim, MAX2(ir->num_vregs, 1));
    unsigned n = 0;
    for (unsigned u = 0; u < ir->num_vregs; u++) {
@@ -300,7 +308,7 @@ choose_spills(const struct ra_ctx *ra, unsigned v, const bool *no_spill, BITSET_
       for (unsigned s = 0; s < 3; s++)
          touched |= I->src[s].file == IR_VREG && I->src[s].v == u;
       if (live && !touched)
-         c[n++] = (struct victim){ u, next_use(ir, u, at) };
+         c[n++] = (struct victim){ u, next_use(ir, u, at), remat[u].file != IR_NONE };
    }
    qsort(c, n, sizeof(*c), by_next_use);
    const unsigned want = MAX2(most > VAGX_MAX_GPRS - SPILL_SLACK ? most - (VAGX_MAX_GPRS - SPILL_SLACK) : 0,

@@ -16,7 +16,13 @@
  * loads and stores run under the mask of the instruction they sit next
  * to: a lane's slot holds the last value that lane wrote, as the register
  * did, whatever the other lanes did (a NIR register written on both sides
- * of an if, a loop-carried value). */
+ * of an if, a loop-carried value).
+ *
+ * A victim that is a copy of a constant -- an SSA scalar whose one write
+ * is a mov of an immediate or a uniform register, which no instruction
+ * changes -- is rematerialised instead: its mov goes, and the mov is
+ * repeated into a new vreg before every read, with no slot, store or load
+ * (vagx_ra.c chooses such victims first). */
 #include <stdlib.h>
 #include <string.h>
 #include "vagx_hw.h"
@@ -36,20 +42,45 @@ memsize_of(unsigned n)
    return VAGX_MEMSIZE_B32 + n - 1;
 }
 
+void
+vagx_remat_sources(const vagx_ir *ir, vagx_ir_src *remat)
+{
+   unsigned *writes = calloc(MAX2(ir->num_vregs, 1), sizeof(unsigned));
+   for (unsigned v = 0; v < ir->num_vregs; v++)
+      remat[v] = ir_none();
+   for (unsigned i = 0; i < ir->num_instrs; i++) {
+      const vagx_ir_instr *I = &ir->instrs[i];
+      if (!I->has_dst || writes[I->dst]++)
+         continue;
+      const vagx_ir_src *S = &I->src[0];
+      if (I->op == VAGX_OP_MOV && !I->sat && I->dst_comp == 0 &&
+          ir->vregs[I->dst].size == 1 && !ir->vregs[I->dst].reg &&
+          (S->file == IR_IMM || S->file == IR_U) && !S->abs && !S->neg)
+         remat[I->dst] = *S;
+   }
+   for (unsigned v = 0; v < ir->num_vregs; v++)
+      if (writes[v] != 1)
+         remat[v] = ir_none();
+   free(writes);
+}
+
 bool
 vagx_spill(vagx_ir *ir, const BITSET_WORD *spill, bool **no_spill)
 {
    const unsigned nv = ir->num_vregs;
    unsigned *slot = malloc(MAX2(nv, 1) * sizeof(unsigned));
+   vagx_ir_src *remat = malloc(MAX2(nv, 1) * sizeof(vagx_ir_src));
+   vagx_remat_sources(ir, remat);
    unsigned stack = ir->info->stack_size;
    for (unsigned v = 0; v < nv; v++) {
-      if (!BITSET_TEST(spill, v))
+      if (!BITSET_TEST(spill, v) || remat[v].file != IR_NONE)
          continue;
       slot[v] = stack;
       stack += 4 * ir->vregs[v].size;
    }
    if (stack > VAGX_MAX_STACK_BYTES) {
       free(slot);
+      free(remat);
       ir->error = "register allocation failed: spilling needs more than "
                   "VAGX_MAX_STACK_BYTES of stack";
       return false;
@@ -68,6 +99,14 @@ vagx_spill(vagx_ir *ir, const BITSET_WORD *spill, bool **no_spill)
          if (I.src[s].file != IR_VREG || !BITSET_TEST(spill, I.src[s].v))
             continue;
          const uint32_t v = I.src[s].v;
+         if (remat[v].file != IR_NONE) {
+            const uint32_t t = vagx_ir_new_vreg(ir, 1);
+            vagx_ir_emit(ir, VAGX_OP_MOV, t, 0, remat[v], ir_none(), ir_none());
+            for (unsigned k = s; k < 3; k++)
+               if (I.src[k].file == IR_VREG && I.src[k].v == v)
+                  I.src[k].v = t;
+            continue;
+         }
          unsigned lo = ~0u, hi = 0;
          for (unsigned k = s; k < 3; k++) {
             if (I.src[k].file == IR_VREG && I.src[k].v == v) {
@@ -93,6 +132,8 @@ vagx_spill(vagx_ir *ir, const BITSET_WORD *spill, bool **no_spill)
          *vagx_ir_emit(ir, 0, -1, 0, ir_none(), ir_none(), ir_none()) = I;
          continue;
       }
+      if (remat[I.dst].file != IR_NONE)
+         continue; /* repeated before every read instead */
       /* a spill: the write goes to a new vreg, stored at once */
       const unsigned n = vagx_dst_regs(&M);
       const unsigned at = slot[I.dst] + 4 * I.dst_comp;
@@ -108,6 +149,7 @@ vagx_spill(vagx_ir *ir, const BITSET_WORD *spill, bool **no_spill)
    }
    free(old.instrs);
    free(slot);
+   free(remat);
 
    /* the new vregs live from a load to its use or from a write to its
     * store: spilling them would not lower the pressure anywhere */

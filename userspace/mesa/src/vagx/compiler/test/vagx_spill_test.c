@@ -6,9 +6,9 @@
  * that comes back wrong from a slot, a fill read from the wrong offset or
  * a register two live values share shows as a wrong output.  Straight
  * code, values live across an if/else and around a loop with a
- * loop-carried register, vectors spilled whole; programs that fit spill
- * nothing; a program whose slots would exceed VAGX_MAX_STACK_BYTES fails
- * cleanly. */
+ * loop-carried register, vectors spilled by component; programs that fit
+ * spill nothing; a program whose slots would exceed VAGX_MAX_STACK_BYTES
+ * fails cleanly; copies of immediates are rematerialised instead. */
 #include "vagx_hw.h"
 #include "vagx_test_asm.h"
 
@@ -27,7 +27,6 @@ evaluate(const vagx_ir *ir, uint32_t *out, bool *written)
       const vagx_ir_instr *I = &ir->instrs[i];
       if (++steps > 1000000)
          return "does not terminate";
-      struct vagx_instr M = { .op = I->op, .mod = I->mod, .imm = { 0, I->ext } };
       uint32_t v[3] = { 0 };
       for (unsigned s = 0; s < 3; s++) {
          const vagx_ir_src *S = &I->src[s];
@@ -106,14 +105,27 @@ value(unsigned k)
    return 0x1000 + 7 * k;
 }
 
-/* n scalars written, then read in reverse order: n registers live at once. */
+/* A value computed (not a copy of a constant, which would be
+ * rematerialised instead of spilled): value(k) + 0. */
 static void
-straight(vagx_ir *ir, unsigned n)
+compute(vagx_ir *ir, uint32_t v, unsigned k)
+{
+   vagx_ir_emit(ir, VAGX_OP_IADD, v, 0, ir_imm(value(k)), ir_imm(0), ir_none());
+}
+
+/* n scalars written (computed, or with `copies` copies of immediates), then
+ * read in reverse order: n registers live at once. */
+static void
+straight(vagx_ir *ir, unsigned n, bool copies)
 {
    t_begin(ir);
-   for (unsigned k = 0; k < n; k++)
-      vagx_ir_emit(ir, VAGX_OP_MOV, vagx_ir_new_vreg(ir, 1), 0, ir_imm(value(k)), ir_none(),
-                   ir_none());
+   for (unsigned k = 0; k < n; k++) {
+      if (copies)
+         vagx_ir_emit(ir, VAGX_OP_MOV, vagx_ir_new_vreg(ir, 1), 0, ir_imm(value(k)), ir_none(),
+                      ir_none());
+      else
+         compute(ir, vagx_ir_new_vreg(ir, 1), k);
+   }
    for (unsigned k = n; k-- > 0;)
       vagx_ir_emit(ir, VAGX_OP_ST_VAR, -1, 0, ir_vreg(k, 0), ir_imm(k), ir_none());
    t_cf(ir, VAGX_OP_END, ir_none(), 0);
@@ -142,7 +154,7 @@ test_straight(void)
 {
    vagx_ir ir;
    const unsigned n = VAGX_MAX_GPRS + 40;
-   straight(&ir, n);
+   straight(&ir, n, false);
    const char *e = !vagx_ra(&ir) ? ir.error : NULL;
    if (!e && (!t_info.stat_spills || !t_info.stat_fills || !count_op(&ir, VAGX_OP_STACK_ST)))
       e = "nothing spilled";
@@ -162,7 +174,7 @@ static void
 test_fits(void)
 {
    vagx_ir ir;
-   straight(&ir, VAGX_MAX_GPRS);
+   straight(&ir, VAGX_MAX_GPRS, false);
    const char *e = !vagx_ra(&ir) ? ir.error : NULL;
    if (!e && (t_info.stat_spills || t_info.stat_fills || t_info.stack_size ||
               count_op(&ir, VAGX_OP_STACK_LD) || count_op(&ir, VAGX_OP_STACK_ST)))
@@ -196,8 +208,7 @@ test_control_flow(void)
    loop_n = n;
    t_begin(&ir);
    for (unsigned k = 0; k < n; k++)
-      vagx_ir_emit(&ir, VAGX_OP_MOV, vagx_ir_new_vreg(&ir, 1), 0, ir_imm(value(k)), ir_none(),
-                   ir_none());
+      compute(&ir, vagx_ir_new_vreg(&ir, 1), k);
    const uint32_t acc = vagx_ir_new_vreg(&ir, 1), it = vagx_ir_new_vreg(&ir, 1);
    ir.vregs[acc].reg = ir.vregs[it].reg = true;
    vagx_ir_emit(&ir, VAGX_OP_MOV, acc, 0, ir_imm(0), ir_none(), ir_none());
@@ -263,13 +274,31 @@ static void
 test_stack_full(void)
 {
    vagx_ir ir;
-   straight(&ir, VAGX_MAX_GPRS + VAGX_MAX_STACK_BYTES / 4 + 64);
+   straight(&ir, VAGX_MAX_GPRS + VAGX_MAX_STACK_BYTES / 4 + 64, false);
    const char *e = NULL;
    if (vagx_ra(&ir))
       e = "allocated although the stack is too small";
    else if (!ir.error || !strstr(ir.error, "VAGX_MAX_STACK_BYTES"))
       e = "no error naming the stack limit";
    t_result("spill: more than the stack holds fails cleanly", e, &ir);
+}
+
+static void
+test_remat(void)
+{
+   vagx_ir ir;
+   const unsigned n = VAGX_MAX_GPRS + VAGX_MAX_STACK_BYTES / 4 + 64;
+   straight(&ir, n, true);
+   const char *e = !vagx_ra(&ir) ? ir.error : NULL;
+   if (!e && (t_info.stat_spills || t_info.stat_fills || t_info.stack_size ||
+              count_op(&ir, VAGX_OP_STACK_LD) || count_op(&ir, VAGX_OP_STACK_ST)))
+      e = "copies of immediates went through the stack";
+   if (!e && t_info.gpr_count > VAGX_MAX_GPRS)
+      e = "registers beyond the contract";
+   if (!e)
+      e = check_outputs(&ir, n, value);
+   t_result("spill: copies of immediates are rematerialised, not spilled (more than the "
+            "stack would hold)", e, &ir);
 }
 
 int
@@ -281,5 +310,6 @@ main(void)
    test_control_flow();
    test_vectors();
    test_stack_full();
+   test_remat();
    return t_finish();
 }
