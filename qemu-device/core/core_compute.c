@@ -106,6 +106,7 @@ static void env_init(struct vagx_usc_env *env, struct core_job *job, struct core
    if (job->cs) {
       env->uniforms = job->cs->uniforms;
       env->nuniforms = job->cs->desc.program.uniform_count;
+      env->stack_bytes = job->cs->desc.program.stack_size;
    }
 }
 
@@ -124,12 +125,14 @@ static void fail_from_usc(struct core_job *job, const struct vagx_usc_result *re
                     code_va + res->pc);
       return;
    case VAGX_USC_FAULT:
-      if (r->faulted && !(res->fault_access & (VAGX_USC_ACC_SHARED | VAGX_USC_ACC_UNALIGNED))) {
+      if (r->faulted &&
+          !(res->fault_access & (VAGX_USC_ACC_SHARED | VAGX_USC_ACC_STACK | VAGX_USC_ACC_UNALIGNED))) {
          struct core_fault f = r->fault;
          f.unit = VAGX_UNIT_USC;
          core_job_fault(job, &f);
       } else {
-         /* Threadgroup-memory overrun or misaligned access: no MMU involved.
+         /* Threadgroup-memory or private-stack overrun or misaligned
+          * access: no MMU involved.
           * Reported as an illegal instruction at its PC (see the report). */
          core_job_fail(job, VAGX_JOB_STATUS_ILLEGAL_INSTRUCTION, VAGX_UNIT_USC, 0,
                        code_va + res->pc);

@@ -498,6 +498,41 @@ case_shader_loop(void)
    return true;
 }
 
+/* A fragment shader that needs more registers than the device has
+ * (VAGX_MAX_GPRS = 256): 72 vec4 values, each read by a chain running
+ * forwards and by one running backwards, so all 288 components are live
+ * where the second chain starts.  The compiler spills (tests/gl/run checks
+ * the shader-db line says so) and the image must match softpipe's. */
+static bool
+case_spill(void)
+{
+   enum { N = 72 };
+   static char fs[N * 200 + 1024];
+   int n = snprintf(fs, sizeof(fs), "precision highp float;\n"
+                                    "void main() {\n"
+                                    "   vec4 q = gl_FragCoord.xyxy / 64.0;\n");
+   for (int i = 0; i < N; i++)
+      n += snprintf(fs + n, sizeof(fs) - n,
+                    "   vec4 a%d = sin(q * vec4(%.2f, %.2f, %.2f, %.2f) + "
+                    "vec4(%.2f, %.2f, %.2f, %.2f)) * 0.5 + 0.5;\n",
+                    i, 1.0 + 0.13 * i, 2.0 - 0.011 * i, 0.5 + 0.07 * i, 3.0 - 0.03 * i,
+                    0.1 * i, 0.05 * i, 1.0 - 0.01 * i, 0.3 + 0.02 * i);
+   n += snprintf(fs + n, sizeof(fs) - n, "   vec4 s = vec4(0.0), t = vec4(0.0);\n");
+   for (int i = 0; i < N; i++)
+      n += snprintf(fs + n, sizeof(fs) - n, "   s = s * 0.75 + a%d * 0.25;\n", i);
+   for (int i = N; i-- > 0;)
+      n += snprintf(fs + n, sizeof(fs) - n, "   t = t * 0.75 + a%d * 0.25;\n", i);
+   snprintf(fs + n, sizeof(fs) - n,
+            "   gl_FragColor = vec4(s.x, t.y, s.z * t.w, 1.0);\n"
+            "}\n");
+   glClearColor(0, 0, 0, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   if (!program(vs_color, fs))
+      return false;
+   draw(GL_TRIANGLE_STRIP, quad_pos, NULL, 4);
+   return true;
+}
+
 static bool
 case_render_to_texture(void)
 {
@@ -928,6 +963,7 @@ static const struct {
    { "indexed_vbo", case_indexed_vbo },
    { "cull", case_cull },
    { "shader_loop", case_shader_loop },
+   { "spill", case_spill },
    { "render_to_texture", case_render_to_texture },
    { "stencil", case_stencil },
    { "points", case_points },

@@ -269,6 +269,7 @@ void r_usc_env(struct rjob *j, unsigned worker, const struct rprog *p, struct va
    if (p) {
       env->uniforms = p->uniforms;
       env->nuniforms = p->desc.uniform_count;
+      env->stack_bytes = p->desc.stack_size;
    }
 }
 
@@ -290,7 +291,7 @@ void r_usc_fail(struct rjob *j, unsigned worker, const struct vagx_usc_result *r
    case VAGX_USC_FAULT:
       /* Our own hooks record their fault before returning FAULT; this is a
        * no-op then (first error wins). */
-      if (res->fault_access & (VAGX_USC_ACC_SHARED | VAGX_USC_ACC_UNALIGNED))
+      if (res->fault_access & (VAGX_USC_ACC_SHARED | VAGX_USC_ACC_STACK | VAGX_USC_ACC_UNALIGNED))
          r_fail(j, VAGX_JOB_STATUS_ILLEGAL_INSTRUCTION, VAGX_UNIT_USC, 0, code + res->pc);
       else
          r_fault(j, worker, VAGX_UNIT_USC, res->fault_va, res->fault_access);

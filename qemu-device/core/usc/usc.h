@@ -54,6 +54,7 @@ enum vagx_usc_access {
     * as a fault, the caller falls back to the access-by-access path, which
     * reports the fault it meets first */
    VAGX_USC_ACC_PROBE = 32,
+   VAGX_USC_ACC_STACK = 64,     /* fault in the lane's private stack (va = byte offset) */
 };
 
 struct vagx_usc_mem_ops {
@@ -108,6 +109,9 @@ struct vagx_usc_env {
     * a caller keeping translations of its own across runs (the renderer's
     * texture spans) knows when they expire */
    uint64_t *safepoints;
+   /* bytes of private stack per lane (usc_program.stack_size, at most
+    * VAGX_MAX_STACK_BYTES): stack_ld/stack_st beyond it fault */
+   uint32_t stack_bytes;
 };
 
 struct vagx_usc_compute {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "usc_decode.h"
+#include "vagx_hw.h"
 #include "usc_jit.h"
 #include "usc_priv.h"
 #include "usc_simd.h"
@@ -290,6 +291,15 @@ static struct vagx_usc_decoded *pass2(const uint64_t *w, uint32_t nwords, struct
             goto fail;
          }
          note_reg(p, I->src[1].idx, ng);
+      }
+      /* The private stack the executor keeps per lane: what the program's
+       * stack accesses reach, up to the contract's limit (an access beyond
+       * it can never be within a descriptor's stack_size, so it faults and
+       * needs no memory). */
+      if (I->op == VAGX_OP_STACK_LD || I->op == VAGX_OP_STACK_ST) {
+         const uint32_t reach = (I->imm[1] & 0xffffu) + vagx_memsize_bytes[I->mod & 7];
+         if (reach <= VAGX_MAX_STACK_BYTES && reach > p->stack_bytes)
+            p->stack_bytes = reach;
       }
       if (!o->fn) {
          /* Every valid opcode has a handler; reaching this is a table bug. */

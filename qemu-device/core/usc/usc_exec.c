@@ -227,10 +227,17 @@ static enum vagx_usc_status run_groups(struct vagx_usc *usc, struct usc_run *run
    return VAGX_USC_OK;
 }
 
+/* Rows of 32 words a group keeps: its registers, then its private stack
+ * (bounded by the contract's VAGX_MAX_STACK_BYTES, see the decoder). */
+static inline size_t group_rows(const struct vagx_usc_decoded *prog)
+{
+   return prog->nregs + (prog->stack_bytes + 3) / 4;
+}
+
 static bool reserve(struct vagx_usc *usc, const struct vagx_usc_decoded *prog, unsigned ngroups,
                     uint32_t shared)
 {
-   size_t regs = (size_t)ngroups * prog->nregs * L;
+   size_t regs = (size_t)ngroups * group_rows(prog) * L;
    if (ngroups > usc->groups_cap) {
       void *p = realloc(usc->groups, ngroups * sizeof(*usc->groups));
       if (!p)
@@ -270,6 +277,8 @@ static void begin_run(struct vagx_usc *usc, struct usc_run *run, const struct va
    if (env->budget && env->budget < run->next_check)
       run->next_check = env->budget;
    run->jit_limit = env->budget ? env->budget : UINT64_MAX;
+   /* what the descriptor grants, within what the executor keeps */
+   run->stack_size = env->stack_bytes < prog->stack_bytes ? env->stack_bytes : prog->stack_bytes;
    run->jit = !env->no_jit && usc_jit_enabled();
    if (run->jit && atomic_load_explicit(&prog->jit_state, memory_order_relaxed) != USC_JIT_DONE)
       usc_jit_tick((struct vagx_usc_decoded *)prog);
@@ -292,8 +301,10 @@ static void init_group(struct vagx_usc *usc, struct usc_run *run, unsigned i, ui
 {
    struct usc_grp *g = &usc->groups[i];
    const struct vagx_usc_decoded *prog = run->prog;
-   g->r = usc->regs + (size_t)i * prog->nregs * L;
-   memset(g->r, 0, (size_t)prog->nregs * L * sizeof(uint32_t));
+   g->r = usc->regs + (size_t)i * group_rows(prog) * L;
+   g->pstack = g->r + (size_t)prog->nregs * L;
+   /* registers and the private stack start as zeros */
+   memset(g->r, 0, group_rows(prog) * L * sizeof(uint32_t));
    g->base[USC_B_R] = g->r;
    g->base[USC_B_U] = usc->ub[0];
    g->base[USC_B_SR] = g->sr[0];

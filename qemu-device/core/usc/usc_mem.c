@@ -398,6 +398,77 @@ HANDLER(op_atom_shared)
    usc_wb(g, o, r);
 }
 
+/* The lane's private stack (stack_ld/stack_st): rows of 32 lanes' words
+ * after the registers, so a b32 access is one masked row copy.  The byte
+ * offset is an immediate, the same for every lane: one check against the
+ * descriptor's stack_size per instruction; beyond it, or misaligned, the
+ * access faults before touching anything. */
+static uint32_t *stack_row(struct usc_grp *g, const struct usc_op *o, unsigned bytes,
+                           unsigned acc, unsigned *shift)
+{
+   const uint32_t off = o->I.imm[1] & 0xffffu;
+   acc |= VAGX_USC_ACC_STACK;
+   if (off & (align_of(bytes) - 1)) {
+      usc_fault(g, o, off, acc | VAGX_USC_ACC_UNALIGNED);
+      return NULL;
+   }
+   if (off + bytes > g->run->stack_size) {
+      usc_fault(g, o, off, acc);
+      return NULL;
+   }
+   *shift = (off & 3) * 8;
+   return g->pstack + (size_t)(off / 4) * L;
+}
+
+HANDLER(op_stack_ld)
+{
+   const struct memsize ms = memsize_of(&o->I);
+   unsigned sh;
+   const uint32_t *row = stack_row(g, o, ms.bytes, VAGX_USC_ACC_READ, &sh);
+   if (!row)
+      return;
+   uint32_t *d = g->r + (size_t)o->dst * L;
+   if (ms.bytes >= 4) {
+      for (unsigned k = 0; k < ms.n; k++)
+         usc_merge_lanes(d + (size_t)k * L, row + (size_t)k * L, g->lmask);
+      return;
+   }
+   uint32_t v[L];
+   for (int l = 0; l < L; l++) {
+      const uint32_t x = row[l] >> sh;
+      switch (ms.size) {
+      case VAGX_MEMSIZE_U8: v[l] = x & 0xff; break;
+      case VAGX_MEMSIZE_S8: v[l] = (uint32_t)(int32_t)(int8_t)x; break;
+      case VAGX_MEMSIZE_U16: v[l] = x & 0xffff; break;
+      default: v[l] = (uint32_t)(int32_t)(int16_t)x; break;
+      }
+   }
+   usc_merge_lanes(d, v, g->lmask);
+}
+
+HANDLER(op_stack_st)
+{
+   const struct memsize ms = memsize_of(&o->I);
+   unsigned sh;
+   uint32_t *row = stack_row(g, o, ms.bytes, VAGX_USC_ACC_WRITE, &sh);
+   if (!row)
+      return;
+   const uint32_t *s = g->r + (size_t)o->src[0].idx * L;
+   if (ms.bytes >= 4) {
+      for (unsigned k = 0; k < ms.n; k++)
+         usc_merge_lanes(row + (size_t)k * L, s + (size_t)k * L, g->lmask);
+      return;
+   }
+   /* 8/16-bit stores replace only their bytes of the word */
+   const uint32_t bm = (ms.bytes == 1 ? 0xffu : 0xffffu) << sh;
+   uint32_t v[L], m[L];
+   for (int l = 0; l < L; l++) {
+      v[l] = s[l] << sh;
+      m[l] = g->lmask[l] & bm;
+   }
+   usc_merge_lanes(row, v, m);
+}
+
 /* Fences order memory; host accesses of one thread are already ordered and
  * device atomics are sequentially consistent, so only a compiler/CPU fence. */
 HANDLER(op_fence)
@@ -510,6 +581,8 @@ usc_fn usc_mem_fn(const struct vagx_instr *I)
    case VAGX_OP_ST_SHARED: return op_st_shared;
    case VAGX_OP_ATOM_SHARED: return op_atom_shared;
    case VAGX_OP_FENCE: return op_fence;
+   case VAGX_OP_STACK_LD: return op_stack_ld;
+   case VAGX_OP_STACK_ST: return op_stack_st;
    default: return NULL;
    }
 }

@@ -71,6 +71,10 @@ struct vagx_usc_decoded {
    uint64_t *code;       /* the code words, for cache revalidation */
    uint32_t nwords;
    uint32_t nregs;       /* GPRs touched: r0..nregs-1 */
+   /* private stack bytes the program's stack_ld/stack_st reach, counting
+    * only accesses within VAGX_MAX_STACK_BYTES (the others always fault):
+    * the executor keeps this many per lane, after the registers */
+   uint32_t stack_bytes;
    uint32_t sr_used;     /* bit per special register (all: a graphics hook may read them) */
    uint64_t u_used[USC_NUM_U / 64]; /* bit per uniform register */
    /* cache bookkeeping (usc_cache.c) */
@@ -106,6 +110,7 @@ struct usc_run {
    struct vagx_usc_result *res;
    uint8_t *shared;
    uint32_t shared_size;
+   uint32_t stack_size;  /* private stack bytes a lane may access */
    uint64_t icount, next_check;
    bool jit;           /* run JIT code where the program has it */
    uint64_t jit_limit; /* the budget, or UINT64_MAX (usc_exec.c: jit_ok) */
@@ -115,6 +120,7 @@ struct usc_run {
 struct usc_grp {
    const uint32_t *base[USC_B_COUNT];
    uint32_t *r;
+   uint32_t *pstack;   /* private stack: rows of 32 lanes' words, as r */
    uint32_t exec, killed;
    uint32_t pc;
    int sp, loop;       /* stack depth, innermost loop frame (-1) */

@@ -1060,6 +1060,11 @@ static void set_ptr(uint32_t *uni, unsigned u, uint64_t va)
    uni[u + 1] = (uint32_t)(va >> 32);
 }
 
+/* usc_program.stack_size of the compute jobs submit_compute() makes; above
+ * VAGX_MAX_STACK_BYTES the descriptor is packed anyway (its check fails:
+ * the device must refuse it). */
+static uint32_t compute_stack_size;
+
 /* Assembles src (NULL: keep the code already there), writes descriptor and
  * uniforms, submits a COMPUTE job.  Returns the slot. */
 static uint64_t submit_compute(struct cenv *c, const char *src, const uint32_t tg[3],
@@ -1087,8 +1092,10 @@ static uint64_t submit_compute(struct cenv *c, const char *src, const uint32_t t
    j.program.gpr_count = 32;
    j.program.uniform_count = nuni;
    j.program.uniform_va = VA_DESC + 0x400;
+   j.program.stack_size = compute_stack_size;
    const char *why = NULL;
-   CHECK(vagx_compute_job_validate(&j, &why), "descriptor: %s", why ? why : "");
+   CHECK(compute_stack_size > VAGX_MAX_STACK_BYTES || vagx_compute_job_validate(&j, &why),
+         "descriptor: %s", why ? why : "");
    vagx_compute_job_pack(pa_u32(f, c->desc_pa), &j);
    if (nuni)
       memcpy(pa_u32(f, c->desc_pa + 0x400), uni, nuni * 4);
@@ -1245,12 +1252,49 @@ static void test_compute(unsigned workers)
    st = run_compute(&c, k_ids, (uint32_t[3]){1, 1, 1}, (uint32_t[3]){0, 7, 7}, 0, uni, 2, 0);
    CHECK(st == VAGX_JOB_STATUS_OK && cdata(&c, 0xa0000)[0] == 0xffffffffu, "zero grid");
 
+   uint64_t slot;
+   struct vagx_job_result r;
+   /* private stack: every thread stores id, id + 1 (b64) and reloads them
+    * after clobbering the registers; a stack_size that ends before the
+    * access faults (ILLEGAL_INSTRUCTION at the stack_st), one above the
+    * contract's limit is an invalid descriptor */
+   static const char *k_stack = "imad r1, sr.tgid_x, sr.tgsize_x, sr.tindex\n"
+                                "iadd r2, r1, #1\n"
+                                "stack_st.b64.offset8 r1\n"
+                                "mov r1, #0\n"
+                                "mov r2, #0\n"
+                                "stack_ld.b64.offset8 r3\n"
+                                "iadd r5, r3, r4\n"
+                                "shl r6, r3, #2\n"
+                                "st_global.b32 u0, r6, r5\n"
+                                "end\n";
+   memset(cdata(&c, 0xa0000), 0xff, 4096);
+   compute_stack_size = 16;
+   st = run_compute(&c, k_stack, (uint32_t[3]){64, 1, 1}, (uint32_t[3]){2, 1, 1}, 0, uni, 2, 0);
+   bad = 0;
+   for (uint32_t i = 0; i < 128; i++)
+      bad += cdata(&c, 0xa0000)[i] != 2 * i + 1;
+   CHECK(st == VAGX_JOB_STATUS_OK && bad == 0, "stack: status %u, %u wrong", st, bad);
+   compute_stack_size = 12;
+   slot = submit_compute(&c, NULL, (uint32_t[3]){64, 1, 1}, (uint32_t[3]){2, 1, 1}, 0, uni, 2, 0,
+                         0);
+   vagx_core_process(d.core);
+   r = slot_result(&d, slot);
+   CHECK(r.status == VAGX_JOB_STATUS_ILLEGAL_INSTRUCTION && r.unit == VAGX_UNIT_USC &&
+            r.address == VA_CODE + 24,
+         "stack beyond stack_size: %u %u %llx", r.status, r.unit, (unsigned long long)r.address);
+   wr(&d, VAGX_REG_Q_RESUME(3), 1);
+   compute_stack_size = VAGX_MAX_STACK_BYTES + 4;
+   st = run_compute(&c, NULL, (uint32_t[3]){64, 1, 1}, (uint32_t[3]){2, 1, 1}, 0, uni, 2, 0);
+   CHECK(st == VAGX_JOB_STATUS_INVALID_DESCRIPTOR, "stack_size above the limit: status %u", st);
+   compute_stack_size = 0;
+
    /* illegal instruction: raw garbage as code */
    for (unsigned i = 0; i < 8; i++)
       pa_u32(d.f, c.code_pa)[i] = 0xffffffffu;
-   uint64_t slot = submit_compute(&c, NULL, (uint32_t[3]){32, 1, 1}, (uint32_t[3]){1, 1, 1}, 0, uni, 2, 0, 0);
+   slot = submit_compute(&c, NULL, (uint32_t[3]){32, 1, 1}, (uint32_t[3]){1, 1, 1}, 0, uni, 2, 0, 0);
    vagx_core_process(d.core);
-   struct vagx_job_result r = slot_result(&d, slot);
+   r = slot_result(&d, slot);
    CHECK(r.status == VAGX_JOB_STATUS_ILLEGAL_INSTRUCTION && r.unit == VAGX_UNIT_USC &&
          r.address == VA_CODE, "illegal: %u %u %llx", r.status, r.unit, (unsigned long long)r.address);
    wr(&d, VAGX_REG_Q_RESUME(3), 1);

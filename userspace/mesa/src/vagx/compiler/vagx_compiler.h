@@ -57,6 +57,7 @@ struct vagx_shader_info {
    uint64_t *code;          /* malloc'ed, code_words 64-bit words */
    unsigned code_words;
    unsigned gpr_count;
+   unsigned stack_size;     /* private stack bytes per invocation (spills) */
    unsigned push_count;
    struct vagx_push push[VAGX_MAX_PUSH];
    unsigned texture_count, sampler_count, image_count;
@@ -87,7 +88,7 @@ struct vagx_shader_info {
    bool fs_per_sample;
 
    /* shader-db style statistics */
-   unsigned stat_instrs, stat_bytes, stat_spills;
+   unsigned stat_instrs, stat_bytes, stat_spills, stat_fills;
    uint64_t stat_compile_ns;        /* vagx_compile_shader, wall clock */
 };
 

@@ -285,7 +285,7 @@ vagx_print_stats(FILE *fp, const struct vagx_shader_info *info, const char *name
            "%u:%u spills:fills, %u us\n",
            name ? name : "", gl_shader_stage_name(info->stage), info->stat_instrs,
            info->stat_bytes, info->gpr_count, info->push_count, info->stat_spills,
-           info->stat_spills, (unsigned)(info->stat_compile_ns / 1000));
+           info->stat_fills, (unsigned)(info->stat_compile_ns / 1000));
 }
 
 void

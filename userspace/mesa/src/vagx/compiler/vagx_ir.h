@@ -154,9 +154,23 @@ void vagx_ir_print_instr(FILE *fp, const vagx_ir *ir, const vagx_ir_instr *I);
 void vagx_liveness(vagx_ir *ir);
 
 /* vagx_ra.c: intervals from the liveness, first-fit linear scan with
- * vector vregs in contiguous registers; false (ir->error) when the
- * contract's register file is too small. */
+ * vector vregs in contiguous registers, spilling (vagx_spill) where the
+ * contract's register file is too small; false (ir->error) when even the
+ * stack (VAGX_MAX_STACK_BYTES) is. */
 bool vagx_ra(vagx_ir *ir);
+
+/* vagx_spill.c: moves the vregs in `spill` (a BITSET over vregs) to slots
+ * of the private stack (info->stack_size grows), with a stack_st after
+ * every write and a stack_ld before every read, into new vregs that
+ * (*no_spill)[] -- num_vregs entries, grown with them -- marks as not
+ * worth spilling; counts info->stat_spills and stat_fills.  Copies of
+ * constants are rematerialised instead (vagx_remat_sources).  False
+ * (ir->error) when the slots do not fit in VAGX_MAX_STACK_BYTES. */
+bool vagx_spill(vagx_ir *ir, const BITSET_WORD *spill, bool **no_spill);
+/* remat[v]: the immediate or uniform v copies (its one write is that mov),
+ * which vagx_spill repeats before v's reads instead of spilling v;
+ * IR_NONE for the others.  remat has num_vregs entries. */
+void vagx_remat_sources(const vagx_ir *ir, vagx_ir_src *remat);
 
 /* Passes, one per file; each returns whether it changed the IR. */
 bool vagx_opt_copyprop(vagx_ir *ir); /* vagx_opt_copyprop.c */

@@ -23,9 +23,18 @@
  * vreg written in one block is held only from its own write, so the
  * values a vector is built from can die into it.
  *
- * There is no spilling: the ISA has no per-lane scratch memory yet (see
- * docs/mesa-driver.md, "Register allocation"), so a program that needs
- * more than VAGX_MAX_GPRS registers at once fails to compile. */
+ * When a vreg finds no registers, values are spilled (vagx_spill.c) and
+ * allocation starts over.  The victims are chosen at the point of the
+ * failing vreg's range where the most registers are live, among the vregs
+ * live there that the instruction there does not touch, copies of
+ * constants first (rematerialised, vagx_spill.c), then furthest next use
+ * first (Belady's choice, as agx_spill makes it), until the registers they
+ * free bring that point a little below VAGX_MAX_GPRS (and free at least
+ * the failing vreg's size).  The short vregs spilling makes (a fill to its
+ * use, a write to its store) are never chosen, so every round spills a
+ * vreg of the program and the loop ends; it fails only when the spill
+ * slots would need more than VAGX_MAX_STACK_BYTES. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "util/ralloc.h"
@@ -229,8 +238,92 @@ pick(const struct ra_ctx *ra, unsigned v, BITSET_WORD *taken)
    return -1;
 }
 
-bool
-vagx_ra(vagx_ir *ir)
+/* Registers left free at the point spilling relieves: the failing vreg
+ * may still miss a fit by fragmentation, the next round's fills land near
+ * it. */
+#define SPILL_SLACK 8
+
+/* The first read of u at or after instruction p, INT_MAX when none comes
+ * in program order (live to a loop's back edge: its next use is in the
+ * next iteration, as far as any). */
+static int
+next_use(const vagx_ir *ir, unsigned u, unsigned p)
+{
+   for (int i = p; i <= ir->vregs[u].end; i++)
+      for (unsigned s = 0; s < 3; s++)
+         if (ir->instrs[i].src[s].file == IR_VREG && ir->instrs[i].src[s].v == u)
+            return i;
+   return INT_MAX;
+}
+
+struct victim {
+   unsigned v;
+   int next;
+   bool remat;
+};
+
+/* Copies of constants first (rematerialised: no memory traffic), then by
+ * next use. */
+static int
+by_next_use(const void *a, const void *b)
+{
+   const struct victim *x = a, *y = b;
+   if (x->remat != y->remat)
+      return x->remat ? -1 : 1;
+   if (x->next != y->next)
+      return x->next > y->next ? -1 : 1;
+   return x->v < y->v ? -1 : x->v > y->v; /* stable: vreg order */
+}
+
+/* Allocation failed for v: marks in `spill` the vregs to spill. */
+static void
+choose_spills(const struct ra_ctx *ra, unsigned v, const bool *no_spill, BITSET_WORD *spill,
+              void *mem)
+{
+   const vagx_ir *ir = ra->ir;
+   unsigned *pressure = rzalloc_array(mem, unsigned, MAX2(ir->num_instrs, 1));
+   for (unsigned u = 0; u < ir->num_vregs; u++)
+      util_dynarray_foreach(&ra->segs[u], struct segment, seg)
+         for (unsigned p = seg->start; p <= seg->end; p++)
+            pressure[p] += ir->vregs[u].size;
+   unsigned at = 0, most = 0;
+   util_dynarray_foreach(&ra->segs[v], struct segment, seg)
+      for (unsigned p = seg->start; p <= seg->end; p++)
+         if (pressure[p] > most) {
+            most = pressure[p];
+            at = p;
+         }
+
+   const vagx_ir_instr *I = &ir->instrs[at];
+   vagx_ir_src *remat = ralloc_array(mem, vagx_ir_src, MAX2(ir->num_vregs, 1));
+   vagx_remat_sources(ir, remat);
+   struct victim *c = ralloc_array(mem, struct victim, MAX2(ir->num_vregs, 1));
+   unsigned n = 0;
+   for (unsigned u = 0; u < ir->num_vregs; u++) {
+      if (no_spill[u] || (I->has_dst && I->dst == u))
+         continue;
+      bool live = false, touched = false;
+      util_dynarray_foreach(&ra->segs[u], struct segment, seg)
+         live |= seg->start <= at && at <= seg->end;
+      for (unsigned s = 0; s < 3; s++)
+         touched |= I->src[s].file == IR_VREG && I->src[s].v == u;
+      if (live && !touched)
+         c[n++] = (struct victim){ u, next_use(ir, u, at), remat[u].file != IR_NONE };
+   }
+   qsort(c, n, sizeof(*c), by_next_use);
+   const unsigned want = MAX2(most > VAGX_MAX_GPRS - SPILL_SLACK ? most - (VAGX_MAX_GPRS - SPILL_SLACK) : 0,
+                              ir->vregs[v].size);
+   unsigned freed = 0;
+   for (unsigned k = 0; k < n && freed < want; k++) {
+      BITSET_SET(spill, c[k].v);
+      freed += ir->vregs[c[k].v].size;
+   }
+}
+
+/* One attempt: true with every vreg assigned, else false with the vregs
+ * to spill in `spill` (none: nothing can be spilled). */
+static bool
+allocate(vagx_ir *ir, const bool *no_spill, BITSET_WORD *spill)
 {
    vagx_ir_build_cfg(ir);
    vagx_liveness(ir);
@@ -260,8 +353,8 @@ vagx_ra(vagx_ir *ir)
       vagx_vreg *r = &ir->vregs[v];
       const int found = pick(&ra, v, taken);
       if (found < 0) {
+         choose_spills(&ra, v, no_spill, spill, mem);
          ralloc_free(mem);
-         ir->error = "register allocation failed (spilling not implemented)";
          return false;
       }
       r->hw = found;
@@ -275,4 +368,27 @@ vagx_ra(vagx_ir *ir)
    ralloc_free(mem);
    ir->info->gpr_count = MAX2(max_reg, 1);
    return true;
+}
+
+bool
+vagx_ra(vagx_ir *ir)
+{
+   bool *no_spill = calloc(MAX2(ir->num_vregs, 1), sizeof(bool));
+   bool ok = false;
+   for (;;) {
+      BITSET_WORD *spill = calloc(BITSET_WORDS(MAX2(ir->num_vregs, 1)), sizeof(BITSET_WORD));
+      if (allocate(ir, no_spill, spill)) {
+         ok = true;
+      } else if (__bitset_is_empty(spill, BITSET_WORDS(MAX2(ir->num_vregs, 1)))) {
+         ir->error = "register allocation failed: nothing left to spill";
+      } else if (vagx_spill(ir, spill, &no_spill) &&
+                 vagx_ir_validate_after(ir, "spilling", true)) {
+         free(spill);
+         continue;
+      }
+      free(spill);
+      break;
+   }
+   free(no_spill);
+   return ok;
 }

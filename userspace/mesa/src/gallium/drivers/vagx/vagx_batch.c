@@ -473,6 +473,7 @@ submit_render(struct vagx_context *ctx, struct vagx_batch *b)
    if (!vagx_batch_upload(b, bg.code, bg.code_words * 8, 16, &rj.bg_program.code_va))
       return 0;
    rj.bg_program.gpr_count = bg.gpr_count;
+   rj.bg_program.stack_size = bg.stack_size;
    if (bg.push_count) {
       if (!vagx_batch_upload(b, push, bg.push_count * 4, 16, &rj.bg_program.uniform_va))
          return 0;
@@ -481,6 +482,7 @@ submit_render(struct vagx_context *ctx, struct vagx_batch *b)
    if (!vagx_batch_upload(b, eot.code, eot.code_words * 8, 16, &rj.eot_program.code_va))
       return 0;
    rj.eot_program.gpr_count = eot.gpr_count;
+   rj.eot_program.stack_size = eot.stack_size;
    vagx_shader_info_free(&bg);
    vagx_shader_info_free(&eot);
 

@@ -108,6 +108,7 @@ program_for(struct vagx_context *ctx, struct vagx_batch *b, const struct vagx_sh
    vagx_usc_program_init(p);
    p->code_va = code_bo->va;
    p->gpr_count = info->gpr_count;
+   p->stack_size = info->stack_size;
    p->uniform_count = info->push_count;
    vagx_batch_add_bo(b, code_bo);
    vagx_batch_charge_bind(b, code_bo, info->code_words);

@@ -20,8 +20,9 @@ static void
 report(struct vagx_screen *screen, struct vagx_shader_info *info, const char *what)
 {
    if (screen->debug & VAGX_DBG_SHADERS) {
-      fprintf(stderr, "vagx: %s %s shader, %u GPRs, %u uniform words:\n", what,
-              gl_shader_stage_name(info->stage), info->gpr_count, info->push_count);
+      fprintf(stderr, "vagx: %s %s shader, %u GPRs, %u stack bytes, %u uniform words:\n", what,
+              gl_shader_stage_name(info->stage), info->gpr_count, info->stack_size,
+              info->push_count);
       vagx_disassemble(stderr, info->code, info->code_words);
       /* what the driver writes into each uniform word (enum vagx_push_kind) */
       for (unsigned i = 0; i < info->push_count; i++)
