@@ -29,20 +29,23 @@ if [ -d "$top/userspace/mesa" ]; then
 	done
 fi
 
-# Only what vagx needs: its reference renderer (softpipe), EGL on GBM and
-# surfaceless, GLES 2/3 and desktop GL through glvnd, drm-shim.  No LLVM.
+# Only what vagx needs: its reference renderer (softpipe), EGL on GBM,
+# surfaceless, X11 and Wayland, GLX over DRI3, GLES 2/3 and desktop GL through
+# glvnd, drm-shim.  No LLVM.  The x11 and wayland platforms and GLX are what
+# desktop clients in the guest (glxgears, es2gears_x11, weston-simple-egl)
+# and the compositors (Xorg's glamor, weston's GL renderer) need.
 drivers=softpipe
 [ -d "$top/userspace/mesa/src/gallium/drivers/vagx" ] && drivers=vagx,softpipe
 flags=(--prefix="$prefix" --libdir=lib -Dbuildtype=debugoptimized
-	-Dgallium-drivers=$drivers -Dvulkan-drivers= -Dplatforms=
-	-Dglx=disabled -Degl=enabled -Dgbm=enabled -Dglvnd=enabled
+	-Dgallium-drivers=$drivers -Dvulkan-drivers= -Dplatforms=x11,wayland
+	-Dglx=dri -Degl=enabled -Dgbm=enabled -Dglvnd=enabled
 	-Dopengl=true -Dgles1=disabled -Dgles2=enabled -Dllvm=disabled
 	-Dvideo-codecs= -Dgallium-va=disabled -Dgallium-vdpau=disabled
 	-Dgallium-xa=disabled -Dgallium-rusticl=false -Dvalgrind=disabled
 	-Dlibunwind=disabled -Dlmsensors=disabled -Dtools=drm-shim
 	-Dbuild-tests=false)
 if [ "$(cat "$bld/.vagx-configured" 2>/dev/null)" != "${flags[*]}" ] || [ ! -f "$bld/build.ninja" ]; then
-	echo "mesa: configuring (gallium: $drivers; EGL surfaceless+drm, GBM, GLES2/3, GL)"
+	echo "mesa: configuring (gallium: $drivers; EGL surfaceless+drm+x11+wayland, GLX (DRI3), GBM, GLES2/3, GL)"
 	if [ -f "$bld/build.ninja" ]; then
 		meson setup --reconfigure "$bld" "$src" "${flags[@]}" >"$top/build/mesa-configure.log" 2>&1
 	else
