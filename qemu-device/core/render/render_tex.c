@@ -657,25 +657,9 @@ static bool sample_nearest_int(struct rtexctx *c, struct tview *v, const struct 
  * (x0 + 1, y0 + 1) with weights fx, fy. */
 static inline void bilerp(float q[4][4], double fx, double fy, float out[4])
 {
-   /* the weights quantised as the hardware's (r_tex_weight8) */
-   fx = (double)r_tex_weight8(fx) / R_TEX_WEIGHT_ONE;
-   fy = (double)r_tex_weight8(fy) / R_TEX_WEIGHT_ONE;
    for (unsigned k = 0; k < 4; k++)
       out[k] = (float)((q[0][k] * (1 - fx) + q[1][k] * fx) * (1 - fy) +
                        (q[2][k] * (1 - fx) + q[3][k] * fx) * fy);
-}
-
-/* bilerp of RGBA8 / BGRA8 UNORM texels (their words, byte 0 first), blended
- * exactly in integers (r_unorm8_bilerp), as the lanes path does. */
-static inline void bilerp_unorm8(unsigned swap_rb, const uint32_t t[4], double fx, double fy,
-                                 float out[4])
-{
-   const uint32_t wx = (uint32_t)r_tex_weight8(fx), wy = (uint32_t)r_tex_weight8(fy);
-   for (unsigned k = 0; k < 4; k++) {
-      const unsigned sh = 8 * ((k & 1) ? k : k ^ swap_rb);
-      out[k] = r_unorm8_bilerp(t[0] >> sh & 0xff, t[1] >> sh & 0xff, t[2] >> sh & 0xff,
-                               t[3] >> sh & 0xff, wx, wy);
-   }
 }
 
 /* The texel of an RGBA8 / BGRA8 UNORM texture at (x, y) (in bounds), as
@@ -692,6 +676,15 @@ static bool texel_unorm8(struct rtexctx *c, struct tview *v, unsigned level, uns
    out[2] = unorm8_tab[p[2 ^ v->swap_rb]];
    out[3] = unorm8_tab[p[3]];
    return true;
+}
+
+/* The texel at host address p of an RGBA8 / BGRA8 UNORM texture. */
+static inline void unorm8_decode(const struct tview *v, const uint8_t *p, float out[4])
+{
+   out[0] = unorm8_tab[p[0 ^ v->swap_rb]];
+   out[1] = unorm8_tab[p[1]];
+   out[2] = unorm8_tab[p[2 ^ v->swap_rb]];
+   out[3] = unorm8_tab[p[3]];
 }
 
 /* sample_level for RGBA8 / BGRA8 UNORM and wrap modes without a border:
@@ -717,14 +710,17 @@ sample_level_unorm8(struct rtexctx *c, struct tview *v, const struct vagx_sample
                            (uint32_t)wrap(x0 + 1, w, s->wrap_s, &border)};
    const uint32_t ys[2] = {(uint32_t)wrap(y0, h, s->wrap_t, &border),
                            (uint32_t)wrap(y0 + 1, h, s->wrap_t, &border)};
-   uint32_t q[4];
-   {
+   float q[4][4];
+   if (v->addr_level != level || v->addr_layer != layer) {
       /* the first texel sets the addressing of (level, layer) up */
+      if (!texel_unorm8(c, v, level, layer, (int)xs[0], (int)ys[0], q[0]))
+         return false;
+   } else {
       const uint8_t *p = tview_map(c, v, level, layer, xs[0], ys[0], 0, VAGX_USC_ACC_READ,
                                    VAGX_UNIT_TEX);
       if (!p)
          return false;
-      q[0] = r_rd32(p);
+      unorm8_decode(v, p, q[0]);
    }
    const struct raddr *a = &v->addr;
    uint64_t ox[2], oy[2];
@@ -748,9 +744,9 @@ sample_level_unorm8(struct rtexctx *c, struct tview *v, const struct vagx_sample
                                     VAGX_USC_ACC_READ, VAGX_UNIT_TEX);
       if (!p)
          return false;
-      q[i] = r_rd32(p);
+      unorm8_decode(v, p, q[i]);
    }
-   bilerp_unorm8(v->swap_rb, q, fx, fy, out);
+   bilerp(q, fx, fy, out);
    return true;
 }
 
@@ -771,33 +767,10 @@ static bool sample_level(struct rtexctx *c, struct tview *v, const struct vagx_s
    int x0 = floor_i(x), y0 = floor_i(y);
    double fx = x - x0, fy = y - y0;
    float q[4][4];
-   uint32_t word[4];
-   bool texels = v->t.format == VAGX_FORMAT_RGBA8_UNORM || v->t.format == VAGX_FORMAT_BGRA8_UNORM;
-   for (unsigned i = 0; i < 4; i++) {
-      uint32_t raw[4];
-      bool border;
-      if (!fetch_wrapped_raw(c, v, s, level, layer, x0 + (int)(i & 1), y0 + (int)(i >> 1), raw,
-                             &border))
+   for (unsigned i = 0; i < 4; i++)
+      if (!fetch_wrapped(c, v, s, level, layer, x0 + (int)(i & 1), y0 + (int)(i >> 1), q[i]))
          return false;
-      if (border) {
-         border_texel(s, q[i]);
-         texels = false;
-         continue;
-      }
-      /* an 8-bit unorm texel's bytes back from its decoding (exact:
-       * unorm_dec(b, 8) * 255 is within 2^-16 of b), R first */
-      word[i] = 0;
-      for (unsigned k = 0; k < 4; k++) {
-         q[i][k] = r_f(raw[k]);
-         word[i] |= (uint32_t)(q[i][k] * 255.0f + 0.5f) << 8 * k;
-      }
-   }
-   /* RGBA8 / BGRA8 UNORM texels blend exactly in integers, as the fast
-    * paths' do; a border colour among the taps blends in double */
-   if (texels)
-      bilerp_unorm8(0, word, fx, fy, out);
-   else
-      bilerp(q, fx, fy, out);
+   bilerp(q, fx, fy, out);
    return true;
 }
 

@@ -189,7 +189,7 @@ static inline __attribute__((always_inline)) bool lanes(const struct rtex_lanes 
    const double sx = a->unnormalized ? 1.0 : (double)w, sy = a->unnormalized ? 1.0 : (double)h;
    const double half = a->linear ? 0.5 : 0.0;
    int32_t x0[L], y0[L], xs[2][L], ys[2][L];
-   uint32_t wx[L], wy[L];
+   double fx[L], fy[L];
    for (int l = 0; l < L; l++) {
       float u, t;
       memcpy(&u, &a->u[l], 4);
@@ -197,8 +197,8 @@ static inline __attribute__((always_inline)) bool lanes(const struct rtex_lanes 
       const double x = (double)u * sx - half, y = (double)t * sy - half;
       x0[l] = floor_sat(x);
       y0[l] = floor_sat(y);
-      wx[l] = (uint32_t)r_tex_weight8(x - x0[l]);
-      wy[l] = (uint32_t)r_tex_weight8(y - y0[l]);
+      fx[l] = x - x0[l];
+      fy[l] = y - y0[l];
    }
    wrap_lanes(xs[0], x0, w, a->wrap_s);
    wrap_lanes(ys[0], y0, h, a->wrap_t);
@@ -226,15 +226,18 @@ static inline __attribute__((always_inline)) bool lanes(const struct rtex_lanes 
       return false;
 
    /* unorm_dec of each byte ((float)(b / 255.0) == (float)b / 255.0f for
-    * all 256), blended in integers as r_unorm8_bilerp does */
+    * all 256), blended as bilerp() does, in double */
    uint32_t ch[6][L];
    for (unsigned k = 0; k < 4; k++) {
       const unsigned sh = 8 * ((k & 1) ? k : k ^ a->swap_rb);
       if (a->linear) {
          for (int l = 0; l < L; l++) {
-            const float r = r_unorm8_bilerp(texel[0][l] >> sh & 0xff, texel[1][l] >> sh & 0xff,
-                                            texel[2][l] >> sh & 0xff, texel[3][l] >> sh & 0xff,
-                                            wx[l], wy[l]);
+            const float q0 = (float)(texel[0][l] >> sh & 0xff) / 255.0f;
+            const float q1 = (float)(texel[1][l] >> sh & 0xff) / 255.0f;
+            const float q2 = (float)(texel[2][l] >> sh & 0xff) / 255.0f;
+            const float q3 = (float)(texel[3][l] >> sh & 0xff) / 255.0f;
+            const float r = (float)((q0 * (1 - fx[l]) + q1 * fx[l]) * (1 - fy[l]) +
+                                    (q2 * (1 - fx[l]) + q3 * fx[l]) * fy[l]);
             memcpy(&ch[k][l], &r, 4);
          }
       } else {

@@ -19,32 +19,6 @@
 
 #include "render_io.h"
 
-/* Bilinear weights are quantised to 1/R_TEX_WEIGHT_ONE (8 bits of
- * sub-texel precision, as GPUs filter): f in [0, 1) (NaN and anything
- * outside saturate: NaN to 0) to the nearest integer weight in [0, 256].
- * Branch-free, so that lane loops vectorise. */
-#define R_TEX_WEIGHT_ONE 256
-static inline int r_tex_weight8(double f)
-{
-   double t = f * R_TEX_WEIGHT_ONE + 0.5;
-   t = t > 0 ? t : 0;
-   t = t < R_TEX_WEIGHT_ONE ? t : R_TEX_WEIGHT_ONE;
-   return (int)t;
-}
-
-/* The bilinear blend of one 8-bit unorm component of the taps (x0, y0),
- * (x1, y0), (x0, y1), (x1, y1) with integer weights wx, wy: exact in
- * integers (at most 255 * 256 * 256 < 2^24), then one rounding to float,
- * so the result is the exactly blended value rounded once, the same bits
- * on every host and in every path. */
-static inline float r_unorm8_bilerp(uint32_t t0, uint32_t t1, uint32_t t2, uint32_t t3, uint32_t wx,
-                                    uint32_t wy)
-{
-   const uint32_t one = R_TEX_WEIGHT_ONE;
-   const uint32_t top = t0 * (one - wx) + t1 * wx, bot = t2 * (one - wx) + t3 * wx;
-   return (float)(top * (one - wy) + bot * wy) / (255.0f * one * one);
-}
-
 struct rtex_lanes {
    struct rjob *j;
    unsigned worker;

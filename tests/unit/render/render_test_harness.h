@@ -111,7 +111,6 @@ void test_tex_linear_stride(void);
 void test_tex_fast_sampling(void);
 void test_mipmaps(void);
 void test_tex_3d_array(void);
-void test_tex_bilinear_exact(void);
 void test_tex_cube(void);
 void test_cube_lod(void);
 void test_shadow_ref_clamp(void);
