@@ -9,8 +9,10 @@
 #    into a 64x64 ARGB8888 GBM window surface on card0 and reads it back; after
 #    eglSwapBuffers the front buffer, mapped with gbm_bo_map, must equal the
 #    readback exactly (scanout buffer layout/stride). Each readback is compared
-#    with the same case rendered in this run by Debian's llvmpipe (system
-#    Mesa, surfaceless, LIBGL_ALWAYS_SOFTWARE=1) with gl_triangle --compare's
+#    with the same case rendered in this run by Debian's softpipe (system
+#    Mesa, surfaceless, LIBGL_ALWAYS_SOFTWARE=1; not llvmpipe, whose LLVM
+#    compile of the spill case's 72-vec4 shader takes minutes under TCG, as
+#    on the host suite) with gl_triangle --compare's
 #    tolerance: every channel within 3/255, except pixels on a coverage edge of
 #    the reference (a 3x3 neighbourhood with a >= 24 step), which must match
 #    one of their reference neighbours within 3/255;
@@ -63,35 +65,35 @@ else
 	nok "gl_info (surfaceless, renderD128): GLES renderer vagx"; log "$tmp/gl_info"
 fi
 
-# 2. GLES2 cases in a GBM surface on card0 vs llvmpipe, PRIME to renderD128
+# 2. GLES2 cases in a GBM surface on card0 vs softpipe, PRIME to renderD128
 mkdir -p "$tmp/vagx" "$tmp/ref"
 before=$(splat)
 timeout 240 "$env" "$bin/gl_triangle" --gbm /dev/dri/card0 --prime /dev/dri/renderD128 "$tmp/vagx" \
 	>"$tmp/vagx.log" 2>&1
 vrc=$?
 env -u LD_LIBRARY_PATH -u __EGL_VENDOR_LIBRARY_FILENAMES -u GBM_BACKENDS_PATH -u LIBGL_DRIVERS_PATH \
-	EGL_PLATFORM=surfaceless LIBGL_ALWAYS_SOFTWARE=1 GALLIUM_DRIVER=llvmpipe \
-	timeout 120 "$bin/gl_triangle" "$tmp/ref" >"$tmp/ref.log" 2>&1
+	EGL_PLATFORM=surfaceless LIBGL_ALWAYS_SOFTWARE=1 GALLIUM_DRIVER=softpipe \
+	timeout 240 "$bin/gl_triangle" "$tmp/ref" >"$tmp/ref.log" 2>&1
 if grep -q '^renderer vagx' "$tmp/vagx.log"; then
 	ok "gl_triangle --gbm /dev/dri/card0: $(grep -m1 '^renderer' "$tmp/vagx.log")"
 else
 	nok "gl_triangle --gbm /dev/dri/card0: renderer vagx (exit $vrc)"; log "$tmp/vagx.log"
 fi
-if grep -q '^renderer llvmpipe' "$tmp/ref.log"; then
+if grep -q '^renderer softpipe' "$tmp/ref.log"; then
 	echo "# reference: $(grep -m1 '^renderer' "$tmp/ref.log")"
 else
-	echo "# reference did not run on llvmpipe:"; log "$tmp/ref.log"
+	echo "# reference did not run on softpipe:"; log "$tmp/ref.log"
 fi
 for c in $("$bin/gl_triangle" --list); do
 	line=$(grep "^case $c " "$tmp/vagx.log")
 	if [ "$line" != "case $c ok" ]; then
 		nok "gbm $c: rendered, front buffer == readback" "${line:-not rendered (exit $vrc)}"
 	elif ! grep -qx "case $c ok" "$tmp/ref.log"; then
-		nok "gbm $c: matches llvmpipe" "llvmpipe did not render: $(grep "^case $c " "$tmp/ref.log")"
+		nok "gbm $c: matches softpipe" "softpipe did not render: $(grep "^case $c " "$tmp/ref.log")"
 	elif r=$("$bin/gl_triangle" --compare "$tmp/ref/$c.ppm" "$tmp/vagx/$c.ppm" 2>&1); then
-		ok "gbm $c: front buffer == readback, matches llvmpipe ${r#\# }"
+		ok "gbm $c: front buffer == readback, matches softpipe ${r#\# }"
 	else
-		nok "gbm $c: matches llvmpipe" "$r"
+		nok "gbm $c: matches softpipe" "$r"
 	fi
 done
 pline=$(grep '^prime ' "$tmp/vagx.log" | tail -1)
