@@ -88,10 +88,19 @@ fault:
    return NULL;
 }
 
-static void usc_safepoint(void *vctx)
+/* Translations expire only when the worker's TLB was dropped since the
+ * last safepoint of this context (here or at a slice start in between):
+ * while it holds, every host address core_mmu_translate gave is still the
+ * page's (a TLB hit would give it again), so the USC's and the renderer's
+ * own caches of them may be kept. */
+static bool usc_safepoint(void *vctx)
 {
    struct core_run_ctx *r = vctx;
    core_worker_safepoint(r->w);
+   const bool expired = r->seen_w != r->w || r->seen_drops != r->w->mmu.drops;
+   r->seen_w = r->w;
+   r->seen_drops = r->w->mmu.drops;
+   return expired;
 }
 
 const struct vagx_usc_mem_ops core_usc_mem_ops = {.translate = usc_translate,

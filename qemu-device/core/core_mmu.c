@@ -82,6 +82,7 @@ void core_mmu_sync(struct core_mmu_ctx *m)
    uint64_t h = atomic_load(&m->core->host_gen);
    if (g != m->gen || h != m->host_gen) {
       memset(m->tlb, 0, sizeof(m->tlb));
+      m->drops++;
       m->gen = g;
       m->host_gen = h;
    }

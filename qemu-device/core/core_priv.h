@@ -59,6 +59,10 @@ struct core_mmu_ctx {
    struct vagx_core *core;
    uint64_t gen;   /* core->tlb_gen the TLB was filled under */
    uint64_t host_gen;  /* core->host_gen the TLB was filled under */
+   /* times core_mmu_sync dropped the TLB: a host address translated
+    * before a drop may be stale, one translated since may be kept (what
+    * usc_safepoint tells the USC and the renderer) */
+   uint64_t drops;
    struct core_tlb_entry tlb[CORE_TLB_ENTRIES];
    uint64_t walks, hits;
 };
@@ -203,6 +207,9 @@ struct core_run_ctx {
    uint64_t root;
    bool faulted;
    struct core_fault fault;
+   /* w and w->mmu.drops at the last safepoint (usc_safepoint) */
+   const struct core_worker *seen_w;
+   uint64_t seen_drops;
 };
 extern const struct vagx_usc_mem_ops core_usc_mem_ops;
 bool core_compute_task(struct core_worker *w, struct core_task *t);

@@ -186,9 +186,8 @@ bool r_stop(struct rjob *j)
 void r_safepoint(struct rjob *j, unsigned worker)
 {
    const struct vagx_usc_mem_ops *m = j->env->mem;
-   j->dev->w[worker].safepoints++;
-   if (m->safepoint)
-      m->safepoint(j->dev->w[worker].mem_ctx);
+   if (!m->safepoint || m->safepoint(j->dev->w[worker].mem_ctx))
+      j->dev->w[worker].safepoints++;
 }
 
 void *r_mem_ctx(struct rjob *j, unsigned worker)

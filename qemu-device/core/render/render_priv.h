@@ -198,9 +198,9 @@ struct rdesc_tex {
    int8_t base_fit;
    struct raddr base_addr;
    /* the lane path's last two translations (a footprint may cross a page),
-    * newest first, valid while the worker has passed no memory safepoint
-    * since (span_sp == rworker.safepoints): a translation per page and
-    * tile instead of one per instruction */
+    * newest first, valid while no memory safepoint of the worker expired
+    * translations since (span_sp == rworker.safepoints): a translation per
+    * page while the TLB holds instead of one per instruction */
    struct rspan span[2];
    uint64_t span_sp;
 };
@@ -217,9 +217,9 @@ struct rworker {
    struct vagx_usc *usc;
    struct rdesc_cache *dc;
    void *mem_ctx;
-   /* memory safepoints passed (r_safepoint, and the USC's through
-    * vagx_usc_env.safepoints): a span translated before the last one must
-    * not be used */
+   /* memory safepoints passed that expired translations (r_safepoint, and
+    * the USC's through vagx_usc_env.safepoints): a span translated before
+    * the last one must not be used */
    uint64_t safepoints;
    uint8_t *tb;               /* tile buffer: rt x sample x 32x32 x 16 B */
    float *depth;              /* 32x32 x samples */

@@ -116,53 +116,38 @@ static inline __attribute__((always_inline)) void swap_spans(struct rspan *a, st
    *b = t;
 }
 
-/* The 4-byte texels at va + off[tap][lane] of the active lanes into
- * texel[tap][lane]: lane by lane, taps in order (the generic path's order,
- * so the same texel faults first), unless one span covers them all (the
- * footprint's bounds by unsigned min/max, inactive lanes as the neutral
- * element; they then read the lowest texel, so the loads need no branch). */
-static inline __attribute__((always_inline)) bool
-fetch(const struct rtex_lanes *a, unsigned taps, uint32_t (*off)[L], uint32_t (*texel)[L])
+/* The footprint [lo, hi + 4) of an instruction's texels (offsets from
+ * a->va) in host memory, through the two spans; NULL when it is not
+ * contiguous there or faults (nothing is recorded: r_tex_lanes_fetch_each
+ * then meets the generic path's fault). */
+const uint8_t *r_tex_lanes_footprint(const struct rtex_lanes *a, uint32_t lo, uint32_t hi)
 {
-   uint32_t on[L];
-   for (int l = 0; l < L; l++)
-      on[l] = 0u - (a->exec >> l & 1);
-   uint32_t lo = UINT32_MAX, hi = 0;
-   for (unsigned i = 0; i < taps; i++)
-      for (int l = 0; l < L; l++) {
-         const uint32_t vl = off[i][l] | ~on[l], vh = off[i][l] & on[l];
-         lo = vl < lo ? vl : lo;
-         hi = vh > hi ? vh : hi;
-      }
    struct rspan *s = a->span, *s2 = a->span2;
    const uint64_t va = a->va + lo, size = (uint64_t)hi - lo + 4;
-   const uint8_t *h = NULL;
-   if (span_covers(s, va, size)) {
-      h = s->host + (a->va - s->va);
-   } else if (span_covers(s2, va, size)) {
-      h = s2->host + (a->va - s2->va);
-   } else {
-      /* A probe into the older span, from the start of the footprint's
-       * page: a span from the footprint's lowest texel would miss for the
-       * next block's footprint a row above it. */
-      const uint64_t pva = va & ~(uint64_t)(VAGX_PAGE_SIZE - 1);
-      swap_spans(s, s2);
-      if (r_span_map(a->j, a->worker, s, pva, (uint32_t)(va + size - pva), VAGX_USC_ACC_READ,
-                     VAGX_UNIT_NONE))
-         h = s->host + (a->va - s->va);
-   }
-   if (h) {
-      for (unsigned i = 0; i < taps; i++)
-         for (int l = 0; l < L; l++) {
-            const uint32_t o = (off[i][l] & on[l]) | (lo & ~on[l]);
-            memcpy(&texel[i][l], h + o, 4);
-         }
-      return true;
-   }
-   /* The footprint's pages are not contiguous in host memory (or one
-    * faults): texel by texel through both spans, the older one replaced on
-    * a miss, so that lanes alternating between two pages do not translate
-    * at every texel; the first fault is the generic path's. */
+   if (span_covers(s, va, size))
+      return s->host + (a->va - s->va);
+   if (span_covers(s2, va, size))
+      return s2->host + (a->va - s2->va);
+   /* A probe into the older span, from the start of the footprint's page:
+    * a span from the footprint's lowest texel would miss for the next
+    * block's footprint a row above it. */
+   const uint64_t pva = va & ~(uint64_t)(VAGX_PAGE_SIZE - 1);
+   swap_spans(s, s2);
+   if (r_span_map(a->j, a->worker, s, pva, (uint32_t)(va + size - pva), VAGX_USC_ACC_READ,
+                  VAGX_UNIT_NONE))
+      return s->host + (a->va - s->va);
+   return NULL;
+}
+
+/* The footprint's pages are not contiguous in host memory (or one faults):
+ * texel by texel through both spans, the older one replaced on a miss, so
+ * that lanes alternating between two pages do not translate at every texel;
+ * lane by lane, taps in order (the generic path's order), so the first
+ * fault is the generic path's. */
+bool r_tex_lanes_fetch_each(const struct rtex_lanes *a, unsigned taps, const uint32_t (*off)[32],
+                            uint32_t (*texel)[32])
+{
+   struct rspan *s = a->span, *s2 = a->span2;
    for (uint32_t m = a->exec; m; m &= m - 1) {
       const int l = __builtin_ctz(m);
       for (unsigned i = 0; i < taps; i++) {
@@ -183,6 +168,35 @@ fetch(const struct rtex_lanes *a, unsigned taps, uint32_t (*off)[L], uint32_t (*
    return true;
 }
 
+/* The 4-byte texels at va + off[tap][lane] of the active lanes into
+ * texel[tap][lane]: all at once when one span covers the footprint (its
+ * bounds by unsigned min/max, inactive lanes as the neutral element; they
+ * then read the lowest texel, so the loads need no branch), else one by
+ * one in the generic path's order. */
+static inline __attribute__((always_inline)) bool
+fetch(const struct rtex_lanes *a, unsigned taps, uint32_t (*off)[L], uint32_t (*texel)[L])
+{
+   uint32_t on[L];
+   for (int l = 0; l < L; l++)
+      on[l] = 0u - (a->exec >> l & 1);
+   uint32_t lo = UINT32_MAX, hi = 0;
+   for (unsigned i = 0; i < taps; i++)
+      for (int l = 0; l < L; l++) {
+         const uint32_t vl = off[i][l] | ~on[l], vh = off[i][l] & on[l];
+         lo = vl < lo ? vl : lo;
+         hi = vh > hi ? vh : hi;
+      }
+   const uint8_t *h = r_tex_lanes_footprint(a, lo, hi);
+   if (!h)
+      return r_tex_lanes_fetch_each(a, taps, (const uint32_t (*)[L])off, texel);
+   for (unsigned i = 0; i < taps; i++)
+      for (int l = 0; l < L; l++) {
+         const uint32_t o = (off[i][l] & on[l]) | (lo & ~on[l]);
+         memcpy(&texel[i][l], h + o, 4);
+      }
+   return true;
+}
+
 static inline __attribute__((always_inline)) bool lanes(const struct rtex_lanes *a)
 {
    const int w = a->width, h = a->height;
@@ -197,8 +211,8 @@ static inline __attribute__((always_inline)) bool lanes(const struct rtex_lanes 
       const double x = (double)u * sx - half, y = (double)t * sy - half;
       x0[l] = floor_sat(x);
       y0[l] = floor_sat(y);
-      fx[l] = x - x0[l];
-      fy[l] = y - y0[l];
+      fx[l] = a->linear ? x - x0[l] : 0;
+      fy[l] = a->linear ? y - y0[l] : 0;
    }
    wrap_lanes(xs[0], x0, w, a->wrap_s);
    wrap_lanes(ys[0], y0, h, a->wrap_t);
@@ -295,7 +309,7 @@ bool r_tex2d_unorm8_lanes(const struct rtex_lanes *a)
       return true;   /* no footprint to probe */
 #ifdef HAVE_AVX2_COPY
    if (usc_simd_level() >= USC_SIMD_AVX2_FMA)
-      return lanes_avx2(a);
+      return r_tex2d_lanes_avx2_handles(a) ? r_tex2d_unorm8_lanes_avx2(a) : lanes_avx2(a);
 #endif
    return lanes_base(a);
 }

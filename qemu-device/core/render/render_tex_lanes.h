@@ -45,4 +45,17 @@ bool r_tex2d_lanes_fit(const struct raddr *a, int width, int height);
  * meets first). */
 bool r_tex2d_unorm8_lanes(const struct rtex_lanes *a);
 
+/* Internal to the lane paths (render_tex_lanes.c, render_tex_lanes_avx2.c). */
+/* The host bytes of the texels at offsets [lo, hi + 4) from a->va when one
+ * span holds them all (probing once), else NULL; records nothing. */
+const uint8_t *r_tex_lanes_footprint(const struct rtex_lanes *a, uint32_t lo, uint32_t hi);
+/* The active lanes' texels at a->va + off[tap][lane], one by one in the
+ * generic path's order; false on its first fault (recorded). */
+bool r_tex_lanes_fetch_each(const struct rtex_lanes *a, unsigned taps, const uint32_t (*off)[32],
+                            uint32_t (*texel)[32]);
+/* AVX2 intrinsics (x86-64 only): whether they handle a's wraps and size,
+ * and the sampling itself. */
+bool r_tex2d_lanes_avx2_handles(const struct rtex_lanes *a);
+bool r_tex2d_unorm8_lanes_avx2(const struct rtex_lanes *a);
+
 #endif

@@ -67,13 +67,16 @@ struct vagx_usc_mem_ops {
                       uint64_t *span);
    /* May be NULL.  Called every 256 instructions (so in every loop; one that
     * falls inside a JIT-compiled ALU run at the run's end), between
-    * instructions: no address that translate returned before is used after
-    * it.  The device completes pending TLB invalidations here, so an endless
-    * shader does not hold one up.  A caller of the vagx_usc_run_* entry points
-    * must not keep a translated address across the call; one that runs many
-    * short programs calls safepoint itself between them (the renderer does,
-    * r_safepoint). */
-   void (*safepoint)(void *ctx);
+    * instructions.  The device completes pending TLB invalidations here, so
+    * an endless shader does not hold one up.  Returns true when addresses
+    * that translate returned before may be stale: none of them is used
+    * after it.  False promises that every one of them, since the last call
+    * on ctx that returned true, still maps the same memory with the same
+    * rights, so they may be kept.  A caller of the vagx_usc_run_* entry
+    * points must not keep a translated address across the call unless it
+    * sees that promise (env->safepoints); one that runs many short programs
+    * calls safepoint itself between them (the renderer does, r_safepoint). */
+   bool (*safepoint)(void *ctx);
 };
 
 /* A graphics-only instruction handed to the renderer (texture unit, iterator,
@@ -105,9 +108,10 @@ struct vagx_usc_env {
    const uint32_t *uniforms;          /* u0.. */
    unsigned nuniforms;                /* missing uniforms read as 0 */
    bool no_jit;                       /* interpret every instruction (no JIT code) */
-   /* may be NULL: incremented at every memory safepoint of the run, so that
-    * a caller keeping translations of its own across runs (the renderer's
-    * texture spans) knows when they expire */
+   /* may be NULL: incremented at every memory safepoint of the run where
+    * translations expired (mem->safepoint returned true, or there is none),
+    * so that a caller keeping translations of its own across runs (the
+    * renderer's texture spans) knows when they expire */
    uint64_t *safepoints;
    /* bytes of private stack per lane (usc_program.stack_size, at most
     * VAGX_MAX_STACK_BYTES): stack_ld/stack_st beyond it fault */

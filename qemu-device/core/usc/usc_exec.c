@@ -62,16 +62,18 @@ const char *vagx_usc_status_name(enum vagx_usc_status s)
    return "?";
 }
 
-/* The memory safepoint (usc.h): translations cached for the run are dropped. */
+/* The memory safepoint (usc.h): translations cached for the run are dropped
+ * when the memory's owner says they expired. */
 static void safepoint(struct usc_run *run)
 {
    const struct vagx_usc_env *env = run->env;
-   if (env->safepoints)
-      (*env->safepoints)++;
    if (env->mem && env->mem->safepoint) {
-      env->mem->safepoint(env->mem_ctx);
+      if (!env->mem->safepoint(env->mem_ctx))
+         return;
       run->tlb_r.end = run->tlb_w.end = 0;
    }
+   if (env->safepoints)
+      (*env->safepoints)++;
 }
 
 /* Abort flag, budget and memory safepoint, every CHECK_INTERVAL instructions

@@ -33,10 +33,11 @@ static void *t_translate(void *ctx, uint64_t va, uint32_t size, unsigned access,
    return m->buf + (va - T_BASE);
 }
 
-static void t_safepoint(void *ctx)
+static bool t_safepoint(void *ctx)
 {
    (void)ctx;
    t_safepoints++;
+   return true;
 }
 
 static const struct vagx_usc_mem_ops t_mem_ops = { .translate = t_translate,

@@ -39,9 +39,10 @@ static void *ctx_xlate(void *ctx, uint64_t va, uint32_t size, unsigned access, u
 {
    return xlate(ctx, va, size, access, span);
 }
-static void ctx_safepoint(void *ctx)
+static bool ctx_safepoint(void *ctx)
 {
    atomic_fetch_add(&((struct tctx *)ctx)->safepoints, 1);
+   return true;
 }
 static const struct vagx_usc_mem_ops ctx_ops = {.translate = ctx_xlate, .safepoint = ctx_safepoint};
 static void *mem_ctx(void *opaque, unsigned worker)

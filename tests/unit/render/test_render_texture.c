@@ -738,7 +738,7 @@ static void *xlate_moving(void *ctx, uint64_t va, uint32_t size, unsigned access
    return p;
 }
 
-static void safepoint_moving(void *ctx)
+static bool safepoint_moving(void *ctx)
 {
    (void)ctx;
    const unsigned next = mv_cur ^ 1;
@@ -746,6 +746,7 @@ static void safepoint_moving(void *ctx)
    memset(mv_buf[mv_cur], 0xa5, mv_size);
    mv_cur = next;
    mv_moves++;
+   return true;   /* every translation of the texture moved */
 }
 
 static const struct vagx_usc_mem_ops moving_ops = {.translate = xlate_moving,

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: MIT */
+/* vagx renderer: the texture lanes (render_tex_lanes.h) for AVX2 hosts,
+ * written with intrinsics.  The vectorised C of render_tex_lanes.c makes a
+ * pass over all 32 lanes per step (coordinates, each wrap, columns, rows,
+ * offsets, bounds, loads, each component, each output), so every
+ * intermediate goes through memory and the texels are loaded one lane at a
+ * time.  Here 8 lanes go from coordinates to texel offsets in registers, the
+ * texels come in with one gather per tap, and each component goes from the
+ * texels to the output register in registers.
+ *
+ * The arithmetic is render_tex_lanes.c's, operation for operation (which is
+ * the generic path's): coordinates scaled in double, clamped to +-1e9 with
+ * NaN to -1e9, floored; bytes decoded as (float)b / 255.0f by a division;
+ * the bilinear blend in double in the same order, no FMA.  The footprint
+ * test, the probe and the texel-by-texel fallback are render_tex_lanes.c's
+ * own functions, so faults are met at the same texel.  The test
+ * tex_fast_sampling compares this path with the generic one bit for bit.
+ *
+ * Wrap modes whose texel index needs a remainder by a size that is not a
+ * power of two are left to render_tex_lanes.c (r_tex2d_lanes_avx2_handles). */
+#include <string.h>
+
+#include "render_tex_lanes.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+#define AVX2 __attribute__((target("avx2")))
+
+static bool pow2(int size)
+{
+   return (size & (size - 1)) == 0;
+}
+
+bool r_tex2d_lanes_avx2_handles(const struct rtex_lanes *a)
+{
+   const enum vagx_wrap w[2] = {a->wrap_s, a->wrap_t};
+   const int size[2] = {a->width, a->height};
+   for (unsigned i = 0; i < 2; i++) {
+      if ((w[i] == VAGX_WRAP_REPEAT || w[i] == VAGX_WRAP_MIRRORED_REPEAT) && !pow2(size[i]))
+         return false;
+   }
+   /* the gather's indices are signed 32-bit offsets from the footprint's
+    * lowest texel: the level's bytes must stay below 2^31 */
+   return r_addr_offset(a->addr, (uint32_t)a->width - 1, (uint32_t)a->height - 1) < INT32_MAX - 4;
+}
+
+/* floor_sat() of render_tex_lanes.c on 4 doubles: max(x, -1e9) takes -1e9
+ * for NaN (MAXPD returns its second operand when one is NaN), then
+ * min(1e9, c).  The result is integral, returned as double. */
+static inline AVX2 __m256d floor_sat4(__m256d x)
+{
+   const __m256d c = _mm256_min_pd(_mm256_set1_pd(1e9), _mm256_max_pd(x, _mm256_set1_pd(-1e9)));
+   return _mm256_floor_pd(c);
+}
+
+static inline AVX2 __m256i to_i32x8(__m256d lo, __m256d hi)
+{
+   return _mm256_set_m128i(_mm256_cvttpd_epi32(hi), _mm256_cvttpd_epi32(lo));
+}
+
+/* render_tex.c's wrap() (the power-of-two forms where it takes a
+ * remainder). */
+static inline AVX2 __m256i wrap8(__m256i i, int size, enum vagx_wrap w)
+{
+   const __m256i zero = _mm256_setzero_si256(), last = _mm256_set1_epi32(size - 1);
+   switch (w) {
+   case VAGX_WRAP_REPEAT:
+      return _mm256_and_si256(i, last);
+   case VAGX_WRAP_MIRRORED_REPEAT: {
+      /* m = i mod 2 size in [0, 2 size); m < size ? m : 2 size - 1 - m */
+      const __m256i m = _mm256_and_si256(i, _mm256_set1_epi32(2 * size - 1));
+      const __m256i back = _mm256_sub_epi32(_mm256_set1_epi32(2 * size - 1), m);
+      return _mm256_min_epi32(m, back);
+   }
+   case VAGX_WRAP_MIRROR_CLAMP_TO_EDGE: {
+      /* i < 0 ? -1 - i : i is i ^ (i >> 31) */
+      const __m256i m = _mm256_xor_si256(i, _mm256_srai_epi32(i, 31));
+      return _mm256_min_epi32(m, last);
+   }
+   case VAGX_WRAP_CLAMP_TO_EDGE:
+   default:
+      return _mm256_min_epi32(_mm256_max_epi32(i, zero), last);
+   }
+}
+
+/* spread8() of render_tex_lanes.c: the bits of v < 256 at even positions */
+static inline AVX2 __m256i spread8x8(__m256i v)
+{
+   v = _mm256_and_si256(_mm256_or_si256(v, _mm256_slli_epi32(v, 4)), _mm256_set1_epi32(0x0f0f));
+   v = _mm256_and_si256(_mm256_or_si256(v, _mm256_slli_epi32(v, 2)), _mm256_set1_epi32(0x3333));
+   return _mm256_and_si256(_mm256_or_si256(v, _mm256_slli_epi32(v, 1)), _mm256_set1_epi32(0x5555));
+}
+
+static inline AVX2 __m256i col8(__m256i x, const struct raddr *a)
+{
+   const __m256i E = _mm256_set1_epi32((int)a->E);
+   if (a->linear)
+      return _mm256_mullo_epi32(x, E);
+   const __m256i tile = _mm256_srl_epi32(x, _mm_cvtsi32_si128((int)a->tw_log2));
+   const __m256i in = spread8x8(_mm256_and_si256(x, _mm256_set1_epi32((int)a->tw_mask)));
+   return _mm256_add_epi32(_mm256_mullo_epi32(tile, _mm256_set1_epi32((int)a->tile_B)),
+                           _mm256_mullo_epi32(in, E));
+}
+
+static inline AVX2 __m256i row8(__m256i y, const struct raddr *a)
+{
+   const __m256i E = _mm256_set1_epi32((int)a->E), base = _mm256_set1_epi32((int)a->base);
+   if (a->linear)
+      return _mm256_add_epi32(base, _mm256_mullo_epi32(y, _mm256_set1_epi32((int)a->row_B)));
+   const __m256i tile = _mm256_srl_epi32(y, _mm_cvtsi32_si128((int)a->th_log2));
+   const __m256i in = spread8x8(_mm256_and_si256(y, _mm256_set1_epi32((int)a->th_mask)));
+   return _mm256_add_epi32(_mm256_add_epi32(base, _mm256_mullo_epi32(tile, _mm256_set1_epi32((int)a->row_B))),
+                           _mm256_mullo_epi32(_mm256_slli_epi32(in, 1), E));
+}
+
+/* all-ones in the lanes of the 8-lane group g that a->exec has */
+static inline AVX2 __m256i active8(uint32_t exec, unsigned g)
+{
+   const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+   const __m256i m = _mm256_and_si256(_mm256_set1_epi32((int)(exec >> 8 * g & 0xff)), bit);
+   return _mm256_cmpeq_epi32(m, bit);
+}
+
+static inline AVX2 uint32_t hmin_u32(__m256i v)
+{
+   __m128i m = _mm_min_epu32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+   m = _mm_min_epu32(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(1, 0, 3, 2)));
+   m = _mm_min_epu32(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(2, 3, 0, 1)));
+   return (uint32_t)_mm_cvtsi128_si32(m);
+}
+
+static inline AVX2 uint32_t hmax_u32(__m256i v)
+{
+   __m128i m = _mm_max_epu32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+   m = _mm_max_epu32(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(1, 0, 3, 2)));
+   m = _mm_max_epu32(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(2, 3, 0, 1)));
+   return (uint32_t)_mm_cvtsi128_si32(m);
+}
+
+/* unorm_dec of byte `sh` of each texel: (float)b / 255.0f */
+static inline AVX2 __m256 unorm8(__m256i texel, unsigned sh)
+{
+   const __m256i b = _mm256_and_si256(_mm256_srl_epi32(texel, _mm_cvtsi32_si128((int)sh)),
+                                      _mm256_set1_epi32(0xff));
+   return _mm256_div_ps(_mm256_cvtepi32_ps(b), _mm256_set1_ps(255.0f));
+}
+
+/* bilerp() of render_tex.c on 4 lanes, in double, in its order:
+ * (q0 (1 - fx) + q1 fx) (1 - fy) + (q2 (1 - fx) + q3 fx) fy */
+static inline AVX2 __m128 blend4(__m128 q0, __m128 q1, __m128 q2, __m128 q3, __m256d fx, __m256d fy)
+{
+   const __m256d one = _mm256_set1_pd(1.0);
+   const __m256d gx = _mm256_sub_pd(one, fx), gy = _mm256_sub_pd(one, fy);
+   const __m256d top = _mm256_add_pd(_mm256_mul_pd(_mm256_cvtps_pd(q0), gx),
+                                     _mm256_mul_pd(_mm256_cvtps_pd(q1), fx));
+   const __m256d bot = _mm256_add_pd(_mm256_mul_pd(_mm256_cvtps_pd(q2), gx),
+                                     _mm256_mul_pd(_mm256_cvtps_pd(q3), fx));
+   return _mm256_cvtpd_ps(_mm256_add_pd(_mm256_mul_pd(top, gy), _mm256_mul_pd(bot, fy)));
+}
+
+AVX2 bool r_tex2d_unorm8_lanes_avx2(const struct rtex_lanes *a)
+{
+   const int w = a->width, h = a->height;
+   const __m256d sx = _mm256_set1_pd(a->unnormalized ? 1.0 : (double)w);
+   const __m256d sy = _mm256_set1_pd(a->unnormalized ? 1.0 : (double)h);
+   const __m256d half = _mm256_set1_pd(a->linear ? 0.5 : 0.0);
+   const unsigned taps = a->linear ? 4 : 1;
+   const __m256i one = _mm256_set1_epi32(1);
+   /* per 8-lane group: texel offsets of each tap (the generic path's tap
+    * order (x0, y0), (x1, y0), (x0, y1), (x1, y1)), the bilinear fractions
+    * of the 4 lanes of each half */
+   uint32_t off[4][32];
+   __m256d fx[8], fy[8];
+   __m256i vlo = _mm256_set1_epi32(-1), vhi = _mm256_setzero_si256();
+   for (unsigned g = 0; g < 4; g++) {
+      const __m256 u = _mm256_loadu_ps((const float *)a->u + 8 * g);
+      const __m256 t = _mm256_loadu_ps((const float *)a->t + 8 * g);
+      const __m256d xl = _mm256_sub_pd(_mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(u)), sx), half);
+      const __m256d xh = _mm256_sub_pd(_mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(u, 1)), sx), half);
+      const __m256d yl = _mm256_sub_pd(_mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(t)), sy), half);
+      const __m256d yh = _mm256_sub_pd(_mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(t, 1)), sy), half);
+      const __m256d fxl = floor_sat4(xl), fxh = floor_sat4(xh);
+      const __m256d fyl = floor_sat4(yl), fyh = floor_sat4(yh);
+      const __m256i x0 = to_i32x8(fxl, fxh), y0 = to_i32x8(fyl, fyh);
+      const __m256i c0 = col8(wrap8(x0, w, a->wrap_s), a->addr);
+      const __m256i r0 = row8(wrap8(y0, h, a->wrap_t), a->addr);
+      const __m256i on = active8(a->exec, g);
+      __m256i o[4];
+      o[0] = _mm256_add_epi32(r0, c0);
+      if (a->linear) {
+         fx[2 * g] = _mm256_sub_pd(xl, fxl);
+         fx[2 * g + 1] = _mm256_sub_pd(xh, fxh);
+         fy[2 * g] = _mm256_sub_pd(yl, fyl);
+         fy[2 * g + 1] = _mm256_sub_pd(yh, fyh);
+         const __m256i c1 = col8(wrap8(_mm256_add_epi32(x0, one), w, a->wrap_s), a->addr);
+         const __m256i r1 = row8(wrap8(_mm256_add_epi32(y0, one), h, a->wrap_t), a->addr);
+         o[1] = _mm256_add_epi32(r0, c1);
+         o[2] = _mm256_add_epi32(r1, c0);
+         o[3] = _mm256_add_epi32(r1, c1);
+      }
+      for (unsigned i = 0; i < taps; i++) {
+         _mm256_storeu_si256((__m256i *)&off[i][8 * g], o[i]);
+         vlo = _mm256_min_epu32(vlo, _mm256_or_si256(o[i], _mm256_xor_si256(on, _mm256_set1_epi32(-1))));
+         vhi = _mm256_max_epu32(vhi, _mm256_and_si256(o[i], on));
+      }
+   }
+   const uint32_t lo = hmin_u32(vlo), hi = hmax_u32(vhi);
+   const uint8_t *base = r_tex_lanes_footprint(a, lo, hi);
+   uint32_t texel[4][32];
+   if (!base) {
+      memset(texel, 0, sizeof(texel)); /* inactive lanes: converted, then not stored */
+      if (!r_tex_lanes_fetch_each(a, taps, (const uint32_t (*)[32])off, texel))
+         return false;
+   }
+
+   const unsigned sw_rb = a->swap_rb;
+   unsigned sw[4];
+   for (unsigned k = 0; k < 4; k++)
+      sw[k] = a->swizzle[k] <= VAGX_SWIZZLE_ONE ? a->swizzle[k] : VAGX_SWIZZLE_ZERO;
+   const __m256i vlo_1 = _mm256_set1_epi32((int)lo);
+   for (unsigned g = 0; g < 4; g++) {
+      const __m256i on = active8(a->exec, g);
+      __m256i tx[4];
+      for (unsigned i = 0; i < taps; i++) {
+         if (base) {
+            /* inactive lanes read the lowest texel: index 0 */
+            const __m256i idx = _mm256_and_si256(
+               _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)&off[i][8 * g]), vlo_1), on);
+            tx[i] = _mm256_i32gather_epi32((const int *)(base + lo), idx, 1);
+         } else {
+            tx[i] = _mm256_loadu_si256((const __m256i *)&texel[i][8 * g]);
+         }
+      }
+      __m256 ch[6];
+      for (unsigned k = 0; k < 4; k++) {
+         const unsigned sh = 8 * ((k & 1) ? k : k ^ sw_rb);
+         if (a->linear) {
+            const __m256 q0 = unorm8(tx[0], sh), q1 = unorm8(tx[1], sh);
+            const __m256 q2 = unorm8(tx[2], sh), q3 = unorm8(tx[3], sh);
+            const __m128 rl = blend4(_mm256_castps256_ps128(q0), _mm256_castps256_ps128(q1),
+                                     _mm256_castps256_ps128(q2), _mm256_castps256_ps128(q3),
+                                     fx[2 * g], fy[2 * g]);
+            const __m128 rh = blend4(_mm256_extractf128_ps(q0, 1), _mm256_extractf128_ps(q1, 1),
+                                     _mm256_extractf128_ps(q2, 1), _mm256_extractf128_ps(q3, 1),
+                                     fx[2 * g + 1], fy[2 * g + 1]);
+            ch[k] = _mm256_set_m128(rh, rl);
+         } else {
+            ch[k] = unorm8(tx[0], sh);
+         }
+      }
+      ch[VAGX_SWIZZLE_ZERO] = _mm256_setzero_ps();
+      ch[VAGX_SWIZZLE_ONE] = _mm256_set1_ps(1.0f);
+      for (unsigned k = 0; k < 4; k++) {
+         uint32_t *o = a->out[k] + 8 * g;
+         const __m256i old = _mm256_loadu_si256((const __m256i *)o);
+         const __m256i v = _mm256_blendv_epi8(old, _mm256_castps_si256(ch[sw[k]]), on);
+         _mm256_storeu_si256((__m256i *)o, v);
+      }
+   }
+   return true;
+}
+
+#else
+/* ISO C wants a declaration in every translation unit */
+typedef int r_tex_lanes_avx2_unused;
+#endif
