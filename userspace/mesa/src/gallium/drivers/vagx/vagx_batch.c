@@ -229,6 +229,22 @@ vagx_batch_write(struct vagx_batch *b, struct vagx_resource *r)
       r->writer = b;
 }
 
+/* A new batch's memory, BO lists and failure state */
+static void
+batch_begin_memory(struct vagx_batch *b)
+{
+   b->failed = false;
+   b->incoherent_writes = false;
+   util_dynarray_init(&b->bos, NULL);
+   util_dynarray_init(&b->writes, NULL);
+   /* the sets keep their memory; words are zeroed as they are added */
+   util_dynarray_clear(&b->bo_set);
+   util_dynarray_clear(&b->write_set);
+   util_dynarray_init(&b->cs_chunks, NULL);
+   util_dynarray_init(&b->data_chunks, NULL);
+   b->chunk_bytes = 0;
+}
+
 struct vagx_batch *
 vagx_get_batch(struct vagx_context *ctx)
 {
@@ -260,20 +276,12 @@ vagx_get_batch(struct vagx_context *ctx)
       _mesa_set_clear(b->programs, NULL);
    else
       b->programs = _mesa_pointer_set_create(NULL);
-   b->failed = false;
    b->query = NULL;
    b->prim_query[0] = b->prim_query[1] = NULL;
    b->so_on = false;
    b->so_vs = NULL;
    memset(b->so_res, 0, sizeof(b->so_res));
-   util_dynarray_init(&b->bos, NULL);
-   util_dynarray_init(&b->writes, NULL);
-   /* the sets keep their memory; words are zeroed as they are added */
-   util_dynarray_clear(&b->bo_set);
-   util_dynarray_clear(&b->write_set);
-   util_dynarray_init(&b->cs_chunks, NULL);
-   util_dynarray_init(&b->data_chunks, NULL);
-   b->chunk_bytes = 0;
+   batch_begin_memory(b);
    for (unsigned i = 0; i < b->key.nr_cbufs; i++)
       if (b->key.cbufs[i])
          vagx_batch_write(b, vagx_resource(b->key.cbufs[i]->texture));
@@ -555,15 +563,7 @@ vagx_compute_batch_begin(struct vagx_context *ctx)
    memset(&b->key, 0, sizeof(b->key));
    b->active = true;
    b->seq = ++ctx->batch_seq;
-   b->failed = false;
-   b->incoherent_writes = false;
-   util_dynarray_init(&b->bos, NULL);
-   util_dynarray_init(&b->writes, NULL);
-   util_dynarray_clear(&b->bo_set);
-   util_dynarray_clear(&b->write_set);
-   util_dynarray_init(&b->cs_chunks, NULL);
-   util_dynarray_init(&b->data_chunks, NULL);
-   b->chunk_bytes = 0;
+   batch_begin_memory(b);
    return b;
 }
 
