@@ -23,6 +23,10 @@
 #    1:1) and must read back exactly the same pixels;
 #  - build/gl-tests/gl_sync (renderD128): fences, native fence fds and reads
 #    of results with jobs in flight, on the kernel's syncobjs and sync_files;
+#  - build/gl-tests/gl_compute (renderD128): compute shaders, SSBOs, atomics
+#    and barriers on vagx.ko's compute queue, ordered with render jobs by the
+#    kernel's timeline syncobj (GL_ARB_compute_shader by
+#    MESA_EXTENSION_OVERRIDE, as on the host), no CPU wait in no_cpu_wait;
 #  - kmscube -c 60 on card0: exit 0, GL_RENDERER vagx, no driver error or GL
 #    error in its output, no kernel warning/oops while it ran.
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -40,7 +44,8 @@ splat() { dmesg | grep -c -E 'WARNING:|BUG:|Oops|Call Trace|general protection';
 
 # the test programs are normally built on the host (tests/gl/run, make check);
 # the guest's root overlay is writable, so build them here if missing
-if [ ! -x "$bin/gl_triangle" ] || [ ! -x "$bin/gl_info" ] || [ ! -x "$bin/gl_sync" ] || [ ! -x "$bin/shim_sync" ]; then
+if [ ! -x "$bin/gl_triangle" ] || [ ! -x "$bin/gl_info" ] || [ ! -x "$bin/gl_sync" ] || [ ! -x "$bin/shim_sync" ] ||
+	[ ! -x "$bin/gl_compute" ]; then
 	make -s -C tests/gl >"$tmp/build.log" 2>&1 || { echo "1..0 # SKIP cannot build tests/gl"; log "$tmp/build.log"; exit 1; }
 fi
 
@@ -130,6 +135,29 @@ for c in $("$bin/gl_sync" --list); do
 		nok "gl_sync $c" "${line:-missing (exit $src)}" "$(grep -m3 '^vagx' "$tmp/sync.log")"
 	fi
 done
+
+# 2c. compute on vagx.ko's compute queue (tests/gl/gl_compute.c, each case
+# checks its exact values); the draws and dispatches of no_cpu_wait depend
+# on each other and must not make the CPU wait (VAGX_DEBUG=waits)
+mkdir -p "$tmp/compute"
+MESA_EXTENSION_OVERRIDE=+GL_ARB_compute_shader VAGX_DEBUG=waits timeout 300 \
+	"$env" "$bin/gl_compute" "$tmp/compute" >"$tmp/compute.log" 2>&1
+crc=$?
+for c in $("$bin/gl_compute" --list); do
+	line=$(grep "^case $c " "$tmp/compute.log")
+	if [ "$line" = "case $c ok" ] && grep -q '^renderer vagx' "$tmp/compute.log"; then
+		ok "gl_compute $c"
+	else
+		nok "gl_compute $c" "${line:-missing (exit $crc)}" "$(grep -m3 '^vagx' "$tmp/compute.log")"
+	fi
+done
+waits=$(sed -n '/^gl_compute: no_cpu_wait begin$/,/^gl_compute: no_cpu_wait end$/p' "$tmp/compute.log" |
+	grep -c '^vagx: CPU waits for submit')
+if grep -q '^gl_compute: no_cpu_wait end$' "$tmp/compute.log" && [ "$waits" -eq 0 ]; then
+	ok "gl_compute no_cpu_wait: no CPU wait between dependent draws and dispatches"
+else
+	nok "gl_compute no_cpu_wait: no CPU wait between dependent draws and dispatches" "$waits waits"
+fi
 
 # the syncobj ioctls the drm-shim emulates on the host, here on DRM core
 "$bin/shim_sync" >"$tmp/shim_sync.log" 2>&1

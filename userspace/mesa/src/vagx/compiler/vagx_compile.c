@@ -15,7 +15,7 @@
 #include "util/u_math.h"
 #include "vagx_hw.h"
 #include "vagx_builder.h"
-#include "vagx_ir.h"
+#include "vagx_compile_priv.h"
 
 static const struct debug_named_value vagx_debug_options[] = {
    { "shaders", VAGX_DBG_SHADERS, "Print shader disassembly" },
@@ -251,6 +251,7 @@ vagx_preprocess_nir(nir_shader *nir)
    NIR_PASS(_, nir, nir_shader_instructions_pass, lower_tex_offset, nir_metadata_none, NULL);
    NIR_PASS(_, nir, nir_lower_tex, &tex);
 
+   vagx_lower_mem_nir(nir);
    NIR_PASS(_, nir, nir_lower_frexp);
    NIR_PASS(_, nir, nir_lower_flrp, 32, false);
    NIR_PASS(_, nir, nir_lower_int64);
@@ -262,89 +263,6 @@ vagx_preprocess_nir(nir_shader *nir)
 }
 
 /* ---------------------------------------------------------------------- */
-
-struct ctx {
-   nir_shader *nir;
-   vagx_ir ir;
-   struct vagx_shader_info *info;
-   const struct vagx_fs_key *fs_key;
-   vagx_ir_src **defs;    /* per SSA index: per component operand */
-   uint32_t *regs;        /* per nir register (decl_reg def index): vreg */
-   uint8_t user_loc_word[VARYING_SLOT_MAX]; /* vs: first user word of location, 0xff none */
-   unsigned psiz_word, clip_word, edge_word;
-};
-
-static vagx_ir_src
-get_src(struct ctx *c, nir_src *src, unsigned comp)
-{
-   nir_def *d = src->ssa;
-   return c->defs[d->index][comp];
-}
-
-static vagx_ir_src
-alu_src(struct ctx *c, nir_alu_instr *alu, unsigned i)
-{
-   return get_src(c, &alu->src[i].src, alu->src[i].swizzle[0]);
-}
-
-static vagx_ir_src *
-def_slots(struct ctx *c, nir_def *def)
-{
-   if (!c->defs[def->index])
-      c->defs[def->index] = calloc(def->num_components, sizeof(vagx_ir_src));
-   return c->defs[def->index];
-}
-
-static void
-set_def(struct ctx *c, nir_def *def, unsigned comp, vagx_ir_src s)
-{
-   def_slots(c, def)[comp] = s;
-}
-
-static vagx_ir_src
-uniform_word(struct ctx *c, unsigned kind, unsigned arg)
-{
-   return ir_file(IR_U, vagx_push_word(c->info, kind, arg));
-}
-
-/* Two adjacent uniform words (lo, hi) for a 64-bit address. */
-static vagx_ir_src
-uniform_addr(struct ctx *c, unsigned kind_lo, unsigned kind_hi, unsigned arg)
-{
-   struct vagx_shader_info *info = c->info;
-   for (unsigned i = 0; i + 1 < info->push_count; i++)
-      if (info->push[i].kind == kind_lo && info->push[i].arg == arg)
-         return ir_file(IR_U, i);
-   unsigned lo = info->push_count;
-   info->push[info->push_count++] = (struct vagx_push){ kind_lo, arg };
-   info->push[info->push_count++] = (struct vagx_push){ kind_hi, arg };
-   return ir_file(IR_U, lo);
-}
-
-static vagx_ir_src
-mov_to_vreg(struct ctx *c, vagx_ir_src s)
-{
-   uint32_t v = vagx_ir_new_vreg(&c->ir, 1);
-   vagx_ir_emit(&c->ir, VAGX_OP_MOV, v, 0, s, ir_none(), ir_none());
-   return ir_vreg(v, 0);
-}
-
-/* Build an n-register vector vreg from scalar operands. */
-static uint32_t
-make_vec(struct ctx *c, const vagx_ir_src *s, unsigned n)
-{
-   uint32_t v = vagx_ir_new_vreg(&c->ir, n);
-   for (unsigned i = 0; i < n; i++)
-      vagx_ir_emit(&c->ir, VAGX_OP_MOV, v, i, s[i], ir_none(), ir_none());
-   return v;
-}
-
-static void
-def_from_vec(struct ctx *c, nir_def *def, uint32_t v)
-{
-   for (unsigned i = 0; i < def->num_components; i++)
-      set_def(c, def, i, ir_vreg(v, i));
-}
 
 static bool
 emit_alu(struct ctx *c, nir_alu_instr *alu)
@@ -954,8 +872,7 @@ emit_intrinsic(struct ctx *c, nir_intrinsic_instr *intr)
       return true;
    }
    default:
-      ir->error = nir_intrinsic_infos[intr->intrinsic].name;
-      return false;
+      return vagx_emit_mem_intrinsic(c, intr);
    }
 }
 
@@ -1312,6 +1229,7 @@ vagx_compile_shader(nir_shader *nir, const struct vagx_fs_key *fs_key,
       vagx_ir_emit(&c.ir, VAGX_OP_END, -1, 0, ir_none(), ir_none(), ir_none());
       if (nir->info.stage == MESA_SHADER_FRAGMENT)
          fs_scan_ir(&c.ir, info);
+      vagx_scan_mem_ir(nir, &c.ir, info);
       if (info->push_count >= VAGX_MAX_PUSH) {
          c.ir.error = "too many uniform words";
          ok = false;

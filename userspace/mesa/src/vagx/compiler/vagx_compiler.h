@@ -35,7 +35,20 @@ enum vagx_push_kind {
     * lod_bias (2) as f32, all 0 when it has no mip filter (texel offset
     * lowering, vagx_compile.c lower_tex_offset) */
    VAGX_PUSH_SAMPLER_LOD,
+   /* arg: shader buffer (SSBO) index: GPU VA low / high of the bound
+    * range, its size in bytes (0 when unbound: every access is out of
+    * bounds, vagx_emit_mem.c) */
+   VAGX_PUSH_SSBO_LO,
+   VAGX_PUSH_SSBO_HI,
+   VAGX_PUSH_SSBO_SIZE,
+   /* GPU VA low / high of the shader-buffer table: ssbo_count entries of
+    * VAGX_SSBO_ENTRY_BYTES { VA low, VA high, size, 0 }, for accesses
+    * with a dynamic buffer index */
+   VAGX_PUSH_SSBO_TABLE_LO,
+   VAGX_PUSH_SSBO_TABLE_HI,
 };
+
+#define VAGX_SSBO_ENTRY_BYTES 16
 
 struct vagx_push {
    uint8_t kind;
@@ -86,6 +99,16 @@ struct vagx_shader_info {
     * once per sample (cmd_bind_fragment_pipeline.per_sample) and ld_tile
     * reads sample sr.sample_id */
    bool fs_per_sample;
+
+   /* Shader buffers (SSBOs, and atomic counters lowered to them) the
+    * shader may access: slots 0 .. ssbo_count - 1 */
+   unsigned ssbo_count;
+   /* From the final IR: the program stores to memory or does atomics
+    * (global or image; not threadgroup memory), so the driver treats its
+    * writable buffers as written */
+   bool writes_memory;
+   /* Fragment: layout(early_fragment_tests) (cmd_bind_fragment_pipeline.early_tests) */
+   bool fs_early_tests;
 
    /* shader-db style statistics */
    unsigned stat_instrs, stat_bytes, stat_spills, stat_fills;

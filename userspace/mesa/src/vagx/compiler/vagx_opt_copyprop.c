@@ -8,7 +8,8 @@
  * The IR is not SSA: NIR registers (phis, loop-carried values) are vregs
  * written more than once.  A copy is propagated only when that is exact
  * without dataflow analysis:
- *  - t is written once, by the copy, as a whole scalar;
+ *  - t is written once, by the copy, as a whole scalar, and is not a NIR
+ *    register (whose single write need not dominate its reads);
  *  - x cannot change after the copy ran: an immediate or uniform, or a vreg
  *    written once, before the copy;
  *  - the copy is outside every loop, so it runs at most once and x's
@@ -97,7 +98,11 @@ vagx_opt_copyprop(vagx_ir *ir)
          continue;
       const uint32_t t = C->dst;
       const vagx_ir_src *x = &C->src[0];
-      if (writes[t] != 1 || ir->vregs[t].size != 1 || C->dst_comp)
+      /* a NIR register written once is still not SSA: its one write may
+       * sit in a branch its readers after the branch do not need (a phi
+       * with an undefined source, e.g. the result of an atomic that
+       * helper invocations skip), so x's write need not dominate them */
+      if (writes[t] != 1 || ir->vregs[t].size != 1 || ir->vregs[t].reg || C->dst_comp)
          continue;
       if (x->file == IR_VREG) {
          if (writes[x->v] != 1 || def[x->v] >= (int)i)

@@ -77,11 +77,11 @@ k_vm_unmap(struct vagx_device *dev, uint64_t va, uint64_t size)
 
 static int
 k_submit(struct vagx_device *dev, unsigned type, uint64_t desc_va, const uint32_t *in_syncs,
-         unsigned in_count, uint32_t out_sync, uint64_t out_point)
+         unsigned in_count, uint32_t out_sync, uint64_t out_point, uint64_t in_point)
 {
-   struct drm_vagx_sync stack[9], *s = stack;
-   if (in_count + 1 > ARRAY_SIZE(stack)) {
-      s = calloc(in_count + 1, sizeof(*s));
+   struct drm_vagx_sync stack[10], *s = stack;
+   if (in_count + 2 > ARRAY_SIZE(stack)) {
+      s = calloc(in_count + 2, sizeof(*s));
       if (!s)
          return -ENOMEM;
    }
@@ -89,6 +89,9 @@ k_submit(struct vagx_device *dev, unsigned type, uint64_t desc_va, const uint32_
    for (unsigned i = 0; i < in_count; i++)
       s[n++] = (struct drm_vagx_sync){ .type = DRM_VAGX_SYNC_TYPE_SYNCOBJ,
                                        .handle = in_syncs[i] };
+   if (in_point)
+      s[n++] = (struct drm_vagx_sync){ .type = DRM_VAGX_SYNC_TYPE_TIMELINE_SYNCOBJ,
+                                       .handle = out_sync, .timeline_value = in_point };
    if (out_sync)
       s[n++] = (struct drm_vagx_sync){ .type = out_point ? DRM_VAGX_SYNC_TYPE_TIMELINE_SYNCOBJ
                                                          : DRM_VAGX_SYNC_TYPE_SYNCOBJ,
@@ -533,8 +536,9 @@ implicit_in_sync(struct vagx_device *dev, struct vagx_bo *bo)
 
 int
 vagx_device_submit(struct vagx_device *dev, unsigned queue_type, uint64_t desc_va,
-                   uint32_t out_sync, uint64_t out_point, struct vagx_bo *const *bos,
-                   unsigned bo_count, const uint32_t *waits, unsigned wait_count)
+                   uint32_t out_sync, uint64_t out_point, uint64_t wait_point,
+                   struct vagx_bo *const *bos, unsigned bo_count, const uint32_t *waits,
+                   unsigned wait_count)
 {
    uint32_t stack[8] = { 0 }, *in = stack;
    unsigned in_count = 0, shared = 0;
@@ -558,9 +562,11 @@ vagx_device_submit(struct vagx_device *dev, unsigned queue_type, uint64_t desc_v
    const unsigned implicit_count = in_count;
    for (unsigned i = 0; i < wait_count; i++)
       in[in_count++] = waits[i];
-   int r = dev->ops->submit(dev, queue_type, desc_va, in, in_count, out_sync, out_point);
+   int r = dev->ops->submit(dev, queue_type, desc_va, in, in_count, out_sync, out_point,
+                            wait_point);
    if (r == -ECANCELED && vagx_device_recreate_queue(dev, queue_type))
-      r = dev->ops->submit(dev, queue_type, desc_va, in, in_count, out_sync, out_point);
+      r = dev->ops->submit(dev, queue_type, desc_va, in, in_count, out_sync, out_point,
+                           wait_point);
 
    /* Publish the job's fence in the shared BOs' dma_resv as a write, so
     * KMS (prepare_fb), compositors and other devices wait for it. */

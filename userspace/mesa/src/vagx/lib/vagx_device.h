@@ -65,10 +65,11 @@ struct vagx_backend_ops {
    int (*vm_unmap)(struct vagx_device *dev, uint64_t va, uint64_t size);
    /* Submit one render/compute job descriptor on the queue of that type;
     * signals syncobj out (if nonzero): its timeline point out_point, or
-    * the binary syncobj with out_point 0. */
+    * the binary syncobj with out_point 0.  in_point (nonzero): the job
+    * also waits for that point of the timeline out_sync. */
    int (*submit)(struct vagx_device *dev, unsigned queue_type, uint64_t desc_va,
                  const uint32_t *in_syncs, unsigned in_count, uint32_t out_sync,
-                 uint64_t out_point);
+                 uint64_t out_point, uint64_t in_point);
    /* PRIME: dma-buf fd of a handle / handle (and size) of a dma-buf fd. */
    int (*bo_export)(struct vagx_device *dev, uint32_t handle, int *fd);
    int (*bo_import)(struct vagx_device *dev, int fd, uint32_t *handle);
@@ -127,7 +128,9 @@ struct vagx_bo *vagx_bo_import_handle(struct vagx_device *dev, uint32_t handle);
 void vagx_bo_wait_shared(struct vagx_bo *bo, bool write, int64_t timeout_ns);
 
 /* Submit one job descriptor after the syncobjs waits[] (each must hold a
- * fence), with implicit sync for the shared BOs among bos[]: their dma-buf
+ * fence) and, when wait_point is nonzero, after point wait_point of the
+ * timeline out_sync (a job of another queue that must run first), with
+ * implicit sync for the shared BOs among bos[]: their dma-buf
  * fences become in-syncs too, and the job's out fence (out_sync must be
  * nonzero when a shared BO is present) is attached to them as a write
  * fence.  Returns at once: out_sync (its timeline point out_point, or the
@@ -135,7 +138,8 @@ void vagx_bo_wait_shared(struct vagx_bo *bo, bool write, int64_t timeout_ns);
  * timeline, out_point must be the syncobj's last point (the attached fence
  * is its current one). */
 int vagx_device_submit(struct vagx_device *dev, unsigned queue_type, uint64_t desc_va,
-                       uint32_t out_sync, uint64_t out_point, struct vagx_bo *const *bos,
-                       unsigned bo_count, const uint32_t *waits, unsigned wait_count);
+                       uint32_t out_sync, uint64_t out_point, uint64_t wait_point,
+                       struct vagx_bo *const *bos, unsigned bo_count, const uint32_t *waits,
+                       unsigned wait_count);
 
 #endif

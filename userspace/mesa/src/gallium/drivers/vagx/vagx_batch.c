@@ -209,7 +209,10 @@ vagx_batch_read(struct vagx_batch *b, struct vagx_resource *r)
    if (r->writer && r->writer != b && r->writer->ctx == b->ctx)
       vagx_flush_batch(b->ctx, r->writer);
    vagx_batch_add_bo(b, r->bo);
-   r->reader_mask |= 1u << b->idx;
+   /* a compute batch is submitted before anything else is encoded: no
+    * later batch has to wait for it on the CPU side */
+   if (b->idx < VAGX_MAX_BATCHES)
+      r->reader_mask |= 1u << b->idx;
 }
 
 void
@@ -222,7 +225,24 @@ vagx_batch_write(struct vagx_batch *b, struct vagx_resource *r)
          vagx_flush_batch(b->ctx, &b->ctx->batches[i]);
    r->reader_mask &= 1u << b->idx;
    vagx_batch_add_bo_write(b, r->bo);
-   r->writer = b;
+   if (b->idx < VAGX_MAX_BATCHES)
+      r->writer = b;
+}
+
+/* A new batch's memory, BO lists and failure state */
+static void
+batch_begin_memory(struct vagx_batch *b)
+{
+   b->failed = false;
+   b->incoherent_writes = false;
+   util_dynarray_init(&b->bos, NULL);
+   util_dynarray_init(&b->writes, NULL);
+   /* the sets keep their memory; words are zeroed as they are added */
+   util_dynarray_clear(&b->bo_set);
+   util_dynarray_clear(&b->write_set);
+   util_dynarray_init(&b->cs_chunks, NULL);
+   util_dynarray_init(&b->data_chunks, NULL);
+   b->chunk_bytes = 0;
 }
 
 struct vagx_batch *
@@ -256,20 +276,12 @@ vagx_get_batch(struct vagx_context *ctx)
       _mesa_set_clear(b->programs, NULL);
    else
       b->programs = _mesa_pointer_set_create(NULL);
-   b->failed = false;
    b->query = NULL;
    b->prim_query[0] = b->prim_query[1] = NULL;
    b->so_on = false;
    b->so_vs = NULL;
    memset(b->so_res, 0, sizeof(b->so_res));
-   util_dynarray_init(&b->bos, NULL);
-   util_dynarray_init(&b->writes, NULL);
-   /* the sets keep their memory; words are zeroed as they are added */
-   util_dynarray_clear(&b->bo_set);
-   util_dynarray_clear(&b->write_set);
-   util_dynarray_init(&b->cs_chunks, NULL);
-   util_dynarray_init(&b->data_chunks, NULL);
-   b->chunk_bytes = 0;
+   batch_begin_memory(b);
    for (unsigned i = 0; i < b->key.nr_cbufs; i++)
       if (b->key.cbufs[i])
          vagx_batch_write(b, vagx_resource(b->key.cbufs[i]->texture));
@@ -329,6 +341,11 @@ vagx_context_retire(struct vagx_context *ctx)
    if (!dev->ops->queue_state(dev, DRM_VAGX_QUEUE_TYPE_RENDER, &state, &fault) && state)
       fprintf(stderr, "vagx: render queue unusable after a job (state 0x%x, fault at 0x%llx)\n",
               state, (unsigned long long)fault.addr);
+   state = 0;
+   if (ctx->computed && dev->queue_id[DRM_VAGX_QUEUE_TYPE_COMPUTE] &&
+       !dev->ops->queue_state(dev, DRM_VAGX_QUEUE_TYPE_COMPUTE, &state, &fault) && state)
+      fprintf(stderr, "vagx: compute queue unusable after a job (state 0x%x, fault at 0x%llx)\n",
+              state, (unsigned long long)fault.addr);
 }
 
 /* Ends a batch.  After a submit (seq != 0) its BOs and chunks stay
@@ -370,6 +387,9 @@ trace_job(struct vagx_batch *b, const struct vagx_render_job *rj)
             break;
    }
 }
+
+static uint64_t batch_submit(struct vagx_context *ctx, struct vagx_batch *b, unsigned queue,
+                             uint64_t jva);
 
 /* Returns the submit's seq, 0 when the batch could not be submitted */
 static uint64_t
@@ -496,7 +516,14 @@ submit_render(struct vagx_context *ctx, struct vagx_batch *b)
 
    if (ctx->screen->debug & VAGX_DBG_TRACE)
       trace_job(b, &rj);
+   return batch_submit(ctx, b, DRM_VAGX_QUEUE_TYPE_RENDER, jva);
+}
 
+/* Submits the batch's job at jva to the queue; returns its seq, 0 when the
+ * submit failed. */
+static uint64_t
+batch_submit(struct vagx_context *ctx, struct vagx_batch *b, unsigned queue, uint64_t jva)
+{
    /* fence_server_sync: the job waits for those fences on the device */
    unsigned wait_count = util_dynarray_num_elements(&ctx->wait_fences, struct vagx_fence *);
    uint32_t waits[wait_count ? wait_count : 1];
@@ -504,7 +531,7 @@ submit_render(struct vagx_context *ctx, struct vagx_batch *b)
       waits[i] = (*util_dynarray_element(&ctx->wait_fences, struct vagx_fence *, i))->syncobj;
    /* implicit sync for shared (window-system / PRIME) BOs of the batch */
    const uint64_t seq =
-      vagx_screen_submit(ctx->screen, jva, util_dynarray_begin(&b->bos),
+      vagx_screen_submit(ctx->screen, queue, jva, util_dynarray_begin(&b->bos),
                          util_dynarray_num_elements(&b->bos, struct vagx_bo *),
                          util_dynarray_begin(&b->writes),
                          util_dynarray_num_elements(&b->writes, struct vagx_bo *), waits, wait_count);
@@ -519,6 +546,36 @@ submit_render(struct vagx_context *ctx, struct vagx_batch *b)
    /* VAGX_DEBUG=sync: every submit completes before the driver goes on */
    if (ctx->screen->debug & VAGX_DBG_SYNC)
       vagx_screen_wait_seq(ctx->screen, seq, INT64_MAX);
+   return seq;
+}
+
+/* A batch for one compute dispatch (vagx_compute.c): the memory, BO lists
+ * and dependencies of a batch, no framebuffer.  Render batches it reads
+ * from or writes to are flushed as its state is encoded (vagx_batch_read,
+ * vagx_batch_write), and it is submitted before anything else is, so it
+ * is never anyone's pending writer or reader. */
+struct vagx_batch *
+vagx_compute_batch_begin(struct vagx_context *ctx)
+{
+   struct vagx_batch *b = &ctx->compute_batch;
+   assert(!b->active);
+   vagx_context_retire(ctx);
+   memset(&b->key, 0, sizeof(b->key));
+   b->active = true;
+   b->seq = ++ctx->batch_seq;
+   batch_begin_memory(b);
+   return b;
+}
+
+/* Submits the compute job at jva (0: the batch failed, nothing is
+ * submitted) and ends the batch; returns the seq, 0 on failure. */
+uint64_t
+vagx_compute_batch_submit(struct vagx_context *ctx, struct vagx_batch *b, uint64_t jva)
+{
+   uint64_t seq = 0;
+   if (jva && !b->failed)
+      seq = batch_submit(ctx, b, DRM_VAGX_QUEUE_TYPE_COMPUTE, jva);
+   batch_cleanup(ctx, b, seq);
    return seq;
 }
 
@@ -588,6 +645,8 @@ vagx_batch_destroy_all(struct vagx_context *ctx)
    util_dynarray_foreach(&ctx->chunk_pool, struct vagx_bo *, it)
       vagx_bo_unreference(*it);
    util_dynarray_fini(&ctx->chunk_pool);
+   util_dynarray_fini(&ctx->compute_batch.bo_set);
+   util_dynarray_fini(&ctx->compute_batch.write_set);
    for (unsigned i = 0; i < VAGX_MAX_BATCHES; i++) {
       util_dynarray_fini(&ctx->batches[i].bo_set);
       util_dynarray_fini(&ctx->batches[i].write_set);

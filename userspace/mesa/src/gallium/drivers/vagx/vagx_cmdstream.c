@@ -100,10 +100,11 @@ vagx_pack_texture(struct vagx_resource *r, enum pipe_format fmt, const unsigned 
    vagx_texture_pack(out, &t);
 }
 
-static bool
-program_for(struct vagx_context *ctx, struct vagx_batch *b, const struct vagx_shader_info *info,
-            struct vagx_bo *code_bo, const uint32_t *push, struct vagx_usc_program *p,
-            enum pipe_shader_type stage, int stipple_unit)
+bool
+vagx_program_for(struct vagx_context *ctx, struct vagx_batch *b,
+                 const struct vagx_shader_info *info, struct vagx_bo *code_bo,
+                 const uint32_t *push, struct vagx_usc_program *p, enum pipe_shader_type stage,
+                 int stipple_unit)
 {
    vagx_usc_program_init(p);
    p->code_va = code_bo->va;
@@ -157,9 +158,9 @@ program_for(struct vagx_context *ctx, struct vagx_batch *b, const struct vagx_sh
    return true;
 }
 
-static void
-fill_push(struct vagx_context *ctx, struct vagx_batch *b, const struct vagx_shader_info *info,
-          enum pipe_shader_type stage, uint32_t *push)
+void
+vagx_fill_push(struct vagx_context *ctx, struct vagx_batch *b, const struct vagx_shader_info *info,
+               enum pipe_shader_type stage, uint32_t *push)
 {
    struct pipe_constant_buffer *cb0 = &ctx->cb[stage][0];
    /* the CPU copies words of a constant buffer the device may have
@@ -171,6 +172,12 @@ fill_push(struct vagx_context *ctx, struct vagx_batch *b, const struct vagx_shad
                                         : NULL;
    uint64_t ubo_va = 0; /* constant buffer 0 as seen by ld_global, on first use */
    uint64_t ubo_n_va = 0; /* uniform block of the current UBO_LO/UBO_HI pair */
+   uint64_t ssbo_va = 0, table_va = 0; /* of the current SSBO_LO/HI, SSBO_TABLE_LO/HI pair */
+   uint32_t ssbo_size;
+   /* a shader that stores or does atomics writes its writable buffers */
+   const uint32_t ssbo_writes = info->writes_memory ? ctx->ssbo_writable[stage] : 0;
+   if (info->writes_memory)
+      b->incoherent_writes = true;
    for (unsigned i = 0; i < info->push_count; i++) {
       const struct vagx_push *p = &info->push[i];
       uint32_t v = 0;
@@ -235,6 +242,35 @@ fill_push(struct vagx_context *ctx, struct vagx_batch *b, const struct vagx_shad
          break;
       case VAGX_PUSH_CLEAR:
          memcpy(&v, &b->clear_color[p->arg / 4].ui[p->arg % 4], 4);
+         break;
+      case VAGX_PUSH_SSBO_LO:
+      case VAGX_PUSH_SSBO_SIZE:
+         /* shader buffers (vagx_emit_mem.c): LO comes before HI */
+         vagx_ssbo_bind(ctx, b, stage, p->arg, ssbo_writes & BITFIELD_BIT(p->arg), &ssbo_va,
+                        &ssbo_size);
+         v = p->kind == VAGX_PUSH_SSBO_LO ? (uint32_t)ssbo_va : ssbo_size;
+         break;
+      case VAGX_PUSH_SSBO_HI:
+         v = (uint32_t)(ssbo_va >> 32);
+         break;
+      case VAGX_PUSH_SSBO_TABLE_LO: {
+         /* { VA low, VA high, size, 0 } of every buffer the shader may
+          * index dynamically */
+         uint32_t *t;
+         table_va = vagx_batch_alloc(b, MAX2(info->ssbo_count, 1) * VAGX_SSBO_ENTRY_BYTES, 16,
+                                     (void **)&t);
+         for (unsigned k = 0; t && k < info->ssbo_count; k++) {
+            uint64_t va;
+            vagx_ssbo_bind(ctx, b, stage, k, ssbo_writes & BITFIELD_BIT(k), &va, &t[4 * k + 2]);
+            t[4 * k] = (uint32_t)va;
+            t[4 * k + 1] = (uint32_t)(va >> 32);
+            t[4 * k + 3] = 0;
+         }
+         v = (uint32_t)table_va;
+         break;
+      }
+      case VAGX_PUSH_SSBO_TABLE_HI:
+         v = (uint32_t)(table_va >> 32);
          break;
       case VAGX_PUSH_SAMPLER_LOD: {
          /* the LOD state of the sampler descriptor (program_for), for the
@@ -306,8 +342,8 @@ emit_vertex_pipeline(struct vagx_context *ctx, struct vagx_batch *b,
    vp.point_size = vs->info.vs_point_size;
    vp.clip_distances = vs->info.vs_clip_distances;
    vp.edge_flag = vs->info.vs_edge_flag;
-   fill_push(ctx, b, &vs->info, PIPE_SHADER_VERTEX, push);
-   if (!program_for(ctx, b, &vs->info, vs->bo, push, &vp.program, PIPE_SHADER_VERTEX, -1))
+   vagx_fill_push(ctx, b, &vs->info, PIPE_SHADER_VERTEX, push);
+   if (!vagx_program_for(ctx, b, &vs->info, vs->bo, push, &vp.program, PIPE_SHADER_VERTEX, -1))
       return false;
    vagx_cmd_bind_vertex_pipeline_pack(vagx_cs_emit(b, VAGX_CMD_BIND_VERTEX_PIPELINE_LENGTH), &vp);
    return true;
@@ -389,8 +425,12 @@ emit_fragment_pipeline(struct vagx_context *ctx, struct vagx_batch *b,
    fp.opaque = fs_is_opaque(ctx, fi);
    /* 4X blending reads and writes one sample per invocation */
    fp.per_sample = fi->fs_per_sample;
-   fill_push(ctx, b, fi, PIPE_SHADER_FRAGMENT, push);
-   if (!program_for(ctx, b, &fs->info, fs->bo, push, &fp.program, PIPE_SHADER_FRAGMENT,
+   /* buffer stores and atomics: shaded even where a later fragment hides
+    * it; layout(early_fragment_tests) */
+   fp.side_effects = fi->writes_memory;
+   fp.early_tests = fi->fs_early_tests;
+   vagx_fill_push(ctx, b, fi, PIPE_SHADER_FRAGMENT, push);
+   if (!vagx_program_for(ctx, b, &fs->info, fs->bo, push, &fp.program, PIPE_SHADER_FRAGMENT,
                     fs->stipple_unit))
       return false;
    vagx_cmd_bind_fragment_pipeline_pack(vagx_cs_emit(b, VAGX_CMD_BIND_FRAGMENT_PIPELINE_LENGTH), &fp);

@@ -135,6 +135,7 @@ vagx_context_destroy(struct pipe_context *pctx)
    if (pctx->stream_uploader)
       u_upload_destroy(pctx->stream_uploader);
    vagx_batch_destroy_all(ctx);
+   vagx_compute_fini(ctx);
    u_suballocator_destroy(&ctx->query_slab);
    for (unsigned i = 0; i < ctx->so_num; i++)
       pipe_so_target_reference(&ctx->so_targets[i], NULL);
@@ -154,12 +155,6 @@ vagx_texture_barrier(struct pipe_context *pctx, unsigned flags)
    vagx_flush_all(vagx_context(pctx));
 }
 
-static void
-vagx_memory_barrier(struct pipe_context *pctx, unsigned flags)
-{
-   vagx_flush_all(vagx_context(pctx));
-}
-
 struct pipe_context *
 vagx_context_create(struct pipe_screen *pscreen, void *priv, unsigned flags)
 {
@@ -175,7 +170,6 @@ vagx_context_create(struct pipe_screen *pscreen, void *priv, unsigned flags)
    p->flush = vagx_flush;
    p->blit = vagx_blit;
    p->texture_barrier = vagx_texture_barrier;
-   p->memory_barrier = vagx_memory_barrier;
    p->set_debug_callback = u_default_set_debug_callback;
    p->get_sample_position = u_default_get_sample_position;
    vagx_init_context_fence_functions(p);
@@ -185,6 +179,7 @@ vagx_context_create(struct pipe_screen *pscreen, void *priv, unsigned flags)
    vagx_init_shader_functions(p);
    vagx_init_draw_functions(p);
    vagx_init_streamout_functions(p);
+   vagx_init_compute_functions(p);
    for (unsigned i = 0; i < VAGX_MAX_BATCHES; i++) {
       ctx->batches[i].ctx = ctx;
       ctx->batches[i].idx = i;

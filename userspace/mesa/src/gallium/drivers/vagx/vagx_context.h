@@ -35,6 +35,7 @@ struct vagx_screen {
    /* submission timeline (vagx_fence.c): seq order is SUBMIT order */
    simple_mtx_t submit_lock;
    uint64_t submit_seq;          /* last seq submitted */
+   unsigned submit_queue;        /* its queue (DRM_VAGX_QUEUE_TYPE_*) */
    uint64_t completed_seq;       /* every seq up to it has completed (last seen) */
    uint32_t timeline;            /* timeline syncobj: submit seq signals point seq */
    struct slab_parent_pool transfer_pool;
@@ -208,6 +209,10 @@ struct vagx_batch {
                                     * one and without a stencil clear, the stencil stays in
                                     * memory, neither loaded nor stored */
    bool failed;
+   /* a draw's shader stores to buffers or does atomics: memory_barrier
+    * submits the batch, so that later draws (their vertex shaders run
+    * before any fragment shader of the job) and dispatches see it */
+   bool incoherent_writes;
    struct vagx_query *query;       /* occlusion query begun in this control stream */
    struct vagx_query *prim_query[2]; /* primitives generated / emitted query begun */
    bool so_on;                     /* stream output enabled in the control stream */
@@ -293,6 +298,9 @@ struct vagx_context {
    struct pipe_framebuffer_state fb;
    struct vagx_batch batches[VAGX_MAX_BATCHES];
    struct vagx_batch *batch;
+   /* one dispatch at a time (vagx_compute.c), idx VAGX_MAX_BATCHES */
+   struct vagx_batch compute_batch;
+   bool computed;                  /* a dispatch was submitted (queue checks) */
    /* struct vagx_bo *: VAGX_CHUNK_SIZE chunks of completed batches */
    struct util_dynarray chunk_pool;
    /* struct vagx_inflight: submitted batches whose job may still run, in
@@ -307,7 +315,7 @@ struct vagx_context {
    struct vagx_rasterizer_state *rast;
    struct vagx_zsa_state *zsa;
    struct vagx_vertex_elements *vtx;
-   struct vagx_uncompiled_shader *vs, *fs;
+   struct vagx_uncompiled_shader *vs, *fs, *cs;
 
    /* dirty tracking (enum vagx_dirty) */
    uint32_t dirty;
@@ -322,6 +330,13 @@ struct vagx_context {
    struct pipe_vertex_buffer vb[PIPE_MAX_ATTRIBS];
    unsigned vb_count;
    struct pipe_constant_buffer cb[PIPE_SHADER_TYPES][PIPE_MAX_CONSTANT_BUFFERS];
+   /* shader buffers (SSBOs, atomic counter buffers) per stage, and which
+    * are writable (set_shader_buffers) */
+   struct pipe_shader_buffer ssbo[PIPE_SHADER_TYPES][PIPE_MAX_SHADER_BUFFERS];
+   uint32_t ssbo_writable[PIPE_SHADER_TYPES];
+   /* what an unbound shader-buffer slot points at (size 0: every access is
+    * out of bounds and goes to its offset 0) */
+   struct vagx_bo *null_ssbo;
    struct pipe_sampler_view *views[PIPE_SHADER_TYPES][PIPE_MAX_SHADER_SAMPLER_VIEWS];
    unsigned view_count[PIPE_SHADER_TYPES];
    struct vagx_sampler_state *samplers[PIPE_SHADER_TYPES][PIPE_MAX_SAMPLERS];
@@ -361,10 +376,12 @@ void vagx_init_screen_fence_functions(struct pipe_screen *pscreen);
 void vagx_init_context_fence_functions(struct pipe_context *pctx);
 void vagx_screen_fini_timeline(struct vagx_screen *s);
 void vagx_fence_reference(struct vagx_fence **ptr, struct vagx_fence *f);
-/* Submits a render job; returns its seq, 0 when the submit failed. */
-uint64_t vagx_screen_submit(struct vagx_screen *s, uint64_t desc_va, struct vagx_bo *const *bos,
-                            unsigned bo_count, struct vagx_bo *const *writes,
-                            unsigned write_count, const uint32_t *waits, unsigned wait_count);
+/* Submits a render or compute job (queue_type DRM_VAGX_QUEUE_TYPE_*);
+ * returns its seq, 0 when the submit failed. */
+uint64_t vagx_screen_submit(struct vagx_screen *s, unsigned queue_type, uint64_t desc_va,
+                            struct vagx_bo *const *bos, unsigned bo_count,
+                            struct vagx_bo *const *writes, unsigned write_count,
+                            const uint32_t *waits, unsigned wait_count);
 uint64_t vagx_screen_completed_seq(struct vagx_screen *s);
 /* false at the timeout (abs, CLOCK_MONOTONIC ns; INT64_MAX: none) */
 bool vagx_screen_wait_seq(struct vagx_screen *s, uint64_t seq, int64_t abs_timeout);
@@ -418,6 +435,8 @@ void vagx_flush_all(struct vagx_context *ctx);
 void vagx_flush_writer(struct vagx_context *ctx, struct vagx_resource *rsrc);
 void vagx_flush_readers(struct vagx_context *ctx, struct vagx_resource *rsrc);
 void vagx_batch_destroy_all(struct vagx_context *ctx);
+struct vagx_batch *vagx_compute_batch_begin(struct vagx_context *ctx);
+uint64_t vagx_compute_batch_submit(struct vagx_context *ctx, struct vagx_batch *b, uint64_t jva);
 /* vagx_cmdstream.c: descriptors and state commands */
 /* Tile-buffer format of a render target slot with no surface (glDrawBuffers
  * with GL_NONE before a bound slot): the job needs a valid format per slot,
@@ -435,6 +454,15 @@ void vagx_sampler_view_desc(struct pipe_sampler_view *v);
 bool vagx_emit_draw_state(struct vagx_context *ctx, struct vagx_batch *b,
                           const struct vagx_compiled_shader *vs,
                           const struct vagx_compiled_shader *fs);
+/* The uniform words of a program for a stage, and its usc_program
+ * (uniforms and descriptors in the batch's memory); false without memory */
+void vagx_fill_push(struct vagx_context *ctx, struct vagx_batch *b,
+                    const struct vagx_shader_info *info, enum pipe_shader_type stage,
+                    uint32_t *push);
+bool vagx_program_for(struct vagx_context *ctx, struct vagx_batch *b,
+                      const struct vagx_shader_info *info, struct vagx_bo *code_bo,
+                      const uint32_t *push, struct vagx_usc_program *p,
+                      enum pipe_shader_type stage, int stipple_unit);
 /* vagx_query.c */
 void vagx_init_query_functions(struct pipe_context *pctx);
 void vagx_query_slab_init(struct vagx_context *ctx);
@@ -449,5 +477,16 @@ void vagx_draw_from_so(struct pipe_context *pctx, const struct pipe_draw_info *i
                        unsigned drawid_offset, struct pipe_stream_output_target *target);
 /* vagx_draw.c */
 void vagx_init_draw_functions(struct pipe_context *pctx);
+/* vagx_compute.c: launch_grid, shader buffers, barriers.  Offsets into a
+ * shader buffer stay below VAGX_MAX_SHADER_BUFFER_SIZE (vagx_emit_mem.c:
+ * ld_global sign-extends its 32-bit offset): the max_shader_buffer_size
+ * cap, GLES 3.1's minimum */
+#define VAGX_MAX_SHADER_BUFFER_SIZE (1u << 27)
+void vagx_init_compute_functions(struct pipe_context *pctx);
+void vagx_compute_fini(struct vagx_context *ctx);
+/* The (VA, size) of shader buffer `i` of a stage for the uniforms, marking
+ * its resource read or written by the batch (unbound: the null buffer) */
+void vagx_ssbo_bind(struct vagx_context *ctx, struct vagx_batch *b, enum pipe_shader_type stage,
+                    unsigned i, bool writes, uint64_t *va, uint32_t *size);
 
 #endif

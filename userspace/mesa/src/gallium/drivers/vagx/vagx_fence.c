@@ -3,10 +3,13 @@
  * Fences and the screen's submission timeline.
  *
  * Every render submit of every context of a screen goes to the device's one
- * render queue, which completes its jobs in order.  The screen numbers the
- * submits (seq, assigned under submit_lock in SUBMIT order) and each one
- * signals point seq of the screen's timeline syncobj, so "seq S is done"
- * is one timeline wait or query, and implies every earlier seq is.  A BO
+ * render queue, every compute dispatch to its one compute queue; each queue
+ * completes its jobs in order.  The screen numbers the submits (seq,
+ * assigned under submit_lock in SUBMIT order) and each one signals point
+ * seq of the screen's timeline syncobj.  A submit to the other queue than
+ * the previous one's also waits for the previous point on the device, so
+ * the jobs of both queues run in seq order (no CPU wait), and "seq S is
+ * done" is one timeline wait or query, and implies every earlier seq is.  A BO
  * records the seq of its last use and last write (vagx_bo), so a CPU access
  * waits for exactly the submit it needs.  Pipe fences are points of the
  * timeline too (a context's fence is its last submit's); fences imported
@@ -135,22 +138,29 @@ vagx_bo_is_busy(struct vagx_screen *s, struct vagx_bo *bo, bool write)
 }
 
 uint64_t
-vagx_screen_submit(struct vagx_screen *s, uint64_t desc_va, struct vagx_bo *const *bos,
-                   unsigned bo_count, struct vagx_bo *const *writes, unsigned write_count,
-                   const uint32_t *waits, unsigned wait_count)
+vagx_screen_submit(struct vagx_screen *s, unsigned queue_type, uint64_t desc_va,
+                   struct vagx_bo *const *bos, unsigned bo_count, struct vagx_bo *const *writes,
+                   unsigned write_count, const uint32_t *waits, unsigned wait_count)
 {
    struct vagx_device *dev = &s->dev;
    simple_mtx_lock(&s->submit_lock);
    /* the timeline's next point: the last one, as vagx_device_submit needs
     * for implicit sync, since seqs are given out under this lock */
    uint64_t seq = s->submit_seq + 1, too_far = 0;
-   int r = vagx_device_submit(dev, DRM_VAGX_QUEUE_TYPE_RENDER, desc_va, s->timeline, seq, bos,
-                              bo_count, waits, wait_count);
+   /* after a job of the other queue: once it (and so every earlier seq)
+    * is done, on the device */
+   const uint64_t after = s->submit_seq && s->submit_queue != queue_type &&
+                                s->submit_seq > s->completed_seq
+                             ? s->submit_seq
+                             : 0;
+   int r = vagx_device_submit(dev, queue_type, desc_va, s->timeline, seq, after, bos, bo_count,
+                              waits, wait_count);
    if (r) {
       fprintf(stderr, "vagx: SUBMIT failed: %s\n", strerror(-r));
       seq = 0;
    } else {
       s->submit_seq = seq;
+      s->submit_queue = queue_type;
       for (unsigned i = 0; i < bo_count; i++)
          bos[i]->last_use_seq = seq;
       for (unsigned i = 0; i < write_count; i++)

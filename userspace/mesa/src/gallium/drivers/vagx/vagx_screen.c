@@ -134,6 +134,15 @@ vagx_init_screen_caps(struct vagx_screen *screen)
       caps->stream_output_interleave_buffers = true;
    }
    caps->conditional_render = true;
+   /* compute jobs on the compute queue (vagx_compute.c) and shader buffers
+    * in the vertex, fragment and compute stages (ld/st/atom_global,
+    * vagx_emit_mem.c); atomic counters are SSBO atomics (st lowers them:
+    * no hardware atomic counters).  Offsets 4-aligned (the ISA's
+    * alignment of 32-bit accesses).  GL_ARB_compute_shader itself also
+    * needs GL_ARB_shader_image_load_store in st (images: not yet) */
+   caps->compute = true;
+   caps->shader_buffer_offset_alignment = 4;
+   caps->max_shader_buffer_size = VAGX_MAX_SHADER_BUFFER_SIZE;
    caps->vendor_id = VAGX_PCI_VENDOR_ID;
    caps->device_id = VAGX_PCI_DEVICE_ID;
    caps->video_memory = 1024;
@@ -178,7 +187,8 @@ static int
 vagx_get_shader_param(struct pipe_screen *pscreen, enum pipe_shader_type shader,
                       enum pipe_shader_cap param)
 {
-   if (shader != PIPE_SHADER_VERTEX && shader != PIPE_SHADER_FRAGMENT)
+   if (shader != PIPE_SHADER_VERTEX && shader != PIPE_SHADER_FRAGMENT &&
+       shader != PIPE_SHADER_COMPUTE)
       return 0;
    switch (param) {
    case PIPE_SHADER_CAP_MAX_INSTRUCTIONS:
@@ -211,15 +221,65 @@ vagx_get_shader_param(struct pipe_screen *pscreen, enum pipe_shader_type shader,
       return 16;
    case PIPE_SHADER_CAP_SUPPORTED_IRS:
       return 1 << PIPE_SHADER_IR_NIR;
+   case PIPE_SHADER_CAP_MAX_SHADER_BUFFERS:
+      /* st gives half of them to atomic counter buffers (no hardware
+       * atomic counters): 8 + 8, GL 4.3's and GLES 3.1's compute minimums */
+      return 16;
    default:
       return 0;
    }
 }
 
+/* The compute job's limits (docs/hw/compute.md) */
 static int
 vagx_get_compute_param(struct pipe_screen *pscreen, enum pipe_shader_ir ir,
                        enum pipe_compute_cap param, void *ret)
 {
+#define RET(x)                                                                                 \
+   do {                                                                                        \
+      if (ret)                                                                                 \
+         memcpy(ret, x, sizeof(x));                                                            \
+      return sizeof(x);                                                                        \
+   } while (0)
+   switch (param) {
+   case PIPE_COMPUTE_CAP_ADDRESS_BITS:
+      RET((uint32_t[]){ 64 });
+   case PIPE_COMPUTE_CAP_IR_TARGET:
+      if (ret)
+         strcpy(ret, "vagx");
+      return sizeof("vagx");
+   case PIPE_COMPUTE_CAP_GRID_DIMENSION:
+      RET((uint64_t[]){ 3 });
+   case PIPE_COMPUTE_CAP_MAX_GRID_SIZE:
+      /* compute_job.grid_* are 32-bit; GL's minimum is enough */
+      RET(((uint64_t[]){ 65535, 65535, 65535 }));
+   case PIPE_COMPUTE_CAP_MAX_BLOCK_SIZE:
+      RET(((uint64_t[]){ VAGX_MAX_THREADGROUP_SIZE, VAGX_MAX_THREADGROUP_SIZE,
+                         VAGX_MAX_THREADGROUP_SIZE }));
+   case PIPE_COMPUTE_CAP_MAX_THREADS_PER_BLOCK:
+   case PIPE_COMPUTE_CAP_MAX_VARIABLE_THREADS_PER_BLOCK:
+      /* a variable group size is sr.tgsize_* (vagx_emit_mem.c) */
+      RET((uint64_t[]){ VAGX_MAX_THREADGROUP_SIZE });
+   case PIPE_COMPUTE_CAP_MAX_LOCAL_SIZE:
+      RET((uint64_t[]){ VAGX_MAX_SHARED_SIZE });
+   case PIPE_COMPUTE_CAP_MAX_GLOBAL_SIZE:
+   case PIPE_COMPUTE_CAP_MAX_MEM_ALLOC_SIZE:
+      RET((uint64_t[]){ 1ull << 30 });
+   case PIPE_COMPUTE_CAP_MAX_PRIVATE_SIZE:
+      RET((uint64_t[]){ VAGX_MAX_STACK_BYTES });
+   case PIPE_COMPUTE_CAP_MAX_INPUT_SIZE:
+      RET((uint64_t[]){ 4096 });
+   case PIPE_COMPUTE_CAP_MAX_CLOCK_FREQUENCY:
+   case PIPE_COMPUTE_CAP_MAX_COMPUTE_UNITS:
+      RET((uint32_t[]){ 1 });
+   case PIPE_COMPUTE_CAP_IMAGES_SUPPORTED:
+      RET((uint32_t[]){ 0 });
+   case PIPE_COMPUTE_CAP_SUBGROUP_SIZES:
+      RET((uint32_t[]){ VAGX_SIMD_WIDTH });
+   case PIPE_COMPUTE_CAP_MAX_SUBGROUPS:
+      RET((uint32_t[]){ VAGX_MAX_THREADGROUP_SIZE / VAGX_SIMD_WIDTH });
+   }
+#undef RET
    return 0;
 }
 

@@ -275,7 +275,7 @@ vagx_get_variant(struct vagx_context *ctx, struct vagx_uncompiled_shader *so,
          for (unsigned i = k.base.nr_cbufs; i < PIPE_MAX_COLOR_BUFS; i++)
             memset(&k.blend.rt[i], 0, sizeof(k.blend.rt[i]));
       }
-   } else if (ctx->vtx) {
+   } else if (so->nir->info.stage == MESA_SHADER_VERTEX && ctx->vtx) {
       const unsigned n = MIN2(ctx->vtx->count, ARRAY_SIZE(k.base.vs_attr_comps));
       memcpy(k.base.vs_attr_comps, ctx->vtx->attr_comps, n);
       k.base.vs_attr_int = ctx->vtx->attr_int & BITFIELD_MASK(n);
@@ -326,9 +326,29 @@ vagx_bind_fs(struct pipe_context *p, void *s)
    ctx->dirty |= VAGX_DIRTY_FS_VARIANT | VAGX_DIRTY_FS;
 }
 
+/* Compute CSOs are shader CSOs of one variant (an empty key): NIR only */
+static void *
+vagx_create_compute_state(struct pipe_context *p, const struct pipe_compute_state *cso)
+{
+   if (cso->ir_type != PIPE_SHADER_IR_NIR)
+      return NULL;
+   const struct pipe_shader_state s = { .type = PIPE_SHADER_IR_NIR,
+                                        .ir.nir = (nir_shader *)cso->prog };
+   return vagx_create_shader_state(p, &s);
+}
+
+static void
+vagx_bind_cs(struct pipe_context *p, void *s)
+{
+   vagx_context(p)->cs = s;
+}
+
 void
 vagx_init_shader_functions(struct pipe_context *p)
 {
+   p->create_compute_state = vagx_create_compute_state;
+   p->bind_compute_state = vagx_bind_cs;
+   p->delete_compute_state = vagx_delete_shader_state;
    p->create_vs_state = vagx_create_shader_state;
    p->bind_vs_state = vagx_bind_vs;
    p->delete_vs_state = vagx_delete_shader_state;

@@ -224,7 +224,10 @@ vagx_bind_vertex_elements(struct pipe_context *p, void *s)
 static uint32_t
 stage_dirty(enum pipe_shader_type shader)
 {
-   return shader == PIPE_SHADER_VERTEX ? VAGX_DIRTY_VS : VAGX_DIRTY_FS;
+   /* compute state is encoded at each dispatch (vagx_compute.c) */
+   return shader == PIPE_SHADER_VERTEX     ? VAGX_DIRTY_VS
+          : shader == PIPE_SHADER_FRAGMENT ? VAGX_DIRTY_FS
+                                           : 0;
 }
 
 static void

@@ -478,6 +478,205 @@ test_vs_output_words(void)
    return report("vs-output-words-stream-out", err, b.shader, err && !n_code ? NULL : &info);
 }
 
+/* ---- memory and compute (vagx_emit_mem.c) ---- */
+
+/* Does any decoded instruction read special register `sr`? */
+static bool
+reads_sr(unsigned sr)
+{
+   for (unsigned i = 0; i < n_code; i++)
+      for (unsigned s = 0; s < 3; s++)
+         if (code[i].src[s].file == VAGX_FILE_SR && code[i].src[s].idx == sr)
+            return true;
+   return false;
+}
+
+/* The uniform word the compiler gave (kind, arg), -1 if none */
+static int
+push_word(const struct vagx_shader_info *info, unsigned kind, unsigned arg)
+{
+   for (unsigned i = 0; i < info->push_count; i++)
+      if (info->push[i].kind == kind && info->push[i].arg == arg)
+         return i;
+   return -1;
+}
+
+static nir_builder
+cs_builder(const char *name, unsigned x, unsigned y, unsigned z)
+{
+   nir_builder b = nir_builder_init_simple_shader(MESA_SHADER_COMPUTE, &vagx_nir_options, "%s", name);
+   b.shader->info.workgroup_size[0] = x;
+   b.shader->info.workgroup_size[1] = y;
+   b.shader->info.workgroup_size[2] = z;
+   return b;
+}
+
+static bool
+test_mem(void)
+{
+   bool all = true;
+   struct vagx_shader_info info;
+   const char *err;
+
+   /* Compute system values: global id (lowered: tgid * size + tid), local
+    * index, group count, stored to SSBO 0 at a constant index: st_global
+    * at the buffer's uniform pair, the offset bounds-checked against the
+    * size word (an icmp and a sel before the store). */
+   nir_builder b = cs_builder("cs-sysvals", 8, 4, 1);
+   b.shader->info.num_ssbos = 1;
+   nir_def *gid = nir_load_global_invocation_id(&b, 32);
+   nir_def *off = nir_imul_imm(&b, nir_iadd(&b, nir_channel(&b, gid, 0),
+                                            nir_imul_imm(&b, nir_channel(&b, gid, 1), 64)), 16);
+   nir_def *val = nir_vec4(&b, nir_load_local_invocation_index(&b),
+                           nir_channel(&b, nir_load_num_workgroups(&b), 0),
+                           nir_channel(&b, nir_load_workgroup_id(&b), 2), nir_imm_int(&b, 7));
+   nir_store_ssbo(&b, val, nir_imm_int(&b, 0), off, .write_mask = 0xf, .align_mul = 16);
+   err = compile_decoded(b.shader, NULL, &info);
+   if (!err) {
+      const struct vagx_instr *st = find_op(VAGX_OP_ST_GLOBAL, 0);
+      const int lo = push_word(&info, VAGX_PUSH_SSBO_LO, 0);
+      if (!reads_sr(VAGX_SR_TID_X) || !reads_sr(VAGX_SR_TID_Y) || !reads_sr(VAGX_SR_TGID_X) ||
+          !reads_sr(VAGX_SR_TGID_Y) || !reads_sr(VAGX_SR_TINDEX) || !reads_sr(VAGX_SR_NGROUPS_X) ||
+          !reads_sr(VAGX_SR_TGID_Z))
+         err = "a system value is not read from its special register";
+      else if (!st || (st->mod & 7) != VAGX_MEMSIZE_B128)
+         err = "expected one st_global.b128";
+      else if (lo < 0 || push_word(&info, VAGX_PUSH_SSBO_HI, 0) != lo + 1 ||
+               push_word(&info, VAGX_PUSH_SSBO_SIZE, 0) < 0)
+         err = "no SSBO_LO/HI pair and SIZE word for buffer 0";
+      else if (st->src[0].file != VAGX_FILE_U || st->src[0].idx != (unsigned)lo)
+         err = "st_global's address is not the buffer's uniform pair";
+      else if (!count_op(VAGX_OP_SEL) || !count_op(VAGX_OP_ICMP))
+         err = "the offset is not bounds-checked (icmp + sel)";
+      else if (info.ssbo_count != 1 || !info.writes_memory)
+         err = "ssbo_count / writes_memory";
+   }
+   all &= report("cs-sysvals-ssbo-store", err, b.shader, err ? NULL : &info);
+
+   /* A buffer index that is not a constant: the table entry is loaded
+    * (ld_global.b96 at the table's uniform pair + index * 16, the index
+    * clamped with umin to the shader's buffers), then the access goes to
+    * the entry's address (a register pair) */
+   b = cs_builder("cs-dynamic-index", 32, 1, 1);
+   b.shader->info.num_ssbos = 4;
+   nir_def *idx = nir_channel(&b, nir_load_workgroup_id(&b), 0);
+   nir_def *ld = nir_load_ssbo(&b, 1, 32, idx, nir_imm_int(&b, 4), .align_mul = 4);
+   nir_store_ssbo(&b, ld, nir_imm_int(&b, 0), nir_imul_imm(&b, nir_load_local_invocation_index(&b), 4),
+                  .write_mask = 1, .align_mul = 4);
+   err = compile_decoded(b.shader, NULL, &info);
+   if (!err) {
+      const int t = push_word(&info, VAGX_PUSH_SSBO_TABLE_LO, 0);
+      const struct vagx_instr *e = NULL, *l = NULL;
+      for (unsigned i = 0; i < n_code; i++) {
+         if (code[i].op == VAGX_OP_LD_GLOBAL && (code[i].mod & 7) == VAGX_MEMSIZE_B96)
+            e = &code[i];
+         else if (code[i].op == VAGX_OP_LD_GLOBAL && (code[i].mod & 7) == VAGX_MEMSIZE_B32)
+            l = &code[i];
+      }
+      if (t < 0 || push_word(&info, VAGX_PUSH_SSBO_TABLE_HI, 0) != t + 1)
+         err = "no SSBO_TABLE_LO/HI pair";
+      else if (!e || e->src[0].file != VAGX_FILE_U || e->src[0].idx != (unsigned)t)
+         err = "the table entry is not an ld_global.b96 at the table's pair";
+      else if (!l || l->src[0].file != VAGX_FILE_R || l->src[0].idx != e->dst)
+         err = "the load does not use the entry's address";
+      else if (!count_op(VAGX_OP_UMIN))
+         err = "the index is not clamped";
+      else if (info.ssbo_count != 4)
+         err = "ssbo_count is not the shader's buffer count";
+   }
+   all &= report("cs-ssbo-dynamic-index", err, b.shader, err ? NULL : &info);
+
+   /* Atomics: atomicAdd and atomicCompSwap on a buffer (atom_global at a
+    * 64-bit address computed with a carry: iadd, icmp.ult, isub), and on
+    * shared memory; cmpxchg takes the new value in src1 and the comparand
+    * in src2 (GLSL's atomicCompSwap(mem, compare, data)) */
+   b = cs_builder("cs-atomics", 64, 1, 1);
+   b.shader->info.num_ssbos = 1;
+   b.shader->info.shared_size = 64;
+   nir_def *o = nir_imul_imm(&b, nir_load_local_invocation_index(&b), 4);
+   nir_def *a1 = nir_ssbo_atomic(&b, 32, nir_imm_int(&b, 0), o, nir_imm_int(&b, 3),
+                                 .atomic_op = nir_atomic_op_iadd);
+   nir_def *a2 = nir_ssbo_atomic_swap(&b, 32, nir_imm_int(&b, 0), nir_imm_int(&b, 0),
+                                      nir_imm_int(&b, 5), a1, .atomic_op = nir_atomic_op_cmpxchg);
+   nir_def *a3 = nir_shared_atomic(&b, 32, nir_imm_int(&b, 8), a2, .atomic_op = nir_atomic_op_umax);
+   nir_def *a4 = nir_shared_atomic_swap(&b, 32, nir_imm_int(&b, 12), nir_imm_int(&b, 9), a3,
+                                        .atomic_op = nir_atomic_op_cmpxchg);
+   nir_store_ssbo(&b, a4, nir_imm_int(&b, 0), o, .write_mask = 1, .align_mul = 4);
+   err = compile_decoded(b.shader, NULL, &info);
+   if (!err) {
+      const struct vagx_instr *add = find_op(VAGX_OP_ATOM_GLOBAL, 0),
+                              *cas = find_op(VAGX_OP_ATOM_GLOBAL, 1),
+                              *smax = find_op(VAGX_OP_ATOM_SHARED, 0),
+                              *scas = find_op(VAGX_OP_ATOM_SHARED, 1);
+      if (!add || !cas || !smax || !scas)
+         err = "expected 2 atom_global and 2 atom_shared";
+      else if ((add->mod & 15) != VAGX_ATOMOP_ADD || (cas->mod & 15) != VAGX_ATOMOP_CMPXCHG ||
+               (smax->mod & 15) != VAGX_ATOMOP_UMAX || (scas->mod & 15) != VAGX_ATOMOP_CMPXCHG)
+         err = "atomic operations";
+      else if (cas->src[2].file != VAGX_FILE_IMM || cas->imm[cas->src[2].idx] != 5 ||
+               cas->src[1].file != VAGX_FILE_R || cas->src[1].idx != add->dst)
+         err = "atomicCompSwap: comparand (5) must be src2, the new value src1";
+      else if (scas->src[2].file != VAGX_FILE_IMM || scas->imm[scas->src[2].idx] != 9)
+         err = "shared atomicCompSwap: comparand (9) must be src2";
+      else if (add->src[0].file != VAGX_FILE_R || !count_op(VAGX_OP_ISUB))
+         err = "the global atomic's address is not a register pair with a carried high word";
+   }
+   all &= report("cs-atomics", err, b.shader, err ? NULL : &info);
+
+   /* Shared memory and barriers: barrier() is `barrier` (scope tg), a
+    * buffer memory barrier alone a `fence` (scope dev); shared loads and
+    * stores are ld_shared/st_shared at byte addresses */
+   b = cs_builder("cs-shared-barrier", 128, 1, 1);
+   b.shader->info.num_ssbos = 1;
+   b.shader->info.shared_size = 512;
+   nir_def *l4 = nir_imul_imm(&b, nir_load_local_invocation_index(&b), 4);
+   nir_store_shared(&b, nir_load_local_invocation_index(&b), l4, .write_mask = 1, .align_mul = 4);
+   nir_barrier(&b, .execution_scope = SCOPE_WORKGROUP, .memory_scope = SCOPE_WORKGROUP,
+               .memory_semantics = NIR_MEMORY_ACQ_REL, .memory_modes = nir_var_mem_shared);
+   nir_def *sv = nir_load_shared(&b, 1, 32, nir_isub(&b, nir_imm_int(&b, 508), l4), .align_mul = 4);
+   nir_store_ssbo(&b, sv, nir_imm_int(&b, 0), l4, .write_mask = 1, .align_mul = 4);
+   nir_barrier(&b, .execution_scope = SCOPE_NONE, .memory_scope = SCOPE_DEVICE,
+               .memory_semantics = NIR_MEMORY_ACQ_REL, .memory_modes = nir_var_mem_ssbo);
+   err = compile_decoded(b.shader, NULL, &info);
+   if (!err) {
+      const struct vagx_instr *bar = find_op(VAGX_OP_BARRIER, 0), *fe = find_op(VAGX_OP_FENCE, 0);
+      if (!bar || bar->mod != VAGX_SCOPE_TG || count_op(VAGX_OP_BARRIER) != 1)
+         err = "expected one barrier.tg";
+      else if (!fe || fe->mod != VAGX_SCOPE_DEV)
+         err = "expected a fence.dev";
+      else if (!count_op(VAGX_OP_ST_SHARED) || !count_op(VAGX_OP_LD_SHARED))
+         err = "expected st_shared and ld_shared";
+      else if (find_op(VAGX_OP_ST_SHARED, 0) > bar || find_op(VAGX_OP_LD_SHARED, 0) < bar)
+         err = "shared accesses moved across the barrier";
+   }
+   all &= report("cs-shared-barrier", err, b.shader, err ? NULL : &info);
+
+   /* A fragment shader storing to a buffer: only non-helper invocations
+    * (an if on sr.helper around st_global), and writes_memory for the
+    * pipeline's side_effects */
+   struct vagx_fs_key key = { .nr_cbufs = 1 };
+   key.rt_format[0] = PIPE_FORMAT_R8G8B8A8_UNORM;
+   b = nir_builder_init_simple_shader(MESA_SHADER_FRAGMENT, &vagx_nir_options, "fs-ssbo");
+   b.shader->info.num_ssbos = 1;
+   nir_def *fc = nir_load_frag_coord(&b);
+   nir_store_ssbo(&b, nir_f2u32(&b, nir_channel(&b, fc, 0)), nir_imm_int(&b, 0),
+                  nir_imul_imm(&b, nir_f2u32(&b, nir_channel(&b, fc, 1)), 4), .write_mask = 1,
+                  .align_mul = 4);
+   fs_out(&b, nir_imm_vec4(&b, 1, 0, 0, 1));
+   err = compile_decoded(b.shader, &key, &info);
+   if (!err) {
+      const struct vagx_instr *st = find_op(VAGX_OP_ST_GLOBAL, 0), *iff = find_op(VAGX_OP_IF, 0);
+      if (!st || !iff || iff > st)
+         err = "st_global is not inside an if";
+      else if (!reads_sr(VAGX_SR_HELPER))
+         err = "the store does not test sr.helper";
+      else if (!info.writes_memory || !info.fs_side_effects)
+         err = "writes_memory / fs_side_effects not set";
+   }
+   all &= report("fs-ssbo-store-not-helpers", err, b.shader, err ? NULL : &info);
+   return all;
+}
+
 int
 main(void)
 {
@@ -648,6 +847,7 @@ main(void)
    all &= ok;
    all &= test_glsl130();
    all &= test_vs_output_words();
+   all &= test_mem();
    printf("1..%d\n", n_test);
    glsl_type_singleton_decref();
    return all ? 0 : 1;

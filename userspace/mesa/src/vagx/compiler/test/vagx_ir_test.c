@@ -224,11 +224,19 @@ test_copyprop_kept(void)
       "copyprop: keeps a copy inside a loop",
       "copyprop: keeps a copy of a vreg written again",
       "copyprop: keeps a copy into a vreg written twice",
+      /* a phi with an undefined source (nir_convert_from_ssa): the NIR
+       * register's one write is in the if, the read after it, which x's
+       * write does not dominate (a helper-skipped atomic's result) */
+      "copyprop: keeps a copy into a NIR register written once in an if",
    };
    for (unsigned k = 0; k < ARRAY_SIZE(names); k++) {
       vagx_ir ir;
       t_begin(&ir);
       uint32_t x = vagx_ir_new_vreg(&ir, 1), t = vagx_ir_new_vreg(&ir, 1);
+      if (k == 3) {
+         ir.vregs[t].reg = true;
+         vagx_ir_emit(&ir, VAGX_OP_IF, -1, 0, ir_file(IR_U, 3), ir_none(), ir_none());
+      }
       vagx_ir_emit(&ir, VAGX_OP_FADD, x, 0, ir_file(IR_U, 0), ir_file(IR_U, 1), ir_none());
       if (k == 0) /* in a later iteration x changes, and a copy under a
                    * condition could be skipped: t keeps the old x */
@@ -238,6 +246,8 @@ test_copyprop_kept(void)
          vagx_ir_emit(&ir, VAGX_OP_FADD, x, 0, ir_vreg(x, 0), ir_file(IR_U, 1), ir_none());
       if (k == 2)
          vagx_ir_emit(&ir, VAGX_OP_MOV, t, 0, ir_file(IR_U, 5), ir_none(), ir_none());
+      if (k == 3)
+         vagx_ir_emit(&ir, VAGX_OP_ENDIF, -1, 0, ir_none(), ir_none(), ir_none());
       vagx_ir_src r = vagx_ir_alu(&ir, VAGX_OP_FADD, 0, ir_vreg(t, 0), ir_file(IR_U, 2), ir_none());
       const unsigned use = ir.num_instrs - 1;
       if (k == 0) {

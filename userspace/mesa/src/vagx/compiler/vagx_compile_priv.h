@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/* Instruction selection's context and its operand helpers, shared by
+ * vagx_compile.c (ALU, I/O, textures, control flow) and vagx_emit_mem.c
+ * (memory, atomics, compute system values, barriers). */
+#ifndef VAGX_COMPILE_PRIV_H
+#define VAGX_COMPILE_PRIV_H
+
+#include <stdlib.h>
+#include "compiler/nir/nir.h"
+#include "vagx_ir.h"
+
+struct ctx {
+   nir_shader *nir;
+   vagx_ir ir;
+   struct vagx_shader_info *info;
+   const struct vagx_fs_key *fs_key;
+   vagx_ir_src **defs;    /* per SSA index: per component operand */
+   uint32_t *regs;        /* per nir register (decl_reg def index): vreg */
+   uint8_t user_loc_word[VARYING_SLOT_MAX]; /* vs: first user word of location, 0xff none */
+   unsigned psiz_word, clip_word, edge_word;
+};
+
+static inline vagx_ir_src
+get_src(struct ctx *c, nir_src *src, unsigned comp)
+{
+   nir_def *d = src->ssa;
+   return c->defs[d->index][comp];
+}
+
+static inline vagx_ir_src
+alu_src(struct ctx *c, nir_alu_instr *alu, unsigned i)
+{
+   return get_src(c, &alu->src[i].src, alu->src[i].swizzle[0]);
+}
+
+static inline vagx_ir_src *
+def_slots(struct ctx *c, nir_def *def)
+{
+   if (!c->defs[def->index])
+      c->defs[def->index] = calloc(def->num_components, sizeof(vagx_ir_src));
+   return c->defs[def->index];
+}
+
+static inline void
+set_def(struct ctx *c, nir_def *def, unsigned comp, vagx_ir_src s)
+{
+   def_slots(c, def)[comp] = s;
+}
+
+static inline vagx_ir_src
+uniform_word(struct ctx *c, unsigned kind, unsigned arg)
+{
+   return ir_file(IR_U, vagx_push_word(c->info, kind, arg));
+}
+
+/* Two adjacent uniform words (lo, hi) for a 64-bit address. */
+static inline vagx_ir_src
+uniform_addr(struct ctx *c, unsigned kind_lo, unsigned kind_hi, unsigned arg)
+{
+   struct vagx_shader_info *info = c->info;
+   for (unsigned i = 0; i + 1 < info->push_count; i++)
+      if (info->push[i].kind == kind_lo && info->push[i].arg == arg)
+         return ir_file(IR_U, i);
+   unsigned lo = info->push_count;
+   info->push[info->push_count++] = (struct vagx_push){ kind_lo, arg };
+   info->push[info->push_count++] = (struct vagx_push){ kind_hi, arg };
+   return ir_file(IR_U, lo);
+}
+
+static inline vagx_ir_src
+mov_to_vreg(struct ctx *c, vagx_ir_src s)
+{
+   uint32_t v = vagx_ir_new_vreg(&c->ir, 1);
+   vagx_ir_emit(&c->ir, VAGX_OP_MOV, v, 0, s, ir_none(), ir_none());
+   return ir_vreg(v, 0);
+}
+
+/* Build an n-register vector vreg from scalar operands. */
+static inline uint32_t
+make_vec(struct ctx *c, const vagx_ir_src *s, unsigned n)
+{
+   uint32_t v = vagx_ir_new_vreg(&c->ir, n);
+   for (unsigned i = 0; i < n; i++)
+      vagx_ir_emit(&c->ir, VAGX_OP_MOV, v, i, s[i], ir_none(), ir_none());
+   return v;
+}
+
+static inline void
+def_from_vec(struct ctx *c, nir_def *def, uint32_t v)
+{
+   for (unsigned i = 0; i < def->num_components; i++)
+      set_def(c, def, i, ir_vreg(v, i));
+}
+
+/* vagx_emit_mem.c */
+/* NIR lowering of memory and compute (system values, SSBO and shared
+ * bounds checks, helper-invocation stores), before the optimisation loop */
+void vagx_lower_mem_nir(nir_shader *nir);
+/* Selection of the intrinsics vagx_compile.c does not handle: SSBOs,
+ * shared memory, atomics, compute system values, barriers.  False with
+ * c->ir.error set when the intrinsic cannot be compiled. */
+bool vagx_emit_mem_intrinsic(struct ctx *c, nir_intrinsic_instr *intr);
+/* What the final IR says about memory (info->writes_memory), and the
+ * fragment shader's early tests */
+void vagx_scan_mem_ir(const nir_shader *nir, const vagx_ir *ir, struct vagx_shader_info *info);
+
+#endif
