@@ -114,7 +114,7 @@ static inline AVX2 __m256i row8(__m256i y, const struct raddr *a)
                            _mm256_mullo_epi32(_mm256_slli_epi32(in, 1), E));
 }
 
-/* all-ones in the lanes of the 8-lane group g that a->exec has */
+/* all-ones in the lanes of the 8-lane group g that exec has */
 static inline AVX2 __m256i active8(uint32_t exec, unsigned g)
 {
    const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
@@ -138,11 +138,11 @@ static inline AVX2 uint32_t hmax_u32(__m256i v)
    return (uint32_t)_mm_cvtsi128_si32(m);
 }
 
-/* unorm_dec of byte `sh` of each texel: (float)b / 255.0f */
-static inline AVX2 __m256 unorm8(__m256i texel, unsigned sh)
+/* unorm_dec of the byte at bit sh[0] of each texel: (float)b / 255.0f (a
+ * multiplication by 1 / 255 differs for 126 of the 256 bytes) */
+static inline AVX2 __m256 unorm8(__m256i texel, __m128i sh)
 {
-   const __m256i b = _mm256_and_si256(_mm256_srl_epi32(texel, _mm_cvtsi32_si128((int)sh)),
-                                      _mm256_set1_epi32(0xff));
+   const __m256i b = _mm256_and_si256(_mm256_srl_epi32(texel, sh), _mm256_set1_epi32(0xff));
    return _mm256_div_ps(_mm256_cvtepi32_ps(b), _mm256_set1_ps(255.0f));
 }
 
@@ -161,11 +161,17 @@ static inline AVX2 __m128 blend4(__m128 q0, __m128 q1, __m128 q2, __m128 q3, __m
 
 AVX2 bool r_tex2d_unorm8_lanes_avx2(const struct rtex_lanes *a)
 {
+   /* locals: the stores to a->out (uint32_t) could alias a's fields, which
+    * would reload and re-broadcast them for every group */
    const int w = a->width, h = a->height;
+   const struct raddr ad = *a->addr;
+   const enum vagx_wrap ws = a->wrap_s, wt = a->wrap_t;
+   const uint32_t exec = a->exec;
+   const bool linear = a->linear;
    const __m256d sx = _mm256_set1_pd(a->unnormalized ? 1.0 : (double)w);
    const __m256d sy = _mm256_set1_pd(a->unnormalized ? 1.0 : (double)h);
-   const __m256d half = _mm256_set1_pd(a->linear ? 0.5 : 0.0);
-   const unsigned taps = a->linear ? 4 : 1;
+   const __m256d half = _mm256_set1_pd(linear ? 0.5 : 0.0);
+   const unsigned taps = linear ? 4 : 1;
    const __m256i one = _mm256_set1_epi32(1);
    /* per 8-lane group: texel offsets of each tap (the generic path's tap
     * order (x0, y0), (x1, y0), (x0, y1), (x1, y1)), the bilinear fractions
@@ -183,18 +189,18 @@ AVX2 bool r_tex2d_unorm8_lanes_avx2(const struct rtex_lanes *a)
       const __m256d fxl = floor_sat4(xl), fxh = floor_sat4(xh);
       const __m256d fyl = floor_sat4(yl), fyh = floor_sat4(yh);
       const __m256i x0 = to_i32x8(fxl, fxh), y0 = to_i32x8(fyl, fyh);
-      const __m256i c0 = col8(wrap8(x0, w, a->wrap_s), a->addr);
-      const __m256i r0 = row8(wrap8(y0, h, a->wrap_t), a->addr);
-      const __m256i on = active8(a->exec, g);
+      const __m256i c0 = col8(wrap8(x0, w, ws), &ad);
+      const __m256i r0 = row8(wrap8(y0, h, wt), &ad);
+      const __m256i on = active8(exec, g);
       __m256i o[4];
       o[0] = _mm256_add_epi32(r0, c0);
-      if (a->linear) {
+      if (linear) {
          fx[2 * g] = _mm256_sub_pd(xl, fxl);
          fx[2 * g + 1] = _mm256_sub_pd(xh, fxh);
          fy[2 * g] = _mm256_sub_pd(yl, fyl);
          fy[2 * g + 1] = _mm256_sub_pd(yh, fyh);
-         const __m256i c1 = col8(wrap8(_mm256_add_epi32(x0, one), w, a->wrap_s), a->addr);
-         const __m256i r1 = row8(wrap8(_mm256_add_epi32(y0, one), h, a->wrap_t), a->addr);
+         const __m256i c1 = col8(wrap8(_mm256_add_epi32(x0, one), w, ws), &ad);
+         const __m256i r1 = row8(wrap8(_mm256_add_epi32(y0, one), h, wt), &ad);
          o[1] = _mm256_add_epi32(r0, c1);
          o[2] = _mm256_add_epi32(r1, c0);
          o[3] = _mm256_add_epi32(r1, c1);
@@ -214,13 +220,15 @@ AVX2 bool r_tex2d_unorm8_lanes_avx2(const struct rtex_lanes *a)
          return false;
    }
 
-   const unsigned sw_rb = a->swap_rb;
    unsigned sw[4];
-   for (unsigned k = 0; k < 4; k++)
+   __m128i shift[4];
+   for (unsigned k = 0; k < 4; k++) {
       sw[k] = a->swizzle[k] <= VAGX_SWIZZLE_ONE ? a->swizzle[k] : VAGX_SWIZZLE_ZERO;
+      shift[k] = _mm_cvtsi32_si128((int)(8 * ((k & 1) ? k : k ^ a->swap_rb)));
+   }
    const __m256i vlo_1 = _mm256_set1_epi32((int)lo);
    for (unsigned g = 0; g < 4; g++) {
-      const __m256i on = active8(a->exec, g);
+      const __m256i on = active8(exec, g);
       __m256i tx[4];
       for (unsigned i = 0; i < taps; i++) {
          if (base) {
@@ -234,8 +242,8 @@ AVX2 bool r_tex2d_unorm8_lanes_avx2(const struct rtex_lanes *a)
       }
       __m256 ch[6];
       for (unsigned k = 0; k < 4; k++) {
-         const unsigned sh = 8 * ((k & 1) ? k : k ^ sw_rb);
-         if (a->linear) {
+         const __m128i sh = shift[k];
+         if (linear) {
             const __m256 q0 = unorm8(tx[0], sh), q1 = unorm8(tx[1], sh);
             const __m256 q2 = unorm8(tx[2], sh), q3 = unorm8(tx[3], sh);
             const __m128 rl = blend4(_mm256_castps256_ps128(q0), _mm256_castps256_ps128(q1),
