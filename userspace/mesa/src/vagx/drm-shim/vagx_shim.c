@@ -46,8 +46,11 @@ static struct {
    uint32_t queue_vm[16], queue_type[16], queue_state[16];
    struct drm_vagx_fault_info queue_fault[16];
    struct shim_queue queue[16];
+   struct shim_queue bind_queue[16]; /* per VM: asynchronous VM_BINDs */
    unsigned delay_ms;  /* VAGX_SHIM_DELAY_MS: every job waits that long before it runs */
 } S;
+
+static int run_bind(struct shim_job *job);
 
 static int
 h_read(void *o, uint64_t pa, void *buf, size_t len)
@@ -152,6 +155,7 @@ vagx_ioctl_dev_query(int fd, unsigned long request, void *arg)
       u.gi.features = DRM_VAGX_FEATURE_COHERENT;
       if (VAGX_FEATURES_SPARSE_NULL_GET(hwf))
          u.gi.features |= DRM_VAGX_FEATURE_MAP_NULL;
+      u.gi.features |= DRM_VAGX_FEATURE_ASYNC_BIND;
       if (VAGX_FEATURES_STREAM_OUT_GET(hwf))
          u.gi.features |= DRM_VAGX_FEATURE_STREAM_OUT;
       u.gi.va_start = 1ull << 20;
@@ -241,7 +245,12 @@ vagx_ioctl_vm_create(int fd, unsigned long request, void *arg)
          S.vm_root[i] = alloc_pages(VAGX_PAGE_SIZE);
          c->vm_id = i;
          mtx_unlock(&S.lock);
-         return S.vm_root[i] ? 0 : -ENOMEM;
+         if (!S.vm_root[i])
+            return -ENOMEM;
+         int r = shim_queue_start(&S.bind_queue[i], run_bind, 0);
+         if (r)
+            S.vm_root[i] = 0;
+         return r;
       }
    }
    mtx_unlock(&S.lock);
@@ -254,7 +263,91 @@ vagx_ioctl_vm_destroy(int fd, unsigned long request, void *arg)
    struct drm_vagx_vm_destroy *d = arg;
    if (d->vm_id >= 16 || !S.vm_root[d->vm_id])
       return -ENOENT;
+   /* pending binds run first (they may signal syncobjs others wait on) */
+   shim_queue_stop(&S.bind_queue[d->vm_id]);
    S.vm_root[d->vm_id] = 0; /* page-table pages are leaked (shim lifetime) */
+   return 0;
+}
+
+/* One validated operation of a VM_BIND: what applying it needs once the
+ * BO lookup is done (a MAP's physical base), so an asynchronous bind does
+ * not depend on the handle staying open. */
+struct shim_bind_op {
+   int op;        /* set_page's: 0 map, 1 null, 2 unmap */
+   uint64_t va, range, pa;
+};
+
+/* Applies ops to a VM's page tables between jobs (S.lock held), then
+ * invalidates the TLBs: a job sees the old or the new pages. */
+static int
+apply_binds(unsigned vm_id, const struct shim_bind_op *ops, unsigned count)
+{
+   int ret = 0;
+   for (unsigned i = 0; i < count && !ret; i++) {
+      for (uint64_t off = 0; off < ops[i].range && !ret; off += VAGX_PAGE_SIZE)
+         ret = set_page(S.vm_root[vm_id], ops[i].va + off, ops[i].pa + off, ops[i].op);
+   }
+   tlb_invalidate_all();
+   return ret;
+}
+
+/* An asynchronous bind on the VM's bind queue (the kernel's drm_sched
+ * bind entity); the job's bind_ops is a struct shim_bind_op array. */
+static int
+run_bind(struct shim_job *job)
+{
+   mtx_lock(&S.lock);
+   int ret = S.vm_root[job->vm_id] ? apply_binds(job->vm_id, job->bind_ops, job->bind_count)
+                                   : -ECANCELED;
+   mtx_unlock(&S.lock);
+   return ret;
+}
+
+/* Builds an asynchronous bind's job: waits resolved now (as SUBMIT does),
+ * signals installed by the caller once nothing can fail. */
+static int
+build_bind_job(const struct drm_vagx_vm_bind *b, struct shim_bind_op *ops, struct shim_job **out)
+{
+   if (b->syncs.count && b->syncs.stride < sizeof(struct drm_vagx_sync))
+      return -EINVAL;
+   if (b->syncs.count > 64)
+      return -E2BIG;
+   struct shim_job *job = calloc(1, sizeof(*job));
+   if (!job || !(job->done = shim_fence_create()) ||
+       !(job->waits = calloc(MAX2(b->syncs.count, 1), sizeof(*job->waits)))) {
+      if (job)
+         shim_job_free(job);
+      return -ENOMEM;
+   }
+   job->vm_id = b->vm_id;
+   for (unsigned k = 0; k < b->syncs.count; k++) {
+      const struct drm_vagx_sync *y =
+         (const void *)(uintptr_t)(b->syncs.array + (uint64_t)k * b->syncs.stride);
+      int r = 0;
+      if (y->pad || (y->flags & ~DRM_VAGX_SYNC_SIGNAL) ||
+          (y->type == DRM_VAGX_SYNC_TYPE_SYNCOBJ ? y->timeline_value != 0
+           : y->type != DRM_VAGX_SYNC_TYPE_TIMELINE_SYNCOBJ || !y->timeline_value))
+         r = -EINVAL;
+      else if (!(y->flags & DRM_VAGX_SYNC_SIGNAL)) {
+         r = shim_syncobj_fence(y->handle, y->timeline_value, &job->waits[job->wait_count]);
+         if (!r && !job->waits[job->wait_count])
+            r = -EINVAL; /* no wait-for-submit */
+         if (!r)
+            job->wait_count++;
+      } else {
+         struct shim_fence *f = NULL;
+         r = shim_syncobj_fence(y->handle, 0, &f);
+         if (f)
+            shim_fence_unref(f);
+      }
+      if (r) {
+         shim_job_free(job);
+         return r;
+      }
+   }
+   job->bind_ops = ops;
+   job->bind_count = b->ops.count;
+   *out = job;
    return 0;
 }
 
@@ -263,38 +356,75 @@ vagx_ioctl_vm_bind(int fd, unsigned long request, void *arg)
 {
    struct shim_fd *shim_fd = drm_shim_fd_lookup(fd);
    struct drm_vagx_vm_bind *b = arg;
+   b->failed_op = DRM_VAGX_NO_FAILED_INDEX;
    if (b->vm_id >= 16 || !S.vm_root[b->vm_id])
       return -ENOENT;
-   if (b->ops.stride < sizeof(struct drm_vagx_vm_bind_op))
+   if ((b->flags & ~DRM_VAGX_VM_BIND_ASYNC) || b->pad ||
+       (b->ops.count && b->ops.stride < sizeof(struct drm_vagx_vm_bind_op)) ||
+       (!(b->flags & DRM_VAGX_VM_BIND_ASYNC) && b->syncs.count))
       return -EINVAL;
-   mtx_lock(&S.lock);
-   int ret = 0;
-   for (unsigned i = 0; i < b->ops.count && !ret; i++) {
+   if (b->ops.count > 1024)
+      return -E2BIG;
+   struct shim_bind_op *ops = calloc(MAX2(b->ops.count, 1), sizeof(*ops));
+   if (!ops)
+      return -ENOMEM;
+   for (unsigned i = 0; i < b->ops.count; i++) {
       const struct drm_vagx_vm_bind_op *op =
          (const void *)(uintptr_t)(b->ops.array + (uint64_t)i * b->ops.stride);
-      uint64_t base_pa = 0;
-      if (op->op == DRM_VAGX_BIND_OP_MAP) {
+      int ret = 0;
+      if (op->op > DRM_VAGX_BIND_OP_UNMAP || !op->range ||
+          ((op->va | op->range | op->bo_offset) & (VAGX_PAGE_SIZE - 1)) ||
+          (op->op != DRM_VAGX_BIND_OP_MAP && (op->handle || op->bo_offset)))
+         ret = -EINVAL;
+      ops[i] = (struct shim_bind_op){
+         .op = op->op == DRM_VAGX_BIND_OP_MAP ? 0 : op->op == DRM_VAGX_BIND_OP_MAP_NULL ? 1 : 2,
+         .va = op->va, .range = op->range,
+      };
+      if (!ret && op->op == DRM_VAGX_BIND_OP_MAP) {
          struct shim_bo *bo = drm_shim_bo_lookup(shim_fd, op->handle);
-         if (!bo) {
+         if (!bo)
             ret = -ENOENT;
-            b->failed_op = i;
-            break;
-         }
-         if (op->bo_offset + op->range > bo->size) {
-            drm_shim_bo_put(bo);
+         else if (op->bo_offset + op->range > bo->size)
             ret = -EINVAL;
-            b->failed_op = i;
-            break;
-         }
-         base_pa = bo->mem_addr + op->bo_offset + SHIM_PA_BASE;
-         drm_shim_bo_put(bo);
+         else
+            ops[i].pa = bo->mem_addr + op->bo_offset + SHIM_PA_BASE;
+         if (bo)
+            drm_shim_bo_put(bo);
       }
-      for (uint64_t off = 0; off < op->range && !ret; off += VAGX_PAGE_SIZE)
-         ret = set_page(S.vm_root[b->vm_id], op->va + off, base_pa + off,
-                        op->op == DRM_VAGX_BIND_OP_MAP ? 0 : op->op == DRM_VAGX_BIND_OP_MAP_NULL ? 1 : 2);
+      if (ret) {
+         b->failed_op = i;
+         free(ops);
+         return ret;
+      }
    }
-   tlb_invalidate_all();
-   mtx_unlock(&S.lock);
+   struct shim_queue *bq = &S.bind_queue[b->vm_id];
+   if (b->flags & DRM_VAGX_VM_BIND_ASYNC) {
+      struct shim_job *job;
+      int ret = build_bind_job(b, ops, &job);
+      if (ret) {
+         free(ops);
+         return ret;
+      }
+      for (unsigned k = 0; k < b->syncs.count; k++) {
+         const struct drm_vagx_sync *y =
+            (const void *)(uintptr_t)(b->syncs.array + (uint64_t)k * b->syncs.stride);
+         if (y->flags & DRM_VAGX_SYNC_SIGNAL)
+            shim_syncobj_replace(y->handle, y->timeline_value, job->done);
+      }
+      shim_queue_push(bq, job);
+      return 0;
+   }
+   /* as vagx.ko: no synchronous bind overtakes queued asynchronous ones */
+   mtx_lock(&bq->lock);
+   const bool busy = bq->busy != 0;
+   mtx_unlock(&bq->lock);
+   int ret = -EBUSY;
+   if (!busy) {
+      mtx_lock(&S.lock);
+      ret = apply_binds(b->vm_id, ops, b->ops.count);
+      mtx_unlock(&S.lock);
+   }
+   free(ops);
    return ret;
 }
 

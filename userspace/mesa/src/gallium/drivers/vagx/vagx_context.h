@@ -449,5 +449,7 @@ void vagx_draw_from_so(struct pipe_context *pctx, const struct pipe_draw_info *i
                        unsigned drawid_offset, struct pipe_stream_output_target *target);
 /* vagx_draw.c */
 void vagx_init_draw_functions(struct pipe_context *pctx);
+/* vagx_commit.c: sparse resources */
+void vagx_init_commit_functions(struct pipe_context *pctx);
 
 #endif
