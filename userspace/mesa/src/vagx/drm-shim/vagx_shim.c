@@ -122,12 +122,29 @@ set_page(uint64_t root, uint64_t va, uint64_t pa, int op)
    return st == VAGX_PT_OK ? 0 : st == VAGX_PT_NO_MEMORY ? -ENOMEM : -EFAULT;
 }
 
+/* Until no invalidation is in progress: one completes when every worker
+ * thread that began its slice before it has ended that slice, which the
+ * workers do on their own threads (a job's helper tasks can outlive the
+ * job's completion) */
+static void
+tlb_wait_idle(void)
+{
+   while (VAGX_TLB_INV_STATUS_BUSY_GET(vagx_core_mmio_read(S.core, VAGX_REG_TLB_INV_STATUS, 4)))
+      thrd_yield();
+}
+
+/* As vagx.ko does it: wait for the previous invalidation (a START while one
+ * is busy is refused with BAD_ACCESS, and the translations the new page
+ * tables replace would stay cached), start, and wait until no thread can
+ * use a translation from before the change. */
 static void
 tlb_invalidate_all(void)
 {
+   tlb_wait_idle();
    vagx_core_mmio_write(S.core, VAGX_REG_TLB_INV_SIZE_LO, 0, 4);
    vagx_core_mmio_write(S.core, VAGX_REG_TLB_INV_SIZE_HI, 0, 4);
    vagx_core_mmio_write(S.core, VAGX_REG_TLB_INV_CMD, 3, 4);
+   tlb_wait_idle();
 }
 
 /* ---- ioctls ---- */
