@@ -23,6 +23,8 @@
 #    1:1) and must read back exactly the same pixels;
 #  - build/gl-tests/gl_sync (renderD128): fences, native fence fds and reads
 #    of results with jobs in flight, on the kernel's syncobjs and sync_files;
+#  - build/gl-tests/gl_sparse (renderD128): GL_ARB_sparse_buffer on the
+#    kernel's asynchronous VM_BIND, no kernel warning;
 #  - kmscube -c 60 on card0: exit 0, GL_RENDERER vagx, no driver error or GL
 #    error in its output, no kernel warning/oops while it ran.
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -40,7 +42,7 @@ splat() { dmesg | grep -c -E 'WARNING:|BUG:|Oops|Call Trace|general protection';
 
 # the test programs are normally built on the host (tests/gl/run, make check);
 # the guest's root overlay is writable, so build them here if missing
-if [ ! -x "$bin/gl_triangle" ] || [ ! -x "$bin/gl_info" ] || [ ! -x "$bin/gl_sync" ] || [ ! -x "$bin/shim_sync" ]; then
+if [ ! -x "$bin/gl_triangle" ] || [ ! -x "$bin/gl_info" ] || [ ! -x "$bin/gl_sync" ] || [ ! -x "$bin/shim_sync" ] || [ ! -x "$bin/gl_sparse" ]; then
 	make -s -C tests/gl >"$tmp/build.log" 2>&1 || { echo "1..0 # SKIP cannot build tests/gl"; log "$tmp/build.log"; exit 1; }
 fi
 
@@ -130,6 +132,27 @@ for c in $("$bin/gl_sync" --list); do
 		nok "gl_sync $c" "${line:-missing (exit $src)}" "$(grep -m3 '^vagx' "$tmp/sync.log")"
 	fi
 done
+
+# 2c. GL_ARB_sparse_buffer on vagx.ko (tests/gl/gl_sparse.c, renderD128):
+# commitment changes as asynchronous VM_BINDs (MAP over NULL, MAP_NULL over
+# memory) ordered against rendering by syncobjs, checked per pixel and word;
+# no kernel warning while it ran
+spbefore=$(splat)
+timeout 300 "$env" "$bin/gl_sparse" >"$tmp/sparse.log" 2>&1
+sprc=$?
+for c in $("$bin/gl_sparse" --list); do
+	line=$(grep "^case $c " "$tmp/sparse.log")
+	if [ "$line" = "case $c ok" ] && grep -q '^renderer vagx' "$tmp/sparse.log"; then
+		ok "gl_sparse $c"
+	else
+		nok "gl_sparse $c" "${line:-missing (exit $sprc)}" "$(grep -m3 '^vagx' "$tmp/sparse.log")"
+	fi
+done
+if [ "$(splat)" -eq "$spbefore" ]; then
+	ok "gl_sparse: no kernel warning"
+else
+	nok "gl_sparse: no kernel warning" "$(dmesg | grep -m3 -E 'WARNING:|BUG:|Oops')"
+fi
 
 # the syncobj ioctls the drm-shim emulates on the host, here on DRM core
 "$bin/shim_sync" >"$tmp/shim_sync.log" 2>&1

@@ -19,12 +19,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <xf86drm.h>
+#include "util/hash_table.h"
 #include "util/u_dynarray.h"
 #include "util/u_math.h"
 #include "vagx_device.h"
 
 /* Bytes of one backing BO of the heap */
 #define VAGX_SPARSE_CHUNK_SIZE (2u * 1024 * 1024)
+#define VAGX_SPARSE_CHUNK_PAGES (VAGX_SPARSE_CHUNK_SIZE / VAGX_SPARSE_PAGE_SIZE)
+/* Whole free chunks the heap keeps for the next commits; beyond that, a
+ * chunk whose pages are all free is released (the heap follows what is
+ * committed, not its peak) */
+#define VAGX_SPARSE_KEEP_CHUNKS 2
 
 /* A page of backing memory: a sparse page's worth of a heap chunk */
 struct vagx_sparse_backing {
@@ -133,6 +139,51 @@ heap_get(struct vagx_device *dev)
    return dev->sparse_heap;
 }
 
+/* Releases the chunks whose pages are all free, but VAGX_SPARSE_KEEP_CHUNKS */
+static void
+heap_trim(struct vagx_sparse_heap *h)
+{
+   const unsigned nfree = util_dynarray_num_elements(&h->free, struct vagx_sparse_backing);
+   if (nfree <= VAGX_SPARSE_KEEP_CHUNKS * VAGX_SPARSE_CHUNK_PAGES)
+      return;
+   struct hash_table *count = _mesa_pointer_hash_table_create(NULL);
+   if (!count)
+      return;
+   util_dynarray_foreach (&h->free, struct vagx_sparse_backing, b) {
+      struct hash_entry *e = _mesa_hash_table_search(count, b->bo);
+      if (e)
+         e->data = (void *)((uintptr_t)e->data + 1);
+      else
+         _mesa_hash_table_insert(count, b->bo, (void *)(uintptr_t)1);
+   }
+   /* the chunks to release: all pages free, past the ones kept */
+   unsigned kept = 0, nchunks = 0;
+   util_dynarray_foreach (&h->chunks, struct vagx_bo *, bo) {
+      struct hash_entry *e = _mesa_hash_table_search(count, *bo);
+      const bool empty = e && (uintptr_t)e->data == VAGX_SPARSE_CHUNK_PAGES;
+      if (empty && kept++ >= VAGX_SPARSE_KEEP_CHUNKS)
+         e->data = NULL; /* marks it released */
+      else
+         ((struct vagx_bo **)h->chunks.data)[nchunks++] = *bo;
+   }
+   if (nchunks != util_dynarray_num_elements(&h->chunks, struct vagx_bo *)) {
+      unsigned n = 0;
+      util_dynarray_foreach (&h->free, struct vagx_sparse_backing, b) {
+         struct hash_entry *e = _mesa_hash_table_search(count, b->bo);
+         if (e->data)
+            ((struct vagx_sparse_backing *)h->free.data)[n++] = *b;
+      }
+      h->free.size = n * sizeof(struct vagx_sparse_backing);
+      hash_table_foreach (count, e) {
+         /* nothing maps its pages (their NULL mappings are in place) */
+         if (!e->data)
+            vagx_bo_free((struct vagx_bo *)e->key);
+      }
+      h->chunks.size = nchunks * sizeof(struct vagx_bo *);
+   }
+   _mesa_hash_table_destroy(count, NULL);
+}
+
 /* Pending pages whose NULL mapping is in place go back to the free list */
 static void
 heap_reclaim(struct vagx_device *dev, struct vagx_sparse_heap *h)
@@ -150,6 +201,7 @@ heap_reclaim(struct vagx_device *dev, struct vagx_sparse_heap *h)
          ((struct vagx_sparse_pending *)h->pending.data)[keep++] = *p;
    }
    h->pending.size = keep * sizeof(struct vagx_sparse_pending);
+   heap_trim(h);
 }
 
 static bool
