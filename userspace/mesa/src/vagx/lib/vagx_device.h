@@ -174,10 +174,15 @@ struct vagx_bo *vagx_bo_create_sparse(struct vagx_device *dev, uint64_t size, co
  * decommits (NULL-maps) the sparse pages overlapping [offset, offset +
  * size) with one asynchronous VM_BIND after the wait (a syncobj: its
  * timeline point wait_point, or binary with wait_point 0; none with
- * wait_syncobj 0).  Every later submit waits for the bind.  Returns 0,
+ * wait_syncobj 0).  Every later submit waits for the bind.  The pages
+ * that change remember tag (vagx_sparse_committed_since).  Returns 0,
  * or a negative errno with nothing changed (-ENOMEM: no backing memory). */
 int vagx_sparse_commit(struct vagx_bo *bo, uint64_t offset, uint64_t size, bool commit,
-                       uint32_t wait_syncobj, uint64_t wait_point);
+                       uint32_t wait_syncobj, uint64_t wait_point, uint64_t tag);
+/* Whether every page overlapping [offset, offset + size) is committed,
+ * by a commit whose tag was at least tag */
+bool vagx_sparse_committed_since(struct vagx_bo *bo, uint64_t offset, uint64_t size,
+                                 uint64_t tag);
 /* CPU copies between data and a sparse BO's committed pages, through
  * their backing's mapping (the caller waits for the GPU first): reads of
  * uncommitted pages give zeros, writes to them are dropped, as the GPU's

@@ -38,6 +38,12 @@ struct vagx_sparse_backing {
    uint32_t offset;
 };
 
+/* A sparse page: its backing, and the caller's tag of its commit */
+struct vagx_sparse_page {
+   struct vagx_sparse_backing b;
+   uint64_t tag;
+};
+
 struct vagx_sparse_pending {
    struct vagx_sparse_backing b;
    uint64_t point; /* bind_timeline point after which nothing maps it */
@@ -52,7 +58,7 @@ struct vagx_sparse_heap {
 
 struct vagx_sparse {
    uint64_t page_count;
-   struct vagx_sparse_backing pages[];
+   struct vagx_sparse_page pages[];
 };
 
 static bool
@@ -292,11 +298,12 @@ add_op(struct util_dynarray *ops, uint64_t va, const struct vagx_sparse_backing 
 struct page_change {
    uint64_t page;
    struct vagx_sparse_backing old;
+   uint64_t old_tag;
 };
 
 int
 vagx_sparse_commit(struct vagx_bo *bo, uint64_t offset, uint64_t size, bool commit,
-                   uint32_t wait_syncobj, uint64_t wait_point)
+                   uint32_t wait_syncobj, uint64_t wait_point, uint64_t tag)
 {
    struct vagx_device *dev = bo->dev;
    struct vagx_sparse *sp = bo->sparse;
@@ -313,16 +320,17 @@ vagx_sparse_commit(struct vagx_bo *bo, uint64_t offset, uint64_t size, bool comm
    simple_mtx_lock(&h->lock);
    heap_reclaim(dev, h);
    for (uint64_t p = first; p < end; p++) {
-      struct vagx_sparse_backing *cur = &sp->pages[p];
+      struct vagx_sparse_backing *cur = &sp->pages[p].b;
       if (commit == (cur->bo != NULL))
          continue;
-      struct page_change c = { p, *cur };
+      struct page_change c = { p, *cur, sp->pages[p].tag };
       if (commit && !heap_take(dev, h, cur)) {
          r = -ENOMEM;
          break;
       }
       if (!commit)
          cur->bo = NULL;
+      sp->pages[p].tag = tag;
       util_dynarray_append(&changes, struct page_change, c);
       add_op(&ops, bo->va + p * VAGX_SPARSE_PAGE_SIZE, commit ? cur : NULL);
    }
@@ -335,8 +343,8 @@ vagx_sparse_commit(struct vagx_bo *bo, uint64_t offset, uint64_t size, bool comm
       if (r) {
          /* nothing bound: back to how it was */
          if (commit)
-            util_dynarray_append(&h->free, struct vagx_sparse_backing, sp->pages[c->page]);
-         sp->pages[c->page] = c->old;
+            util_dynarray_append(&h->free, struct vagx_sparse_backing, sp->pages[c->page].b);
+         sp->pages[c->page] = (struct vagx_sparse_page){ c->old, c->old_tag };
       } else if (!commit) {
          struct vagx_sparse_pending pd = { c->old, point };
          util_dynarray_append(&h->pending, struct vagx_sparse_pending, pd);
@@ -361,7 +369,7 @@ sparse_copy(struct vagx_bo *bo, uint64_t offset, void *data, uint64_t size, bool
       const uint64_t page = offset / VAGX_SPARSE_PAGE_SIZE;
       const uint64_t in = offset % VAGX_SPARSE_PAGE_SIZE;
       const uint64_t n = MIN2(size, VAGX_SPARSE_PAGE_SIZE - in);
-      const struct vagx_sparse_backing *b = &sp->pages[page];
+      const struct vagx_sparse_backing *b = &sp->pages[page].b;
       if (b->bo) {
          uint8_t *mem = (uint8_t *)b->bo->map + b->offset + in;
          if (write)
@@ -395,9 +403,22 @@ vagx_sparse_is_committed(struct vagx_bo *bo, uint64_t offset)
 {
    struct vagx_sparse_heap *h = bo->dev->sparse_heap;
    simple_mtx_lock(&h->lock);
-   const bool c = bo->sparse->pages[offset / VAGX_SPARSE_PAGE_SIZE].bo != NULL;
+   const bool c = bo->sparse->pages[offset / VAGX_SPARSE_PAGE_SIZE].b.bo != NULL;
    simple_mtx_unlock(&h->lock);
    return c;
+}
+
+bool
+vagx_sparse_committed_since(struct vagx_bo *bo, uint64_t offset, uint64_t size, uint64_t tag)
+{
+   struct vagx_sparse_heap *h = bo->dev->sparse_heap;
+   const uint64_t end = DIV_ROUND_UP(offset + MAX2(size, 1), VAGX_SPARSE_PAGE_SIZE);
+   bool all = true;
+   simple_mtx_lock(&h->lock);
+   for (uint64_t p = offset / VAGX_SPARSE_PAGE_SIZE; p < end && all; p++)
+      all = bo->sparse->pages[p].b.bo && bo->sparse->pages[p].tag >= tag;
+   simple_mtx_unlock(&h->lock);
+   return all;
 }
 
 void
@@ -419,8 +440,8 @@ vagx_sparse_bo_release(struct vagx_bo *bo)
    } else {
       simple_mtx_lock(&h->lock);
       for (uint64_t p = 0; p < sp->page_count; p++) {
-         if (sp->pages[p].bo) {
-            struct vagx_sparse_pending pd = { sp->pages[p], point };
+         if (sp->pages[p].b.bo) {
+            struct vagx_sparse_pending pd = { sp->pages[p].b, point };
             util_dynarray_append(&h->pending, struct vagx_sparse_pending, pd);
          }
       }

@@ -32,12 +32,37 @@ vagx_resource_commit(struct pipe_context *pctx, struct pipe_resource *prsc, unsi
    simple_mtx_unlock(&s->submit_lock);
    if (seq <= vagx_screen_completed_seq(s))
       seq = 0;
-   int r = vagx_sparse_commit(rsrc->bo, box->x, box->width, commit, seq ? s->timeline : 0, seq);
+   /* tagged with the buffer's last use: a page whose tag is still the
+    * buffer's last use (vagx_sparse_is_fresh) has been seen by no job */
+   simple_mtx_lock(&s->submit_lock);
+   const uint64_t tag = rsrc->bo->last_use_seq;
+   simple_mtx_unlock(&s->submit_lock);
+   int r = vagx_sparse_commit(rsrc->bo, box->x, box->width, commit, seq ? s->timeline : 0, seq,
+                              tag);
    if (r && r != -ENOMEM)
       fprintf(stderr, "vagx: sparse %scommit of [%d, +%d) failed: %s\n", commit ? "" : "de",
               box->x, box->width, strerror(-r));
    /* false: GL_OUT_OF_MEMORY, the commitment unchanged */
    return r == 0;
+}
+
+bool
+vagx_sparse_is_fresh(struct vagx_context *ctx, struct vagx_resource *rsrc,
+                     const struct pipe_box *box)
+{
+   struct vagx_screen *s = ctx->screen;
+   /* no pending batch of the context uses it (the marks of flushed
+    * batches are left behind: a mark of an active batch counts) */
+   if (rsrc->writer && rsrc->writer->active)
+      return false;
+   u_foreach_bit(i, rsrc->reader_mask) {
+      if (i < VAGX_MAX_BATCHES && ctx->batches[i].active)
+         return false;
+   }
+   simple_mtx_lock(&s->submit_lock);
+   const uint64_t use = rsrc->bo->last_use_seq;
+   simple_mtx_unlock(&s->submit_lock);
+   return vagx_sparse_committed_since(rsrc->bo, box->x, box->width, use);
 }
 
 void

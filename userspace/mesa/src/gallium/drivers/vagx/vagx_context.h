@@ -451,5 +451,10 @@ void vagx_draw_from_so(struct pipe_context *pctx, const struct pipe_draw_info *i
 void vagx_init_draw_functions(struct pipe_context *pctx);
 /* vagx_commit.c: sparse resources */
 void vagx_init_commit_functions(struct pipe_context *pctx);
+/* Whether the box of a sparse buffer lies in pages committed since any job
+ * or pending batch last used the buffer: no job can see their backing yet,
+ * so the CPU may write them without waiting */
+bool vagx_sparse_is_fresh(struct vagx_context *ctx, struct vagx_resource *rsrc,
+                          const struct pipe_box *box);
 
 #endif

@@ -441,7 +441,11 @@ vagx_transfer_map(struct pipe_context *pctx, struct pipe_resource *prsc, unsigne
     * use for a write).  A discard of the whole buffer or of a range of it
     * renames a busy buffer instead. */
    const bool discard_range = (usage & PIPE_MAP_DISCARD_RANGE) && !(usage & PIPE_MAP_READ);
-   if (!(usage & PIPE_MAP_UNSYNCHRONIZED) &&
+   /* (a discarded range of a sparse buffer in pages committed since its
+    * last use -- an upload after glBufferPageCommitmentARB -- needs neither) */
+   const bool fresh = discard_range && (rsrc->bo->flags & VAGX_BO_SPARSE) &&
+                      vagx_sparse_is_fresh(ctx, rsrc, box);
+   if (!(usage & PIPE_MAP_UNSYNCHRONIZED) && !fresh &&
        !((usage & PIPE_MAP_DISCARD_WHOLE_RESOURCE) && buffer_rename(ctx, rsrc, NULL)) &&
        !(discard_range && buffer_rename(ctx, rsrc, box))) {
       if (usage & PIPE_MAP_WRITE)
