@@ -122,16 +122,20 @@ fi
 # EGL_KHR_fence_sync, EGL_ANDROID_native_fence_sync fds, reads right after
 # the draws, buffer updates while jobs read the old data, frames in flight.
 # Without --async: how long a job takes here is not under the test's control.
+# cases_ok PROG LOG RC: a TAP line per case of build/gl-tests/PROG, which
+# must say "case NAME ok" in LOG after a vagx renderer line
+cases_ok() {
+	for c in $("$bin/$1" --list); do
+		line=$(grep "^case $c " "$2")
+		if [ "$line" = "case $c ok" ] && grep -q '^renderer vagx' "$2"; then
+			ok "$1 $c"
+		else
+			nok "$1 $c" "${line:-missing (exit $3)}" "$(grep -m3 '^vagx' "$2")"
+		fi
+	done
+}
 timeout 180 "$env" "$bin/gl_sync" >"$tmp/sync.log" 2>&1
-src=$?
-for c in $("$bin/gl_sync" --list); do
-	line=$(grep "^case $c " "$tmp/sync.log")
-	if [ "$line" = "case $c ok" ] && grep -q '^renderer vagx' "$tmp/sync.log"; then
-		ok "gl_sync $c"
-	else
-		nok "gl_sync $c" "${line:-missing (exit $src)}" "$(grep -m3 '^vagx' "$tmp/sync.log")"
-	fi
-done
+cases_ok gl_sync "$tmp/sync.log" $?
 
 # 2c. GL_ARB_sparse_buffer on vagx.ko (tests/gl/gl_sparse.c, renderD128):
 # commitment changes as asynchronous VM_BINDs (MAP over NULL, MAP_NULL over
@@ -139,15 +143,7 @@ done
 # no kernel warning while it ran
 spbefore=$(splat)
 timeout 300 "$env" "$bin/gl_sparse" >"$tmp/sparse.log" 2>&1
-sprc=$?
-for c in $("$bin/gl_sparse" --list); do
-	line=$(grep "^case $c " "$tmp/sparse.log")
-	if [ "$line" = "case $c ok" ] && grep -q '^renderer vagx' "$tmp/sparse.log"; then
-		ok "gl_sparse $c"
-	else
-		nok "gl_sparse $c" "${line:-missing (exit $sprc)}" "$(grep -m3 '^vagx' "$tmp/sparse.log")"
-	fi
-done
+cases_ok gl_sparse "$tmp/sparse.log" $?
 if [ "$(splat)" -eq "$spbefore" ]; then
 	ok "gl_sparse: no kernel warning"
 else

@@ -320,42 +320,66 @@ run_bind(struct shim_job *job)
    return ret;
 }
 
+/* A job for a command or bind with the syncs array `syncs` (its fence
+ * created, room for its waits) */
+static int
+job_alloc(const struct drm_vagx_obj_array *syncs, struct shim_job **out)
+{
+   if (syncs->count && syncs->stride < sizeof(struct drm_vagx_sync))
+      return -EINVAL;
+   if (syncs->count > 64)
+      return -E2BIG;
+   struct shim_job *job = calloc(1, sizeof(*job));
+   if (!job || !(job->done = shim_fence_create()) ||
+       !(job->waits = calloc(MAX2(syncs->count, 1), sizeof(*job->waits)))) {
+      if (job)
+         shim_job_free(job);
+      return -ENOMEM;
+   }
+   *out = job;
+   return 0;
+}
+
+/* -EINVAL for a malformed sync: nonzero pad, unknown flag, a binary
+ * syncobj with a point or a timeline one without */
+static int
+sync_check(const struct drm_vagx_sync *y)
+{
+   if (y->pad || (y->flags & ~DRM_VAGX_SYNC_SIGNAL))
+      return -EINVAL;
+   if (y->type == DRM_VAGX_SYNC_TYPE_SYNCOBJ ? y->timeline_value != 0
+       : y->type != DRM_VAGX_SYNC_TYPE_TIMELINE_SYNCOBJ || !y->timeline_value)
+      return -EINVAL;
+   return 0;
+}
+
 /* Builds an asynchronous bind's job: waits resolved now (as SUBMIT does),
  * signals installed by the caller once nothing can fail. */
 static int
 build_bind_job(const struct drm_vagx_vm_bind *b, struct shim_bind_op *ops, struct shim_job **out)
 {
-   if (b->syncs.count && b->syncs.stride < sizeof(struct drm_vagx_sync))
-      return -EINVAL;
-   if (b->syncs.count > 64)
-      return -E2BIG;
-   struct shim_job *job = calloc(1, sizeof(*job));
-   if (!job || !(job->done = shim_fence_create()) ||
-       !(job->waits = calloc(MAX2(b->syncs.count, 1), sizeof(*job->waits)))) {
-      if (job)
-         shim_job_free(job);
-      return -ENOMEM;
-   }
+   struct shim_job *job;
+   int r = job_alloc(&b->syncs, &job);
+   if (r)
+      return r;
    job->vm_id = b->vm_id;
    for (unsigned k = 0; k < b->syncs.count; k++) {
       const struct drm_vagx_sync *y =
          (const void *)(uintptr_t)(b->syncs.array + (uint64_t)k * b->syncs.stride);
-      int r = 0;
-      if (y->pad || (y->flags & ~DRM_VAGX_SYNC_SIGNAL) ||
-          (y->type == DRM_VAGX_SYNC_TYPE_SYNCOBJ ? y->timeline_value != 0
-           : y->type != DRM_VAGX_SYNC_TYPE_TIMELINE_SYNCOBJ || !y->timeline_value))
-         r = -EINVAL;
-      else if (!(y->flags & DRM_VAGX_SYNC_SIGNAL)) {
-         r = shim_syncobj_fence(y->handle, y->timeline_value, &job->waits[job->wait_count]);
-         if (!r && !job->waits[job->wait_count])
-            r = -EINVAL; /* no wait-for-submit */
-         if (!r)
-            job->wait_count++;
-      } else {
-         struct shim_fence *f = NULL;
-         r = shim_syncobj_fence(y->handle, 0, &f);
+      struct shim_fence *f = NULL;
+      /* a wait's fence (none: no wait-for-submit), or a signal's syncobj
+       * must exist */
+      r = sync_check(y);
+      if (!r)
+         r = shim_syncobj_fence(y->handle, (y->flags & DRM_VAGX_SYNC_SIGNAL) ? 0 : y->timeline_value,
+                                &f);
+      if (!r && !(y->flags & DRM_VAGX_SYNC_SIGNAL)) {
          if (f)
-            shim_fence_unref(f);
+            job->waits[job->wait_count++] = f;
+         else
+            r = -EINVAL;
+      } else if (f) {
+         shim_fence_unref(f);
       }
       if (r) {
          shim_job_free(job);
@@ -607,28 +631,17 @@ build_job(const struct drm_vagx_submit *s, struct shim_job **jobs, unsigned i)
    if (c->type != S.queue_type[s->queue_id] || c->flags ||
        (c->desc_va & (VAGX_JOB_DESC_ALIGN - 1)))
       return -EINVAL;
-   if (c->syncs.count && c->syncs.stride < sizeof(struct drm_vagx_sync))
-      return -EINVAL;
-   if (c->syncs.count > 64)
-      return -E2BIG;
-   struct shim_job *job = calloc(1, sizeof(*job));
-   if (!job || !(job->done = shim_fence_create()) ||
-       !(job->waits = calloc(MAX2(c->syncs.count, 1), sizeof(*job->waits)))) {
-      if (job)
-         shim_job_free(job);
-      return -ENOMEM;
-   }
+   struct shim_job *job;
+   int err = job_alloc(&c->syncs, &job);
+   if (err)
+      return err;
    jobs[i] = job;
    job->qid = s->queue_id;
    job->desc_va = c->desc_va;
    for (unsigned k = 0; k < c->syncs.count; k++) {
       const struct drm_vagx_sync *y =
          (const void *)(uintptr_t)(c->syncs.array + (uint64_t)k * c->syncs.stride);
-      if (y->pad || (y->flags & ~DRM_VAGX_SYNC_SIGNAL))
-         return -EINVAL;
-      /* a binary syncobj has no point, a timeline point is not 0 */
-      if (y->type == DRM_VAGX_SYNC_TYPE_SYNCOBJ ? y->timeline_value != 0
-          : y->type != DRM_VAGX_SYNC_TYPE_TIMELINE_SYNCOBJ || !y->timeline_value)
+      if (sync_check(y))
          return -EINVAL;
       if (y->flags & DRM_VAGX_SYNC_SIGNAL) {
          struct shim_fence *f;
