@@ -17,6 +17,10 @@
  *               pages hold the values, uncommitted ones read zero, and a
  *               committed page of another sparse buffer (memory the heap
  *               could hand around) is untouched
+ *   many_ranges every other page of 2064 committed, then all decommitted
+ *               in one call: more ranges than one VM_BIND takes; the first
+ *               and last pages read zero, and their colour when committed
+ *               again
  *   stress      96 rows of the read case's cells, a random page
  *               committed or decommitted (and a committed page rewritten)
  *               between rows, nothing waited for until the final read: no
@@ -86,9 +90,9 @@ commit(GLuint buf, unsigned p, bool on)
    page_commitment(GL_ARRAY_BUFFER, (GLintptr)p * page_size, page_size, on);
 }
 
-/* Draws row `row` of `rows` rows: cell p's quad, coloured by page p */
+/* Draws row `row` of `rows` rows: cell p's quad, coloured by page base + p */
 static void
-draw_row(GLuint buf, unsigned row, unsigned rows)
+draw_row_at(GLuint buf, unsigned base, unsigned row, unsigned rows)
 {
    for (unsigned p = 0; p < CELLS; p++) {
       const float x0 = -1 + 2.0f * p / CELLS, x1 = -1 + 2.0f * (p + 1) / CELLS;
@@ -99,10 +103,16 @@ draw_row(GLuint buf, unsigned row, unsigned rows)
       glEnableVertexAttribArray(0);
       glBindBuffer(GL_ARRAY_BUFFER, buf);
       glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, 0,
-                            (const void *)((uintptr_t)p * page_size));
+                            (const void *)((uintptr_t)(base + p) * page_size));
       glEnableVertexAttribArray(1);
       glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
    }
+}
+
+static void
+draw_row(GLuint buf, unsigned row, unsigned rows)
+{
+   draw_row_at(buf, 0, row, rows);
 }
 
 /* A framebuffer of CELLS x rows cells, cleared to magenta */
@@ -310,10 +320,66 @@ xfb_case(void)
    return ok;
 }
 
+/* many_ranges: every other page of MANY_PAGES committed one by one, then
+ * all decommitted by one call: more separate ranges than one VM_BIND takes
+ * (1024), so several binds.  Rows drawn from the first and the last pages
+ * must read zero after the decommit (both binds applied), and their colour
+ * once committed again. */
+#define MANY_PAGES 2064
+static bool
+many_ranges_case(void)
+{
+   GLuint buf = sparse_buffer((GLsizeiptr)MANY_PAGES * page_size);
+   for (unsigned p = 0; p < MANY_PAGES; p += 2) {
+      commit(buf, p, true);
+      write_page(buf, p, 1);
+   }
+   const unsigned last = MANY_PAGES - CELLS;
+   uint8_t want[4][CELLS][4];
+   uint8_t *px = malloc((size_t)CELLS * CELL_PX * 4 * CELL_PX * 4);
+   target(4);
+   /* committed (even pages) */
+   draw_row_at(buf, 0, 0, 4);
+   draw_row_at(buf, last, 1, 4);
+   for (unsigned p = 0; p < CELLS; p++) {
+      if (p & 1) {
+         memset(want[0][p], 0, 4);
+         memset(want[1][p], 0, 4);
+      } else {
+         page_color(p, 1, want[0][p]);
+         page_color(last + p, 1, want[1][p]);
+      }
+   }
+   glBindBuffer(GL_ARRAY_BUFFER, buf);
+   page_commitment(GL_ARRAY_BUFFER, 0, (GLsizeiptr)MANY_PAGES * page_size, GL_FALSE);
+   /* all uncommitted: zero */
+   draw_row_at(buf, 0, 2, 4);
+   draw_row_at(buf, last, 3, 4);
+   memset(want[2], 0, sizeof(want[2]));
+   memset(want[3], 0, sizeof(want[3]));
+   glReadPixels(0, 0, CELLS * CELL_PX, 4 * CELL_PX, GL_RGBA, GL_UNSIGNED_BYTE, px);
+   bool ok = check_cells(px, 4, want);
+   /* the last pages committed again in one call, with new colours */
+   page_commitment(GL_ARRAY_BUFFER, (GLintptr)last * page_size, (GLsizeiptr)CELLS * page_size,
+                   GL_TRUE);
+   for (unsigned p = 0; p < CELLS; p++) {
+      write_page(buf, last + p, 2);
+      page_color(last + p, 2, want[0][p]);
+   }
+   target(1);
+   draw_row_at(buf, last, 0, 1);
+   glReadPixels(0, 0, CELLS * CELL_PX, CELL_PX, GL_RGBA, GL_UNSIGNED_BYTE, px);
+   ok = ok && check_cells(px, 1, want);
+   glDeleteBuffers(1, &buf);
+   free(px);
+   return ok;
+}
+
 static const struct gl_case cases[] = {
    { "read", read_case },
    { "xfb", xfb_case },
    { "stress", stress_case },
+   { "many_ranges", many_ranges_case },
 };
 
 int

@@ -176,7 +176,9 @@ struct vagx_bo *vagx_bo_create_sparse(struct vagx_device *dev, uint64_t size, co
  * timeline point wait_point, or binary with wait_point 0; none with
  * wait_syncobj 0).  Every later submit waits for the bind.  The pages
  * that change remember tag (vagx_sparse_committed_since).  Returns 0,
- * or a negative errno with nothing changed (-ENOMEM: no backing memory). */
+ * or a negative errno with nothing changed (-ENOMEM: no backing memory) --
+ * except that a change of more ranges than one VM_BIND takes
+ * (max_bind_ops) is several binds, and those before a failed one stand. */
 int vagx_sparse_commit(struct vagx_bo *bo, uint64_t offset, uint64_t size, bool commit,
                        uint32_t wait_syncobj, uint64_t wait_point, uint64_t tag);
 /* Whether every page overlapping [offset, offset + size) is committed,

@@ -77,12 +77,14 @@ bind_syncobjs_init(struct vagx_device *dev)
    return true;
 }
 
-int
-vagx_device_bind_async(struct vagx_device *dev, const struct drm_vagx_vm_bind_op *ops,
-                       unsigned count, uint32_t wait_syncobj, uint64_t wait_point,
-                       uint64_t *point)
+/* As vagx_device_bind_async; *issued: the operations issued, all of them
+ * unless an ioctl failed (the earlier ioctls' operations stand) */
+static int
+bind_async(struct vagx_device *dev, const struct drm_vagx_vm_bind_op *ops, unsigned count,
+           uint32_t wait_syncobj, uint64_t wait_point, uint64_t *point, unsigned *issued)
 {
    simple_mtx_lock(&dev->bind_lock);
+   *issued = 0;
    if (!bind_syncobjs_init(dev)) {
       simple_mtx_unlock(&dev->bind_lock);
       return -ENOMEM;
@@ -123,8 +125,18 @@ vagx_device_bind_async(struct vagx_device *dev, const struct drm_vagx_vm_bind_op
    } while (done < count);
    if (point)
       *point = dev->bind_seq;
+   *issued = done;
    simple_mtx_unlock(&dev->bind_lock);
    return r;
+}
+
+int
+vagx_device_bind_async(struct vagx_device *dev, const struct drm_vagx_vm_bind_op *ops,
+                       unsigned count, uint32_t wait_syncobj, uint64_t wait_point,
+                       uint64_t *point)
+{
+   unsigned issued;
+   return bind_async(dev, ops, count, wait_syncobj, wait_point, point, &issued);
 }
 
 static struct vagx_sparse_heap *
@@ -299,6 +311,7 @@ struct page_change {
    uint64_t page;
    struct vagx_sparse_backing old;
    uint64_t old_tag;
+   unsigned op; /* index of the bind operation that carries it */
 };
 
 int
@@ -331,17 +344,19 @@ vagx_sparse_commit(struct vagx_bo *bo, uint64_t offset, uint64_t size, bool comm
       if (!commit)
          cur->bo = NULL;
       sp->pages[p].tag = tag;
-      util_dynarray_append(&changes, struct page_change, c);
       add_op(&ops, bo->va + p * VAGX_SPARSE_PAGE_SIZE, commit ? cur : NULL);
+      c.op = util_dynarray_num_elements(&ops, struct drm_vagx_vm_bind_op) - 1;
+      util_dynarray_append(&changes, struct page_change, c);
    }
    uint64_t point = 0;
+   unsigned issued = 0;
    if (!r && util_dynarray_num_elements(&ops, struct drm_vagx_vm_bind_op))
-      r = vagx_device_bind_async(dev, ops.data,
-                                 util_dynarray_num_elements(&ops, struct drm_vagx_vm_bind_op),
-                                 wait_syncobj, wait_point, &point);
+      r = bind_async(dev, ops.data, util_dynarray_num_elements(&ops, struct drm_vagx_vm_bind_op),
+                     wait_syncobj, wait_point, &point, &issued);
    util_dynarray_foreach (&changes, struct page_change, c) {
-      if (r) {
-         /* nothing bound: back to how it was */
+      if (r && c->op >= issued) {
+         /* not bound (a failed ioctl; with more operations than one
+          * takes, the earlier ones stand): back to how it was */
          if (commit)
             util_dynarray_append(&h->free, struct vagx_sparse_backing, sp->pages[c->page].b);
          sp->pages[c->page] = (struct vagx_sparse_page){ c->old, c->old_tag };

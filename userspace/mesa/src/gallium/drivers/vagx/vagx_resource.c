@@ -471,6 +471,12 @@ vagx_transfer_map(struct pipe_context *pctx, struct pipe_resource *prsc, unsigne
       /* no CPU mapping of the range: a staging copy of the committed
        * pages (zeros elsewhere), written back to them at unmap */
       t->staging = malloc(MAX2(box->width, 1));
+      if (!t->staging) {
+         pipe_resource_reference(&t->base.resource, NULL);
+         slab_free(&ctx->transfer_pool, t);
+         *out = NULL;
+         return NULL;
+      }
       if (!(usage & PIPE_MAP_DISCARD_RANGE) || (usage & PIPE_MAP_READ))
          vagx_sparse_read(rsrc->bo, box->x, t->staging, box->width);
       return t->staging;
