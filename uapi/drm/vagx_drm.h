@@ -95,7 +95,8 @@ extern "C" {
  * of a userspace backing-BO pool) over the committed blocks;
  * resource_commit(commit=false) MAP_NULLs them and recycles the backing
  * once the bind has completed. Destroying the resource UNMAPs the range.
- * resource_commit returns false only when VM_BIND fails with -ENOMEM.
+ * resource_commit returns false when VM_BIND fails (the commitment is then
+ * unchanged).
  *
  * Vulkan: vkQueueBindSparse maps each bind batch to one asynchronous
  * VM_BIND (semaphores become &struct drm_vagx_sync waits and signals,

@@ -27,6 +27,8 @@
 #    and barriers on vagx.ko's compute queue, ordered with render jobs by the
 #    kernel's timeline syncobj (GL_ARB_compute_shader by
 #    MESA_EXTENSION_OVERRIDE, as on the host), no CPU wait in no_cpu_wait;
+#  - build/gl-tests/gl_sparse (renderD128): GL_ARB_sparse_buffer on the
+#    kernel's asynchronous VM_BIND, no kernel warning;
 #  - kmscube -c 60 on card0: exit 0, GL_RENDERER vagx, no driver error or GL
 #    error in its output, no kernel warning/oops while it ran.
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -45,7 +47,7 @@ splat() { dmesg | grep -c -E 'WARNING:|BUG:|Oops|Call Trace|general protection';
 # the test programs are normally built on the host (tests/gl/run, make check);
 # the guest's root overlay is writable, so build them here if missing
 if [ ! -x "$bin/gl_triangle" ] || [ ! -x "$bin/gl_info" ] || [ ! -x "$bin/gl_sync" ] || [ ! -x "$bin/shim_sync" ] ||
-	[ ! -x "$bin/gl_compute" ]; then
+	[ ! -x "$bin/gl_compute" ] || [ ! -x "$bin/gl_sparse" ]; then
 	make -s -C tests/gl >"$tmp/build.log" 2>&1 || { echo "1..0 # SKIP cannot build tests/gl"; log "$tmp/build.log"; exit 1; }
 fi
 
@@ -125,16 +127,33 @@ fi
 # EGL_KHR_fence_sync, EGL_ANDROID_native_fence_sync fds, reads right after
 # the draws, buffer updates while jobs read the old data, frames in flight.
 # Without --async: how long a job takes here is not under the test's control.
+# cases_ok PROG LOG RC: a TAP line per case of build/gl-tests/PROG, which
+# must say "case NAME ok" in LOG after a vagx renderer line
+cases_ok() {
+	for c in $("$bin/$1" --list); do
+		line=$(grep "^case $c " "$2")
+		if [ "$line" = "case $c ok" ] && grep -q '^renderer vagx' "$2"; then
+			ok "$1 $c"
+		else
+			nok "$1 $c" "${line:-missing (exit $3)}" "$(grep -m3 '^vagx' "$2")"
+		fi
+	done
+}
 timeout 180 "$env" "$bin/gl_sync" >"$tmp/sync.log" 2>&1
-src=$?
-for c in $("$bin/gl_sync" --list); do
-	line=$(grep "^case $c " "$tmp/sync.log")
-	if [ "$line" = "case $c ok" ] && grep -q '^renderer vagx' "$tmp/sync.log"; then
-		ok "gl_sync $c"
-	else
-		nok "gl_sync $c" "${line:-missing (exit $src)}" "$(grep -m3 '^vagx' "$tmp/sync.log")"
-	fi
-done
+cases_ok gl_sync "$tmp/sync.log" $?
+
+# 2c. GL_ARB_sparse_buffer on vagx.ko (tests/gl/gl_sparse.c, renderD128):
+# commitment changes as asynchronous VM_BINDs (MAP over NULL, MAP_NULL over
+# memory) ordered against rendering by syncobjs, checked per pixel and word;
+# no kernel warning while it ran
+spbefore=$(splat)
+timeout 300 "$env" "$bin/gl_sparse" >"$tmp/sparse.log" 2>&1
+cases_ok gl_sparse "$tmp/sparse.log" $?
+if [ "$(splat)" -eq "$spbefore" ]; then
+	ok "gl_sparse: no kernel warning"
+else
+	nok "gl_sparse: no kernel warning" "$(dmesg | grep -m3 -E 'WARNING:|BUG:|Oops')"
+fi
 
 # 2c. compute on vagx.ko's compute queue (tests/gl/gl_compute.c, each case
 # checks its exact values); the draws and dispatches of no_cpu_wait depend

@@ -46,8 +46,11 @@ static struct {
    uint32_t queue_vm[16], queue_type[16], queue_state[16];
    struct drm_vagx_fault_info queue_fault[16];
    struct shim_queue queue[16];
+   struct shim_queue bind_queue[16]; /* per VM: asynchronous VM_BINDs */
    unsigned delay_ms;  /* VAGX_SHIM_DELAY_MS: every job waits that long before it runs */
 } S;
+
+static int run_bind(struct shim_job *job);
 
 static int
 h_read(void *o, uint64_t pa, void *buf, size_t len)
@@ -119,12 +122,29 @@ set_page(uint64_t root, uint64_t va, uint64_t pa, int op)
    return st == VAGX_PT_OK ? 0 : st == VAGX_PT_NO_MEMORY ? -ENOMEM : -EFAULT;
 }
 
+/* Until no invalidation is in progress: one completes when every worker
+ * thread that began its slice before it has ended that slice, which the
+ * workers do on their own threads (a job's helper tasks can outlive the
+ * job's completion) */
+static void
+tlb_wait_idle(void)
+{
+   while (VAGX_TLB_INV_STATUS_BUSY_GET(vagx_core_mmio_read(S.core, VAGX_REG_TLB_INV_STATUS, 4)))
+      thrd_yield();
+}
+
+/* As vagx.ko does it: wait for the previous invalidation (a START while one
+ * is busy is refused with BAD_ACCESS, and the translations the new page
+ * tables replace would stay cached), start, and wait until no thread can
+ * use a translation from before the change. */
 static void
 tlb_invalidate_all(void)
 {
+   tlb_wait_idle();
    vagx_core_mmio_write(S.core, VAGX_REG_TLB_INV_SIZE_LO, 0, 4);
    vagx_core_mmio_write(S.core, VAGX_REG_TLB_INV_SIZE_HI, 0, 4);
    vagx_core_mmio_write(S.core, VAGX_REG_TLB_INV_CMD, 3, 4);
+   tlb_wait_idle();
 }
 
 /* ---- ioctls ---- */
@@ -152,6 +172,7 @@ vagx_ioctl_dev_query(int fd, unsigned long request, void *arg)
       u.gi.features = DRM_VAGX_FEATURE_COHERENT;
       if (VAGX_FEATURES_SPARSE_NULL_GET(hwf))
          u.gi.features |= DRM_VAGX_FEATURE_MAP_NULL;
+      u.gi.features |= DRM_VAGX_FEATURE_ASYNC_BIND;
       if (VAGX_FEATURES_STREAM_OUT_GET(hwf))
          u.gi.features |= DRM_VAGX_FEATURE_STREAM_OUT;
       u.gi.va_start = 1ull << 20;
@@ -241,7 +262,12 @@ vagx_ioctl_vm_create(int fd, unsigned long request, void *arg)
          S.vm_root[i] = alloc_pages(VAGX_PAGE_SIZE);
          c->vm_id = i;
          mtx_unlock(&S.lock);
-         return S.vm_root[i] ? 0 : -ENOMEM;
+         if (!S.vm_root[i])
+            return -ENOMEM;
+         int r = shim_queue_start(&S.bind_queue[i], run_bind, 0);
+         if (r)
+            S.vm_root[i] = 0;
+         return r;
       }
    }
    mtx_unlock(&S.lock);
@@ -254,7 +280,115 @@ vagx_ioctl_vm_destroy(int fd, unsigned long request, void *arg)
    struct drm_vagx_vm_destroy *d = arg;
    if (d->vm_id >= 16 || !S.vm_root[d->vm_id])
       return -ENOENT;
+   /* pending binds run first (they may signal syncobjs others wait on) */
+   shim_queue_stop(&S.bind_queue[d->vm_id]);
    S.vm_root[d->vm_id] = 0; /* page-table pages are leaked (shim lifetime) */
+   return 0;
+}
+
+/* One validated operation of a VM_BIND: what applying it needs once the
+ * BO lookup is done (a MAP's physical base), so an asynchronous bind does
+ * not depend on the handle staying open. */
+struct shim_bind_op {
+   int op;        /* set_page's: 0 map, 1 null, 2 unmap */
+   uint64_t va, range, pa;
+};
+
+/* Applies ops to a VM's page tables between jobs (S.lock held), then
+ * invalidates the TLBs: a job sees the old or the new pages. */
+static int
+apply_binds(unsigned vm_id, const struct shim_bind_op *ops, unsigned count)
+{
+   int ret = 0;
+   for (unsigned i = 0; i < count && !ret; i++) {
+      for (uint64_t off = 0; off < ops[i].range && !ret; off += VAGX_PAGE_SIZE)
+         ret = set_page(S.vm_root[vm_id], ops[i].va + off, ops[i].pa + off, ops[i].op);
+   }
+   tlb_invalidate_all();
+   return ret;
+}
+
+/* An asynchronous bind on the VM's bind queue (the kernel's drm_sched
+ * bind entity); the job's bind_ops is a struct shim_bind_op array. */
+static int
+run_bind(struct shim_job *job)
+{
+   mtx_lock(&S.lock);
+   int ret = S.vm_root[job->vm_id] ? apply_binds(job->vm_id, job->bind_ops, job->bind_count)
+                                   : -ECANCELED;
+   mtx_unlock(&S.lock);
+   return ret;
+}
+
+/* A job for a command or bind with the syncs array `syncs` (its fence
+ * created, room for its waits) */
+static int
+job_alloc(const struct drm_vagx_obj_array *syncs, struct shim_job **out)
+{
+   if (syncs->count && syncs->stride < sizeof(struct drm_vagx_sync))
+      return -EINVAL;
+   if (syncs->count > 64)
+      return -E2BIG;
+   struct shim_job *job = calloc(1, sizeof(*job));
+   if (!job || !(job->done = shim_fence_create()) ||
+       !(job->waits = calloc(MAX2(syncs->count, 1), sizeof(*job->waits)))) {
+      if (job)
+         shim_job_free(job);
+      return -ENOMEM;
+   }
+   *out = job;
+   return 0;
+}
+
+/* -EINVAL for a malformed sync: nonzero pad, unknown flag, a binary
+ * syncobj with a point or a timeline one without */
+static int
+sync_check(const struct drm_vagx_sync *y)
+{
+   if (y->pad || (y->flags & ~DRM_VAGX_SYNC_SIGNAL))
+      return -EINVAL;
+   if (y->type == DRM_VAGX_SYNC_TYPE_SYNCOBJ ? y->timeline_value != 0
+       : y->type != DRM_VAGX_SYNC_TYPE_TIMELINE_SYNCOBJ || !y->timeline_value)
+      return -EINVAL;
+   return 0;
+}
+
+/* Builds an asynchronous bind's job: waits resolved now (as SUBMIT does),
+ * signals installed by the caller once nothing can fail. */
+static int
+build_bind_job(const struct drm_vagx_vm_bind *b, struct shim_bind_op *ops, struct shim_job **out)
+{
+   struct shim_job *job;
+   int r = job_alloc(&b->syncs, &job);
+   if (r)
+      return r;
+   job->vm_id = b->vm_id;
+   for (unsigned k = 0; k < b->syncs.count; k++) {
+      const struct drm_vagx_sync *y =
+         (const void *)(uintptr_t)(b->syncs.array + (uint64_t)k * b->syncs.stride);
+      struct shim_fence *f = NULL;
+      /* a wait's fence (none: no wait-for-submit), or a signal's syncobj
+       * must exist */
+      r = sync_check(y);
+      if (!r)
+         r = shim_syncobj_fence(y->handle, (y->flags & DRM_VAGX_SYNC_SIGNAL) ? 0 : y->timeline_value,
+                                &f);
+      if (!r && !(y->flags & DRM_VAGX_SYNC_SIGNAL)) {
+         if (f)
+            job->waits[job->wait_count++] = f;
+         else
+            r = -EINVAL;
+      } else if (f) {
+         shim_fence_unref(f);
+      }
+      if (r) {
+         shim_job_free(job);
+         return r;
+      }
+   }
+   job->bind_ops = ops;
+   job->bind_count = b->ops.count;
+   *out = job;
    return 0;
 }
 
@@ -263,38 +397,75 @@ vagx_ioctl_vm_bind(int fd, unsigned long request, void *arg)
 {
    struct shim_fd *shim_fd = drm_shim_fd_lookup(fd);
    struct drm_vagx_vm_bind *b = arg;
+   b->failed_op = DRM_VAGX_NO_FAILED_INDEX;
    if (b->vm_id >= 16 || !S.vm_root[b->vm_id])
       return -ENOENT;
-   if (b->ops.stride < sizeof(struct drm_vagx_vm_bind_op))
+   if ((b->flags & ~DRM_VAGX_VM_BIND_ASYNC) || b->pad ||
+       (b->ops.count && b->ops.stride < sizeof(struct drm_vagx_vm_bind_op)) ||
+       (!(b->flags & DRM_VAGX_VM_BIND_ASYNC) && b->syncs.count))
       return -EINVAL;
-   mtx_lock(&S.lock);
-   int ret = 0;
-   for (unsigned i = 0; i < b->ops.count && !ret; i++) {
+   if (b->ops.count > 1024)
+      return -E2BIG;
+   struct shim_bind_op *ops = calloc(MAX2(b->ops.count, 1), sizeof(*ops));
+   if (!ops)
+      return -ENOMEM;
+   for (unsigned i = 0; i < b->ops.count; i++) {
       const struct drm_vagx_vm_bind_op *op =
          (const void *)(uintptr_t)(b->ops.array + (uint64_t)i * b->ops.stride);
-      uint64_t base_pa = 0;
-      if (op->op == DRM_VAGX_BIND_OP_MAP) {
+      int ret = 0;
+      if (op->op > DRM_VAGX_BIND_OP_UNMAP || !op->range ||
+          ((op->va | op->range | op->bo_offset) & (VAGX_PAGE_SIZE - 1)) ||
+          (op->op != DRM_VAGX_BIND_OP_MAP && (op->handle || op->bo_offset)))
+         ret = -EINVAL;
+      ops[i] = (struct shim_bind_op){
+         .op = op->op == DRM_VAGX_BIND_OP_MAP ? 0 : op->op == DRM_VAGX_BIND_OP_MAP_NULL ? 1 : 2,
+         .va = op->va, .range = op->range,
+      };
+      if (!ret && op->op == DRM_VAGX_BIND_OP_MAP) {
          struct shim_bo *bo = drm_shim_bo_lookup(shim_fd, op->handle);
-         if (!bo) {
+         if (!bo)
             ret = -ENOENT;
-            b->failed_op = i;
-            break;
-         }
-         if (op->bo_offset + op->range > bo->size) {
-            drm_shim_bo_put(bo);
+         else if (op->bo_offset + op->range > bo->size)
             ret = -EINVAL;
-            b->failed_op = i;
-            break;
-         }
-         base_pa = bo->mem_addr + op->bo_offset + SHIM_PA_BASE;
-         drm_shim_bo_put(bo);
+         else
+            ops[i].pa = bo->mem_addr + op->bo_offset + SHIM_PA_BASE;
+         if (bo)
+            drm_shim_bo_put(bo);
       }
-      for (uint64_t off = 0; off < op->range && !ret; off += VAGX_PAGE_SIZE)
-         ret = set_page(S.vm_root[b->vm_id], op->va + off, base_pa + off,
-                        op->op == DRM_VAGX_BIND_OP_MAP ? 0 : op->op == DRM_VAGX_BIND_OP_MAP_NULL ? 1 : 2);
+      if (ret) {
+         b->failed_op = i;
+         free(ops);
+         return ret;
+      }
    }
-   tlb_invalidate_all();
-   mtx_unlock(&S.lock);
+   struct shim_queue *bq = &S.bind_queue[b->vm_id];
+   if (b->flags & DRM_VAGX_VM_BIND_ASYNC) {
+      struct shim_job *job;
+      int ret = build_bind_job(b, ops, &job);
+      if (ret) {
+         free(ops);
+         return ret;
+      }
+      for (unsigned k = 0; k < b->syncs.count; k++) {
+         const struct drm_vagx_sync *y =
+            (const void *)(uintptr_t)(b->syncs.array + (uint64_t)k * b->syncs.stride);
+         if (y->flags & DRM_VAGX_SYNC_SIGNAL)
+            shim_syncobj_replace(y->handle, y->timeline_value, job->done);
+      }
+      shim_queue_push(bq, job);
+      return 0;
+   }
+   /* as vagx.ko: no synchronous bind overtakes queued asynchronous ones */
+   mtx_lock(&bq->lock);
+   const bool busy = bq->busy != 0;
+   mtx_unlock(&bq->lock);
+   int ret = -EBUSY;
+   if (!busy) {
+      mtx_lock(&S.lock);
+      ret = apply_binds(b->vm_id, ops, b->ops.count);
+      mtx_unlock(&S.lock);
+   }
+   free(ops);
    return ret;
 }
 
@@ -460,28 +631,17 @@ build_job(const struct drm_vagx_submit *s, struct shim_job **jobs, unsigned i)
    if (c->type != S.queue_type[s->queue_id] || c->flags ||
        (c->desc_va & (VAGX_JOB_DESC_ALIGN - 1)))
       return -EINVAL;
-   if (c->syncs.count && c->syncs.stride < sizeof(struct drm_vagx_sync))
-      return -EINVAL;
-   if (c->syncs.count > 64)
-      return -E2BIG;
-   struct shim_job *job = calloc(1, sizeof(*job));
-   if (!job || !(job->done = shim_fence_create()) ||
-       !(job->waits = calloc(MAX2(c->syncs.count, 1), sizeof(*job->waits)))) {
-      if (job)
-         shim_job_free(job);
-      return -ENOMEM;
-   }
+   struct shim_job *job;
+   int err = job_alloc(&c->syncs, &job);
+   if (err)
+      return err;
    jobs[i] = job;
    job->qid = s->queue_id;
    job->desc_va = c->desc_va;
    for (unsigned k = 0; k < c->syncs.count; k++) {
       const struct drm_vagx_sync *y =
          (const void *)(uintptr_t)(c->syncs.array + (uint64_t)k * c->syncs.stride);
-      if (y->pad || (y->flags & ~DRM_VAGX_SYNC_SIGNAL))
-         return -EINVAL;
-      /* a binary syncobj has no point, a timeline point is not 0 */
-      if (y->type == DRM_VAGX_SYNC_TYPE_SYNCOBJ ? y->timeline_value != 0
-          : y->type != DRM_VAGX_SYNC_TYPE_TIMELINE_SYNCOBJ || !y->timeline_value)
+      if (sync_check(y))
          return -EINVAL;
       if (y->flags & DRM_VAGX_SYNC_SIGNAL) {
          struct shim_fence *f;

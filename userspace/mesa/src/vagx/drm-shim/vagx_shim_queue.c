@@ -18,6 +18,7 @@ shim_job_free(struct shim_job *job)
    for (unsigned i = 0; i < job->wait_count; i++)
       shim_fence_unref(job->waits[i]);
    free(job->waits);
+   free(job->bind_ops);
    if (job->done)
       shim_fence_unref(job->done);
    free(job);
@@ -57,7 +58,12 @@ queue_thread(void *arg)
       /* no-op commands (desc_va 0) too: tests hold fences with them */
       if (!status && q->delay_ms)
          os_time_sleep((int64_t)q->delay_ms * 1000);
-      if (!status && job->desc_va)
+      /* a bind runs whatever its waits ended with: the page tables must
+       * follow what the driver did (a failed job before a decommit must
+       * not leave the page mapped) */
+      if (job->bind_count)
+         status = q->run(job);
+      else if (!status && job->desc_va)
          status = q->run(job);
       shim_fence_signal(job->done, status);
       shim_job_free(job);

@@ -18,10 +18,13 @@ struct shim_fence;
 struct shim_job {
    struct list_head link;
    unsigned qid;
-   uint64_t desc_va;          /* 0: no-op command (waits and signals only) */
+   uint64_t desc_va;          /* 0 and no bind ops: no-op (waits and signals) */
    unsigned wait_count;
    struct shim_fence **waits; /* referenced */
    struct shim_fence *done;   /* referenced; signalled by the worker */
+   /* an asynchronous VM_BIND's operations (owned, opaque to the queue) */
+   unsigned vm_id, bind_count;
+   void *bind_ops;
 };
 
 /* Runs one job on the device; returns 0 or the negative errno its fence

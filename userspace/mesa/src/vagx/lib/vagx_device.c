@@ -63,16 +63,33 @@ k_bind(struct vagx_device *dev, uint32_t op, uint32_t handle, uint64_t va, uint6
    return kioctl(dev, DRM_IOCTL_VAGX_VM_BIND, &a);
 }
 
+/* Synchronous until the first asynchronous bind (vagx_sparse.c); from
+ * then on asynchronous, in order behind the pending ones (the kernel
+ * refuses a synchronous bind while any is pending), which every later
+ * submit waits for. */
+static int
+k_bind_ordered(struct vagx_device *dev, uint32_t op, uint32_t handle, uint64_t va, uint64_t size)
+{
+   int r = -EBUSY;
+   if (!p_atomic_read(&dev->binds_async))
+      r = k_bind(dev, op, handle, va, size);
+   if (r == -EBUSY) {
+      struct drm_vagx_vm_bind_op o = { .op = op, .handle = handle, .va = va, .range = size };
+      r = vagx_device_bind_async(dev, &o, 1, 0, 0, NULL);
+   }
+   return r;
+}
+
 static int
 k_vm_map(struct vagx_device *dev, uint32_t handle, uint64_t va, uint64_t size)
 {
-   return k_bind(dev, DRM_VAGX_BIND_OP_MAP, handle, va, size);
+   return k_bind_ordered(dev, DRM_VAGX_BIND_OP_MAP, handle, va, size);
 }
 
 static int
 k_vm_unmap(struct vagx_device *dev, uint64_t va, uint64_t size)
 {
-   return k_bind(dev, DRM_VAGX_BIND_OP_UNMAP, 0, va, size);
+   return k_bind_ordered(dev, DRM_VAGX_BIND_OP_UNMAP, 0, va, size);
 }
 
 static int
@@ -217,6 +234,7 @@ vagx_device_open(struct vagx_device *dev, int fd)
    }
    simple_mtx_init(&dev->vma_lock, mtx_plain);
    simple_mtx_init(&dev->bo_map_lock, mtx_plain);
+   simple_mtx_init(&dev->bind_lock, mtx_plain);
    dev->bo_map = _mesa_hash_table_u64_create(NULL);
    uint64_t start = MAX2(dev->info.va_start, 1ull << 20);
    util_vma_heap_init(&dev->vma, start, dev->info.va_end - start);
@@ -226,6 +244,7 @@ vagx_device_open(struct vagx_device *dev, int fd)
 void
 vagx_device_close(struct vagx_device *dev)
 {
+   vagx_sparse_heap_destroy(dev);
    for (unsigned t = 0; t < 3; t++) {
       if (dev->queue_id[t]) {
          struct drm_vagx_queue_destroy a = { .queue_id = dev->queue_id[t] };
@@ -240,6 +259,7 @@ vagx_device_close(struct vagx_device *dev)
    simple_mtx_destroy(&dev->vma_lock);
    _mesa_hash_table_u64_destroy(dev->bo_map);
    simple_mtx_destroy(&dev->bo_map_lock);
+   simple_mtx_destroy(&dev->bind_lock);
 }
 
 /* GPU VA ranges are handed out in layout pages, so every BO starts on a
@@ -282,6 +302,11 @@ void
 vagx_bo_free(struct vagx_bo *bo)
 {
    struct vagx_device *dev = bo->dev;
+   if (bo->sparse) {
+      vagx_sparse_bo_release(bo);
+      free(bo);
+      return;
+   }
    if (bo->map)
       munmap(bo->map, bo->size);
    if (bo->va) {
@@ -342,6 +367,10 @@ vagx_bo_unreference(struct vagx_bo *bo)
    if (!bo || p_atomic_dec_return(&bo->refcnt))
       return;
    struct vagx_device *dev = bo->dev;
+   if (bo->flags & VAGX_BO_SPARSE) {
+      vagx_bo_free(bo);
+      return;
+   }
    if (!(bo->flags & (VAGX_BO_SHAREABLE | VAGX_BO_SHARED | VAGX_BO_BORROWED_HANDLE))) {
       if (!dev->bo_cache_put || !dev->bo_cache_put(bo))
          vagx_bo_free(bo);
@@ -544,8 +573,10 @@ vagx_device_submit(struct vagx_device *dev, unsigned queue_type, uint64_t desc_v
    unsigned in_count = 0, shared = 0;
    for (unsigned i = 0; i < bo_count; i++)
       shared += bos[i]->prime_fd >= 0;
-   if (shared + wait_count > ARRAY_SIZE(stack)) {
-      in = malloc((shared + wait_count) * sizeof(*in));
+   /* after the binds issued so far (a sparse commit, a BO's mapping) */
+   const bool bind_wait = p_atomic_read(&dev->binds_async);
+   if (shared + wait_count + bind_wait > ARRAY_SIZE(stack)) {
+      in = malloc((shared + wait_count + bind_wait) * sizeof(*in));
       if (!in)
          return -ENOMEM;
    }
@@ -562,6 +593,8 @@ vagx_device_submit(struct vagx_device *dev, unsigned queue_type, uint64_t desc_v
    const unsigned implicit_count = in_count;
    for (unsigned i = 0; i < wait_count; i++)
       in[in_count++] = waits[i];
+   if (bind_wait)
+      in[in_count++] = dev->bind_last;
    int r = dev->ops->submit(dev, queue_type, desc_va, in, in_count, out_sync, out_point,
                             wait_point);
    if (r == -ECANCELED && vagx_device_recreate_queue(dev, queue_type))

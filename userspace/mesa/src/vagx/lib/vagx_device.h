@@ -32,7 +32,23 @@ enum vagx_bo_flags {
    /* Imported from a GEM handle the caller owns (WINSYS_HANDLE_TYPE_KMS):
     * never GEM_CLOSEd by us. */
    VAGX_BO_BORROWED_HANDLE = 1 << 2,
+   /* A sparse resource's VA range (vagx_sparse.c): no memory and no CPU
+    * mapping of its own; bo->sparse says which pages have backing.  The
+    * handle is that of an empty GEM object that never gets pages: it only
+    * gives the BO an identity in batches' BO sets. */
+   VAGX_BO_SPARSE = 1 << 3,
 };
+
+/* Sparse page size: what ARB_sparse_buffer's SPARSE_BUFFER_PAGE_SIZE and
+ * the sparse texture block report, and the unit resource_commit binds.
+ * The kernel binds any multiple of drm_vagx_gpu_info::sparse_granularity
+ * (4 KiB); 64 KiB is the size GL and Vulkan applications expect (Vulkan's
+ * standard sparse block shapes are 64 KiB), a userspace choice
+ * (docs/uapi.md, "Sparse binding"). */
+#define VAGX_SPARSE_PAGE_SIZE (64 * 1024)
+
+struct vagx_sparse;
+struct vagx_sparse_heap;
 
 struct vagx_bo {
    struct vagx_device *dev;
@@ -52,6 +68,7 @@ struct vagx_bo {
     * and the cache's least-recently-freed order, and when it was put */
    struct list_head bucket_link, lru_link;
    int64_t cached_ns;
+   struct vagx_sparse *sparse; /* VAGX_BO_SPARSE: its pages' backing */
 };
 
 struct vagx_backend_ops {
@@ -101,6 +118,16 @@ struct vagx_device {
     * shared or borrowed): true when it took the BO (a BO cache), which then
     * frees it with vagx_bo_free; NULL or false: the BO is freed. */
    bool (*bo_cache_put)(struct vagx_bo *bo);
+   /* Asynchronous VM_BIND (vagx_sparse.c).  Once one has been issued,
+    * every bind of the device is asynchronous (a synchronous one would
+    * fail with -EBUSY while any is pending) and every submit waits for
+    * the last one: bind_last holds its fence.  Bind n signals point n of
+    * bind_timeline, which tells when a decommitted page may be reused. */
+   simple_mtx_t bind_lock;
+   bool binds_async;
+   uint32_t bind_last, bind_timeline;
+   uint64_t bind_seq;
+   struct vagx_sparse_heap *sparse_heap;
 };
 
 bool vagx_device_open(struct vagx_device *dev, int fd);
@@ -141,5 +168,42 @@ int vagx_device_submit(struct vagx_device *dev, unsigned queue_type, uint64_t de
                        uint32_t out_sync, uint64_t out_point, uint64_t wait_point,
                        struct vagx_bo *const *bos, unsigned bo_count, const uint32_t *waits,
                        unsigned wait_count);
+
+/* vagx_sparse.c: sparse BOs.  A sparse BO reserves size (rounded up to
+ * VAGX_SPARSE_PAGE_SIZE) bytes of VA with every page a NULL mapping (reads
+ * zero, writes dropped).  NULL when the device has no MAP_NULL or no
+ * asynchronous bind. */
+struct vagx_bo *vagx_bo_create_sparse(struct vagx_device *dev, uint64_t size, const char *label);
+/* Commits (binds backing memory of the device's sparse heap) or
+ * decommits (NULL-maps) the sparse pages overlapping [offset, offset +
+ * size) with one asynchronous VM_BIND after the wait (a syncobj: its
+ * timeline point wait_point, or binary with wait_point 0; none with
+ * wait_syncobj 0).  Every later submit waits for the bind.  The pages
+ * that change remember tag (vagx_sparse_committed_since).  Returns 0,
+ * or a negative errno with nothing changed (-ENOMEM: no backing memory) --
+ * except that a change of more ranges than one VM_BIND takes
+ * (max_bind_ops) is several binds, and those before a failed one stand. */
+int vagx_sparse_commit(struct vagx_bo *bo, uint64_t offset, uint64_t size, bool commit,
+                       uint32_t wait_syncobj, uint64_t wait_point, uint64_t tag);
+/* Whether every page overlapping [offset, offset + size) is committed,
+ * by a commit whose tag was at least tag */
+bool vagx_sparse_committed_since(struct vagx_bo *bo, uint64_t offset, uint64_t size,
+                                 uint64_t tag);
+/* CPU copies between data and a sparse BO's committed pages, through
+ * their backing's mapping (the caller waits for the GPU first): reads of
+ * uncommitted pages give zeros, writes to them are dropped, as the GPU's
+ * are. */
+void vagx_sparse_read(struct vagx_bo *bo, uint64_t offset, void *data, uint64_t size);
+void vagx_sparse_write(struct vagx_bo *bo, uint64_t offset, const void *data, uint64_t size);
+/* Whether the sparse page of offset has backing */
+bool vagx_sparse_is_committed(struct vagx_bo *bo, uint64_t offset);
+/* Issues an asynchronous VM_BIND of ops as described above; *point (if
+ * not NULL) receives its bind_timeline point. */
+int vagx_device_bind_async(struct vagx_device *dev, const struct drm_vagx_vm_bind_op *ops,
+                           unsigned count, uint32_t wait_syncobj, uint64_t wait_point,
+                           uint64_t *point);
+/* Releases a sparse BO's VA and backing (vagx_bo_free) */
+void vagx_sparse_bo_release(struct vagx_bo *bo);
+void vagx_sparse_heap_destroy(struct vagx_device *dev);
 
 #endif

@@ -175,6 +175,7 @@ vagx_context_create(struct pipe_screen *pscreen, void *priv, unsigned flags)
    vagx_init_context_fence_functions(p);
    vagx_init_query_functions(p);
    vagx_init_context_resource_functions(p);
+   vagx_init_commit_functions(p);
    vagx_init_state_functions(p);
    vagx_init_shader_functions(p);
    vagx_init_draw_functions(p);

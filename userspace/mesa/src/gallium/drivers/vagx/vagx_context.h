@@ -488,5 +488,12 @@ void vagx_compute_fini(struct vagx_context *ctx);
  * its resource read or written by the batch (unbound: the null buffer) */
 void vagx_ssbo_bind(struct vagx_context *ctx, struct vagx_batch *b, enum pipe_shader_type stage,
                     unsigned i, bool writes, uint64_t *va, uint32_t *size);
+/* vagx_commit.c: sparse resources */
+void vagx_init_commit_functions(struct pipe_context *pctx);
+/* Whether the box of a sparse buffer lies in pages committed since any job
+ * or pending batch last used the buffer: no job can see their backing yet,
+ * so the CPU may write them without waiting */
+bool vagx_sparse_is_fresh(struct vagx_context *ctx, struct vagx_resource *rsrc,
+                          const struct pipe_box *box);
 
 #endif

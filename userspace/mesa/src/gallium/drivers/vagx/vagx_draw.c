@@ -223,7 +223,12 @@ draw_indirect(struct vagx_context *ctx, struct draw_emit *e)
    d.indirect = true;
    for (unsigned i = 0; i < ind->draw_count; i++) {
       const unsigned off = ind->offset + i * stride;
-      const uint32_t *args = (const uint32_t *)((const uint8_t *)r->bo->map + off);
+      uint32_t sparse_args[2];
+      const uint32_t *args = sparse_args;
+      if (r->bo->flags & VAGX_BO_SPARSE)
+         vagx_sparse_read(r->bo, off, sparse_args, sizeof(sparse_args));
+      else
+         args = (const uint32_t *)((const uint8_t *)r->bo->map + off);
       d.indirect_va = r->bo->va + off;
       if (!draw_emit_one(ctx, e, &d, args[0], args[1]))
          return;

@@ -50,6 +50,18 @@ vagx_resource_create(struct pipe_screen *pscreen, const struct pipe_resource *te
    pipe_reference_init(&rsrc->base.reference, 1);
 
    uint64_t size;
+   if (templ->flags & PIPE_RESOURCE_FLAG_SPARSE) {
+      /* VA only, every page NULL-mapped until resource_commit (buffers:
+       * sparse_buffer_page_size is the only sparse cap) */
+      if (templ->target == PIPE_BUFFER)
+         rsrc->bo = vagx_bo_create_sparse(&screen->dev, templ->width0, "sparse buffer");
+      if (!rsrc->bo) {
+         FREE(rsrc);
+         return NULL;
+      }
+      rsrc->modifier = DRM_FORMAT_MOD_LINEAR;
+      return &rsrc->base;
+   }
    if (templ->target == PIPE_BUFFER) {
       size = templ->width0;
       rsrc->modifier = DRM_FORMAT_MOD_LINEAR;
@@ -429,7 +441,11 @@ vagx_transfer_map(struct pipe_context *pctx, struct pipe_resource *prsc, unsigne
     * use for a write).  A discard of the whole buffer or of a range of it
     * renames a busy buffer instead. */
    const bool discard_range = (usage & PIPE_MAP_DISCARD_RANGE) && !(usage & PIPE_MAP_READ);
-   if (!(usage & PIPE_MAP_UNSYNCHRONIZED) &&
+   /* (a discarded range of a sparse buffer in pages committed since its
+    * last use -- an upload after glBufferPageCommitmentARB -- needs neither) */
+   const bool fresh = discard_range && (rsrc->bo->flags & VAGX_BO_SPARSE) &&
+                      vagx_sparse_is_fresh(ctx, rsrc, box);
+   if (!(usage & PIPE_MAP_UNSYNCHRONIZED) && !fresh &&
        !((usage & PIPE_MAP_DISCARD_WHOLE_RESOURCE) && buffer_rename(ctx, rsrc, NULL)) &&
        !(discard_range && buffer_rename(ctx, rsrc, box))) {
       if (usage & PIPE_MAP_WRITE)
@@ -451,6 +467,20 @@ vagx_transfer_map(struct pipe_context *pctx, struct pipe_resource *prsc, unsigne
    *out = &t->base;
 
    uint8_t *map = rsrc->bo->map;
+   if (rsrc->bo->flags & VAGX_BO_SPARSE) {
+      /* no CPU mapping of the range: a staging copy of the committed
+       * pages (zeros elsewhere), written back to them at unmap */
+      t->staging = malloc(MAX2(box->width, 1));
+      if (!t->staging) {
+         pipe_resource_reference(&t->base.resource, NULL);
+         slab_free(&ctx->transfer_pool, t);
+         *out = NULL;
+         return NULL;
+      }
+      if (!(usage & PIPE_MAP_DISCARD_RANGE) || (usage & PIPE_MAP_READ))
+         vagx_sparse_read(rsrc->bo, box->x, t->staging, box->width);
+      return t->staging;
+   }
    if (prsc->target == PIPE_BUFFER)
       return map + box->x;
 
@@ -484,7 +514,11 @@ vagx_transfer_unmap(struct pipe_context *pctx, struct pipe_transfer *ptrans)
    struct vagx_context *ctx = vagx_context(pctx);
    struct vagx_transfer *t = (struct vagx_transfer *)ptrans;
    struct vagx_resource *rsrc = vagx_resource(ptrans->resource);
-   if (t->staging) {
+   if (t->staging && (rsrc->bo->flags & VAGX_BO_SPARSE)) {
+      if (ptrans->usage & PIPE_MAP_WRITE)
+         vagx_sparse_write(rsrc->bo, ptrans->box.x, t->staging, ptrans->box.width);
+      free(t->staging);
+   } else if (t->staging) {
       if (ptrans->usage & PIPE_MAP_WRITE) {
          struct pipe_resource *prsc = ptrans->resource;
          unsigned bw = util_format_get_blockwidth(prsc->format);

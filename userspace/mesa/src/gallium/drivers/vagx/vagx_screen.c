@@ -133,6 +133,11 @@ vagx_init_screen_caps(struct vagx_screen *screen)
       caps->stream_output_pause_resume = true;
       caps->stream_output_interleave_buffers = true;
    }
+   /* sparse buffers (vagx_commit.c): NULL pages and asynchronous binds
+    * (GL_ARB_sparse_buffer) */
+   const uint64_t sparse = DRM_VAGX_FEATURE_MAP_NULL | DRM_VAGX_FEATURE_ASYNC_BIND;
+   if ((screen->dev.info.features & sparse) == sparse)
+      caps->sparse_buffer_page_size = VAGX_SPARSE_PAGE_SIZE;
    caps->conditional_render = true;
    /* compute jobs on the compute queue (vagx_compute.c) and shader buffers
     * in the vertex, fragment and compute stages (ld/st/atom_global,
