@@ -15,6 +15,7 @@
  * Skipped (passing) when the core was built without LLVM. */
 #include <math.h>
 #include <pthread.h>
+#include <time.h>
 
 #include "usc_jit.h"
 #include "usc_priv.h"
@@ -555,8 +556,49 @@ static void test_memory(void)
       vagx_usc_program_free(kept[i]);
 }
 
-int main(void)
+static double t_now_s(void)
 {
+   struct timespec ts;
+   clock_gettime(CLOCK_MONOTONIC, &ts);
+   return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The parts, in order; the arguments name the ones to run (none: all).
+ * The sanitizer build runs them as three meson tests (meson.build): together
+ * they came near its 300 s limit on a loaded host. */
+static const struct {
+   const char *name;
+   void (*fn)(void);
+} parts[] = {
+   {"per-op", test_per_op},   {"edges", test_edges},   {"random", test_random_programs},
+   {"threads", test_threads}, {"budget", test_budget}, {"memory", test_memory},
+};
+#define NPARTS (sizeof(parts) / sizeof(parts[0]))
+
+static bool part_wanted(unsigned i, int argc, char **argv)
+{
+   if (argc < 2)
+      return true;
+   for (int a = 1; a < argc; a++)
+      if (!strcmp(argv[a], parts[i].name))
+         return true;
+   return false;
+}
+
+int main(int argc, char **argv)
+{
+   for (int a = 1; a < argc; a++) {
+      unsigned i = 0;
+      while (i < NPARTS && strcmp(argv[a], parts[i].name))
+         i++;
+      if (i == NPARTS) {
+         fprintf(stderr, "usage: test_usc_jit [part...]; parts:");
+         for (i = 0; i < NPARTS; i++)
+            fprintf(stderr, " %s", parts[i].name);
+         fprintf(stderr, "\n");
+         return 2;
+      }
+   }
    if (!usc_jit_available()) {
       printf("usc_jit: built without LLVM, nothing to test\n");
       return 0;
@@ -568,12 +610,13 @@ int main(void)
       compare(p, "mini", 2000);
       return t_report("usc_jit");
    }
-   test_per_op();
-   test_edges();
-   test_random_programs();
-   test_threads();
-   test_budget();
-   test_memory();
+   for (unsigned i = 0; i < NPARTS; i++) {
+      if (!part_wanted(i, argc, argv))
+         continue;
+      const double t0 = t_now_s();
+      parts[i].fn();
+      printf("usc_jit: %s: %.1f s\n", parts[i].name, t_now_s() - t0);
+   }
    struct usc_jit_stats s;
    usc_jit_get_stats(&s);
    printf("usc_jit: %llu programs, %llu runs, %llu instructions compiled, %llu failures\n",
