@@ -16,6 +16,7 @@
  * was the harness's own wait (tests/fuzz/fuzz_core.c, ended()).
  */
 #include "core_test.h"
+#include "vagx_test_rand.h"
 
 #define RAM (32ull << 20)
 #define VA_BUF 0x0000004000000000ull
@@ -23,28 +24,11 @@
 #define ROUNDS 1500
 #define BUF_PAGES 4           /* per queue */
 
-static uint32_t rnd_state = 1127;
-static uint32_t rnd(void)
-{
-   rnd_state = rnd_state * 1664525u + 1013904223u;
-   return rnd_state >> 7 ^ rnd_state << 9;
-}
-
-static void payload_fill(uint32_t *p, uint64_t dst, uint64_t size, uint32_t pattern)
-{
-   struct vagx_fill_job j;
-   vagx_fill_job_init(&j);
-   j.dst_va = dst;
-   j.size = size;
-   j.pattern = pattern;
-   memset(p, 0, VAGX_RING_SLOT_PAYLOAD_SIZE);
-   vagx_fill_job_pack(p, &j);
-}
-
 int main(void)
 {
    static struct tdev d;
    static struct tq q[NQ];
+   t_rng = 1127;
    tdev_init(&d, RAM, 2, false);
    const uint64_t root = vm_new(d.f);
    const uint64_t buf_pa = vm_alloc(d.f, root, VA_BUF, (uint64_t)NQ * BUF_PAGES * VAGX_PAGE_SIZE,
@@ -59,13 +43,13 @@ int main(void)
       /* every queue gets 1-4 slots, then one doorbell (or two) */
       uint32_t last_size[NQ], last_pattern[NQ];
       for (unsigned i = 0; i < NQ; i++) {
-         const unsigned n = 1 + rnd() % 4;
+         const unsigned n = 1 + t_rand() % 4;
          for (unsigned k = 0; k < n; k++) {
             struct vagx_job_header h;
             uint32_t p[VAGX_RING_SLOT_PAYLOAD_SIZE / 4];
             hdr_init(&q[i], &h, VAGX_JOB_TYPE_FILL, root, ++seq[i]);
-            last_size[i] = 4 * (1 + rnd() % (3 * VAGX_PAGE_SIZE / 4));
-            last_pattern[i] = rnd();
+            last_size[i] = 4 * (1 + t_rand() % (3 * VAGX_PAGE_SIZE / 4));
+            last_pattern[i] = t_rand();
             payload_fill(p, VA_BUF + (uint64_t)i * BUF_PAGES * VAGX_PAGE_SIZE, last_size[i],
                          last_pattern[i]);
             /* the slot without its doorbell: tq_submit rings one per slot */
@@ -81,9 +65,9 @@ int main(void)
          }
          wr(&d, VAGX_REG_Q_TAIL(i), q[i].tail);
          wr(&d, VAGX_REG_Q_DOORBELL(i), 1);
-         if (rnd() % 8 == 0)
+         if (t_rand() % 8 == 0)
             wr(&d, VAGX_REG_Q_DOORBELL(i), 1);
-         if (rnd() % 16 == 0 &&
+         if (t_rand() % 16 == 0 &&
              !VAGX_TLB_INV_STATUS_BUSY_GET(rd(&d, VAGX_REG_TLB_INV_STATUS)))
             wr(&d, VAGX_REG_TLB_INV_CMD,
                VAGX_TLB_INV_CMD_START(1) | VAGX_TLB_INV_CMD_ALL_ROOTS(1));
