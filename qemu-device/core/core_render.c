@@ -93,11 +93,22 @@ static void render_run(void *opaque, unsigned n, vagx_render_item_fn fn, void *c
       core_pool_submit(&core->pool, &p->helpers[i]);
    }
    pfor_work(p, r->caller->index);
-   core_spin_until(&p->done, n);   /* helpers finishing their last items */
-   pthread_mutex_lock(&p->lock);
-   while (atomic_load(&p->done) < n)
-      pthread_cond_wait(&p->cond, &p->lock);
-   pthread_mutex_unlock(&p->lock);
+   /* Helpers finishing their last items.  A helper's item can be long (a
+    * tile of heavy shading, a thread the host does not schedule): the caller
+    * waits outside its slice, so that a TLB invalidation or a host map flush
+    * waits only for the helpers' next safepoints, not for their items to
+    * end (it waited seconds under load).  The caller holds no translation
+    * here -- its own items pass safepoints --, its next slice drops its TLB
+    * if an invalidation came meanwhile, and the renderer drops the spans it
+    * keeps when run() returns (r_run). */
+   if (!core_spin_until(&p->done, n)) {
+      core_worker_slice_end(r->caller);
+      pthread_mutex_lock(&p->lock);
+      while (atomic_load(&p->done) < n)
+         pthread_cond_wait(&p->cond, &p->lock);
+      pthread_mutex_unlock(&p->lock);
+      core_worker_slice_begin(r->caller);
+   }
    pfor_unref(p);
 }
 

@@ -24,6 +24,7 @@
  * alone on a fresh device (`--seed S --only I`) is the reproducer.
  *
  *   fuzz_core [--seconds N] [--seed S] [--only I] [--iters N] [--verbose]
+ *   fuzz_core --harness-check    (a fixed storm: the harness's own end check)
  * Without --seed it runs the fixed seed list, the time split between them.
  */
 #include <signal.h>
@@ -89,6 +90,8 @@ struct fuzz {
    /* figures */
    uint64_t iters, jobs[5], status[16], mmio_writes, resets, max_ms_over, worst_iter, worst_seed;
    uint64_t cmd_seen[4], op_seen[4], reg_seen;
+   uint32_t snap[5];          /* settled(): the registers last seen */
+   double snap_since;         /* since when they are unchanged; < 0: none yet */
 };
 
 static uint64_t cur_seed, cur_iter;
@@ -608,17 +611,58 @@ static void mmio_storm(struct fuzz *F)
 }
 
 /* ------------------------------------------------------------ iteration -- */
+/* How long a device that ran a register storm must look unchanged and idle
+ * before the storm's work counts as ended (below).  The front end starts a
+ * doorbelled job within microseconds on an idle host. */
+#define SETTLE_S 0.02
+
+/* After a storm: true when the device has looked settled -- no reset busy,
+ * no queue RUNNING or RESETTING (STATUS.IDLE), queue 0's status, HEAD, TAIL
+ * and JOBS_DONE unchanged -- for SETTLE_S.  F->snap_since < 0 starts anew. */
+static bool settled(struct fuzz *F)
+{
+   const uint32_t status = rd(&F->d, VAGX_REG_STATUS);
+   const uint32_t s[5] = {status, rd(&F->d, VAGX_REG_Q_STATUS(0)), rd(&F->d, VAGX_REG_Q_HEAD(0)),
+                          rd(&F->d, VAGX_REG_Q_TAIL(0)), rd(&F->d, VAGX_REG_Q_JOBS_DONE(0))};
+   const double now = t_now_s();
+   if (F->snap_since < 0 || !VAGX_STATUS_IDLE_GET(status) || VAGX_STATUS_RESET_BUSY_GET(status) ||
+       memcmp(s, F->snap, sizeof(s))) {
+      memcpy(F->snap, s, sizeof(s));
+      F->snap_since = now;
+      return false;
+   }
+   return now - F->snap_since >= SETTLE_S;
+}
+
 /* Has the job just submitted on queue 0 ended?  The queue goes RUNNING
  * only when the front end starts the job, so IDLE alone is not enough: HEAD
- * must have passed the slot.  After a register storm a reset or a re-enable
- * may also have set HEAD back to 0 (the job dropped). */
+ * must have passed the slot.
+ * A register storm may have reset the device, enabled queue 0 again (HEAD,
+ * TAIL and JOBS_DONE back to 0) and rung the doorbell with a TAIL of its
+ * own: the ring then ran other slots and HEAD never reaches F->q.tail (seed
+ * 1127 iteration 31236: HEAD = TAIL = JOBS_DONE = 1, the harness waited for
+ * HEAD 31237; alone, on a fresh device, F->q.tail was 1 and it passed).  The
+ * device only shows the TAIL it runs to at the next doorbell, so after a
+ * storm the promise checked is that the device settles.  A doorbelled slot
+ * not started yet may look settled on a starved host: repair()'s global
+ * reset then drops it, and that reset must end within the grace, so a job
+ * that never ends is still found. */
 static bool ended(struct fuzz *F, bool storm)
 {
    if (rd(&F->d, VAGX_REG_RESET) || rd(&F->d, VAGX_REG_Q_RESET(0)))
       return false;
    const unsigned st = q_state(&F->d, 0), head = rd(&F->d, VAGX_REG_Q_HEAD(0));
-   return st == VAGX_QUEUE_STATE_HALTED || st == VAGX_QUEUE_STATE_STOPPED ||
-          (st == VAGX_QUEUE_STATE_IDLE && (head == F->q.tail || (storm && head == 0)));
+   if (st == VAGX_QUEUE_STATE_HALTED || st == VAGX_QUEUE_STATE_STOPPED ||
+       (st == VAGX_QUEUE_STATE_IDLE && head == F->q.tail))
+      return true;
+   return storm && st == VAGX_QUEUE_STATE_IDLE && settled(F);
+}
+
+/* Waits up to `limit` seconds for ended(); false: it did not. */
+static bool wait_ended(struct fuzz *F, bool storm, double limit)
+{
+   F->snap_since = -1;
+   return WAIT_UNTIL(ended(F, storm), limit);
 }
 
 /* Brings queue 0 back to enabled and idle whatever the iteration did. */
@@ -688,7 +732,7 @@ static void iteration(struct fuzz *F, uint64_t seed, uint64_t iter)
    /* a storm may move TAIL over older slots: each of those jobs has its
     * own limit (below MAX_TIMEOUT_MS) */
    const double limit = (storm ? (1u << F->q.log2) * MAX_TIMEOUT_MS : h.timeout_ms) / 1000.0 + GRACE_S;
-   if (!WAIT_UNTIL(ended(F, storm), limit)) {
+   if (!wait_ended(F, storm, limit)) {
       char why[384];
       snprintf(why, sizeof(why),
                "%s job did not end within its %u ms limit (+%.0f s grace): Q_STATUS %#x HEAD %u "
@@ -715,6 +759,43 @@ static void iteration(struct fuzz *F, uint64_t seed, uint64_t iter)
    F->iters++;
 }
 
+/* --harness-check: the storm of seed 1127 iteration 31236, made exact.  Jobs
+ * ran on queue 0 (F->q.tail is 6), then: global reset, queue 0 enabled again,
+ * TAIL 1, doorbell.  Slot 0 (an old NOP) runs again and HEAD stops at 1.
+ * ended() must see the device settle; it used to wait for HEAD 6 forever. */
+static int harness_check(void)
+{
+   static struct fuzz F;
+   fuzz_init(&F);
+   cur_seed = 1127;
+   cur_iter = 31236;
+   struct vagx_job_header h;
+   for (unsigned i = 0; i < 6; i++) {
+      hdr_init(&F.q, &h, VAGX_JOB_TYPE_NOP, F.root, F.seq++);
+      h.timeout_ms = 100;
+      tq_submit(&F.q, &h, NULL);
+      if (i < 5 && !wait_ended(&F, false, GRACE_S))
+         finding("harness check: a NOP job did not end");
+   }
+   wr(&F.d, VAGX_REG_RESET, VAGX_RESET_START(1));
+   if (!WAIT_UNTIL(rd(&F.d, VAGX_REG_RESET) == 0, GRACE_S))
+      finding("harness check: global RESET did not complete");
+   wr(&F.d, VAGX_REG_Q_CONTROL(0), VAGX_Q_CONTROL_ENABLE(1));
+   wr(&F.d, VAGX_REG_Q_TAIL(0), 1);
+   wr(&F.d, VAGX_REG_Q_DOORBELL(0), 1);
+   const double t0 = t_now_s();
+   if (!wait_ended(&F, true, 0.1 * MAX_TIMEOUT_MS + GRACE_S))
+      finding("harness check: the storm's end was not seen");
+   const unsigned head = rd(&F.d, VAGX_REG_Q_HEAD(0)), done = rd(&F.d, VAGX_REG_Q_JOBS_DONE(0));
+   if (head != 1 || done != 1 || F.q.tail != 6 || q_state(&F.d, 0) != VAGX_QUEUE_STATE_IDLE)
+      finding("harness check: the device did not run slot 0 alone");
+   printf("fuzz_core: harness check: storm with HEAD %u != submitted TAIL %u seen ended in "
+          "%.1f ms\n", head, F.q.tail, (t_now_s() - t0) * 1000.0);
+   vagx_core_frontend_stop(F.d.core);
+   tdev_fini(&F.d);
+   return 0;
+}
+
 static unsigned popcount4(const uint64_t *s)
 {
    unsigned n = 0;
@@ -738,8 +819,10 @@ int main(int argc, char **argv)
          max_iters = atoll(argv[++i]);
       else if (!strcmp(argv[i], "--verbose"))
          verbose = true;
+      else if (!strcmp(argv[i], "--harness-check"))
+         return harness_check();
       else {
-         fprintf(stderr, "usage: fuzz_core [--seconds N] [--seed S] [--only I] [--iters N] [--verbose]\n");
+         fprintf(stderr, "usage: fuzz_core [--seconds N] [--seed S] [--only I] [--iters N] [--verbose] [--harness-check]\n");
          return 2;
       }
    }

@@ -183,6 +183,14 @@ bool r_stop(struct rjob *j)
 
 /* ------------------------------------------------------------ memory -- */
 
+void r_run(struct rjob *j, unsigned n, vagx_render_item_fn fn, void *ctx)
+{
+   j->env->run(j->env->run_opaque, n, fn, ctx);
+   /* Every item has returned: no other thread uses dev->w now. */
+   for (unsigned i = 0; i <= j->env->nworkers; i++)
+      j->dev->w[i].safepoints++;
+}
+
 void r_safepoint(struct rjob *j, unsigned worker)
 {
    const struct vagx_usc_mem_ops *m = j->env->mem;
@@ -596,7 +604,7 @@ enum vagx_job_status vagx_render_run(struct vagx_render_device *dev,
          if (j->items)
             n = j->nitems;
          if (env->run)
-            env->run(env->run_opaque, n, tile_item, j);
+            r_run(j, n, tile_item, j);
          else
             vagx_render_run_serial(NULL, n, tile_item, j);
       }

@@ -50,7 +50,9 @@ struct vagx_render_env {
    void *mem_opaque;
    /* Parallel for: calls fn(ctx, i, worker) once for every i < n_items and
     * returns when all are done.  NULL: serial on the calling thread with
-    * worker 0.  Workers must be < nworkers. */
+    * worker 0.  Workers must be < nworkers.  A memory safepoint of every
+    * worker (the caller may wait for the others outside its slice): the
+    * renderer keeps no translation across it (r_run). */
    void (*run)(void *opaque, unsigned n_items, vagx_render_item_fn fn, void *ctx);
    void *run_opaque;
    unsigned nworkers;             /* >= 1 */

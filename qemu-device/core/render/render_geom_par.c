@@ -54,7 +54,7 @@ bool r_shade_batch(struct rjob *j, const struct rprog *vs, const int64_t *ids, u
       return r_run_vs(j, fe, vs, ids, n, instance, out, nout);
    struct vs_par p = {.j = j, .vs = vs, .ids = ids, .n = n, .nout = nout,
                       .instance = instance, .out = out};
-   j->env->run(j->env->run_opaque, ng, vs_group, &p);
+   r_run(j, ng, vs_group, &p);
    j->par_groups += ng;
    for (unsigned g = 0; g < ng; g++) {
       if (!p.failed[g])
@@ -121,7 +121,7 @@ void r_ppp_flush(struct rjob *j, unsigned drawi)
       j->cap_chunks = nc;
    }
    struct ppp_par p = {j, drawi, n};
-   j->env->run(j->env->run_opaque, nc, ppp_chunk, &p);
+   r_run(j, nc, ppp_chunk, &p);
    j->par_chunks += nc;
    for (unsigned c = 0; c < nc && !r_stop(j); c++)
       if (!r_primbuf_append(j, &j->chunks[c]))

@@ -312,6 +312,11 @@ bool r_stop(struct rjob *j);
  * fragments): the memory safepoint of `worker`, then r_stop.  Call it only
  * where the thread holds no translated address. */
 bool r_checkpoint(struct rjob *j, unsigned worker);
+/* The parallel-for (env->run), a memory safepoint of every worker: its
+ * caller waits for the helpers outside its slice (core_render.c), so a TLB
+ * invalidation may complete meanwhile; translations kept by any worker
+ * index (texture spans, keyed on safepoint counts) are dropped. */
+void r_run(struct rjob *j, unsigned n, vagx_render_item_fn fn, void *ctx);
 /* The memory safepoint of worker (usc.h): called where the renderer holds no
  * translated address, between vertex groups and before each tile, so that a
  * TLB invalidation completes while a long job runs. */

@@ -344,6 +344,29 @@ static inline uint64_t tq_submit(struct tq *t, const struct vagx_job_header *h, 
    return tq_submit_raw(t, raw, payload);
 }
 
+/* A FILL or COPY ring slot payload. */
+static inline void payload_fill(uint32_t *p, uint64_t dst, uint64_t size, uint32_t pattern)
+{
+   struct vagx_fill_job j;
+   vagx_fill_job_init(&j);
+   j.dst_va = dst;
+   j.size = size;
+   j.pattern = pattern;
+   memset(p, 0, VAGX_RING_SLOT_PAYLOAD_SIZE);
+   vagx_fill_job_pack(p, &j);
+}
+
+static inline void payload_copy(uint32_t *p, uint64_t dst, uint64_t src, uint64_t size)
+{
+   struct vagx_copy_job j;
+   vagx_copy_job_init(&j);
+   j.dst_va = dst;
+   j.src_va = src;
+   j.size = size;
+   memset(p, 0, VAGX_RING_SLOT_PAYLOAD_SIZE);
+   vagx_copy_job_pack(p, &j);
+}
+
 static inline struct vagx_job_result slot_result(struct tdev *d, uint64_t slot)
 {
    struct vagx_job_result r;

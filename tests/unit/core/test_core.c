@@ -27,28 +27,6 @@ static uint32_t rnd(void)
    return rnd_state >> 7 ^ rnd_state << 9;
 }
 
-static void payload_fill(uint32_t *p, uint64_t dst, uint64_t size, uint32_t pattern)
-{
-   struct vagx_fill_job j;
-   vagx_fill_job_init(&j);
-   j.dst_va = dst;
-   j.size = size;
-   j.pattern = pattern;
-   memset(p, 0, VAGX_RING_SLOT_PAYLOAD_SIZE);
-   vagx_fill_job_pack(p, &j);
-}
-
-static void payload_copy(uint32_t *p, uint64_t dst, uint64_t src, uint64_t size)
-{
-   struct vagx_copy_job j;
-   vagx_copy_job_init(&j);
-   j.dst_va = dst;
-   j.src_va = src;
-   j.size = size;
-   memset(p, 0, VAGX_RING_SLOT_PAYLOAD_SIZE);
-   vagx_copy_job_pack(p, &j);
-}
-
 /* ---------------------------------------------------------- registers -- */
 
 static void test_registers(void)

@@ -15,6 +15,7 @@
  * Skipped (passing) when the core was built without LLVM. */
 #include <math.h>
 #include <pthread.h>
+#include <time.h>
 
 #include "usc_jit.h"
 #include "usc_priv.h"
@@ -476,6 +477,12 @@ static void test_budget(void)
 #else
 #define RSS_CHECKED 1
 #endif
+/* Programs compiled and freed per batch, and kept, by test_memory.  Under
+ * ASan, where the RSS is not checked, fewer exercise the same compile and
+ * free paths and leak checks (a compile costs ~0.1 s there: the full counts
+ * took over 250 s on a loaded host). */
+#define MEM_BATCH (RSS_CHECKED ? 800 : 100)
+#define MEM_KEEP (RSS_CHECKED ? 400 : 50)
 
 static long rss_kib(void)
 {
@@ -497,7 +504,7 @@ static void test_memory(void)
    usc_jit_get_stats(&s0);
    long rss[3] = { 0 };
    for (unsigned batch = 0; batch < 3; batch++) {
-      for (unsigned i = 0; i < 800; i++) {
+      for (unsigned i = 0; i < MEM_BATCH; i++) {
          struct vagx_instr ins[8];
          for (unsigned k = 0; k < 8; k++)
             while (!rand_instr(k & 1 ? VAGX_OP_FFMA : VAGX_OP_IADD, &ins[k], 16))
@@ -514,19 +521,20 @@ static void test_memory(void)
       rss[batch] = rss_kib();
    }
    usc_jit_get_stats(&s1);
-   CHECK(s1.programs - s0.programs == 2400, "compiled %llu",
+   CHECK(s1.programs - s0.programs == 3 * MEM_BATCH, "compiled %llu",
          (unsigned long long)(s1.programs - s0.programs));
    CHECK(s1.live == s0.live, "live programs %llu -> %llu", (unsigned long long)s0.live,
          (unsigned long long)s1.live);
    /* the first batch may grow LLVM's pools; the later ones must not keep
     * their code (800 programs hold several MiB when leaked) */
-   printf("usc_jit: RSS after 800/1600/2400 programs: %ld/%ld/%ld KiB\n", rss[0], rss[1], rss[2]);
+   printf("usc_jit: RSS after %u/%u/%u programs: %ld/%ld/%ld KiB\n", MEM_BATCH, 2 * MEM_BATCH,
+          3 * MEM_BATCH, rss[0], rss[1], rss[2]);
    CHECK(!RSS_CHECKED || rss[2] - rss[1] < 2048, "RSS grew %ld KiB over 800 freed programs", rss[2] - rss[1]);
 
    /* A decoded program's size (what the program cache bounds) covers the
     * code the JIT makes of it: 400 programs kept, their RSS against their
     * sizes. */
-   enum { KEEP = 400 };
+   enum { KEEP = MEM_KEEP };
    static struct vagx_usc_decoded *kept[KEEP];
    size_t bytes = 0;
    long before = rss_kib();
@@ -555,8 +563,49 @@ static void test_memory(void)
       vagx_usc_program_free(kept[i]);
 }
 
-int main(void)
+static double t_now_s(void)
 {
+   struct timespec ts;
+   clock_gettime(CLOCK_MONOTONIC, &ts);
+   return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The parts, in order; the arguments name the ones to run (none: all).
+ * The sanitizer build runs them as three meson tests (meson.build): together
+ * they came near its 300 s limit on a loaded host. */
+static const struct {
+   const char *name;
+   void (*fn)(void);
+} parts[] = {
+   {"per-op", test_per_op},   {"edges", test_edges},   {"random", test_random_programs},
+   {"threads", test_threads}, {"budget", test_budget}, {"memory", test_memory},
+};
+#define NPARTS (sizeof(parts) / sizeof(parts[0]))
+
+static bool part_wanted(unsigned i, int argc, char **argv)
+{
+   if (argc < 2)
+      return true;
+   for (int a = 1; a < argc; a++)
+      if (!strcmp(argv[a], parts[i].name))
+         return true;
+   return false;
+}
+
+int main(int argc, char **argv)
+{
+   for (int a = 1; a < argc; a++) {
+      unsigned i = 0;
+      while (i < NPARTS && strcmp(argv[a], parts[i].name))
+         i++;
+      if (i == NPARTS) {
+         fprintf(stderr, "usage: test_usc_jit [part...]; parts:");
+         for (i = 0; i < NPARTS; i++)
+            fprintf(stderr, " %s", parts[i].name);
+         fprintf(stderr, "\n");
+         return 2;
+      }
+   }
    if (!usc_jit_available()) {
       printf("usc_jit: built without LLVM, nothing to test\n");
       return 0;
@@ -568,12 +617,13 @@ int main(void)
       compare(p, "mini", 2000);
       return t_report("usc_jit");
    }
-   test_per_op();
-   test_edges();
-   test_random_programs();
-   test_threads();
-   test_budget();
-   test_memory();
+   for (unsigned i = 0; i < NPARTS; i++) {
+      if (!part_wanted(i, argc, argv))
+         continue;
+      const double t0 = t_now_s();
+      parts[i].fn();
+      printf("usc_jit: %s: %.1f s\n", parts[i].name, t_now_s() - t0);
+   }
    struct usc_jit_stats s;
    usc_jit_get_stats(&s);
    printf("usc_jit: %llu programs, %llu runs, %llu instructions compiled, %llu failures\n",

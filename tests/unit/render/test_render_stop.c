@@ -41,6 +41,44 @@ static uint64_t submit_endless(uint32_t timeout_ms)
    return tq_submit(&q, &h, NULL);
 }
 
+/* Two tiles (64x32): the left one shades a short loop, the right one
+ * loops forever.  When the render job's calling thread gets the left tile
+ * and its helper (the other worker) the right one, the caller finishes and
+ * waits for the helper at the end of the tiles' parallel-for; the other way
+ * round, the caller shades forever itself. */
+static uint64_t submit_helper_endless(void)
+{
+   brk_ = 0;
+   rtj_w = 64;
+   rtj_h = 32;
+   const uint64_t fs = assemble("shr r2, sr.pix_x, #5\n"
+                                "mov r6, #2000\n"
+                                "shl r6, r6, #3\n"
+                                "mov r1, #0\n"
+                                "loop\n"
+                                "  iadd r1, r1, #1\n"
+                                "  icmp.uge r4, r1, r6\n"
+                                "  icmp.eq r5, r2, #0\n"
+                                "  and r4, r4, r5\n"
+                                "  break.cond r4\n"
+                                "endloop\n"
+                                "mov r0, u0\nmov r1, u1\nmov r2, u2\nmov r3, u3\n"
+                                "st_tile.rt0 r0, #0\nend\n");
+   static const float tri[12] = {-1, -1, 0, 1, 3, -1, 0, 1, -1, 3, 0, 1};
+   const uint64_t vb = put(tri, sizeof(tri), 16);
+   const uint32_t vs_uni[2] = {(uint32_t)vb, (uint32_t)(vb >> 32)};
+   rtj_state(rtj_vs_fetch(), vs_uni, 2, fs, (const float[4]){1, 0, 0, 1}, NULL);
+   RTJ_EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 3;
+            v_.instance_count = 1);
+   const uint64_t job = rtj_finish((const float[4]){0, 0, 0, 1});
+   rtj_w = rtj_h = 32;
+   struct vagx_job_header h;
+   hdr_init(&q, &h, VAGX_JOB_TYPE_RENDER, root, seq++);
+   h.desc_va = job;
+   h.desc_size = VAGX_RENDER_JOB_LENGTH;
+   return tq_submit(&q, &h, NULL);
+}
+
 static void bail_if_stuck(bool ok, const char *what)
 {
    CHECK(ok, "%s", what);
@@ -91,6 +129,30 @@ int main(void)
          slot_result(&d, slot).status);
    CHECK(t_now_s() - t0 < 0.5, "abort took %.3f s", t_now_s() - t0);
    restart_queue();
+
+   /* A TLB invalidation completes while the caller of the tiles'
+    * parallel-for waits for a helper in an endless tile: the waiting caller
+    * is outside its slice (it used to hold the invalidation until the
+    * helper's tile ended -- here never; under load, seconds).  Which thread
+    * gets the endless tile is up to the scheduler (the old code failed 6 of
+    * 8 rounds): 8 rounds. */
+   for (unsigned round = 0; round < 8; round++) {
+      slot = submit_helper_endless();
+      bail_if_stuck(WAIT_UNTIL(q_state(&d, 0) == VAGX_QUEUE_STATE_RUNNING, 2), "running");
+      usleep(150000); /* the finite tile is done */
+      wr(&d, VAGX_REG_TLB_INV_CMD, VAGX_TLB_INV_CMD_START(1) | VAGX_TLB_INV_CMD_ALL_ROOTS(1));
+      t0 = t_now_s();
+      CHECK(WAIT_UNTIL(!VAGX_TLB_INV_STATUS_BUSY_GET(rd(&d, VAGX_REG_TLB_INV_STATUS)), 1),
+            "round %u: TLB invalidation completes while a helper shades an endless tile", round);
+      const double inv_s = t_now_s() - t0;
+      CHECK(q_state(&d, 0) == VAGX_QUEUE_STATE_RUNNING, "round %u: the job still runs", round);
+      wr(&d, VAGX_REG_Q_ABORT(0), VAGX_Q_ABORT_ABORT(1));
+      bail_if_stuck(WAIT_UNTIL(q_state(&d, 0) == VAGX_QUEUE_STATE_HALTED, 2), "Q_ABORT ends it");
+      CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_ABORTED, "ABORTED: %u",
+            slot_result(&d, slot).status);
+      printf("test_render_stop: round %u: invalidation done in %.2f ms\n", round, inv_s * 1e3);
+      restart_queue();
+   }
 
    /* Q_RESET drops it */
    submit_endless(0);

@@ -108,6 +108,13 @@ struct VagxState {
     uint32_t irq_deferred;      /* atomic: bitmask of vectors */
     bool in_reset;              /* drop interrupts while resetting */
 
+    /* x-stall-in-reset (a test hook): while vagx_reset_hold() runs, device
+     * threads entering or leaving an access bracket wait until it returns. */
+    bool x_stall_in_reset;
+    bool reset_stall;           /* atomic: vagx_reset_hold() is running */
+    QemuMutex stall_lock;
+    QemuCond stall_cond;        /* reset_stall went false */
+
     /* scanout */
     QemuConsole *con;
     QEMUTimer *vblank_timer;
@@ -275,10 +282,30 @@ static void *vagx_host_map(void *opaque, uint64_t pa, size_t len,
     return qemu_map_ram_ptr(mr->ram_block, xlat);
 }
 
+/* x-stall-in-reset: a unit that reaches no abort check within
+ * reset-timeout-ms, made exact for the qtest reset-wedged: a thread that
+ * begins or ends a slice of work, or passes a safepoint, while the reset
+ * runs waits until it has returned, so the job it works on outlives the
+ * reset's bound however the threads are scheduled.  Bounded: the reset
+ * never waits for these threads beyond reset-timeout-ms. */
+static void vagx_reset_stall_wait(VagxState *s)
+{
+    if (!s->x_stall_in_reset || !qatomic_read(&s->reset_stall)) {
+        return;
+    }
+    qemu_mutex_lock(&s->stall_lock);
+    while (s->reset_stall) {
+        qemu_cond_wait(&s->stall_cond, &s->stall_lock);
+    }
+    qemu_mutex_unlock(&s->stall_lock);
+}
+
 /* The core's access bracket: RCU read-side, so RAM behind a cached pointer
- * outlives its use even if it is unplugged meanwhile. */
+ * outlives its use even if it is unplugged meanwhile.  The test hook's wait
+ * is outside the RCU section. */
 static void vagx_host_access_begin(void *opaque)
 {
+    vagx_reset_stall_wait(opaque);
     vagx_rcu_ensure();
     rcu_read_lock();
 }
@@ -286,6 +313,7 @@ static void vagx_host_access_begin(void *opaque)
 static void vagx_host_access_end(void *opaque)
 {
     rcu_read_unlock();
+    vagx_reset_stall_wait(opaque);
 }
 
 static void vagx_update_intx(VagxState *s)
@@ -718,6 +746,12 @@ static void vagx_vblank_timer(void *opaque)
 /* Lifecycle                                                                */
 /* ------------------------------------------------------------------------ */
 
+static void vagx_stall_fini(VagxState *s)
+{
+    qemu_cond_destroy(&s->stall_cond);
+    qemu_mutex_destroy(&s->stall_lock);
+}
+
 static void vagx_realize(PCIDevice *pdev, Error **errp)
 {
     VagxState *s = VAGX(pdev);
@@ -739,9 +773,12 @@ static void vagx_realize(PCIDevice *pdev, Error **errp)
 
     cfg.num_queues = s->num_queues;
     cfg.num_workers = s->num_workers;
+    qemu_mutex_init(&s->stall_lock);
+    qemu_cond_init(&s->stall_cond);
     s->core = vagx_core_create(&vagx_host_ops, s, &cfg);
     if (!s->core) {
         error_setg(errp, "vagx: cannot create the renderer core");
+        vagx_stall_fini(s);
         return;
     }
 
@@ -767,6 +804,7 @@ static void vagx_realize(PCIDevice *pdev, Error **errp)
         }
         vagx_core_destroy(s->core);
         s->core = NULL;
+        vagx_stall_fini(s);
         return;
     }
     vagx_msix_use_all(pdev);
@@ -849,6 +887,7 @@ static void vagx_exit(PCIDevice *pdev)
     if (s->core) {
         vagx_core_destroy(s->core);     /* joins the workers */
         s->core = NULL;
+        vagx_stall_fini(s);
     }
     if (s->irq_bh) {
         qemu_bh_delete(s->irq_bh);
@@ -884,6 +923,7 @@ static void vagx_reset_hold(Object *obj, ResetType type)
         return;
     }
     s->in_reset = true;
+    qatomic_set(&s->reset_stall, true);
     /* Running jobs stop at their next abort check, no completion writes. */
     vagx_core_reset_host_begin(s->core);
     if (vagx_frontend_pause(s, s->reset_timeout_ms)) {
@@ -901,6 +941,10 @@ static void vagx_reset_hold(Object *obj, ResetType type)
     qatomic_set(&s->irq_deferred, 0);
     memset(&s->active, 0, sizeof(s->active));
     s->in_reset = false;
+    qemu_mutex_lock(&s->stall_lock);
+    qatomic_set(&s->reset_stall, false);
+    qemu_cond_broadcast(&s->stall_cond);
+    qemu_mutex_unlock(&s->stall_lock);
     vagx_frontend_resume(s);
 
     vagx_msix_use_all(pdev);
@@ -929,6 +973,7 @@ static const Property vagx_props[] = {
     DEFINE_PROP_UINT32("yres", VagxState, yres, VAGX_DEFAULT_YRES),
     DEFINE_PROP_UINT32("reset-timeout-ms", VagxState, reset_timeout_ms,
                        VAGX_DEFAULT_RESET_TIMEOUT_MS),
+    DEFINE_PROP_BOOL("x-stall-in-reset", VagxState, x_stall_in_reset, false),
 };
 
 /* Jobs run on host threads with host pointers into guest RAM: no migration. */
