@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gl_tex31: GL 3.1 / GLSL 1.40 texture features on a compatibility context
+ * (and a 3.1 core context), each case checking its own pixels and writing
+ * its 64x64 image; tests/gl/run also compares the "cmp" cases' images
+ * with softpipe's ("gl_tex31 --list" prints NAME cmp|self):
+ *   texbuf      RGBA8 buffer texture, texelFetch in and out of range: 0 out
+ *               of range, as the device defines it and GL's robust buffer
+ *               access requires (GL 3.1 leaves it undefined; softpipe reads
+ *               on past the range): self-checked only
+ *   texbuf_int  R32I buffer texture through glTexBufferRange, textureSize
+ *   core31      an EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT context of version
+ *               3.1 (at least), without GL_ARB_compatibility, drawing with a
+ *               #version 140 program (uniform block, buffer texture)
+ * Usage: gl_tex31 OUTDIR [CASE...] | --list
+ */
+#include "gl_desktop.h"
+
+#include <stdlib.h>
+
+#define W 64
+#define H 64
+
+static char errbuf[256];
+static unsigned char px[W * H * 4];
+static EGLDisplay dpy;
+
+static const char *vs_src = "#version 140\n"
+                            "in vec2 pos;\n"
+                            "void main() { gl_Position = vec4(pos, 0.0, 1.0); }\n";
+
+static bool
+fail(const char *what)
+{
+   snprintf(errbuf, sizeof(errbuf), "%s", what);
+   return false;
+}
+
+/* a full-screen quad from attribute 0 of the bound vertex array */
+static void
+draw_quad(void)
+{
+   static const float q[] = { -1, -1, 1, -1, -1, 1, 1, 1 };
+   GLuint vbo;
+   glGenBuffers(1, &vbo);
+   glBindBuffer(GL_ARRAY_BUFFER, vbo);
+   glBufferData(GL_ARRAY_BUFFER, sizeof(q), q, GL_STATIC_DRAW);
+   glEnableVertexAttribArray(0);
+   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, (void *)0);
+   glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+   glDisableVertexAttribArray(0);
+   glDeleteBuffers(1, &vbo);
+}
+
+static const unsigned char *
+pixel(int x, int y)
+{
+   return px + 4 * (y * W + x);
+}
+
+/* texel i of the RGBA8 buffer of case texbuf */
+static void
+texbuf_texel(int i, unsigned char *c)
+{
+   c[0] = (unsigned char)(i * 37 + 11);
+   c[1] = (unsigned char)(i * 91 + 3);
+   c[2] = (unsigned char)(i * 13);
+   c[3] = 255;
+}
+
+/* 4x4-pixel blocks, block (bx, by) fetches texel bx + 16 by - 8 of 40: the
+ * first half row and everything past texel 39 is out of range and reads 0
+ * (marked (51, 102, 153)) */
+static bool
+case_texbuf(void)
+{
+   static const char *fs = "#version 140\n"
+                           "uniform samplerBuffer tb;\n"
+                           "out vec4 color;\n"
+                           "void main() {\n"
+                           "   ivec2 b = ivec2(gl_FragCoord.xy) / 4;\n"
+                           "   vec4 c = texelFetch(tb, b.x + 16 * b.y - 8);\n"
+                           "   color = c == vec4(0.0) ? vec4(0.2, 0.4, 0.6, 1.0) : c;\n"
+                           "}\n";
+   GLuint p = gl_program(vs_src, fs);
+   if (!p)
+      return fail("program");
+   unsigned char data[40 * 4];
+   for (int i = 0; i < 40; i++)
+      texbuf_texel(i, data + 4 * i);
+   GLuint buf, tex;
+   glGenBuffers(1, &buf);
+   glBindBuffer(GL_TEXTURE_BUFFER, buf);
+   glBufferData(GL_TEXTURE_BUFFER, sizeof(data), data, GL_STATIC_DRAW);
+   glGenTextures(1, &tex);
+   glBindTexture(GL_TEXTURE_BUFFER, tex);
+   glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA8, buf);
+   glUniform1i(glGetUniformLocation(p, "tb"), 0);
+   glClearColor(0, 0, 0, 0);
+   glClear(GL_COLOR_BUFFER_BIT);
+   draw_quad();
+   glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
+   unsigned bad = 0;
+   for (int y = 0; y < H; y++)
+      for (int x = 0; x < W; x++) {
+         const int i = x / 4 + 16 * (y / 4) - 8;
+         unsigned char e[4] = { 51, 102, 153, 255 };
+         if (i >= 0 && i < 40)
+            texbuf_texel(i, e);
+         for (int k = 0; k < 4; k++)
+            bad += abs(pixel(x, y)[k] - e[k]) > 1;
+      }
+   glBindTexture(GL_TEXTURE_BUFFER, 0);
+   glDeleteTextures(1, &tex);
+   glDeleteBuffers(1, &buf);
+   glDeleteProgram(p);
+   if (bad) {
+      snprintf(errbuf, sizeof(errbuf), "%u components wrong; pixel (0,0) %u %u %u %u", bad,
+               pixel(0, 0)[0], pixel(0, 0)[1], pixel(0, 0)[2], pixel(0, 0)[3]);
+      return false;
+   }
+   return true;
+}
+
+/* R32I texels 16 .. 115 of a 116-int buffer (glTexBufferRange, offset 64
+ * bytes): texel i holds 3 (i + 16) - 50; textureSize must be 100; pixel
+ * block b shows texel b mod 100's low byte, the size check and the sign
+ * (every fetch in range: softpipe reads past a range, which GL 3.1 leaves
+ * undefined, so only case texbuf checks out-of-range fetches) */
+static bool
+case_texbuf_int(void)
+{
+   GLint align = 0;
+   glGetIntegerv(GL_TEXTURE_BUFFER_OFFSET_ALIGNMENT, &align);
+   if (align <= 0 || 64 % align)
+      return fail("GL_TEXTURE_BUFFER_OFFSET_ALIGNMENT does not divide 64");
+   static const char *fs = "#version 140\n"
+                           "uniform isamplerBuffer tb;\n"
+                           "out vec4 color;\n"
+                           "void main() {\n"
+                           "   ivec2 b = ivec2(gl_FragCoord.xy) / 4;\n"
+                           "   int v = texelFetch(tb, (b.x + 16 * b.y) % 100).r;\n"
+                           "   color = vec4(float(v & 255) / 255.0,\n"
+                           "                textureSize(tb) == 100 ? 1.0 : 0.0,\n"
+                           "                v < 0 ? 1.0 : 0.0, 1.0);\n"
+                           "}\n";
+   GLuint p = gl_program(vs_src, fs);
+   if (!p)
+      return fail("program");
+   int data[116];
+   for (int i = 0; i < 116; i++)
+      data[i] = 3 * i - 50;
+   GLuint buf, tex;
+   glGenBuffers(1, &buf);
+   glBindBuffer(GL_TEXTURE_BUFFER, buf);
+   glBufferData(GL_TEXTURE_BUFFER, sizeof(data), data, GL_STATIC_DRAW);
+   glGenTextures(1, &tex);
+   glBindTexture(GL_TEXTURE_BUFFER, tex);
+   glTexBufferRange(GL_TEXTURE_BUFFER, GL_R32I, buf, 64, 100 * 4);
+   glUniform1i(glGetUniformLocation(p, "tb"), 0);
+   glClear(GL_COLOR_BUFFER_BIT);
+   draw_quad();
+   glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
+   unsigned bad = 0;
+   for (int y = 0; y < H; y++)
+      for (int x = 0; x < W; x++) {
+         const int i = (x / 4 + 16 * (y / 4)) % 100;
+         const int v = 3 * (i + 16) - 50;
+         const unsigned char e[4] = { (unsigned char)(v & 255), 255, v < 0 ? 255 : 0, 255 };
+         for (int k = 0; k < 4; k++)
+            bad += abs(pixel(x, y)[k] - e[k]) > 1;
+      }
+   glBindTexture(GL_TEXTURE_BUFFER, 0);
+   glDeleteTextures(1, &tex);
+   glDeleteBuffers(1, &buf);
+   glDeleteProgram(p);
+   if (bad) {
+      snprintf(errbuf, sizeof(errbuf), "%u components wrong; pixel (0,0) %u %u %u", bad,
+               pixel(0, 0)[0], pixel(0, 0)[1], pixel(0, 0)[2]);
+      return false;
+   }
+   return true;
+}
+
+/* A GL 3.1 core profile context: version at least 3.1, no
+ * GL_ARB_compatibility, and a #version 140 program with a uniform block
+ * and a buffer texture drawing into its own framebuffer object (the
+ * pixels are read back into px before the compatibility context returns) */
+static bool
+case_core31(void)
+{
+   EGLContext compat = eglGetCurrentContext();
+   const EGLint attr[] = { EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 1,
+                           EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+                           EGL_NONE };
+   EGLContext core = eglCreateContext(dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, attr);
+   if (core == EGL_NO_CONTEXT || !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, core)) {
+      snprintf(errbuf, sizeof(errbuf), "no 3.1 core context (0x%x)", eglGetError());
+      return false;
+   }
+   bool ok = true;
+   GLint major = 0, minor = 0, n = 0;
+   glGetIntegerv(GL_MAJOR_VERSION, &major);
+   glGetIntegerv(GL_MINOR_VERSION, &minor);
+   glGetIntegerv(GL_NUM_EXTENSIONS, &n);
+   for (GLint i = 0; i < n; i++)
+      if (!strcmp((const char *)glGetStringi(GL_EXTENSIONS, i), "GL_ARB_compatibility"))
+         ok = fail("core context has GL_ARB_compatibility");
+   if (major * 10 + minor < 31) {
+      snprintf(errbuf, sizeof(errbuf), "core context of version %d.%d", major, minor);
+      ok = false;
+   }
+   static const char *fs = "#version 140\n"
+                           "uniform Block { vec4 scale; int base; };\n"
+                           "uniform samplerBuffer tb;\n"
+                           "out vec4 color;\n"
+                           "void main() {\n"
+                           "   int i = int(gl_FragCoord.x) / 16 + base;\n"
+                           "   color = texelFetch(tb, i) * scale;\n"
+                           "}\n";
+   GLuint p = ok ? gl_program(vs_src, fs) : 0;
+   if (ok && !p)
+      ok = fail("#version 140 program");
+   if (ok) {
+      GLuint vao, fbo, rb, ubo, buf, tex;
+      glGenVertexArrays(1, &vao);
+      glBindVertexArray(vao);
+      glGenRenderbuffers(1, &rb);
+      glBindRenderbuffer(GL_RENDERBUFFER, rb);
+      glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, W, H);
+      glGenFramebuffers(1, &fbo);
+      glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+      glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rb);
+      glViewport(0, 0, W, H);
+      const struct { float scale[4]; int base; int pad[3]; } block = { { 1, 0.5f, 1, 1 }, 2, { 0 } };
+      glGenBuffers(1, &ubo);
+      glBindBuffer(GL_UNIFORM_BUFFER, ubo);
+      glBufferData(GL_UNIFORM_BUFFER, sizeof(block), &block, GL_STATIC_DRAW);
+      glUniformBlockBinding(p, glGetUniformBlockIndex(p, "Block"), 3);
+      glBindBufferBase(GL_UNIFORM_BUFFER, 3, ubo);
+      float texels[8][4];
+      for (int i = 0; i < 8; i++) {
+         texels[i][0] = i / 8.0f;
+         texels[i][1] = 1.0f - i / 8.0f;
+         texels[i][2] = 0.25f;
+         texels[i][3] = 1.0f;
+      }
+      glGenBuffers(1, &buf);
+      glBindBuffer(GL_TEXTURE_BUFFER, buf);
+      glBufferData(GL_TEXTURE_BUFFER, sizeof(texels), texels, GL_STATIC_DRAW);
+      glGenTextures(1, &tex);
+      glBindTexture(GL_TEXTURE_BUFFER, tex);
+      glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, buf);
+      glUniform1i(glGetUniformLocation(p, "tb"), 0);
+      glClearColor(0, 0, 0, 0);
+      glClear(GL_COLOR_BUFFER_BIT);
+      draw_quad();
+      glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
+      if (glGetError() != GL_NO_ERROR)
+         ok = fail("GL error in the core context");
+      /* column block c reads texel c + 2: 2..5 */
+      for (int x = 0; x < W && ok; x++) {
+         const int i = x / 16 + 2;
+         const unsigned char e[4] = { (unsigned char)(i * 255 / 8.0f + 0.5f),
+                                      (unsigned char)((1 - i / 8.0f) * 0.5f * 255 + 0.5f), 64,
+                                      255 };
+         for (int k = 0; k < 4; k++)
+            if (abs(pixel(x, 7)[k] - e[k]) > 1) {
+               snprintf(errbuf, sizeof(errbuf), "pixel (%d,7)[%d] %u, expected %u", x, k,
+                        pixel(x, 7)[k], e[k]);
+               ok = false;
+            }
+      }
+      glDeleteTextures(1, &tex);
+      glDeleteBuffers(1, &buf);
+      glDeleteBuffers(1, &ubo);
+      glDeleteFramebuffers(1, &fbo);
+      glDeleteRenderbuffers(1, &rb);
+      glDeleteVertexArrays(1, &vao);
+      glDeleteProgram(p);
+   }
+   eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, compat);
+   eglDestroyContext(dpy, core);
+   return ok;
+}
+
+static const struct gl_case cases[] = {
+   { "texbuf", case_texbuf },
+   { "texbuf_int", case_texbuf_int },
+   { "core31", case_core31 },
+};
+/* compared with softpipe's image (tests/gl/run), in the order of cases */
+static const bool compared[] = { false, true, true };
+
+int
+main(int argc, char **argv)
+{
+   const unsigned n = sizeof(cases) / sizeof(cases[0]);
+   if (argc == 2 && !strcmp(argv[1], "--list")) {
+      for (unsigned i = 0; i < n; i++)
+         printf("%s %s\n", cases[i].name, compared[i] ? "cmp" : "self");
+      return 0;
+   }
+   if (argc < 2) {
+      fprintf(stderr, "usage: %s OUTDIR [CASE...] | --list\n", argv[0]);
+      return 2;
+   }
+   dpy = gl_display();
+   EGLContext ctx = dpy == EGL_NO_DISPLAY ? EGL_NO_CONTEXT : gl_context(dpy);
+   if (ctx == EGL_NO_CONTEXT)
+      return 3;
+   printf("renderer %s | %s\n", glGetString(GL_RENDERER), glGetString(GL_VERSION));
+   if (!gl_target_fbo(W, H)) {
+      printf("setup error: framebuffer\n");
+      return 1;
+   }
+   int failed = 0;
+   for (unsigned i = 0; i < n; i++) {
+      if (!gl_case_wanted(argc, argv, 2, cases[i].name))
+         continue;
+      errbuf[0] = 0;
+      bool ok = cases[i].fn();
+      GLenum err = glGetError();
+      if (ok && err != GL_NO_ERROR) {
+         snprintf(errbuf, sizeof(errbuf), "GL error 0x%x", err);
+         ok = false;
+      }
+      char path[1024];
+      snprintf(path, sizeof(path), "%s/%s.ppm", argv[1], cases[i].name);
+      if (ok && !gl_write_ppm(path, px, W, H)) {
+         snprintf(errbuf, sizeof(errbuf), "cannot write %.200s", path);
+         ok = false;
+      }
+      if (ok)
+         printf("case %s ok\n", cases[i].name);
+      else
+         printf("case %s error: %s\n", cases[i].name, errbuf);
+      fflush(stdout);
+      failed += !ok;
+   }
+   eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+   eglDestroyContext(dpy, ctx);
+   eglTerminate(dpy);
+   return failed ? 1 : 0;
+}
