@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gl_tex31: GL 3.1 / GLSL 1.40 texture features on a compatibility context
+ * gl_tex31: GL 3.1 / GLSL 1.40 texture features and the texture extensions
+ * of issue 19 (gather, cube-map arrays, depth clamp) on a compatibility context
  * (and a 3.1 core context), each case checking its own pixels and writing
  * its 64x64 image; tests/gl/run also compares the "cmp" cases' images
  * with softpipe's ("gl_tex31 --list" prints NAME cmp|self):
@@ -12,6 +13,10 @@
  *   core31      an EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT context of version
  *               3.1 (at least), without GL_ARB_compatibility, drawing with a
  *               #version 140 program (uniform block, buffer texture)
+ *   gather      textureGather (REPEAT), textureGatherOffset, an integer
+ *               texture
+ *   cube_array  a samplerCubeArray, the cube index clamped
+ *   depth_clamp GL_DEPTH_CLAMP with a depth range: clamped, not clipped
  * Usage: gl_tex31 OUTDIR [CASE...] | --list
  */
 #include "gl_desktop.h"
@@ -284,13 +289,213 @@ case_core31(void)
    return ok;
 }
 
+
+/* the image must not be one colour (a case drawing nothing would match a
+ * reference drawing nothing) */
+static bool
+varied(void)
+{
+   for (int i = 1; i < W * H; i++)
+      if (memcmp(px, px + 4 * i, 4))
+         return true;
+   return fail("uniform image");
+}
+
+/* GL_ARB_texture_gather: the red components of an 8x8 RGBA8 texture's
+ * footprints with REPEAT (columns at the edges wrap), textureGatherOffset,
+ * and an R32I texture's integers, in three bands (component select and
+ * shadow gathers are GLSL 4.00 / GL_ARB_gpu_shader5: test_render's
+ * tex_gather covers them) */
+static bool
+case_gather(void)
+{
+   static const char *fs = "#version 140\n"
+                           "#extension GL_ARB_texture_gather : require\n"
+                           "uniform sampler2D t;\n"
+                           "uniform isampler2D it;\n"
+                           "out vec4 color;\n"
+                           "void main() {\n"
+                           "   vec2 uv = gl_FragCoord.xy / 64.0;\n"
+                           "   if (gl_FragCoord.y < 21.0)\n"
+                           "      color = textureGather(t, uv);\n"
+                           "   else if (gl_FragCoord.y < 42.0)\n"
+                           "      color = textureGatherOffset(t, uv, ivec2(1, -2)).wzyx;\n"
+                           "   else\n"
+                           "      color = vec4(textureGather(it, uv)) / 255.0;\n"
+                           "}\n";
+   GLuint p = gl_program(vs_src, fs);
+   if (!p)
+      return fail("program");
+   unsigned char texels[8 * 8 * 4];
+   int ints[8 * 8];
+   for (int i = 0; i < 64; i++) {
+      texels[4 * i] = (unsigned char)(i * 4);
+      texels[4 * i + 1] = (unsigned char)(255 - i * 3);
+      texels[4 * i + 2] = (unsigned char)(i * 29);
+      texels[4 * i + 3] = (unsigned char)(i * 53 + 7);
+      ints[i] = (i * 37) % 64 * 4;
+   }
+   GLuint tex[2];
+   glGenTextures(2, tex);
+   glActiveTexture(GL_TEXTURE1);
+   glBindTexture(GL_TEXTURE_2D, tex[1]);
+   glTexImage2D(GL_TEXTURE_2D, 0, GL_R32I, 8, 8, 0, GL_RED_INTEGER, GL_INT, ints);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+   glActiveTexture(GL_TEXTURE0);
+   glBindTexture(GL_TEXTURE_2D, tex[0]);
+   glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 8, 8, 0, GL_RGBA, GL_UNSIGNED_BYTE, texels);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_REPEAT);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+   glUniform1i(glGetUniformLocation(p, "t"), 0);
+   glUniform1i(glGetUniformLocation(p, "it"), 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   draw_quad();
+   glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
+   glDeleteTextures(2, tex);
+   glDeleteProgram(p);
+   /* pixel (0, 0): footprint columns 7 (wrapped) and 0, rows 0 and 0
+    * (clamped): (i0, j1), (i1, j1), (i1, j0), (i0, j0) = texels 7, 0, 0, 7 */
+   const unsigned char e[4] = { texels[4 * 7], texels[0], texels[0], texels[4 * 7] };
+   for (int k = 0; k < 4; k++)
+      if (abs(px[k] - e[k]) > 1) {
+         snprintf(errbuf, sizeof(errbuf), "gather at (0,0)[%d]: %u, expected %u", k, px[k], e[k]);
+         return false;
+      }
+   return varied();
+}
+
+/* GL_ARB_texture_cube_map_array: 3 cubes of 4x4 faces, every face of every
+ * cube its own colour, sampled in a direction per pixel column and the cube
+ * per row band (the last band's index 7.3 clamps to cube 2) */
+static bool
+case_cube_array(void)
+{
+   static const char *fs = "#version 140\n"
+                           "#extension GL_ARB_texture_cube_map_array : require\n"
+                           "uniform samplerCubeArray t;\n"
+                           "out vec4 color;\n"
+                           "void main() {\n"
+                           "   float a = gl_FragCoord.x / 64.0 * 6.2832;\n"
+                           "   vec3 dir = vec3(cos(a), gl_FragCoord.y / 32.0 - 1.0, sin(a));\n"
+                           "   float cube = gl_FragCoord.y < 48.0 ? floor(gl_FragCoord.y / 16.0) : 7.3;\n"
+                           "   color = texture(t, vec4(dir, cube));\n"
+                           "}\n";
+   GLuint p = gl_program(vs_src, fs);
+   if (!p)
+      return fail("program");
+   unsigned char texels[18][4 * 4 * 4];
+   for (int l = 0; l < 18; l++)
+      for (int i = 0; i < 16; i++) {
+         texels[l][4 * i] = (unsigned char)(l * 14);
+         texels[l][4 * i + 1] = (unsigned char)(255 - l * 13);
+         texels[l][4 * i + 2] = (unsigned char)((l % 6) * 50 + i);
+         texels[l][4 * i + 3] = 255;
+      }
+   GLuint tex;
+   glGenTextures(1, &tex);
+   glBindTexture(GL_TEXTURE_CUBE_MAP_ARRAY, tex);
+   glTexImage3D(GL_TEXTURE_CUBE_MAP_ARRAY, 0, GL_RGBA8, 4, 4, 18, 0, GL_RGBA, GL_UNSIGNED_BYTE,
+                texels);
+   glTexParameteri(GL_TEXTURE_CUBE_MAP_ARRAY, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+   glTexParameteri(GL_TEXTURE_CUBE_MAP_ARRAY, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+   glUniform1i(glGetUniformLocation(p, "t"), 0);
+   glClear(GL_COLOR_BUFFER_BIT);
+   draw_quad();
+   glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
+   glDeleteTextures(1, &tex);
+   glDeleteProgram(p);
+   /* the top band samples cube 2: red is 14 * layer, layers 12..17 */
+   const int r = pixel(5, 60)[0];
+   if (r < 12 * 14 || r > 17 * 14 || r % 14)
+      return fail("the clamped cube index did not sample cube 2");
+   return varied();
+}
+
+/* GL_ARB_depth_clamp: a quad at z = 1.5 (past the far plane) is clipped
+ * with depth clamp off and, with the depth range [0.2, 0.7], draws with it
+ * on (depth 0.7, which the GL_LESS test then compares) */
+static bool
+case_depth_clamp(void)
+{
+   static const char *vs = "#version 140\n"
+                           "in vec2 pos;\n"
+                           "uniform float z;\n"
+                           "void main() { gl_Position = vec4(pos, z, 1.0); }\n";
+   static const char *fs = "#version 140\n"
+                           "uniform vec4 c;\n"
+                           "out vec4 color;\n"
+                           "void main() { color = c; }\n";
+   GLuint p = gl_program(vs, fs);
+   if (!p)
+      return fail("program");
+   GLuint rb;
+   glGenRenderbuffers(1, &rb);
+   glBindRenderbuffer(GL_RENDERBUFFER, rb);
+   glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, W, H);
+   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, rb);
+   glClearDepth(1.0);
+   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+   glEnable(GL_DEPTH_TEST);
+   glDepthFunc(GL_LESS);
+   const GLint zl = glGetUniformLocation(p, "z"), cl = glGetUniformLocation(p, "c");
+   /* left half: clamp off, z 1.5 -> clipped, nothing drawn */
+   glEnable(GL_SCISSOR_TEST);
+   glScissor(0, 0, W / 2, H);
+   glUniform1f(zl, 1.5f);
+   glUniform4f(cl, 1, 0, 0, 1);
+   draw_quad();
+   /* right half: clamp on with the depth range [0.2, 0.7]: green at z 1.5
+    * (depth 0.7); then, on the top quarter, z 1.2 (0.75 before the clamp)
+    * must fail GL_LESS against 0.7, and on the bottom quarter z 0 (0.45)
+    * passes in blue.  (The left half has the range [0, 1]: the device clips
+    * at window depths 0 and 1, GL at n and f; docs/mesa-driver.md) */
+   glDepthRange(0.2, 0.7);
+   glEnable(GL_DEPTH_CLAMP);
+   glScissor(W / 2, 0, W / 2, H);
+   glUniform4f(cl, 0, 1, 0, 1);
+   draw_quad();
+   glScissor(W / 2, H / 2, W / 2, H / 2);
+   glUniform1f(zl, 1.2f);
+   glUniform4f(cl, 1, 0, 1, 1);
+   draw_quad();
+   glScissor(W / 2, 0, W / 2, H / 2);
+   glUniform1f(zl, 0.0f);
+   glUniform4f(cl, 0, 0, 1, 1);
+   draw_quad();
+   glDisable(GL_DEPTH_CLAMP);
+   glDisable(GL_SCISSOR_TEST);
+   glDisable(GL_DEPTH_TEST);
+   glDepthRange(0, 1);
+   glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
+   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, 0);
+   glDeleteRenderbuffers(1, &rb);
+   glDeleteProgram(p);
+   static const struct { int x, y; unsigned char c[3]; } probe[] = {
+      { 10, 10, { 0, 0, 0 } }, { 10, 50, { 0, 0, 0 } },
+      { 50, 10, { 0, 0, 255 } }, { 50, 50, { 0, 255, 0 } },
+   };
+   for (unsigned i = 0; i < 4; i++)
+      if (memcmp(pixel(probe[i].x, probe[i].y), probe[i].c, 3)) {
+         snprintf(errbuf, sizeof(errbuf), "pixel (%d,%d) %u %u %u", probe[i].x, probe[i].y,
+                  pixel(probe[i].x, probe[i].y)[0], pixel(probe[i].x, probe[i].y)[1],
+                  pixel(probe[i].x, probe[i].y)[2]);
+         return false;
+      }
+   return true;
+}
+
 static const struct gl_case cases[] = {
    { "texbuf", case_texbuf },
    { "texbuf_int", case_texbuf_int },
    { "core31", case_core31 },
+   { "gather", case_gather },
+   { "cube_array", case_cube_array },
+   { "depth_clamp", case_depth_clamp },
 };
 /* compared with softpipe's image (tests/gl/run), in the order of cases */
-static const bool compared[] = { false, true, true };
+static const bool compared[] = { false, true, true, true, true, true };
 
 int
 main(int argc, char **argv)

@@ -411,6 +411,20 @@ pack_buffer_texture(struct vagx_resource *r, const struct pipe_sampler_view *v,
    struct vagx_texture t;
    vagx_texture_init(&t);
    t.format = vagx_format_from_pipe(v->format);
+   /* st takes the compatibility profile's alpha, luminance and intensity
+    * buffer formats (GL_ALPHA8, GL_LUMINANCE8_ALPHA8, ...) without asking
+    * the driver: read them as the R/RG format of the same channels, with
+    * the format's swizzle under the view's */
+   unsigned char fswz[4];
+   if (t.format == VAGX_FORMAT_INVALID) {
+      const struct util_format_description *d = util_format_description(v->format);
+      enum pipe_format plain =
+         util_format_get_array(d->channel[0].type, d->channel[0].size, d->nr_channels,
+                               d->channel[0].normalized, d->channel[0].pure_integer);
+      t.format = vagx_format_from_pipe(plain);
+      util_format_compose_swizzles(d->swizzle, swz, fswz);
+      swz = fswz;
+   }
    t.dimension = VAGX_DIMENSION_BUFFER;
    t.layout = VAGX_IMAGE_LAYOUT_LINEAR;
    static const uint8_t map[] = { [PIPE_SWIZZLE_X] = VAGX_SWIZZLE_R, [PIPE_SWIZZLE_Y] = VAGX_SWIZZLE_G,

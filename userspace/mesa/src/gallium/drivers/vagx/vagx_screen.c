@@ -182,6 +182,19 @@ vagx_init_screen_caps(struct vagx_screen *screen)
     * border under linear filtering): the state tracker emulates it */
    caps->gl_clamp = false;
    caps->max_texture_anisotropy = 1.0f;
+   /* GL_ARB_depth_clamp: cmd_rasterizer.depth_clip off clamps window z to
+    * the depth range (cmd_viewport min/max_depth, emit_viewport) */
+   caps->depth_clip_disable = true;
+   /* GL_ARB_texture_cube_map_array: the descriptor's CUBE_ARRAY, 6 layers a
+    * cube, `tex .cube .array` (layer = cube index, render.md) */
+   caps->cube_map_array = true;
+   /* GL_ARB_texture_gather: `tex .gather` (render.md, "Texture gather")
+    * picks any of the 4 components; offsets, and textureGatherOffsets'
+    * four, become coordinates in the compiler (nir_lower_tex), so any
+    * range works: GL 4.0's -8..7 */
+   caps->max_texture_gather_components = 4;
+   caps->min_texture_gather_offset = -8;
+   caps->max_texture_gather_offset = 7;
    caps->max_texture_lod_bias = 16.0f;
 }
 
