@@ -63,6 +63,35 @@ pixel(int x, int y)
    return px + 4 * (y * W + x);
 }
 
+/* A buffer texture of `size` bytes of data in `fmt` bound to unit 0 (bytes
+ * [offset, offset + range) of the buffer when range is not 0), sampler
+ * "tb" of program p on it; the buffer and texture in *buf, *tex */
+static void
+buffer_texture(GLuint p, GLenum fmt, const void *data, GLsizeiptr size, GLintptr offset,
+               GLsizeiptr range, GLuint *buf, GLuint *tex)
+{
+   glGenBuffers(1, buf);
+   glBindBuffer(GL_TEXTURE_BUFFER, *buf);
+   glBufferData(GL_TEXTURE_BUFFER, size, data, GL_STATIC_DRAW);
+   glGenTextures(1, tex);
+   glBindTexture(GL_TEXTURE_BUFFER, *tex);
+   if (range)
+      glTexBufferRange(GL_TEXTURE_BUFFER, fmt, *buf, offset, range);
+   else
+      glTexBuffer(GL_TEXTURE_BUFFER, fmt, *buf);
+   glUniform1i(glGetUniformLocation(p, "tb"), 0);
+}
+
+/* clear to 0, the full-screen quad, the pixels into px */
+static void
+draw_read(void)
+{
+   glClearColor(0, 0, 0, 0);
+   glClear(GL_COLOR_BUFFER_BIT);
+   draw_quad();
+   glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
+}
+
 /* texel i of the RGBA8 buffer of case texbuf */
 static void
 texbuf_texel(int i, unsigned char *c)
@@ -94,17 +123,8 @@ case_texbuf(void)
    for (int i = 0; i < 40; i++)
       texbuf_texel(i, data + 4 * i);
    GLuint buf, tex;
-   glGenBuffers(1, &buf);
-   glBindBuffer(GL_TEXTURE_BUFFER, buf);
-   glBufferData(GL_TEXTURE_BUFFER, sizeof(data), data, GL_STATIC_DRAW);
-   glGenTextures(1, &tex);
-   glBindTexture(GL_TEXTURE_BUFFER, tex);
-   glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA8, buf);
-   glUniform1i(glGetUniformLocation(p, "tb"), 0);
-   glClearColor(0, 0, 0, 0);
-   glClear(GL_COLOR_BUFFER_BIT);
-   draw_quad();
-   glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
+   buffer_texture(p, GL_RGBA8, data, sizeof(data), 0, 0, &buf, &tex);
+   draw_read();
    unsigned bad = 0;
    for (int y = 0; y < H; y++)
       for (int x = 0; x < W; x++) {
@@ -156,16 +176,8 @@ case_texbuf_int(void)
    for (int i = 0; i < 116; i++)
       data[i] = 3 * i - 50;
    GLuint buf, tex;
-   glGenBuffers(1, &buf);
-   glBindBuffer(GL_TEXTURE_BUFFER, buf);
-   glBufferData(GL_TEXTURE_BUFFER, sizeof(data), data, GL_STATIC_DRAW);
-   glGenTextures(1, &tex);
-   glBindTexture(GL_TEXTURE_BUFFER, tex);
-   glTexBufferRange(GL_TEXTURE_BUFFER, GL_R32I, buf, 64, 100 * 4);
-   glUniform1i(glGetUniformLocation(p, "tb"), 0);
-   glClear(GL_COLOR_BUFFER_BIT);
-   draw_quad();
-   glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
+   buffer_texture(p, GL_R32I, data, sizeof(data), 64, 100 * 4, &buf, &tex);
+   draw_read();
    unsigned bad = 0;
    for (int y = 0; y < H; y++)
       for (int x = 0; x < W; x++) {
@@ -250,17 +262,8 @@ case_core31(void)
          texels[i][2] = 0.25f;
          texels[i][3] = 1.0f;
       }
-      glGenBuffers(1, &buf);
-      glBindBuffer(GL_TEXTURE_BUFFER, buf);
-      glBufferData(GL_TEXTURE_BUFFER, sizeof(texels), texels, GL_STATIC_DRAW);
-      glGenTextures(1, &tex);
-      glBindTexture(GL_TEXTURE_BUFFER, tex);
-      glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, buf);
-      glUniform1i(glGetUniformLocation(p, "tb"), 0);
-      glClearColor(0, 0, 0, 0);
-      glClear(GL_COLOR_BUFFER_BIT);
-      draw_quad();
-      glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
+      buffer_texture(p, GL_RGBA32F, texels, sizeof(texels), 0, 0, &buf, &tex);
+      draw_read();
       if (glGetError() != GL_NO_ERROR)
          ok = fail("GL error in the core context");
       /* column block c reads texel c + 2: 2..5 */
@@ -350,9 +353,7 @@ case_gather(void)
    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
    glUniform1i(glGetUniformLocation(p, "t"), 0);
    glUniform1i(glGetUniformLocation(p, "it"), 1);
-   glClear(GL_COLOR_BUFFER_BIT);
-   draw_quad();
-   glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
+   draw_read();
    glDeleteTextures(2, tex);
    glDeleteProgram(p);
    /* pixel (0, 0): footprint columns 7 (wrapped) and 0, rows 0 and 0
@@ -401,9 +402,7 @@ case_cube_array(void)
    glTexParameteri(GL_TEXTURE_CUBE_MAP_ARRAY, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
    glTexParameteri(GL_TEXTURE_CUBE_MAP_ARRAY, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
    glUniform1i(glGetUniformLocation(p, "t"), 0);
-   glClear(GL_COLOR_BUFFER_BIT);
-   draw_quad();
-   glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
+   draw_read();
    glDeleteTextures(1, &tex);
    glDeleteProgram(p);
    /* the top band samples cube 2: red is 14 * layer, layers 12..17 */

@@ -53,6 +53,19 @@ vagx_pack_pbe(struct vagx_resource *r, enum pipe_format fmt, unsigned level, uns
    vagx_pbe_pack(out, &p);
 }
 
+/* a view's pipe swizzle into the texture descriptor */
+static void
+texture_swizzle(struct vagx_texture *t, const unsigned char swz[4])
+{
+   static const uint8_t map[] = { [PIPE_SWIZZLE_X] = VAGX_SWIZZLE_R, [PIPE_SWIZZLE_Y] = VAGX_SWIZZLE_G,
+                                  [PIPE_SWIZZLE_Z] = VAGX_SWIZZLE_B, [PIPE_SWIZZLE_W] = VAGX_SWIZZLE_A,
+                                  [PIPE_SWIZZLE_0] = VAGX_SWIZZLE_ZERO, [PIPE_SWIZZLE_1] = VAGX_SWIZZLE_ONE };
+   t->swizzle_r = map[swz[0] & 7];
+   t->swizzle_g = map[swz[1] & 7];
+   t->swizzle_b = map[swz[2] & 7];
+   t->swizzle_a = map[swz[3] & 7];
+}
+
 void
 vagx_pack_texture(struct vagx_resource *r, enum pipe_format fmt, const unsigned char swz[4],
              unsigned first_level, unsigned last_level, unsigned first_layer,
@@ -76,13 +89,7 @@ vagx_pack_texture(struct vagx_resource *r, enum pipe_format fmt, const unsigned 
                                                      : VAGX_DIMENSION_2D;
    t.layout = r->layout.tiling == VAGX_TILING_LINEAR ? VAGX_IMAGE_LAYOUT_LINEAR
                                                      : VAGX_IMAGE_LAYOUT_TWIDDLED;
-   static const uint8_t map[] = { [PIPE_SWIZZLE_X] = VAGX_SWIZZLE_R, [PIPE_SWIZZLE_Y] = VAGX_SWIZZLE_G,
-                                  [PIPE_SWIZZLE_Z] = VAGX_SWIZZLE_B, [PIPE_SWIZZLE_W] = VAGX_SWIZZLE_A,
-                                  [PIPE_SWIZZLE_0] = VAGX_SWIZZLE_ZERO, [PIPE_SWIZZLE_1] = VAGX_SWIZZLE_ONE };
-   t.swizzle_r = map[swz[0] & 7];
-   t.swizzle_g = map[swz[1] & 7];
-   t.swizzle_b = map[swz[2] & 7];
-   t.swizzle_a = map[swz[3] & 7];
+   texture_swizzle(&t, swz);
    t.width = r->base.width0;
    t.height = r->base.height0;
    t.depth = r->layout.depth_px;
@@ -427,13 +434,7 @@ pack_buffer_texture(struct vagx_resource *r, const struct pipe_sampler_view *v,
    }
    t.dimension = VAGX_DIMENSION_BUFFER;
    t.layout = VAGX_IMAGE_LAYOUT_LINEAR;
-   static const uint8_t map[] = { [PIPE_SWIZZLE_X] = VAGX_SWIZZLE_R, [PIPE_SWIZZLE_Y] = VAGX_SWIZZLE_G,
-                                  [PIPE_SWIZZLE_Z] = VAGX_SWIZZLE_B, [PIPE_SWIZZLE_W] = VAGX_SWIZZLE_A,
-                                  [PIPE_SWIZZLE_0] = VAGX_SWIZZLE_ZERO, [PIPE_SWIZZLE_1] = VAGX_SWIZZLE_ONE };
-   t.swizzle_r = map[swz[0] & 7];
-   t.swizzle_g = map[swz[1] & 7];
-   t.swizzle_b = map[swz[2] & 7];
-   t.swizzle_a = map[swz[3] & 7];
+   texture_swizzle(&t, swz);
    t.width = t.height = t.depth = t.levels = 1;
    t.stride = 0;
    /* the offset is a multiple of texture_buffer_offset_alignment
