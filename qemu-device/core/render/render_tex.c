@@ -442,7 +442,12 @@ static enum vagx_usc_status tex_desc(struct rtexctx *c, unsigned ti, struct tvie
    if (st)
       return st;
    if (!vagx_texture_unpack(raw, &v->t, NULL) || !vagx_format_is_valid(v->t.format) ||
-       v->t.format == VAGX_FORMAT_INVALID || !r_layout_from_texture(&v->t, &v->l_buf))
+       v->t.format == VAGX_FORMAT_INVALID)
+      return bad_desc(c, va);
+   /* a buffer texture has no image layout (tex_buffer addresses it) */
+   if (v->t.dimension == VAGX_DIMENSION_BUFFER)
+      memset(&v->l_buf, 0, sizeof(v->l_buf));
+   else if (!r_layout_from_texture(&v->t, &v->l_buf))
       return bad_desc(c, va);
    v->l = &v->l_buf;
    v->dc = NULL;
@@ -886,6 +891,93 @@ static uint32_t swz_int(const uint32_t *t, enum vagx_swizzle s)
    return s <= VAGX_SWIZZLE_A ? t[s] : s == VAGX_SWIZZLE_ONE ? 1u : 0u;
 }
 
+/* gather (render.md, "Texture gather"): component `comp` of the four
+ * texels of the bilinear footprint of (u, t) on `level`, in GL's order
+ * (i0, j1), (i1, j1), (i1, j0), (i0, j0), each after the wrap modes
+ * (border colour outside) and the descriptor's swizzle (ONE = 1.0 or the
+ * integer 1); with `compare`, the compare result of each texel's first
+ * component against ref as 0.0/1.0.  out: raw 32-bit results. */
+static bool gather_level(struct rtexctx *c, struct tview *v, const struct vagx_sampler *s,
+                         unsigned level, unsigned layer, double u, double t, unsigned comp,
+                         bool integer, bool compare, float ref, uint32_t out[4])
+{
+   double x, y;
+   level_xy(v, s, level, u, t, &x, &y);
+   const int x0 = floor_i(x - 0.5), y0 = floor_i(y - 0.5);
+   static const int di[4] = {0, 1, 1, 0}, dj[4] = {1, 1, 0, 0};
+   const enum vagx_swizzle sz = comp == 0   ? v->t.swizzle_r
+                                : comp == 1 ? v->t.swizzle_g
+                                : comp == 2 ? v->t.swizzle_b
+                                            : v->t.swizzle_a;
+   for (unsigned k = 0; k < 4; k++) {
+      uint32_t raw[4];
+      bool border;
+      if (!fetch_wrapped_raw(c, v, s, level, layer, x0 + di[k], y0 + dj[k], raw, &border))
+         return false;
+      float f[4];
+      if (border) {
+         memcpy(raw, s->border_color, sizeof(raw));
+         border_texel(s, f);
+      } else {
+         for (unsigned i = 0; i < 4; i++)
+            f[i] = r_f(raw[i]);
+      }
+      if (compare) {
+         float r = ref;
+         if (v->t.format == VAGX_FORMAT_Z16_UNORM || v->t.format == VAGX_FORMAT_Z24_UNORM_S8_UINT)
+            r = !(r > 0) ? 0 : r > 1 ? 1 : r;
+         out[k] = r_u(cmp(s->compare_func, r, f[0]));
+      } else {
+         out[k] = integer ? swz_int(raw, sz) : r_u(swz(f, sz));
+      }
+   }
+   return true;
+}
+
+/* `tex` on a BUFFER texture: texel i of a fetch (dim buf) is at base_va +
+ * i x bytes per texel, 0 at or past buffer_elements (GL's out-of-range
+ * buffer texel fetch); the size query gives buffer_elements; every other
+ * mode or dim reads 0 (render.md, "Buffer textures"). */
+static enum vagx_usc_status tex_buffer(struct rtexctx *c, struct vagx_usc_gfx_call *call,
+                                       const struct tview *v, unsigned mode, unsigned dim)
+{
+   const unsigned r0 = call->instr->src[0].idx;
+   const unsigned bpt = vagx_format_bytes_per_block(v->t.format);
+   const bool integer = vagx_format_is_integer(v->t.format);
+   const enum vagx_swizzle sz[4] = {v->t.swizzle_r, v->t.swizzle_g, v->t.swizzle_b,
+                                    v->t.swizzle_a};
+   if (r0 >= c->p->desc.gpr_count)
+      return VAGX_USC_ILLEGAL_INSTRUCTION;
+   for (unsigned l = 0; l < 32; l++) {
+      if (!(call->exec >> l & 1))
+         continue;
+      uint32_t t[4] = {0, 0, 0, 0};
+      if (mode == VAGX_TEXMODE_SIZE) {
+         call->out[0][l] = v->t.buffer_elements;
+         call->out[1][l] = call->out[2][l] = call->out[3][l] = 0;
+         continue;
+      }
+      const uint32_t i = call->regs[r0][l];
+      if (mode == VAGX_TEXMODE_FETCH && dim == VAGX_DIM_BUF && i < v->t.buffer_elements) {
+         const uint8_t *p = r_map(c->j, c->worker, v->t.base_va + (uint64_t)i * bpt, bpt,
+                                  VAGX_USC_ACC_READ, VAGX_UNIT_TEX);
+         if (!p)
+            return VAGX_USC_FAULT;
+         r_fmt_unpack(v->t.format, p, t);
+      } else if (mode != VAGX_TEXMODE_FETCH || dim != VAGX_DIM_BUF) {
+         for (unsigned k = 0; k < 4; k++)
+            call->out[k][l] = 0;
+         continue;
+      }
+      float f[4];
+      for (unsigned k = 0; k < 4; k++)
+         f[k] = r_f(t[k]);
+      for (unsigned k = 0; k < 4; k++)
+         call->out[k][l] = integer ? swz_int(t, sz[k]) : r_u(swz(f, sz[k]));
+   }
+   return VAGX_USC_OK;
+}
+
 enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *call)
 {
    const struct vagx_instr *I = call->instr;
@@ -897,6 +989,8 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
    enum vagx_usc_status st = tex_desc(c, ti, &v);
    if (st)
       return st;
+   if (v.t.dimension == VAGX_DIMENSION_BUFFER)
+      return tex_buffer(c, call, &v, mode, dim);
    v.va = v.t.base_va;
    tview_fast_init(c, &v);
    struct vagx_sampler s;
@@ -1050,6 +1144,16 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
             layer = (unsigned)(a < 0 ? 0 : a > mx ? mx : a);
          }
          double w3 = dim == VAGX_DIM__3D ? r_f(call->regs[r0 + 2][l]) : 0;
+         if (mode == VAGX_TEXMODE_GATHER) {
+            /* at the base level, never filtered; results already swizzled */
+            uint32_t g[4];
+            if (!gather_level(c, &v, &s, base, layer, u, t, call->src[1][l] & 3, integer,
+                              shadow || s.compare_enable, r_f(call->src[2][l]), g))
+               return VAGX_USC_FAULT;
+            for (unsigned k = 0; k < 4; k++)
+               call->out[k][l] = g[k];
+            continue;
+         }
          bool lin;
          unsigned l0, l1;
          double mf;

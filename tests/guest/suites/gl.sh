@@ -4,7 +4,8 @@
 #
 #  - eglinfo on the GBM platform (card0) reports the vagx EGL driver without
 #    a loader warning (driconf names the DRI driver of kernel driver vagx), and
-#    build/gl-tests/gl_info (surfaceless platform: renderD128) a vagx renderer;
+#    build/gl-tests/gl_info (surfaceless platform: renderD128) a vagx renderer
+#    with GL 3.1 compatibility and a 3.1 core profile;
 #  - build/gl-tests/gl_triangle --gbm renders every GLES2 case of tests/gl
 #    into a 64x64 ARGB8888 GBM window surface on card0 and reads it back; after
 #    eglSwapBuffers the front buffer, mapped with gbm_bo_map, must equal the
@@ -70,6 +71,13 @@ if grep -q "^ES .*renderer vagx" "$tmp/gl_info"; then
 	ok "gl_info (surfaceless, renderD128): $(grep -m1 "^ES" "$tmp/gl_info" | cut -d"|" -f1)renderer vagx"
 else
 	nok "gl_info (surfaceless, renderD128): GLES renderer vagx"; log "$tmp/gl_info"
+fi
+# GL 3.1: buffer textures and GLSL 1.40 (docs/mesa-driver.md, GL versions)
+if grep -q "^compat *3\.1 .*renderer vagx" "$tmp/gl_info" &&
+	grep -q "^core *3\.1 (Core Profile) .*renderer vagx" "$tmp/gl_info"; then
+	ok "gl_info (surfaceless, renderD128): GL 3.1 compatibility and 3.1 core profile"
+else
+	nok "gl_info (surfaceless, renderD128): GL 3.1 compatibility and 3.1 core profile"; log "$tmp/gl_info"
 fi
 
 # 2. GLES2 cases in a GBM surface on card0 vs softpipe, PRIME to renderD128

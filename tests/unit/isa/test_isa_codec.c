@@ -87,6 +87,20 @@ int main(void)
    vagx_dis(buf2, (size_t)n3, text2, sizeof(text2));
    CHECK(!strcmp(text2, expect), "dis(as(text)) != text");
 
+   /* tex .gather (texmode 7, since the gather mode): its text round trip
+    * and the decoded mode, dim, array and shadow bits */
+   const char *gather = "tex.gather.t3.s1.cube.array.shadow r0, r4, r8, r9\nend\n";
+   long ng = vagx_asm_assemble(gather, buf2, 64, &err);
+   struct vagx_instr G;
+   uint64_t gw[2];
+   memcpy(gw, buf2, sizeof(gw));
+   CHECK(ng == 6 && vagx_decode(gw, 2, &G) == 2 && G.op == VAGX_OP_TEX &&
+            (G.mod & 7) == VAGX_TEXMODE_GATHER && ((G.imm[1] >> 16) & 7) == VAGX_DIM_CUBE &&
+            (G.imm[1] >> 19 & 3) == 3 && (G.imm[1] & 0xffff) == 0x0103,
+         "tex.gather: assembled to %ld words, mode %u", ng, (unsigned)(G.mod & 7));
+   vagx_dis(buf2, (size_t)ng, text2, sizeof(text2));
+   CHECK(!strcmp(text2, gather), "tex.gather: dis gave %s", text2);
+
    /* Errors are reported with a line, never crash. */
    CHECK(vagx_asm_assemble("nop\nfrob r1\n", buf, 64, &err) < 0 && err.line == 2, "unknown op");
    CHECK(vagx_asm_assemble("iadd r1, -r2, r3\n", buf, 64, &err) < 0, "neg on int");

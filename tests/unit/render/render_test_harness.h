@@ -115,6 +115,10 @@ void test_tex_cube(void);
 void test_cube_lod(void);
 void test_shadow_ref_clamp(void);
 void test_tex_span_safepoint(void);
+/* test_render_texbuf.c */
+void test_tex_buffer(void);
+/* test_render_gather.c */
+void test_tex_gather(void);
 /* test_render_formats.c */
 void test_formats(void);
 void test_tex_int_sampling(void);

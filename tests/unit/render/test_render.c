@@ -835,6 +835,8 @@ int main(void)
       {"tex_span_safepoint", test_tex_span_safepoint},
       {"geometry_workers", test_geometry_workers},
       {"geometry_fault_order", test_geometry_fault_order},
+      {"tex_buffer", test_tex_buffer},
+      {"tex_gather", test_tex_gather},
    };
    for (unsigned i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
       int before = t_failures;

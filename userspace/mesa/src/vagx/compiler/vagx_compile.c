@@ -246,7 +246,9 @@ vagx_preprocess_nir(nir_shader *nir)
    };
    /* projections first, so that lower_tex_offset adds offsets to the
     * divided coordinates */
-   nir_lower_tex_options txp = { .lower_txp = ~0u };
+   /* textureGatherOffsets: four gathers with one offset each, whose
+    * offsets the last pass turns into coordinates like any other */
+   nir_lower_tex_options txp = { .lower_txp = ~0u, .lower_tg4_offsets = true };
    NIR_PASS(_, nir, nir_lower_tex, &txp);
    NIR_PASS(_, nir, nir_shader_instructions_pass, lower_tex_offset, nir_metadata_none, NULL);
    NIR_PASS(_, nir, nir_lower_tex, &tex);
@@ -920,6 +922,9 @@ emit_tex(struct ctx *c, nir_tex_instr *tex)
    case nir_texop_query_levels:
       mode = VAGX_TEXMODE_LEVELS;
       break;
+   case nir_texop_tg4:
+      mode = VAGX_TEXMODE_GATHER;
+      break;
    default:
       ir->error = "unsupported texture op";
       return false;
@@ -952,6 +957,9 @@ emit_tex(struct ctx *c, nir_tex_instr *tex)
          return false;
       }
    }
+   /* gather: the component to gather is src1 */
+   if (mode == VAGX_TEXMODE_GATHER)
+      lod = ir_imm(tex->component);
    unsigned dim = tex_dim(tex);
    struct vagx_instr tmp = { 0 };
    tmp.imm[1] = (dim << 16) | (tex->is_array ? (1u << 19) : 0);

@@ -8,6 +8,7 @@
 #include "util/u_framebuffer.h"
 #include "util/u_atomic.h"
 #include "util/u_inlines.h"
+#include "util/u_viewport.h"
 #include "vagx_context.h"
 #include "vagx_hw.h"
 
@@ -52,6 +53,19 @@ vagx_pack_pbe(struct vagx_resource *r, enum pipe_format fmt, unsigned level, uns
    vagx_pbe_pack(out, &p);
 }
 
+/* a view's pipe swizzle into the texture descriptor */
+static void
+texture_swizzle(struct vagx_texture *t, const unsigned char swz[4])
+{
+   static const uint8_t map[] = { [PIPE_SWIZZLE_X] = VAGX_SWIZZLE_R, [PIPE_SWIZZLE_Y] = VAGX_SWIZZLE_G,
+                                  [PIPE_SWIZZLE_Z] = VAGX_SWIZZLE_B, [PIPE_SWIZZLE_W] = VAGX_SWIZZLE_A,
+                                  [PIPE_SWIZZLE_0] = VAGX_SWIZZLE_ZERO, [PIPE_SWIZZLE_1] = VAGX_SWIZZLE_ONE };
+   t->swizzle_r = map[swz[0] & 7];
+   t->swizzle_g = map[swz[1] & 7];
+   t->swizzle_b = map[swz[2] & 7];
+   t->swizzle_a = map[swz[3] & 7];
+}
+
 void
 vagx_pack_texture(struct vagx_resource *r, enum pipe_format fmt, const unsigned char swz[4],
              unsigned first_level, unsigned last_level, unsigned first_layer,
@@ -67,6 +81,7 @@ vagx_pack_texture(struct vagx_resource *r, enum pipe_format fmt, const unsigned 
    t.format = stencil_view ? r->vformat : vagx_format_from_pipe(fmt);
    t.sample_stencil = stencil_view;
    t.dimension = r->base.target == PIPE_TEXTURE_CUBE ? VAGX_DIMENSION_CUBE
+                 : r->base.target == PIPE_TEXTURE_CUBE_ARRAY ? VAGX_DIMENSION_CUBE_ARRAY
                  : r->base.target == PIPE_TEXTURE_3D ? VAGX_DIMENSION_3D
                  : r->base.target == PIPE_TEXTURE_1D ? VAGX_DIMENSION_1D
                  : r->base.target == PIPE_TEXTURE_1D_ARRAY ? VAGX_DIMENSION_1D_ARRAY
@@ -74,13 +89,7 @@ vagx_pack_texture(struct vagx_resource *r, enum pipe_format fmt, const unsigned 
                                                      : VAGX_DIMENSION_2D;
    t.layout = r->layout.tiling == VAGX_TILING_LINEAR ? VAGX_IMAGE_LAYOUT_LINEAR
                                                      : VAGX_IMAGE_LAYOUT_TWIDDLED;
-   static const uint8_t map[] = { [PIPE_SWIZZLE_X] = VAGX_SWIZZLE_R, [PIPE_SWIZZLE_Y] = VAGX_SWIZZLE_G,
-                                  [PIPE_SWIZZLE_Z] = VAGX_SWIZZLE_B, [PIPE_SWIZZLE_W] = VAGX_SWIZZLE_A,
-                                  [PIPE_SWIZZLE_0] = VAGX_SWIZZLE_ZERO, [PIPE_SWIZZLE_1] = VAGX_SWIZZLE_ONE };
-   t.swizzle_r = map[swz[0] & 7];
-   t.swizzle_g = map[swz[1] & 7];
-   t.swizzle_b = map[swz[2] & 7];
-   t.swizzle_a = map[swz[3] & 7];
+   texture_swizzle(&t, swz);
    t.width = r->base.width0;
    t.height = r->base.height0;
    t.depth = r->layout.depth_px;
@@ -92,8 +101,10 @@ vagx_pack_texture(struct vagx_resource *r, enum pipe_format fmt, const unsigned 
    t.base_va = r->bo->va;
    /* GL_EXT_texture_array: a view of layers first..last of an array is
     * the image whose layer 0 is first_layer (every layer holds a whole
-    * mip chain, layer_stride_B apart, vagx_layout.h) */
-   if (r->base.target == PIPE_TEXTURE_1D_ARRAY || r->base.target == PIPE_TEXTURE_2D_ARRAY) {
+    * mip chain, layer_stride_B apart, vagx_layout.h); a cube array's
+    * layers are its cubes' faces, 6 per cube */
+   if (r->base.target == PIPE_TEXTURE_1D_ARRAY || r->base.target == PIPE_TEXTURE_2D_ARRAY ||
+       r->base.target == PIPE_TEXTURE_CUBE_ARRAY) {
       t.depth = last_layer - first_layer + 1;
       t.base_va += (uint64_t)first_layer * r->layout.layer_stride_B;
    }
@@ -437,6 +448,45 @@ emit_fragment_pipeline(struct vagx_context *ctx, struct vagx_batch *b,
    return true;
 }
 
+/* A BUFFER texture descriptor (GL_ARB_texture_buffer_object): the texels
+ * of bytes [offset, offset + size) of the buffer, fetched by index; a
+ * fetch at or past the count reads 0 (render.md, "Buffer textures"). */
+static void
+pack_buffer_texture(struct vagx_resource *r, const struct pipe_sampler_view *v,
+                    const unsigned char swz[4], uint32_t *out)
+{
+   struct vagx_texture t;
+   vagx_texture_init(&t);
+   t.format = vagx_format_from_pipe(v->format);
+   /* st takes the compatibility profile's alpha, luminance and intensity
+    * buffer formats (GL_ALPHA8, GL_LUMINANCE8_ALPHA8, ...) without asking
+    * the driver: read them as the R/RG format of the same channels, with
+    * the format's swizzle under the view's */
+   unsigned char fswz[4];
+   if (t.format == VAGX_FORMAT_INVALID) {
+      const struct util_format_description *d = util_format_description(v->format);
+      enum pipe_format plain =
+         util_format_get_array(d->channel[0].type, d->channel[0].size, d->nr_channels,
+                               d->channel[0].normalized, d->channel[0].pure_integer);
+      t.format = vagx_format_from_pipe(plain);
+      util_format_compose_swizzles(d->swizzle, swz, fswz);
+      swz = fswz;
+   }
+   t.dimension = VAGX_DIMENSION_BUFFER;
+   t.layout = VAGX_IMAGE_LAYOUT_LINEAR;
+   texture_swizzle(&t, swz);
+   t.width = t.height = t.depth = t.levels = 1;
+   t.stride = 0;
+   /* the offset is a multiple of texture_buffer_offset_alignment
+    * (vagx_screen.c), the descriptor's base_va alignment */
+   t.base_va = r->bo->va + v->u.buf.offset;
+   unsigned blocksize = util_format_get_blocksize(v->format);
+   uint64_t n = MIN2((uint64_t)v->u.buf.size, r->base.width0 - MIN2(v->u.buf.offset, r->base.width0)) /
+                blocksize;
+   t.buffer_elements = MIN2(n, VAGX_MAX_TEXEL_BUFFER_ELEMENTS);
+   vagx_texture_pack(out, &t);
+}
+
 /* the texture descriptor of a sampler view of its resource's current
  * storage (at creation, and again after a buffer rename) */
 void
@@ -445,8 +495,11 @@ vagx_sampler_view_desc(struct pipe_sampler_view *v)
    struct vagx_sampler_view *sv = (struct vagx_sampler_view *)v;
    struct vagx_resource *r = vagx_resource(v->texture);
    unsigned char swz[4] = { v->swizzle_r, v->swizzle_g, v->swizzle_b, v->swizzle_a };
-   vagx_pack_texture(r, v->format, swz, v->u.tex.first_level, v->u.tex.last_level,
-                     v->u.tex.first_layer, v->u.tex.last_layer, sv->desc);
+   if (v->target == PIPE_BUFFER)
+      pack_buffer_texture(r, v, swz, sv->desc);
+   else
+      vagx_pack_texture(r, v->format, swz, v->u.tex.first_level, v->u.tex.last_level,
+                        v->u.tex.first_layer, v->u.tex.last_layer, sv->desc);
    sv->desc_bo = r->bo;
 }
 
@@ -461,8 +514,14 @@ emit_viewport(struct vagx_context *ctx, struct vagx_batch *b)
    vpt.offset_y = ctx->viewport.translate[1];
    vpt.scale_z = ctx->viewport.scale[2];
    vpt.offset_z = ctx->viewport.translate[2];
+   /* the device clamps window z to [min_depth, max_depth] (after [0, 1]
+    * when it does not clip at near/far): GL's depth clamp wants the depth
+    * range [min(n, f), max(n, f)] (GL 4.6 13.7), otherwise [0, 1] */
    vpt.min_depth = 0.0f;
    vpt.max_depth = 1.0f;
+   if (ctx->rast && !ctx->rast->base.depth_clip_near)
+      util_viewport_zmin_zmax(&ctx->viewport, ctx->rast->base.clip_halfz, &vpt.min_depth,
+                              &vpt.max_depth);
    vagx_cmd_viewport_pack(vagx_cs_emit(b, VAGX_CMD_VIEWPORT_LENGTH), &vpt);
 }
 

@@ -100,13 +100,24 @@ vagx_init_screen_caps(struct vagx_screen *screen)
     * offsets are lowered to coordinates (vagx_compile.c).  Mesa exposes it
     * only with GL 3.0 (version.c), otherwise GLSL stays 1.20; it also
     * turns on GL_EXT_texture_integer */
-   caps->glsl_feature_level = 130;
+   caps->glsl_feature_level = 140;
    /* GLSL 1.30's gl_MaxVaryingComponents minimum (64): 16 vec4 varyings
     * are 64 smooth32 words (VAGX_MAX_VARYING_WORDS 127) and, with
     * bindings merged (vagx_draw.c), 16-20 cf bindings */
    caps->max_varyings = 16;
-   caps->glsl_feature_level_compatibility = 130;
+   caps->glsl_feature_level_compatibility = 140;
    caps->essl_feature_level = 100;
+   /* GLSL 1.40 (GL 3.1) adds uniform blocks, instancing, rectangle and
+    * buffer samplers and primitive restart; with the buffer textures
+    * below, Mesa computes GL 3.1 for the compatibility and core profiles
+    * (version.c).  Buffer textures: the descriptor's BUFFER dimension
+    * (contract 1.4),
+    * fetched by index with `tex .fetch .buf`, 0 past buffer_elements
+    * (render.md); the view's offset is the descriptor's base_va, whose
+    * alignment is 16 (GL_ARB_texture_buffer_range) */
+   caps->texture_buffer_objects = true;
+   caps->max_texel_buffer_elements = VAGX_MAX_TEXEL_BUFFER_ELEMENTS;
+   caps->texture_buffer_offset_alignment = 16;
    caps->constant_buffer_offset_alignment = 16;
    caps->min_map_buffer_alignment = 64;
    caps->texture_transfer_modes = 0;
@@ -185,6 +196,19 @@ vagx_init_screen_caps(struct vagx_screen *screen)
     * border under linear filtering): the state tracker emulates it */
    caps->gl_clamp = false;
    caps->max_texture_anisotropy = 1.0f;
+   /* GL_ARB_depth_clamp: cmd_rasterizer.depth_clip off clamps window z to
+    * the depth range (cmd_viewport min/max_depth, emit_viewport) */
+   caps->depth_clip_disable = true;
+   /* GL_ARB_texture_cube_map_array: the descriptor's CUBE_ARRAY, 6 layers a
+    * cube, `tex .cube .array` (layer = cube index, render.md) */
+   caps->cube_map_array = true;
+   /* GL_ARB_texture_gather: `tex .gather` (render.md, "Texture gather")
+    * picks any of the 4 components; offsets, and textureGatherOffsets'
+    * four, become coordinates in the compiler (nir_lower_tex), so any
+    * range works: GL 4.0's -8..7 */
+   caps->max_texture_gather_components = 4;
+   caps->min_texture_gather_offset = -8;
+   caps->max_texture_gather_offset = 7;
    caps->max_texture_lod_bias = 16.0f;
 }
 
@@ -331,8 +355,17 @@ vagx_is_format_supported(struct pipe_screen *pscreen, enum pipe_format format,
          return false;
       usage &= ~PIPE_BIND_INDEX_BUFFER;
    }
-   if (target == PIPE_BUFFER)
+   if (target == PIPE_BUFFER) {
+      if (usage == PIPE_BIND_SAMPLER_VIEW) {
+         /* buffer textures: any sampled format of 1, 2, 4, 8 or 16 bytes
+          * a texel, which the texture unit unpacks (render_tex.c) */
+         unsigned v = vagx_format_from_pipe(format);
+         return v != VAGX_FORMAT_INVALID && !vagx_format_depth(v) && !vagx_format_stencil(v) &&
+                util_is_power_of_two_nonzero(util_format_get_blocksize(format)) &&
+                util_format_get_blockwidth(format) == 1;
+      }
       return usage == 0 || format == PIPE_FORMAT_R8_UNORM;
+   }
    if (!usage)
       return true;
    /* stencil-only views of Z24S8 / Z32F_S8X24 resources: the texture

@@ -184,8 +184,9 @@ vagx_bind_rast(struct pipe_context *p, void *s)
 {
    struct vagx_context *ctx = vagx_context(p);
    ctx->rast = s;
-   /* rasterizer.scissor enables the scissor; poly_stipple picks a variant */
-   ctx->dirty |= VAGX_DIRTY_RAST | VAGX_DIRTY_SCISSOR | VAGX_DIRTY_FS_VARIANT;
+   /* rasterizer.scissor enables the scissor; poly_stipple picks a variant;
+    * depth_clip_near picks the viewport's depth clamp range (emit_viewport) */
+   ctx->dirty |= VAGX_DIRTY_RAST | VAGX_DIRTY_SCISSOR | VAGX_DIRTY_FS_VARIANT | VAGX_DIRTY_VIEWPORT;
 }
 
 static void
