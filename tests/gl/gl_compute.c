@@ -862,14 +862,7 @@ main(int argc, char **argv)
          continue;
       errbuf[0] = 0;
       glUseProgram(0);
-      const bool ok = cases[i].fn();
-      while (glGetError() != GL_NO_ERROR)
-         ;
-      if (ok)
-         printf("case %s ok\n", cases[i].name);
-      else
-         printf("case %s error: %s\n", cases[i].name, errbuf);
-      fflush(stdout);
+      gl_case_report(cases[i].name, cases[i].fn(), errbuf, NULL, NULL, 0, 0);
    }
    return 0;
 }

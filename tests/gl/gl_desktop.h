@@ -111,6 +111,39 @@ gl_case_wanted(int argc, char **argv, int first, const char *name)
    return want;
 }
 
+/* The end of one case: a pending GL error fails it, its image (px, w x h
+ * rows from glReadPixels; NULL: none) is written to DIR/NAME.ppm, and
+ * "case NAME ok" or "case NAME error: WHY" is printed, the line
+ * tests/gl/run reads.  Returns whether the case passed. */
+static inline bool
+gl_case_report(const char *name, bool ok, const char *why, const char *dir,
+               const unsigned char *px, int w, int h)
+{
+   char msg[512];
+   snprintf(msg, sizeof(msg), "%s", why && why[0] ? why : "failed");
+   const GLenum err = glGetError();
+   if (ok && err != GL_NO_ERROR) {
+      snprintf(msg, sizeof(msg), "GL error 0x%x", err);
+      ok = false;
+   }
+   while (glGetError() != GL_NO_ERROR)
+      ;
+   if (ok && px) {
+      char path[1024];
+      snprintf(path, sizeof(path), "%s/%s.ppm", dir, name);
+      if (!gl_write_ppm(path, px, w, h)) {
+         snprintf(msg, sizeof(msg), "cannot write %.200s", path);
+         ok = false;
+      }
+   }
+   if (ok)
+      printf("case %s ok\n", name);
+   else
+      printf("case %s error: %s\n", name, msg);
+   fflush(stdout);
+   return ok;
+}
+
 /* The surfaceless display, initialised */
 static inline EGLDisplay
 gl_display(void)

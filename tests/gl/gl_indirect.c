@@ -484,25 +484,9 @@ main(int argc, char **argv)
       if (!gl_case_wanted(argc, argv, 2, cases[i].name))
          continue;
       errbuf[0] = 0;
-      bool ok = cases[i].fn();
+      const bool ok = cases[i].fn();
       glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
-      GLenum err = glGetError();
-      if (ok && err != GL_NO_ERROR) {
-         snprintf(errbuf, sizeof(errbuf), "GL error 0x%x", err);
-         ok = false;
-      }
-      char path[1024];
-      snprintf(path, sizeof(path), "%s/%s.ppm", argv[1], cases[i].name);
-      if (ok && !gl_write_ppm(path, px, W, H)) {
-         snprintf(errbuf, sizeof(errbuf), "cannot write %.200s", path);
-         ok = false;
-      }
-      if (ok)
-         printf("case %s ok\n", cases[i].name);
-      else
-         printf("case %s error: %s\n", cases[i].name, errbuf);
-      fflush(stdout);
-      failed += !ok;
+      failed += !gl_case_report(cases[i].name, ok, errbuf, argv[1], px, W, H);
    }
    eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
    eglDestroyContext(dpy, ctx);

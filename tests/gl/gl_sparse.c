@@ -411,17 +411,7 @@ main(int argc, char **argv)
          continue;
       }
       err[0] = 0;
-      const bool ok = cases[i].fn();
-      const GLenum e = glGetError();
-      if (ok && e == GL_NO_ERROR) {
-         printf("case %s ok\n", cases[i].name);
-      } else {
-         printf("case %s error: %s\n", cases[i].name, err[0] ? err : "GL error");
-         if (e != GL_NO_ERROR)
-            printf("  (GL error 0x%x)\n", e);
-         fails++;
-      }
-      fflush(stdout);
+      fails += !gl_case_report(cases[i].name, cases[i].fn(), err, NULL, NULL, 0, 0);
    }
    return fails ? 1 : 0;
 }
