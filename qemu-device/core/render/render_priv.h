@@ -194,7 +194,7 @@ struct rdesc_tex {
    struct vagx_texture t;
    struct vagx_layout l;
    /* the texture lane path's addressing of the base level and whether
-    * the lanes can use it (r_tex2d_lanes_fit): -1 until first use */
+    * how the lanes can use it (enum r_lanes_fit): -1 until first use */
    int8_t base_fit;
    struct raddr base_addr;
    /* the lane path's last two translations (a footprint may cross a page),

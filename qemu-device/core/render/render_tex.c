@@ -1036,7 +1036,7 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
          struct rdesc_tex *e = v.dc;
          struct rspan span2, *span = &v.span, *spanb = &span2;
          const struct raddr *addr = &v.addr;
-         bool fit;
+         enum r_lanes_fit fit;
          const uint64_t sp = c->j->dev->w[c->worker].safepoints;
          if (e) {
             if (e->base_fit < 0) {
@@ -1051,7 +1051,7 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
             span = &e->span[0];
             spanb = &e->span[1];
             addr = &e->base_addr;
-            fit = e->base_fit;
+            fit = (enum r_lanes_fit)e->base_fit;
          } else {
             r_span_reset(&span2);
             r_addr_init(&v.addr, v.l, base, 0);
@@ -1065,9 +1065,9 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
             .wrap_s = s.wrap_s, .wrap_t = s.wrap_t, .unnormalized = s.unnormalized, .linear = lin,
             .swap_rb = v.swap_rb,
             .swizzle = {v.t.swizzle_r, v.t.swizzle_g, v.t.swizzle_b, v.t.swizzle_a},
-            .exec = call->exec, .u = call->regs[r0], .t = call->regs[r0 + 1], .out = call->out,
+            .fit = fit, .exec = call->exec, .u = call->regs[r0], .t = call->regs[r0 + 1], .out = call->out,
          };
-         if (fit)
+         if (fit != R_LANES_NONE)
             return r_tex2d_unorm8_lanes(&a) ? VAGX_USC_OK : VAGX_USC_FAULT;
       }
       for (unsigned l = 0; l < 32; l++) {

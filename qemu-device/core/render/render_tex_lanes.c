@@ -296,11 +296,13 @@ __attribute__((target("avx2"))) static bool lanes_avx2(const struct rtex_lanes *
 #define HAVE_AVX2_COPY 1
 #endif
 
-bool r_tex2d_lanes_fit(const struct raddr *a, int width, int height)
+enum r_lanes_fit r_tex2d_lanes_fit(const struct raddr *a, int width, int height)
 {
+   if (!a->linear && !a->spread_table)
+      return R_LANES_NONE;
    /* offsets grow with x and with y: the last texel's is the largest */
-   return (a->linear || a->spread_table) &&
-          r_addr_offset(a, (uint32_t)width - 1, (uint32_t)height - 1) < UINT32_MAX - 4;
+   const uint64_t last = r_addr_offset(a, (uint32_t)width - 1, (uint32_t)height - 1);
+   return last < INT32_MAX - 4 ? R_LANES_OFF31 : last < UINT32_MAX - 4 ? R_LANES_OFF32 : R_LANES_NONE;
 }
 
 bool r_tex2d_unorm8_lanes(const struct rtex_lanes *a)

@@ -19,6 +19,13 @@
 
 #include "render_io.h"
 
+/* Whether the lanes can address the level: R_LANES_OFF32 when it is linear
+ * or twiddled with tiles of at most R_SPREAD_N elements a side and every
+ * byte offset is below 2^32 (a 2D RGBA8 level always is), R_LANES_OFF31
+ * when they are also below 2^31 (the AVX2 gathers' signed indices);
+ * R_LANES_NONE otherwise.  Kept per descriptor (rdesc_tex.base_fit). */
+enum r_lanes_fit { R_LANES_NONE, R_LANES_OFF32, R_LANES_OFF31 };
+
 struct rtex_lanes {
    struct rjob *j;
    unsigned worker;
@@ -30,15 +37,13 @@ struct rtex_lanes {
    bool unnormalized, linear;
    unsigned swap_rb;           /* BGRA8: 2, RGBA8: 0 */
    enum vagx_swizzle swizzle[4];
+   enum r_lanes_fit fit;       /* r_tex2d_lanes_fit(addr, width, height), not NONE */
    uint32_t exec;              /* lanes to sample */
    const uint32_t *u, *t;      /* coordinate registers (float bits, 32 lanes) */
    uint32_t (*out)[32];        /* out[component][lane], active lanes written */
 };
 
-/* Whether the lanes can address the level (linear, or twiddled with tiles
- * of at most R_SPREAD_N elements a side; every byte offset below 2^32,
- * which a 2D RGBA8 level always is). */
-bool r_tex2d_lanes_fit(const struct raddr *a, int width, int height);
+enum r_lanes_fit r_tex2d_lanes_fit(const struct raddr *a, int width, int height);
 
 /* Samples every lane of a->exec (r_tex2d_lanes_fit holds); false on a fault
  * (recorded by r_span_map for VAGX_UNIT_TEX, at the texel the generic path

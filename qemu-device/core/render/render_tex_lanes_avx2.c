@@ -25,7 +25,8 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
-#define AVX2 __attribute__((target("avx2")))
+/* the caller checked usc_simd_level() >= USC_SIMD_AVX2_FMA */
+#define AVX2 __attribute__((target("avx2,fma")))
 
 static bool pow2(int size)
 {
@@ -42,7 +43,7 @@ bool r_tex2d_lanes_avx2_handles(const struct rtex_lanes *a)
    }
    /* the gather's indices are signed 32-bit offsets from the footprint's
     * lowest texel: the level's bytes must stay below 2^31 */
-   return r_addr_offset(a->addr, (uint32_t)a->width - 1, (uint32_t)a->height - 1) < INT32_MAX - 4;
+   return a->fit == R_LANES_OFF31;
 }
 
 /* floor_sat() of render_tex_lanes.c on 4 doubles: max(x, -1e9) takes -1e9
@@ -138,12 +139,17 @@ static inline AVX2 uint32_t hmax_u32(__m256i v)
    return (uint32_t)_mm_cvtsi128_si32(m);
 }
 
-/* unorm_dec of the byte at bit sh[0] of each texel: (float)b / 255.0f (a
- * multiplication by 1 / 255 differs for 126 of the 256 bytes) */
+/* unorm_dec of the byte at bit sh[0] of each texel: (float)b / 255.0f.  A
+ * multiplication by 1 / 255 differs for 126 of the 256 bytes; corrected by
+ * its exact remainder (one Newton step with FMAs) it is the quotient for
+ * every byte (test tex_fast_sampling's unorm8 check), without the division's
+ * latency, which the gathered texels wait on. */
 static inline AVX2 __m256 unorm8(__m256i texel, __m128i sh)
 {
    const __m256i b = _mm256_and_si256(_mm256_srl_epi32(texel, sh), _mm256_set1_epi32(0xff));
-   return _mm256_div_ps(_mm256_cvtepi32_ps(b), _mm256_set1_ps(255.0f));
+   const __m256 f = _mm256_cvtepi32_ps(b), inv = _mm256_set1_ps(1.0f / 255.0f);
+   const __m256 q = _mm256_mul_ps(f, inv);
+   return _mm256_fmadd_ps(_mm256_fnmadd_ps(q, _mm256_set1_ps(255.0f), f), inv, q);
 }
 
 /* bilerp() of render_tex.c on 4 lanes, in double, in its order:

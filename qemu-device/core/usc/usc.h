@@ -86,7 +86,11 @@ struct vagx_usc_gfx_call {
    uint32_t exec;               /* lanes to execute */
    const uint32_t *src[3];      /* scalar sources after modifiers, 32 lanes each */
    const uint32_t (*regs)[32];  /* register file, for vector sources (instr->src[i].idx) */
-   uint32_t (*out)[32];         /* results: out[component][lane], up to 4 */
+   /* results: out[component][lane], up to 4.  A handler writes every lane
+    * of exec (0 where it has no value): for a vec4 result with every lane
+    * running, out may be the destination registers themselves (never rows
+    * the instruction reads).  After an error out holds anything. */
+   uint32_t (*out)[32];
    unsigned simd_id;            /* SIMD group within the threadgroup */
    const uint32_t (*sr)[32];    /* special registers of this group */
 };

@@ -200,6 +200,33 @@ static void note_reg(struct vagx_usc_decoded *p, unsigned idx, unsigned n)
       p->nregs = idx + n;
 }
 
+/* A graphics instruction with a vec4 result, for op_gfx (usc_exec.c): the
+ * renderer may write the result into the registers while it still reads
+ * the instruction's sources when the rows it reads through the register
+ * file (vector sources, tex .grad's gradient vectors) are apart from the
+ * destination's; scalar sources in those rows are then copied first
+ * (*copy, a bit per source). */
+static bool gfx_reads_apart(const struct vagx_instr *I, uint8_t *copy)
+{
+   const struct vagx_op_info *info = vagx_info(I->op);
+   const unsigned d0 = I->dst, d1 = I->dst + vagx_dst_regs(I);
+   *copy = 0;
+   for (unsigned s = 0; s < vagx_nsrc(I); s++) {
+      const struct vagx_src *src = &I->src[s];
+      const bool grad = s == 1 && I->op == VAGX_OP_TEX && (I->mod & 7) == VAGX_TEXMODE_GRAD;
+      const bool scalar = (info->src[s] == VAGX_SK_U32 || info->src[s] == VAGX_SK_F32) && !grad;
+      const unsigned n = grad ? 2 * vagx_coord_regs(I) : vagx_src_regs(I, s);
+      if (src->file != VAGX_FILE_R && src->file != VAGX_FILE_RL && src->file != VAGX_FILE_RH)
+         continue;
+      if (src->idx >= d1 || d0 >= src->idx + n)
+         continue;
+      if (!scalar)
+         return false;
+      *copy |= 1u << s;
+   }
+   return true;
+}
+
 /* Pass 2: builds the program from the checked instructions. */
 static struct vagx_usc_decoded *pass2(const uint64_t *w, uint32_t nwords, struct dec *d,
                                       struct vagx_usc_result *res)
@@ -292,6 +319,8 @@ static struct vagx_usc_decoded *pass2(const uint64_t *w, uint32_t nwords, struct
          }
          note_reg(p, I->src[1].idx, ng);
       }
+      if ((info->flags & VAGX_OPF_GFX) && info->dst == VAGX_DK_VEC4)
+         o->gfx_direct = gfx_reads_apart(I, &o->gfx_copy);
       /* The private stack the executor keeps per lane: what the program's
        * stack accesses reach, up to the contract's limit (an access beyond
        * it can never be within a descriptor's stack_size, so it faults and

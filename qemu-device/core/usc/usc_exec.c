@@ -442,7 +442,29 @@ enum vagx_usc_status vagx_usc_run_simd(struct vagx_usc *usc, const struct vagx_u
 
 /* Graphics-only instructions: handed to the renderer's hook with resolved
  * scalar sources; results come back in out[] and are written under the mask. */
-static const uint32_t gfx_zero_out[4][L];
+
+/* n rows of 32 lanes zeroed or copied in vector registers: gcc makes a
+ * 512-byte memcpy or memset a `rep movsq`/`rep stosq`, whose start-up was
+ * half of usc_op_gfx's time on a texture-heavy frame (effect2d) */
+typedef uint32_t usc_row8 __attribute__((vector_size(32), aligned(4)));
+
+static inline __attribute__((always_inline)) void rows_zero(uint32_t (*d)[L], unsigned n)
+{
+   usc_row8 *v = (usc_row8 *)d;
+#pragma GCC unroll 16
+   for (unsigned i = 0; i < 4 * L / 8; i++)
+      if (i < n * L / 8)
+         v[i] = (usc_row8){0};
+}
+
+static inline __attribute__((always_inline)) void rows_copy(uint32_t *d, const uint32_t (*s)[L])
+{
+   usc_row8 *v = (usc_row8 *)d;
+   const usc_row8 *w = (const usc_row8 *)s;
+#pragma GCC unroll 16
+   for (unsigned i = 0; i < 4 * L / 8; i++)
+      v[i] = w[i];
+}
 
 static inline __attribute__((always_inline)) void op_gfx(struct usc_grp *g, const struct usc_op *o)
 {
@@ -456,21 +478,31 @@ static inline __attribute__((always_inline)) void op_gfx(struct usc_grp *g, cons
       return;
    }
    memset(&call, 0, sizeof(call));
-   /* lanes a handler does not write read as zero: the rows written back
-    * (none for stores, one for a scalar result), by copies gcc inlines as
-    * vector stores (a memset of this size became `rep stos`, whose start-up
-    * was 4 % of a texture-heavy frame) */
-   if (info->dst == VAGX_DK_VEC4)
-      memcpy(out, gfx_zero_out, sizeof(out));
+   /* Every lane runs and the instruction reads none of its destination's
+    * rows: the results go straight into the registers (a handler writes
+    * every lane of call->exec, usc.h).  Otherwise into out[], where lanes a
+    * handler does not write read as zero: the rows written back (none for
+    * stores, one for a scalar result). */
+   const bool direct = info->dst == VAGX_DK_VEC4 && g->exec == ~0u && o->gfx_direct;
+   call.out = out;
+   if (direct)
+      call.out = (uint32_t (*)[L])(g->r + (size_t)o->dst * L);
+   else if (info->dst == VAGX_DK_VEC4)
+      rows_zero(out, 4);
    else if (info->dst == VAGX_DK_U32 || info->dst == VAGX_DK_F32)
-      memcpy(out[0], gfx_zero_out[0], sizeof(out[0]));
+      rows_zero(out, 1);
    call.instr = &o->I;
    call.exec = g->exec;
-   for (unsigned s = 0; s < o->nsrc; s++)
-      if (info->src[s] == VAGX_SK_U32 || info->src[s] == VAGX_SK_F32)
-         call.src[s] = usc_src(g, o, s, tmp[s]);
+   for (unsigned s = 0; s < o->nsrc; s++) {
+      if (info->src[s] != VAGX_SK_U32 && info->src[s] != VAGX_SK_F32)
+         continue;
+      call.src[s] = usc_src(g, o, s, tmp[s]);
+      if (direct && (o->gfx_copy >> s & 1) && call.src[s] != tmp[s]) {
+         memcpy(tmp[s], call.src[s], sizeof(tmp[s]));
+         call.src[s] = tmp[s];
+      }
+   }
    call.regs = (const uint32_t (*)[32])g->r;
-   call.out = out;
    call.simd_id = g->id;
    call.sr = (const uint32_t (*)[32])g->base[USC_B_SR];
    enum vagx_usc_status st = env->gfx->exec(env->gfx_ctx, &call);
@@ -480,9 +512,9 @@ static inline __attribute__((always_inline)) void op_gfx(struct usc_grp *g, cons
    }
    if (info->dst == VAGX_DK_U32 || info->dst == VAGX_DK_F32) {
       usc_wb(g, o, out[0]);
-   } else if (info->dst == VAGX_DK_VEC4) {
+   } else if (info->dst == VAGX_DK_VEC4 && !direct) {
       if (g->exec == ~0u) {
-         memcpy(g->r + (size_t)o->dst * L, out, sizeof(out));
+         rows_copy(g->r + (size_t)o->dst * L, (const uint32_t (*)[L])out);
          return;
       }
       for (unsigned k = 0; k < 4; k++)

@@ -56,6 +56,11 @@ struct usc_op {
    uint16_t dst;
    uint8_t dshift;      /* 0, or 16 for a high-half destination */
    uint8_t nsrc;
+   /* a graphics instruction whose vec4 result may be written by the
+    * renderer straight into the registers when every lane runs: its
+    * destination rows are none of the rows it reads (usc_exec.c, op_gfx) */
+   bool gfx_direct;
+   uint8_t gfx_copy;    /* then: scalar sources in the destination's rows, copied first */
    uint32_t dmask;      /* bits of the destination written */
    uint32_t target;     /* cf: op index of the matching else/endif, loop body, jump target */
    uint32_t skip;       /* op index to continue at when no lane is left active */

@@ -347,6 +347,72 @@ void test_tex_fast_sampling(void)
    printf("  tex_fast_sampling: %u cases x 4 runs, %u met an unmapped page\n", cases, faulted);
 }
 
+static void fill_bytes(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *o)
+{
+   const unsigned b = (y * 16 + x) & 0xff;
+   (void)lv; (void)layer;
+   o[0] = (uint8_t)b;
+   o[1] = (uint8_t)(255 - b);
+   o[2] = (uint8_t)(b ^ 0x55);
+   o[3] = (uint8_t)(b ^ 0xaa);
+}
+
+/* The sampled floats themselves, not their 8-bit encoding: each pixel of a
+ * 16x16 target samples its own texel of a 16x16 RGBA8 texture holding
+ * every byte value once per channel (nearest), and stores the four bytes
+ * of one component's float bits as its colour.  The fast paths (AVX2
+ * intrinsics, vectorised C, results written into the registers) must give
+ * the generic path's bits, (float)b / 255.0f, for every byte; the texture
+ * instruction's destination is its own scalar sources' row (src1 = src2 =
+ * r0), which the direct write must read first. */
+void test_tex_fast_bits(void)
+{
+   W = 16; H = 16;
+   struct texdesc td = {VAGX_FORMAT_RGBA8_UNORM, VAGX_DIMENSION_2D, 16, 16, 1, 1, 0, 0, false};
+   unsigned bad = 0;
+   for (unsigned k = 0; k < 4; k++) {
+      char src[1024];
+      snprintf(src, sizeof(src),
+               "u2f r4, sr.pix_x\nfadd r4, r4, #0.5\nfmul r4, r4, #0.0625\n"
+               "u2f r5, sr.pix_y\nfadd r5, r5, #0.5\nfmul r5, r5, #0.0625\n"
+               "tex.auto.t0.s0.2d r0, r4, r0, r0\n"
+               "and r8, r%u, #255\nu2f r8, r8\nfmul r8, r8, #0.003921568859368563\n"
+               "shr r9, r%u, #8\nand r9, r9, #255\nu2f r9, r9\nfmul r9, r9, #0.003921568859368563\n"
+               "shr r10, r%u, #16\nand r10, r10, #255\nu2f r10, r10\nfmul r10, r10, #0.003921568859368563\n"
+               "shr r11, r%u, #24\nu2f r11, r11\nfmul r11, r11, #0.003921568859368563\n"
+               "st_tile.rt0 r8, #0\nend\n", k, k, k, k);
+      struct prog fs = {.tex = make_texture(&td, fill_bytes), .ntex = 1, .nsmp = 1,
+                        .smp = make_sampler(VAGX_FILTER_NEAREST, VAGX_FILTER_NEAREST,
+                                            VAGX_MIP_FILTER_NONE, VAGX_WRAP_CLAMP_TO_EDGE, 0, 16, 0)};
+      fs.code = assemble(src);
+      struct job_opts o = {.clear = {0, 0, 0, 0}};
+      /* 0: generic path; 1: fast; 2: fast, baseline SIMD */
+      for (unsigned mode = 0; mode < 3; mode++) {
+         enum vagx_job_status st;
+         struct vagx_render_fault fault;
+         __typeof__(io_first) first;
+         tex_fast_run(&fs, &o, mode ? 0 : VAGX_RENDER_OPT_NO_FAST_IO,
+                      mode == 2 ? USC_SIMD_GENERIC : USC_SIMD_AUTO, false, &st, &fault, &first);
+         CHECK(st == VAGX_JOB_STATUS_OK, "fast bits component %u mode %u: status %d", k, mode, st);
+         for (unsigned y = 0; y < H; y++)
+            for (unsigned x = 0; x < W; x++) {
+               uint8_t t[4];
+               fill_bytes(0, 0, x, y, t);
+               const float want = (float)t[k] / 255.0f;
+               const uint8_t *p = px(x, y);
+               const uint32_t got = p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+               uint32_t wb;
+               memcpy(&wb, &want, 4);
+               if (got != wb && !bad++)
+                  fprintf(stderr, "  component %u mode %u texel %u: 0x%08x, want 0x%08x\n", k,
+                          mode, t[k], got, wb);
+            }
+      }
+   }
+   CHECK(bad == 0, "sampled floats differ from (float)b / 255.0f in %u pixel runs", bad);
+   printf("  tex_fast_bits: 4 components x 256 bytes x 3 paths\n");
+}
+
 /* Mip selection (GL 4.6 8.14.1-8.14.3): lambda = log2(rho) (+ shader bias)
  * + sampler bias, clamped to [min_lod, max_lod]; lambda <= 0 magnifies
  * (level base); NEAREST picks base + ceil(lambda + 1/2) - 1 (base for lambda
