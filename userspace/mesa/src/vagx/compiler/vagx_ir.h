@@ -49,8 +49,15 @@ typedef struct {
    uint8_t has_dst;
    uint32_t dst;        /* vreg */
    uint8_t dst_comp;
+   /* if/else/endif, loop/endloop, break/continue of a construct whose
+    * condition and exits NIR's divergence analysis proved uniform: the
+    * passes see the structured form (the scalar CFG is the same), and
+    * vagx_lower_uniform_cf turns it into br/jmp without a mask-stack
+    * frame after register allocation. */
+   uint8_t uniform;
    vagx_ir_src src[3];
    uint32_t ext;        /* extension fields in imm1 (tex/img) */
+   uint32_t target;     /* br/jmp: index of the instruction jumped to */
 } vagx_ir_instr;
 
 typedef struct {
@@ -171,6 +178,17 @@ bool vagx_spill(vagx_ir *ir, const BITSET_WORD *spill, bool **no_spill);
  * which vagx_spill repeats before v's reads instead of spilling v;
  * IR_NONE for the others.  remat has num_vregs entries. */
 void vagx_remat_sources(const vagx_ir *ir, vagx_ir_src *remat);
+
+/* vagx_lower_uniform_cf.c, after register allocation: the uniform
+ * constructs become br/jmp (targets: instruction indices, made word
+ * offsets by the encoder); if.u -> br on the inverted condition to the
+ * else side or past endif, else.u -> jmp past endif, loop.u -> nothing,
+ * break.u/continue.u/endloop.u -> jmp (break.cond.u -> br.nz) past the
+ * loop / to its first instruction; an if.u whose then side is just a
+ * jump becomes one br.  The IR has no CFG afterwards (the structured
+ * form is gone); only encoding follows.  Returns whether it changed the
+ * IR. */
+bool vagx_lower_uniform_cf(vagx_ir *ir);
 
 /* Passes, one per file; each returns whether it changed the IR. */
 bool vagx_opt_copyprop(vagx_ir *ir); /* vagx_opt_copyprop.c */
