@@ -25,6 +25,7 @@ static const struct debug_named_value vagx_debug_options[] = {
    { "nir", VAGX_DBG_NIR, "Print final NIR" },
    { "waits", VAGX_DBG_WAITS, "Print every time the CPU waits for a submit still running" },
    { "nouniformcf", VAGX_DBG_NO_UNIFORM_CF, "Compile uniform branches with the mask stack, as divergent ones" },
+   { "nosched", VAGX_DBG_NO_SCHED, "Skip the register-pressure scheduler" },
    { "cache", VAGX_DBG_CACHE, "Say whether each shader variant was compiled or loaded from the disk cache" },
    DEBUG_NAMED_VALUE_END
 };

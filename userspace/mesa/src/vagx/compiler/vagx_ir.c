@@ -227,6 +227,9 @@ vagx_ir_finish(vagx_ir *ir)
    legalise(ir);
    if (!vagx_ir_validate_after(ir, "legalisation", true))
       return false;
+   if (!(vagx_debug_flags() & VAGX_DBG_NO_SCHED) && vagx_schedule(ir) &&
+       !vagx_ir_validate_after(ir, "scheduling", true))
+      return false;
    if (!vagx_ra(ir))
       return false;
 

@@ -190,6 +190,13 @@ void vagx_remat_sources(const vagx_ir *ir, vagx_ir_src *remat);
  * IR. */
 bool vagx_lower_uniform_cf(vagx_ir *ir);
 
+/* vagx_schedule.c, before register allocation: reorders the instructions
+ * of every block (between its control-flow instructions) to lower the
+ * register pressure, bottom-up as agx_pressure_schedule.c; a region keeps
+ * its order unless the new one's estimated peak is lower.  Returns
+ * whether it changed the IR; the blocks and their liveness stay valid. */
+bool vagx_schedule(vagx_ir *ir);
+
 /* Passes, one per file; each returns whether it changed the IR. */
 bool vagx_opt_copyprop(vagx_ir *ir); /* vagx_opt_copyprop.c */
 bool vagx_opt_cse(vagx_ir *ir);      /* vagx_opt_cse.c */

@@ -139,7 +139,7 @@ static struct disk_cache *
 variant_disk_cache(const struct vagx_screen *s)
 {
    return (s->debug & (VAGX_DBG_SHADERS | VAGX_DBG_SHADERDB | VAGX_DBG_NIR |
-                       VAGX_DBG_NO_UNIFORM_CF)) ? NULL : s->disk_cache;
+                       VAGX_DBG_NO_UNIFORM_CF | VAGX_DBG_NO_SCHED)) ? NULL : s->disk_cache;
 }
 
 static void
