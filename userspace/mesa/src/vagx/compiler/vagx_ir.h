@@ -119,6 +119,18 @@ static inline vagx_ir_src ir_none(void)
    return s;
 }
 
+/* The registers I writes (vagx_dst_regs of its opcode, modifiers and
+ * extension fields). */
+static inline unsigned
+vagx_ir_dst_regs(const vagx_ir_instr *I)
+{
+   struct vagx_instr M = { 0 };
+   M.op = I->op;
+   M.mod = I->mod;
+   M.imm[1] = I->ext;
+   return vagx_dst_regs(&M);
+}
+
 uint32_t vagx_ir_new_vreg(vagx_ir *ir, unsigned size);
 vagx_ir_instr *vagx_ir_emit(vagx_ir *ir, unsigned op, int dst, unsigned dst_comp,
                             vagx_ir_src s0, vagx_ir_src s1, vagx_ir_src s2);

@@ -78,16 +78,6 @@ region_end(const vagx_ir_instr *I)
    return vagx_is_terminator(I) || (vagx_info(I->op)->flags & VAGX_OPF_CF);
 }
 
-static unsigned
-dst_regs(const vagx_ir_instr *I)
-{
-   struct vagx_instr M = { 0 };
-   M.op = I->op;
-   M.mod = I->mod;
-   M.imm[1] = I->ext;
-   return vagx_dst_regs(&M);
-}
-
 /* The registers of I's destination that stop being live above I: all of
  * the vreg at its first write in the region, else the components I
  * writes (a vector built component by component, a register). */
@@ -98,7 +88,7 @@ freed_regs(const struct sched *s, const vagx_ir_instr *I)
       return 0;
    if (s->writes_left[I->dst] <= 1)
       return s->live_regs[I->dst];
-   return MIN2(dst_regs(I), s->live_regs[I->dst]);
+   return MIN2(vagx_ir_dst_regs(I), s->live_regs[I->dst]);
 }
 
 /* Registers live above I minus those live below it, with s->live the

@@ -4,19 +4,6 @@
  * registers the allocator then needs. */
 #include "vagx_test_asm.h"
 
-/* st_var sources in program order, as "1 2 3" */
-static const char *
-uses(const vagx_ir *ir)
-{
-   static char buf[256];
-   buf[0] = '\0';
-   for (unsigned i = 0; i < ir->num_instrs; i++)
-      if (ir->instrs[i].op == VAGX_OP_ST_VAR)
-         snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%u", buf[0] ? " " : "",
-                  ir->instrs[i].src[0].v);
-   return buf;
-}
-
 /* index of the instruction that writes vreg v (first one), -1 none */
 static int
 writer(const vagx_ir *ir, unsigned v)
@@ -74,8 +61,8 @@ main(void)
          if (writer(&ir, v) < 0 || ir.instrs[writer(&ir, v) + 1].op != VAGX_OP_ST_VAR ||
              ir.instrs[writer(&ir, v) + 1].src[0].v != v)
             snprintf(err, sizeof(err), "v%u is not made just before its use", v);
-      if (!err[0] && strcmp(uses(&ir), "1 2 3 4"))
-         snprintf(err, sizeof(err), "stores reordered: %s", uses(&ir));
+      if (!err[0] && strcmp(t_stored(&ir), "1 2 3 4"))
+         snprintf(err, sizeof(err), "stores reordered: %s", t_stored(&ir));
       check_valid(&ir, err, sizeof(err));
       t_result("values sink to their uses", err[0] ? err : NULL, &ir);
 
@@ -136,8 +123,8 @@ main(void)
       }
       if (!(w0 < r && r < w1))
          snprintf(err, sizeof(err), "register accesses reordered (%d %d %d)", w0, r, w1);
-      if (!err[0] && strcmp(uses(&ir), "0 4 2"))
-         snprintf(err, sizeof(err), "stores reordered: %s", uses(&ir));
+      if (!err[0] && strcmp(t_stored(&ir), "0 4 2"))
+         snprintf(err, sizeof(err), "stores reordered: %s", t_stored(&ir));
       check_valid(&ir, err, sizeof(err));
       t_result("register accesses keep their order", err[0] ? err : NULL, &ir);
    }
@@ -154,8 +141,8 @@ main(void)
       for (unsigned v = 1; v <= 5 && !err[0]; v++)
          if (v != 4 && writer(&ir, v) > f)
             snprintf(err, sizeof(err), "v%u moved into another block", v);
-      if (!err[0] && strcmp(uses(&ir), "1 2 3 1"))
-         snprintf(err, sizeof(err), "stores reordered: %s", uses(&ir));
+      if (!err[0] && strcmp(t_stored(&ir), "1 2 3 1"))
+         snprintf(err, sizeof(err), "stores reordered: %s", t_stored(&ir));
       check_valid(&ir, err, sizeof(err));
       t_result("blocks stay apart", err[0] ? err : NULL, &ir);
    }

@@ -150,6 +150,19 @@ t_count_op(const vagx_ir *ir, unsigned op)
    return n;
 }
 
+/* The vregs the st_var instructions read, in order, e.g. "2 2". */
+static const char *
+t_stored(const vagx_ir *ir)
+{
+   static char buf[256];
+   buf[0] = '\0';
+   for (unsigned i = 0; i < ir->num_instrs; i++)
+      if (ir->instrs[i].op == VAGX_OP_ST_VAR)
+         snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%u", buf[0] ? " " : "",
+                  ir->instrs[i].src[0].v);
+   return buf;
+}
+
 /* "1 2" for the successors or predecessors of block b. */
 static const char *
 t_edges(const vagx_ir *ir, unsigned b, bool preds)
