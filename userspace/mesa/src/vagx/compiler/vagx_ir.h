@@ -119,15 +119,23 @@ static inline vagx_ir_src ir_none(void)
    return s;
 }
 
-/* The registers I writes (vagx_dst_regs of its opcode, modifiers and
- * extension fields). */
-static inline unsigned
-vagx_ir_dst_regs(const vagx_ir_instr *I)
+/* A machine instruction with the fields vagx_nsrc/vagx_src_regs/
+ * vagx_dst_regs read (opcode, modifier, extension fields). */
+static inline struct vagx_instr
+vagx_ir_shape(const vagx_ir_instr *I)
 {
    struct vagx_instr M = { 0 };
    M.op = I->op;
    M.mod = I->mod;
    M.imm[1] = I->ext;
+   return M;
+}
+
+/* The registers I writes. */
+static inline unsigned
+vagx_ir_dst_regs(const vagx_ir_instr *I)
+{
+   const struct vagx_instr M = vagx_ir_shape(I);
    return vagx_dst_regs(&M);
 }
 

@@ -35,24 +35,12 @@ fail(struct vctx *v, unsigned i, const char *fmt, ...)
    return false;
 }
 
-/* A machine instruction with the fields vagx_nsrc/vagx_src_regs/
- * vagx_dst_regs read (opcode, modifier, extension fields). */
-static struct vagx_instr
-shape(const vagx_ir_instr *I)
-{
-   struct vagx_instr M = { 0 };
-   M.op = I->op;
-   M.mod = I->mod;
-   M.imm[1] = I->ext;
-   return M;
-}
-
 static bool
 check_src(struct vctx *v, unsigned i, unsigned s, unsigned kind, bool legal, unsigned *nimm)
 {
    const vagx_ir_instr *I = &v->ir->instrs[i];
    const vagx_ir_src *src = &I->src[s];
-   const struct vagx_instr M = shape(I);
+   const struct vagx_instr M = vagx_ir_shape(I);
    const bool scalar = kind == VAGX_SK_U32 || kind == VAGX_SK_F32;
 
    if ((src->abs || src->neg) && kind != VAGX_SK_F32)
@@ -111,7 +99,7 @@ validate(struct vctx *vc, bool legal, uint8_t *stack, bool *seen_else)
    for (unsigned i = 0; i < ir->num_instrs; i++) {
       const vagx_ir_instr *I = &ir->instrs[i];
       const struct vagx_op_info *info = vagx_info(I->op);
-      const struct vagx_instr M = shape(I);
+      const struct vagx_instr M = vagx_ir_shape(I);
       if (!info->name)
          return fail(&v, i, "opcode 0x%x not in the ISA", I->op);
       if (I->sat && !(info->flags & VAGX_OPF_SAT))
@@ -295,7 +283,7 @@ validate_ssa(struct vctx *v)
       const vagx_ir_instr *I = &ir->instrs[i];
       if (!I->has_dst || ir->vregs[I->dst].reg)
          continue;
-      const struct vagx_instr M = shape(I);
+      const struct vagx_instr M = vagx_ir_shape(I);
       for (unsigned c = 0; ok && c < vagx_dst_regs(&M); c++) {
          int *d = &def[base[I->dst] + I->dst_comp + c];
          if (*d >= 0)
@@ -306,7 +294,7 @@ validate_ssa(struct vctx *v)
    }
    for (unsigned i = 0; ok && i < ir->num_instrs; i++) {
       const vagx_ir_instr *I = &ir->instrs[i];
-      const struct vagx_instr M = shape(I);
+      const struct vagx_instr M = vagx_ir_shape(I);
       const unsigned ub = vagx_ir_block_of(ir, i);
       for (unsigned s = 0; ok && s < 3; s++) {
          const vagx_ir_src *src = &I->src[s];
