@@ -500,9 +500,14 @@ case_shader_loop(void)
 
 /* A fragment shader that needs more registers than the device has
  * (VAGX_MAX_GPRS = 256): 72 vec4 values, each read by a chain running
- * forwards and by one running backwards, so all 288 components are live
- * where the second chain starts.  The compiler spills (tests/gl/run checks
- * the shader-db line says so) and the image must match softpipe's. */
+ * forwards and by one running backwards, and every component of both
+ * chains reaches the output.  In any order of the two chains, where the
+ * forward one has used a0..a(k-1) and the backward one a(k)..a71, every
+ * value has been read by one chain and not yet by the other: all 288
+ * components are live, whatever the scheduler does (with only .xz of one
+ * chain and .yw of the other read, it keeps them apart and needs 19
+ * registers).  The compiler spills (tests/gl/run checks the shader-db line
+ * says so) and the image must match softpipe's. */
 static bool
 case_spill(void)
 {
@@ -523,7 +528,7 @@ case_spill(void)
    for (int i = N; i-- > 0;)
       n += snprintf(fs + n, sizeof(fs) - n, "   t = t * 0.75 + a%d * 0.25;\n", i);
    snprintf(fs + n, sizeof(fs) - n,
-            "   gl_FragColor = vec4(s.x, t.y, s.z * t.w, 1.0);\n"
+            "   gl_FragColor = vec4(s.xy * t.zw + s.zw * t.xy, 0.5, 1.0);\n"
             "}\n");
    glClearColor(0, 0, 0, 1);
    glClear(GL_COLOR_BUFFER_BIT);

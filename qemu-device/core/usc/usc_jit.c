@@ -790,16 +790,28 @@ struct run {
    uint32_t start, n;
 };
 
-/* The runs of p: maximal sequences of JIT-able ops, split at JIT_MAX_RUN,
- * of at least JIT_MIN_RUN; runs[] (may be NULL) gets them; returns their
- * count, *instrs the instructions in them. */
+/* The runs of p: maximal sequences of JIT-able ops, split at JIT_MAX_RUN
+ * and before every br/jmp target, of at least JIT_MIN_RUN; runs[] (may be
+ * NULL) gets them; returns their count, *instrs the instructions in them.
+ * A jump lands on an op whose code is published only at a run's start: one
+ * landing inside a run would interpret the rest of it (the compiler's
+ * uniform branches and loops jump to such ops: the head of a loop, the
+ * code after an if). */
 static unsigned find_runs(const struct vagx_usc_decoded *p, struct run *runs, uint64_t *instrs)
 {
    unsigned nruns = 0;
    *instrs = 0;
+   bool *target = calloc((size_t)p->nops + 1, sizeof(bool));
+   if (!target)
+      return 0; /* nothing compiled: the interpreter runs it */
+   for (uint32_t i = 0; i < p->nops; i++)
+      if ((p->ops[i].I.op == VAGX_OP_BR || p->ops[i].I.op == VAGX_OP_JMP) &&
+          p->ops[i].target < p->nops)
+         target[p->ops[i].target] = true;
    for (uint32_t i = 0; i < p->nops;) {
       uint32_t n = 0;
-      while (i + n < p->nops && n < JIT_MAX_RUN && jit_op_ok(&p->ops[i + n]))
+      while (i + n < p->nops && n < JIT_MAX_RUN && jit_op_ok(&p->ops[i + n]) &&
+             !(n && target[i + n]))
          n++;
       if (n >= JIT_MIN_RUN) {
          if (runs)
@@ -809,6 +821,7 @@ static unsigned find_runs(const struct vagx_usc_decoded *p, struct run *runs, ui
       }
       i += n ? n : 1;
    }
+   free(target);
    return nruns;
 }
 

@@ -563,6 +563,35 @@ static void test_memory(void)
       vagx_usc_program_free(kept[i]);
 }
 
+/* A jump target starts a run: ops 0-1 ALU, 2 jmp to op 4, 3-5 ALU.  Runs
+ * [0,1] and [4,5] are compiled ([3] is too short); without the split at
+ * the target, [3,5] would be one run and the jump would land inside it,
+ * interpreting ops 4 and 5. */
+static void test_jump_targets(void)
+{
+   struct vagx_instr ins[6];
+   memset(ins, 0, sizeof(ins));
+   for (unsigned k = 0; k < 6; k++) {
+      ins[k].op = VAGX_OP_IADD;
+      ins[k].dst = k + 1;
+      ins[k].src[0] = (struct vagx_src){ k, VAGX_FILE_R, 0, 0 };
+      ins[k].src[1] = (struct vagx_src){ k, VAGX_FILE_R, 0, 0 };
+   }
+   memset(&ins[2], 0, sizeof(ins[2]));
+   ins[2].op = VAGX_OP_JMP;
+   ins[2].x = 1;
+   ins[2].imm[1] = 3; /* words: jmp (2), op 3 (1), then op 4 */
+   struct vagx_usc_decoded *p = build(ins, 6);
+   CHECK(p && p->ops[2].target == 4, "jmp decoded to op 4");
+   if (!p)
+      return;
+   CHECK(usc_jit_compile(p), "compiled");
+   CHECK(usc_op_jit(&p->ops[0]) && p->ops[0].jn == 2, "run at op 0 of 2 ops");
+   CHECK(!usc_op_jit(&p->ops[3]), "no run at op 3 (one op before the target)");
+   CHECK(usc_op_jit(&p->ops[4]) && p->ops[4].jn == 2, "run at the jump target, op 4, of 2 ops");
+   vagx_usc_program_free(p);
+}
+
 static double t_now_s(void)
 {
    struct timespec ts;
@@ -579,6 +608,7 @@ static const struct {
 } parts[] = {
    {"per-op", test_per_op},   {"edges", test_edges},   {"random", test_random_programs},
    {"threads", test_threads}, {"budget", test_budget}, {"memory", test_memory},
+   {"jumps", test_jump_targets},
 };
 #define NPARTS (sizeof(parts) / sizeof(parts[0]))
 

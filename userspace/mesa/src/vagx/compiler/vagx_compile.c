@@ -24,6 +24,8 @@ static const struct debug_named_value vagx_debug_options[] = {
    { "sync", VAGX_DBG_SYNC, "Wait for every submit" },
    { "nir", VAGX_DBG_NIR, "Print final NIR" },
    { "waits", VAGX_DBG_WAITS, "Print every time the CPU waits for a submit still running" },
+   { "nouniformcf", VAGX_DBG_NO_UNIFORM_CF, "Compile uniform branches with the mask stack, as divergent ones" },
+   { "nosched", VAGX_DBG_NO_SCHED, "Skip the register-pressure scheduler" },
    { "cache", VAGX_DBG_CACHE, "Say whether each shader variant was compiled or loaded from the disk cache" },
    DEBUG_NAMED_VALUE_END
 };
@@ -1018,10 +1020,14 @@ emit_block(struct ctx *c, nir_block *block)
          break;
       case nir_instr_type_jump: {
          nir_jump_instr *j = nir_instr_as_jump(instr);
+         /* an exit of a uniform loop is uniform (mark_uniform_cf) */
+         const bool uniform = c->loop && _mesa_set_search(c->uniform_cf, c->loop);
          if (j->type == nir_jump_break)
-            vagx_ir_emit(&c->ir, VAGX_OP_BREAK, -1, 0, ir_none(), ir_none(), ir_none());
+            vagx_ir_emit(&c->ir, VAGX_OP_BREAK, -1, 0, ir_none(), ir_none(), ir_none())->uniform =
+               uniform;
          else if (j->type == nir_jump_continue)
-            vagx_ir_emit(&c->ir, VAGX_OP_CONTINUE, -1, 0, ir_none(), ir_none(), ir_none());
+            vagx_ir_emit(&c->ir, VAGX_OP_CONTINUE, -1, 0, ir_none(), ir_none(), ir_none())
+               ->uniform = uniform;
          else {
             c->ir.error = "unsupported jump";
             ok = false;
@@ -1038,6 +1044,47 @@ emit_block(struct ctx *c, nir_block *block)
    return true;
 }
 
+/* The ifs whose condition and the loops whose breaks and continues NIR's
+ * divergence analysis proves uniform, into c->uniform_cf: selection marks
+ * their instructions `uniform` and vagx_lower_uniform_cf makes them plain
+ * jumps.  Run on SSA, before nir_convert_from_ssa (whose registers the
+ * analysis does not follow), and read back by node, which the conversion
+ * keeps.  A loop stays divergent when one of its exits lies under a
+ * divergent if (NIR's divergent_break/continue say so already; checked
+ * here because the jump must stay at the loop's depth). */
+static void
+mark_uniform_cf(struct ctx *c, struct exec_list *list, bool *loop_ok, bool in_divergent_if)
+{
+   foreach_list_typed(nir_cf_node, node, node, list) {
+      switch (node->type) {
+      case nir_cf_node_block:
+         nir_foreach_instr(instr, nir_cf_node_as_block(node))
+            if (instr->type == nir_instr_type_jump && in_divergent_if && loop_ok)
+               *loop_ok = false;
+         break;
+      case nir_cf_node_if: {
+         nir_if *nif = nir_cf_node_as_if(node);
+         const bool uniform = !nir_src_is_divergent(&nif->condition);
+         if (uniform)
+            _mesa_set_add(c->uniform_cf, nif);
+         mark_uniform_cf(c, &nif->then_list, loop_ok, in_divergent_if || !uniform);
+         mark_uniform_cf(c, &nif->else_list, loop_ok, in_divergent_if || !uniform);
+         break;
+      }
+      case nir_cf_node_loop: {
+         nir_loop *loop = nir_cf_node_as_loop(node);
+         bool ok = !nir_loop_is_divergent(loop);
+         mark_uniform_cf(c, &loop->body, &ok, false);
+         if (ok)
+            _mesa_set_add(c->uniform_cf, loop);
+         break;
+      }
+      default:
+         break;
+      }
+   }
+}
+
 static bool
 emit_cf_list(struct ctx *c, struct exec_list *list)
 {
@@ -1049,24 +1096,33 @@ emit_cf_list(struct ctx *c, struct exec_list *list)
          break;
       case nir_cf_node_if: {
          nir_if *nif = nir_cf_node_as_if(node);
+         const bool uniform = _mesa_set_search(c->uniform_cf, nif) != NULL;
          vagx_ir_emit(&c->ir, VAGX_OP_IF, -1, 0, get_src(c, &nif->condition, 0), ir_none(),
-                      ir_none());
+                      ir_none())->uniform = uniform;
          if (!emit_cf_list(c, &nif->then_list))
             return false;
          if (!nir_cf_list_is_empty_block(&nif->else_list)) {
-            vagx_ir_emit(&c->ir, VAGX_OP_ELSE, -1, 0, ir_none(), ir_none(), ir_none());
+            vagx_ir_emit(&c->ir, VAGX_OP_ELSE, -1, 0, ir_none(), ir_none(), ir_none())->uniform =
+               uniform;
             if (!emit_cf_list(c, &nif->else_list))
                return false;
          }
-         vagx_ir_emit(&c->ir, VAGX_OP_ENDIF, -1, 0, ir_none(), ir_none(), ir_none());
+         vagx_ir_emit(&c->ir, VAGX_OP_ENDIF, -1, 0, ir_none(), ir_none(), ir_none())->uniform =
+            uniform;
          break;
       }
       case nir_cf_node_loop: {
          nir_loop *loop = nir_cf_node_as_loop(node);
-         vagx_ir_emit(&c->ir, VAGX_OP_LOOP, -1, 0, ir_none(), ir_none(), ir_none());
+         const bool uniform = _mesa_set_search(c->uniform_cf, loop) != NULL;
+         nir_loop *outer = c->loop;
+         c->loop = loop;
+         vagx_ir_emit(&c->ir, VAGX_OP_LOOP, -1, 0, ir_none(), ir_none(), ir_none())->uniform =
+            uniform;
          if (!emit_cf_list(c, &loop->body))
             return false;
-         vagx_ir_emit(&c->ir, VAGX_OP_ENDLOOP, -1, 0, ir_none(), ir_none(), ir_none());
+         vagx_ir_emit(&c->ir, VAGX_OP_ENDLOOP, -1, 0, ir_none(), ir_none(), ir_none())->uniform =
+            uniform;
+         c->loop = outer;
          break;
       }
       default:
@@ -1218,6 +1274,11 @@ vagx_compile_shader(nir_shader *nir, const struct vagx_fs_key *fs_key,
    NIR_PASS(_, nir, nir_opt_cse);
    /* 1-bit booleans are selected as 32-bit ~0/0 masks (the ISA's fcmp/icmp
     * results), so no nir_lower_bool_to_int32. */
+   c.uniform_cf = _mesa_pointer_set_create(NULL);
+   if (!(vagx_debug_flags() & VAGX_DBG_NO_UNIFORM_CF)) {
+      nir_divergence_analysis(nir);
+      mark_uniform_cf(&c, &nir_shader_get_entrypoint(nir)->body, NULL, false);
+   }
    NIR_PASS(_, nir, nir_convert_from_ssa, true, false);
    nir_trivialize_registers(nir);
    nir_index_ssa_defs(nir_shader_get_entrypoint(nir));
@@ -1251,6 +1312,7 @@ vagx_compile_shader(nir_shader *nir, const struct vagx_fs_key *fs_key,
       free(c.defs[i]);
    free(c.defs);
    free(c.regs);
+   _mesa_set_destroy(c.uniform_cf, NULL);
    vagx_ir_fini(&c.ir);
    info->stat_compile_ns = os_time_get_nano() - t0;
    return ok;

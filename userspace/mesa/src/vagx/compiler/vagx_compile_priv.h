@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include "compiler/nir/nir.h"
+#include "util/set.h"
 #include "vagx_ir.h"
 
 struct ctx {
@@ -16,6 +17,8 @@ struct ctx {
    const struct vagx_fs_key *fs_key;
    vagx_ir_src **defs;    /* per SSA index: per component operand */
    uint32_t *regs;        /* per nir register (decl_reg def index): vreg */
+   struct set *uniform_cf; /* the nir_if and nir_loop selected as uniform (mark_uniform_cf) */
+   nir_loop *loop;         /* the innermost loop selection is in */
    uint8_t user_loc_word[VARYING_SLOT_MAX]; /* vs: first user word of location, 0xff none */
    unsigned psiz_word, clip_word, edge_word;
 };

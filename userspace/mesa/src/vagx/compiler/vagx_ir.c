@@ -195,6 +195,23 @@ encode_src(vagx_ir *ir, const vagx_ir_src *s, struct vagx_src *o, unsigned *nimm
    return false;
 }
 
+/* Words the encoder writes for I: 0 for a self-move copy coalescing left
+ * (dropped), 2 with immediates or extension fields, else 1. */
+static unsigned
+encoded_words(const vagx_ir *ir, const vagx_ir_instr *I)
+{
+   if (I->op == VAGX_OP_MOV && I->has_dst && I->src[0].file == IR_VREG &&
+       ir->vregs[I->src[0].v].hw + I->src[0].comp == ir->vregs[I->dst].hw + I->dst_comp)
+      return 0;
+   const struct vagx_op_info *info = vagx_info(I->op);
+   bool x = false;
+   for (unsigned f = 0; f < info->nfields; f++)
+      x |= vagx_op_field(I->op, f)->in_ext;
+   for (unsigned s = 0; s < 3; s++)
+      x |= I->src[s].file == IR_IMM;
+   return x ? 2 : 1;
+}
+
 bool
 vagx_ir_finish(vagx_ir *ir)
 {
@@ -210,16 +227,30 @@ vagx_ir_finish(vagx_ir *ir)
    legalise(ir);
    if (!vagx_ir_validate_after(ir, "legalisation", true))
       return false;
+   if (!(vagx_debug_flags() & VAGX_DBG_NO_SCHED) && vagx_schedule(ir) &&
+       !vagx_ir_validate_after(ir, "scheduling", true))
+      return false;
    if (!vagx_ra(ir))
       return false;
 
+   vagx_lower_uniform_cf(ir);
+
+   /* word position of every instruction (pos[num_instrs]: the end), for
+    * the word offsets of br/jmp */
+   unsigned *pos = malloc((ir->num_instrs + 1) * sizeof(unsigned));
+   unsigned words = 0;
+   for (unsigned i = 0; i < ir->num_instrs; i++) {
+      pos[i] = words;
+      words += encoded_words(ir, &ir->instrs[i]);
+   }
+   pos[ir->num_instrs] = words;
+
    uint64_t *code = malloc((ir->num_instrs * 2 + 2) * sizeof(uint64_t));
-   unsigned words = 0, ninstr = 0;
+   unsigned ninstr = 0;
+   words = 0;
    for (unsigned i = 0; i < ir->num_instrs; i++) {
       vagx_ir_instr *I = &ir->instrs[i];
-      /* drop self-moves produced by copy coalescing */
-      if (I->op == VAGX_OP_MOV && I->has_dst && I->src[0].file == IR_VREG &&
-          ir->vregs[I->src[0].v].hw + I->src[0].comp == ir->vregs[I->dst].hw + I->dst_comp)
+      if (!encoded_words(ir, I))
          continue;
       struct vagx_instr M = { 0 };
       unsigned nimm = 0;
@@ -232,11 +263,10 @@ vagx_ir_finish(vagx_ir *ir)
          encode_src(ir, &I->src[s], &M.src[s], &nimm, M.imm);
       if (I->ext)
          M.imm[1] |= I->ext;
+      if (I->op == VAGX_OP_BR || I->op == VAGX_OP_JMP)
+         M.imm[1] = pos[I->target] - pos[i]; /* signed, relative to this instruction */
       const struct vagx_op_info *info = vagx_info(I->op);
-      bool has_ext = false;
-      for (unsigned f = 0; f < info->nfields; f++)
-         has_ext |= vagx_op_field(I->op, f)->in_ext;
-      M.x = (nimm > 0 || has_ext) ? 1 : 0;
+      M.x = encoded_words(ir, I) == 2;
       uint64_t out[2];
       int n = vagx_encode(&M, out);
       if (n < 0) {
@@ -245,12 +275,15 @@ vagx_ir_finish(vagx_ir *ir)
                   vagx_isa_strerror(n));
          ir->error = buf;
          free(code);
+         free(pos);
          return false;
       }
       for (int k = 0; k < n; k++)
          code[words++] = out[k];
       ninstr++;
    }
+   assert(words == pos[ir->num_instrs]);
+   free(pos);
    ir->info->code = code;
    ir->info->code_words = words;
    ir->info->stat_instrs = ninstr;

@@ -49,8 +49,15 @@ typedef struct {
    uint8_t has_dst;
    uint32_t dst;        /* vreg */
    uint8_t dst_comp;
+   /* if/else/endif, loop/endloop, break/continue of a construct whose
+    * condition and exits NIR's divergence analysis proved uniform: the
+    * passes see the structured form (the scalar CFG is the same), and
+    * vagx_lower_uniform_cf turns it into br/jmp without a mask-stack
+    * frame after register allocation. */
+   uint8_t uniform;
    vagx_ir_src src[3];
    uint32_t ext;        /* extension fields in imm1 (tex/img) */
+   uint32_t target;     /* br/jmp: index of the instruction jumped to */
 } vagx_ir_instr;
 
 typedef struct {
@@ -112,6 +119,26 @@ static inline vagx_ir_src ir_none(void)
    return s;
 }
 
+/* A machine instruction with the fields vagx_nsrc/vagx_src_regs/
+ * vagx_dst_regs read (opcode, modifier, extension fields). */
+static inline struct vagx_instr
+vagx_ir_shape(const vagx_ir_instr *I)
+{
+   struct vagx_instr M = { 0 };
+   M.op = I->op;
+   M.mod = I->mod;
+   M.imm[1] = I->ext;
+   return M;
+}
+
+/* The registers I writes. */
+static inline unsigned
+vagx_ir_dst_regs(const vagx_ir_instr *I)
+{
+   const struct vagx_instr M = vagx_ir_shape(I);
+   return vagx_dst_regs(&M);
+}
+
 uint32_t vagx_ir_new_vreg(vagx_ir *ir, unsigned size);
 vagx_ir_instr *vagx_ir_emit(vagx_ir *ir, unsigned op, int dst, unsigned dst_comp,
                             vagx_ir_src s0, vagx_ir_src s1, vagx_ir_src s2);
@@ -171,6 +198,24 @@ bool vagx_spill(vagx_ir *ir, const BITSET_WORD *spill, bool **no_spill);
  * which vagx_spill repeats before v's reads instead of spilling v;
  * IR_NONE for the others.  remat has num_vregs entries. */
 void vagx_remat_sources(const vagx_ir *ir, vagx_ir_src *remat);
+
+/* vagx_lower_uniform_cf.c, after register allocation: the uniform
+ * constructs become br/jmp (targets: instruction indices, made word
+ * offsets by the encoder); if.u -> br on the inverted condition to the
+ * else side or past endif, else.u -> jmp past endif, loop.u -> nothing,
+ * break.u/continue.u/endloop.u -> jmp (break.cond.u -> br.nz) past the
+ * loop / to its first instruction; an if.u whose then side is just a
+ * jump becomes one br.  The IR has no CFG afterwards (the structured
+ * form is gone); only encoding follows.  Returns whether it changed the
+ * IR. */
+bool vagx_lower_uniform_cf(vagx_ir *ir);
+
+/* vagx_schedule.c, before register allocation: reorders the instructions
+ * of every block (between its control-flow instructions) to lower the
+ * register pressure, bottom-up as agx_pressure_schedule.c; a region keeps
+ * its order unless the new one's estimated peak is lower.  Returns
+ * whether it changed the IR; the blocks and their liveness stay valid. */
+bool vagx_schedule(vagx_ir *ir);
 
 /* Passes, one per file; each returns whether it changed the IR. */
 bool vagx_opt_copyprop(vagx_ir *ir); /* vagx_opt_copyprop.c */

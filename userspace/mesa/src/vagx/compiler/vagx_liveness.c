@@ -25,16 +25,6 @@
 #include "util/ralloc.h"
 #include "vagx_ir.h"
 
-static unsigned
-dst_regs(const vagx_ir_instr *I)
-{
-   struct vagx_instr M = { 0 };
-   M.op = I->op;
-   M.mod = I->mod;
-   M.imm[1] = I->ext;
-   return vagx_dst_regs(&M);
-}
-
 void
 vagx_liveness(vagx_ir *ir)
 {
@@ -80,7 +70,7 @@ vagx_liveness(vagx_ir *ir)
             continue;
          const vagx_vreg *r = &ir->vregs[I->dst];
          BITSET_SET(written[b], I->dst);
-         if ((I->dst_comp == 0 && dst_regs(I) >= r->size) || (!r->reg && !multi[I->dst]))
+         if ((I->dst_comp == 0 && vagx_ir_dst_regs(I) >= r->size) || (!r->reg && !multi[I->dst]))
             BITSET_SET(kill[b], I->dst);
       }
    }

@@ -28,13 +28,6 @@
 #include "vagx_hw.h"
 #include "vagx_ir.h"
 
-static struct vagx_instr
-machine(const vagx_ir_instr *I)
-{
-   struct vagx_instr M = { .op = I->op, .mod = I->mod, .imm = { 0, I->ext } };
-   return M;
-}
-
 /* The stack access moving n consecutive registers. */
 static unsigned
 memsize_of(unsigned n)
@@ -92,7 +85,7 @@ vagx_spill(vagx_ir *ir, const BITSET_WORD *spill, bool **no_spill)
    ir->num_instrs = ir->cap_instrs = 0;
    for (unsigned i = 0; i < old.num_instrs; i++) {
       vagx_ir_instr I = old.instrs[i];
-      const struct vagx_instr M = machine(&I);
+      const struct vagx_instr M = vagx_ir_shape(&I);
 
       /* fills: per spilled vreg read here, the components read, once */
       for (unsigned s = 0; s < 3; s++) {

@@ -9,6 +9,9 @@
 #include "util/ralloc.h"
 #include "vagx_ir.h"
 
+/* marks a uniform construct in validate()'s stack of opcodes */
+#define UNIFORM_BIT 0x80
+
 struct vctx {
    const vagx_ir *ir;
    char *why;
@@ -32,24 +35,12 @@ fail(struct vctx *v, unsigned i, const char *fmt, ...)
    return false;
 }
 
-/* A machine instruction with the fields vagx_nsrc/vagx_src_regs/
- * vagx_dst_regs read (opcode, modifier, extension fields). */
-static struct vagx_instr
-shape(const vagx_ir_instr *I)
-{
-   struct vagx_instr M = { 0 };
-   M.op = I->op;
-   M.mod = I->mod;
-   M.imm[1] = I->ext;
-   return M;
-}
-
 static bool
 check_src(struct vctx *v, unsigned i, unsigned s, unsigned kind, bool legal, unsigned *nimm)
 {
    const vagx_ir_instr *I = &v->ir->instrs[i];
    const vagx_ir_src *src = &I->src[s];
-   const struct vagx_instr M = shape(I);
+   const struct vagx_instr M = vagx_ir_shape(I);
    const bool scalar = kind == VAGX_SK_U32 || kind == VAGX_SK_F32;
 
    if ((src->abs || src->neg) && kind != VAGX_SK_F32)
@@ -108,7 +99,7 @@ validate(struct vctx *vc, bool legal, uint8_t *stack, bool *seen_else)
    for (unsigned i = 0; i < ir->num_instrs; i++) {
       const vagx_ir_instr *I = &ir->instrs[i];
       const struct vagx_op_info *info = vagx_info(I->op);
-      const struct vagx_instr M = shape(I);
+      const struct vagx_instr M = vagx_ir_shape(I);
       if (!info->name)
          return fail(&v, i, "opcode 0x%x not in the ISA", I->op);
       if (I->sat && !(info->flags & VAGX_OPF_SAT))
@@ -146,31 +137,57 @@ validate(struct vctx *vc, bool legal, uint8_t *stack, bool *seen_else)
             return fail(&v, i, "%u immediates, more than the encoding holds", nimm);
       }
 
+      /* stack[]: the open constructs' opcodes, UNIFORM_BIT when uniform */
+      const uint8_t u = I->uniform ? UNIFORM_BIT : 0;
       switch (I->op) {
       case VAGX_OP_IF:
       case VAGX_OP_LOOP:
          seen_else[depth] = false;
-         stack[depth++] = I->op;
+         stack[depth++] = I->op | u;
          loops += I->op == VAGX_OP_LOOP;
          break;
       case VAGX_OP_ELSE:
-         if (!depth || stack[depth - 1] != VAGX_OP_IF || seen_else[depth - 1])
+         if (!depth || (stack[depth - 1] & ~UNIFORM_BIT) != VAGX_OP_IF || seen_else[depth - 1])
             return fail(&v, i, "else without its if");
+         if ((stack[depth - 1] & UNIFORM_BIT) != u)
+            return fail(&v, i, "uniform flag differs from its if's");
          seen_else[depth - 1] = true;
          break;
       case VAGX_OP_ENDIF:
       case VAGX_OP_ENDLOOP:
-         if (!depth || stack[depth - 1] != (I->op == VAGX_OP_ENDIF ? VAGX_OP_IF : VAGX_OP_LOOP))
+         if (!depth || (stack[depth - 1] & ~UNIFORM_BIT) !=
+                          (I->op == VAGX_OP_ENDIF ? VAGX_OP_IF : VAGX_OP_LOOP))
             return fail(&v, i, "closes a construct that is not open");
+         if ((stack[depth - 1] & UNIFORM_BIT) != u)
+            return fail(&v, i, "uniform flag differs from its construct's");
          loops -= I->op == VAGX_OP_ENDLOOP;
          depth--;
          break;
       case VAGX_OP_BREAK:
-      case VAGX_OP_CONTINUE:
+      case VAGX_OP_CONTINUE: {
          if (!loops)
             return fail(&v, i, "outside any loop");
+         /* A uniform loop's exits are jumps (vagx_lower_uniform_cf), which
+          * must stay at the loop's nesting depth: only uniform ifs may lie
+          * between; a divergent exit would need the loop's frame. */
+         unsigned d = depth;
+         bool divergent_between = false;
+         while ((stack[--d] & ~UNIFORM_BIT) != VAGX_OP_LOOP)
+            divergent_between |= !(stack[d] & UNIFORM_BIT);
+         if ((stack[d] & UNIFORM_BIT) != u)
+            return fail(&v, i, "uniform flag differs from its loop's");
+         if (u && divergent_between)
+            return fail(&v, i, "uniform exit inside a divergent if of its loop");
          break;
+      }
+      case VAGX_OP_BR:
+      case VAGX_OP_JMP:
+         /* the CFG knows structured control flow only: jumps appear
+          * after the last pass (vagx_lower_uniform_cf) */
+         return fail(&v, i, "jump in the structured IR");
       default:
+         if (u)
+            return fail(&v, i, "uniform flag on an opcode that is not structured control flow");
          break;
       }
    }
@@ -266,7 +283,7 @@ validate_ssa(struct vctx *v)
       const vagx_ir_instr *I = &ir->instrs[i];
       if (!I->has_dst || ir->vregs[I->dst].reg)
          continue;
-      const struct vagx_instr M = shape(I);
+      const struct vagx_instr M = vagx_ir_shape(I);
       for (unsigned c = 0; ok && c < vagx_dst_regs(&M); c++) {
          int *d = &def[base[I->dst] + I->dst_comp + c];
          if (*d >= 0)
@@ -277,7 +294,7 @@ validate_ssa(struct vctx *v)
    }
    for (unsigned i = 0; ok && i < ir->num_instrs; i++) {
       const vagx_ir_instr *I = &ir->instrs[i];
-      const struct vagx_instr M = shape(I);
+      const struct vagx_instr M = vagx_ir_shape(I);
       const unsigned ub = vagx_ir_block_of(ir, i);
       for (unsigned s = 0; ok && s < 3; s++) {
          const vagx_ir_src *src = &I->src[s];

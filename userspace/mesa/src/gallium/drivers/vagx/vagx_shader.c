@@ -133,12 +133,13 @@ lower_blend(nir_shader *nir, const struct vagx_variant_key *k)
  * preprocessed NIR and the whole variant key (the cache itself is keyed by
  * the driver's and the compiler's build: vagx_disk_cache_init), as the
  * vagx_shader_info (without its code pointer), the stipple unit and the
- * code.  Not used while VAGX_DEBUG asks to see compiles. */
+ * code.  Not used while VAGX_DEBUG asks to see compiles or changes what
+ * the compiler makes. */
 static struct disk_cache *
 variant_disk_cache(const struct vagx_screen *s)
 {
-   return (s->debug & (VAGX_DBG_SHADERS | VAGX_DBG_SHADERDB | VAGX_DBG_NIR)) ? NULL
-                                                                            : s->disk_cache;
+   return (s->debug & (VAGX_DBG_SHADERS | VAGX_DBG_SHADERDB | VAGX_DBG_NIR |
+                       VAGX_DBG_NO_UNIFORM_CF | VAGX_DBG_NO_SCHED)) ? NULL : s->disk_cache;
 }
 
 static void

@@ -677,6 +677,73 @@ test_mem(void)
    return all;
 }
 
+/* Uniform control flow (vagx_lower_uniform_cf): a loop whose trip count
+ * comes from a uniform buffer is uniform for NIR's divergence analysis and
+ * compiles to br/jmp without mask-stack instructions; the same loop with
+ * a bound from a varying keeps loop/break/endloop.  The bound is read
+ * before the loop, acc halves once per iteration. */
+static nir_shader *
+fs_halving_loop(bool uniform_bound)
+{
+   nir_builder b = nir_builder_init_simple_shader(MESA_SHADER_FRAGMENT, &vagx_nir_options,
+                                                  uniform_bound ? "fs-uniform-loop"
+                                                                : "fs-divergent-loop");
+   nir_def *bary = nir_load_barycentric_pixel(&b, 32, .interp_mode = INTERP_MODE_SMOOTH);
+   nir_def *v = nir_load_interpolated_input(&b, 4, 32, bary, nir_imm_int(&b, 0),
+                                            .io_semantics.location = VARYING_SLOT_VAR0);
+   nir_def *bound = uniform_bound ? nir_load_ubo(&b, 1, 32, nir_imm_int(&b, 0), nir_imm_int(&b, 0),
+                                                 .range = ~0)
+                                  : nir_f2i32(&b, nir_channel(&b, v, 0));
+   nir_variable *acc = nir_local_variable_create(b.impl, glsl_vec4_type(), "acc");
+   nir_store_var(&b, acc, v, 0xf);
+   nir_variable *i = nir_local_variable_create(b.impl, glsl_int_type(), "i");
+   nir_store_var(&b, i, nir_imm_int(&b, 0), 1);
+   nir_loop *loop = nir_push_loop(&b);
+   {
+      nir_def *iv = nir_load_var(&b, i);
+      nir_break_if(&b, nir_ige(&b, iv, bound));
+      nir_store_var(&b, acc, nir_fmul_imm(&b, nir_load_var(&b, acc), 0.5), 0xf);
+      nir_store_var(&b, i, nir_iadd_imm(&b, iv, 1), 1);
+   }
+   nir_pop_loop(&b, loop);
+   fs_out(&b, nir_load_var(&b, acc));
+   return b.shader;
+}
+
+static bool
+test_uniform_cf(void)
+{
+   struct vagx_fs_key key = { .nr_cbufs = 1 };
+   key.rt_format[0] = PIPE_FORMAT_R8G8B8A8_UNORM;
+   struct vagx_shader_info info;
+   bool all = true;
+
+   nir_shader *s = fs_halving_loop(true);
+   const char *err = compile_decoded(s, &key, &info);
+   const unsigned structured = count_op(VAGX_OP_IF) + count_op(VAGX_OP_ELSE) +
+                               count_op(VAGX_OP_ENDIF) + count_op(VAGX_OP_LOOP) +
+                               count_op(VAGX_OP_ENDLOOP) + count_op(VAGX_OP_BREAK) +
+                               count_op(VAGX_OP_CONTINUE);
+   if (!err && structured)
+      err = "mask-stack instructions left in a uniform loop";
+   /* the exit test is one br, the back edge one jmp to an earlier word */
+   else if (!err && (count_op(VAGX_OP_BR) != 1 || count_op(VAGX_OP_JMP) != 1))
+      err = "expected one br and one jmp";
+   else if (!err && vagx_target(find_op(VAGX_OP_JMP, 0)) >= 0)
+      err = "the loop's jmp does not go back";
+   else if (!err && vagx_target(find_op(VAGX_OP_BR, 0)) <= 0)
+      err = "the exit br does not go forward";
+   all &= report("fs-uniform-loop-br-jmp", err, s, err ? NULL : &info);
+
+   s = fs_halving_loop(false);
+   err = compile_decoded(s, &key, &info);
+   if (!err && (count_op(VAGX_OP_LOOP) != 1 || count_op(VAGX_OP_ENDLOOP) != 1 ||
+                count_op(VAGX_OP_BR) || count_op(VAGX_OP_JMP)))
+      err = "a divergent loop must keep loop/endloop and no jumps";
+   all &= report("fs-divergent-loop-mask-stack", err, s, err ? NULL : &info);
+   return all;
+}
+
 int
 main(void)
 {
@@ -848,6 +915,7 @@ main(void)
    all &= test_glsl130();
    all &= test_vs_output_words();
    all &= test_mem();
+   all &= test_uniform_cf();
    printf("1..%d\n", n_test);
    glsl_type_singleton_decref();
    return all ? 0 : 1;

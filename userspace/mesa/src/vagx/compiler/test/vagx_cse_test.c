@@ -6,21 +6,8 @@
  * instructions that differ in a modifier.  Every result is validated. */
 #include "vagx_test_asm.h"
 
-/* The vregs the st_var instructions read, in order, e.g. "2 2". */
-static const char *
-stored(const vagx_ir *ir)
-{
-   static char buf[64];
-   buf[0] = '\0';
-   for (unsigned i = 0; i < ir->num_instrs; i++)
-      if (ir->instrs[i].op == VAGX_OP_ST_VAR)
-         snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%u", buf[0] ? " " : "",
-                  ir->instrs[i].src[0].v);
-   return buf;
-}
-
 /* Run CSE on `ir`; want `progress`, `left` instructions of opcode `op`
- * and the stores reading `uses` (as stored() prints them). */
+ * and the stores reading `uses` (as t_stored() prints them). */
 static void
 check(const char *name, vagx_ir *ir, bool progress, unsigned op, unsigned left, const char *uses)
 {
@@ -31,8 +18,8 @@ check(const char *name, vagx_ir *ir, bool progress, unsigned op, unsigned left, 
       e = p ? "changed the program" : "no progress";
    else if (t_count_op(ir, op) != left)
       snprintf(err, sizeof(err), "%u of the op left, want %u", t_count_op(ir, op), left);
-   else if (strcmp(stored(ir), uses))
-      snprintf(err, sizeof(err), "stores read '%s', want '%s'", stored(ir), uses);
+   else if (strcmp(t_stored(ir), uses))
+      snprintf(err, sizeof(err), "stores read '%s', want '%s'", t_stored(ir), uses);
    else if (!vagx_validate_ir(ir, false, err, sizeof(err)))
       ;
    else

@@ -4,13 +4,16 @@
  * checks.  Statements are separated by ';':
  *
  *    mov N          vN = #N (a scalar write)
+ *    uni N K        vN = uK (a uniform register)
  *    add N A B      vN = vA + vB (iadd)
  *    copy N M       vN = vM (mov)
+ *    ge N A B       vN = vA >= vB, unsigned (icmp.uge: ~0 or 0)
  *    use N          st_var vN (keeps vN alive)
  *    reg N          vN is a NIR register (not SSA)
  *    vec N S        vN has S registers
  *    if N | else | endif | loop | endloop | break | continue | end
  *    break N | continue N   the .cond forms, on vN
+ *    if.u, else.u, ..., continue.u   the same, marked uniform
  *
  * vregs are created as the program names them (all of size 1 unless
  * `vec` says otherwise, before their first use). */
@@ -79,11 +82,23 @@ t_assemble(vagx_ir *ir, const char *src)
       int n = sscanf(st, " %15s %d %d %d", op, &a, &b, &c);
       if (n < 1)
          continue;
+      /* ".u": a construct proved uniform (vagx_ir_instr::uniform) */
+      const unsigned first = ir->num_instrs;
+      char *dot = strstr(op, ".u");
+      const bool uniform = dot && !dot[2];
+      if (uniform)
+         *dot = '\0';
       if (!strcmp(op, "mov")) {
          vagx_ir_emit(ir, VAGX_OP_MOV, t_vreg(ir, a), 0, ir_imm(a), ir_none(), ir_none());
+      } else if (!strcmp(op, "uni")) {
+         vagx_ir_emit(ir, VAGX_OP_MOV, t_vreg(ir, a), 0, ir_file(IR_U, b), ir_none(), ir_none());
       } else if (!strcmp(op, "add")) {
          t_vreg(ir, MAX3(a, b, c));
          vagx_ir_emit(ir, VAGX_OP_IADD, a, 0, ir_vreg(b, 0), ir_vreg(c, 0), ir_none());
+      } else if (!strcmp(op, "ge")) {
+         t_vreg(ir, MAX3(a, b, c));
+         vagx_ir_emit(ir, VAGX_OP_ICMP, a, 0, ir_vreg(b, 0), ir_vreg(c, 0), ir_none())->mod =
+            VAGX_ICOND_UGE;
       } else if (!strcmp(op, "copy")) {
          t_vreg(ir, MAX2(a, b));
          vagx_ir_emit(ir, VAGX_OP_MOV, a, 0, ir_vreg(b, 0), ir_none(), ir_none());
@@ -118,6 +133,8 @@ t_assemble(vagx_ir *ir, const char *src)
             abort();
          }
       }
+      if (uniform && ir->num_instrs > first)
+         ir->instrs[ir->num_instrs - 1].uniform = true;
    }
    free(text);
    vagx_ir_build_cfg(ir);
@@ -131,6 +148,19 @@ t_count_op(const vagx_ir *ir, unsigned op)
    for (unsigned i = 0; i < ir->num_instrs; i++)
       n += ir->instrs[i].op == op;
    return n;
+}
+
+/* The vregs the st_var instructions read, in order, e.g. "2 2". */
+static const char *
+t_stored(const vagx_ir *ir)
+{
+   static char buf[256];
+   buf[0] = '\0';
+   for (unsigned i = 0; i < ir->num_instrs; i++)
+      if (ir->instrs[i].op == VAGX_OP_ST_VAR)
+         snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%u", buf[0] ? " " : "",
+                  ir->instrs[i].src[0].v);
+   return buf;
 }
 
 /* "1 2" for the successors or predecessors of block b. */
