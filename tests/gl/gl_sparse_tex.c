@@ -13,9 +13,13 @@
  *            never committed, read zero, and the mip tail (level 3 on):
  *            zero while uncommitted (an upload to it vanishes), the upload
  *            once committed
- *   array    a 3-layer sparse 2D array, a different diagonal of pages
- *            committed in each layer, each layer rendered (layered
- *            attachment per layer) and read back by texelFetch
+ *   array    a 3-layer, 3-level sparse 2D array (the sparse layout: its
+ *            layers are whole pages apart, so each has its own mip tail,
+ *            level 2 on), a different diagonal of level-0 pages committed
+ *            in each layer, each layer rendered (a layer attachment) and
+ *            read back by texelFetch; then the tail of layer 1 only
+ *            committed, level 2 of every layer uploaded: layer 1 holds the
+ *            upload, the others read zero, level 0 is unchanged
  *   stress   48 rounds of: a random page of level 0 committed or
  *            decommitted, the whole level rendered in the round's colour,
  *            one texel of every page sampled into the round's row of a
@@ -57,7 +61,8 @@ static const char *fetch_array_fs =
    "#version 130\n"
    "uniform sampler2DArray t;\n"
    "uniform int layer;\n"
-   "void main() { gl_FragColor = texelFetch(t, ivec3(ivec2(gl_FragCoord.xy), layer), 0); }\n";
+   "uniform int lod;\n"
+   "void main() { gl_FragColor = texelFetch(t, ivec3(ivec2(gl_FragCoord.xy), layer), lod); }\n";
 /* the rendered pattern: a function of the pixel and a seed */
 static const char *color_fs =
    "#version 130\n"
@@ -276,11 +281,50 @@ checker_case(void)
 }
 
 #define ARRAY_LAYERS 3
+#define ARRAY_LEVELS 3
+
+/* Reads level lod of layer l of a 2D array by texelFetch */
+static void
+fetch_layer(GLuint tex, int l, int lod, int w, int h, uint8_t *px)
+{
+   gl_target_fbo(w, h);
+   glClearColor(1, 0, 1, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   glActiveTexture(GL_TEXTURE0);
+   glBindTexture(GL_TEXTURE_2D_ARRAY, tex);
+   glUseProgram(fetch_array_prog);
+   glUniform1i(glGetUniformLocation(fetch_array_prog, "t"), 0);
+   glUniform1i(glGetUniformLocation(fetch_array_prog, "layer"), l);
+   glUniform1i(glGetUniformLocation(fetch_array_prog, "lod"), lod);
+   quad(fetch_array_prog);
+   glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, px);
+}
+
+static void
+array_level0(int l, int W, int H, uint8_t *want)
+{
+   for (int y = 0; y < H; y++)
+      for (int x = 0; x < W; x++) {
+         const int px = x / page_w, py = y / page_h;
+         if (l == 2 || ((px + py) & 1) == (l & 1))
+            rendered(x, y, 10 + l, want + 4 * (y * W + x));
+         else
+            memset(want + 4 * (y * W + x), 0, 4);
+      }
+}
+
 static bool
 array_case(void)
 {
    const int W = 2 * page_w, H = 2 * page_h;
-   GLuint tex = sparse_texture(GL_TEXTURE_2D_ARRAY, W, H, ARRAY_LAYERS, 1);
+   GLuint tex = sparse_texture(GL_TEXTURE_2D_ARRAY, W, H, ARRAY_LAYERS, ARRAY_LEVELS);
+   GLint sparse_levels = 0;
+   glGetTexParameteriv(GL_TEXTURE_2D_ARRAY, GL_NUM_SPARSE_LEVELS_ARB, &sparse_levels);
+   if (glGetError() || sparse_levels != 2) {
+      snprintf(err, sizeof(err), "NUM_SPARSE_LEVELS %d, expected 2 (or a GL error)",
+               sparse_levels);
+      return false;
+   }
    /* layer l: the pages on diagonal (l & 1) committed, layer 2 all */
    for (int l = 0; l < ARRAY_LAYERS; l++)
       for (int py = 0; py < 2; py++)
@@ -299,26 +343,40 @@ array_case(void)
    uint8_t *want = malloc((size_t)W * H * 4), *got = malloc((size_t)W * H * 4);
    bool ok = true;
    for (int l = 0; l < ARRAY_LAYERS && ok; l++) {
-      for (int y = 0; y < H; y++)
-         for (int x = 0; x < W; x++) {
-            const int px = x / page_w, py = y / page_h;
-            if (l == 2 || ((px + py) & 1) == (l & 1))
-               rendered(x, y, 10 + l, want + 4 * (y * W + x));
-            else
-               memset(want + 4 * (y * W + x), 0, 4);
-         }
-      gl_target_fbo(W, H);
-      glActiveTexture(GL_TEXTURE0);
-      glBindTexture(GL_TEXTURE_2D_ARRAY, tex);
-      glUseProgram(fetch_array_prog);
-      glUniform1i(glGetUniformLocation(fetch_array_prog, "t"), 0);
-      glUniform1i(glGetUniformLocation(fetch_array_prog, "layer"), l);
-      quad(fetch_array_prog);
-      glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, got);
+      array_level0(l, W, H, want);
+      fetch_layer(tex, l, 0, W, H, got);
       char what[32];
       snprintf(what, sizeof(what), "layer %d", l);
       ok = compare(what, got, want, W, H);
    }
+   /* the tail (level 2 on) of layer 1 only; level 2 of every layer
+    * uploaded */
+   const int WT = W >> 2, HT = H >> 2;
+   uint8_t *up = malloc((size_t)WT * HT * 4 * ARRAY_LAYERS);
+   for (int i = 0; i < WT * HT * ARRAY_LAYERS; i++)
+      uploaded(i % WT, (i / WT) % HT, 2 + i / (WT * HT), up + 4 * i);
+   glBindTexture(GL_TEXTURE_2D_ARRAY, tex);
+   page_commitment(GL_TEXTURE_2D_ARRAY, 2, 0, 0, 1, WT, HT, 1, GL_TRUE);
+   glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 2, 0, 0, 0, WT, HT, ARRAY_LAYERS, GL_RGBA,
+                   GL_UNSIGNED_BYTE, up);
+   for (int l = 0; l < ARRAY_LAYERS && ok; l++) {
+      if (l == 1)
+         memcpy(want, up + (size_t)WT * HT * 4, (size_t)WT * HT * 4);
+      else
+         memset(want, 0, (size_t)WT * HT * 4);
+      fetch_layer(tex, l, 2, WT, HT, got);
+      char what[32];
+      snprintf(what, sizeof(what), "tail of layer %d", l);
+      ok = compare(what, got, want, WT, HT);
+   }
+   for (int l = 0; l < ARRAY_LAYERS && ok; l++) {
+      array_level0(l, W, H, want);
+      fetch_layer(tex, l, 0, W, H, got);
+      char what[48];
+      snprintf(what, sizeof(what), "layer %d after the tail's commit", l);
+      ok = compare(what, got, want, W, H);
+   }
+   free(up);
    GLenum e = glGetError();
    if (ok && e) {
       snprintf(err, sizeof(err), "GL error 0x%x", e);

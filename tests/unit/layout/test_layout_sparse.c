@@ -7,7 +7,8 @@
  *     the page vagx_layout_sparse_page_B names for its block, every
  *     element of the tail in the layer's tail range, and no two blocks
  *     (nor a block and a tail) share a page;
- *  3. which images can be sparse.
+ *  3. which images can be sparse, and the sparse layout (layer stride a
+ *     whole number of sparse pages).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -22,6 +23,8 @@
 #define CHECK_EQ(a, b, ctx)                                                                    \
    CHECK((uint64_t)(a) == (uint64_t)(b), "%s: %s = %" PRIu64 ", expected %" PRIu64, ctx, #a, \
          (uint64_t)(a), (uint64_t)(b))
+
+static bool sparse_layout;
 
 static struct vagx_layout
 img(uint32_t w, uint32_t h, uint32_t layers, uint32_t levels, uint32_t bpb, uint32_t samples)
@@ -40,6 +43,7 @@ img(uint32_t w, uint32_t h, uint32_t layers, uint32_t levels, uint32_t bpb, uint
    l.block_width_px = l.block_height_px = 1;
    l.bytes_per_block_B = bpb;
    l.tiling = VAGX_TILING_TWIDDLED;
+   l.sparse = sparse_layout;
    CHECK(vagx_layout_init(&l), "init %ux%ux%u L%u %uB", w, h, layers, levels, bpb);
    return l;
 }
@@ -98,9 +102,10 @@ check_cover(uint32_t w, uint32_t h, uint32_t layers, uint32_t levels, uint32_t b
 {
    struct vagx_layout l = img(w, h, layers, levels, bpb, 1);
    char ctx[96];
-   snprintf(ctx, sizeof(ctx), "%ux%u x%u L%u %uB", w, h, layers, levels, bpb);
+   snprintf(ctx, sizeof(ctx), "%ux%u x%u L%u %uB%s", w, h, layers, levels, bpb,
+            sparse_layout ? " sparse" : "");
    if (!vagx_layout_sparse_ok(&l)) {
-      CHECK(layers > 1, "%s: single-layer image not sparse", ctx);
+      CHECK(layers > 1 && !sparse_layout, "%s: image not sparse", ctx);
       return;
    }
    const uint64_t pages = (l.size_B + PAGE - 1) / PAGE;
@@ -193,6 +198,26 @@ test_ok(void)
    CHECK(vagx_layout_init(&l), "linear init");
    CHECK(!vagx_layout_sparse_ok(&l), "linear is not sparse");
    CHECK_EQ(vagx_layout_sparse_tail_level(&l), 0, "linear tail");
+   /* the sparse layout: linear or MSAA refused */
+   l.sparse = true;
+   CHECK(!vagx_layout_init(&l), "sparse linear refused");
+   l = img(256, 64, 1, 1, 4, 4);
+   l.sparse = true;
+   CHECK(!vagx_layout_init(&l), "sparse MSAA refused");
+   /* 256x64 with mips in the sparse layout: 96 KiB rounded to 128 KiB,
+    * texels where the ordinary layout has them in each layer */
+   sparse_layout = true;
+   struct vagx_layout sp = img(256, 64, 4, FULL, 4, 1);
+   sparse_layout = false;
+   struct vagx_layout plain = img(256, 64, 4, FULL, 4, 1);
+   CHECK_EQ(sp.layer_stride_B, 2 * PAGE, "sparse layer stride");
+   CHECK_EQ(sp.size_B, 8 * PAGE, "sparse size");
+   CHECK_EQ(sp.alignment_B, PAGE, "sparse alignment");
+   CHECK(vagx_layout_sparse_ok(&sp), "sparse mipmapped array");
+   for (uint32_t lv = 0; lv < sp.levels_alloc; lv++)
+      CHECK_EQ(vagx_layout_offset_B(&sp, lv, 3, 0, 0) - 3 * sp.layer_stride_B,
+               vagx_layout_offset_B(&plain, lv, 3, 0, 0) - 3 * plain.layer_stride_B,
+               "same texel placement in a layer");
 }
 
 int
@@ -200,6 +225,9 @@ main(void)
 {
    test_hand_worked();
    test_cover();
+   sparse_layout = true;
+   test_cover();
+   sparse_layout = false;
    test_ok();
    printf("%d checks, %d failures\n", t_checks, t_failures);
    return t_failures ? 1 : 0;

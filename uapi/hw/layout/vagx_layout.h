@@ -94,6 +94,11 @@ struct vagx_layout {
    /* Linear only: row stride, 0 = compute align(width_el * B, 16).  Must be
     * a nonzero multiple of 16 and >= width_el * element bytes. */
    uint32_t linear_stride_B;
+   /* The sparse layout (texture/pbe descriptor `sparse`): twiddled and
+    * single-sample only; layers are VAGX_LAYOUT_SPARSE_PAGE_B-aligned
+    * apart and the base is aligned to it, so every layer's sparse pages
+    * are its own.  Texel placement inside a layer is unchanged. */
+   bool sparse;
 
    /* ---- outputs (written by vagx_layout_init) ---- */
    uint32_t element_size_B;      /* bytes_per_block_B * sample_count_sa */
@@ -101,7 +106,8 @@ struct vagx_layout {
    uint32_t layers;              /* == depth_px: 2D miptrees in memory */
    struct vagx_layout_level level[VAGX_LAYOUT_MAX_LEVELS];
    uint64_t miptree_size_B;      /* end of the last allocated level */
-   uint64_t layer_stride_B;      /* miptree_size rounded up to a 16 KiB page */
+   uint64_t layer_stride_B;      /* miptree_size rounded up to a 16 KiB page
+                                  * (sparse: 64 KiB) */
    uint64_t size_B;              /* layer_stride_B * layers */
    uint32_t alignment_B;         /* required base address alignment */
 };
@@ -114,6 +120,7 @@ struct vagx_layout {
  *  - bytes_per_block not 1/2/4/8/16; sample count not 1/4; block dims not
  *    1/2/4/8; MSAA combined with blocks, mipmaps or 3D;
  *  - linear with levels > 1, depth > 1, MSAA, blocks, or a bad stride;
+ *  - sparse with linear tiling or MSAA;
  *  - unknown tiling.
  */
 bool vagx_layout_init(struct vagx_layout *layout);

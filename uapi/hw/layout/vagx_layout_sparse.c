@@ -49,6 +49,7 @@ vagx_layout_sparse_tail_level(const struct vagx_layout *l)
 bool
 vagx_layout_sparse_ok(const struct vagx_layout *l)
 {
+   /* (the sparse layout gives the last condition for any miptree) */
    return l->tiling == VAGX_TILING_TWIDDLED && l->sample_count_sa == 1 &&
           (l->layers == 1 || l->layer_stride_B % VAGX_LAYOUT_SPARSE_PAGE_B == 0);
 }

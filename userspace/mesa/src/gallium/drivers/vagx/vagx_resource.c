@@ -76,8 +76,10 @@ vagx_resource_create(struct pipe_screen *pscreen, const struct pipe_resource *te
       l->block_height_px = util_format_get_blockheight(templ->format);
       l->bytes_per_block_B = util_format_get_blocksize(templ->format);
       const bool sparse = templ->flags & PIPE_RESOURCE_FLAG_SPARSE;
-      /* sparse textures are twiddled: their pages are blocks of tiles */
+      /* sparse textures are twiddled, their pages blocks of tiles, and
+       * have the sparse layout: every layer's pages its own */
       bool linear = !sparse && want_linear(templ);
+      l->sparse = sparse;
       l->tiling = linear ? VAGX_TILING_LINEAR : VAGX_TILING_TWIDDLED;
       rsrc->modifier = linear ? DRM_FORMAT_MOD_LINEAR : DRM_FORMAT_MOD_INVALID;
       if (!vagx_layout_init(l)) {

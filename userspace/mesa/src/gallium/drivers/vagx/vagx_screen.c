@@ -153,13 +153,13 @@ vagx_init_screen_caps(struct vagx_screen *screen)
        * arrays, pages of vagx_layout_sparse_block (page sizes:
        * vagx_commit.c).  3D images have no page size, so no 3D image is
        * sparse whatever the 3D limit says (GL's minimum, 2048, as the
-       * extension requires a value).  Arrays and cubes may not have a mip
-       * tail (FULL_ARRAY_CUBE_MIPMAPS false): each layer's pages must be
-       * its own, docs/mesa-driver.md */
+       * extension requires a value).  Every layer of an array or cube has
+       * its own mip tail (FULL_ARRAY_CUBE_MIPMAPS): the sparse layout puts
+       * layers whole pages apart (texture.sparse, contract 1.5) */
       caps->max_sparse_texture_size = VAGX_MAX_TEXTURE_SIZE;
       caps->max_sparse_3d_texture_size = 2048;
       caps->max_sparse_array_texture_layers = VAGX_MAX_TEXTURE_LAYERS;
-      caps->sparse_texture_full_array_cube_mipmaps = false;
+      caps->sparse_texture_full_array_cube_mipmaps = true;
    }
    caps->conditional_render = true;
    /* compute jobs on the compute queue (vagx_compute.c) and shader buffers
