@@ -173,6 +173,24 @@ fetch(GLuint tex, int lod, int w, int h, uint8_t *px)
    glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, px);
 }
 
+/* checker's level 0: the checkerboard of committed pages, uploaded on the
+ * left, rendered (seed 3) on the right, zero elsewhere */
+static void
+checker_level0(int W, int H, uint8_t *want)
+{
+   for (int y = 0; y < H; y++) {
+      for (int x = 0; x < W; x++) {
+         uint8_t *e = want + 4 * (y * W + x);
+         if ((x / page_w + y / page_h) & 1)
+            memset(e, 0, 4);
+         else if (x < W / 2)
+            uploaded(x, y, 0, e);
+         else
+            rendered(x, y, 3, e);
+      }
+   }
+}
+
 static bool
 checker_case(void)
 {
@@ -205,17 +223,7 @@ checker_case(void)
    glUniform1i(glGetUniformLocation(color_prog, "seed"), 3);
    quad(color_prog);
    glDisable(GL_SCISSOR_TEST);
-   for (int y = 0; y < H; y++) {
-      for (int x = 0; x < W; x++) {
-         uint8_t *e = want + 4 * (y * W + x);
-         if ((x / page_w + y / page_h) & 1)
-            memset(e, 0, 4);
-         else if (x < W / 2)
-            uploaded(x, y, 0, e);
-         else
-            rendered(x, y, 3, e);
-      }
-   }
+   checker_level0(W, H, want);
    fetch(tex, 0, W, H, got);
    bool ok = compare("level 0 by texelFetch", got, want, W, H);
    if (ok) {
@@ -254,16 +262,7 @@ checker_case(void)
    }
    /* level 0 is as it was: the tail's pages are its own */
    if (ok) {
-      for (int y = 0; y < H; y++)
-         for (int x = 0; x < W; x++) {
-            uint8_t *e = want + 4 * (y * W + x);
-            if ((x / page_w + y / page_h) & 1)
-               memset(e, 0, 4);
-            else if (x < W / 2)
-               uploaded(x, y, 0, e);
-            else
-               rendered(x, y, 3, e);
-         }
+      checker_level0(W, H, want);
       fetch(tex, 0, W, H, got);
       ok = compare("level 0 after the tail's commit", got, want, W, H);
    }
