@@ -282,6 +282,8 @@ static uint64_t random_texture(uint64_t *smp)
    t.base_level = below(t.levels);
    t.max_level = t.base_level + below(t.levels - t.base_level);
    t.stride = chance(50) ? 256 : below(4096);
+   /* the sparse layout (contract 1.5), sometimes where the rules refuse it */
+   t.sparse = chance(25);
    t.swizzle_r = VAGX_SWIZZLE_R; t.swizzle_g = VAGX_SWIZZLE_G;
    t.swizzle_b = VAGX_SWIZZLE_B; t.swizzle_a = VAGX_SWIZZLE_A;
    t.base_va = chance(85) ? alloc(64 * 1024, 16384) : rnd_va();

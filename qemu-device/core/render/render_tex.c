@@ -349,6 +349,7 @@ bool r_layout_from_texture(const struct vagx_texture *t, struct vagx_layout *l)
    l->tiling = t->layout == VAGX_IMAGE_LAYOUT_LINEAR ? VAGX_TILING_LINEAR : VAGX_TILING_TWIDDLED;
    l->mipmapped_z = t->dimension == VAGX_DIMENSION_3D;
    l->linear_stride_B = t->stride;
+   l->sparse = t->sparse;
    return vagx_layout_init(l);
 }
 
@@ -1339,6 +1340,7 @@ enum vagx_usc_status r_img_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
    v.t.depth = pbe.depth;
    v.t.levels = pbe.levels;
    v.t.stride = pbe.stride;
+   v.t.sparse = pbe.sparse;
    v.va = pbe.base_va;
    tview_fast_init(c, &v);
    v.l = &v.l_buf;

@@ -1713,6 +1713,7 @@ static bool eot_pbe_ok(struct rjob *j, struct rfast_eot_st *st)
    t.depth = b->depth;
    t.levels = b->levels;
    t.stride = b->stride;
+   t.sparse = b->sparse;
    return r_layout_from_texture(&t, &st->l) && b->level < st->l.levels &&
           st->l.bytes_per_block_B == j->rt_bpp[st->rt];
 }

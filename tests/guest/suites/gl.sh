@@ -30,6 +30,8 @@
 #    MESA_EXTENSION_OVERRIDE, as on the host), no CPU wait in no_cpu_wait;
 #  - build/gl-tests/gl_sparse (renderD128): GL_ARB_sparse_buffer on the
 #    kernel's asynchronous VM_BIND, no kernel warning;
+#  - build/gl-tests/gl_sparse_tex (renderD128): GL_ARB_sparse_texture, pages
+#    and mip tails of textures on the same binds, no kernel warning;
 #  - kmscube -c 60 on card0: exit 0, GL_RENDERER vagx, no driver error or GL
 #    error in its output, no kernel warning/oops while it ran.
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -48,7 +50,7 @@ splat() { dmesg | grep -c -E 'WARNING:|BUG:|Oops|Call Trace|general protection';
 # the test programs are normally built on the host (tests/gl/run, make check);
 # the guest's root overlay is writable, so build them here if missing
 if [ ! -x "$bin/gl_triangle" ] || [ ! -x "$bin/gl_info" ] || [ ! -x "$bin/gl_sync" ] || [ ! -x "$bin/shim_sync" ] ||
-	[ ! -x "$bin/gl_compute" ] || [ ! -x "$bin/gl_sparse" ]; then
+	[ ! -x "$bin/gl_compute" ] || [ ! -x "$bin/gl_sparse" ] || [ ! -x "$bin/gl_sparse_tex" ]; then
 	make -s -C tests/gl >"$tmp/build.log" 2>&1 || { echo "1..0 # SKIP cannot build tests/gl"; log "$tmp/build.log"; exit 1; }
 fi
 
@@ -161,6 +163,16 @@ if [ "$(splat)" -eq "$spbefore" ]; then
 	ok "gl_sparse: no kernel warning"
 else
 	nok "gl_sparse: no kernel warning" "$(dmesg | grep -m3 -E 'WARNING:|BUG:|Oops')"
+fi
+# GL_ARB_sparse_texture (tests/gl/gl_sparse_tex.c): pages of a texture
+# and its mip tails committed between draws, checked per texel
+spbefore=$(splat)
+timeout 300 "$env" "$bin/gl_sparse_tex" >"$tmp/sparse_tex.log" 2>&1
+cases_ok gl_sparse_tex "$tmp/sparse_tex.log" $?
+if [ "$(splat)" -eq "$spbefore" ]; then
+	ok "gl_sparse_tex: no kernel warning"
+else
+	nok "gl_sparse_tex: no kernel warning" "$(dmesg | grep -m3 -E 'WARNING:|BUG:|Oops')"
 fi
 
 # 2c. compute on vagx.ko's compute queue (tests/gl/gl_compute.c, each case

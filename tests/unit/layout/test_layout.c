@@ -54,6 +54,7 @@ make(uint32_t w, uint32_t h, uint32_t d, uint32_t levels, uint32_t samples,
    l.tiling = tiling;
    l.mipmapped_z = mz;
    l.linear_stride_B = stride;
+   l.sparse = false;
    return l;
 }
 

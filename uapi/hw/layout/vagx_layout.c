@@ -105,6 +105,10 @@ validate(const struct vagx_layout *l)
        !valid_block_dim(l->block_height_px))
       return false;
 
+   /* The sparse layout (section 10): twiddled, single-sample. */
+   if (l->sparse && (l->tiling != VAGX_TILING_TWIDDLED || l->sample_count_sa != 1))
+      return false;
+
    if (l->sample_count_sa > 1) {
       /* Multisampled: pixels only, single level, no 3D. */
       if (l->block_width_px != 1 || l->block_height_px != 1 ||
@@ -271,10 +275,12 @@ init_twiddled(struct vagx_layout *l)
    }
 
    l->miptree_size_B = offset_B;
-   /* Every layer is a full miptree rounded up to a layout page. */
-   l->layer_stride_B = align64(offset_B, VAGX_LAYOUT_PAGE_B);
+   /* Every layer is a full miptree rounded up to a layout page; in the
+    * sparse layout to a sparse page, so no two layers share one. */
+   const uint32_t page_B = l->sparse ? VAGX_LAYOUT_SPARSE_PAGE_B : VAGX_LAYOUT_PAGE_B;
+   l->layer_stride_B = align64(offset_B, page_B);
    l->size_B = l->layer_stride_B * l->layers;
-   l->alignment_B = VAGX_LAYOUT_PAGE_B;
+   l->alignment_B = page_B;
 }
 
 bool

@@ -94,6 +94,11 @@ struct vagx_layout {
    /* Linear only: row stride, 0 = compute align(width_el * B, 16).  Must be
     * a nonzero multiple of 16 and >= width_el * element bytes. */
    uint32_t linear_stride_B;
+   /* The sparse layout (texture/pbe descriptor `sparse`): twiddled and
+    * single-sample only; layers are VAGX_LAYOUT_SPARSE_PAGE_B-aligned
+    * apart and the base is aligned to it, so every layer's sparse pages
+    * are its own.  Texel placement inside a layer is unchanged. */
+   bool sparse;
 
    /* ---- outputs (written by vagx_layout_init) ---- */
    uint32_t element_size_B;      /* bytes_per_block_B * sample_count_sa */
@@ -101,7 +106,8 @@ struct vagx_layout {
    uint32_t layers;              /* == depth_px: 2D miptrees in memory */
    struct vagx_layout_level level[VAGX_LAYOUT_MAX_LEVELS];
    uint64_t miptree_size_B;      /* end of the last allocated level */
-   uint64_t layer_stride_B;      /* miptree_size rounded up to a 16 KiB page */
+   uint64_t layer_stride_B;      /* miptree_size rounded up to a 16 KiB page
+                                  * (sparse: 64 KiB) */
    uint64_t size_B;              /* layer_stride_B * layers */
    uint32_t alignment_B;         /* required base address alignment */
 };
@@ -114,6 +120,7 @@ struct vagx_layout {
  *  - bytes_per_block not 1/2/4/8/16; sample count not 1/4; block dims not
  *    1/2/4/8; MSAA combined with blocks, mipmaps or 3D;
  *  - linear with levels > 1, depth > 1, MSAA, blocks, or a bad stride;
+ *  - sparse with linear tiling or MSAA;
  *  - unknown tiling.
  */
 bool vagx_layout_init(struct vagx_layout *layout);
@@ -194,6 +201,43 @@ bool vagx_layout_detile(const struct vagx_layout *layout, const void *image,
  * 1 B 128x128, 2 B 128x64, 4 B 64x64, 8 B 64x32, 16 B 32x32,
  * 32 B 32x16 and 64 B 16x16 (the last two only for 4x MSAA). */
 struct vagx_tile vagx_layout_large_tile(uint32_t element_size_B);
+
+/*
+ * Sparse residency (vagx_layout_sparse.c, docs/hw/layout.md section 10).
+ * A sparse page is VAGX_LAYOUT_SPARSE_PAGE_B bytes: four consecutive large
+ * tiles of one row of tiles, so on a level whose tile grid is a whole
+ * number of pages wide it is a block of (4 * tile width) x (tile height)
+ * elements.  Levels from vagx_layout_sparse_tail_level() on form the mip
+ * tail: the rest of the layer's pages, committed as a whole.
+ */
+#define VAGX_LAYOUT_SPARSE_PAGE_B     65536u
+#define VAGX_LAYOUT_SPARSE_PAGE_TILES (VAGX_LAYOUT_SPARSE_PAGE_B / VAGX_LAYOUT_PAGE_B)
+
+/* Elements covered by one sparse page of a level made of large tiles;
+ * {0, 0} for an element size without large tiles. */
+struct vagx_tile vagx_layout_sparse_block(uint32_t element_size_B);
+
+/* First level of the mip tail: the first level that is not a whole grid of
+ * sparse pages (small, padded, or not a multiple of the block), or
+ * levels_alloc if there is none.  Every later level is in the tail too. */
+uint32_t vagx_layout_sparse_tail_level(const struct vagx_layout *layout);
+
+/* Whether the image can be sparse: twiddled, single-sample, and every
+ * layer's pages its own (one layer, or a layer stride that is a whole
+ * number of sparse pages). */
+bool vagx_layout_sparse_ok(const struct vagx_layout *layout);
+
+/* Byte offset, from the image base, of sparse page (page_x, page_y) (in
+ * blocks) of a level before the tail.  Precondition (not checked): level <
+ * vagx_layout_sparse_tail_level, layer < layers, the page inside the
+ * level. */
+uint64_t vagx_layout_sparse_page_B(const struct vagx_layout *layout, uint32_t level,
+                                   uint32_t layer, uint32_t page_x, uint32_t page_y);
+
+/* The byte range of layer's mip tail, whole sparse pages ({0, 0} if the
+ * image has no tail).  Precondition: vagx_layout_sparse_ok, layer < layers. */
+void vagx_layout_sparse_tail(const struct vagx_layout *layout, uint32_t layer,
+                             uint64_t *offset_B, uint64_t *size_B);
 
 #ifdef __cplusplus
 }

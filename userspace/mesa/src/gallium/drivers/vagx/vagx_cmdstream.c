@@ -49,6 +49,7 @@ vagx_pack_pbe(struct vagx_resource *r, enum pipe_format fmt, unsigned level, uns
    p.level = level;
    p.layer = layer;
    p.stride = r->layout.tiling == VAGX_TILING_LINEAR ? r->layout.level[0].stride_B : 0;
+   p.sparse = r->layout.sparse;
    p.base_va = r->bo->va;
    vagx_pbe_pack(out, &p);
 }
@@ -98,6 +99,7 @@ vagx_pack_texture(struct vagx_resource *r, enum pipe_format fmt, const unsigned 
    t.base_level = first_level;
    t.max_level = last_level;
    t.stride = r->layout.tiling == VAGX_TILING_LINEAR ? r->layout.level[0].stride_B : 0;
+   t.sparse = r->layout.sparse;
    t.base_va = r->bo->va;
    /* GL_EXT_texture_array: a view of layers first..last of an array is
     * the image whose layer 0 is first_layer (every layer holds a whole

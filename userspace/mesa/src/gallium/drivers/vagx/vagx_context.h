@@ -70,6 +70,9 @@ struct vagx_transfer {
    struct pipe_transfer base;
    void *staging;
    unsigned staging_stride;
+   /* sparse texture: the copy of its level that staging is detiled from
+    * and tiled into (vagx_resource.c) */
+   struct vagx_sparse_level *sparse_level;
 };
 
 /* A pipe fence (vagx_fence.c): a point of its screen's timeline, or an
@@ -488,6 +491,11 @@ void vagx_compute_fini(struct vagx_context *ctx);
  * its resource read or written by the batch (unbound: the null buffer) */
 void vagx_ssbo_bind(struct vagx_context *ctx, struct vagx_batch *b, enum pipe_shader_type stage,
                     unsigned i, bool writes, uint64_t *va, uint32_t *size);
+/* vagx_commit.c: sparse textures.  Gives rsrc (its layout computed) a
+ * sparse BO and its nr_sparse_levels; false if the image cannot be sparse
+ * (format, target, samples, or layers sharing pages: docs/mesa-driver.md) */
+bool vagx_sparse_texture_init(struct vagx_screen *screen, struct vagx_resource *rsrc);
+void vagx_init_screen_sparse_functions(struct pipe_screen *pscreen);
 /* vagx_commit.c: sparse resources */
 void vagx_init_commit_functions(struct pipe_context *pctx);
 /* Whether the box of a sparse buffer lies in pages committed since any job

@@ -50,11 +50,9 @@ vagx_resource_create(struct pipe_screen *pscreen, const struct pipe_resource *te
    pipe_reference_init(&rsrc->base.reference, 1);
 
    uint64_t size;
-   if (templ->flags & PIPE_RESOURCE_FLAG_SPARSE) {
-      /* VA only, every page NULL-mapped until resource_commit (buffers:
-       * sparse_buffer_page_size is the only sparse cap) */
-      if (templ->target == PIPE_BUFFER)
-         rsrc->bo = vagx_bo_create_sparse(&screen->dev, templ->width0, "sparse buffer");
+   if (templ->flags & PIPE_RESOURCE_FLAG_SPARSE && templ->target == PIPE_BUFFER) {
+      /* VA only, every page NULL-mapped until resource_commit */
+      rsrc->bo = vagx_bo_create_sparse(&screen->dev, templ->width0, "sparse buffer");
       if (!rsrc->bo) {
          FREE(rsrc);
          return NULL;
@@ -77,7 +75,11 @@ vagx_resource_create(struct pipe_screen *pscreen, const struct pipe_resource *te
       l->block_width_px = util_format_get_blockwidth(templ->format);
       l->block_height_px = util_format_get_blockheight(templ->format);
       l->bytes_per_block_B = util_format_get_blocksize(templ->format);
-      bool linear = want_linear(templ);
+      const bool sparse = templ->flags & PIPE_RESOURCE_FLAG_SPARSE;
+      /* sparse textures are twiddled, their pages blocks of tiles, and
+       * have the sparse layout: every layer's pages its own */
+      bool linear = !sparse && want_linear(templ);
+      l->sparse = sparse;
       l->tiling = linear ? VAGX_TILING_LINEAR : VAGX_TILING_TWIDDLED;
       rsrc->modifier = linear ? DRM_FORMAT_MOD_LINEAR : DRM_FORMAT_MOD_INVALID;
       if (!vagx_layout_init(l)) {
@@ -85,6 +87,13 @@ vagx_resource_create(struct pipe_screen *pscreen, const struct pipe_resource *te
          return NULL;
       }
       size = l->size_B;
+      if (sparse) {
+         if (!vagx_sparse_texture_init(screen, rsrc)) {
+            FREE(rsrc);
+            return NULL;
+         }
+         return &rsrc->base;
+      }
    }
    /* Window-system buffers must be exportable (KMS framebuffers, dma-bufs),
     * so they cannot share the VM's reservation object. */
@@ -429,6 +438,48 @@ buffer_rename(struct vagx_context *ctx, struct vagx_resource *rsrc, const struct
    return true;
 }
 
+/* One level of some layers of a sparse texture, copied out of its
+ * committed pages (zeros elsewhere): the level of layout starts at data[i]
+ * for layer first + i (offset 0, layer stride 0), so the layout library's
+ * copies address it as they address the image */
+struct vagx_sparse_level {
+   struct vagx_layout layout;
+   unsigned level, first, count;
+   uint64_t size_B;
+   uint8_t *data[];
+};
+
+static struct vagx_sparse_level *
+sparse_level_read(struct vagx_resource *rsrc, unsigned level, unsigned first, unsigned count)
+{
+   const struct vagx_layout *l = &rsrc->layout;
+   const uint64_t size = l->level[level].size_B;
+   struct vagx_sparse_level *c = malloc(sizeof(*c) + count * sizeof(c->data[0]) + count * size);
+   if (!c)
+      return NULL;
+   c->layout = *l;
+   c->layout.layer_stride_B = 0;
+   c->layout.level[level].offset_B = 0;
+   c->level = level;
+   c->first = first;
+   c->count = count;
+   c->size_B = size;
+   for (unsigned i = 0; i < count; i++) {
+      c->data[i] = (uint8_t *)&c->data[count] + i * size;
+      vagx_sparse_read(rsrc->bo, vagx_layout_offset_B(l, level, first + i, 0, 0), c->data[i],
+                       size);
+   }
+   return c;
+}
+
+static void
+sparse_level_write(struct vagx_resource *rsrc, const struct vagx_sparse_level *c)
+{
+   for (unsigned i = 0; i < c->count; i++)
+      vagx_sparse_write(rsrc->bo, vagx_layout_offset_B(&rsrc->layout, c->level, c->first + i, 0, 0),
+                        c->data[i], c->size_B);
+}
+
 static void *
 vagx_transfer_map(struct pipe_context *pctx, struct pipe_resource *prsc, unsigned level,
                   unsigned usage, const struct pipe_box *box, struct pipe_transfer **out)
@@ -444,7 +495,7 @@ vagx_transfer_map(struct pipe_context *pctx, struct pipe_resource *prsc, unsigne
    /* (a discarded range of a sparse buffer in pages committed since its
     * last use -- an upload after glBufferPageCommitmentARB -- needs neither) */
    const bool fresh = discard_range && (rsrc->bo->flags & VAGX_BO_SPARSE) &&
-                      vagx_sparse_is_fresh(ctx, rsrc, box);
+                      prsc->target == PIPE_BUFFER && vagx_sparse_is_fresh(ctx, rsrc, box);
    if (!(usage & PIPE_MAP_UNSYNCHRONIZED) && !fresh &&
        !((usage & PIPE_MAP_DISCARD_WHOLE_RESOURCE) && buffer_rename(ctx, rsrc, NULL)) &&
        !(discard_range && buffer_rename(ctx, rsrc, box))) {
@@ -467,7 +518,8 @@ vagx_transfer_map(struct pipe_context *pctx, struct pipe_resource *prsc, unsigne
    *out = &t->base;
 
    uint8_t *map = rsrc->bo->map;
-   if (rsrc->bo->flags & VAGX_BO_SPARSE) {
+   const bool sparse = rsrc->bo->flags & VAGX_BO_SPARSE;
+   if (sparse && prsc->target == PIPE_BUFFER) {
       /* no CPU mapping of the range: a staging copy of the committed
        * pages (zeros elsewhere), written back to them at unmap */
       t->staging = malloc(MAX2(box->width, 1));
@@ -499,11 +551,33 @@ vagx_transfer_map(struct pipe_context *pctx, struct pipe_resource *prsc, unsigne
    t->base.stride = t->staging_stride;
    t->base.layer_stride = t->staging_stride * h_el;
    t->staging = malloc((size_t)t->base.layer_stride * box->depth);
+   if (sparse && t->staging) {
+      /* no CPU mapping: a copy of the level's committed pages (zeros
+       * elsewhere), which is detiled, and tiled and written back at unmap
+       * (writes to uncommitted pages vanish, as the GPU's do) */
+      t->sparse_level = sparse_level_read(rsrc, level, box->z, box->depth);
+      if (!t->sparse_level) {
+         free(t->staging);
+         t->staging = NULL;
+      }
+   }
+   if (!t->staging) {
+      pipe_resource_reference(&t->base.resource, NULL);
+      slab_free(&ctx->transfer_pool, t);
+      *out = NULL;
+      return NULL;
+   }
    if (!(usage & PIPE_MAP_DISCARD_RANGE) || (usage & PIPE_MAP_READ)) {
-      for (int z = 0; z < box->depth; z++)
-         vagx_layout_detile(l, map, (uint8_t *)t->staging + z * t->base.layer_stride,
-                            t->staging_stride, level, box->z + z, box->x / bw, box->y / bh,
-                            w_el, h_el);
+      for (int z = 0; z < box->depth; z++) {
+         if (sparse)
+            vagx_layout_detile(&t->sparse_level->layout, t->sparse_level->data[z],
+                               (uint8_t *)t->staging + z * t->base.layer_stride, t->staging_stride,
+                               level, 0, box->x / bw, box->y / bh, w_el, h_el);
+         else
+            vagx_layout_detile(l, map, (uint8_t *)t->staging + z * t->base.layer_stride,
+                               t->staging_stride, level, box->z + z, box->x / bw, box->y / bh,
+                               w_el, h_el);
+      }
    }
    return t->staging;
 }
@@ -514,7 +588,7 @@ vagx_transfer_unmap(struct pipe_context *pctx, struct pipe_transfer *ptrans)
    struct vagx_context *ctx = vagx_context(pctx);
    struct vagx_transfer *t = (struct vagx_transfer *)ptrans;
    struct vagx_resource *rsrc = vagx_resource(ptrans->resource);
-   if (t->staging && (rsrc->bo->flags & VAGX_BO_SPARSE)) {
+   if (t->staging && (rsrc->bo->flags & VAGX_BO_SPARSE) && ptrans->resource->target == PIPE_BUFFER) {
       if (ptrans->usage & PIPE_MAP_WRITE)
          vagx_sparse_write(rsrc->bo, ptrans->box.x, t->staging, ptrans->box.width);
       free(t->staging);
@@ -524,12 +598,21 @@ vagx_transfer_unmap(struct pipe_context *pctx, struct pipe_transfer *ptrans)
          unsigned bw = util_format_get_blockwidth(prsc->format);
          unsigned bh = util_format_get_blockheight(prsc->format);
          const struct pipe_box *box = &ptrans->box;
-         for (int z = 0; z < box->depth; z++)
-            vagx_layout_tile(&rsrc->layout, rsrc->bo->map,
-                             (uint8_t *)t->staging + z * ptrans->layer_stride, t->staging_stride,
-                             ptrans->level, box->z + z, box->x / bw, box->y / bh,
-                             DIV_ROUND_UP(box->width, bw), DIV_ROUND_UP(box->height, bh));
+         for (int z = 0; z < box->depth; z++) {
+            const void *lin = (uint8_t *)t->staging + z * ptrans->layer_stride;
+            if (t->sparse_level)
+               vagx_layout_tile(&t->sparse_level->layout, t->sparse_level->data[z], lin,
+                                t->staging_stride, ptrans->level, 0, box->x / bw, box->y / bh,
+                                DIV_ROUND_UP(box->width, bw), DIV_ROUND_UP(box->height, bh));
+            else
+               vagx_layout_tile(&rsrc->layout, rsrc->bo->map, lin, t->staging_stride,
+                                ptrans->level, box->z + z, box->x / bw, box->y / bh,
+                                DIV_ROUND_UP(box->width, bw), DIV_ROUND_UP(box->height, bh));
+         }
+         if (t->sparse_level)
+            sparse_level_write(rsrc, t->sparse_level);
       }
+      free(t->sparse_level);
       free(t->staging);
    }
    pipe_resource_reference(&ptrans->resource, NULL);

@@ -147,8 +147,20 @@ vagx_init_screen_caps(struct vagx_screen *screen)
    /* sparse buffers (vagx_commit.c): NULL pages and asynchronous binds
     * (GL_ARB_sparse_buffer) */
    const uint64_t sparse = DRM_VAGX_FEATURE_MAP_NULL | DRM_VAGX_FEATURE_ASYNC_BIND;
-   if ((screen->dev.info.features & sparse) == sparse)
+   if ((screen->dev.info.features & sparse) == sparse) {
       caps->sparse_buffer_page_size = VAGX_SPARSE_PAGE_SIZE;
+      /* sparse textures (GL_ARB_sparse_texture): 2D, cube and their
+       * arrays, pages of vagx_layout_sparse_block (page sizes:
+       * vagx_commit.c).  3D images have no page size, so no 3D image is
+       * sparse whatever the 3D limit says (GL's minimum, 2048, as the
+       * extension requires a value).  Every layer of an array or cube has
+       * its own mip tail (FULL_ARRAY_CUBE_MIPMAPS): the sparse layout puts
+       * layers whole pages apart (texture.sparse, contract 1.5) */
+      caps->max_sparse_texture_size = VAGX_MAX_TEXTURE_SIZE;
+      caps->max_sparse_3d_texture_size = 2048;
+      caps->max_sparse_array_texture_layers = VAGX_MAX_TEXTURE_LAYERS;
+      caps->sparse_texture_full_array_cube_mipmaps = true;
+   }
    caps->conditional_render = true;
    /* compute jobs on the compute queue (vagx_compute.c) and shader buffers
     * in the vertex, fragment and compute stages (ld/st/atom_global,
@@ -493,6 +505,7 @@ vagx_screen_create(int fd, const struct pipe_screen_config *config, struct rende
    p->get_disk_shader_cache = vagx_get_disk_shader_cache;
    p->query_memory_info = vagx_query_memory_info;
    vagx_init_resource_functions(p);
+   vagx_init_screen_sparse_functions(p);
    slab_create_parent(&screen->transfer_pool, sizeof(struct vagx_transfer), 16);
 
    vagx_disk_cache_init(screen);

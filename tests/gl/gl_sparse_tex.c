@@ -1,0 +1,516 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gl_sparse_tex: GL_ARB_sparse_texture on the device.  Every case computes
+ * the image it expects from the pages it committed and checks every texel:
+ *
+ *   checker  a 4-level RGBA8 sparse 2D texture of 4 x 4 pages at level 0
+ *            (the page size as GL reports it), a checkerboard of its
+ *            pages committed; its left half uploaded (glTexSubImage2D),
+ *            its right half rendered by a draw; every texel read back by
+ *            texelFetch in a draw and by glGetTexImage: committed pages
+ *            hold what was written, uncommitted ones read zero (the
+ *            writes to them vanished).  Then level 1's pages, which were
+ *            never committed, read zero, and the mip tail (level 3 on):
+ *            zero while uncommitted (an upload to it vanishes), the upload
+ *            once committed
+ *   array    a 3-layer, 3-level sparse 2D array (the sparse layout: its
+ *            layers are whole pages apart, so each has its own mip tail,
+ *            level 2 on), a different diagonal of level-0 pages committed
+ *            in each layer, each layer rendered (a layer attachment) and
+ *            read back by texelFetch; then the tail of layer 1 only
+ *            committed, level 2 of every layer uploaded: layer 1 holds the
+ *            upload, the others read zero, level 0 is unchanged
+ *   stress   48 rounds of: a random page of level 0 committed or
+ *            decommitted, the whole level rendered in the round's colour,
+ *            one texel of every page sampled into the round's row of a
+ *            result image; nothing waited for until the final read: each
+ *            row holds the colour of its round where the page was
+ *            committed, zero elsewhere
+ *
+ * Prints "case NAME ok" or "case NAME error: ..."; "case NAME skip: ..."
+ * without GL_ARB_sparse_texture.  tests/gl/run runs it on vagx with the
+ * drm-shim holding every job 5 ms, so binds queue up behind rendering.
+ *
+ *   gl_sparse_tex [CASE...] | --list
+ */
+#include "gl_desktop.h"
+#include <stdint.h>
+#include <stdlib.h>
+
+#define PAGES_X 4
+#define PAGES_Y 4
+#define LEVELS 4
+
+static GLint page_w, page_h;
+static PFNGLTEXPAGECOMMITMENTARBPROC page_commitment;
+static GLuint fetch_prog, fetch_array_prog, color_prog;
+static char err[256];
+
+static const char *quad_vs =
+   "#version 130\n"
+   "in vec2 pos;\n"
+   "void main() { gl_Position = vec4(pos, 0.0, 1.0); }\n";
+/* each fragment reads the texel under it, moved by off (level lod) */
+static const char *fetch_fs =
+   "#version 130\n"
+   "uniform sampler2D t;\n"
+   "uniform int lod;\n"
+   "uniform ivec2 off;\n"
+   "void main() { gl_FragColor = texelFetch(t, ivec2(gl_FragCoord.xy) + off, lod); }\n";
+static const char *fetch_array_fs =
+   "#version 130\n"
+   "uniform sampler2DArray t;\n"
+   "uniform int layer;\n"
+   "uniform int lod;\n"
+   "void main() { gl_FragColor = texelFetch(t, ivec3(ivec2(gl_FragCoord.xy), layer), lod); }\n";
+/* the rendered pattern: a function of the pixel and a seed */
+static const char *color_fs =
+   "#version 130\n"
+   "uniform int seed;\n"
+   "void main() {\n"
+   "  ivec2 p = ivec2(gl_FragCoord.xy);\n"
+   "  gl_FragColor = vec4(float((p.x * 3 + seed) & 255), float((p.y * 5 + seed * 7) & 255),\n"
+   "                      float((p.x ^ p.y) & 255), float(255 - (seed & 127))) / 255.0;\n"
+   "}\n";
+
+static void
+rendered(int x, int y, int seed, uint8_t out[4])
+{
+   out[0] = (x * 3 + seed) & 255;
+   out[1] = (y * 5 + seed * 7) & 255;
+   out[2] = (x ^ y) & 255;
+   out[3] = 255 - (seed & 127);
+}
+
+/* the uploaded pattern, different from every rendered one (alpha 1..63) */
+static void
+uploaded(int x, int y, int lvl, uint8_t out[4])
+{
+   out[0] = (x * 7 + lvl * 40) & 255;
+   out[1] = (y * 11) & 255;
+   out[2] = (x + y * 13) & 255;
+   out[3] = 1 + ((x + y + lvl) % 63);
+}
+
+static void
+quad(GLuint prog)
+{
+   static const float pos[] = { -1, -1, 1, -1, -1, 1, 1, 1 };
+   glUseProgram(prog);
+   glBindBuffer(GL_ARRAY_BUFFER, 0);
+   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, pos);
+   glEnableVertexAttribArray(0);
+   glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+}
+
+static GLuint
+program(const char *fs)
+{
+   GLuint p = gl_program(quad_vs, fs);
+   glBindAttribLocation(p, 0, "pos");
+   glLinkProgram(p);
+   return p;
+}
+
+static GLuint
+fbo_of(GLenum target, GLuint tex, int level, int layer)
+{
+   GLuint fbo;
+   glGenFramebuffers(1, &fbo);
+   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+   if (target == GL_TEXTURE_2D_ARRAY)
+      glFramebufferTextureLayer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, tex, level, layer);
+   else
+      glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, target, tex, level);
+   return fbo;
+}
+
+static GLuint
+sparse_texture(GLenum target, int w, int h, int layers, int levels)
+{
+   GLuint tex;
+   glGenTextures(1, &tex);
+   glBindTexture(target, tex);
+   glTexParameteri(target, GL_TEXTURE_SPARSE_ARB, GL_TRUE);
+   glTexParameteri(target, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+   glTexParameteri(target, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+   if (target == GL_TEXTURE_2D_ARRAY)
+      glTexStorage3D(target, levels, GL_RGBA8, w, h, layers);
+   else
+      glTexStorage2D(target, levels, GL_RGBA8, w, h);
+   return tex;
+}
+
+/* Compares w x h RGBA pixels with want; names the first difference */
+static bool
+compare(const char *what, const uint8_t *got, const uint8_t *want, int w, int h)
+{
+   for (int i = 0; i < w * h; i++) {
+      if (memcmp(got + 4 * i, want + 4 * i, 4)) {
+         const uint8_t *g = got + 4 * i, *e = want + 4 * i;
+         snprintf(err, sizeof(err), "%s: texel (%d, %d): %u,%u,%u,%u, expected %u,%u,%u,%u",
+                  what, i % w, i / w, g[0], g[1], g[2], g[3], e[0], e[1], e[2], e[3]);
+         return false;
+      }
+   }
+   return true;
+}
+
+/* Reads level lod of a 2D texture by texelFetch into a w x h target */
+static void
+fetch(GLuint tex, int lod, int w, int h, uint8_t *px)
+{
+   gl_target_fbo(w, h);
+   glClearColor(1, 0, 1, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   glActiveTexture(GL_TEXTURE0);
+   glBindTexture(GL_TEXTURE_2D, tex);
+   glUseProgram(fetch_prog);
+   glUniform1i(glGetUniformLocation(fetch_prog, "t"), 0);
+   glUniform1i(glGetUniformLocation(fetch_prog, "lod"), lod);
+   glUniform2i(glGetUniformLocation(fetch_prog, "off"), 0, 0);
+   quad(fetch_prog);
+   glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, px);
+}
+
+/* checker's level 0: the checkerboard of committed pages, uploaded on the
+ * left, rendered (seed 3) on the right, zero elsewhere */
+static void
+checker_level0(int W, int H, uint8_t *want)
+{
+   for (int y = 0; y < H; y++) {
+      for (int x = 0; x < W; x++) {
+         uint8_t *e = want + 4 * (y * W + x);
+         if ((x / page_w + y / page_h) & 1)
+            memset(e, 0, 4);
+         else if (x < W / 2)
+            uploaded(x, y, 0, e);
+         else
+            rendered(x, y, 3, e);
+      }
+   }
+}
+
+static bool
+checker_case(void)
+{
+   const int W = PAGES_X * page_w, H = PAGES_Y * page_h;
+   GLuint tex = sparse_texture(GL_TEXTURE_2D, W, H, 1, LEVELS);
+   GLint sparse_levels = 0;
+   glGetTexParameteriv(GL_TEXTURE_2D, GL_NUM_SPARSE_LEVELS_ARB, &sparse_levels);
+   if (glGetError() || sparse_levels != LEVELS - 1) {
+      snprintf(err, sizeof(err), "NUM_SPARSE_LEVELS %d, expected %d (or a GL error)",
+               sparse_levels, LEVELS - 1);
+      return false;
+   }
+   for (int py = 0; py < PAGES_Y; py++)
+      for (int px = 0; px < PAGES_X; px++)
+         if (!((px + py) & 1))
+            page_commitment(GL_TEXTURE_2D, 0, px * page_w, py * page_h, 0, page_w, page_h, 1,
+                            GL_TRUE);
+   /* left half uploaded, right half rendered */
+   uint8_t *up = malloc((size_t)W * H * 4), *want = malloc((size_t)W * H * 4);
+   uint8_t *got = malloc((size_t)W * H * 4);
+   for (int y = 0; y < H; y++)
+      for (int x = 0; x < W / 2; x++)
+         uploaded(x, y, 0, up + 4 * (y * (W / 2) + x));
+   glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, W / 2, H, GL_RGBA, GL_UNSIGNED_BYTE, up);
+   GLuint fbo = fbo_of(GL_TEXTURE_2D, tex, 0, 0);
+   glViewport(0, 0, W, H);
+   glEnable(GL_SCISSOR_TEST);
+   glScissor(W / 2, 0, W / 2, H);
+   glUseProgram(color_prog);
+   glUniform1i(glGetUniformLocation(color_prog, "seed"), 3);
+   quad(color_prog);
+   glDisable(GL_SCISSOR_TEST);
+   checker_level0(W, H, want);
+   fetch(tex, 0, W, H, got);
+   bool ok = compare("level 0 by texelFetch", got, want, W, H);
+   if (ok) {
+      glBindTexture(GL_TEXTURE_2D, tex);
+      glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA, GL_UNSIGNED_BYTE, got);
+      ok = compare("level 0 by glGetTexImage", got, want, W, H);
+   }
+   /* level 1: never committed, an upload vanishes */
+   const int W1 = W / 2, H1 = H / 2;
+   for (int i = 0; i < W1 * H1; i++)
+      uploaded(i % W1, i / W1, 1, up + 4 * i);
+   glBindTexture(GL_TEXTURE_2D, tex);
+   glTexSubImage2D(GL_TEXTURE_2D, 1, 0, 0, W1, H1, GL_RGBA, GL_UNSIGNED_BYTE, up);
+   memset(want, 0, (size_t)W1 * H1 * 4);
+   if (ok) {
+      fetch(tex, 1, W1, H1, got);
+      ok = compare("uncommitted level 1", got, want, W1, H1);
+   }
+   /* the mip tail: level 3 and the levels after it */
+   const int WT = W >> 3, HT = H >> 3;
+   for (int i = 0; i < WT * HT; i++)
+      uploaded(i % WT, i / WT, 3, up + 4 * i);
+   glBindTexture(GL_TEXTURE_2D, tex);
+   glTexSubImage2D(GL_TEXTURE_2D, 3, 0, 0, WT, HT, GL_RGBA, GL_UNSIGNED_BYTE, up);
+   memset(want, 0, (size_t)WT * HT * 4);
+   if (ok) {
+      fetch(tex, 3, WT, HT, got);
+      ok = compare("uncommitted mip tail", got, want, WT, HT);
+   }
+   glBindTexture(GL_TEXTURE_2D, tex);
+   page_commitment(GL_TEXTURE_2D, 3, 0, 0, 0, WT, HT, 1, GL_TRUE);
+   glTexSubImage2D(GL_TEXTURE_2D, 3, 0, 0, WT, HT, GL_RGBA, GL_UNSIGNED_BYTE, up);
+   if (ok) {
+      fetch(tex, 3, WT, HT, got);
+      ok = compare("committed mip tail", got, up, WT, HT);
+   }
+   /* level 0 is as it was: the tail's pages are its own */
+   if (ok) {
+      checker_level0(W, H, want);
+      fetch(tex, 0, W, H, got);
+      ok = compare("level 0 after the tail's commit", got, want, W, H);
+   }
+   GLenum e = glGetError();
+   if (ok && e) {
+      snprintf(err, sizeof(err), "GL error 0x%x", e);
+      ok = false;
+   }
+   glDeleteFramebuffers(1, &fbo);
+   glDeleteTextures(1, &tex);
+   free(up);
+   free(want);
+   free(got);
+   return ok;
+}
+
+#define ARRAY_LAYERS 3
+#define ARRAY_LEVELS 3
+
+/* Reads level lod of layer l of a 2D array by texelFetch */
+static void
+fetch_layer(GLuint tex, int l, int lod, int w, int h, uint8_t *px)
+{
+   gl_target_fbo(w, h);
+   glClearColor(1, 0, 1, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   glActiveTexture(GL_TEXTURE0);
+   glBindTexture(GL_TEXTURE_2D_ARRAY, tex);
+   glUseProgram(fetch_array_prog);
+   glUniform1i(glGetUniformLocation(fetch_array_prog, "t"), 0);
+   glUniform1i(glGetUniformLocation(fetch_array_prog, "layer"), l);
+   glUniform1i(glGetUniformLocation(fetch_array_prog, "lod"), lod);
+   quad(fetch_array_prog);
+   glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, px);
+}
+
+static void
+array_level0(int l, int W, int H, uint8_t *want)
+{
+   for (int y = 0; y < H; y++)
+      for (int x = 0; x < W; x++) {
+         const int px = x / page_w, py = y / page_h;
+         if (l == 2 || ((px + py) & 1) == (l & 1))
+            rendered(x, y, 10 + l, want + 4 * (y * W + x));
+         else
+            memset(want + 4 * (y * W + x), 0, 4);
+      }
+}
+
+static bool
+array_case(void)
+{
+   const int W = 2 * page_w, H = 2 * page_h;
+   GLuint tex = sparse_texture(GL_TEXTURE_2D_ARRAY, W, H, ARRAY_LAYERS, ARRAY_LEVELS);
+   GLint sparse_levels = 0;
+   glGetTexParameteriv(GL_TEXTURE_2D_ARRAY, GL_NUM_SPARSE_LEVELS_ARB, &sparse_levels);
+   if (glGetError() || sparse_levels != 2) {
+      snprintf(err, sizeof(err), "NUM_SPARSE_LEVELS %d, expected 2 (or a GL error)",
+               sparse_levels);
+      return false;
+   }
+   /* layer l: the pages on diagonal (l & 1) committed, layer 2 all */
+   for (int l = 0; l < ARRAY_LAYERS; l++)
+      for (int py = 0; py < 2; py++)
+         for (int px = 0; px < 2; px++)
+            if (l == 2 || ((px + py) & 1) == (l & 1))
+               page_commitment(GL_TEXTURE_2D_ARRAY, 0, px * page_w, py * page_h, l, page_w,
+                               page_h, 1, GL_TRUE);
+   GLuint fbos[ARRAY_LAYERS];
+   for (int l = 0; l < ARRAY_LAYERS; l++) {
+      fbos[l] = fbo_of(GL_TEXTURE_2D_ARRAY, tex, 0, l);
+      glViewport(0, 0, W, H);
+      glUseProgram(color_prog);
+      glUniform1i(glGetUniformLocation(color_prog, "seed"), 10 + l);
+      quad(color_prog);
+   }
+   uint8_t *want = malloc((size_t)W * H * 4), *got = malloc((size_t)W * H * 4);
+   bool ok = true;
+   for (int l = 0; l < ARRAY_LAYERS && ok; l++) {
+      array_level0(l, W, H, want);
+      fetch_layer(tex, l, 0, W, H, got);
+      char what[32];
+      snprintf(what, sizeof(what), "layer %d", l);
+      ok = compare(what, got, want, W, H);
+   }
+   /* the tail (level 2 on) of layer 1 only; level 2 of every layer
+    * uploaded */
+   const int WT = W >> 2, HT = H >> 2;
+   uint8_t *up = malloc((size_t)WT * HT * 4 * ARRAY_LAYERS);
+   for (int i = 0; i < WT * HT * ARRAY_LAYERS; i++)
+      uploaded(i % WT, (i / WT) % HT, 2 + i / (WT * HT), up + 4 * i);
+   glBindTexture(GL_TEXTURE_2D_ARRAY, tex);
+   page_commitment(GL_TEXTURE_2D_ARRAY, 2, 0, 0, 1, WT, HT, 1, GL_TRUE);
+   glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 2, 0, 0, 0, WT, HT, ARRAY_LAYERS, GL_RGBA,
+                   GL_UNSIGNED_BYTE, up);
+   for (int l = 0; l < ARRAY_LAYERS && ok; l++) {
+      if (l == 1)
+         memcpy(want, up + (size_t)WT * HT * 4, (size_t)WT * HT * 4);
+      else
+         memset(want, 0, (size_t)WT * HT * 4);
+      fetch_layer(tex, l, 2, WT, HT, got);
+      char what[32];
+      snprintf(what, sizeof(what), "tail of layer %d", l);
+      ok = compare(what, got, want, WT, HT);
+   }
+   for (int l = 0; l < ARRAY_LAYERS && ok; l++) {
+      array_level0(l, W, H, want);
+      fetch_layer(tex, l, 0, W, H, got);
+      char what[48];
+      snprintf(what, sizeof(what), "layer %d after the tail's commit", l);
+      ok = compare(what, got, want, W, H);
+   }
+   free(up);
+   GLenum e = glGetError();
+   if (ok && e) {
+      snprintf(err, sizeof(err), "GL error 0x%x", e);
+      ok = false;
+   }
+   glDeleteFramebuffers(ARRAY_LAYERS, fbos);
+   glDeleteTextures(1, &tex);
+   free(want);
+   free(got);
+   return ok;
+}
+
+/* stress: ROUNDS rows of PAGES_X * PAGES_Y cells of CELL px */
+#define ROUNDS 48
+#define CELL 2
+static bool
+stress_case(void)
+{
+   const int W = PAGES_X * page_w, H = PAGES_Y * page_h, NP = PAGES_X * PAGES_Y;
+   const int RW = NP * CELL, RH = ROUNDS * CELL;
+   GLuint tex = sparse_texture(GL_TEXTURE_2D, W, H, 1, 1);
+   GLuint fbo = fbo_of(GL_TEXTURE_2D, tex, 0, 0);
+   /* the result image */
+   GLuint res, rfbo;
+   glGenTextures(1, &res);
+   glBindTexture(GL_TEXTURE_2D, res);
+   glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, RW, RH, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+   glGenFramebuffers(1, &rfbo);
+   glBindFramebuffer(GL_FRAMEBUFFER, rfbo);
+   glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, res, 0);
+   glClearColor(1, 0, 1, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   uint8_t *want = malloc((size_t)RW * RH * 4), *got = malloc((size_t)RW * RH * 4);
+   bool committed[PAGES_X * PAGES_Y] = { 0 };
+   srand(20);
+   glBindTexture(GL_TEXTURE_2D, tex);
+   for (int p = 0; p < NP; p += 3) {
+      committed[p] = true;
+      page_commitment(GL_TEXTURE_2D, 0, (p % PAGES_X) * page_w, (p / PAGES_X) * page_h, 0,
+                      page_w, page_h, 1, GL_TRUE);
+   }
+   glUseProgram(fetch_prog);
+   glUniform1i(glGetUniformLocation(fetch_prog, "t"), 0);
+   glUniform1i(glGetUniformLocation(fetch_prog, "lod"), 0);
+   const GLint seed_loc = glGetUniformLocation(color_prog, "seed");
+   const GLint off_loc = glGetUniformLocation(fetch_prog, "off");
+   for (int r = 0; r < ROUNDS; r++) {
+      const int p = rand() % NP;
+      committed[p] = !committed[p];
+      glBindTexture(GL_TEXTURE_2D, tex);
+      page_commitment(GL_TEXTURE_2D, 0, (p % PAGES_X) * page_w, (p / PAGES_X) * page_h, 0,
+                      page_w, page_h, 1, committed[p]);
+      /* the whole level in this round's pattern */
+      glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+      glViewport(0, 0, W, H);
+      glUseProgram(color_prog);
+      glUniform1i(seed_loc, r);
+      quad(color_prog);
+      /* row r: cell q shows page q's texels from (x0 + 5, y0 + 9) */
+      glBindFramebuffer(GL_FRAMEBUFFER, rfbo);
+      glViewport(0, 0, RW, RH);
+      for (int q = 0; q < NP; q++) {
+         const int tx = (q % PAGES_X) * page_w + 5, ty = (q / PAGES_X) * page_h + 9;
+         glEnable(GL_SCISSOR_TEST);
+         glScissor(q * CELL, r * CELL, CELL, CELL);
+         glActiveTexture(GL_TEXTURE0);
+         glBindTexture(GL_TEXTURE_2D, tex);
+         glUseProgram(fetch_prog);
+         glUniform2i(off_loc, tx - q * CELL, ty - r * CELL);
+         quad(fetch_prog);
+         glDisable(GL_SCISSOR_TEST);
+         for (int y = 0; y < CELL; y++)
+            for (int x = 0; x < CELL; x++) {
+               uint8_t *e = want + 4 * ((r * CELL + y) * RW + q * CELL + x);
+               if (committed[q])
+                  rendered(tx + x, ty + y, r, e);
+               else
+                  memset(e, 0, 4);
+            }
+      }
+   }
+   glReadPixels(0, 0, RW, RH, GL_RGBA, GL_UNSIGNED_BYTE, got);
+   bool ok = compare("stress result", got, want, RW, RH);
+   GLenum e = glGetError();
+   if (ok && e) {
+      snprintf(err, sizeof(err), "GL error 0x%x", e);
+      ok = false;
+   }
+   glDeleteFramebuffers(1, &fbo);
+   glDeleteFramebuffers(1, &rfbo);
+   glDeleteTextures(1, &tex);
+   glDeleteTextures(1, &res);
+   free(want);
+   free(got);
+   return ok;
+}
+
+static const struct gl_case cases[] = {
+   { "checker", checker_case },
+   { "array", array_case },
+   { "stress", stress_case },
+};
+
+int
+main(int argc, char **argv)
+{
+   const unsigned n = sizeof(cases) / sizeof(cases[0]);
+   if (gl_list_cases(argc, argv, cases, n))
+      return 0;
+   EGLDisplay dpy = gl_display();
+   if (dpy == EGL_NO_DISPLAY || gl_context(dpy) == EGL_NO_CONTEXT)
+      return 1;
+   printf("renderer %s | %s\n", glGetString(GL_RENDERER), glGetString(GL_VERSION));
+   const bool have = gl_has_ext("GL_ARB_sparse_texture");
+   if (have) {
+      glGetInternalformativ(GL_TEXTURE_2D, GL_RGBA8, GL_VIRTUAL_PAGE_SIZE_X_ARB, 1, &page_w);
+      glGetInternalformativ(GL_TEXTURE_2D, GL_RGBA8, GL_VIRTUAL_PAGE_SIZE_Y_ARB, 1, &page_h);
+      printf("RGBA8 sparse page %dx%d\n", page_w, page_h);
+      page_commitment =
+         (PFNGLTEXPAGECOMMITMENTARBPROC)eglGetProcAddress("glTexPageCommitmentARB");
+      fetch_prog = program(fetch_fs);
+      fetch_array_prog = program(fetch_array_fs);
+      color_prog = program(color_fs);
+   }
+   int fails = 0;
+   for (unsigned i = 0; i < n; i++) {
+      if (!gl_case_wanted(argc, argv, 1, cases[i].name))
+         continue;
+      if (!have || page_w <= 0 || page_h <= 0) {
+         printf("case %s skip: no GL_ARB_sparse_texture (or no RGBA8 page size)\n",
+                cases[i].name);
+         continue;
+      }
+      err[0] = 0;
+      fails += !gl_case_report(cases[i].name, cases[i].fn(), err, NULL, NULL, 0, 0);
+   }
+   return fails ? 1 : 0;
+}
