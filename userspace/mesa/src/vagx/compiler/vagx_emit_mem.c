@@ -96,8 +96,11 @@ vagx_lower_mem_nir(nir_shader *nir)
       NIR_PASS(_, nir, nir_lower_compute_system_values, &cs);
    }
    NIR_PASS(_, nir, nir_lower_robust_access, robust_filter, NULL);
-   if (nir->info.stage == MESA_SHADER_FRAGMENT)
+   if (nir->info.stage == MESA_SHADER_FRAGMENT) {
       NIR_PASS(_, nir, nir_shader_intrinsics_pass, lower_helper_writes, nir_metadata_none, NULL);
+      /* image stores and atomics */
+      NIR_PASS(_, nir, nir_lower_helper_writes, false);
+   }
 }
 
 /* ---- selection ---- */
@@ -134,8 +137,8 @@ ssbo_ref(struct ctx *c, nir_src *index, struct ssbo_ref *r)
 }
 
 /* The high word of an address operand */
-static vagx_ir_src
-addr_hi(vagx_ir_src a)
+vagx_ir_src
+vagx_addr_hi(vagx_ir_src a)
 {
    if (a.file == IR_VREG)
       a.comp++;
@@ -146,19 +149,19 @@ addr_hi(vagx_ir_src a)
 
 /* A register pair holding the address operand `base` + the unsigned
  * 32-bit `off` (atom_global takes no offset) */
-static vagx_ir_src
-addr_add(struct ctx *c, vagx_ir_src base, vagx_ir_src off)
+vagx_ir_src
+vagx_addr_add(struct ctx *c, vagx_ir_src base, vagx_ir_src off)
 {
    vagx_ir *ir = &c->ir;
    vagx_ir_src lo = vagx_iadd(ir, base, off);
    /* carry: ~0 when the low word wrapped, and hi - ~0 = hi + 1 */
    vagx_ir_src carry = vagx_icmp(ir, VAGX_ICOND_ULT, lo, off);
-   vagx_ir_src s[2] = { lo, vagx_isub(ir, addr_hi(base), carry) };
+   vagx_ir_src s[2] = { lo, vagx_isub(ir, vagx_addr_hi(base), carry) };
    return ir_vreg(make_vec(c, s, 2), 0);
 }
 
-static bool
-atomic_op(struct ctx *c, nir_intrinsic_instr *intr, unsigned *aop)
+bool
+vagx_atomic_op(struct ctx *c, nir_intrinsic_instr *intr, unsigned *aop)
 {
    switch (nir_intrinsic_atomic_op(intr)) {
    case nir_atomic_op_iadd: *aop = VAGX_ATOMOP_ADD; return true;
@@ -250,10 +253,10 @@ emit_ssbo(struct ctx *c, nir_intrinsic_instr *intr)
    case nir_intrinsic_ssbo_atomic:
    case nir_intrinsic_ssbo_atomic_swap: {
       unsigned aop;
-      if (!check_32bit(c, intr->def.bit_size, 1) || !atomic_op(c, intr, &aop))
+      if (!check_32bit(c, intr->def.bit_size, 1) || !vagx_atomic_op(c, intr, &aop))
          return false;
       ssbo_ref(c, &intr->src[0], &r);
-      vagx_ir_src addr = addr_add(c, r.addr, get_src(c, &intr->src[1], 0));
+      vagx_ir_src addr = vagx_addr_add(c, r.addr, get_src(c, &intr->src[1], 0));
       /* swap: src[2] is the comparand, src[3] the new value (GLSL's
        * atomicCompSwap(mem, compare, data)); cmpxchg takes the new value
        * in src1 and the comparand in src2 */
@@ -295,7 +298,7 @@ emit_shared(struct ctx *c, nir_intrinsic_instr *intr)
    case nir_intrinsic_shared_atomic:
    case nir_intrinsic_shared_atomic_swap: {
       unsigned aop;
-      if (!check_32bit(c, intr->def.bit_size, 1) || !atomic_op(c, intr, &aop))
+      if (!check_32bit(c, intr->def.bit_size, 1) || !vagx_atomic_op(c, intr, &aop))
          return false;
       vagx_ir_src addr = get_src(c, &intr->src[0], 0);
       if (base)
@@ -356,6 +359,13 @@ vagx_emit_mem_intrinsic(struct ctx *c, nir_intrinsic_instr *intr)
    case nir_intrinsic_shared_atomic:
    case nir_intrinsic_shared_atomic_swap:
       return emit_shared(c, intr);
+   case nir_intrinsic_image_load:
+   case nir_intrinsic_image_store:
+   case nir_intrinsic_image_size:
+   case nir_intrinsic_image_samples:
+   case nir_intrinsic_image_atomic:
+   case nir_intrinsic_image_atomic_swap:
+      return vagx_emit_image_intrinsic(c, intr);
    case nir_intrinsic_barrier:
       emit_barrier(c, intr);
       return true;

@@ -166,6 +166,9 @@ vagx_program_for(struct vagx_context *ctx, struct vagx_batch *b,
       p->texture_count = info->texture_count;
       p->sampler_count = info->sampler_count;
    }
+   if (info->image_count && stage < PIPE_SHADER_TYPES &&
+       !vagx_image_table(ctx, b, stage, info->image_count, info->writes_memory, p))
+      return false;
    return true;
 }
 
@@ -295,6 +298,18 @@ vagx_fill_push(struct vagx_context *ctx, struct vagx_batch *b, const struct vagx
          memcpy(&v, &f, 4);
          break;
       }
+      case VAGX_PUSH_IMAGE_W:
+      case VAGX_PUSH_IMAGE_H:
+      case VAGX_PUSH_IMAGE_D:
+      case VAGX_PUSH_IMAGE_LO:
+      case VAGX_PUSH_IMAGE_HI:
+      case VAGX_PUSH_IMAGE_LAYER_STRIDE:
+      case VAGX_PUSH_IMAGE_ROW:
+      case VAGX_PUSH_IMAGE_TILE:
+      case VAGX_PUSH_IMAGE_SCRATCH_LO:
+      case VAGX_PUSH_IMAGE_SCRATCH_HI:
+         v = vagx_image_push(ctx, b, stage, p->kind, p->arg);
+         break;
       default:
          break;
       }

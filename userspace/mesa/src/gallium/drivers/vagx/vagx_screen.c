@@ -154,9 +154,12 @@ vagx_init_screen_caps(struct vagx_screen *screen)
     * in the vertex, fragment and compute stages (ld/st/atom_global,
     * vagx_emit_mem.c); atomic counters are SSBO atomics (st lowers them:
     * no hardware atomic counters).  Offsets 4-aligned (the ISA's
-    * alignment of 32-bit accesses).  GL_ARB_compute_shader itself also
-    * needs GL_ARB_shader_image_load_store in st (images: not yet) */
+    * alignment of 32-bit accesses).  GL_ARB_compute_shader also needs
+    * GL_ARB_shader_image_load_store in st: images (vagx_image.c) convert
+    * by the PBE's format on loads and stores (formatted) */
    caps->compute = true;
+   caps->image_store_formatted = true;
+   caps->image_load_formatted = true;
    caps->shader_buffer_offset_alignment = 4;
    caps->max_shader_buffer_size = VAGX_MAX_SHADER_BUFFER_SIZE;
    caps->vendor_id = VAGX_PCI_VENDOR_ID;
@@ -250,6 +253,10 @@ vagx_get_shader_param(struct pipe_screen *pscreen, enum pipe_shader_type shader,
       return 16;
    case PIPE_SHADER_CAP_SUPPORTED_IRS:
       return 1 << PIPE_SHADER_IR_NIR;
+   case PIPE_SHADER_CAP_MAX_SHADER_IMAGES:
+      /* img_ld / img_st on the program's image table, atomics on texel
+       * addresses (vagx_emit_image.c); GL 4.2's fragment minimum is 8 */
+      return 8;
    case PIPE_SHADER_CAP_MAX_SHADER_BUFFERS:
       /* st gives half of them to atomic counter buffers (no hardware
        * atomic counters): 8 + 8, GL 4.3's and GLES 3.1's compute minimums */
@@ -382,6 +389,12 @@ vagx_is_format_supported(struct pipe_screen *pscreen, enum pipe_format format,
    }
    if (usage & PIPE_BIND_DEPTH_STENCIL) {
       if (!vagx_format_depth(v) && !vagx_format_stencil(v))
+         return false;
+   }
+   if (usage & PIPE_BIND_SHADER_IMAGE) {
+      /* img_ld / img_st convert what the PBE packs and unpacks: the
+       * colour render formats */
+      if (!vagx_format_render(v) || vagx_format_depth(v) || vagx_format_stencil(v))
          return false;
    }
    if (usage & PIPE_BIND_SAMPLER_VIEW) {
