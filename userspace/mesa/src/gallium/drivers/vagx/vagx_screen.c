@@ -159,6 +159,8 @@ vagx_init_screen_caps(struct vagx_screen *screen)
     * by the PBE's format on loads and stores (formatted) */
    caps->compute = true;
    caps->image_store_formatted = true;
+   /* image_* intrinsics on unit indices (gl_nir_lower_images in st) */
+   caps->nir_images_as_deref = false;
    caps->image_load_formatted = true;
    caps->shader_buffer_offset_alignment = 4;
    caps->max_shader_buffer_size = VAGX_MAX_SHADER_BUFFER_SIZE;
