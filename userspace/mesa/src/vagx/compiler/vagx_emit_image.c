@@ -122,15 +122,9 @@ emit_image_atomic(struct ctx *c, nir_intrinsic_instr *intr, unsigned unit, unsig
       vagx_sel(ir, in, vagx_addr_hi(texel), vagx_addr_hi(scratch)),
    };
    vagx_ir_src addr = ir_vreg(make_vec(c, a, 2), 0);
-   /* swap: src[3] is the comparand, src[4] the new value
-    * (imageAtomicCompSwap(image, P, compare, data)) */
-   const bool swap = intr->intrinsic == nir_intrinsic_image_atomic_swap;
-   vagx_ir_src data = get_src(c, &intr->src[swap ? 4 : 3], 0);
-   vagx_ir_src cmp = swap ? get_src(c, &intr->src[3], 0) : ir_imm(0);
-   uint32_t d = vagx_ir_new_vreg(ir, 1);
-   vagx_ir_instr *I = vagx_ir_emit(ir, VAGX_OP_ATOM_GLOBAL, d, 0, addr, data, cmp);
-   I->mod = aop;
-   set_def(c, &intr->def, 0, vagx_sel(ir, in, ir_vreg(d, 0), ir_imm(0)));
+   /* data from src[3] (imageAtomicCompSwap: comparand, then new value) */
+   vagx_ir_src r = vagx_atom_global(c, intr, aop, addr, 3);
+   set_def(c, &intr->def, 0, vagx_sel(ir, in, r, ir_imm(0)));
    return true;
 }
 

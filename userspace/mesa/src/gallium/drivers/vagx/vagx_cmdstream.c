@@ -53,6 +53,18 @@ vagx_pack_pbe(struct vagx_resource *r, enum pipe_format fmt, unsigned level, uns
    vagx_pbe_pack(out, &p);
 }
 
+unsigned
+vagx_dimension(enum pipe_texture_target target)
+{
+   return target == PIPE_TEXTURE_CUBE ? VAGX_DIMENSION_CUBE
+          : target == PIPE_TEXTURE_CUBE_ARRAY ? VAGX_DIMENSION_CUBE_ARRAY
+          : target == PIPE_TEXTURE_3D ? VAGX_DIMENSION_3D
+          : target == PIPE_TEXTURE_1D ? VAGX_DIMENSION_1D
+          : target == PIPE_TEXTURE_1D_ARRAY ? VAGX_DIMENSION_1D_ARRAY
+          : target == PIPE_TEXTURE_2D_ARRAY ? VAGX_DIMENSION_2D_ARRAY
+                                            : VAGX_DIMENSION_2D;
+}
+
 /* a view's pipe swizzle into the texture descriptor */
 static void
 texture_swizzle(struct vagx_texture *t, const unsigned char swz[4])
@@ -80,13 +92,7 @@ vagx_pack_texture(struct vagx_resource *r, enum pipe_format fmt, const unsigned 
    bool stencil_view = util_format_has_stencil(desc) && !util_format_has_depth(desc);
    t.format = stencil_view ? r->vformat : vagx_format_from_pipe(fmt);
    t.sample_stencil = stencil_view;
-   t.dimension = r->base.target == PIPE_TEXTURE_CUBE ? VAGX_DIMENSION_CUBE
-                 : r->base.target == PIPE_TEXTURE_CUBE_ARRAY ? VAGX_DIMENSION_CUBE_ARRAY
-                 : r->base.target == PIPE_TEXTURE_3D ? VAGX_DIMENSION_3D
-                 : r->base.target == PIPE_TEXTURE_1D ? VAGX_DIMENSION_1D
-                 : r->base.target == PIPE_TEXTURE_1D_ARRAY ? VAGX_DIMENSION_1D_ARRAY
-                 : r->base.target == PIPE_TEXTURE_2D_ARRAY ? VAGX_DIMENSION_2D_ARRAY
-                                                     : VAGX_DIMENSION_2D;
+   t.dimension = vagx_dimension(r->base.target);
    t.layout = r->layout.tiling == VAGX_TILING_LINEAR ? VAGX_IMAGE_LAYOUT_LINEAR
                                                      : VAGX_IMAGE_LAYOUT_TWIDDLED;
    texture_swizzle(&t, swz);

@@ -449,6 +449,8 @@ unsigned vagx_msaa(unsigned nr_samples);
 void vagx_pack_texture(struct vagx_resource *r, enum pipe_format fmt, const unsigned char swz[4],
                        unsigned first_level, unsigned last_level, unsigned first_layer,
                        unsigned last_layer, uint32_t *out);
+/* the texture / PBE descriptor dimension of a resource target */
+unsigned vagx_dimension(enum pipe_texture_target target);
 void vagx_pack_pbe(struct vagx_resource *r, enum pipe_format fmt, unsigned level, unsigned layer,
                    uint32_t *out);
 unsigned vagx_prim(enum mesa_prim p);

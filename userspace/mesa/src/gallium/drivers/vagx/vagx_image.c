@@ -74,13 +74,7 @@ image_desc(struct vagx_context *ctx, struct vagx_batch *b, enum pipe_shader_type
    const unsigned layers = layered ? iv->u.tex.last_layer - first + 1 : 1;
    struct vagx_pbe *p = &o->pbe;
    p->format = vagx_format_from_pipe(iv->format);
-   p->dimension = r->base.target == PIPE_TEXTURE_3D ? VAGX_DIMENSION_3D
-                  : r->base.target == PIPE_TEXTURE_CUBE ? VAGX_DIMENSION_CUBE
-                  : r->base.target == PIPE_TEXTURE_CUBE_ARRAY ? VAGX_DIMENSION_CUBE_ARRAY
-                  : r->base.target == PIPE_TEXTURE_1D ? VAGX_DIMENSION_1D
-                  : r->base.target == PIPE_TEXTURE_1D_ARRAY ? VAGX_DIMENSION_1D_ARRAY
-                  : r->base.target == PIPE_TEXTURE_2D_ARRAY ? VAGX_DIMENSION_2D_ARRAY
-                                                            : VAGX_DIMENSION_2D;
+   p->dimension = vagx_dimension(r->base.target);
    p->layout = r->layout.tiling == VAGX_TILING_LINEAR ? VAGX_IMAGE_LAYOUT_LINEAR
                                                       : VAGX_IMAGE_LAYOUT_TWIDDLED;
    p->samples = VAGX_MSAA_1X;

@@ -256,9 +256,10 @@ vagx_get_shader_param(struct pipe_screen *pscreen, enum pipe_shader_type shader,
    case PIPE_SHADER_CAP_SUPPORTED_IRS:
       return 1 << PIPE_SHADER_IR_NIR;
    case PIPE_SHADER_CAP_MAX_SHADER_IMAGES:
-      /* img_ld / img_st on the program's image table, atomics on texel
-       * addresses (vagx_emit_image.c); GL 4.2's fragment minimum is 8 */
-      return 8;
+      /* img_ld / img_st on the program's image table (VAGX_MAX_IMAGES
+       * entries), atomics on texel addresses (vagx_emit_image.c); GL 4.3
+       * asks for 8 in the fragment and compute stages */
+      return 16;
    case PIPE_SHADER_CAP_MAX_SHADER_BUFFERS:
       /* st gives half of them to atomic counter buffers (no hardware
        * atomic counters): 8 + 8, GL 4.3's and GLES 3.1's compute minimums */
