@@ -3,8 +3,8 @@
  * Shader images (GL_ARB_shader_image_load_store) in the compiler (issue 19).
  *
  * st has turned image derefs into image_* intrinsics on a unit index
- * (gl_nir_lower_images); the unit must be a constant (GLSL 4.20 without
- * GL_ARB_gpu_shader5).  Unit i is PBE descriptor i of the program's image
+ * (gl_nir_lower_images); a unit that is not a constant became an if per
+ * unit before (vagx_emit_mem.c: lower_dynamic_image_unit).  Unit i is PBE descriptor i of the program's image
  * table (the driver builds it from pipe_image_view, vagx_image.c):
  * - imageLoad / imageStore are `img_ld` / `img_st`: the device converts by
  *   the descriptor's format (formatted loads and stores) and bounds-checks
