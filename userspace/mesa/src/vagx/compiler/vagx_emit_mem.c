@@ -92,19 +92,26 @@ lower_helper_writes(nir_builder *b, nir_intrinsic_instr *intr, void *data)
  * unit takes the unit from the instruction.  An index past them does
  * nothing and returns 0 (GL: undefined). */
 static bool
-lower_dynamic_image_unit(nir_builder *b, nir_intrinsic_instr *intr, void *data)
+is_image_intrinsic(nir_intrinsic_op op)
 {
-   switch (intr->intrinsic) {
+   switch (op) {
    case nir_intrinsic_image_load:
    case nir_intrinsic_image_store:
    case nir_intrinsic_image_size:
    case nir_intrinsic_image_samples:
    case nir_intrinsic_image_atomic:
    case nir_intrinsic_image_atomic_swap:
-      break;
+      return true;
    default:
       return false;
    }
+}
+
+static bool
+lower_dynamic_image_unit(nir_builder *b, nir_intrinsic_instr *intr, void *data)
+{
+   if (!is_image_intrinsic(intr->intrinsic))
+      return false;
    const unsigned n = b->shader->info.num_images;
    if (nir_src_is_const(intr->src[0]) || !n)
       return false;
@@ -396,6 +403,8 @@ sysval(struct ctx *c, nir_intrinsic_instr *intr, unsigned first)
 bool
 vagx_emit_mem_intrinsic(struct ctx *c, nir_intrinsic_instr *intr)
 {
+   if (is_image_intrinsic(intr->intrinsic))
+      return vagx_emit_image_intrinsic(c, intr);
    switch (intr->intrinsic) {
    case nir_intrinsic_load_ssbo:
    case nir_intrinsic_store_ssbo:
@@ -408,13 +417,6 @@ vagx_emit_mem_intrinsic(struct ctx *c, nir_intrinsic_instr *intr)
    case nir_intrinsic_shared_atomic:
    case nir_intrinsic_shared_atomic_swap:
       return emit_shared(c, intr);
-   case nir_intrinsic_image_load:
-   case nir_intrinsic_image_store:
-   case nir_intrinsic_image_size:
-   case nir_intrinsic_image_samples:
-   case nir_intrinsic_image_atomic:
-   case nir_intrinsic_image_atomic_swap:
-      return vagx_emit_image_intrinsic(c, intr);
    case nir_intrinsic_barrier:
       emit_barrier(c, intr);
       return true;
