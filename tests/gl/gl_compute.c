@@ -382,6 +382,22 @@ static const char *vs_src =
    "flat out int idx;\n"
    "void main() { gl_Position = vec4(pos, 0.0, 1.0); idx = gl_VertexID / 3; }\n";
 
+/* Clears to blue and draws the 40x24 rectangle at (8, 16) with the
+ * current program */
+static void
+draw_rect(void)
+{
+   glClearColor(0, 0, 1, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   const float x0 = -1 + 2.0f * 8 / W, x1 = -1 + 2.0f * 48 / W;
+   const float y0 = -1 + 2.0f * 16 / H, y1 = -1 + 2.0f * 40 / H;
+   const float v[] = { x0, y0, x1, y0, x0, y1, x1, y1 };
+   glBindBuffer(GL_ARRAY_BUFFER, 0);
+   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, v);
+   glEnableVertexAttribArray(0);
+   glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+}
+
 static bool
 case_atomic_counters(void)
 {
@@ -444,15 +460,7 @@ case_atomic_counters(void)
       FAIL("fragment program did not build");
    uint32_t zero = 0;
    GLuint a = buffer(GL_ATOMIC_COUNTER_BUFFER, 0, 4, &zero);
-   glClearColor(0, 0, 1, 1);
-   glClear(GL_COLOR_BUFFER_BIT);
-   const float x0 = -1 + 2.0f * 8 / W, x1 = -1 + 2.0f * 48 / W;
-   const float y0 = -1 + 2.0f * 16 / H, y1 = -1 + 2.0f * 40 / H;
-   const float v[] = { x0, y0, x1, y0, x0, y1, x1, y1 };
-   glBindBuffer(GL_ARRAY_BUFFER, 0);
-   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, v);
-   glEnableVertexAttribArray(0);
-   glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+   draw_rect();
    glMemoryBarrier(GL_ATOMIC_COUNTER_BARRIER_BIT);
    uint32_t frags;
    read_buffer(GL_ATOMIC_COUNTER_BUFFER, a, 4, &frags);
@@ -1010,15 +1018,7 @@ case_image_fs(void)
    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, W, H, GL_RGBA_INTEGER, GL_UNSIGNED_BYTE, zero);
    GLuint cnt = image_tex(GL_R32UI, 1, 1, 1, 1, 1, 0, GL_READ_WRITE);
    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, 1, 1, GL_RED_INTEGER, GL_UNSIGNED_INT, zero);
-   glClearColor(0, 0, 1, 1);
-   glClear(GL_COLOR_BUFFER_BIT);
-   const float x0 = -1 + 2.0f * 8 / W, x1 = -1 + 2.0f * 48 / W;
-   const float y0 = -1 + 2.0f * 16 / H, y1 = -1 + 2.0f * 40 / H;
-   const float v[] = { x0, y0, x1, y0, x0, y1, x1, y1 };
-   glBindBuffer(GL_ARRAY_BUFFER, 0);
-   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, v);
-   glEnableVertexAttribArray(0);
-   glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+   draw_rect();
    glMemoryBarrier(GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_TEXTURE_UPDATE_BARRIER_BIT);
    glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
    if (!cs_program(cs))
