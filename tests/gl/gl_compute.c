@@ -1050,6 +1050,72 @@ case_image_fs(void)
    return true;
 }
 
+/* A buffer image (imageBuffer over a buffer object, a linear 2D image of
+ * 2^14-texel rows in the driver): 40000 texels stored, added to with
+ * image atomics across the first row boundary, and accesses past the
+ * element count (dropped, 0) */
+static bool
+case_image_buffer(void)
+{
+   static const char *src = CS_HEAD IMG_HEAD
+      "layout(local_size_x = 64) in;\n"
+      "layout(r32ui, binding = 0) coherent uniform uimageBuffer img;\n"
+      "layout(std430, binding = 0) buffer R { uint outside; int size; };\n"
+      "void main() {\n"
+      "   int i = int(gl_GlobalInvocationID.x);\n"
+      "   if (i < 16384 - 32 || i >= 16384 + 32)\n"
+      "      imageStore(img, i, uvec4(uint(i) * 3u));\n"
+      "   imageAtomicAdd(img, 16384 - 32 + (i % 64), 1u);\n"
+      "   outside += imageLoad(img, 40000 + i).x + imageAtomicAdd(img, 40000 + i, 5u);\n"
+      "   imageStore(img, 40000 + i, uvec4(7u));\n"
+      "   if (i == 0)\n"
+      "      size = imageSize(img);\n"
+      "}\n";
+   enum { N = 40000, GROUPS = (N + 63) / 64 };
+   if (!cs_program(src))
+      return false;
+   const unsigned bytes = (N + 64) * 4;
+   uint32_t *data = malloc(bytes);
+   for (unsigned i = 0; i < N + 64; i++)
+      data[i] = 0xdead0000u + i;
+   GLuint bo;
+   glGenBuffers(1, &bo);
+   glBindBuffer(GL_TEXTURE_BUFFER, bo);
+   glBufferData(GL_TEXTURE_BUFFER, bytes, data, GL_DYNAMIC_COPY);
+   GLuint t;
+   glGenTextures(1, &t);
+   glBindTexture(GL_TEXTURE_BUFFER, t);
+   glTexBufferRange(GL_TEXTURE_BUFFER, GL_R32UI, bo, 0, N * 4);
+   glBindImageTexture(0, t, 0, GL_FALSE, 0, GL_READ_WRITE, GL_R32UI);
+   GLuint r = buffer(GL_SHADER_STORAGE_BUFFER, 0, 8, NULL);
+   glDispatchCompute(GROUPS, 1, 1);
+   glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+   uint32_t res[2];
+   read_buffer(GL_SHADER_STORAGE_BUFFER, r, 8, res);
+   read_buffer(GL_TEXTURE_BUFFER, bo, bytes, data);
+   glDeleteTextures(1, &t);
+   glDeleteBuffers(1, &bo);
+   bool ok = gl_ok("dispatch");
+   /* the grid has GROUPS * 64 >= N invocations: each of the 64 texels
+    * around the first row's end kept its value and got one add from every
+    * group */
+   for (unsigned i = 0; ok && i < N + 64; i++) {
+      uint32_t want = i < N ? 3 * i : 0xdead0000u + i;
+      if (i >= 16384 - 32 && i < 16384 + 32)
+         want = 0xdead0000u + i + GROUPS;
+      if (data[i] != want) {
+         snprintf(errbuf, sizeof(errbuf), "texel %u: 0x%x, want 0x%x", i, data[i], want);
+         ok = false;
+      }
+   }
+   free(data);
+   if (ok && res[0])
+      FAIL("loads and atomics past the element count returned %u in all, want 0", res[0]);
+   if (ok && res[1] != N)
+      FAIL("imageSize %d, want %d", (int)res[1], N);
+   return ok;
+}
+
 static const struct gl_case cases[] = {
    { "ssbo_ids", case_ssbo_ids },
    { "shared_reduce", case_shared_reduce },
@@ -1066,6 +1132,7 @@ static const struct gl_case cases[] = {
    { "image_load_store", case_image_load_store },
    { "image_atomics", case_image_atomics },
    { "image_fs", case_image_fs },
+   { "image_buffer", case_image_buffer },
 };
 
 int

@@ -68,6 +68,12 @@ enum vagx_push_kind {
 
 #define VAGX_SSBO_ENTRY_BYTES 16
 
+/* A buffer image is a linear 2D image of rows of 2^14 texels (the image
+ * unit has no buffer images): texel x is (x % 2^14, x / 2^14), bounds-checked
+ * against the element count (VAGX_PUSH_IMAGE_W) in the shader
+ * (vagx_emit_image.c, vagx_image.c) */
+#define VAGX_IMAGE_BUFFER_ROW_LOG2 14
+
 struct vagx_push {
    uint8_t kind;
    uint8_t arg;

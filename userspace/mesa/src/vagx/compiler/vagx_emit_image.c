@@ -10,6 +10,9 @@
  *   the descriptor's format (formatted loads and stores) and bounds-checks
  *   (loads outside return 0, stores outside are dropped; render.md).  Cube
  *   and cube-array images are 2D arrays of faces (GL: z = 6 * layer + face).
+ * - Buffer images are linear 2D images of rows of 2^14 texels: the
+ *   coordinate is split into (x % 2^14, x / 2^14), and one past the element
+ *   count (VAGX_PUSH_IMAGE_W) gets row ~0, which the device drops.
  * - imageSize reads the bound level's size from uniform words
  *   (VAGX_PUSH_IMAGE_W/H/D); imageSamples is 1 (no multisample images:
  *   vagx_is_format_supported).
@@ -30,7 +33,7 @@
 #include "vagx_hw.h"
 
 /* The device's dim and array flag for an image of this GLSL dimension,
- * false for what the image unit does not take (buffer images). */
+ * false for what the image unit does not take (multisample images). */
 static bool
 image_dim(nir_intrinsic_instr *intr, unsigned *dim, bool *array)
 {
@@ -39,6 +42,7 @@ image_dim(nir_intrinsic_instr *intr, unsigned *dim, bool *array)
    case GLSL_SAMPLER_DIM_1D:
       *dim = VAGX_DIM__1D;
       return true;
+   case GLSL_SAMPLER_DIM_BUF:
    case GLSL_SAMPLER_DIM_2D:
    case GLSL_SAMPLER_DIM_RECT:
       *dim = VAGX_DIM__2D;
@@ -55,18 +59,37 @@ image_dim(nir_intrinsic_instr *intr, unsigned *dim, bool *array)
    }
 }
 
-/* The coordinate vector of the instruction: the first vagx_coord_regs
- * components of the intrinsic's coordinate source */
-static uint32_t
-image_coords(struct ctx *c, nir_intrinsic_instr *intr, unsigned dim, bool array, unsigned *n)
+/* The instruction's coordinates (*n of them): the first vagx_coord_regs
+ * components of the intrinsic's coordinate source, or a buffer image's
+ * texel split into column and row (row ~0 past the element count) */
+static void
+image_coord_srcs(struct ctx *c, nir_intrinsic_instr *intr, unsigned unit, unsigned dim, bool array,
+                 vagx_ir_src co[4], unsigned *n)
 {
+   vagx_ir *ir = &c->ir;
+   if (nir_intrinsic_image_dim(intr) == GLSL_SAMPLER_DIM_BUF) {
+      vagx_ir_src x = get_src(c, &intr->src[1], 0);
+      vagx_ir_src in = vagx_icmp(ir, VAGX_ICOND_ULT, x, uniform_word(c, VAGX_PUSH_IMAGE_W, unit));
+      co[0] = vagx_and(ir, x, ir_imm((1u << VAGX_IMAGE_BUFFER_ROW_LOG2) - 1));
+      co[1] = vagx_sel(ir, in, vagx_shr(ir, x, ir_imm(VAGX_IMAGE_BUFFER_ROW_LOG2)), ir_imm(~0u));
+      *n = 2;
+      return;
+   }
    struct vagx_instr tmp = { 0 };
    tmp.imm[1] = (dim << 16) | (array ? (1u << 19) : 0);
    *n = vagx_coord_regs(&tmp);
-   vagx_ir_src s[4];
    for (unsigned i = 0; i < *n; i++)
-      s[i] = get_src(c, &intr->src[1], i);
-   return make_vec(c, s, *n);
+      co[i] = get_src(c, &intr->src[1], i);
+}
+
+/* The coordinate vector of img_ld / img_st */
+static uint32_t
+image_coords(struct ctx *c, nir_intrinsic_instr *intr, unsigned unit, unsigned dim, bool array)
+{
+   vagx_ir_src co[4];
+   unsigned n;
+   image_coord_srcs(c, intr, unit, dim, array, co, &n);
+   return make_vec(c, co, n);
 }
 
 /* x with a zero bit inserted above each of its low 8 bits (tiles are at
@@ -88,14 +111,14 @@ emit_image_atomic(struct ctx *c, nir_intrinsic_instr *intr, unsigned unit, unsig
    unsigned aop;
    if (intr->def.bit_size != 32 || !vagx_atomic_op(c, intr, &aop))
       return false;
-   struct vagx_instr tmp = { 0 };
-   tmp.imm[1] = (dim << 16) | (array ? (1u << 19) : 0);
-   const unsigned n = vagx_coord_regs(&tmp);
-   vagx_ir_src x = get_src(c, &intr->src[1], 0);
-   vagx_ir_src y = n > 1 && !(dim == VAGX_DIM__1D && array) ? get_src(c, &intr->src[1], 1) : ir_imm(0);
-   vagx_ir_src layer = n > 2 || (dim == VAGX_DIM__1D && array) ? get_src(c, &intr->src[1], n - 1)
-                                                                 : ir_imm(0);
-   /* in bounds: x < W, y < H, layer < D (unsigned: negatives are out) */
+   vagx_ir_src co[4];
+   unsigned n;
+   image_coord_srcs(c, intr, unit, dim, array, co, &n);
+   vagx_ir_src x = co[0];
+   vagx_ir_src y = n > 1 && !(dim == VAGX_DIM__1D && array) ? co[1] : ir_imm(0);
+   vagx_ir_src layer = n > 2 || (dim == VAGX_DIM__1D && array) ? co[n - 1] : ir_imm(0);
+   /* in bounds: x < W, y < H, layer < D (unsigned: negatives are out; a
+    * buffer's W is its element count, H its rows) */
    vagx_ir_src in = vagx_icmp(ir, VAGX_ICOND_ULT, x, uniform_word(c, VAGX_PUSH_IMAGE_W, unit));
    in = vagx_and(ir, in, vagx_icmp(ir, VAGX_ICOND_ULT, y, uniform_word(c, VAGX_PUSH_IMAGE_H, unit)));
    in = vagx_and(ir, in, vagx_icmp(ir, VAGX_ICOND_ULT, layer, uniform_word(c, VAGX_PUSH_IMAGE_D, unit)));
@@ -140,19 +163,18 @@ vagx_emit_image_intrinsic(struct ctx *c, nir_intrinsic_instr *intr)
    unsigned dim;
    bool array;
    if (unit >= VAGX_MAX_IMAGES || !image_dim(intr, &dim, &array)) {
-      ir->error = "unsupported image (buffer or multisample image, or unit too high)";
+      ir->error = "unsupported image (multisample image, or unit too high)";
       return false;
    }
    c->info->image_count = MAX2(c->info->image_count, unit + 1);
    const uint32_t ext = unit | (dim << 16) | (array ? (1u << 19) : 0);
-   unsigned n;
    switch (intr->intrinsic) {
    case nir_intrinsic_image_load: {
       if (intr->def.bit_size != 32) {
          ir->error = "image load of other than 32-bit components";
          return false;
       }
-      uint32_t cv = image_coords(c, intr, dim, array, &n);
+      uint32_t cv = image_coords(c, intr, unit, dim, array);
       uint32_t d = vagx_ir_new_vreg(ir, 4);
       vagx_ir_instr *I = vagx_ir_emit(ir, VAGX_OP_IMG_LD, d, 0, ir_vreg(cv, 0), ir_imm(0), ir_none());
       I->ext = ext;
@@ -166,7 +188,7 @@ vagx_emit_image_intrinsic(struct ctx *c, nir_intrinsic_instr *intr)
          ir->error = "image store of other than 32-bit components";
          return false;
       }
-      uint32_t cv = image_coords(c, intr, dim, array, &n);
+      uint32_t cv = image_coords(c, intr, unit, dim, array);
       vagx_ir_src v[4] = { ir_imm(0), ir_imm(0), ir_imm(0), ir_imm(0) };
       for (unsigned i = 0; i < value->ssa->num_components && i < 4; i++)
          v[i] = get_src(c, value, i);

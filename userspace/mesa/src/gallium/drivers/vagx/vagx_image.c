@@ -9,12 +9,13 @@
  * A view is one level of its resource: the PBE describes the resource from
  * the view's first layer (an array, cube or 3D view of layers first..last
  * is the image whose layer 0 is first, as texture views are, vagx_pack_texture)
- * and names the level.  An unbound unit (or a buffer image, which the
- * image unit does not take: no PIPE_BIND_SHADER_IMAGE for buffers) is a
- * 1x1 image in the context's null buffer with size 0 in the uniforms:
+ * and names the level.  A buffer view is a linear 2D image of rows of
+ * 2^VAGX_IMAGE_BUFFER_ROW_LOG2 texels (vagx_compiler.h).  An unbound unit is
+ * a 1x1 image in the context's null buffer with size 0 in the uniforms:
  * atomics on it do nothing and return 0; loads and stores reach that
  * texel (GL leaves them undefined).
  */
+#include "util/format/u_format.h"
 #include "util/u_inlines.h"
 #include "util/u_math.h"
 #include "vagx_context.h"
@@ -56,7 +57,7 @@ image_desc(struct vagx_context *ctx, struct vagx_batch *b, enum pipe_shader_type
    o->pbe.layout = VAGX_IMAGE_LAYOUT_LINEAR;
    o->pbe.samples = VAGX_MSAA_1X;
    o->pbe.width = o->pbe.height = o->pbe.depth = o->pbe.levels = 1;
-   if (!iv->resource || iv->resource->target == PIPE_BUFFER) {
+   if (!iv->resource) {
       o->pbe.format = VAGX_FORMAT_R32_UINT;
       o->pbe.stride = 16;
       o->pbe.base_va = vagx_null_buffer_va(ctx, b);
@@ -67,6 +68,24 @@ image_desc(struct vagx_context *ctx, struct vagx_batch *b, enum pipe_shader_type
       vagx_batch_write(b, r);
    else if (track)
       vagx_batch_read(b, r);
+   if (r->base.target == PIPE_BUFFER) {
+      /* rows of 2^VAGX_IMAGE_BUFFER_ROW_LOG2 texels; the shader checks the
+       * element count (vagx_emit_image.c) */
+      const unsigned bpp = util_format_get_blocksize(iv->format);
+      const uint32_t row = 1u << VAGX_IMAGE_BUFFER_ROW_LOG2;
+      const uint32_t n = MIN2(iv->u.buf.size / bpp, VAGX_MAX_TEXEL_BUFFER_ELEMENTS);
+      o->pbe.format = vagx_format_from_pipe(iv->format);
+      o->pbe.width = MAX2(MIN2(n, row), 1);
+      o->pbe.height = MAX2(DIV_ROUND_UP(n, row), 1);
+      o->pbe.stride = row * bpp;
+      o->pbe.base_va = r->bo->va + iv->u.buf.offset;
+      o->w = n;
+      o->h = DIV_ROUND_UP(n, row);
+      o->d = 1;
+      o->va = o->pbe.base_va;
+      o->row = o->pbe.stride;
+      return;
+   }
    const unsigned level = iv->u.tex.level;
    const bool layered = r->base.target != PIPE_TEXTURE_2D && r->base.target != PIPE_TEXTURE_1D &&
                         r->base.target != PIPE_TEXTURE_RECT;

@@ -374,6 +374,13 @@ vagx_is_format_supported(struct pipe_screen *pscreen, enum pipe_format format,
                 util_is_power_of_two_nonzero(util_format_get_blocksize(format)) &&
                 util_format_get_blockwidth(format) == 1;
       }
+      if (usage == PIPE_BIND_SHADER_IMAGE) {
+         /* buffer images: linear 2D images of the render formats
+          * (vagx_image.c) */
+         unsigned v = vagx_format_from_pipe(format);
+         return v != VAGX_FORMAT_INVALID && vagx_format_render(v) && !vagx_format_depth(v) &&
+                !vagx_format_stencil(v) && util_format_get_blocksize(format) <= 16;
+      }
       return usage == 0 || format == PIPE_FORMAT_R8_UNORM;
    }
    if (!usage)
