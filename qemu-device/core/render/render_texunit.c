@@ -9,7 +9,6 @@
  */
 #include "render_priv.h"
 
-struct vagx_render_texunit;
 
 struct tu_worker {
    struct vagx_render_texunit *tu;
