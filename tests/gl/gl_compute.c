@@ -863,13 +863,16 @@ case_image_load_store(void)
       "layout(local_size_x = 8, local_size_y = 8) in;\n"
       "layout(rgba8, binding = 0) readonly uniform image2D src;\n"
       "layout(rgba32f, binding = 1) writeonly uniform image2D dst;\n"
-      "layout(std430, binding = 0) buffer S { ivec4 size; vec4 outside; };\n"
+      "layout(r32f, binding = 2) readonly uniform image2D one;\n"
+      "layout(std430, binding = 0) buffer S { ivec4 size; vec4 outside; vec4 outside_r; };\n"
       "void main() {\n"
       "   ivec2 p = ivec2(gl_GlobalInvocationID.xy);\n"
       "   vec4 v = imageLoad(src, p);\n"
       "   imageStore(dst, p, v.bgra * 2.0);\n"
-      "   if (p == ivec2(39, 23))\n"
+      "   if (p == ivec2(39, 23)) {\n"
       "      outside = v + vec4(1.0);\n"
+      "      outside_r = imageLoad(one, p) + vec4(1.0);\n"
+      "   }\n"
       "   if (p == ivec2(0))\n"
       "      size = ivec4(imageSize(src), imageSize(dst));\n"
       "}\n";
@@ -886,26 +889,33 @@ case_image_load_store(void)
    for (unsigned i = 0; i < DW * DH * 4; i++)
       init[i] = -1.0f;
    glTexSubImage2D(GL_TEXTURE_2D, 1, 0, 0, DW, DH, GL_RGBA, GL_FLOAT, init);
-   GLuint sb = buffer(GL_SHADER_STORAGE_BUFFER, 0, 32, NULL);
+   GLuint one = image_tex(GL_R32F, 1, 1, 1, 1, 2, 0, GL_READ_ONLY);
+   const float onev = 5.0f;
+   glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, 1, 1, GL_RED, GL_FLOAT, &onev);
+   GLuint sb = buffer(GL_SHADER_STORAGE_BUFFER, 0, 48, NULL);
    glDispatchCompute(5, 3, 1);
    glMemoryBarrier(GL_TEXTURE_UPDATE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
    static float got[DW * DH * 4];
    glBindTexture(GL_TEXTURE_2D, b);
    glGetTexImage(GL_TEXTURE_2D, 1, GL_RGBA, GL_FLOAT, got);
-   int32_t sz[8];
-   read_buffer(GL_SHADER_STORAGE_BUFFER, sb, 32, sz);
+   int32_t sz[12];
+   read_buffer(GL_SHADER_STORAGE_BUFFER, sb, 48, sz);
    glDeleteTextures(1, &a);
    glDeleteTextures(1, &b);
+   glDeleteTextures(1, &one);
    if (!gl_ok("dispatch"))
       return false;
    if (sz[0] != SW || sz[1] != SH || sz[2] != DW || sz[3] != DH)
       FAIL("imageSize: %d x %d and %d x %d, want %d x %d and %d x %d", sz[0], sz[1], sz[2], sz[3],
            SW, SH, DW, DH);
-   float outside[4];
+   /* outside: zero texels as the format converts them (an R32F image's
+    * missing alpha is 1) */
+   float outside[8];
    memcpy(outside, &sz[4], sizeof(outside));
-   for (unsigned c = 0; c < 4; c++)
-      if (outside[c] != 1.0f)
-         FAIL("imageLoad outside the image gave %g in component %u, want 0", outside[c] - 1.0f, c);
+   for (unsigned c = 0; c < 8; c++)
+      if (outside[c] != (c == 7 ? 2.0f : 1.0f))
+         FAIL("imageLoad outside the %s image gave %g in component %u, want %d",
+              c < 4 ? "RGBA8" : "R32F", outside[c] - 1.0f, c % 4, c == 7);
    for (unsigned y = 0; y < DH; y++)
       for (unsigned x = 0; x < DW; x++)
          for (unsigned c = 0; c < 4; c++) {
