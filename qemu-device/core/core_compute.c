@@ -8,12 +8,15 @@
  * groups, threadgroup memory, barriers, atomics) and yields.  The job's abort
  * flag is checked between threadgroups and passed to the interpreter, which
  * polls it while a threadgroup runs, so enormous grids and endless loops stop
- * promptly on Q_ABORT, Q_RESET, RESET or timeout.
+ * promptly on Q_ABORT, Q_RESET, RESET or timeout.  Texture and image
+ * instructions go to the texture unit of the queue's renderer
+ * (vagx_render_texunit_*), the same code as in render jobs.
  */
 #include "core_priv.h"
 
 #include <stdlib.h>
 
+#include "render.h"
 
 struct core_compute {
    struct vagx_compute_job desc;
@@ -21,6 +24,9 @@ struct core_compute {
    uint32_t *uniforms;
    const struct vagx_usc_decoded *prog; /* decoded program (usc.h) */
    struct vagx_usc_compute cs;
+   /* the queue renderer's texture unit: tex, img_ld, img_st */
+   struct vagx_render_env tex_env;
+   struct vagx_render_texunit *tu;
 };
 
 static void *usc_translate(void *vctx, uint64_t va, uint32_t size, unsigned access,
@@ -237,6 +243,15 @@ unsigned core_compute_setup(struct core_job *job, struct core_mmu_ctx *m)
       fail_from_usc(job, &res, &r, d->program.code_va);
       return 0;
    }
+   struct vagx_render_device *rdev = core_render_device(core, job->q);
+   cs->tex_env.mem = &core_usc_mem_ops;
+   cs->tex_env.nworkers = core->pool.nworkers;
+   cs->tex_env.abort = &job->abort;
+   cs->tu = rdev ? vagx_render_texunit_begin(rdev, &cs->tex_env, &d->program) : NULL;
+   if (!cs->tu) {
+      core_job_fail(job, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_CDM, 0, 0);
+      return 0;
+   }
    uint64_t n = core->pool.nworkers;
    return (unsigned)(job->total < n ? job->total : n);
 }
@@ -249,6 +264,7 @@ bool core_compute_task(struct core_worker *w, struct core_task *t)
    struct core_run_ctx r = {.w = w, .root = job->hdr.pt_root};
    struct vagx_usc_env env;
    env_init(&env, job, &r);
+   vagx_render_texunit_bind(cs->tu, w->index, &r, &env);
 
    for (unsigned n = 0; n < w->core->cfg.tg_per_slice; n++) {
       if (atomic_load_explicit(&job->abort, memory_order_relaxed))
@@ -262,6 +278,11 @@ bool core_compute_task(struct core_worker *w, struct core_task *t)
       r.faulted = false;
       enum vagx_usc_status st = vagx_usc_run_threadgroup(w->usc, cs->prog, &env, &cs->cs, tgid, &res);
       if (st != VAGX_USC_OK) {
+         struct vagx_render_fault rf;
+         if (vagx_render_texunit_error(cs->tu, &rf)) {
+            core_render_report(job, &rf, rf.worker == w->index ? &r : NULL);
+            return false;
+         }
          res.status = st;
          fail_from_usc(job, &res, &r, cs->desc.program.code_va);
          return false;
@@ -275,6 +296,7 @@ void core_compute_free(struct core_job *job)
    if (!job->cs)
       return;
    vagx_usc_cache_put(job->cs->prog);   /* the reference vagx_usc_cache_get gave */
+   vagx_render_texunit_end(job->cs->tu);
    free(job->cs->uniforms);
    free(job->cs);
    job->cs = NULL;

@@ -219,6 +219,15 @@ void core_compute_trim(struct vagx_core *core);
 unsigned core_render_setup(struct core_job *job);
 bool core_render_task(struct core_worker *w, struct core_task *t);
 void core_render_free(struct core_job *job);
+/* The renderer of queue q, created on first use (NULL: out of memory); it
+ * runs the queue's render jobs and the texture unit of its compute jobs,
+ * one job at a time as the queue does. */
+struct vagx_render_device *core_render_device(struct vagx_core *core, unsigned q);
+struct vagx_render_fault;
+/* Reports a renderer error as the job's; rc: the translate context of the
+ * worker that faulted (its fault record has the MMU's detail), or NULL. */
+void core_render_report(struct core_job *job, const struct vagx_render_fault *f,
+                        const struct core_run_ctx *rc);
 void core_render_fini(struct vagx_core *core);
 int core_worker_usc_init(struct core_worker *w);
 void core_worker_usc_fini(struct core_worker *w);

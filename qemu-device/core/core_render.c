@@ -164,9 +164,7 @@ bool core_render_task(struct core_worker *w, struct core_task *t)
    struct core_render *r = job->render;
    r->caller = w;
    r->rctx[core->pool.nworkers].w = w;
-   if (!core->render_dev[job->q])
-      core->render_dev[job->q] = vagx_render_device_create();
-   if (!core->render_dev[job->q]) {
+   if (!core_render_device(core, job->q)) {
       core_job_fail(job, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_VDM, 0, 0);
       return false;
    }
@@ -175,24 +173,36 @@ bool core_render_task(struct core_worker *w, struct core_task *t)
    enum vagx_job_status st = vagx_render_run(core->render_dev[job->q], &r->env, job->hdr.desc_va, &f);
    if (st == VAGX_JOB_STATUS_OK || st == VAGX_JOB_STATUS_ABORTED)
       return false; /* aborts: the reason was recorded by whoever set the flag */
-   if (st == VAGX_JOB_STATUS_MMU_FAULT) {
-      struct core_run_ctx *rc = f.worker <= core->pool.nworkers ? &r->rctx[f.worker] : NULL;
+   core_render_report(job, &f, f.worker <= core->pool.nworkers ? &r->rctx[f.worker] : NULL);
+   return false;
+}
+
+void core_render_report(struct core_job *job, const struct vagx_render_fault *f,
+                        const struct core_run_ctx *rc)
+{
+   if (f->status == VAGX_JOB_STATUS_MMU_FAULT) {
       struct core_fault cf;
       if (rc && rc->faulted) {
          cf = rc->fault;
       } else {
-         cf = (struct core_fault){.va = f.address, .root = job->hdr.pt_root,
-                                  .access = (f.access & VAGX_USC_ACC_WRITE) ? VAGX_FAULT_ACCESS_WRITE
-                                                                            : VAGX_FAULT_ACCESS_READ,
+         cf = (struct core_fault){.va = f->address, .root = job->hdr.pt_root,
+                                  .access = (f->access & VAGX_USC_ACC_WRITE) ? VAGX_FAULT_ACCESS_WRITE
+                                                                             : VAGX_FAULT_ACCESS_READ,
                                   .reason = VAGX_FAULT_REASON_NOT_PRESENT,
                                   .level = VAGX_PT_LEVELS - 1};
       }
-      cf.unit = f.unit;
+      cf.unit = f->unit;
       core_job_fault(job, &cf);
-      return false;
+      return;
    }
-   core_job_fail(job, st, f.unit, f.detail, f.address);
-   return false;
+   core_job_fail(job, f->status, f->unit, f->detail, f->address);
+}
+
+struct vagx_render_device *core_render_device(struct vagx_core *core, unsigned q)
+{
+   if (!core->render_dev[q])
+      core->render_dev[q] = vagx_render_device_create();
+   return core->render_dev[q];
 }
 
 void core_render_free(struct core_job *job)

@@ -1,21 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gl_compute OUTDIR [CASE...]: compute shaders, shader storage buffers,
- * shared memory, barriers, atomics and atomic counters (desktop GL 3.0
- * compatibility context, GLSL 1.30 with GL_ARB_compute_shader,
- * GL_ARB_shader_storage_buffer_object and GL_ARB_shader_atomic_counters;
- * EGL surfaceless).  Each case checks exact values it can compute itself
- * and prints "case NAME ok" or "case NAME error: ..."; the cases that draw
- * (compute_vbo, fs_ssbo) also write OUTDIR/NAME.ppm, which tests/gl/run
- * compares with softpipe's.  `gl_compute --list` prints the case names.
+ * shared memory, barriers, atomics, atomic counters and images (desktop GL
+ * 3.0 compatibility context, GLSL 1.30 with GL_ARB_compute_shader,
+ * GL_ARB_shader_storage_buffer_object, GL_ARB_shader_atomic_counters and
+ * GL_ARB_shader_image_load_store; EGL surfaceless).  Each case checks exact
+ * values it can compute itself and prints "case NAME ok" or "case NAME
+ * error: ..."; the cases that draw (compute_vbo, fs_ssbo, image_fs) also
+ * write OUTDIR/NAME.ppm, which tests/gl/run compares with softpipe's.
+ * `gl_compute --list` prints the case names.
  *
- * vagx does not expose GL_ARB_compute_shader yet (st requires
- * GL_ARB_shader_image_load_store with it): tests/gl/run runs this program
- * with MESA_EXTENSION_OVERRIDE=+GL_ARB_compute_shader on vagx.  Between
- * the lines "gl_compute: no_cpu_wait begin/end" on stderr the driver must
- * not wait for the device (tests/gl/run counts VAGX_DEBUG=waits lines).
+ * Between the lines "gl_compute: no_cpu_wait begin/end" on stderr the
+ * driver must not wait for the device (tests/gl/run counts
+ * VAGX_DEBUG=waits lines).
  */
 #include "gl_desktop.h"
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -382,6 +382,22 @@ static const char *vs_src =
    "flat out int idx;\n"
    "void main() { gl_Position = vec4(pos, 0.0, 1.0); idx = gl_VertexID / 3; }\n";
 
+/* Clears to blue and draws the 40x24 rectangle at (8, 16) with the
+ * current program */
+static void
+draw_rect(void)
+{
+   glClearColor(0, 0, 1, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   const float x0 = -1 + 2.0f * 8 / W, x1 = -1 + 2.0f * 48 / W;
+   const float y0 = -1 + 2.0f * 16 / H, y1 = -1 + 2.0f * 40 / H;
+   const float v[] = { x0, y0, x1, y0, x0, y1, x1, y1 };
+   glBindBuffer(GL_ARRAY_BUFFER, 0);
+   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, v);
+   glEnableVertexAttribArray(0);
+   glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+}
+
 static bool
 case_atomic_counters(void)
 {
@@ -444,15 +460,7 @@ case_atomic_counters(void)
       FAIL("fragment program did not build");
    uint32_t zero = 0;
    GLuint a = buffer(GL_ATOMIC_COUNTER_BUFFER, 0, 4, &zero);
-   glClearColor(0, 0, 1, 1);
-   glClear(GL_COLOR_BUFFER_BIT);
-   const float x0 = -1 + 2.0f * 8 / W, x1 = -1 + 2.0f * 48 / W;
-   const float y0 = -1 + 2.0f * 16 / H, y1 = -1 + 2.0f * 40 / H;
-   const float v[] = { x0, y0, x1, y0, x0, y1, x1, y1 };
-   glBindBuffer(GL_ARRAY_BUFFER, 0);
-   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, v);
-   glEnableVertexAttribArray(0);
-   glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+   draw_rect();
    glMemoryBarrier(GL_ATOMIC_COUNTER_BARRIER_BIT);
    uint32_t frags;
    read_buffer(GL_ATOMIC_COUNTER_BUFFER, a, 4, &frags);
@@ -818,6 +826,306 @@ case_many_dispatches(void)
    return true;
 }
 
+/* ---- images: GL_ARB_shader_image_load_store in compute and fragment
+ * shaders (img_ld / img_st, atomics on texel addresses) ---- */
+
+#define IMG_HEAD "#extension GL_ARB_shader_image_load_store : require\n" \
+                 "#extension GL_ARB_shader_image_size : require\n"
+
+/* A texture of `levels` levels (and `layers` layers: a 2D array when > 1)
+ * bound to image unit `unit` at `level`, all layers */
+static GLuint
+image_tex(GLenum ifmt, unsigned w, unsigned h, unsigned layers, unsigned levels, unsigned unit,
+          unsigned level, GLenum access)
+{
+   GLuint t;
+   glGenTextures(1, &t);
+   const GLenum target = layers > 1 ? GL_TEXTURE_2D_ARRAY : GL_TEXTURE_2D;
+   glBindTexture(target, t);
+   if (layers > 1)
+      glTexStorage3D(target, levels, ifmt, w, h, layers);
+   else
+      glTexStorage2D(target, levels, ifmt, w, h);
+   glTexParameteri(target, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+   glTexParameteri(target, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+   glBindImageTexture(unit, t, level, layers > 1, 0, access, ifmt);
+   return t;
+}
+
+/* imageLoad of an RGBA8 image, imageStore of its texels (blue and red
+ * swapped, doubled) to level 1 of a mipmapped (twiddled) RGBA32F image,
+ * over a grid larger than both (loads outside return 0, stores are
+ * dropped), imageSize of both */
+static bool
+case_image_load_store(void)
+{
+   static const char *src = CS_HEAD IMG_HEAD
+      "layout(local_size_x = 8, local_size_y = 8) in;\n"
+      "layout(rgba8, binding = 0) readonly uniform image2D src;\n"
+      "layout(rgba32f, binding = 1) writeonly uniform image2D dst;\n"
+      "layout(r32f, binding = 2) readonly uniform image2D one;\n"
+      "layout(std430, binding = 0) buffer S { ivec4 size; vec4 outside; vec4 outside_r; };\n"
+      "void main() {\n"
+      "   ivec2 p = ivec2(gl_GlobalInvocationID.xy);\n"
+      "   vec4 v = imageLoad(src, p);\n"
+      "   imageStore(dst, p, v.bgra * 2.0);\n"
+      "   if (p == ivec2(39, 23)) {\n"
+      "      outside = v + vec4(1.0);\n"
+      "      outside_r = imageLoad(one, p) + vec4(1.0);\n"
+      "   }\n"
+      "   if (p == ivec2(0))\n"
+      "      size = ivec4(imageSize(src), imageSize(dst));\n"
+      "}\n";
+   enum { SW = 37, SH = 23, DW = 18, DH = 11 };
+   if (!cs_program(src))
+      return false;
+   static uint8_t texels[SW * SH * 4];
+   for (unsigned i = 0; i < sizeof(texels); i++)
+      texels[i] = (uint8_t)(i * 37 + 11);
+   GLuint a = image_tex(GL_RGBA8, SW, SH, 1, 1, 0, 0, GL_READ_ONLY);
+   glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, SW, SH, GL_RGBA, GL_UNSIGNED_BYTE, texels);
+   GLuint b = image_tex(GL_RGBA32F, 2 * DW, 2 * DH + 1, 1, 3, 1, 1, GL_WRITE_ONLY);
+   static float init[DW * DH * 4];
+   for (unsigned i = 0; i < DW * DH * 4; i++)
+      init[i] = -1.0f;
+   glTexSubImage2D(GL_TEXTURE_2D, 1, 0, 0, DW, DH, GL_RGBA, GL_FLOAT, init);
+   GLuint one = image_tex(GL_R32F, 1, 1, 1, 1, 2, 0, GL_READ_ONLY);
+   const float onev = 5.0f;
+   glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, 1, 1, GL_RED, GL_FLOAT, &onev);
+   GLuint sb = buffer(GL_SHADER_STORAGE_BUFFER, 0, 48, NULL);
+   glDispatchCompute(5, 3, 1);
+   glMemoryBarrier(GL_TEXTURE_UPDATE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+   static float got[DW * DH * 4];
+   glBindTexture(GL_TEXTURE_2D, b);
+   glGetTexImage(GL_TEXTURE_2D, 1, GL_RGBA, GL_FLOAT, got);
+   int32_t sz[12];
+   read_buffer(GL_SHADER_STORAGE_BUFFER, sb, 48, sz);
+   glDeleteTextures(1, &a);
+   glDeleteTextures(1, &b);
+   glDeleteTextures(1, &one);
+   if (!gl_ok("dispatch"))
+      return false;
+   if (sz[0] != SW || sz[1] != SH || sz[2] != DW || sz[3] != DH)
+      FAIL("imageSize: %d x %d and %d x %d, want %d x %d and %d x %d", sz[0], sz[1], sz[2], sz[3],
+           SW, SH, DW, DH);
+   /* outside: zero texels as the format converts them (an R32F image's
+    * missing alpha is 1) */
+   float outside[8];
+   memcpy(outside, &sz[4], sizeof(outside));
+   for (unsigned c = 0; c < 8; c++)
+      if (outside[c] != (c == 7 ? 2.0f : 1.0f))
+         FAIL("imageLoad outside the %s image gave %g in component %u, want %d",
+              c < 4 ? "RGBA8" : "R32F", outside[c] - 1.0f, c % 4, c == 7);
+   for (unsigned y = 0; y < DH; y++)
+      for (unsigned x = 0; x < DW; x++)
+         for (unsigned c = 0; c < 4; c++) {
+            const uint8_t t = texels[(y * SW + x) * 4 + (c == 0 ? 2 : c == 2 ? 0 : c)];
+            const float want = (float)t / 255.0f * 2.0f, v = got[(y * DW + x) * 4 + c];
+            /* unorm8 to float is t / 255 to within an ulp or so
+             * (softpipe multiplies by 1 / 255) */
+            if (fabsf(v - want) > 1e-6f)
+               FAIL("texel (%u,%u) component %u: %.9g, want %.9g", x, y, c, v, want);
+         }
+   return true;
+}
+
+/* Image atomics under contention on level 1 of a twiddled R32UI 2D array
+ * (every layer bound), the texel addresses computed in the shader: adds
+ * from 4 workgroups per texel, ops outside the image (no effect, return
+ * 0); min / max / compare-and-swap / exchange on a linear R32I image */
+static bool
+case_image_atomics(void)
+{
+   static const char *src = CS_HEAD IMG_HEAD
+      "layout(local_size_x = 8, local_size_y = 8) in;\n"
+      "layout(r32ui, binding = 0) coherent uniform uimage2DArray a;\n"
+      "layout(r32i, binding = 1) coherent uniform iimage2D s;\n"
+      "layout(std430, binding = 0) buffer R { uint won; uint outside; uint swapped; };\n"
+      "void main() {\n"
+      "   ivec3 p = ivec3(gl_LocalInvocationID.xy, int(gl_WorkGroupID.z % 3u));\n"
+      "   uint v = uint(p.x + 8 * p.y + 64 * p.z);\n"
+      "   imageAtomicAdd(a, p, v);\n"
+      "   int id = int(gl_LocalInvocationIndex + 64u * gl_WorkGroupID.z);\n"
+      "   outside += imageAtomicAdd(a, ivec3(p.x + 8, p.y, p.z), 1u) +\n"
+      "              imageAtomicAdd(a, ivec3(p.xy, 3), 1u) + imageAtomicOr(a, ivec3(-1, 0, 0), 1u);\n"
+      "   if (imageAtomicCompSwap(s, ivec2(0, 0), 0, id + 1) == 0)\n"
+      "      atomicAdd(won, 1u);\n"
+      "   imageAtomicMin(s, ivec2(1, 0), -id);\n"
+      "   imageAtomicMax(s, ivec2(2, 0), id);\n"
+      "   atomicAdd(swapped, uint(imageAtomicExchange(s, ivec2(3, 0), id)));\n"
+      "}\n";
+   enum { GROUPS = 12, N = GROUPS * 64 };
+   if (!cs_program(src))
+      return false;
+   GLuint a = image_tex(GL_R32UI, 16, 16, 3, 2, 0, 1, GL_READ_WRITE);
+   static uint32_t init[8 * 8 * 3];
+   for (unsigned i = 0; i < 8 * 8 * 3; i++)
+      init[i] = i * 1000;
+   glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 1, 0, 0, 0, 8, 8, 3, GL_RED_INTEGER, GL_UNSIGNED_INT, init);
+   GLuint s = image_tex(GL_R32I, 4, 1, 1, 1, 1, 0, GL_READ_WRITE);
+   const int32_t sinit[4] = { 0, 0, 0, 0 };
+   glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, 4, 1, GL_RED_INTEGER, GL_INT, sinit);
+   GLuint r = buffer(GL_SHADER_STORAGE_BUFFER, 0, 12, NULL);
+   glDispatchCompute(1, 1, GROUPS);
+   glMemoryBarrier(GL_TEXTURE_UPDATE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+   static uint32_t got[8 * 8 * 3];
+   int32_t sgot[4];
+   uint32_t res[3];
+   glBindTexture(GL_TEXTURE_2D_ARRAY, a);
+   glGetTexImage(GL_TEXTURE_2D_ARRAY, 1, GL_RED_INTEGER, GL_UNSIGNED_INT, got);
+   glBindTexture(GL_TEXTURE_2D, s);
+   glGetTexImage(GL_TEXTURE_2D, 0, GL_RED_INTEGER, GL_INT, sgot);
+   read_buffer(GL_SHADER_STORAGE_BUFFER, r, 12, res);
+   glDeleteTextures(1, &a);
+   glDeleteTextures(1, &s);
+   if (!gl_ok("dispatch"))
+      return false;
+   for (unsigned i = 0; i < 8 * 8 * 3; i++)
+      if (got[i] != i * 1000 + (GROUPS / 3) * i)
+         FAIL("texel %u (layer %u): %u, want %u", i, i / 64, got[i], i * 1000 + (GROUPS / 3) * i);
+   if (res[1])
+      FAIL("atomics outside the image returned %u in all, want 0", res[1]);
+   if (res[0] != 1 || sgot[0] < 1 || sgot[0] > N)
+      FAIL("compare-and-swap: %u invocations won, value %d", res[0], sgot[0]);
+   if (sgot[1] != -(N - 1) || sgot[2] != N - 1)
+      FAIL("min %d max %d, want %d %d", sgot[1], sgot[2], -(N - 1), N - 1);
+   /* every id was exchanged in once and all but the last one out again */
+   const uint32_t all = N * (N - 1) / 2;
+   if (sgot[3] < 0 || sgot[3] >= N || res[2] != all - (uint32_t)sgot[3])
+      FAIL("exchange: last %d, sum of the old values %u, want %u", sgot[3], res[2],
+           all - (uint32_t)sgot[3]);
+   return true;
+}
+
+/* A fragment shader stores its coordinates to an RGBA8UI image and counts
+ * its fragments with an image atomic; a dispatch then sums the image */
+static bool
+case_image_fs(void)
+{
+   static const char *fs = FS_HEAD IMG_HEAD
+      "layout(rgba8ui, binding = 0) writeonly uniform uimage2D img;\n"
+      "layout(r32ui, binding = 1) uniform uimage2D count;\n"
+      "void main() {\n"
+      "   ivec2 p = ivec2(gl_FragCoord.xy);\n"
+      "   imageStore(img, p, uvec4(p, 7u, 200u));\n"
+      "   imageAtomicAdd(count, ivec2(0, 0), 1u);\n"
+      "   gl_FragColor = vec4(0.0, 1.0, 0.0, 1.0);\n"
+      "}\n";
+   static const char *cs = CS_HEAD IMG_HEAD
+      "layout(local_size_x = 8, local_size_y = 8) in;\n"
+      "layout(rgba8ui, binding = 0) readonly uniform uimage2D img;\n"
+      "layout(std430, binding = 0) buffer S { uint sum[4]; };\n"
+      "void main() {\n"
+      "   uvec4 v = imageLoad(img, ivec2(gl_GlobalInvocationID.xy));\n"
+      "   for (int c = 0; c < 4; c++)\n"
+      "      atomicAdd(sum[c], v[c]);\n"
+      "}\n";
+   GLuint p = gl_program(vs_src, fs);
+   if (!p)
+      FAIL("fragment program did not build");
+   GLuint img = image_tex(GL_RGBA8UI, W, H, 1, 1, 0, 0, GL_WRITE_ONLY);
+   static uint8_t zero[W * H * 4];
+   glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, W, H, GL_RGBA_INTEGER, GL_UNSIGNED_BYTE, zero);
+   GLuint cnt = image_tex(GL_R32UI, 1, 1, 1, 1, 1, 0, GL_READ_WRITE);
+   glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, 1, 1, GL_RED_INTEGER, GL_UNSIGNED_INT, zero);
+   draw_rect();
+   glMemoryBarrier(GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_TEXTURE_UPDATE_BARRIER_BIT);
+   glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
+   if (!cs_program(cs))
+      return false;
+   glBindImageTexture(0, img, 0, GL_FALSE, 0, GL_READ_ONLY, GL_RGBA8UI);
+   GLuint sb = buffer(GL_SHADER_STORAGE_BUFFER, 0, 16, NULL);
+   glDispatchCompute(W / 8, H / 8, 1);
+   glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_TEXTURE_UPDATE_BARRIER_BIT);
+   uint32_t sum[4], count;
+   read_buffer(GL_SHADER_STORAGE_BUFFER, sb, 16, sum);
+   glBindTexture(GL_TEXTURE_2D, cnt);
+   glGetTexImage(GL_TEXTURE_2D, 0, GL_RED_INTEGER, GL_UNSIGNED_INT, &count);
+   glDeleteTextures(1, &img);
+   glDeleteTextures(1, &cnt);
+   if (!gl_ok("draw and dispatch"))
+      return false;
+   char path[512];
+   snprintf(path, sizeof(path), "%s/image_fs.ppm", outdir);
+   if (!gl_write_ppm(path, px, W, H))
+      FAIL("cannot write %s", path);
+   /* the 40x24 rectangle at (8, 16) */
+   const uint32_t n = 40 * 24, want[4] = { 24 * (8 + 47) * 40 / 2, 40 * (16 + 39) * 24 / 2, 7 * n,
+                                           200 * n };
+   if (count != n)
+      FAIL("the fragment shader counted %u fragments, want %u", count, n);
+   for (unsigned c = 0; c < 4; c++)
+      if (sum[c] != want[c])
+         FAIL("component %u of the stored texels sums to %u, want %u", c, sum[c], want[c]);
+   return true;
+}
+
+/* A buffer image (imageBuffer over a buffer object, a linear 2D image of
+ * 2^14-texel rows in the driver): 40000 texels stored, added to with
+ * image atomics across the first row boundary, and accesses past the
+ * element count (dropped, 0) */
+static bool
+case_image_buffer(void)
+{
+   static const char *src = CS_HEAD IMG_HEAD
+      "layout(local_size_x = 64) in;\n"
+      "layout(r32ui, binding = 0) coherent uniform uimageBuffer img;\n"
+      "layout(std430, binding = 0) buffer R { uint outside; int size; };\n"
+      "void main() {\n"
+      "   int i = int(gl_GlobalInvocationID.x);\n"
+      "   if (i < 16384 - 32 || i >= 16384 + 32)\n"
+      "      imageStore(img, i, uvec4(uint(i) * 3u));\n"
+      "   imageAtomicAdd(img, 16384 - 32 + (i % 64), 1u);\n"
+      "   outside += imageLoad(img, 40000 + i).x + imageAtomicAdd(img, 40000 + i, 5u);\n"
+      "   imageStore(img, 40000 + i, uvec4(7u));\n"
+      "   if (i == 0)\n"
+      "      size = imageSize(img);\n"
+      "}\n";
+   enum { N = 40000, GROUPS = (N + 63) / 64 };
+   if (!cs_program(src))
+      return false;
+   const unsigned bytes = (N + 64) * 4;
+   uint32_t *data = malloc(bytes);
+   for (unsigned i = 0; i < N + 64; i++)
+      data[i] = 0xdead0000u + i;
+   GLuint bo;
+   glGenBuffers(1, &bo);
+   glBindBuffer(GL_TEXTURE_BUFFER, bo);
+   glBufferData(GL_TEXTURE_BUFFER, bytes, data, GL_DYNAMIC_COPY);
+   GLuint t;
+   glGenTextures(1, &t);
+   glBindTexture(GL_TEXTURE_BUFFER, t);
+   glTexBufferRange(GL_TEXTURE_BUFFER, GL_R32UI, bo, 0, N * 4);
+   glBindImageTexture(0, t, 0, GL_FALSE, 0, GL_READ_WRITE, GL_R32UI);
+   GLuint r = buffer(GL_SHADER_STORAGE_BUFFER, 0, 8, NULL);
+   glDispatchCompute(GROUPS, 1, 1);
+   glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+   uint32_t res[2];
+   read_buffer(GL_SHADER_STORAGE_BUFFER, r, 8, res);
+   read_buffer(GL_TEXTURE_BUFFER, bo, bytes, data);
+   glDeleteTextures(1, &t);
+   glDeleteBuffers(1, &bo);
+   bool ok = gl_ok("dispatch");
+   /* the grid has GROUPS * 64 >= N invocations: each of the 64 texels
+    * around the first row's end kept its value and got one add from every
+    * group */
+   for (unsigned i = 0; ok && i < N + 64; i++) {
+      uint32_t want = i < N ? 3 * i : 0xdead0000u + i;
+      if (i >= 16384 - 32 && i < 16384 + 32)
+         want = 0xdead0000u + i + GROUPS;
+      if (data[i] != want) {
+         snprintf(errbuf, sizeof(errbuf), "texel %u: 0x%x, want 0x%x", i, data[i], want);
+         ok = false;
+      }
+   }
+   free(data);
+   if (ok && res[0])
+      FAIL("loads and atomics past the element count returned %u in all, want 0", res[0]);
+   if (ok && res[1] != N)
+      FAIL("imageSize %d, want %d", (int)res[1], N);
+   return ok;
+}
+
 static const struct gl_case cases[] = {
    { "ssbo_ids", case_ssbo_ids },
    { "shared_reduce", case_shared_reduce },
@@ -831,6 +1139,10 @@ static const struct gl_case cases[] = {
    { "range", case_range },
    { "no_cpu_wait", case_no_cpu_wait },
    { "many_dispatches", case_many_dispatches },
+   { "image_load_store", case_image_load_store },
+   { "image_atomics", case_image_atomics },
+   { "image_fs", case_image_fs },
+   { "image_buffer", case_image_buffer },
 };
 
 int
@@ -849,8 +1161,9 @@ main(int argc, char **argv)
       return 1;
    printf("renderer %s\n", (const char *)glGetString(GL_RENDERER));
    if (!gl_has_ext("GL_ARB_compute_shader") || !gl_has_ext("GL_ARB_shader_storage_buffer_object") ||
-       !gl_has_ext("GL_ARB_shader_atomic_counters")) {
-      printf("gl_compute: the context lacks compute shaders, SSBOs or atomic counters\n");
+       !gl_has_ext("GL_ARB_shader_atomic_counters") ||
+       !gl_has_ext("GL_ARB_shader_image_load_store")) {
+      printf("gl_compute: the context lacks compute shaders, SSBOs, atomic counters or images\n");
       return 1;
    }
    if (!gl_target_fbo(W, H)) {

@@ -46,7 +46,7 @@ void vagx_render_device_destroy(struct vagx_render_device *d)
    free(d);
 }
 
-static bool ensure_workers(struct vagx_render_device *d, unsigned n)
+bool r_ensure_workers(struct vagx_render_device *d, unsigned n)
 {
    if (d->nw >= n)
       return true;
@@ -575,7 +575,7 @@ enum vagx_job_status vagx_render_run(struct vagx_render_device *dev,
    struct rjob *j = calloc(1, sizeof(*j));
    memset(fault, 0, sizeof(*fault));
    if (!j || !env || !env->mem || env->nworkers == 0 ||
-       !ensure_workers(dev, env->nworkers + 1)) {
+       !r_ensure_workers(dev, env->nworkers + 1)) {
       free(j);
       fault->status = VAGX_JOB_STATUS_DEVICE_ERROR;
       return fault->status;

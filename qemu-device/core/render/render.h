@@ -77,6 +77,29 @@ enum vagx_job_status vagx_render_run(struct vagx_render_device *dev,
                                      const struct vagx_render_env *env, uint64_t desc_va,
                                      struct vagx_render_fault *fault);
 
+/* The texture unit for programs that run outside render jobs (compute jobs,
+ * docs/hw/compute.md): tex, img_ld and img_st of `prog`'s descriptor tables,
+ * exactly as in render jobs; any other graphics instruction is an illegal
+ * instruction.  begin() when the job starts (NULL: out of host memory), on
+ * the device of the job's queue, which runs one job at a time: it takes the
+ * device's per-worker state (descriptors are read on first use and kept for
+ * the job).  env gives mem and nworkers (worker indices 0..nworkers). */
+struct vagx_render_texunit;
+struct vagx_render_texunit *vagx_render_texunit_begin(struct vagx_render_device *dev,
+                                                      const struct vagx_render_env *env,
+                                                      const struct vagx_usc_program *prog);
+/* Hooks the unit into the USC runs of `worker`, whose translate context is
+ * mem_ctx (env->gfx, gfx_ctx, safepoints).  Every call starts a new
+ * translate context: nothing translated before is used again. */
+void vagx_render_texunit_bind(struct vagx_render_texunit *tu, unsigned worker, void *mem_ctx,
+                              struct vagx_usc_env *env);
+/* After a run stopped: true and *fault when the unit recorded the error (a
+ * bad texture, sampler or image descriptor: INVALID_DESCRIPTOR with the unit
+ * and address; a texel or descriptor access the MMU refused: MMU_FAULT with
+ * the worker whose translate context faulted).  First error wins. */
+bool vagx_render_texunit_error(struct vagx_render_texunit *tu, struct vagx_render_fault *fault);
+void vagx_render_texunit_end(struct vagx_render_texunit *tu);
+
 /* Counters of the last job run on the device (tests, benchmarks). */
 struct vagx_render_stats {
    uint64_t fragment_lanes;   /* non-helper lanes handed to fragment shaders */

@@ -300,6 +300,9 @@ struct rjob {
 };
 
 /* ---- errors & memory (render.c) ---- */
+/* Per-worker state for n workers (worker indices 0..n-1); false when out of
+ * memory.  Only between jobs: it may reallocate every worker's state. */
+bool r_ensure_workers(struct vagx_render_device *d, unsigned n);
 void r_fail(struct rjob *j, enum vagx_job_status st, enum vagx_unit unit, uint32_t detail,
             uint64_t addr);
 void r_fault(struct rjob *j, unsigned worker, enum vagx_unit unit, uint64_t va, unsigned access);

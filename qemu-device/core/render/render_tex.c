@@ -1364,9 +1364,16 @@ enum vagx_usc_status r_img_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
       uint32_t smp = call->src[store ? 2 : 1][l];
       if (x >= v.l->level[pbe.level].width_px || y >= v.l->level[pbe.level].height_px ||
           layer >= v.l->layers || smp >= v.l->sample_count_sa) {
-         if (!store)
+         /* outside: a load gives a texel of zero bits as the format
+          * converts it (components the format lacks 0, alpha 1), a
+          * store is dropped */
+         if (!store) {
+            static const uint8_t zero[16];
+            uint32_t val[4];
+            r_fmt_unpack(pbe.format, zero, val);
             for (unsigned k = 0; k < 4; k++)
-               call->out[k][l] = 0;
+               call->out[k][l] = val[k];
+         }
          continue;
       }
       uint8_t *p = tview_map(c, &v, pbe.level, layer, x, y, smp,

@@ -24,10 +24,9 @@
 #    1:1) and must read back exactly the same pixels;
 #  - build/gl-tests/gl_sync (renderD128): fences, native fence fds and reads
 #    of results with jobs in flight, on the kernel's syncobjs and sync_files;
-#  - build/gl-tests/gl_compute (renderD128): compute shaders, SSBOs, atomics
-#    and barriers on vagx.ko's compute queue, ordered with render jobs by the
-#    kernel's timeline syncobj (GL_ARB_compute_shader by
-#    MESA_EXTENSION_OVERRIDE, as on the host), no CPU wait in no_cpu_wait;
+#  - build/gl-tests/gl_compute (renderD128): compute shaders, SSBOs, atomics,
+#    barriers and images on vagx.ko's compute queue, ordered with render jobs
+#    by the kernel's timeline syncobj, no CPU wait in no_cpu_wait;
 #  - build/gl-tests/gl_sparse (renderD128): GL_ARB_sparse_buffer on the
 #    kernel's asynchronous VM_BIND, no kernel warning;
 #  - build/gl-tests/gl_sparse_tex (renderD128): GL_ARB_sparse_texture, pages
@@ -179,7 +178,7 @@ fi
 # checks its exact values); the draws and dispatches of no_cpu_wait depend
 # on each other and must not make the CPU wait (VAGX_DEBUG=waits)
 mkdir -p "$tmp/compute"
-MESA_EXTENSION_OVERRIDE=+GL_ARB_compute_shader VAGX_DEBUG=waits timeout 300 \
+VAGX_DEBUG=waits timeout 300 \
 	"$env" "$bin/gl_compute" "$tmp/compute" >"$tmp/compute.log" 2>&1
 crc=$?
 for c in $("$bin/gl_compute" --list); do

@@ -1042,6 +1042,11 @@ static void set_ptr(uint32_t *uni, unsigned u, uint64_t va)
  * VAGX_MAX_STACK_BYTES the descriptor is packed anyway (its check fails:
  * the device must refuse it). */
 static uint32_t compute_stack_size;
+/* usc_program descriptor tables of those jobs (test_compute_tex) */
+static struct {
+   uint64_t texture_va, sampler_va, image_va;
+   unsigned textures, samplers, images;
+} compute_tables;
 
 /* Assembles src (NULL: keep the code already there), writes descriptor and
  * uniforms, submits a COMPUTE job.  Returns the slot. */
@@ -1071,6 +1076,12 @@ static uint64_t submit_compute(struct cenv *c, const char *src, const uint32_t t
    j.program.uniform_count = nuni;
    j.program.uniform_va = VA_DESC + 0x400;
    j.program.stack_size = compute_stack_size;
+   j.program.texture_va = compute_tables.texture_va;
+   j.program.texture_count = compute_tables.textures;
+   j.program.sampler_va = compute_tables.sampler_va;
+   j.program.sampler_count = compute_tables.samplers;
+   j.program.image_va = compute_tables.image_va;
+   j.program.image_count = compute_tables.images;
    const char *why = NULL;
    CHECK(compute_stack_size > VAGX_MAX_STACK_BYTES || vagx_compute_job_validate(&j, &why),
          "descriptor: %s", why ? why : "");
@@ -1578,6 +1589,160 @@ static void test_decode(void)
    tdev_fini(&d);
 }
 
+/* ------------------------------------------------------ compute: texture unit -- */
+
+/* 16x8 threads over an 8x8 RGBA8 image (image 0, also texture 0): each
+ * loads its texel (img_ld), stores it with red and blue swapped to image 1
+ * (img_st), fetches and samples it as a texture (tex.fetch, tex.lod with a
+ * nearest sampler at the texel centre) and stores the red channels of the
+ * three to u0: columns 8..15 are outside the images (loads give 0, stores
+ * are dropped). */
+static const char *k_tex =
+   "mov r0, sr.tid_x\n"
+   "mov r1, sr.tid_y\n"
+   "img_ld.i0.2d r4, r0, #0\n"
+   "mov r8, r6\nmov r9, r5\nmov r10, r4\nmov r11, r7\n"
+   "img_st.i1.2d r0, r8, #0\n"
+   "mov r12, #0\n"
+   "tex.fetch.t0.s0.2d r16, r0, r12, r12\n"
+   "u2f r2, r0\nu2f r3, r1\n"
+   "fadd r2, r2, #0.5\nfadd r3, r3, #0.5\n"
+   "fmul r2, r2, #0.125\nfmul r3, r3, #0.125\n"
+   "tex.lod.t0.s0.2d r20, r2, r12, r12\n"
+   "imad r13, r1, #16, r0\n"
+   "shl r13, r13, #2\n"
+   "st_global.b32 u0, r13, r4\n"
+   "iadd r13, r13, #512\n"
+   "st_global.b32 u0, r13, r16\n"
+   "iadd r13, r13, #512\n"
+   "st_global.b32 u0, r13, r20\n"
+   "end\n";
+
+#define TEX_SRC 0x10000u      /* image 0: 8x8 RGBA8_UNORM, linear, 32-byte rows */
+#define TEX_DST 0x11000u      /* image 1: the same, followed by a guard row */
+#define TEX_OUT 0x12000u      /* 3 x 128 u32 */
+
+static void tex_pack_image(struct cenv *c, unsigned i, uint64_t va)
+{
+   struct vagx_pbe p;
+   vagx_pbe_init(&p);
+   p.format = VAGX_FORMAT_RGBA8_UNORM;
+   p.dimension = VAGX_DIMENSION_2D;
+   p.layout = VAGX_IMAGE_LAYOUT_LINEAR;
+   p.width = p.height = 8;
+   p.depth = p.levels = 1;
+   p.samples = VAGX_MSAA_1X;
+   p.stride = 32;
+   p.base_va = va;
+   vagx_pbe_pack(cdata(c, 0x200 + i * 32), &p);
+}
+
+static void test_compute_tex(unsigned workers)
+{
+   struct tdev d;
+   tdev_init(&d, RAM, workers, false);
+   struct tq t;
+   tq_init(&t, &d, 3, 4);
+   struct cenv c;
+   cenv_init(&c, &d, &t);
+   uint32_t uni[2];
+   set_ptr(uni, 0, DATA_VA + TEX_OUT);
+
+   struct vagx_texture tx;
+   vagx_texture_init(&tx);
+   tx.format = VAGX_FORMAT_RGBA8_UNORM;
+   tx.dimension = VAGX_DIMENSION_2D;
+   tx.layout = VAGX_IMAGE_LAYOUT_LINEAR;
+   tx.width = tx.height = 8;
+   tx.depth = tx.levels = 1;
+   tx.samples = VAGX_MSAA_1X;
+   tx.stride = 32;
+   tx.base_va = DATA_VA + TEX_SRC;
+   vagx_texture_pack(cdata(&c, 0), &tx);
+   struct vagx_sampler sm;
+   vagx_sampler_init(&sm);
+   sm.min_filter = sm.mag_filter = VAGX_FILTER_NEAREST;
+   vagx_sampler_pack(cdata(&c, 0x100), &sm);
+   tex_pack_image(&c, 0, DATA_VA + TEX_SRC);
+   tex_pack_image(&c, 1, DATA_VA + TEX_DST);
+   compute_tables.texture_va = DATA_VA;
+   compute_tables.sampler_va = DATA_VA + 0x100;
+   compute_tables.image_va = DATA_VA + 0x200;
+   compute_tables.textures = compute_tables.samplers = 1;
+   compute_tables.images = 2;
+
+   uint8_t *src = (uint8_t *)cdata(&c, TEX_SRC), *dst = (uint8_t *)cdata(&c, TEX_DST);
+   for (unsigned i = 0; i < 256; i++)
+      src[i] = (uint8_t)rnd();
+   memset(dst, 0xa5, 256 + 32);
+   memset(cdata(&c, TEX_OUT), 0xff, 3 * 128 * 4);
+   unsigned st = run_compute(&c, k_tex, (uint32_t[3]){16, 8, 1}, (uint32_t[3]){1, 1, 1}, 0, uni, 2, 0);
+   CHECK(st == VAGX_JOB_STATUS_OK, "tex kernel: status %u", st);
+   unsigned bad = 0;
+   for (unsigned y = 0; y < 8; y++)
+      for (unsigned x = 0; x < 16; x++) {
+         const uint32_t *o = cdata(&c, TEX_OUT);
+         const unsigned l = y * 16 + x;
+         float want = x < 8 ? (float)src[(y * 8 + x) * 4] / 255.0f : 0.0f, got[3];
+         memcpy(got, (uint32_t[3]){o[l], o[128 + l], o[256 + l]}, sizeof(got));
+         if (got[0] != want || (x < 8 && (got[1] != want || got[2] != want)))
+            bad++;
+         if (x < 8)
+            for (unsigned k = 0; k < 4; k++)
+               bad += dst[(y * 8 + x) * 4 + k] != src[(y * 8 + x) * 4 + (k == 0 ? 2 : k == 2 ? 0 : k)];
+      }
+   for (unsigned i = 256; i < 256 + 32; i++)
+      bad += dst[i] != 0xa5;
+   CHECK(bad == 0, "tex kernel (%u workers): %u wrong values", workers, bad);
+
+   /* an image index past image_count: INVALID_DESCRIPTOR at its address */
+   uint64_t slot = submit_compute(&c, "mov r0, #0\nmov r1, #0\nimg_ld.i2.2d r4, r0, #0\nend\n",
+                                  (uint32_t[3]){32, 1, 1}, (uint32_t[3]){2, 1, 1}, 0, uni, 2, 0, 0);
+   vagx_core_process(d.core);
+   struct vagx_job_result r = slot_result(&d, slot);
+   CHECK(r.status == VAGX_JOB_STATUS_INVALID_DESCRIPTOR && r.unit == VAGX_UNIT_PBE &&
+         r.address == DATA_VA + 0x200 + 2 * 32, "image index: %u %u %llx", r.status, r.unit,
+         (unsigned long long)r.address);
+   wr(&d, VAGX_REG_Q_RESUME(3), 1);
+
+   /* a texture index past texture_count */
+   slot = submit_compute(&c, "mov r0, #0\nmov r1, #0\ntex.fetch.t1.s0.2d r4, r0, r0, r0\nend\n",
+                         (uint32_t[3]){32, 1, 1}, (uint32_t[3]){1, 1, 1}, 0, uni, 2, 0, 0);
+   vagx_core_process(d.core);
+   r = slot_result(&d, slot);
+   CHECK(r.status == VAGX_JOB_STATUS_INVALID_DESCRIPTOR && r.unit == VAGX_UNIT_TEX &&
+         r.address == DATA_VA + 32, "texture index: %u %u %llx", r.status, r.unit,
+         (unsigned long long)r.address);
+   wr(&d, VAGX_REG_Q_RESUME(3), 1);
+
+   /* an image in unmapped memory: an MMU fault of the PBE at the texel's VA */
+   const uint64_t wild = 0x0000500000000000ull;
+   tex_pack_image(&c, 1, wild);
+   slot = submit_compute(&c, k_tex, (uint32_t[3]){16, 8, 1}, (uint32_t[3]){1, 1, 1}, 0, uni, 2, 0, 0);
+   vagx_core_process(d.core);
+   r = slot_result(&d, slot);
+   CHECK(r.status == VAGX_JOB_STATUS_MMU_FAULT && r.unit == VAGX_UNIT_PBE &&
+         (r.address & ~0xffull) == wild, "image fault: %u %u %llx", r.status, r.unit,
+         (unsigned long long)r.address);
+   uint32_t fs = rd(&d, VAGX_REG_FAULT_STATUS);
+   CHECK(VAGX_FAULT_STATUS_UNIT_GET(fs) == VAGX_UNIT_PBE &&
+         VAGX_FAULT_STATUS_ACCESS_GET(fs) == VAGX_FAULT_ACCESS_WRITE, "image fault status %x", fs);
+   wr(&d, VAGX_REG_FAULT_ACK, 1);
+   wr(&d, VAGX_REG_Q_RESUME(3), 1);
+   tex_pack_image(&c, 1, DATA_VA + TEX_DST);
+
+   /* the tile buffer does not exist in a compute job */
+   st = run_compute(&c, "ld_tile.rt0 r4, #0\nend\n", (uint32_t[3]){32, 1, 1}, (uint32_t[3]){1, 1, 1},
+                    0, uni, 2, 0);
+   CHECK(st == VAGX_JOB_STATUS_ILLEGAL_INSTRUCTION, "ld_tile in compute: %u", st);
+
+   /* and the queue still works */
+   st = run_compute(&c, k_tex, (uint32_t[3]){16, 8, 1}, (uint32_t[3]){1, 1, 1}, 0, uni, 2, 0);
+   CHECK(st == VAGX_JOB_STATUS_OK, "tex kernel again: status %u", st);
+   memset(&compute_tables, 0, sizeof(compute_tables));
+   tdev_fini(&d);
+}
+
 int main(void)
 {
    test_registers();
@@ -1592,6 +1757,8 @@ int main(void)
    test_bad_input();
    test_compute(1);
    test_compute(4);
+   test_compute_tex(1);
+   test_compute_tex(4);
    test_render(1);
    test_render(3);
    test_decode();

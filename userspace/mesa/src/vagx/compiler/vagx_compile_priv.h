@@ -103,6 +103,23 @@ void vagx_lower_mem_nir(nir_shader *nir);
  * shared memory, atomics, compute system values, barriers.  False with
  * c->ir.error set when the intrinsic cannot be compiled. */
 bool vagx_emit_mem_intrinsic(struct ctx *c, nir_intrinsic_instr *intr);
+/* The high word of an address operand (uniform or register pair) */
+vagx_ir_src vagx_addr_hi(vagx_ir_src a);
+/* A register pair holding the address operand `base` + the unsigned 32-bit
+ * `off` */
+vagx_ir_src vagx_addr_add(struct ctx *c, vagx_ir_src base, vagx_ir_src off);
+/* The atom_global/atom_shared operation of a NIR atomic; false with
+ * c->ir.error set for those the ISA lacks */
+bool vagx_atomic_op(struct ctx *c, nir_intrinsic_instr *intr, unsigned *aop);
+/* atom_global `aop` at addr of the atomic intrinsic's data, sources
+ * data_src and (compare-and-swap: comparand first) data_src + 1; its
+ * result */
+vagx_ir_src vagx_atom_global(struct ctx *c, nir_intrinsic_instr *intr, unsigned aop,
+                             vagx_ir_src addr, unsigned data_src);
+
+/* vagx_emit_image.c: image_load/store/size/samples/atomic(_swap) */
+bool vagx_emit_image_intrinsic(struct ctx *c, nir_intrinsic_instr *intr);
+
 /* What the final IR says about memory (info->writes_memory), and the
  * fragment shader's early tests */
 void vagx_scan_mem_ir(const nir_shader *nir, const vagx_ir *ir, struct vagx_shader_info *info);

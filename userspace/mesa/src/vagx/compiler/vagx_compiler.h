@@ -46,9 +46,33 @@ enum vagx_push_kind {
     * with a dynamic buffer index */
    VAGX_PUSH_SSBO_TABLE_LO,
    VAGX_PUSH_SSBO_TABLE_HI,
+   /* arg: image unit (vagx_emit_image.c): the bound level's width, height
+    * and layers (a 3D level's depth; 1 for single-layer images) */
+   VAGX_PUSH_IMAGE_W,
+   VAGX_PUSH_IMAGE_H,
+   VAGX_PUSH_IMAGE_D,
+   /* arg: image unit, for atomics: GPU VA low / high of the bound level's
+    * layer 0, its layer stride and row stride in bytes (twiddled: bytes
+    * per row of tiles) and its tile shape tw_log2 | th_log2 << 8 in
+    * elements (0 for a linear level) */
+   VAGX_PUSH_IMAGE_LO,
+   VAGX_PUSH_IMAGE_HI,
+   VAGX_PUSH_IMAGE_LAYER_STRIDE,
+   VAGX_PUSH_IMAGE_ROW,
+   VAGX_PUSH_IMAGE_TILE,
+   /* GPU VA low / high of a word of the driver's that image atomics
+    * outside the image go to */
+   VAGX_PUSH_IMAGE_SCRATCH_LO,
+   VAGX_PUSH_IMAGE_SCRATCH_HI,
 };
 
 #define VAGX_SSBO_ENTRY_BYTES 16
+
+/* A buffer image is a linear 2D image of rows of 2^14 texels (the image
+ * unit has no buffer images): texel x is (x % 2^14, x / 2^14), bounds-checked
+ * against the element count (VAGX_PUSH_IMAGE_W) in the shader
+ * (vagx_emit_image.c, vagx_image.c) */
+#define VAGX_IMAGE_BUFFER_ROW_LOG2 14
 
 struct vagx_push {
    uint8_t kind;

@@ -86,9 +86,59 @@ lower_helper_writes(nir_builder *b, nir_intrinsic_instr *intr, void *data)
    return true;
 }
 
+/* An image intrinsic whose unit is not a constant (an array of images
+ * indexed by a dynamically uniform expression, GLSL 4.00): a copy per unit
+ * the shader declares, each under an if on the index, since the image
+ * unit takes the unit from the instruction.  An index past them does
+ * nothing and returns 0 (GL: undefined). */
+static bool
+is_image_intrinsic(nir_intrinsic_op op)
+{
+   switch (op) {
+   case nir_intrinsic_image_load:
+   case nir_intrinsic_image_store:
+   case nir_intrinsic_image_size:
+   case nir_intrinsic_image_samples:
+   case nir_intrinsic_image_atomic:
+   case nir_intrinsic_image_atomic_swap:
+      return true;
+   default:
+      return false;
+   }
+}
+
+static bool
+lower_dynamic_image_unit(nir_builder *b, nir_intrinsic_instr *intr, void *data)
+{
+   if (!is_image_intrinsic(intr->intrinsic))
+      return false;
+   const unsigned n = b->shader->info.num_images;
+   if (nir_src_is_const(intr->src[0]) || !n)
+      return false;
+   b->cursor = nir_before_instr(&intr->instr);
+   nir_def *idx = intr->src[0].ssa;
+   const bool has_dest = nir_intrinsic_infos[intr->intrinsic].has_dest;
+   nir_def *res = has_dest ? nir_imm_zero(b, intr->def.num_components, intr->def.bit_size) : NULL;
+   for (unsigned i = 0; i < n; i++) {
+      nir_push_if(b, nir_ieq_imm(b, idx, i));
+      nir_def *unit = nir_imm_int(b, i);
+      nir_intrinsic_instr *copy = nir_instr_as_intrinsic(nir_instr_clone(b->shader, &intr->instr));
+      nir_builder_instr_insert(b, &copy->instr);
+      nir_src_rewrite(&copy->src[0], unit);
+      nir_pop_if(b, NULL);
+      if (has_dest)
+         res = nir_if_phi(b, &copy->def, res);
+   }
+   if (has_dest)
+      nir_def_rewrite_uses(&intr->def, res);
+   nir_instr_remove(&intr->instr);
+   return true;
+}
+
 void
 vagx_lower_mem_nir(nir_shader *nir)
 {
+   NIR_PASS(_, nir, nir_shader_intrinsics_pass, lower_dynamic_image_unit, nir_metadata_none, NULL);
    if (nir->info.stage == MESA_SHADER_COMPUTE) {
       /* global ids, a fixed group size as constants (st has run it for
        * GLSL; internal shaders may not have) */
@@ -96,8 +146,11 @@ vagx_lower_mem_nir(nir_shader *nir)
       NIR_PASS(_, nir, nir_lower_compute_system_values, &cs);
    }
    NIR_PASS(_, nir, nir_lower_robust_access, robust_filter, NULL);
-   if (nir->info.stage == MESA_SHADER_FRAGMENT)
+   if (nir->info.stage == MESA_SHADER_FRAGMENT) {
       NIR_PASS(_, nir, nir_shader_intrinsics_pass, lower_helper_writes, nir_metadata_none, NULL);
+      /* image stores and atomics */
+      NIR_PASS(_, nir, nir_lower_helper_writes, false);
+   }
 }
 
 /* ---- selection ---- */
@@ -134,8 +187,8 @@ ssbo_ref(struct ctx *c, nir_src *index, struct ssbo_ref *r)
 }
 
 /* The high word of an address operand */
-static vagx_ir_src
-addr_hi(vagx_ir_src a)
+vagx_ir_src
+vagx_addr_hi(vagx_ir_src a)
 {
    if (a.file == IR_VREG)
       a.comp++;
@@ -146,19 +199,35 @@ addr_hi(vagx_ir_src a)
 
 /* A register pair holding the address operand `base` + the unsigned
  * 32-bit `off` (atom_global takes no offset) */
-static vagx_ir_src
-addr_add(struct ctx *c, vagx_ir_src base, vagx_ir_src off)
+vagx_ir_src
+vagx_addr_add(struct ctx *c, vagx_ir_src base, vagx_ir_src off)
 {
    vagx_ir *ir = &c->ir;
    vagx_ir_src lo = vagx_iadd(ir, base, off);
    /* carry: ~0 when the low word wrapped, and hi - ~0 = hi + 1 */
    vagx_ir_src carry = vagx_icmp(ir, VAGX_ICOND_ULT, lo, off);
-   vagx_ir_src s[2] = { lo, vagx_isub(ir, addr_hi(base), carry) };
+   vagx_ir_src s[2] = { lo, vagx_isub(ir, vagx_addr_hi(base), carry) };
    return ir_vreg(make_vec(c, s, 2), 0);
 }
 
-static bool
-atomic_op(struct ctx *c, nir_intrinsic_instr *intr, unsigned *aop)
+vagx_ir_src
+vagx_atom_global(struct ctx *c, nir_intrinsic_instr *intr, unsigned aop, vagx_ir_src addr,
+                 unsigned data_src)
+{
+   /* swap: the comparand comes first, then the new value (GLSL's
+    * atomicCompSwap(mem, compare, data)); cmpxchg takes the new value in
+    * src1 and the comparand in src2 */
+   const bool swap = nir_intrinsic_atomic_op(intr) == nir_atomic_op_cmpxchg;
+   vagx_ir_src data = get_src(c, &intr->src[data_src + swap], 0);
+   vagx_ir_src cmp = swap ? get_src(c, &intr->src[data_src], 0) : ir_imm(0);
+   uint32_t d = vagx_ir_new_vreg(&c->ir, 1);
+   vagx_ir_instr *I = vagx_ir_emit(&c->ir, VAGX_OP_ATOM_GLOBAL, d, 0, addr, data, cmp);
+   I->mod = aop;
+   return ir_vreg(d, 0);
+}
+
+bool
+vagx_atomic_op(struct ctx *c, nir_intrinsic_instr *intr, unsigned *aop)
 {
    switch (nir_intrinsic_atomic_op(intr)) {
    case nir_atomic_op_iadd: *aop = VAGX_ATOMOP_ADD; return true;
@@ -232,7 +301,6 @@ emit_store(struct ctx *c, nir_intrinsic_instr *intr, nir_src *value, unsigned op
 static bool
 emit_ssbo(struct ctx *c, nir_intrinsic_instr *intr)
 {
-   vagx_ir *ir = &c->ir;
    struct ssbo_ref r;
    switch (intr->intrinsic) {
    case nir_intrinsic_load_ssbo:
@@ -250,20 +318,11 @@ emit_ssbo(struct ctx *c, nir_intrinsic_instr *intr)
    case nir_intrinsic_ssbo_atomic:
    case nir_intrinsic_ssbo_atomic_swap: {
       unsigned aop;
-      if (!check_32bit(c, intr->def.bit_size, 1) || !atomic_op(c, intr, &aop))
+      if (!check_32bit(c, intr->def.bit_size, 1) || !vagx_atomic_op(c, intr, &aop))
          return false;
       ssbo_ref(c, &intr->src[0], &r);
-      vagx_ir_src addr = addr_add(c, r.addr, get_src(c, &intr->src[1], 0));
-      /* swap: src[2] is the comparand, src[3] the new value (GLSL's
-       * atomicCompSwap(mem, compare, data)); cmpxchg takes the new value
-       * in src1 and the comparand in src2 */
-      const bool swap = intr->intrinsic == nir_intrinsic_ssbo_atomic_swap;
-      vagx_ir_src data = get_src(c, &intr->src[swap ? 3 : 2], 0);
-      vagx_ir_src cmp = swap ? get_src(c, &intr->src[2], 0) : ir_imm(0);
-      uint32_t d = vagx_ir_new_vreg(ir, 1);
-      vagx_ir_instr *I = vagx_ir_emit(ir, VAGX_OP_ATOM_GLOBAL, d, 0, addr, data, cmp);
-      I->mod = aop;
-      set_def(c, &intr->def, 0, ir_vreg(d, 0));
+      vagx_ir_src addr = vagx_addr_add(c, r.addr, get_src(c, &intr->src[1], 0));
+      set_def(c, &intr->def, 0, vagx_atom_global(c, intr, aop, addr, 2));
       return true;
    }
    case nir_intrinsic_get_ssbo_size:
@@ -295,7 +354,7 @@ emit_shared(struct ctx *c, nir_intrinsic_instr *intr)
    case nir_intrinsic_shared_atomic:
    case nir_intrinsic_shared_atomic_swap: {
       unsigned aop;
-      if (!check_32bit(c, intr->def.bit_size, 1) || !atomic_op(c, intr, &aop))
+      if (!check_32bit(c, intr->def.bit_size, 1) || !vagx_atomic_op(c, intr, &aop))
          return false;
       vagx_ir_src addr = get_src(c, &intr->src[0], 0);
       if (base)
@@ -344,6 +403,8 @@ sysval(struct ctx *c, nir_intrinsic_instr *intr, unsigned first)
 bool
 vagx_emit_mem_intrinsic(struct ctx *c, nir_intrinsic_instr *intr)
 {
+   if (is_image_intrinsic(intr->intrinsic))
+      return vagx_emit_image_intrinsic(c, intr);
    switch (intr->intrinsic) {
    case nir_intrinsic_load_ssbo:
    case nir_intrinsic_store_ssbo:

@@ -54,6 +54,18 @@ vagx_pack_pbe(struct vagx_resource *r, enum pipe_format fmt, unsigned level, uns
    vagx_pbe_pack(out, &p);
 }
 
+unsigned
+vagx_dimension(enum pipe_texture_target target)
+{
+   return target == PIPE_TEXTURE_CUBE ? VAGX_DIMENSION_CUBE
+          : target == PIPE_TEXTURE_CUBE_ARRAY ? VAGX_DIMENSION_CUBE_ARRAY
+          : target == PIPE_TEXTURE_3D ? VAGX_DIMENSION_3D
+          : target == PIPE_TEXTURE_1D ? VAGX_DIMENSION_1D
+          : target == PIPE_TEXTURE_1D_ARRAY ? VAGX_DIMENSION_1D_ARRAY
+          : target == PIPE_TEXTURE_2D_ARRAY ? VAGX_DIMENSION_2D_ARRAY
+                                            : VAGX_DIMENSION_2D;
+}
+
 /* a view's pipe swizzle into the texture descriptor */
 static void
 texture_swizzle(struct vagx_texture *t, const unsigned char swz[4])
@@ -81,13 +93,7 @@ vagx_pack_texture(struct vagx_resource *r, enum pipe_format fmt, const unsigned 
    bool stencil_view = util_format_has_stencil(desc) && !util_format_has_depth(desc);
    t.format = stencil_view ? r->vformat : vagx_format_from_pipe(fmt);
    t.sample_stencil = stencil_view;
-   t.dimension = r->base.target == PIPE_TEXTURE_CUBE ? VAGX_DIMENSION_CUBE
-                 : r->base.target == PIPE_TEXTURE_CUBE_ARRAY ? VAGX_DIMENSION_CUBE_ARRAY
-                 : r->base.target == PIPE_TEXTURE_3D ? VAGX_DIMENSION_3D
-                 : r->base.target == PIPE_TEXTURE_1D ? VAGX_DIMENSION_1D
-                 : r->base.target == PIPE_TEXTURE_1D_ARRAY ? VAGX_DIMENSION_1D_ARRAY
-                 : r->base.target == PIPE_TEXTURE_2D_ARRAY ? VAGX_DIMENSION_2D_ARRAY
-                                                     : VAGX_DIMENSION_2D;
+   t.dimension = vagx_dimension(r->base.target);
    t.layout = r->layout.tiling == VAGX_TILING_LINEAR ? VAGX_IMAGE_LAYOUT_LINEAR
                                                      : VAGX_IMAGE_LAYOUT_TWIDDLED;
    texture_swizzle(&t, swz);
@@ -168,6 +174,9 @@ vagx_program_for(struct vagx_context *ctx, struct vagx_batch *b,
       p->texture_count = info->texture_count;
       p->sampler_count = info->sampler_count;
    }
+   if (info->image_count && stage < PIPE_SHADER_TYPES &&
+       !vagx_image_table(ctx, b, stage, info->image_count, info->writes_memory, p))
+      return false;
    return true;
 }
 
@@ -297,6 +306,18 @@ vagx_fill_push(struct vagx_context *ctx, struct vagx_batch *b, const struct vagx
          memcpy(&v, &f, 4);
          break;
       }
+      case VAGX_PUSH_IMAGE_W:
+      case VAGX_PUSH_IMAGE_H:
+      case VAGX_PUSH_IMAGE_D:
+      case VAGX_PUSH_IMAGE_LO:
+      case VAGX_PUSH_IMAGE_HI:
+      case VAGX_PUSH_IMAGE_LAYER_STRIDE:
+      case VAGX_PUSH_IMAGE_ROW:
+      case VAGX_PUSH_IMAGE_TILE:
+      case VAGX_PUSH_IMAGE_SCRATCH_LO:
+      case VAGX_PUSH_IMAGE_SCRATCH_HI:
+         v = vagx_image_push(ctx, b, stage, p->kind, p->arg);
+         break;
       default:
          break;
       }

@@ -40,14 +40,19 @@ vagx_ssbo_bind(struct vagx_context *ctx, struct vagx_batch *b, enum pipe_shader_
    }
    /* unbound: size 0, so every access goes to offset 0 of a buffer of
     * ours (a load of up to 16 bytes reads it, a store is lost in it) */
-   if (!ctx->null_ssbo)
-      ctx->null_ssbo = vagx_screen_bo_create(ctx->screen, 4096, "null shader buffer");
-   *va = 0;
-   if (ctx->null_ssbo) {
-      vagx_batch_add_bo(b, ctx->null_ssbo);
-      *va = ctx->null_ssbo->va;
-   }
+   *va = vagx_null_buffer_va(ctx, b);
    *size = 0;
+}
+
+uint64_t
+vagx_null_buffer_va(struct vagx_context *ctx, struct vagx_batch *b)
+{
+   if (!ctx->null_ssbo)
+      ctx->null_ssbo = vagx_screen_bo_create(ctx->screen, VAGX_NULL_BUFFER_SIZE, "null shader buffer");
+   if (!ctx->null_ssbo)
+      return 0;
+   vagx_batch_add_bo(b, ctx->null_ssbo);
+   return ctx->null_ssbo->va;
 }
 
 static void

@@ -136,6 +136,7 @@ vagx_context_destroy(struct pipe_context *pctx)
       u_upload_destroy(pctx->stream_uploader);
    vagx_batch_destroy_all(ctx);
    vagx_compute_fini(ctx);
+   vagx_image_fini(ctx);
    u_suballocator_destroy(&ctx->query_slab);
    for (unsigned i = 0; i < ctx->so_num; i++)
       pipe_so_target_reference(&ctx->so_targets[i], NULL);
@@ -181,6 +182,7 @@ vagx_context_create(struct pipe_screen *pscreen, void *priv, unsigned flags)
    vagx_init_draw_functions(p);
    vagx_init_streamout_functions(p);
    vagx_init_compute_functions(p);
+   vagx_init_image_functions(p);
    for (unsigned i = 0; i < VAGX_MAX_BATCHES; i++) {
       ctx->batches[i].ctx = ctx;
       ctx->batches[i].idx = i;

@@ -340,6 +340,8 @@ struct vagx_context {
    /* what an unbound shader-buffer slot points at (size 0: every access is
     * out of bounds and goes to its offset 0) */
    struct vagx_bo *null_ssbo;
+   /* image views per stage (set_shader_images, vagx_image.c) */
+   struct pipe_image_view images[PIPE_SHADER_TYPES][PIPE_MAX_SHADER_IMAGES];
    struct pipe_sampler_view *views[PIPE_SHADER_TYPES][PIPE_MAX_SHADER_SAMPLER_VIEWS];
    unsigned view_count[PIPE_SHADER_TYPES];
    struct vagx_sampler_state *samplers[PIPE_SHADER_TYPES][PIPE_MAX_SAMPLERS];
@@ -450,6 +452,8 @@ unsigned vagx_msaa(unsigned nr_samples);
 void vagx_pack_texture(struct vagx_resource *r, enum pipe_format fmt, const unsigned char swz[4],
                        unsigned first_level, unsigned last_level, unsigned first_layer,
                        unsigned last_layer, uint32_t *out);
+/* the texture / PBE descriptor dimension of a resource target */
+unsigned vagx_dimension(enum pipe_texture_target target);
 void vagx_pack_pbe(struct vagx_resource *r, enum pipe_format fmt, unsigned level, unsigned layer,
                    uint32_t *out);
 unsigned vagx_prim(enum mesa_prim p);
@@ -486,6 +490,19 @@ void vagx_init_draw_functions(struct pipe_context *pctx);
  * cap, GLES 3.1's minimum */
 #define VAGX_MAX_SHADER_BUFFER_SIZE (1u << 27)
 void vagx_init_compute_functions(struct pipe_context *pctx);
+/* The context's null buffer (unbound shader-buffer slots and image units),
+ * added to the batch; 0 when it cannot be created */
+#define VAGX_NULL_BUFFER_SIZE 4096
+uint64_t vagx_null_buffer_va(struct vagx_context *ctx, struct vagx_batch *b);
+/* vagx_image.c: the program's table of count PBE descriptors (image units
+ * 0..count-1 of stage; writes: the program writes memory), and an image
+ * uniform word (VAGX_PUSH_IMAGE_*) */
+bool vagx_image_table(struct vagx_context *ctx, struct vagx_batch *b, enum pipe_shader_type stage,
+                      unsigned count, bool writes, struct vagx_usc_program *p);
+uint32_t vagx_image_push(struct vagx_context *ctx, struct vagx_batch *b, enum pipe_shader_type stage,
+                         unsigned kind, unsigned unit);
+void vagx_init_image_functions(struct pipe_context *pctx);
+void vagx_image_fini(struct vagx_context *ctx);
 void vagx_compute_fini(struct vagx_context *ctx);
 /* The (VA, size) of shader buffer `i` of a stage for the uniforms, marking
  * its resource read or written by the batch (unbound: the null buffer) */

@@ -166,9 +166,14 @@ vagx_init_screen_caps(struct vagx_screen *screen)
     * in the vertex, fragment and compute stages (ld/st/atom_global,
     * vagx_emit_mem.c); atomic counters are SSBO atomics (st lowers them:
     * no hardware atomic counters).  Offsets 4-aligned (the ISA's
-    * alignment of 32-bit accesses).  GL_ARB_compute_shader itself also
-    * needs GL_ARB_shader_image_load_store in st (images: not yet) */
+    * alignment of 32-bit accesses).  GL_ARB_compute_shader also needs
+    * GL_ARB_shader_image_load_store in st: images (vagx_image.c) convert
+    * by the PBE's format on loads and stores (formatted) */
    caps->compute = true;
+   caps->image_store_formatted = true;
+   /* image_* intrinsics on unit indices (gl_nir_lower_images in st) */
+   caps->nir_images_as_deref = false;
+   caps->image_load_formatted = true;
    caps->shader_buffer_offset_alignment = 4;
    caps->max_shader_buffer_size = VAGX_MAX_SHADER_BUFFER_SIZE;
    caps->vendor_id = VAGX_PCI_VENDOR_ID;
@@ -262,6 +267,11 @@ vagx_get_shader_param(struct pipe_screen *pscreen, enum pipe_shader_type shader,
       return 16;
    case PIPE_SHADER_CAP_SUPPORTED_IRS:
       return 1 << PIPE_SHADER_IR_NIR;
+   case PIPE_SHADER_CAP_MAX_SHADER_IMAGES:
+      /* img_ld / img_st on the program's image table (VAGX_MAX_IMAGES
+       * entries), atomics on texel addresses (vagx_emit_image.c); GL 4.3
+       * asks for 8 in the fragment and compute stages */
+      return 16;
    case PIPE_SHADER_CAP_MAX_SHADER_BUFFERS:
       /* st gives half of them to atomic counter buffers (no hardware
        * atomic counters): 8 + 8, GL 4.3's and GLES 3.1's compute minimums */
@@ -376,6 +386,13 @@ vagx_is_format_supported(struct pipe_screen *pscreen, enum pipe_format format,
                 util_is_power_of_two_nonzero(util_format_get_blocksize(format)) &&
                 util_format_get_blockwidth(format) == 1;
       }
+      if (usage == PIPE_BIND_SHADER_IMAGE) {
+         /* buffer images: linear 2D images of the render formats
+          * (vagx_image.c) */
+         unsigned v = vagx_format_from_pipe(format);
+         return v != VAGX_FORMAT_INVALID && vagx_format_render(v) && !vagx_format_depth(v) &&
+                !vagx_format_stencil(v) && util_format_get_blocksize(format) <= 16;
+      }
       return usage == 0 || format == PIPE_FORMAT_R8_UNORM;
    }
    if (!usage)
@@ -394,6 +411,12 @@ vagx_is_format_supported(struct pipe_screen *pscreen, enum pipe_format format,
    }
    if (usage & PIPE_BIND_DEPTH_STENCIL) {
       if (!vagx_format_depth(v) && !vagx_format_stencil(v))
+         return false;
+   }
+   if (usage & PIPE_BIND_SHADER_IMAGE) {
+      /* img_ld / img_st convert what the PBE packs and unpacks: the
+       * colour render formats */
+      if (!vagx_format_render(v) || vagx_format_depth(v) || vagx_format_stencil(v))
          return false;
    }
    if (usage & PIPE_BIND_SAMPLER_VIEW) {

@@ -674,6 +674,75 @@ test_mem(void)
          err = "writes_memory / fs_side_effects not set";
    }
    all &= report("fs-ssbo-store-not-helpers", err, b.shader, err ? NULL : &info);
+
+   /* Images: imageLoad / imageStore are img_ld / img_st on the unit with
+    * the image's dim (a cube is a 2D array of faces), imageSize reads
+    * uniform words, an image atomic is atom_global at an address computed
+    * from uniform words (and the result 0 outside the image: a sel) */
+   b = cs_builder("cs-images", 8, 8, 1);
+   nir_def *ip = nir_vec4(&b, nir_channel(&b, nir_load_local_invocation_id(&b), 0),
+                          nir_channel(&b, nir_load_local_invocation_id(&b), 1), nir_imm_int(&b, 2),
+                          nir_imm_int(&b, 0));
+   nir_def *ild = nir_image_load(&b, 4, 32, nir_imm_int(&b, 1), ip, nir_imm_int(&b, 0),
+                                nir_imm_int(&b, 0), .image_dim = GLSL_SAMPLER_DIM_CUBE,
+                                .image_array = false, .dest_type = nir_type_float32);
+   nir_image_store(&b, nir_imm_int(&b, 3), ip, nir_imm_int(&b, 0), ild, nir_imm_int(&b, 0),
+                   .image_dim = GLSL_SAMPLER_DIM_2D, .image_array = true,
+                   .src_type = nir_type_float32);
+   nir_def *isz = nir_image_size(&b, 2, 32, nir_imm_int(&b, 3), nir_imm_int(&b, 0),
+                                 .image_dim = GLSL_SAMPLER_DIM_2D, .image_array = false);
+   nir_def *ia = nir_image_atomic(&b, 32, nir_imm_int(&b, 0), ip, nir_imm_int(&b, 0),
+                                  nir_channel(&b, isz, 1), .image_dim = GLSL_SAMPLER_DIM_2D,
+                                  .format = PIPE_FORMAT_R32_UINT, .atomic_op = nir_atomic_op_iadd);
+   nir_image_store(&b, nir_imm_int(&b, 3), ip, nir_imm_int(&b, 0), nir_vec4(&b, ia, ia, ia, ia),
+                   nir_imm_int(&b, 0), .image_dim = GLSL_SAMPLER_DIM_2D, .image_array = false,
+                   .src_type = nir_type_uint32);
+   err = compile_decoded(b.shader, NULL, &info);
+   if (!err) {
+      const struct vagx_instr *il = find_op(VAGX_OP_IMG_LD, 0), *is = find_op(VAGX_OP_IMG_ST, 0),
+                              *at = find_op(VAGX_OP_ATOM_GLOBAL, 0);
+      unsigned sizes = 0, addr = 0;
+      for (unsigned i = 0; i < info.push_count; i++) {
+         sizes += info.push[i].kind == VAGX_PUSH_IMAGE_H && info.push[i].arg == 3;
+         addr += info.push[i].kind == VAGX_PUSH_IMAGE_LO && info.push[i].arg == 0;
+      }
+      if (!il || !is || count_op(VAGX_OP_IMG_ST) != 2 || !at)
+         err = "expected img_ld, 2 img_st and atom_global";
+      else if ((il->imm[1] & 0xff) != 1 || ((il->imm[1] >> 16) & 7) != VAGX_DIM__2D ||
+               !((il->imm[1] >> 19) & 1))
+         err = "the cube image's img_ld is not unit 1, 2d.array";
+      else if ((is->imm[1] & 0xff) != 3 || !((is->imm[1] >> 19) & 1))
+         err = "img_st is not unit 3 .array";
+      else if ((at->mod & 15) != VAGX_ATOMOP_ADD || !count_op(VAGX_OP_SEL))
+         err = "the image atomic is not an add with its result selected";
+      else if (info.image_count != 4 || !info.writes_memory)
+         err = "image_count / writes_memory";
+      else if (!sizes || !addr)
+         err = "imageSize or the atomic's address does not read the image uniforms";
+   }
+   all &= report("cs-images", err, b.shader, err ? NULL : &info);
+
+   /* a unit that is not a constant (an image array indexed dynamically):
+    * a copy of the access per declared unit, each under an if */
+   b = cs_builder("cs-image-dynamic-unit", 8, 1, 1);
+   b.shader->info.num_images = 3;
+   nir_def *du = nir_image_load(&b, 4, 32, nir_load_local_invocation_index(&b),
+                                nir_imm_ivec4(&b, 0, 0, 0, 0), nir_imm_int(&b, 0), nir_imm_int(&b, 0),
+                                .image_dim = GLSL_SAMPLER_DIM_2D, .dest_type = nir_type_float32);
+   nir_image_store(&b, nir_imm_int(&b, 0), nir_imm_ivec4(&b, 0, 0, 0, 0), nir_imm_int(&b, 0), du,
+                   nir_imm_int(&b, 0), .image_dim = GLSL_SAMPLER_DIM_2D,
+                   .src_type = nir_type_float32);
+   err = compile_decoded(b.shader, NULL, &info);
+   if (!err) {
+      bool units[3] = { false, false, false };
+      for (unsigned k = 0; k < count_op(VAGX_OP_IMG_LD); k++)
+         units[find_op(VAGX_OP_IMG_LD, k)->imm[1] & 0xff & 3] = true;
+      if (count_op(VAGX_OP_IMG_LD) != 3 || !units[0] || !units[1] || !units[2])
+         err = "expected an img_ld of each of units 0, 1, 2";
+      else if (count_op(VAGX_OP_IF) < 3)
+         err = "the loads are not under ifs";
+   }
+   all &= report("cs-image-dynamic-unit", err, b.shader, err ? NULL : &info);
    return all;
 }
 
