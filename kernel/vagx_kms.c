@@ -639,24 +639,39 @@ static const struct drm_plane_helper_funcs vagx_plane_helper_funcs = {
 	.atomic_update = vagx_plane_atomic_update,
 };
 
-/* Any position; the cursor layer's size; whole source pixels. */
-static int vagx_cursor_atomic_check(struct drm_plane *plane,
-				    struct drm_atomic_state *state)
+/*
+ * A positioned layer (cursor or overlay): any position, at most max_w x
+ * max_h, whole source pixels from a 4-byte aligned address (an RGB565
+ * overlay source starts at an even column).
+ */
+static int vagx_layer_atomic_check(struct drm_plane *plane,
+				   struct drm_atomic_state *state,
+				   bool can_update_disabled, u32 max_w,
+				   u32 max_h)
 {
 	struct drm_plane_state *new = drm_atomic_get_new_plane_state(state,
 								      plane);
 	int ret;
 
-	ret = vagx_plane_check_state(new, state, true, true);
+	ret = vagx_plane_check_state(new, state, true, can_update_disabled);
 	if (ret || !new->fb)
 		return ret;
-	if (new->crtc_w > VAGX_SCANOUT_CURSOR_MAX_WIDTH ||
-	    new->crtc_h > VAGX_SCANOUT_CURSOR_MAX_HEIGHT)
+	if (new->crtc_w > max_w || new->crtc_h > max_h)
 		return -EINVAL;
-	/* Whole pixels only: the image starts at a 4-byte aligned address. */
 	if ((new->src_x | new->src_y) & 0xffff)
 		return -EINVAL;
+	if (!IS_ALIGNED((new->src_x >> 16) * new->fb->format->cpp[0], 4))
+		return -EINVAL;
 	return 0;
+}
+
+/* The cursor layer's size; may be updated with the CRTC off. */
+static int vagx_cursor_atomic_check(struct drm_plane *plane,
+				    struct drm_atomic_state *state)
+{
+	return vagx_layer_atomic_check(plane, state, true,
+				       VAGX_SCANOUT_CURSOR_MAX_WIDTH,
+				       VAGX_SCANOUT_CURSOR_MAX_HEIGHT);
 }
 
 static const struct drm_plane_helper_funcs vagx_cursor_helper_funcs = {
@@ -665,28 +680,14 @@ static const struct drm_plane_helper_funcs vagx_cursor_helper_funcs = {
 	.atomic_update = vagx_plane_atomic_update,
 };
 
-/*
- * Any position and size up to the head's largest; whole source pixels at a
- * 4-byte aligned address (an RGB565 source starts at an even column).
- */
+/* Up to the head's largest size. */
 static int vagx_overlay_atomic_check(struct drm_plane *plane,
 				     struct drm_atomic_state *state)
 {
-	struct drm_plane_state *new = drm_atomic_get_new_plane_state(state,
-								      plane);
 	struct vagx_kms *kms = to_vagx_kms(plane->dev);
-	int ret;
 
-	ret = vagx_plane_check_state(new, state, true, false);
-	if (ret || !new->fb)
-		return ret;
-	if (new->crtc_w > kms->max_width || new->crtc_h > kms->max_height)
-		return -EINVAL;
-	if ((new->src_x | new->src_y) & 0xffff)
-		return -EINVAL;
-	if (!IS_ALIGNED((new->src_x >> 16) * new->fb->format->cpp[0], 4))
-		return -EINVAL;
-	return 0;
+	return vagx_layer_atomic_check(plane, state, false, kms->max_width,
+				       kms->max_height);
 }
 
 static const struct drm_plane_helper_funcs vagx_overlay_helper_funcs = {
@@ -1230,7 +1231,9 @@ int vagx_kms_init(struct vagx_device *vdev)
 			return ret;
 		drm->mode_config.cursor_width = VAGX_SCANOUT_CURSOR_MAX_WIDTH;
 		drm->mode_config.cursor_height = VAGX_SCANOUT_CURSOR_MAX_HEIGHT;
-		/* Above every overlay: the device composes the cursor last. */
+	}
+	/* Above every overlay: the device composes the cursor last. */
+	if (kms->has_cursor && kms->has_overlay) {
 		ret = drm_plane_create_zpos_immutable_property(&kms->cursor,
 							       VAGX_SCANOUT_OVERLAYS + 1);
 		if (ret)
