@@ -104,10 +104,14 @@ def main():
                 s.settimeout(30)
                 s.connect(path)
                 w, h = handshake(s)
+                # QEMU refreshes its copy of the console on a timer that
+                # runs while a viewer is connected: the first frames of a
+                # connection can predate it.  Keep the one a second in.
+                settle = time.monotonic() + 1
                 while time.monotonic() < deadline:
                     w, h, px = frame(s, w, h)
                     last = f'desktop {w}x{h}'
-                    if px is not None and (w, h) == want:
+                    if px is not None and (w, h) == want and time.monotonic() >= settle:
                         rgb = bytearray(w * h * 3)
                         rgb[0::3] = px[2::4]
                         rgb[1::3] = px[1::4]
