@@ -94,8 +94,10 @@ check-fresh:
 # CMD runs in the guest with our Mesa (userspace/vagx-env settings).  Its
 # text is passed unexpanded and single-quoted, so shell syntax in it (';',
 # '|', quotes, $?) reaches the guest's shell untouched.
+# DISPLAY_OPTS: QEMU's -display for the guest's screen, e.g. vnc=127.0.0.1:1.
 run: qemu kernel mesa
-	@if [ -n '$(subst ','\'',$(value CMD))' ]; then \
+	@export VAGX_DISPLAY='$(subst ','\'',$(DISPLAY_OPTS))'; \
+	if [ -n '$(subst ','\'',$(value CMD))' ]; then \
 		tests/guest/vagx-guest -- 'eval "$$(userspace/vagx-env --exports)";' \
 			'$(subst ','\'',$(value CMD))'; \
 	else tests/guest/vagx-guest --shell; fi

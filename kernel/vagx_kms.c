@@ -4,9 +4,10 @@
 /*
  * Display: atomic KMS on the scanout engine (docs/display.md).
  *
- * One CRTC, a primary and a cursor plane, one encoder and one
- * always-connected virtual connector drive the single scanout head; the
- * device composes the cursor layer over the framebuffer and, on request,
+ * One CRTC, a primary, VAGX_SCANOUT_OVERLAYS overlay and a cursor plane, one
+ * encoder and one always-connected virtual connector drive the single
+ * scanout head; the device composes the overlay layers (plane alpha,
+ * z-order) and the cursor layer over the framebuffer and, on request,
  * computes a CRC of every composed frame (the CRTC's "auto" CRC source).
  * The engine reads the framebuffers through the device MMU, so every
  * framebuffer is mapped into a kernel-owned VM (vagx_vm_create_kernel(): an
@@ -28,6 +29,7 @@
 
 #include <drm/drm_atomic.h>
 #include <drm/drm_atomic_helper.h>
+#include <drm/drm_blend.h>
 #include <drm/drm_crtc.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_edid.h>
@@ -59,6 +61,15 @@
 #define VAGX_KMS_DEFAULT_WIDTH	1024
 #define VAGX_KMS_DEFAULT_HEIGHT	768
 
+/* One SCANOUT_OVERLAY register block. */
+struct vagx_kms_overlay_regs {
+	u32 control;
+	u32 pos;
+	u32 size;
+	u32 pitch;
+	u64 va;
+};
+
 /* The scanout registers the driver programmed, for vagx_kms_hw_restore(). */
 struct vagx_kms_regs {
 	u32 format;
@@ -70,6 +81,7 @@ struct vagx_kms_regs {
 	u32 cursor_size;
 	u32 cursor_pitch;
 	u64 cursor_va;
+	struct vagx_kms_overlay_regs overlay[VAGX_SCANOUT_OVERLAYS];
 	bool crc;
 	bool enabled;
 	/** @enable_ts: TIMESTAMP when the head was last enabled. */
@@ -80,6 +92,7 @@ struct vagx_kms {
 	struct vagx_device *vdev;
 	struct drm_plane primary;
 	struct drm_plane cursor;
+	struct drm_plane overlay[VAGX_SCANOUT_OVERLAYS];
 	struct drm_crtc crtc;
 	struct drm_encoder encoder;
 	struct drm_connector connector;
@@ -108,6 +121,8 @@ struct vagx_kms {
 	bool hw_v11;
 	/** @has_cursor: FEATURES.CURSOR: the cursor layer exists. */
 	bool has_cursor;
+	/** @has_overlay: FEATURES.OVERLAY: the overlay layers exist (1.6). */
+	bool has_overlay;
 	/** @has_crc: FEATURES.SCANOUT_CRC: the frame CRC exists. */
 	bool has_crc;
 	/** @crc_count: SCANOUT_CRC_COUNT of the last reported CRC (irq). */
@@ -297,6 +312,25 @@ int vagx_kms_dumb_create(struct drm_file *file, struct drm_device *drm,
 
 /* ---- Hardware programming --------------------------------------------- */
 
+static void vagx_kms_write_overlay_regs(struct vagx_kms *kms)
+{
+	struct vagx_device *vdev = kms->vdev;
+	unsigned int i;
+
+	for (i = 0; i < VAGX_SCANOUT_OVERLAYS; i++) {
+		const struct vagx_kms_overlay_regs *o = &kms->regs.overlay[i];
+
+		vagx_write(vdev, VAGX_REG_SCANOUT_OVERLAY_POS(i), o->pos);
+		vagx_write(vdev, VAGX_REG_SCANOUT_OVERLAY_SIZE(i), o->size);
+		vagx_write(vdev, VAGX_REG_SCANOUT_OVERLAY_PITCH(i), o->pitch);
+		vagx_write(vdev, VAGX_REG_SCANOUT_OVERLAY_VA_LO(i),
+			   lower_32_bits(o->va));
+		vagx_write(vdev, VAGX_REG_SCANOUT_OVERLAY_VA_HI(i),
+			   upper_32_bits(o->va));
+		vagx_write(vdev, VAGX_REG_SCANOUT_OVERLAY_CONTROL(i), o->control);
+	}
+}
+
 static void vagx_kms_write_regs(struct vagx_kms *kms)
 {
 	struct vagx_device *vdev = kms->vdev;
@@ -309,6 +343,8 @@ static void vagx_kms_write_regs(struct vagx_kms *kms)
 	vagx_write(vdev, VAGX_REG_SCANOUT_FB_VA_HI, upper_32_bits(kms->regs.va));
 	vagx_write(vdev, VAGX_REG_SCANOUT_ROOT_LO, lower_32_bits(root));
 	vagx_write(vdev, VAGX_REG_SCANOUT_ROOT_HI, upper_32_bits(root));
+	if (kms->has_overlay)
+		vagx_kms_write_overlay_regs(kms);
 	if (!kms->has_cursor)
 		return;
 	vagx_write(vdev, VAGX_REG_SCANOUT_CURSOR_POS, kms->regs.cursor_pos);
@@ -453,9 +489,13 @@ void vagx_kms_irq(struct vagx_device *vdev, u32 pending)
 
 /* ---- Plane ------------------------------------------------------------ */
 
-/* No scaling; only the cursor may be positioned, and be on with the CRTC off. */
+/*
+ * No scaling; overlays and the cursor may be positioned, only the cursor may
+ * be on with the CRTC off.
+ */
 static int vagx_plane_check_state(struct drm_plane_state *new,
-				  struct drm_atomic_state *state, bool cursor)
+				  struct drm_atomic_state *state,
+				  bool can_position, bool can_update_disabled)
 {
 	struct drm_crtc_state *crtc_state = NULL;
 
@@ -464,7 +504,8 @@ static int vagx_plane_check_state(struct drm_plane_state *new,
 	return drm_atomic_helper_check_plane_state(new, crtc_state,
 						   DRM_PLANE_NO_SCALING,
 						   DRM_PLANE_NO_SCALING,
-						   cursor, cursor);
+						   can_position,
+						   can_update_disabled);
 }
 
 static int vagx_plane_atomic_check(struct drm_plane *plane,
@@ -476,7 +517,7 @@ static int vagx_plane_atomic_check(struct drm_plane *plane,
 	u32 x;
 	int ret;
 
-	ret = vagx_plane_check_state(new, state, false);
+	ret = vagx_plane_check_state(new, state, false, false);
 	if (ret || !new->visible)
 		return ret;
 
@@ -533,7 +574,36 @@ static void vagx_plane_cursor_regs(struct vagx_kms_regs *regs,
 }
 
 /*
- * Both planes; called for a cursor being disabled too (no atomic_disable).
+ * An overlay layer is programmed unclipped, as the cursor: the device clips
+ * it. Its place among the overlays is the plane's normalized zpos (DRM
+ * breaks ties by plane id, the device by overlay index: the same order);
+ * DRM's 16-bit plane alpha is rounded to the layer's 8 bits.
+ */
+static void vagx_plane_overlay_regs(struct vagx_kms_overlay_regs *o,
+				    struct drm_plane_state *new)
+{
+	struct drm_framebuffer *fb = new->fb;
+
+	if (!fb || !new->visible) {
+		o->control = 0;
+		return;
+	}
+	o->pos = VAGX_SCANOUT_OVERLAY_POS_X((u16)new->crtc_x) |
+		 VAGX_SCANOUT_OVERLAY_POS_Y((u16)new->crtc_y);
+	o->size = VAGX_SCANOUT_OVERLAY_SIZE_WIDTH(new->crtc_w) |
+		  VAGX_SCANOUT_OVERLAY_SIZE_HEIGHT(new->crtc_h);
+	o->pitch = fb->pitches[0];
+	o->va = vagx_plane_va(new);
+	o->control = VAGX_SCANOUT_OVERLAY_CONTROL_ENABLE(1) |
+		     VAGX_SCANOUT_OVERLAY_CONTROL_FORMAT(vagx_kms_hw_format(fb->format->format)) |
+		     VAGX_SCANOUT_OVERLAY_CONTROL_ZPOS(new->normalized_zpos) |
+		     VAGX_SCANOUT_OVERLAY_CONTROL_ALPHA(DIV_ROUND_CLOSEST(new->alpha * 255,
+									  DRM_BLEND_ALPHA_OPAQUE));
+}
+
+/*
+ * Every plane; called for a cursor or overlay being disabled too (no
+ * atomic_disable).
  * The primary plane is on whenever its CRTC is: when it is off, so is the
  * head, and its registers are left as they are.
  */
@@ -543,17 +613,19 @@ static void vagx_plane_atomic_update(struct drm_plane *plane,
 	struct drm_plane_state *new = drm_atomic_get_new_plane_state(state,
 								      plane);
 	struct vagx_kms *kms = to_vagx_kms(plane->dev);
-	bool cursor = plane->type == DRM_PLANE_TYPE_CURSOR;
 	unsigned long flags;
 	int idx;
 
-	if (!cursor && (!new->fb || !new->visible))
+	if (plane->type == DRM_PLANE_TYPE_PRIMARY && (!new->fb || !new->visible))
 		return;
 	if (!drm_dev_enter(plane->dev, &idx))
 		return;
 	spin_lock_irqsave(&kms->irq_lock, flags);
-	if (cursor)
+	if (plane->type == DRM_PLANE_TYPE_CURSOR)
 		vagx_plane_cursor_regs(&kms->regs, new);
+	else if (plane->type == DRM_PLANE_TYPE_OVERLAY)
+		vagx_plane_overlay_regs(&kms->regs.overlay[plane - kms->overlay],
+					new);
 	else
 		vagx_plane_primary_regs(&kms->regs, new);
 	vagx_kms_write_regs(kms);
@@ -567,29 +639,60 @@ static const struct drm_plane_helper_funcs vagx_plane_helper_funcs = {
 	.atomic_update = vagx_plane_atomic_update,
 };
 
-/* Any position; the cursor layer's size; whole source pixels. */
-static int vagx_cursor_atomic_check(struct drm_plane *plane,
-				    struct drm_atomic_state *state)
+/*
+ * A positioned layer (cursor or overlay): any position, at most max_w x
+ * max_h, whole source pixels from a 4-byte aligned address (an RGB565
+ * overlay source starts at an even column).
+ */
+static int vagx_layer_atomic_check(struct drm_plane *plane,
+				   struct drm_atomic_state *state,
+				   bool can_update_disabled, u32 max_w,
+				   u32 max_h)
 {
 	struct drm_plane_state *new = drm_atomic_get_new_plane_state(state,
 								      plane);
 	int ret;
 
-	ret = vagx_plane_check_state(new, state, true);
+	ret = vagx_plane_check_state(new, state, true, can_update_disabled);
 	if (ret || !new->fb)
 		return ret;
-	if (new->crtc_w > VAGX_SCANOUT_CURSOR_MAX_WIDTH ||
-	    new->crtc_h > VAGX_SCANOUT_CURSOR_MAX_HEIGHT)
+	if (new->crtc_w > max_w || new->crtc_h > max_h)
 		return -EINVAL;
-	/* Whole pixels only: the image starts at a 4-byte aligned address. */
 	if ((new->src_x | new->src_y) & 0xffff)
 		return -EINVAL;
+	if (!IS_ALIGNED((new->src_x >> 16) * new->fb->format->cpp[0], 4))
+		return -EINVAL;
 	return 0;
+}
+
+/* The cursor layer's size; may be updated with the CRTC off. */
+static int vagx_cursor_atomic_check(struct drm_plane *plane,
+				    struct drm_atomic_state *state)
+{
+	return vagx_layer_atomic_check(plane, state, true,
+				       VAGX_SCANOUT_CURSOR_MAX_WIDTH,
+				       VAGX_SCANOUT_CURSOR_MAX_HEIGHT);
 }
 
 static const struct drm_plane_helper_funcs vagx_cursor_helper_funcs = {
 	.prepare_fb = drm_gem_plane_helper_prepare_fb,
 	.atomic_check = vagx_cursor_atomic_check,
+	.atomic_update = vagx_plane_atomic_update,
+};
+
+/* Up to the head's largest size. */
+static int vagx_overlay_atomic_check(struct drm_plane *plane,
+				     struct drm_atomic_state *state)
+{
+	struct vagx_kms *kms = to_vagx_kms(plane->dev);
+
+	return vagx_layer_atomic_check(plane, state, false, kms->max_width,
+				       kms->max_height);
+}
+
+static const struct drm_plane_helper_funcs vagx_overlay_helper_funcs = {
+	.prepare_fb = drm_gem_plane_helper_prepare_fb,
+	.atomic_check = vagx_overlay_atomic_check,
 	.atomic_update = vagx_plane_atomic_update,
 };
 
@@ -1007,6 +1110,42 @@ static int vagx_kms_plane_init(struct drm_device *drm, struct drm_plane *plane,
 	return 0;
 }
 
+/*
+ * The primary plane is at zpos 0, the overlays share zpos 1..OVERLAYS
+ * (each may take any of them; DRM normalises the order), the cursor is
+ * above. A 1.4 or older device has no overlays: no zpos properties either.
+ */
+static int vagx_kms_overlays_init(struct drm_device *drm, struct vagx_kms *kms)
+{
+	unsigned int i;
+	int ret;
+
+	if (!kms->has_overlay)
+		return 0;
+	drm->mode_config.normalize_zpos = true;
+	ret = drm_plane_create_zpos_immutable_property(&kms->primary, 0);
+	if (ret)
+		return ret;
+	for (i = 0; i < VAGX_SCANOUT_OVERLAYS; i++) {
+		struct drm_plane *plane = &kms->overlay[i];
+
+		ret = vagx_kms_plane_init(drm, plane, DRM_PLANE_TYPE_OVERLAY,
+					  vagx_kms_formats,
+					  ARRAY_SIZE(vagx_kms_formats),
+					  &vagx_overlay_helper_funcs);
+		if (ret)
+			return ret;
+		ret = drm_plane_create_alpha_property(plane);
+		if (ret)
+			return ret;
+		ret = drm_plane_create_zpos_property(plane, i + 1, 1,
+						     VAGX_SCANOUT_OVERLAYS);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /**
  * vagx_kms_init() - Set up KMS on the scanout engine
  * @vdev: Device, initialised by vagx_device_init().
@@ -1075,6 +1214,11 @@ int vagx_kms_init(struct vagx_device *vdev)
 	if (ret)
 		return ret;
 
+	kms->has_overlay = VAGX_FEATURES_OVERLAY_GET(vdev->hw_features);
+	ret = vagx_kms_overlays_init(drm, kms);
+	if (ret)
+		return ret;
+
 	kms->has_cursor = VAGX_FEATURES_CURSOR_GET(vdev->hw_features);
 	kms->has_crc = VAGX_FEATURES_SCANOUT_CRC_GET(vdev->hw_features);
 	if (kms->has_cursor) {
@@ -1087,6 +1231,13 @@ int vagx_kms_init(struct vagx_device *vdev)
 			return ret;
 		drm->mode_config.cursor_width = VAGX_SCANOUT_CURSOR_MAX_WIDTH;
 		drm->mode_config.cursor_height = VAGX_SCANOUT_CURSOR_MAX_HEIGHT;
+	}
+	/* Above every overlay: the device composes the cursor last. */
+	if (kms->has_cursor && kms->has_overlay) {
+		ret = drm_plane_create_zpos_immutable_property(&kms->cursor,
+							       VAGX_SCANOUT_OVERLAYS + 1);
+		if (ret)
+			return ret;
 	}
 
 	ret = drmm_crtc_init_with_planes(drm, &kms->crtc, &kms->primary,

@@ -45,10 +45,10 @@ ln -sfn "$top/qemu-device/core" "$src/hw/display/vagx/core"
 flags=(--target-list=x86_64-softmmu --python=/usr/bin/python3
 	--without-default-features --disable-docs --disable-download
 	--disable-install-blobs --enable-tcg --enable-kvm
-	--enable-pixman --enable-png --enable-virtfs --enable-attr
+	--enable-pixman --enable-png --enable-virtfs --enable-attr --enable-vnc
 	--firmwarepath=/usr/share/qemu:/usr/share/seabios:/usr/lib/ipxe/qemu)
 if [ "$(cat "$bld/.vagx-configured" 2>/dev/null)" != "${flags[*]}" ] || [ ! -f "$bld/build.ninja" ]; then
-	echo "qemu: configuring (x86_64-softmmu, tcg+kvm, pixman, png, virtfs)"
+	echo "qemu: configuring (x86_64-softmmu, tcg+kvm, pixman, png, virtfs, vnc)"
 	mkdir -p "$bld"
 	(cd "$bld" && CC="ccache gcc" "$src/configure" "${flags[@]}" >configure.log 2>&1) ||
 		{ tail -30 "$bld/configure.log"; echo "qemu: configure failed; full log in $bld/configure.log" >&2; exit 1; }

@@ -55,6 +55,13 @@ uint32_t vagx_core_mmio_read(struct vagx_core *core, uint32_t offset, unsigned s
       pthread_mutex_unlock(&core->lock);
       return v;
    }
+   if (offset >= VAGX_SCANOUT_OVERLAY_BASE &&
+       offset < VAGX_SCANOUT_OVERLAY_BASE + VAGX_SCANOUT_OVERLAY_STRIDE * VAGX_SCANOUT_OVERLAYS) {
+      uint32_t rel = offset - VAGX_SCANOUT_OVERLAY_BASE;
+      v = core->scanout.overlay[rel / VAGX_SCANOUT_OVERLAY_STRIDE][rel % VAGX_SCANOUT_OVERLAY_STRIDE / 4];
+      pthread_mutex_unlock(&core->lock);
+      return v;
+   }
    switch (offset) {
    case VAGX_REG_ID: v = VAGX_REG_ID_RESET; break;
    case VAGX_REG_VERSION: v = VAGX_VERSION_MAJOR(VAGX_HW_VERSION_MAJOR) | VAGX_VERSION_MINOR(VAGX_HW_VERSION_MINOR); break;
@@ -256,6 +263,30 @@ static bool queue_write_locked(struct vagx_core *core, unsigned q, uint32_t reg,
       return false;
    }
 }
+/* A SCANOUT_OVERLAY shadow register; the block's unused offsets are
+ * reserved (BAD_ACCESS), CONTROL's reserved bits are dropped. */
+static void overlay_write_locked(struct vagx_core *core, uint32_t offset, uint32_t v)
+{
+   uint32_t rel = offset - VAGX_SCANOUT_OVERLAY_BASE;
+   uint32_t *regs = core->scanout.overlay[rel / VAGX_SCANOUT_OVERLAY_STRIDE];
+   switch (rel % VAGX_SCANOUT_OVERLAY_STRIDE) {
+   case VAGX_SCANOUT_OVERLAY_CONTROL:
+      v &= VAGX_SCANOUT_OVERLAY_CONTROL_ENABLE__MASK | VAGX_SCANOUT_OVERLAY_CONTROL_FORMAT__MASK |
+           VAGX_SCANOUT_OVERLAY_CONTROL_ZPOS__MASK | VAGX_SCANOUT_OVERLAY_CONTROL_ALPHA__MASK;
+      break;
+   case VAGX_SCANOUT_OVERLAY_POS:
+   case VAGX_SCANOUT_OVERLAY_SIZE:
+   case VAGX_SCANOUT_OVERLAY_PITCH:
+   case VAGX_SCANOUT_OVERLAY_VA_LO:
+   case VAGX_SCANOUT_OVERLAY_VA_HI:
+      break;
+   default:
+      core_error_latch(core, VAGX_REG_ERROR_BAD_ACCESS, offset);
+      return;
+   }
+   regs[rel % VAGX_SCANOUT_OVERLAY_STRIDE / 4] = v;
+}
+
 void vagx_core_mmio_write(struct vagx_core *core, uint32_t offset, uint32_t v, unsigned size)
 {
    (void)size;
@@ -270,6 +301,11 @@ void vagx_core_mmio_write(struct vagx_core *core, uint32_t offset, uint32_t v, u
                                    v, offset);
       else
          core_error_latch(core, VAGX_REG_ERROR_BAD_ACCESS, offset);
+      goto out;
+   }
+   if (offset >= VAGX_SCANOUT_OVERLAY_BASE &&
+       offset < VAGX_SCANOUT_OVERLAY_BASE + VAGX_SCANOUT_OVERLAY_STRIDE * VAGX_SCANOUT_OVERLAYS) {
+      overlay_write_locked(core, offset, v);
       goto out;
    }
    switch (offset) {

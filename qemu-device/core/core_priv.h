@@ -287,6 +287,8 @@ struct vagx_core {
       uint32_t cursor_control, cursor_pos, cursor_size, cursor_pitch;
       uint32_t cursor_va_lo, cursor_va_hi;
       uint32_t crc_control, crc_value, crc_count;
+      /* SCANOUT_OVERLAY blocks, by register offset / 4 (CONTROL..VA_HI). */
+      uint32_t overlay[VAGX_SCANOUT_OVERLAYS][VAGX_SCANOUT_OVERLAY_STRIDE / 4];
       bool commit_pending;
       struct vagx_core_scanout active;
       uint32_t vblank_count, status;

@@ -1,10 +1,31 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The scanout: checking and applying the committed shadow registers, the
+ * The scanout: checking and applying the committed shadow registers
+ * (framebuffer, overlay and cursor layers), composing a frame's rows, the
  * vblank (count, time stamp, VBLANK interrupt) and the display's reads of
  * the framebuffer through the scanout's page tables.
  */
 #include "core_priv.h"
+
+#define OVL(r) (VAGX_SCANOUT_OVERLAY_##r / 4)
+
+/* An enabled overlay: a scanout format, a size within the head's limits,
+ * pitch and VA as the framebuffer's; its position is free (clipped at
+ * compose). */
+static bool overlay_config_ok(const uint32_t *regs)
+{
+   uint32_t control = regs[OVL(CONTROL)];
+   if (!VAGX_SCANOUT_OVERLAY_CONTROL_ENABLE_GET(control))
+      return true;
+   uint32_t fmt = VAGX_SCANOUT_OVERLAY_CONTROL_FORMAT_GET(control);
+   uint32_t w = VAGX_SCANOUT_OVERLAY_SIZE_WIDTH_GET(regs[OVL(SIZE)]);
+   uint32_t h = VAGX_SCANOUT_OVERLAY_SIZE_HEIGHT_GET(regs[OVL(SIZE)]);
+   uint32_t pitch = regs[OVL(PITCH)];
+   return vagx_scanout_format_is_valid(fmt) && w >= 1 && h >= 1 && w <= VAGX_SCANOUT_MAX_WIDTH &&
+          h <= VAGX_SCANOUT_MAX_HEIGHT && pitch % 4 == 0 &&
+          (uint64_t)pitch >= (uint64_t)w * vagx_scanout_format_bpp((enum vagx_scanout_format)fmt) &&
+          regs[OVL(VA_LO)] % 4 == 0;
+}
 
 bool core_scanout_config_ok(struct vagx_core *core)
 {
@@ -18,6 +39,9 @@ bool core_scanout_config_ok(struct vagx_core *core)
    if (pitch % 4 != 0 || (uint64_t)pitch < (uint64_t)w * vagx_scanout_format_bpp((enum vagx_scanout_format)fmt) ||
        core->scanout.va_lo % 4 != 0)
       return false;
+   for (unsigned n = 0; n < VAGX_SCANOUT_OVERLAYS; n++)
+      if (!overlay_config_ok(core->scanout.overlay[n]))
+         return false;
    if (!VAGX_SCANOUT_CURSOR_CONTROL_ENABLE_GET(core->scanout.cursor_control))
       return true;
    /* The cursor layer: ARGB8888, its position is free (clipped at compose). */
@@ -45,6 +69,26 @@ void core_scanout_apply_locked(struct vagx_core *core)
    a->cursor_height = VAGX_SCANOUT_CURSOR_SIZE_HEIGHT_GET(core->scanout.cursor_size);
    a->cursor_pitch = core->scanout.cursor_pitch;
    a->cursor_va = ((uint64_t)core->scanout.cursor_va_hi << 32) | core->scanout.cursor_va_lo;
+   for (unsigned n = 0; n < VAGX_SCANOUT_OVERLAYS; n++) {
+      const uint32_t *regs = core->scanout.overlay[n];
+      struct vagx_core_overlay *o = &a->overlay[n];
+      uint32_t control = regs[OVL(CONTROL)];
+      o->enable = VAGX_SCANOUT_OVERLAY_CONTROL_ENABLE_GET(control);
+      o->format = VAGX_SCANOUT_OVERLAY_CONTROL_FORMAT_GET(control);
+      o->zpos = VAGX_SCANOUT_OVERLAY_CONTROL_ZPOS_GET(control);
+      o->alpha = VAGX_SCANOUT_OVERLAY_CONTROL_ALPHA_GET(control);
+      o->x = (int16_t)VAGX_SCANOUT_OVERLAY_POS_X_GET(regs[OVL(POS)]);
+      o->y = (int16_t)VAGX_SCANOUT_OVERLAY_POS_Y_GET(regs[OVL(POS)]);
+      o->width = VAGX_SCANOUT_OVERLAY_SIZE_WIDTH_GET(regs[OVL(SIZE)]);
+      o->height = VAGX_SCANOUT_OVERLAY_SIZE_HEIGHT_GET(regs[OVL(SIZE)]);
+      o->pitch = regs[OVL(PITCH)];
+      o->va = ((uint64_t)regs[OVL(VA_HI)] << 32) | regs[OVL(VA_LO)];
+      /* Insertion by (zpos, index): a stable sort of the indices. */
+      unsigned k = n;
+      for (; k > 0 && a->overlay[a->overlay_order[k - 1]].zpos > o->zpos; k--)
+         a->overlay_order[k] = a->overlay_order[k - 1];
+      a->overlay_order[k] = (uint8_t)n;
+   }
    core->scanout.commit_pending = false;
 }
 
@@ -85,32 +129,38 @@ uint32_t vagx_core_crc32(uint32_t crc, const void *buf, size_t n)
    return ~crc;
 }
 
+/* Pixel x of a row in `format` as 0xAARRGGBB, 8 bits per channel (RGB565
+ * widened by bit replication); A is 255 for the formats without alpha. */
+static inline uint32_t load_pixel(const uint8_t *src, uint32_t format, uint32_t x)
+{
+   uint32_t v, r, g, b;
+   switch (format) {
+   case VAGX_SCANOUT_FORMAT_XRGB8888:
+      return ld32(src + 4 * x) | 0xff000000u;
+   case VAGX_SCANOUT_FORMAT_ARGB8888:
+      return ld32(src + 4 * x);
+   case VAGX_SCANOUT_FORMAT_XBGR8888:
+   case VAGX_SCANOUT_FORMAT_ABGR8888:
+      v = ld32(src + 4 * x);
+      v = (v & 0xff00ff00u) | ((v & 0xff) << 16) | ((v >> 16) & 0xff);
+      return format == VAGX_SCANOUT_FORMAT_XBGR8888 ? v | 0xff000000u : v;
+   case VAGX_SCANOUT_FORMAT_RGB565:
+      v = (uint32_t)src[2 * x] | (uint32_t)src[2 * x + 1] << 8;
+      r = (v >> 11) & 0x1f;
+      g = (v >> 5) & 0x3f;
+      b = v & 0x1f;
+      return 0xff000000u | (((r << 3) | (r >> 2)) << 16) | (((g << 2) | (g >> 4)) << 8) |
+             ((b << 3) | (b >> 2));
+   default:
+      return 0;
+   }
+}
+
+/* The framebuffer's row: its alpha, if any, is ignored. */
 static void convert_row(uint32_t *dst, const uint8_t *src, uint32_t format, uint32_t width)
 {
-   for (uint32_t x = 0; x < width; x++) {
-      uint32_t v, r, g, b;
-      switch (format) {
-      case VAGX_SCANOUT_FORMAT_XRGB8888:
-      case VAGX_SCANOUT_FORMAT_ARGB8888:
-         dst[x] = ld32(src + 4 * x) & 0xffffff;
-         break;
-      case VAGX_SCANOUT_FORMAT_XBGR8888:
-      case VAGX_SCANOUT_FORMAT_ABGR8888:
-         v = ld32(src + 4 * x);
-         dst[x] = ((v & 0xff) << 16) | (v & 0xff00) | ((v >> 16) & 0xff);
-         break;
-      case VAGX_SCANOUT_FORMAT_RGB565:
-         v = (uint32_t)src[2 * x] | (uint32_t)src[2 * x + 1] << 8;
-         r = (v >> 11) & 0x1f;
-         g = (v >> 5) & 0x3f;
-         b = v & 0x1f;
-         dst[x] = (((r << 3) | (r >> 2)) << 16) | (((g << 2) | (g >> 4)) << 8) | ((b << 3) | (b >> 2));
-         break;
-      default:
-         dst[x] = 0;
-         break;
-      }
-   }
+   for (uint32_t x = 0; x < width; x++)
+      dst[x] = load_pixel(src, format, x) & 0xffffff;
 }
 
 /* x * 255 / 255^2 rounded, exact for x <= 255 * 255. */
@@ -120,15 +170,48 @@ static inline uint32_t div255(uint32_t x)
    return (x + (x >> 8)) >> 8;
 }
 
-/* Premultiplied "over": c = s + d * (255 - a) / 255, clamped. */
-static uint32_t blend(uint32_t src, uint32_t dst)
+/* Premultiplied "over" with plane alpha p (registers.md, overlay layers):
+ * c' = c * p / 255, a' = a * p / 255, out = c' + d * (255 - a') / 255,
+ * each rounded, clamped.  The cursor is p = 255. */
+static uint32_t blend(uint32_t src, uint32_t dst, uint32_t p)
 {
-   uint32_t ia = 255 - (src >> 24), out = 0;
+   uint32_t ia = 255 - div255((src >> 24) * p), out = 0;
    for (int sh = 0; sh < 24; sh += 8) {
-      uint32_t c = ((src >> sh) & 0xff) + div255(((dst >> sh) & 0xff) * ia);
+      uint32_t c = div255(((src >> sh) & 0xff) * p) + div255(((dst >> sh) & 0xff) * ia);
       out |= (c > 255 ? 255 : c) << sh;
    }
    return out;
+}
+
+/* The columns [*x0, *x1) of a layer of width lw at column lx that fall on a
+ * row of width w; false if none.  64-bit: no position overflows. */
+static bool layer_span(int32_t lx, uint32_t lw, uint32_t w, int64_t *x0, int64_t *x1)
+{
+   *x0 = lx < 0 ? -(int64_t)lx : 0;
+   *x1 = (int64_t)w - lx;
+   if (*x1 > lw)
+      *x1 = lw;
+   return *x0 < *x1;
+}
+
+/* Blends the part of overlay o on screen row y into dst. */
+static int compose_overlay(struct vagx_core *core, const struct vagx_core_overlay *o, uint32_t y,
+                           uint32_t w, uint32_t *dst, uint8_t *scratch)
+{
+   int64_t oy = (int64_t)y - o->y, x0, x1;
+   if (!o->enable || o->alpha == 0 || !vagx_scanout_format_is_valid(o->format) ||
+       o->width > VAGX_SCANOUT_MAX_WIDTH || oy < 0 || oy >= o->height ||
+       !layer_span(o->x, o->width, w, &x0, &x1))
+      return 0;
+   uint32_t bpp = vagx_scanout_format_bpp((enum vagx_scanout_format)o->format);
+   if (vagx_core_scanout_read(core, o->va + (uint64_t)oy * o->pitch + (uint64_t)x0 * bpp, scratch,
+                              (size_t)(x1 - x0) * bpp))
+      return -1;
+   for (int64_t ox = x0; ox < x1; ox++) {
+      uint32_t *d = &dst[o->x + ox];
+      *d = blend(load_pixel(scratch, o->format, (uint32_t)(ox - x0)), *d, o->alpha);
+   }
+   return 0;
 }
 
 int vagx_core_scanout_compose_row(struct vagx_core *core, const struct vagx_core_scanout *a,
@@ -142,23 +225,24 @@ int vagx_core_scanout_compose_row(struct vagx_core *core, const struct vagx_core
       return -1;
    convert_row(dst, scratch, a->format, w);
 
+   for (unsigned n = 0; n < VAGX_SCANOUT_OVERLAYS; n++) {
+      uint32_t i = a->overlay_order[n];
+      if (i < VAGX_SCANOUT_OVERLAYS && compose_overlay(core, &a->overlay[i], y, w, dst, scratch))
+         return -1;
+   }
+
    /* The cursor's columns [x0, x1) and its row cy that fall on this row. */
-   int64_t cy = (int64_t)y - a->cursor_y;
+   int64_t cy = (int64_t)y - a->cursor_y, x0, x1;
    if (!a->cursor_enable || a->cursor_width > VAGX_SCANOUT_CURSOR_MAX_WIDTH ||
-       a->cursor_height > VAGX_SCANOUT_CURSOR_MAX_HEIGHT || cy < 0 || cy >= a->cursor_height)
-      return 0;
-   int64_t x0 = a->cursor_x < 0 ? -(int64_t)a->cursor_x : 0;
-   int64_t x1 = (int64_t)w - a->cursor_x;
-   if (x1 > a->cursor_width)
-      x1 = a->cursor_width;
-   if (x0 >= x1)
+       a->cursor_height > VAGX_SCANOUT_CURSOR_MAX_HEIGHT || cy < 0 || cy >= a->cursor_height ||
+       !layer_span(a->cursor_x, a->cursor_width, w, &x0, &x1))
       return 0;
    if (vagx_core_scanout_read(core, a->cursor_va + (uint64_t)cy * a->cursor_pitch + (uint64_t)x0 * 4, scratch,
                               (size_t)(x1 - x0) * 4))
       return -1;
    for (int64_t cx = x0; cx < x1; cx++) {
       uint32_t *d = &dst[a->cursor_x + cx];
-      *d = blend(ld32(scratch + 4 * (cx - x0)), *d);
+      *d = blend(ld32(scratch + 4 * (cx - x0)), *d, 255);
    }
    return 0;
 }

@@ -187,6 +187,18 @@ int vagx_core_reset_host_timeout(struct vagx_core *core, uint64_t timeout_ns);
 int vagx_core_host_map_flush(struct vagx_core *core, uint64_t timeout_ns);
 
 /* ---- scanout support for the display side (QEMU console) ---- */
+#ifndef VAGX_SCANOUT_OVERLAYS
+#error "include vagx_hw.h before vagx_core.h (struct vagx_core_scanout sizes its overlays by it)"
+#endif
+/* One overlay layer (SCANOUT_OVERLAY block n, contract 1.6). */
+struct vagx_core_overlay {
+   bool enable;
+   uint32_t format;   /* enum vagx_scanout_format; ARGB/ABGR: premultiplied */
+   uint32_t zpos, alpha;
+   int32_t x, y;
+   uint32_t width, height, pitch;
+   uint64_t va;
+};
 struct vagx_core_scanout {
    bool enable;
    bool blank;        /* SCANOUT_CONTROL.BLANK: show black, read nothing */
@@ -198,6 +210,10 @@ struct vagx_core_scanout {
    int32_t cursor_x, cursor_y;
    uint32_t cursor_width, cursor_height, cursor_pitch;
    uint64_t cursor_va;
+   /* Overlay layers, and their composition order (indices into overlay[],
+    * bottom first: increasing zpos, then index). */
+   struct vagx_core_overlay overlay[VAGX_SCANOUT_OVERLAYS];
+   uint8_t overlay_order[VAGX_SCANOUT_OVERLAYS];
 };
 /* Called by the display timer at each vblank (front-end or display thread;
  * raises VBLANK from the calling thread): latches a pending commit, counts,
@@ -215,11 +231,11 @@ void vagx_core_vblank_late(struct vagx_core *core, struct vagx_core_scanout *act
 int vagx_core_scanout_read(struct vagx_core *core, uint64_t va, void *buf, size_t len);
 /* Composes row y (< a->width, a->height checked by the caller) of the frame
  * `a` describes into dst[0..a->width-1] as XRGB8888 (u32 0x00RRGGBB): the
- * framebuffer row converted to 8 bits per channel, the cursor layer blended
- * over it.  scratch holds at least VAGX_SCANOUT_MAX_WIDTH * 4 bytes.  Reads
+ * framebuffer row converted to 8 bits per channel, the enabled overlays
+ * (in overlay_order) and the cursor layer blended over it.  scratch holds at least VAGX_SCANOUT_MAX_WIDTH * 4 bytes.  Reads
  * through vagx_core_scanout_read(); returns nonzero on a fault (the frame is
  * then shown black).  Never reads outside the rectangles that `a` names,
- * whatever the cursor position. */
+ * whatever the overlay and cursor positions. */
 int vagx_core_scanout_compose_row(struct vagx_core *core, const struct vagx_core_scanout *a,
                                   uint32_t y, uint32_t *dst, uint8_t *scratch);
 /* The frame CRC's CRC-32 (ISO-HDLC, as zlib's crc32()): continue `crc` over

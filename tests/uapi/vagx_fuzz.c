@@ -630,7 +630,11 @@ static void do_fb(struct thread *t, int m)
 	}
 }
 
-/* The cursor plane: legacy ioctls and SETPLANE at any position and size. */
+/*
+ * The cursor (legacy ioctls) and, through SETPLANE at any position and size,
+ * the planes GETPLANERESOURCES lists without the universal-planes cap: the
+ * overlays.
+ */
 static void do_cursor(struct thread *t, int m)
 {
 	struct drm_mode_card_res r = { .count_crtcs = 1 };

@@ -293,15 +293,15 @@ TEST_F(kms, primary_plane_formats)
 		DRM_FORMAT_XRGB8888, DRM_FORMAT_ARGB8888, DRM_FORMAT_XBGR8888,
 		DRM_FORMAT_ABGR8888, DRM_FORMAT_RGB565,
 	};
-	uint32_t planes[4], fmts[32];
+	uint32_t planes[8], fmts[32];
 	unsigned int i, j;
 
 	ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_SET_CLIENT_CAP,
 			       &(struct drm_set_client_cap){
 				       DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1 }));
 	ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_MODE_GETPLANERESOURCES, &pr));
-	/* The primary plane, then the cursor plane. */
-	ASSERT_EQ(2, pr.count_planes);
+	/* The primary plane, the overlays, then the cursor plane. */
+	ASSERT_EQ(2 + VAGX_SCANOUT_OVERLAYS, pr.count_planes);
 	pr.plane_id_ptr = (uintptr_t)planes;
 	ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_MODE_GETPLANERESOURCES, &pr));
 	p.plane_id = planes[0];
@@ -1147,6 +1147,8 @@ TEST_F(kms, crc)
 	munmap(c.map, c.size);
 	munmap(d.map, d.size);
 }
+
+#include "vagx_kms_overlay.c.inc"
 
 /* Vblank counts and timestamps keep increasing across modesets. */
 TEST_F(kms, vblank_across_modeset)

@@ -32,8 +32,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "vagx_core.h"
 #include "vagx_hw.h"
+#include "vagx_core.h"
 #include "vagx_isa.h"
 #include "vagx_pt.h"
 

@@ -1447,6 +1447,7 @@ static void test_fuzz(void)
 }
 
 #include "vagx-test-robust.c.inc"
+#include "vagx-test-overlay.c.inc"
 
 int main(int argc, char **argv)
 {
@@ -1462,6 +1463,7 @@ int main(int argc, char **argv)
     qtest_add_func("/vagx/scanout", test_scanout);
     qtest_add_func("/vagx/scanout-v11", test_scanout_v11);
     qtest_add_func("/vagx/scanout-cursor-crc", test_scanout_cursor_crc);
+    qtest_add_func("/vagx/scanout-overlay", test_scanout_overlay);
     qtest_add_func("/vagx/fuzz", test_fuzz);
     robust_add_tests();
     return g_test_run();
