@@ -55,15 +55,6 @@ struct tctx {
    bool sr_prim_set;
    uint32_t sr_front, sr_blend[4];
    bool sr_helper_set;           /* sr's helper-lane row is not all zero */
-   /* perspective iter: the block's W plane at its lanes (coordinate pair
-    * wi, valid while iw_set; shade() clears it for every run) */
-   bool iw_set;
-   unsigned iw_wi;
-   double iw_x[32], iw_y[32], iw_den[32];
-#ifdef R_TILE_FMA
-   double iw_rcp[32];            /* 1 / iw_den */
-   bool iw_rcp_ok;               /* every iw_den within [2^-500, 2^500] */
-#endif
    /* last: not cleared per tile (only read where `staged` says it was written) */
    uint8_t stage_buf[VAGX_MAX_RENDER_TARGETS][VAGX_MAX_SAMPLES][32][16];
 };
@@ -130,60 +121,6 @@ static void encode_rgba8_lanes(const uint32_t *r, const uint32_t *g, const uint3
    }
 }
 
-/* A perspective iter's denominator, the W plane wc at the block's lanes
- * (with the same arithmetic as the quotient below, so that every iter of
- * the block divides by the same values it would compute itself). */
-static void iter_w_plane(struct tctx *c, const struct rcf *wc, double ox0, double oy0, double px0,
-                         double py0, unsigned wi)
-{
-   bool ok = true;
-   for (unsigned l = 0; l < 32; l++) {
-      const double X = c->px[l] + ox0 - px0, Y = c->py[l] + oy0 - py0;
-      const double den = wc->c + wc->a * X + wc->b * Y;
-      c->iw_x[l] = X;
-      c->iw_y[l] = Y;
-      c->iw_den[l] = den;
-#ifdef R_TILE_FMA
-      c->iw_rcp[l] = 1.0 / den;
-      const double m = fabs(den);
-      ok &= m >= 0x1p-500 && m <= 0x1p500;
-#endif
-   }
-#ifdef R_TILE_FMA
-   c->iw_rcp_ok = ok;
-#endif
-   (void)ok;
-   c->iw_set = true;
-   c->iw_wi = wi;
-}
-
-#ifdef R_TILE_FMA
-/* num / den as a product with the block's reciprocal, corrected by its
- * exact remainder: with r = 1/den rounded, q = num r rounded, and no
- * underflow or overflow, q + (num - q den) r rounded once is the rounded
- * quotient (Markstein's theorem; the FMA computes num - q den exactly), so
- * the result is the division's bit for bit and a block with several
- * varyings divides once per lane.  False (nothing written) when a lane's
- * numerator is outside [2^-500, 2^500] and not zero, or NaN. */
-static bool iter_by_rcp(struct tctx *c, const struct rcf *vc, uint32_t *restrict out)
-{
-   float v[32];
-   bool ok = true;
-   for (unsigned l = 0; l < 32; l++) {
-      const double num = vc->c + vc->a * c->iw_x[l] + vc->b * c->iw_y[l];
-      const double m = fabs(num);
-      ok &= (m >= 0x1p-500 && m <= 0x1p500) || num == 0;
-      const double q = num * c->iw_rcp[l];
-      const double e = __builtin_fma(-q, c->iw_den[l], num);
-      v[l] = (float)__builtin_fma(e, c->iw_rcp[l], q);
-   }
-   if (!ok)
-      return false;
-   memcpy(out, v, sizeof(v));
-   return true;
-}
-#endif
-
 static enum vagx_usc_status frag_exec(void *ctx, struct vagx_usc_gfx_call *call)
 {
    struct tctx *c = ctx;
@@ -213,15 +150,9 @@ static enum vagx_usc_status frag_exec(void *ctx, struct vagx_usc_gfx_call *call)
           * division under a condition it would not) */
          uint32_t *restrict out = call->out[0];
          if (persp) {
-            if (!c->iw_set || c->iw_wi != wi)
-               iter_w_plane(c, &wc, ox0, oy0, px0, py0, wi);
-            const double *X = c->iw_x, *Y = c->iw_y, *den = c->iw_den;
-#ifdef R_TILE_FMA
-            if (c->iw_rcp_ok && iter_by_rcp(c, &vc, out))
-               return VAGX_USC_OK;
-#endif
             for (unsigned l = 0; l < 32; l++) {
-               const float v = (float)((vc.c + vc.a * X[l] + vc.b * Y[l]) / den[l]);
+               const double X = c->px[l] + ox0 - px0, Y = c->py[l] + oy0 - py0;
+               const float v = (float)((vc.c + vc.a * X + vc.b * Y) / (wc.c + wc.a * X + wc.b * Y));
                memcpy(&out[l], &v, 4);
             }
          } else {
@@ -851,7 +782,6 @@ static bool shade(struct tctx *c, uint32_t exec, uint32_t live, uint32_t sr[][32
 {
    c->helper = exec & ~live;
    c->live = live;
-   c->iw_set = false;
    /* the row is mostly all zero, as it was for the last block: not rewritten */
    if (c->helper || c->sr_helper_set) {
       for (unsigned l = 0; l < 32; l++)

@@ -5,19 +5,16 @@
  * then use 256-bit vectors, 4 doubles at a time, and 64-bit compares.  The
  * results are the baseline copy's: IEEE operations round the same at any
  * vector width and -ffp-contract=off (cflags.list) keeps gcc from fusing
- * multiplies and adds (FMAs are only where the code asks for them, R_TILE_FMA).  The tile phase picks
+ * multiplies and adds (no FMA is enabled here anyway).  The tile phase picks
  * the copy per job from usc_simd_level(), so tests that force the baseline
  * level run this file's baseline twin. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__AVX2__)
 #define R_TILE_AVX2_COPY 1 /* __AVX2__ is defined below: render_priv.h's test */
 #ifdef __clang__
-#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
+#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
 #else
-#pragma GCC target("avx2,fma")
+#pragma GCC target("avx2")
 #endif
-/* usc_simd_level() >= USC_SIMD_AVX2_FMA selects this copy: perspective
- * interpolation may use FMAs where they give the baseline's results */
-#define R_TILE_FMA 1
 #define R_TILE_SFX(name) name##_avx2
 #include "render_tile.c"
 #ifdef __clang__
