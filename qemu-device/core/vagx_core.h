@@ -187,9 +187,8 @@ int vagx_core_reset_host_timeout(struct vagx_core *core, uint64_t timeout_ns);
 int vagx_core_host_map_flush(struct vagx_core *core, uint64_t timeout_ns);
 
 /* ---- scanout support for the display side (QEMU console) ---- */
-#ifndef VAGX_SCANOUT_OVERLAYS
-#error "include vagx_hw.h before vagx_core.h (struct vagx_core_scanout sizes its overlays by it)"
-#endif
+/* struct vagx_core_scanout sizes its overlays by the contract */
+#include "vagx_hw.h"
 /* One overlay layer (SCANOUT_OVERLAY block n, contract 1.6). */
 struct vagx_core_overlay {
    bool enable;
