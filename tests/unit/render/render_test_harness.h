@@ -89,6 +89,7 @@ extern const struct vagx_usc_mem_ops io_ops;
 void test_triangle(void);
 void test_shared_edges(void);
 void test_varyings(void);
+void test_varyings_bits(void);
 void test_noperspective_clipped(void);
 void test_strip_fan_clip(void);
 void test_msaa(void);

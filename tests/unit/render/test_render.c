@@ -795,6 +795,7 @@ int main(void)
       {"triangle", test_triangle},
       {"shared_edges", test_shared_edges},
       {"varyings", test_varyings},
+      {"varyings_bits", test_varyings_bits},
       {"noperspective_clipped", test_noperspective_clipped},
       {"depth_cull_query", test_depth_cull_query},
       {"strip_fan_clip", test_strip_fan_clip},

@@ -113,9 +113,9 @@ static void screen_bary(const double (*t)[2], double X, double Y, double b[3])
 /* Draws the triangle of vertex buffer vb with fs_var and the bindings
  * smooth r, g; flat b; linear a into a cleared target; with clip_distance,
  * vb has a fifth word per vertex, a clip distance. */
-static void run_var_triangle(uint64_t vb, bool clip_distance, const char *what)
+static void run_var_triangle_fs(uint64_t vb, bool clip_distance, const char *what, const char *fsrc)
 {
-   struct prog fs = {.code = assemble(fs_var)};
+   struct prog fs = {.code = assemble(fsrc)};
    uint32_t cfb[4] = {binding(0, 1, 0, VAGX_INTERP_SMOOTH), binding(1, 2, 1, VAGX_INTERP_SMOOTH),
                       binding(3, 1, 3, VAGX_INTERP_FLAT), binding(4, 1, 4, VAGX_INTERP_LINEAR)};
    emit_state(2, 1, 1, vb, &fs, cfb, 4, 5, false);
@@ -133,6 +133,69 @@ static void run_var_triangle(uint64_t vb, bool clip_distance, const char *what)
    struct job_opts o = {.clear = {0, 0, 0, 0}};
    struct vagx_render_fault f;
    CHECK(run_stream(&o, &f) == VAGX_JOB_STATUS_OK, "%s status", what);
+}
+
+static void run_var_triangle(uint64_t vb, bool clip_distance, const char *what)
+{
+   run_var_triangle_fs(vb, clip_distance, what, fs_var);
+}
+
+/* Perspective-correct varyings bit for bit: the AVX2 copy of the tile
+ * phase (4 doubles a vector) and the baseline copy must interpolate the
+ * same float at every pixel (its four bytes stored as the colour), for
+ * random triangles, W from 2^-10 to 2^10 and varyings from 0 and 2^-140 to
+ * 2^120. */
+void test_varyings_bits(void)
+{
+   W = 64; H = 64;
+   ncs = 0;
+   static const char *fsrc =
+      "iter.center.persp r4, cf1, cf0, r0\niter.center.persp r5, cf2, cf0, r0\n"
+      "fadd r4, r4, r5\n"
+      "and r0, r4, #255\nu2f r0, r0\nfmul r0, r0, #0.003921568859368563\n"
+      "shr r1, r4, #8\nand r1, r1, #255\nu2f r1, r1\nfmul r1, r1, #0.003921568859368563\n"
+      "shr r2, r4, #16\nand r2, r2, #255\nu2f r2, r2\nfmul r2, r2, #0.003921568859368563\n"
+      "shr r3, r4, #24\nu2f r3, r3\nfmul r3, r3, #0.003921568859368563\n"
+      "st_tile.rt0 r0, #0\nend\n";
+   static uint8_t ref[64 * 64 * 4];
+   uint64_t rng = 2026;
+   unsigned differ = 0, shaded = 0;
+   for (unsigned n = 0; n < 24; n++) {
+      double t[3][2];
+      float var[3 * 4], wv[3];
+      for (unsigned i = 0; i < 3; i++) {
+         rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+         t[i][0] = (double)(rng >> 40 & 0xffff) / 65536 * 80 - 8;
+         t[i][1] = (double)(rng >> 20 & 0xffff) / 65536 * 80 - 8;
+         wv[i] = (float)exp2((double)(rng >> 8 & 1023) / 1024 * 20 - 10);
+         for (unsigned k = 0; k < 4; k++) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            const int e = n % 4 == 3 ? (int)(rng >> 33 & 255) - 140 : (int)(rng >> 33 & 15) - 8;
+            var[i * 4 + k] = (rng >> 60 & 7) == 0 ? 0.0f
+                             : (float)ldexp((double)(rng >> 41 & 0xfffff) / 0x100000 + 0.5, e) *
+                                  ((rng >> 62 & 1) ? -1.0f : 1.0f);
+         }
+      }
+      const uint64_t vb = vbuf_tris((const double(*)[2])t, 3, 4, var, wv, NULL);
+      for (unsigned mode = 0; mode < 2; mode++) {
+         usc_simd_force(mode ? USC_SIMD_GENERIC : USC_SIMD_AUTO);
+         run_var_triangle_fs(vb, false, "varyings bits", fsrc);
+         usc_simd_force(USC_SIMD_AUTO);
+         for (unsigned y = 0; y < H; y++) {
+            if (!mode) {
+               memcpy(ref + y * W * 4, px(0, y), W * 4);
+               for (unsigned x = 0; x < W; x++)
+                  shaded += memcmp(px(x, y), "\0\0\0\0", 4) != 0;
+            } else if (memcmp(ref + y * W * 4, px(0, y), W * 4) && !differ++) {
+               fprintf(stderr, "  triangle %u row %u differs between the AVX2 and baseline copies\n",
+                       n, y);
+            }
+         }
+      }
+   }
+   CHECK(differ == 0, "perspective varyings differ between the tile copies in %u rows", differ);
+   CHECK(shaded > 5000, "only %u pixels shaded", shaded);
+   printf("  varyings_bits: 24 triangles, %u pixels compared bit for bit\n", shaded);
 }
 
 void test_varyings(void)
