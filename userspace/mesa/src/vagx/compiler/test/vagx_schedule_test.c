@@ -46,7 +46,7 @@ check_valid(vagx_ir *ir, char *err, size_t size)
 int
 main(void)
 {
-   static char err[256];
+   static char err[192];
 
    /* four values made first and stored last: each mov sinks to its
     * st_var, the stores keep their order, one register instead of four */

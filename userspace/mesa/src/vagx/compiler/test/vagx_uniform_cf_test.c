@@ -224,7 +224,7 @@ count_structured(const struct eop *p, unsigned n)
 static void
 check_program(const char *name, const char *src, unsigned nu, struct expect e)
 {
-   static char err[256];
+   static char err[192];
    const char *why = NULL;
    vagx_ir ir;
    struct eop ref[MAX_OPS], low[MAX_OPS], enc[MAX_OPS];
