@@ -3,6 +3,7 @@
  * (PBE), all through the layout library. */
 #include <math.h>
 
+#include "render_filter.h"
 #include "render_io.h"
 #include "render_tex_lanes.h"
 
@@ -668,6 +669,22 @@ static inline void bilerp(float q[4][4], double fx, double fy, float out[4])
                        (q[2][k] * (1 - fx) + q[3][k] * fx) * fy);
 }
 
+/* bilerp() for RGBA8 / BGRA8 UNORM (render_filter.h): 8-bit weights and
+ * the texels' bytes (q holds decoded bytes or border colours). */
+static inline void bilerp8(float q[4][4], double fx, double fy, float out[4])
+{
+   const uint32_t wx = (uint32_t)r_filter8_weight(fx), wy = (uint32_t)r_filter8_weight(fy);
+   for (unsigned k = 0; k < 4; k++)
+      out[k] = r_filter8_bilerp(r_filter8_byte(q[0][k]), r_filter8_byte(q[1][k]),
+                                r_filter8_byte(q[2][k]), r_filter8_byte(q[3][k]), wx, wy);
+}
+
+/* Whether the format filters at 8 bits (render_filter.h), on every path. */
+static inline bool filter8(const struct tview *v)
+{
+   return v->t.format == VAGX_FORMAT_RGBA8_UNORM || v->t.format == VAGX_FORMAT_BGRA8_UNORM;
+}
+
 /* The texel of an RGBA8 / BGRA8 UNORM texture at (x, y) (in bounds), as
  * r_fmt_unpack decodes it. */
 static bool texel_unorm8(struct rtexctx *c, struct tview *v, unsigned level, unsigned layer, int x,
@@ -752,7 +769,7 @@ sample_level_unorm8(struct rtexctx *c, struct tview *v, const struct vagx_sample
          return false;
       unorm8_decode(v, p, q[i]);
    }
-   bilerp(q, fx, fy, out);
+   bilerp8(q, fx, fy, out);
    return true;
 }
 
@@ -776,7 +793,10 @@ static bool sample_level(struct rtexctx *c, struct tview *v, const struct vagx_s
    for (unsigned i = 0; i < 4; i++)
       if (!fetch_wrapped(c, v, s, level, layer, x0 + (int)(i & 1), y0 + (int)(i >> 1), q[i]))
          return false;
-   bilerp(q, fx, fy, out);
+   if (filter8(v))
+      bilerp8(q, fx, fy, out);
+   else
+      bilerp(q, fx, fy, out);
    return true;
 }
 

@@ -5,6 +5,7 @@
  * run over the lanes. */
 #include <math.h>
 
+#include "render_filter.h"
 #include "render_tex_lanes.h"
 #include "usc_float.h"
 #include "usc_simd.h"
@@ -203,7 +204,7 @@ static inline __attribute__((always_inline)) bool lanes(const struct rtex_lanes 
    const double sx = a->unnormalized ? 1.0 : (double)w, sy = a->unnormalized ? 1.0 : (double)h;
    const double half = a->linear ? 0.5 : 0.0;
    int32_t x0[L], y0[L], xs[2][L], ys[2][L];
-   double fx[L], fy[L];
+   uint32_t wx[L], wy[L];
    for (int l = 0; l < L; l++) {
       float u, t;
       memcpy(&u, &a->u[l], 4);
@@ -211,8 +212,8 @@ static inline __attribute__((always_inline)) bool lanes(const struct rtex_lanes 
       const double x = (double)u * sx - half, y = (double)t * sy - half;
       x0[l] = floor_sat(x);
       y0[l] = floor_sat(y);
-      fx[l] = a->linear ? x - x0[l] : 0;
-      fy[l] = a->linear ? y - y0[l] : 0;
+      wx[l] = (uint32_t)r_filter8_weight(x - x0[l]);
+      wy[l] = (uint32_t)r_filter8_weight(y - y0[l]);
    }
    wrap_lanes(xs[0], x0, w, a->wrap_s);
    wrap_lanes(ys[0], y0, h, a->wrap_t);
@@ -240,18 +241,15 @@ static inline __attribute__((always_inline)) bool lanes(const struct rtex_lanes 
       return false;
 
    /* unorm_dec of each byte ((float)(b / 255.0) == (float)b / 255.0f for
-    * all 256), blended as bilerp() does, in double */
+    * all 256), or the bytes blended at 8 bits (render_filter.h) */
    uint32_t ch[6][L];
    for (unsigned k = 0; k < 4; k++) {
       const unsigned sh = 8 * ((k & 1) ? k : k ^ a->swap_rb);
       if (a->linear) {
          for (int l = 0; l < L; l++) {
-            const float q0 = (float)(texel[0][l] >> sh & 0xff) / 255.0f;
-            const float q1 = (float)(texel[1][l] >> sh & 0xff) / 255.0f;
-            const float q2 = (float)(texel[2][l] >> sh & 0xff) / 255.0f;
-            const float q3 = (float)(texel[3][l] >> sh & 0xff) / 255.0f;
-            const float r = (float)((q0 * (1 - fx[l]) + q1 * fx[l]) * (1 - fy[l]) +
-                                    (q2 * (1 - fx[l]) + q3 * fx[l]) * fy[l]);
+            const float r = r_filter8_bilerp(texel[0][l] >> sh & 0xff, texel[1][l] >> sh & 0xff,
+                                             texel[2][l] >> sh & 0xff, texel[3][l] >> sh & 0xff,
+                                             wx[l], wy[l]);
             memcpy(&ch[k][l], &r, 4);
          }
       } else {
@@ -302,7 +300,7 @@ enum r_lanes_fit r_tex2d_lanes_fit(const struct raddr *a, int width, int height)
       return R_LANES_NONE;
    /* offsets grow with x and with y: the last texel's is the largest */
    const uint64_t last = r_addr_offset(a, (uint32_t)width - 1, (uint32_t)height - 1);
-   return last < INT32_MAX - 4 ? R_LANES_OFF31 : last < UINT32_MAX - 4 ? R_LANES_OFF32 : R_LANES_NONE;
+   return last < UINT32_MAX - 4 ? R_LANES_OFF32 : R_LANES_NONE;
 }
 
 bool r_tex2d_unorm8_lanes(const struct rtex_lanes *a)

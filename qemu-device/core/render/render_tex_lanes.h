@@ -21,10 +21,9 @@
 
 /* Whether the lanes can address the level: R_LANES_OFF32 when it is linear
  * or twiddled with tiles of at most R_SPREAD_N elements a side and every
- * byte offset is below 2^32 (a 2D RGBA8 level always is), R_LANES_OFF31
- * when they are also below 2^31 (the AVX2 gathers' signed indices);
- * R_LANES_NONE otherwise.  Kept per descriptor (rdesc_tex.base_fit). */
-enum r_lanes_fit { R_LANES_NONE, R_LANES_OFF32, R_LANES_OFF31 };
+ * byte offset is below 2^32 (a 2D RGBA8 level always is); R_LANES_NONE
+ * otherwise.  Kept per descriptor (rdesc_tex.base_fit). */
+enum r_lanes_fit { R_LANES_NONE, R_LANES_OFF32 };
 
 struct rtex_lanes {
    struct rjob *j;

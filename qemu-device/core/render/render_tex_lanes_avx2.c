@@ -3,23 +3,25 @@
  * written with intrinsics.  The vectorised C of render_tex_lanes.c makes a
  * pass over all 32 lanes per step (coordinates, each wrap, columns, rows,
  * offsets, bounds, loads, each component, each output), so every
- * intermediate goes through memory and the texels are loaded one lane at a
- * time.  Here 8 lanes go from coordinates to texel offsets in registers, the
- * texels come in with one gather per tap, and each component goes from the
- * texels to the output register in registers.
+ * intermediate goes through memory.  Here 8 lanes go from coordinates to
+ * texel offsets in registers, the texels are loaded into a vector per tap,
+ * and each component goes from the texels to the output register in
+ * registers.
  *
  * The arithmetic is render_tex_lanes.c's, operation for operation (which is
  * the generic path's): coordinates scaled in double, clamped to +-1e9 with
- * NaN to -1e9, floored; bytes decoded as (float)b / 255.0f by a division;
- * the bilinear blend in double in the same order, no FMA.  The footprint
- * test, the probe and the texel-by-texel fallback are render_tex_lanes.c's
- * own functions, so faults are met at the same texel.  The test
- * tex_fast_sampling compares this path with the generic one bit for bit.
+ * NaN to -1e9, floored; bytes decoded as (float)b / 255.0f; the bilinear
+ * blend at 8 bits (render_filter.h), whose integer sums are exact in float.
+ * The footprint test, the probe and the texel-by-texel fallback are
+ * render_tex_lanes.c's own functions, so faults are met at the same texel.
+ * The test tex_fast_sampling compares this path with the generic one bit
+ * for bit.
  *
  * Wrap modes whose texel index needs a remainder by a size that is not a
  * power of two are left to render_tex_lanes.c (r_tex2d_lanes_avx2_handles). */
 #include <string.h>
 
+#include "render_filter.h"
 #include "render_tex_lanes.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -41,9 +43,8 @@ bool r_tex2d_lanes_avx2_handles(const struct rtex_lanes *a)
       if ((w[i] == VAGX_WRAP_REPEAT || w[i] == VAGX_WRAP_MIRRORED_REPEAT) && !pow2(size[i]))
          return false;
    }
-   /* the gather's indices are signed 32-bit offsets from the footprint's
-    * lowest texel: the level's bytes must stay below 2^31 */
-   return a->fit == R_LANES_OFF31;
+   /* the loads' offsets from the footprint's lowest texel are 32-bit */
+   return a->fit != R_LANES_NONE;
 }
 
 /* floor_sat() of render_tex_lanes.c on 4 doubles: max(x, -1e9) takes -1e9
@@ -115,6 +116,27 @@ static inline AVX2 __m256i row8(__m256i y, const struct raddr *a)
                            _mm256_mullo_epi32(_mm256_slli_epi32(in, 1), E));
 }
 
+/* The 4-byte words at p + idx[i] (unsigned) of 8 lanes.  Eight loads, not
+ * vpgatherdd: on the AMD EPYC hosts this project is measured on, a replay
+ * of effect2d (nearest sampling, one gather per 8 lanes) took 12 % more
+ * CPU time with the gather (user time of alternating runs, docs/
+ * performance.md step 11); 30 % of the lane path's samples sat on the
+ * instruction after it. */
+static inline AVX2 __m256i load8(const uint8_t *p, __m256i idx)
+{
+   const __m128i lo = _mm256_castsi256_si128(idx), hi = _mm256_extracti128_si256(idx, 1);
+   uint32_t w[8];
+   memcpy(&w[0], p + (uint32_t)_mm_cvtsi128_si32(lo), 4);
+   memcpy(&w[1], p + (uint32_t)_mm_extract_epi32(lo, 1), 4);
+   memcpy(&w[2], p + (uint32_t)_mm_extract_epi32(lo, 2), 4);
+   memcpy(&w[3], p + (uint32_t)_mm_extract_epi32(lo, 3), 4);
+   memcpy(&w[4], p + (uint32_t)_mm_cvtsi128_si32(hi), 4);
+   memcpy(&w[5], p + (uint32_t)_mm_extract_epi32(hi, 1), 4);
+   memcpy(&w[6], p + (uint32_t)_mm_extract_epi32(hi, 2), 4);
+   memcpy(&w[7], p + (uint32_t)_mm_extract_epi32(hi, 3), 4);
+   return _mm256_loadu_si256((const __m256i *)w);
+}
+
 /* all-ones in the lanes of the 8-lane group g that exec has */
 static inline AVX2 __m256i active8(uint32_t exec, unsigned g)
 {
@@ -152,17 +174,32 @@ static inline AVX2 __m256 unorm8(__m256i texel, __m128i sh)
    return _mm256_fmadd_ps(_mm256_fnmadd_ps(q, _mm256_set1_ps(255.0f), f), inv, q);
 }
 
-/* bilerp() of render_tex.c on 4 lanes, in double, in its order:
- * (q0 (1 - fx) + q1 fx) (1 - fy) + (q2 (1 - fx) + q3 fx) fy */
-static inline AVX2 __m128 blend4(__m128 q0, __m128 q1, __m128 q2, __m128 q3, __m256d fx, __m256d fy)
+/* r_filter8_weight() of 4 fractions: round(f * 256) clamped to [0, 256]
+ * (MAXPD takes its second operand, 0, for NaN). */
+static inline AVX2 __m128i weight4(__m256d f)
 {
-   const __m256d one = _mm256_set1_pd(1.0);
-   const __m256d gx = _mm256_sub_pd(one, fx), gy = _mm256_sub_pd(one, fy);
-   const __m256d top = _mm256_add_pd(_mm256_mul_pd(_mm256_cvtps_pd(q0), gx),
-                                     _mm256_mul_pd(_mm256_cvtps_pd(q1), fx));
-   const __m256d bot = _mm256_add_pd(_mm256_mul_pd(_mm256_cvtps_pd(q2), gx),
-                                     _mm256_mul_pd(_mm256_cvtps_pd(q3), fx));
-   return _mm256_cvtpd_ps(_mm256_add_pd(_mm256_mul_pd(top, gy), _mm256_mul_pd(bot, fy)));
+   const __m256d s = _mm256_add_pd(_mm256_mul_pd(f, _mm256_set1_pd(256.0)), _mm256_set1_pd(0.5));
+   const __m256d c = _mm256_min_pd(_mm256_max_pd(s, _mm256_setzero_pd()), _mm256_set1_pd(256.0));
+   return _mm256_cvttpd_epi32(c);
+}
+
+/* The byte at bit sh[0] of each texel, as a float (exact). */
+static inline AVX2 __m256 byte8(__m256i texel, __m128i sh)
+{
+   return _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srl_epi32(texel, sh), _mm256_set1_epi32(0xff)));
+}
+
+/* r_filter8_bilerp() of 8 lanes: every product and sum is an integer below
+ * 2^24, exact in float whatever the order (FMAs included), then the one
+ * division, IEEE-rounded as the C path's. */
+static inline AVX2 __m256 bilerp8(const __m256i tx[4], __m128i sh, __m256 wx, __m256 wy)
+{
+   const __m256 c256 = _mm256_set1_ps(256.0f);
+   const __m256 gx = _mm256_sub_ps(c256, wx), gy = _mm256_sub_ps(c256, wy);
+   const __m256 top = _mm256_fmadd_ps(byte8(tx[1], sh), wx, _mm256_mul_ps(byte8(tx[0], sh), gx));
+   const __m256 bot = _mm256_fmadd_ps(byte8(tx[3], sh), wx, _mm256_mul_ps(byte8(tx[2], sh), gx));
+   const __m256 sum = _mm256_fmadd_ps(bot, wy, _mm256_mul_ps(top, gy));
+   return _mm256_div_ps(sum, _mm256_set1_ps(R_FILTER8_ONE));
 }
 
 AVX2 bool r_tex2d_unorm8_lanes_avx2(const struct rtex_lanes *a)
@@ -183,7 +220,7 @@ AVX2 bool r_tex2d_unorm8_lanes_avx2(const struct rtex_lanes *a)
     * order (x0, y0), (x1, y0), (x0, y1), (x1, y1)), the bilinear fractions
     * of the 4 lanes of each half */
    uint32_t off[4][32];
-   __m256d fx[8], fy[8];
+   __m256 wx[4], wy[4];
    __m256i vlo = _mm256_set1_epi32(-1), vhi = _mm256_setzero_si256();
    for (unsigned g = 0; g < 4; g++) {
       const __m256 u = _mm256_loadu_ps((const float *)a->u + 8 * g);
@@ -201,10 +238,10 @@ AVX2 bool r_tex2d_unorm8_lanes_avx2(const struct rtex_lanes *a)
       __m256i o[4];
       o[0] = _mm256_add_epi32(r0, c0);
       if (linear) {
-         fx[2 * g] = _mm256_sub_pd(xl, fxl);
-         fx[2 * g + 1] = _mm256_sub_pd(xh, fxh);
-         fy[2 * g] = _mm256_sub_pd(yl, fyl);
-         fy[2 * g + 1] = _mm256_sub_pd(yh, fyh);
+         wx[g] = _mm256_cvtepi32_ps(_mm256_set_m128i(weight4(_mm256_sub_pd(xh, fxh)),
+                                                     weight4(_mm256_sub_pd(xl, fxl))));
+         wy[g] = _mm256_cvtepi32_ps(_mm256_set_m128i(weight4(_mm256_sub_pd(yh, fyh)),
+                                                     weight4(_mm256_sub_pd(yl, fyl))));
          const __m256i c1 = col8(wrap8(_mm256_add_epi32(x0, one), w, ws), &ad);
          const __m256i r1 = row8(wrap8(_mm256_add_epi32(y0, one), h, wt), &ad);
          o[1] = _mm256_add_epi32(r0, c1);
@@ -241,7 +278,7 @@ AVX2 bool r_tex2d_unorm8_lanes_avx2(const struct rtex_lanes *a)
             /* inactive lanes read the lowest texel: index 0 */
             const __m256i idx = _mm256_and_si256(
                _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)&off[i][8 * g]), vlo_1), on);
-            tx[i] = _mm256_i32gather_epi32((const int *)(base + lo), idx, 1);
+            tx[i] = load8(base + lo, idx);
          } else {
             tx[i] = _mm256_loadu_si256((const __m256i *)&texel[i][8 * g]);
          }
@@ -250,15 +287,7 @@ AVX2 bool r_tex2d_unorm8_lanes_avx2(const struct rtex_lanes *a)
       for (unsigned k = 0; k < 4; k++) {
          const __m128i sh = shift[k];
          if (linear) {
-            const __m256 q0 = unorm8(tx[0], sh), q1 = unorm8(tx[1], sh);
-            const __m256 q2 = unorm8(tx[2], sh), q3 = unorm8(tx[3], sh);
-            const __m128 rl = blend4(_mm256_castps256_ps128(q0), _mm256_castps256_ps128(q1),
-                                     _mm256_castps256_ps128(q2), _mm256_castps256_ps128(q3),
-                                     fx[2 * g], fy[2 * g]);
-            const __m128 rh = blend4(_mm256_extractf128_ps(q0, 1), _mm256_extractf128_ps(q1, 1),
-                                     _mm256_extractf128_ps(q2, 1), _mm256_extractf128_ps(q3, 1),
-                                     fx[2 * g + 1], fy[2 * g + 1]);
-            ch[k] = _mm256_set_m128(rh, rl);
+            ch[k] = bilerp8(tx, sh, wx[g], wy[g]);
          } else {
             ch[k] = unorm8(tx[0], sh);
          }

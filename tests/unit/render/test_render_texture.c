@@ -413,6 +413,74 @@ void test_tex_fast_bits(void)
    printf("  tex_fast_bits: 4 components x 256 bytes x 3 paths\n");
 }
 
+static void fill_filter8(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *o)
+{
+   (void)lv; (void)layer;
+   for (unsigned c = 0; c < 4; c++)
+      o[c] = (uint8_t)(37 * c + 101 * x + 59 * y + 13 + 90 * (x ^ y) * (c & 1));
+}
+
+/* The bilinear filter's precision for RGBA8 (render.md, "Filtering
+ * precision"): 8-bit sub-texel weights, round(f * 256), and the texels'
+ * bytes blended exactly, divided once by 255 * 65536.  Pixel (px, py) of a
+ * 16x16 target samples a 2x2 texture at fractions f = px / 16 + 13 / 1024
+ * and g = py / 16 + 27 / 1024 (exact in float and double: weights 16 px + 3
+ * and 16 py + 7, where unquantised fractions would blend differently) and
+ * stores one component's float bits; on the generic, fast and baseline
+ * paths. */
+void test_tex_filter8_bits(void)
+{
+   W = 16; H = 16;
+   struct texdesc td = {VAGX_FORMAT_RGBA8_UNORM, VAGX_DIMENSION_2D, 2, 2, 1, 1, 0, 0, false};
+   unsigned bad = 0;
+   for (unsigned k = 0; k < 4; k++) {
+      char src[1024];
+      /* u = (1/2 + f) / 2 = 1/4 + px/32 + 13/2048, t likewise */
+      snprintf(src, sizeof(src),
+               "u2f r4, sr.pix_x\nfmul r4, r4, #0.03125\nfadd r4, r4, #0.25634765625\n"
+               "u2f r5, sr.pix_y\nfmul r5, r5, #0.03125\nfadd r5, r5, #0.26318359375\n"
+               "tex.auto.t0.s0.2d r0, r4, r0, r0\n"
+               "and r8, r%u, #255\nu2f r8, r8\nfmul r8, r8, #0.003921568859368563\n"
+               "shr r9, r%u, #8\nand r9, r9, #255\nu2f r9, r9\nfmul r9, r9, #0.003921568859368563\n"
+               "shr r10, r%u, #16\nand r10, r10, #255\nu2f r10, r10\nfmul r10, r10, #0.003921568859368563\n"
+               "shr r11, r%u, #24\nu2f r11, r11\nfmul r11, r11, #0.003921568859368563\n"
+               "st_tile.rt0 r8, #0\nend\n", k, k, k, k);
+      struct prog fs = {.tex = make_texture(&td, fill_filter8), .ntex = 1, .nsmp = 1,
+                        .smp = make_sampler(VAGX_FILTER_LINEAR, VAGX_FILTER_LINEAR,
+                                            VAGX_MIP_FILTER_NONE, VAGX_WRAP_CLAMP_TO_EDGE, 0, 16, 0)};
+      fs.code = assemble(src);
+      struct job_opts o = {.clear = {0, 0, 0, 0}};
+      uint8_t t[4][4];
+      for (unsigned i = 0; i < 4; i++)
+         fill_filter8(0, 0, i & 1, i >> 1, t[i]);
+      /* 0: generic path; 1: fast; 2: fast, baseline SIMD */
+      for (unsigned mode = 0; mode < 3; mode++) {
+         enum vagx_job_status st;
+         struct vagx_render_fault fault;
+         __typeof__(io_first) first;
+         tex_fast_run(&fs, &o, mode ? 0 : VAGX_RENDER_OPT_NO_FAST_IO,
+                      mode == 2 ? USC_SIMD_GENERIC : USC_SIMD_AUTO, false, &st, &fault, &first);
+         CHECK(st == VAGX_JOB_STATUS_OK, "filter8 component %u mode %u: status %d", k, mode, st);
+         for (unsigned y = 0; y < H; y++)
+            for (unsigned x = 0; x < W; x++) {
+               const uint32_t wx = 16 * x + 3, wy = 16 * y + 7;
+               const uint32_t top = t[0][k] * (256 - wx) + t[1][k] * wx;
+               const uint32_t bot = t[2][k] * (256 - wx) + t[3][k] * wx;
+               const float want = (float)(top * (256 - wy) + bot * wy) / 16711680.0f;
+               const uint8_t *p = px(x, y);
+               const uint32_t got = p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+               uint32_t wb;
+               memcpy(&wb, &want, 4);
+               if (got != wb && !bad++)
+                  fprintf(stderr, "  component %u mode %u pixel %u,%u: 0x%08x, want 0x%08x\n", k,
+                          mode, x, y, got, wb);
+            }
+      }
+   }
+   CHECK(bad == 0, "bilinear RGBA8 results differ from the 8-bit filter in %u pixel runs", bad);
+   printf("  tex_filter8_bits: 4 components x 256 footprints x 3 paths\n");
+}
+
 /* Mip selection (GL 4.6 8.14.1-8.14.3): lambda = log2(rho) (+ shader bias)
  * + sampler bias, clamped to [min_lod, max_lod]; lambda <= 0 magnifies
  * (level base); NEAREST picks base + ceil(lambda + 1/2) - 1 (base for lambda
