@@ -24,7 +24,6 @@
 #include <drm/drm_encoder.h>
 #include <drm/drm_fourcc.h>
 #include <drm/drm_framebuffer.h>
-#include <drm/drm_managed.h>
 #include <drm/drm_mm.h>
 #include <drm/drm_modeset_helper_vtables.h>
 #include <drm/drm_print.h>
@@ -168,9 +167,23 @@ static const struct drm_connector_helper_funcs vagx_wb_helper_funcs = {
 	.atomic_commit = vagx_wb_atomic_commit,
 };
 
+/*
+ * From drm_mode_config_cleanup(), after the encoders' cleanup: the
+ * connector and its encoder are freed with it.  (drmm memory would be
+ * freed before: drmm actions run in reverse order, and this connector is
+ * created after drmm_mode_config_init().)
+ */
+static void vagx_wb_destroy(struct drm_connector *connector)
+{
+	struct vagx_wb *wb = to_vagx_wb(drm_connector_to_writeback(connector));
+
+	drm_connector_cleanup(connector);
+	kfree(wb);
+}
+
 static const struct drm_connector_funcs vagx_wb_connector_funcs = {
 	.fill_modes = drm_helper_probe_single_connector_modes,
-	.destroy = drm_connector_cleanup,
+	.destroy = vagx_wb_destroy,
 	.reset = drm_atomic_helper_connector_reset,
 	.atomic_duplicate_state = drm_atomic_helper_connector_duplicate_state,
 	.atomic_destroy_state = drm_atomic_helper_connector_destroy_state,
@@ -217,7 +230,7 @@ struct vagx_wb *vagx_wb_init(struct vagx_device *vdev, struct drm_crtc *crtc,
 	u32 clones;
 	int ret;
 
-	wb = drmm_kzalloc(drm, sizeof(*wb), GFP_KERNEL);
+	wb = kzalloc(sizeof(*wb), GFP_KERNEL);
 	if (!wb)
 		return ERR_PTR(-ENOMEM);
 	wb->vdev = vdev;
@@ -227,8 +240,10 @@ struct vagx_wb *vagx_wb_init(struct vagx_device *vdev, struct drm_crtc *crtc,
 					   vagx_wb_formats,
 					   ARRAY_SIZE(vagx_wb_formats),
 					   drm_crtc_mask(crtc));
-	if (ret)
+	if (ret) {
+		kfree(wb);
 		return ERR_PTR(ret);
+	}
 	/* Both outputs of the one head may be on together. */
 	clones = drm_encoder_mask(enc) | drm_encoder_mask(&wb->conn.encoder);
 	enc->possible_clones = clones;
