@@ -268,7 +268,8 @@ static irqreturn_t vagx_irq_handler(int irq, void *data)
 	if (pending & VAGX_INT_MMU_FAULT__MASK)
 		vagx_mmu_fault_irq(vdev);
 
-	if (pending & (VAGX_INT_VBLANK__MASK | VAGX_INT_SCANOUT_FAULT__MASK))
+	if (pending & (VAGX_INT_VBLANK__MASK | VAGX_INT_SCANOUT_FAULT__MASK |
+		       VAGX_INT_WRITEBACK__MASK))
 		vagx_kms_irq(vdev, pending);
 
 	for (q = 0; q < vdev->num_rings; q++) {

@@ -6,7 +6,8 @@
  *
  * One CRTC, a primary, VAGX_SCANOUT_OVERLAYS overlay and a cursor plane, one
  * encoder and one always-connected virtual connector drive the single
- * scanout head; the device composes the overlay layers (plane alpha,
+ * scanout head (and a writeback connector, vagx_writeback.c, writes what it
+ * shows into memory); the device composes the overlay layers (plane alpha,
  * z-order) and the cursor layer over the framebuffer and, on request,
  * computes a CRC of every composed frame (the CRTC's "auto" CRC source).
  * The engine reads the framebuffers through the device MMU, so every
@@ -53,6 +54,7 @@
 #include "vagx_kms.h"
 #include "vagx_mmu.h"
 #include "vagx_vm.h"
+#include "vagx_writeback.h"
 
 /* Scanout address space: where framebuffers are mapped in the scanout VM. */
 #define VAGX_KMS_VA_START	BIT_ULL(32)
@@ -133,6 +135,8 @@ struct vagx_kms {
 	struct vagx_kms_regs regs;
 	/** @faults: SCANOUT_FAULT interrupts seen. */
 	atomic_t faults;
+	/** @wb: The writeback connector (FEATURES.WRITEBACK), or NULL. */
+	struct vagx_wb *wb;
 };
 
 struct vagx_fb {
@@ -179,7 +183,13 @@ static inline struct vagx_fb *to_vagx_fb(struct drm_framebuffer *fb)
 	return container_of(fb, struct vagx_fb, base);
 }
 
-static u32 vagx_kms_hw_format(u32 fourcc)
+/**
+ * vagx_kms_hw_format() - The contract's scanout_format of a DRM fourcc
+ * @fourcc: DRM_FORMAT_*.
+ *
+ * Returns: the VAGX_SCANOUT_FORMAT_*, or 0 if the engine has none.
+ */
+u32 vagx_kms_hw_format(u32 fourcc)
 {
 	switch (fourcc) {
 	case DRM_FORMAT_XRGB8888:
@@ -198,43 +208,71 @@ static u32 vagx_kms_hw_format(u32 fourcc)
 
 /* ---- Scanout VM ------------------------------------------------------- */
 
-static int vagx_kms_map_fb(struct vagx_kms *kms, struct vagx_fb *vfb)
+/**
+ * vagx_kms_map_bo() - Map a BO into the scanout VM
+ * @drm: DRM device with a scanout.
+ * @obj: The BO.
+ * @node: Receives the VA range.
+ * @read_only: Map it read-only (what the engine reads) or writable (a
+ *             writeback target).
+ *
+ * Returns: 0 or a negative errno.
+ */
+int vagx_kms_map_bo(struct drm_device *drm, struct drm_gem_object *obj,
+		    struct drm_mm_node *node, bool read_only)
 {
-	struct drm_gem_object *obj = vfb->base.obj[0];
+	struct vagx_kms *kms = to_vagx_kms(drm);
 	int ret;
 
 	mutex_lock(&kms->vm_lock);
-	ret = drm_mm_insert_node_generic(&kms->mm, &vfb->node, obj->size,
+	ret = drm_mm_insert_node_generic(&kms->mm, node, obj->size,
 					 VAGX_PAGE_SIZE, 0, DRM_MM_INSERT_BEST);
 	mutex_unlock(&kms->vm_lock);
 	if (ret)
 		return ret;
-	/* The scanout engine only reads. */
-	ret = vagx_vm_map_kernel(kms->vm, obj, vfb->node.start, vfb->node.size,
-				 true, true);
+	ret = vagx_vm_map_kernel(kms->vm, obj, node->start, node->size,
+				 read_only, true);
 	if (ret) {
 		mutex_lock(&kms->vm_lock);
-		drm_mm_remove_node(&vfb->node);
+		drm_mm_remove_node(node);
 		mutex_unlock(&kms->vm_lock);
 	}
 	return ret;
 }
 
-static void vagx_kms_unmap_fb(struct vagx_kms *kms, struct vagx_fb *vfb)
+/**
+ * vagx_kms_unmap_bo() - Undo vagx_kms_map_bo()
+ * @drm: DRM device.
+ * @node: The VA range; nothing happens if it is not allocated.
+ */
+void vagx_kms_unmap_bo(struct drm_device *drm, struct drm_mm_node *node)
 {
-	if (!drm_mm_node_allocated(&vfb->node))
+	struct vagx_kms *kms = to_vagx_kms(drm);
+
+	if (!drm_mm_node_allocated(node))
 		return;
-	vagx_vm_unmap_kernel(kms->vm, vfb->node.start, vfb->node.size);
+	vagx_vm_unmap_kernel(kms->vm, node->start, node->size);
 	mutex_lock(&kms->vm_lock);
-	drm_mm_remove_node(&vfb->node);
+	drm_mm_remove_node(node);
 	mutex_unlock(&kms->vm_lock);
+}
+
+/**
+ * vagx_kms_root() - Page-table root of the scanout VM
+ * @drm: DRM device with a scanout.
+ *
+ * Returns: the root's DMA address, for SCANOUT_ROOT and SCANOUT_WB_ROOT.
+ */
+u64 vagx_kms_root(struct drm_device *drm)
+{
+	return vagx_vm_root_dma(to_vagx_kms(drm)->vm);
 }
 
 /* ---- Framebuffers ----------------------------------------------------- */
 
 static void vagx_fb_destroy(struct drm_framebuffer *fb)
 {
-	vagx_kms_unmap_fb(to_vagx_kms(fb->dev), to_vagx_fb(fb));
+	vagx_kms_unmap_bo(fb->dev, &to_vagx_fb(fb)->node);
 	/* Frees the vagx_fb: base is its first member. */
 	drm_gem_fb_destroy(fb);
 }
@@ -248,7 +286,6 @@ static struct drm_framebuffer *
 vagx_fb_create(struct drm_device *drm, struct drm_file *file,
 	       const struct drm_mode_fb_cmd2 *cmd)
 {
-	struct vagx_kms *kms = to_vagx_kms(drm);
 	struct vagx_fb *vfb;
 	int ret;
 
@@ -270,7 +307,8 @@ vagx_fb_create(struct drm_device *drm, struct drm_file *file,
 		kfree(vfb);
 		return ERR_PTR(ret);
 	}
-	ret = vagx_kms_map_fb(kms, vfb);
+	/* The scanout engine only reads. */
+	ret = vagx_kms_map_bo(drm, vfb->base.obj[0], &vfb->node, true);
 	if (ret) {
 		drm_framebuffer_put(&vfb->base);
 		return ERR_PTR(ret);
@@ -396,6 +434,8 @@ void vagx_kms_hw_restore(struct vagx_device *vdev)
 
 	if (!kms)
 		return;
+	if (kms->wb)
+		bits |= VAGX_INT_WRITEBACK__MASK;
 	vblank = drm_crtc_vblank_crtc(&kms->crtc);
 	if (READ_ONCE(vblank->enabled))
 		bits |= VAGX_INT_VBLANK__MASK;
@@ -468,6 +508,9 @@ void vagx_kms_irq(struct vagx_device *vdev, u32 pending)
 		drm_dbg_kms(&vdev->drm, "scanout fault, SCANOUT_STATUS %#x\n",
 			    vagx_read(vdev, VAGX_REG_SCANOUT_STATUS));
 	}
+	/* Before the flip's event: the frame was written before VBLANK. */
+	if ((pending & VAGX_INT_WRITEBACK__MASK) && kms->wb)
+		vagx_wb_irq(kms->wb);
 	if (!(pending & VAGX_INT_VBLANK__MASK))
 		return;
 
@@ -1007,7 +1050,13 @@ static const struct drm_crtc_funcs vagx_crtc_funcs = {
 
 /* ---- Connector -------------------------------------------------------- */
 
-static int vagx_connector_get_modes(struct drm_connector *connector)
+/**
+ * vagx_kms_get_modes() - The modes of the head, for both connectors
+ * @connector: The virtual or the writeback connector.
+ *
+ * Returns: the number of modes added.
+ */
+int vagx_kms_get_modes(struct drm_connector *connector)
 {
 	struct vagx_kms *kms = to_vagx_kms(connector->dev);
 	struct drm_display_mode *mode;
@@ -1038,7 +1087,7 @@ static int vagx_connector_get_modes(struct drm_connector *connector)
 }
 
 static const struct drm_connector_helper_funcs vagx_connector_helper_funcs = {
-	.get_modes = vagx_connector_get_modes,
+	.get_modes = vagx_kms_get_modes,
 };
 
 static const struct drm_connector_funcs vagx_connector_funcs = {
@@ -1262,6 +1311,12 @@ int vagx_kms_init(struct vagx_device *vdev)
 	if (ret)
 		return ret;
 
+	if (VAGX_FEATURES_WRITEBACK_GET(vdev->hw_features)) {
+		kms->wb = vagx_wb_init(vdev, &kms->crtc, &kms->encoder);
+		if (IS_ERR(kms->wb))
+			return PTR_ERR(kms->wb);
+	}
+
 	/* The vblank counter is SCANOUT_VBLANK_COUNT (32 bits, wraps). */
 	drm->max_vblank_count = U32_MAX;
 	ret = drm_vblank_init(drm, 1);
@@ -1270,7 +1325,8 @@ int vagx_kms_init(struct vagx_device *vdev)
 
 	drm_mode_config_reset(drm);
 	vdev->kms = kms;
-	vagx_kms_int_enable(kms, VAGX_INT_SCANOUT_FAULT__MASK, true);
+	vagx_kms_int_enable(kms, VAGX_INT_SCANOUT_FAULT__MASK |
+			    (kms->wb ? VAGX_INT_WRITEBACK__MASK : 0), true);
 	drm_info(drm, "scanout: up to %ux%u, %u.%03u Hz\n", kms->max_width,
 		 kms->max_height, kms->refresh_mhz / 1000,
 		 kms->refresh_mhz % 1000);
@@ -1306,5 +1362,6 @@ void vagx_kms_fini(struct vagx_device *vdev)
 		return;
 	drm_atomic_helper_shutdown(&vdev->drm);
 	vagx_kms_int_enable(vdev->kms, VAGX_INT_VBLANK__MASK |
-			    VAGX_INT_SCANOUT_FAULT__MASK, false);
+			    VAGX_INT_SCANOUT_FAULT__MASK |
+			    VAGX_INT_WRITEBACK__MASK, false);
 }

@@ -15,7 +15,7 @@ static unsigned vector_for_bit(struct vagx_core *core, unsigned bit)
       return core->q[bit - VAGX_INT_JOB_DONE__SHIFT].vector;
    if (m & VAGX_INT_QUEUE_ERROR__MASK)
       return core->q[bit - VAGX_INT_QUEUE_ERROR__SHIFT].vector;
-   if (m & (VAGX_INT_VBLANK__MASK | VAGX_INT_SCANOUT_FAULT__MASK))
+   if (m & CORE_INT_DISPLAY)
       return VAGX_MSIX_VECTOR_DISPLAY;
    return VAGX_MSIX_VECTOR_ERROR;
 }

@@ -129,6 +129,15 @@ uint32_t vagx_core_mmio_read(struct vagx_core *core, uint32_t offset, unsigned s
    case VAGX_REG_SCANOUT_CRC_CONTROL: v = core->scanout.crc_control; break;
    case VAGX_REG_SCANOUT_CRC_VALUE: v = core->scanout.crc_value; break;
    case VAGX_REG_SCANOUT_CRC_COUNT: v = core->scanout.crc_count; break;
+   case VAGX_REG_SCANOUT_WB_FORMAT: v = core->scanout.wb_format; break;
+   case VAGX_REG_SCANOUT_WB_PITCH: v = core->scanout.wb_pitch; break;
+   case VAGX_REG_SCANOUT_WB_VA_LO: v = core->scanout.wb_va_lo; break;
+   case VAGX_REG_SCANOUT_WB_VA_HI: v = core->scanout.wb_va_hi; break;
+   case VAGX_REG_SCANOUT_WB_ROOT_LO: v = core->scanout.wb_root_lo; break;
+   case VAGX_REG_SCANOUT_WB_ROOT_HI: v = core->scanout.wb_root_hi; break;
+   case VAGX_REG_SCANOUT_WB_ARM: v = VAGX_SCANOUT_WB_ARM_ARM(core->scanout.wb_state != CORE_WB_IDLE); break;
+   case VAGX_REG_SCANOUT_WB_STATUS: v = core->scanout.wb_status; break;
+   case VAGX_REG_SCANOUT_WB_COUNT: v = core->scanout.wb_count; break;
    default: v = 0; break;
    }
    pthread_mutex_unlock(&core->lock);
@@ -369,6 +378,8 @@ void vagx_core_mmio_write(struct vagx_core *core, uint32_t offset, uint32_t v, u
       core->scanout.active.blank = VAGX_SCANOUT_CONTROL_BLANK_GET(v);
       if (!core->scanout.active.enable && core->scanout.commit_pending)
          core_scanout_apply_locked(core);
+      if (!core->scanout.active.enable)
+         core_wb_abort_locked(core);
       break;
    case VAGX_REG_SCANOUT_FORMAT: core->scanout.format = v; break;
    case VAGX_REG_SCANOUT_SIZE: core->scanout.size = v; break;
@@ -388,6 +399,16 @@ void vagx_core_mmio_write(struct vagx_core *core, uint32_t offset, uint32_t v, u
    case VAGX_REG_SCANOUT_CRC_CONTROL:
       core->scanout.crc_control = v & VAGX_SCANOUT_CRC_CONTROL_ENABLE__MASK;
       break;
+   case VAGX_REG_SCANOUT_WB_FORMAT: core->scanout.wb_format = v & VAGX_SCANOUT_WB_FORMAT_FORMAT__MASK; break;
+   case VAGX_REG_SCANOUT_WB_PITCH: core->scanout.wb_pitch = v; break;
+   case VAGX_REG_SCANOUT_WB_VA_LO: core->scanout.wb_va_lo = v; break;
+   case VAGX_REG_SCANOUT_WB_VA_HI: core->scanout.wb_va_hi = v; break;
+   case VAGX_REG_SCANOUT_WB_ROOT_LO: core->scanout.wb_root_lo = v; break;
+   case VAGX_REG_SCANOUT_WB_ROOT_HI: core->scanout.wb_root_hi = v; break;
+   case VAGX_REG_SCANOUT_WB_ARM:
+      if (VAGX_SCANOUT_WB_ARM_ARM_GET(v))
+         core_wb_arm_locked(core);
+      break;
    case VAGX_REG_SCANOUT_COMMIT:
       if (VAGX_SCANOUT_COMMIT_PENDING_GET(v)) {
          if (!core_scanout_config_ok(core)) {
@@ -396,6 +417,7 @@ void vagx_core_mmio_write(struct vagx_core *core, uint32_t offset, uint32_t v, u
             break;
          }
          core->scanout.status &= ~VAGX_SCANOUT_STATUS_INVALID__MASK;
+         core_wb_commit_locked(core);
          core->scanout.commit_pending = true;
          if (!VAGX_SCANOUT_CONTROL_ENABLE_GET(core->scanout.control))
             core_scanout_apply_locked(core);

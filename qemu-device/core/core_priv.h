@@ -251,6 +251,10 @@ struct core_queue {
    struct core_job *job;     /* running job (owned by the front-end) */
 };
 
+/* An armed writeback: ARMED by SCANOUT_WB_ARM, LATCHED by the next
+ * SCANOUT_COMMIT, RUNNING from the vblank that writes it until its end. */
+enum core_wb_state { CORE_WB_IDLE, CORE_WB_ARMED, CORE_WB_LATCHED, CORE_WB_RUNNING };
+
 struct vagx_core {
    struct vagx_core_host_ops ops;
    void *opaque;
@@ -293,7 +297,13 @@ struct vagx_core {
       struct vagx_core_scanout active;
       uint32_t vblank_count, status;
       uint64_t vblank_ts, vblank_ts_latched;   /* SCANOUT_VBLANK_TS_LO/HI */
+      /* SCANOUT_WB_* (core_writeback.c) */
+      uint32_t wb_format, wb_pitch, wb_va_lo, wb_va_hi, wb_root_lo, wb_root_hi;
+      uint32_t wb_status, wb_count;
+      enum core_wb_state wb_state;
    } scanout;
+   /* The writeback's converted row (display timer thread only). */
+   uint8_t wb_row[VAGX_SCANOUT_MAX_WIDTH * 4];
    /* The vblank's frame CRC (display timer thread only). */
    uint32_t crc_row[VAGX_SCANOUT_MAX_WIDTH];
    uint8_t crc_scratch[VAGX_SCANOUT_MAX_WIDTH * 4];
@@ -313,7 +323,8 @@ struct vagx_core {
 };
 
 /* INT bits of the display domain: global RESET leaves them alone. */
-#define CORE_INT_DISPLAY (VAGX_INT_VBLANK__MASK | VAGX_INT_SCANOUT_FAULT__MASK)
+#define CORE_INT_DISPLAY \
+   (VAGX_INT_VBLANK__MASK | VAGX_INT_SCANOUT_FAULT__MASK | VAGX_INT_WRITEBACK__MASK)
 
 /* Sleep of the bounded polls (TLB flush, host reset): short against any
  * bound a caller gives, long enough not to steal a core from the threads
@@ -347,6 +358,25 @@ void core_drop_job_locked(struct vagx_core *core, unsigned q);
 void core_drop_all_jobs(struct vagx_core *core);
 /* Power-on values of every register (create, host reset). */
 void core_regs_reset_values(struct vagx_core *core);
+/* Writeback (core_writeback.c): the target of one vblank's writeback,
+ * copied from the registers when it starts. */
+struct core_wb {
+   uint32_t format, pitch;
+   uint64_t va, root;
+   bool faulted;      /* a store faulted: the rest is not written */
+};
+void core_wb_arm_locked(struct vagx_core *core);
+void core_wb_commit_locked(struct vagx_core *core);
+void core_wb_abort_locked(struct vagx_core *core);
+void core_wb_end_locked(struct vagx_core *core, uint32_t status);
+bool core_wb_take_locked(struct vagx_core *core, const struct vagx_core_scanout *a,
+                         struct core_wb *wb);
+/* Stores composed row y (0x00RRGGBB, w pixels); after a fault, nothing. */
+void core_wb_store_row(struct vagx_core *core, struct core_wb *wb, uint32_t y, const uint32_t *row,
+                       uint32_t w);
+/* Ends a running writeback: DONE or FAULT, WB_COUNT = vblank. */
+void core_wb_finish(struct vagx_core *core, const struct core_wb *wb, uint32_t vblank);
+
 /* Scanout (core_scanout.c): the shadow registers form a valid
  * configuration; the committed registers become the active scanout. */
 bool core_scanout_config_ok(struct vagx_core *core);

@@ -80,6 +80,7 @@ void core_regs_reset_values(struct vagx_core *core)
    core->ts_latched = 0;
    memset(&core->scanout, 0, sizeof(core->scanout));
    core->scanout.format = VAGX_REG_SCANOUT_FORMAT_RESET;
+   core->scanout.wb_format = VAGX_REG_SCANOUT_WB_FORMAT_RESET;
    for (unsigned q = 0; q < VAGX_MAX_QUEUES; q++) {
       struct core_queue *qu = &core->q[q];
       memset(qu, 0, sizeof(*qu));

@@ -2,8 +2,9 @@
 /*
  * The scanout: checking and applying the committed shadow registers
  * (framebuffer, overlay and cursor layers), composing a frame's rows, the
- * vblank (count, time stamp, VBLANK interrupt) and the display's reads of
- * the framebuffer through the scanout's page tables.
+ * vblank (count, time stamp, CRC and writeback of the composed frame,
+ * VBLANK interrupt) and the display's reads of the framebuffer through the
+ * scanout's page tables.
  */
 #include "core_priv.h"
 
@@ -247,10 +248,11 @@ int vagx_core_scanout_compose_row(struct vagx_core *core, const struct vagx_core
    return 0;
 }
 
-/* The CRC of the frame `a` shows (registers.md, Frame CRC): CRC-32 over its
- * rows as XRGB8888 little-endian bytes; black if it is blanked or a read
- * faults. */
-static uint32_t frame_crc(struct vagx_core *core, const struct vagx_core_scanout *a)
+/* Composes the frame `a` shows once, for its CRC (registers.md, Frame CRC:
+ * CRC-32 over its rows as XRGB8888 little-endian bytes) and its writeback
+ * (wb, if any: registers.md, Writeback).  Black if it is blanked or a read
+ * faults; the rows already written back are then written again, black. */
+static uint32_t frame_pass(struct vagx_core *core, const struct vagx_core_scanout *a, struct core_wb *wb)
 {
    uint32_t w = a->width, h = a->height, crc = 0;
    bool black = a->blank || w < 1 || h < 1 || w > VAGX_SCANOUT_MAX_WIDTH || h > VAGX_SCANOUT_MAX_HEIGHT;
@@ -259,6 +261,8 @@ static uint32_t frame_crc(struct vagx_core *core, const struct vagx_core_scanout
          black = true;
          break;
       }
+      if (wb)
+         core_wb_store_row(core, wb, y, core->crc_row, w);
       for (uint32_t x = 0; x < w; x++) {
          uint8_t *b = (uint8_t *)&core->crc_row[x];
          uint32_t v = core->crc_row[x];
@@ -275,8 +279,11 @@ static uint32_t frame_crc(struct vagx_core *core, const struct vagx_core_scanout
    w = w > VAGX_SCANOUT_MAX_WIDTH ? VAGX_SCANOUT_MAX_WIDTH : w;
    h = h > VAGX_SCANOUT_MAX_HEIGHT ? VAGX_SCANOUT_MAX_HEIGHT : h;
    crc = 0;
-   for (uint32_t y = 0; y < h; y++)
+   for (uint32_t y = 0; y < h; y++) {
+      if (wb)
+         core_wb_store_row(core, wb, y, core->crc_row, w);
       crc = vagx_core_crc32(crc, core->crc_row, (size_t)w * 4);
+   }
    return crc;
 }
 
@@ -299,25 +306,31 @@ void vagx_core_vblank_late(struct vagx_core *core, struct vagx_core_scanout *act
    core->scanout.active.blank = VAGX_SCANOUT_CONTROL_BLANK_GET(core->scanout.control);
    struct vagx_core_scanout a = core->scanout.active;
    bool crc = a.enable && VAGX_SCANOUT_CRC_CONTROL_ENABLE_GET(core->scanout.crc_control);
+   struct core_wb wb;
+   bool writeback = core_wb_take_locked(core, &a, &wb);
    uint32_t vblank = core->scanout.vblank_count + count;
    if (a.enable) {
       /* Count and time stamp change together under the lock: a reader of
        * VBLANK_COUNT then VBLANK_TS sees the time of that vblank or a later. */
       core->scanout.vblank_count = vblank;
       core->scanout.vblank_ts = ts;
-      if (!crc)
+      if (!crc && !writeback)
          core_int_set(core, VAGX_INT_VBLANK(1));
    }
    if (active)
       *active = a;
    pthread_mutex_unlock(&core->lock);
-   if (crc) {
-      /* Reads guest memory: outside the lock.  The CRC is there before
-       * the VBLANK interrupt that reports it. */
-      uint32_t value = frame_crc(core, &a);
+   if (crc || writeback) {
+      /* Reads and writes guest memory: outside the lock.  The CRC and the
+       * written frame are there before the VBLANK interrupt of the frame. */
+      uint32_t value = frame_pass(core, &a, writeback ? &wb : NULL);
+      if (writeback)
+         core_wb_finish(core, &wb, vblank);
       pthread_mutex_lock(&core->lock);
-      core->scanout.crc_value = value;
-      core->scanout.crc_count = vblank;
+      if (crc) {
+         core->scanout.crc_value = value;
+         core->scanout.crc_count = vblank;
+      }
       core_int_set(core, VAGX_INT_VBLANK(1));
       pthread_mutex_unlock(&core->lock);
    }

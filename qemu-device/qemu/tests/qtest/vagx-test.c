@@ -33,7 +33,8 @@
 #define INT_ALL (VAGX_INT_JOB_DONE__MASK | VAGX_INT_QUEUE_ERROR__MASK | \
                  VAGX_INT_MMU_FAULT__MASK | VAGX_INT_TLB_INV_DONE__MASK | \
                  VAGX_INT_RESET_DONE__MASK | VAGX_INT_DEVICE_ERROR__MASK | \
-                 VAGX_INT_VBLANK__MASK | VAGX_INT_SCANOUT_FAULT__MASK)
+                 VAGX_INT_VBLANK__MASK | VAGX_INT_SCANOUT_FAULT__MASK | \
+                 VAGX_INT_WRITEBACK__MASK)
 
 typedef struct {
     QOSState *qs;
@@ -1448,6 +1449,7 @@ static void test_fuzz(void)
 
 #include "vagx-test-robust.c.inc"
 #include "vagx-test-overlay.c.inc"
+#include "vagx-test-writeback.c.inc"
 
 int main(int argc, char **argv)
 {
@@ -1464,6 +1466,7 @@ int main(int argc, char **argv)
     qtest_add_func("/vagx/scanout-v11", test_scanout_v11);
     qtest_add_func("/vagx/scanout-cursor-crc", test_scanout_cursor_crc);
     qtest_add_func("/vagx/scanout-overlay", test_scanout_overlay);
+    qtest_add_func("/vagx/scanout-writeback", test_scanout_writeback);
     qtest_add_func("/vagx/fuzz", test_fuzz);
     robust_add_tests();
     return g_test_run();
