@@ -169,6 +169,22 @@ case_shared_reduce(void)
    return ok;
 }
 
+/* The expected words 0..7 of the atomics cases after invocation `id`,
+ * whose hash is h: add, umax, umin, smax, smin, or and and of a bit of id
+ * (mod or_mod, and_mod), xor */
+static void
+fold_atomics(uint32_t *w, uint32_t id, uint32_t h, unsigned or_mod, unsigned and_mod)
+{
+   w[0] += id;
+   w[1] = h > w[1] ? h : w[1];
+   w[2] = h < w[2] ? h : w[2];
+   w[3] = (int32_t)h > (int32_t)w[3] ? h : w[3];
+   w[4] = (int32_t)h < (int32_t)w[4] ? h : w[4];
+   w[5] |= 1u << (id % or_mod);
+   w[6] &= ~(1u << (id % and_mod));
+   w[7] ^= h;
+}
+
 /* ---- atomics: every SSBO atomic, 16384 invocations on the same words ---- */
 
 static bool
@@ -217,15 +233,7 @@ case_atomics(void)
    uint32_t want[26] = { 0, 0, 0xffffffffu, (uint32_t)INT32_MIN, INT32_MAX, 0, 0xffffffffu, 0,
                          0, 0 };
    for (uint32_t g = 0; g < N; g++) {
-      const uint32_t h = g * 2654435761u;
-      want[0] += g;
-      want[1] = h > want[1] ? h : want[1];
-      want[2] = h < want[2] ? h : want[2];
-      want[3] = (int32_t)h > (int32_t)want[3] ? h : want[3];
-      want[4] = (int32_t)h < (int32_t)want[4] ? h : want[4];
-      want[5] |= 1u << (g % 29);
-      want[6] &= ~(1u << (g % 23));
-      want[7] ^= h;
+      fold_atomics(want, g, g * 2654435761u, 29, 23);
       want[10 + g % 16]++;
    }
    want[8] = 3 * N;
@@ -309,14 +317,7 @@ case_shared_atomics(void)
       uint32_t w[10] = { 0, 0, 0xffffffffu, (uint32_t)INT32_MIN, INT32_MAX, 0, 0xffffffffu, 0, 0 };
       for (uint32_t l = 0; l < T; l++) {
          const uint32_t h = (l + 1000 * g) * 2654435761u;
-         w[0] += l;
-         w[1] = h > w[1] ? h : w[1];
-         w[2] = h < w[2] ? h : w[2];
-         w[3] = (int32_t)h > (int32_t)w[3] ? h : w[3];
-         w[4] = (int32_t)h < (int32_t)w[4] ? h : w[4];
-         w[5] |= 1u << (l % 31);
-         w[6] &= ~(1u << (l % 19));
-         w[7] ^= h;
+         fold_atomics(w, l, h, 31, 19);
          w[8] += l;
       }
       for (unsigned k = 0; k < 9; k++)
@@ -336,6 +337,19 @@ static const char *vs_src =
    "flat out int idx;\n"
    "void main() { gl_Position = vec4(pos, 0.0, 1.0); idx = gl_VertexID / 3; }\n";
 
+/* Draws pixels x0..x1-1 by y0..y1-1 with the current program */
+static void
+draw_px_rect(int px0, int py0, int px1, int py1)
+{
+   const float x0 = -1 + 2.0f * px0 / W, x1 = -1 + 2.0f * px1 / W;
+   const float y0 = -1 + 2.0f * py0 / H, y1 = -1 + 2.0f * py1 / H;
+   const float v[] = { x0, y0, x1, y0, x0, y1, x1, y1 };
+   glBindBuffer(GL_ARRAY_BUFFER, 0);
+   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, v);
+   glEnableVertexAttribArray(0);
+   glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+}
+
 /* Clears to blue and draws the 40x24 rectangle at (8, 16) with the
  * current program */
 static void
@@ -343,13 +357,7 @@ draw_rect(void)
 {
    glClearColor(0, 0, 1, 1);
    glClear(GL_COLOR_BUFFER_BIT);
-   const float x0 = -1 + 2.0f * 8 / W, x1 = -1 + 2.0f * 48 / W;
-   const float y0 = -1 + 2.0f * 16 / H, y1 = -1 + 2.0f * 40 / H;
-   const float v[] = { x0, y0, x1, y0, x0, y1, x1, y1 };
-   glBindBuffer(GL_ARRAY_BUFFER, 0);
-   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, v);
-   glEnableVertexAttribArray(0);
-   glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+   draw_px_rect(8, 16, 48, 40);
 }
 
 static bool
@@ -577,14 +585,7 @@ case_fs_ssbo(void)
    GLuint p = buffer(GL_SHADER_STORAGE_BUFFER, 0, 4 + W * H * 4, NULL);
    glClearColor(0, 0, 0, 1);
    glClear(GL_COLOR_BUFFER_BIT);
-   /* pixels 4..35 x 10..29 */
-   const float x0 = -1 + 2.0f * 4 / W, x1 = -1 + 2.0f * 36 / W;
-   const float y0 = -1 + 2.0f * 10 / H, y1 = -1 + 2.0f * 30 / H;
-   const float v[] = { x0, y0, x1, y0, x0, y1, x1, y1 };
-   glBindBuffer(GL_ARRAY_BUFFER, 0);
-   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, v);
-   glEnableVertexAttribArray(0);
-   glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+   draw_px_rect(4, 10, 36, 30); /* pixels 4..35 x 10..29 */
    glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
    if (!gl_cs_program(cs))

@@ -144,12 +144,7 @@ msaa_setup(void)
 static bool
 msaa_resolve(void)
 {
-   glGenTextures(1, &resolve_tex);
-   glBindTexture(GL_TEXTURE_2D, resolve_tex);
-   glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, W, H, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
-   glGenFramebuffers(1, &resolve_fbo);
-   glBindFramebuffer(GL_DRAW_FRAMEBUFFER, resolve_fbo);
-   glFramebufferTexture2D(GL_DRAW_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, resolve_tex, 0);
+   gl_color_target(GL_RGBA8, W, H, &resolve_tex, &resolve_fbo); /* the draw framebuffer */
    glBindFramebuffer(GL_READ_FRAMEBUFFER, msaa_fbo);
    glBlitFramebuffer(0, 0, W, H, 0, 0, W, H, GL_COLOR_BUFFER_BIT, GL_NEAREST);
    glBindFramebuffer(GL_FRAMEBUFFER, resolve_fbo);

@@ -45,17 +45,28 @@ slurp(const char *dir, const char *name, const char *ext)
    return s;
 }
 
+/* Active uniform (or attribute) i of prog: its location, size and type */
+static GLint
+active_var(GLuint prog, bool uniform, GLint i, GLint *size, GLenum *type)
+{
+   char name[256];
+   if (uniform) {
+      glGetActiveUniform(prog, i, sizeof(name), NULL, size, type, name);
+      return glGetUniformLocation(prog, name);
+   }
+   glGetActiveAttrib(prog, i, sizeof(name), NULL, size, type, name);
+   return glGetAttribLocation(prog, name);
+}
+
 static void
 set_uniforms(GLuint prog)
 {
    GLint n = 0;
    glGetProgramiv(prog, GL_ACTIVE_UNIFORMS, &n);
    for (GLint i = 0; i < n; i++) {
-      char name[256];
       GLint size;
       GLenum type;
-      glGetActiveUniform(prog, i, sizeof(name), NULL, &size, &type, name);
-      GLint loc = glGetUniformLocation(prog, name);
+      const GLint loc = active_var(prog, true, i, &size, &type);
       static const GLfloat half[16 * 4] = { 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f,
                                             0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f };
       static const GLfloat id4[16] = { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1 };
@@ -103,11 +114,9 @@ run_pair(const char *dir, const char *outdir, const char *name, char *why, size_
    GLint na = 0;
    glGetProgramiv(prog, GL_ACTIVE_ATTRIBUTES, &na);
    for (GLint i = 0; i < na; i++) {
-      char an[256];
       GLint size;
       GLenum type;
-      glGetActiveAttrib(prog, i, sizeof(an), NULL, &size, &type, an);
-      GLint loc = glGetAttribLocation(prog, an);
+      const GLint loc = active_var(prog, false, i, &size, &type);
       if (loc < 0)
          continue;
       GLint comps = type == GL_FLOAT ? 1 : type == GL_FLOAT_VEC2 ? 2 : type == GL_FLOAT_VEC3 ? 3 : 4;

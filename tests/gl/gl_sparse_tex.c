@@ -169,12 +169,28 @@ fetch_layer(GLuint tex, int layer, int lod, int w, int h, uint8_t *px)
    glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, px);
 }
 
-/* Does level lod (w x h) of tex, read by texelFetch into got, equal want? */
+/* Does level lod (w x h) of tex (of its layer `layer`, or a 2D texture
+ * when layer < 0), read by texelFetch into got, equal want?  `what`
+ * names it, with the layer if it has a %d. */
 static bool
-fetch_is(const char *what, GLuint tex, int lod, int w, int h, uint8_t *got, const uint8_t *want)
+fetch_is(const char *what, GLuint tex, int layer, int lod, int w, int h, uint8_t *got,
+         const uint8_t *want)
 {
-   fetch_layer(tex, -1, lod, w, h, got);
-   return compare(what, got, want, w, h);
+   char name[96];
+   snprintf(name, sizeof(name), what, layer);
+   fetch_layer(tex, layer, lod, w, h, got);
+   return compare(name, got, want, w, h);
+}
+
+/* Does the bound texture of target have `want` sparse levels? */
+static bool
+sparse_levels_are(GLenum target, int want)
+{
+   GLint n = 0;
+   glGetTexParameteriv(target, GL_NUM_SPARSE_LEVELS_ARB, &n);
+   if (glGetError() || n != want)
+      GL_FAIL("NUM_SPARSE_LEVELS %d, expected %d (or a GL error)", n, want);
+   return true;
 }
 
 /* Level lvl (w x h) of tex: the uploaded() texels into up, then uploaded */
@@ -210,13 +226,8 @@ checker_case(void)
 {
    const int W = PAGES_X * page_w, H = PAGES_Y * page_h;
    GLuint tex = sparse_texture(GL_TEXTURE_2D, W, H, 1, LEVELS);
-   GLint sparse_levels = 0;
-   glGetTexParameteriv(GL_TEXTURE_2D, GL_NUM_SPARSE_LEVELS_ARB, &sparse_levels);
-   if (glGetError() || sparse_levels != LEVELS - 1) {
-      snprintf(gl_err, sizeof(gl_err), "NUM_SPARSE_LEVELS %d, expected %d (or a GL error)",
-               sparse_levels, LEVELS - 1);
+   if (!sparse_levels_are(GL_TEXTURE_2D, LEVELS - 1))
       return false;
-   }
    for (int py = 0; py < PAGES_Y; py++)
       for (int px = 0; px < PAGES_X; px++)
          if (!((px + py) & 1))
@@ -238,7 +249,7 @@ checker_case(void)
    quad(color_prog);
    glDisable(GL_SCISSOR_TEST);
    checker_level0(W, H, want);
-   bool ok = fetch_is("level 0 by texelFetch", tex, 0, W, H, got, want);
+   bool ok = fetch_is("level 0 by texelFetch", tex, -1, 0, W, H, got, want);
    if (ok) {
       glBindTexture(GL_TEXTURE_2D, tex);
       glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA, GL_UNSIGNED_BYTE, got);
@@ -248,25 +259,21 @@ checker_case(void)
    const int W1 = W / 2, H1 = H / 2;
    upload_level(tex, 1, W1, H1, up);
    memset(want, 0, (size_t)W1 * H1 * 4);
-   ok = ok && fetch_is("uncommitted level 1", tex, 1, W1, H1, got, want);
+   ok = ok && fetch_is("uncommitted level 1", tex, -1, 1, W1, H1, got, want);
    /* the mip tail: level 3 and the levels after it */
    const int WT = W >> 3, HT = H >> 3;
    upload_level(tex, 3, WT, HT, up);
    memset(want, 0, (size_t)WT * HT * 4);
-   ok = ok && fetch_is("uncommitted mip tail", tex, 3, WT, HT, got, want);
+   ok = ok && fetch_is("uncommitted mip tail", tex, -1, 3, WT, HT, got, want);
    glBindTexture(GL_TEXTURE_2D, tex);
    page_commitment(GL_TEXTURE_2D, 3, 0, 0, 0, WT, HT, 1, GL_TRUE);
    upload_level(tex, 3, WT, HT, up);
-   ok = ok && fetch_is("committed mip tail", tex, 3, WT, HT, got, up);
+   ok = ok && fetch_is("committed mip tail", tex, -1, 3, WT, HT, got, up);
    /* level 0 is as it was: the tail's pages are its own */
    if (ok)
       checker_level0(W, H, want);
-   ok = ok && fetch_is("level 0 after the tail's commit", tex, 0, W, H, got, want);
-   GLenum e = glGetError();
-   if (ok && e) {
-      snprintf(gl_err, sizeof(gl_err), "GL error 0x%x", e);
-      ok = false;
-   }
+   ok = ok && fetch_is("level 0 after the tail's commit", tex, -1, 0, W, H, got, want);
+   ok = ok && gl_check_error("the case");
    glDeleteFramebuffers(1, &fbo);
    glDeleteTextures(1, &tex);
    free(up);
@@ -296,13 +303,8 @@ array_case(void)
 {
    const int W = 2 * page_w, H = 2 * page_h;
    GLuint tex = sparse_texture(GL_TEXTURE_2D_ARRAY, W, H, ARRAY_LAYERS, ARRAY_LEVELS);
-   GLint sparse_levels = 0;
-   glGetTexParameteriv(GL_TEXTURE_2D_ARRAY, GL_NUM_SPARSE_LEVELS_ARB, &sparse_levels);
-   if (glGetError() || sparse_levels != 2) {
-      snprintf(gl_err, sizeof(gl_err), "NUM_SPARSE_LEVELS %d, expected 2 (or a GL error)",
-               sparse_levels);
+   if (!sparse_levels_are(GL_TEXTURE_2D_ARRAY, 2))
       return false;
-   }
    /* layer l: the pages on diagonal (l & 1) committed, layer 2 all */
    for (int l = 0; l < ARRAY_LAYERS; l++)
       for (int py = 0; py < 2; py++)
@@ -322,10 +324,7 @@ array_case(void)
    bool ok = true;
    for (int l = 0; l < ARRAY_LAYERS && ok; l++) {
       array_level0(l, W, H, want);
-      fetch_layer(tex, l, 0, W, H, got);
-      char what[32];
-      snprintf(what, sizeof(what), "layer %d", l);
-      ok = compare(what, got, want, W, H);
+      ok = fetch_is("layer %d", tex, l, 0, W, H, got, want);
    }
    /* the tail (level 2 on) of layer 1 only; level 2 of every layer
     * uploaded */
@@ -342,24 +341,14 @@ array_case(void)
          memcpy(want, up + (size_t)WT * HT * 4, (size_t)WT * HT * 4);
       else
          memset(want, 0, (size_t)WT * HT * 4);
-      fetch_layer(tex, l, 2, WT, HT, got);
-      char what[32];
-      snprintf(what, sizeof(what), "tail of layer %d", l);
-      ok = compare(what, got, want, WT, HT);
+      ok = fetch_is("tail of layer %d", tex, l, 2, WT, HT, got, want);
    }
    for (int l = 0; l < ARRAY_LAYERS && ok; l++) {
       array_level0(l, W, H, want);
-      fetch_layer(tex, l, 0, W, H, got);
-      char what[48];
-      snprintf(what, sizeof(what), "layer %d after the tail's commit", l);
-      ok = compare(what, got, want, W, H);
+      ok = fetch_is("layer %d after the tail's commit", tex, l, 0, W, H, got, want);
    }
    free(up);
-   GLenum e = glGetError();
-   if (ok && e) {
-      snprintf(gl_err, sizeof(gl_err), "GL error 0x%x", e);
-      ok = false;
-   }
+   ok = ok && gl_check_error("the case");
    glDeleteFramebuffers(ARRAY_LAYERS, fbos);
    glDeleteTextures(1, &tex);
    free(want);
@@ -433,11 +422,7 @@ stress_case(void)
    }
    glReadPixels(0, 0, RW, RH, GL_RGBA, GL_UNSIGNED_BYTE, got);
    bool ok = compare("stress result", got, want, RW, RH);
-   GLenum e = glGetError();
-   if (ok && e) {
-      snprintf(gl_err, sizeof(gl_err), "GL error 0x%x", e);
-      ok = false;
-   }
+   ok = ok && gl_check_error("the case");
    glDeleteFramebuffers(1, &fbo);
    glDeleteFramebuffers(1, &rfbo);
    glDeleteTextures(1, &tex);
