@@ -258,14 +258,8 @@ static GLuint out_fbo, out_tex;
 static void
 bind_out(void)
 {
-   if (!out_fbo) {
-      glGenTextures(1, &out_tex);
-      glBindTexture(GL_TEXTURE_2D, out_tex);
-      glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, W, H, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
-      glGenFramebuffers(1, &out_fbo);
-      glBindFramebuffer(GL_FRAMEBUFFER, out_fbo);
-      glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, out_tex, 0);
-   }
+   if (!out_fbo)
+      gl_color_target(GL_RGBA8, W, H, &out_tex, &out_fbo);
    glBindFramebuffer(GL_FRAMEBUFFER, out_fbo);
    glViewport(0, 0, W, H);
 }
