@@ -142,11 +142,7 @@ setup(void)
 {
    if (!gl_target_fbo(W, H))
       return false;
-   GLuint depth;
-   glGenRenderbuffers(1, &depth);
-   glBindRenderbuffer(GL_RENDERBUFFER, depth);
-   glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, W, H);
-   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, depth);
+   gl_depth_buffer(GL_DEPTH_COMPONENT24, GL_DEPTH_ATTACHMENT, W, H);
    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
       return false;
    for (int p = 0; p < 2; p++) {
@@ -180,12 +176,7 @@ setup(void)
       const float v[4][2] = { { x0, y0 }, { x1, y0 }, { x0, y1 }, { x1, y1 } };
       memcpy(quads[c], v, sizeof(v));
    }
-   GLuint vbo;
-   glGenBuffers(1, &vbo);
-   glBindBuffer(GL_ARRAY_BUFFER, vbo);
-   glBufferData(GL_ARRAY_BUFFER, sizeof(quads), quads, GL_STATIC_DRAW);
-   glEnableVertexAttribArray(0);
-   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, NULL);
+   gl_pos_buffer(quads, sizeof(quads));
    glClearColor(0, 0, 0, 1);
    glClearDepth(1.0);
    return glGetError() == GL_NO_ERROR;

@@ -22,15 +22,7 @@
 #define W 64
 #define H 64
 
-static char errbuf[512];
 static unsigned char px[W * H * 4];
-static const char *outdir = ".";
-
-#define FAIL(...)                                                                    \
-   do {                                                                              \
-      snprintf(errbuf, sizeof(errbuf), __VA_ARGS__);                                 \
-      return false;                                                                  \
-   } while (0)
 
 #define CS_HEAD                                                                      \
    "#version 130\n"                                                                  \
@@ -46,35 +38,6 @@ static const char *outdir = ".";
    "#extension GL_ARB_shader_atomic_counters : require\n"                            \
    "#extension GL_ARB_shading_language_420pack : require\n"                      \
    "#extension GL_ARB_uniform_buffer_object : require\n"
-
-/* A compute program, made current; 0 (with errbuf) on failure */
-static GLuint
-cs_program(const char *src)
-{
-   GLuint s = glCreateShader(GL_COMPUTE_SHADER);
-   glShaderSource(s, 1, &src, NULL);
-   glCompileShader(s);
-   GLint ok = 0;
-   glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
-   if (!ok) {
-      char log[400] = "";
-      glGetShaderInfoLog(s, sizeof(log), NULL, log);
-      snprintf(errbuf, sizeof(errbuf), "compute shader: %s", log);
-      return 0;
-   }
-   GLuint p = glCreateProgram();
-   glAttachShader(p, s);
-   glLinkProgram(p);
-   glGetProgramiv(p, GL_LINK_STATUS, &ok);
-   if (!ok) {
-      char log[400] = "";
-      glGetProgramInfoLog(p, sizeof(log), NULL, log);
-      snprintf(errbuf, sizeof(errbuf), "compute link: %s", log);
-      return 0;
-   }
-   glUseProgram(p);
-   return p;
-}
 
 /* A buffer of `size` bytes (initial data or zeros) bound to target index */
 static GLuint
@@ -97,15 +60,6 @@ read_buffer(GLenum target, GLuint b, unsigned size, void *out)
    glGetBufferSubData(target, 0, size, out);
 }
 
-static bool
-gl_ok(const char *what)
-{
-   GLenum e = glGetError();
-   if (e != GL_NO_ERROR)
-      FAIL("GL error 0x%x after %s", e, what);
-   return true;
-}
-
 /* ---- ssbo_ids: every system value, written from each invocation ---- */
 
 static bool
@@ -125,7 +79,7 @@ case_ssbo_ids(void)
       "}\n";
    const unsigned gx = 3, gy = 4, gz = 2, lx = 8, ly = 2, lz = 2;
    const unsigned nx = gx * lx, ny = gy * ly, nz = gz * lz, n = nx * ny * nz;
-   if (!cs_program(src))
+   if (!gl_cs_program(src))
       return false;
    const unsigned size = n * 3 * 16;
    GLuint b = buffer(GL_SHADER_STORAGE_BUFFER, 0, size, NULL);
@@ -133,7 +87,7 @@ case_ssbo_ids(void)
    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
    uint32_t *v = malloc(size);
    read_buffer(GL_SHADER_STORAGE_BUFFER, b, size, v);
-   bool ok = gl_ok("dispatch");
+   bool ok = gl_check_error("dispatch");
    for (unsigned z = 0; ok && z < nz; z++)
       for (unsigned y = 0; ok && y < ny; y++)
          for (unsigned x = 0; ok && x < nx; x++) {
@@ -146,7 +100,7 @@ case_ssbo_ids(void)
             };
             for (unsigned k = 0; k < 12; k++)
                if (v[12 * i + k] != want[k]) {
-                  snprintf(errbuf, sizeof(errbuf),
+                  snprintf(gl_err, sizeof(gl_err),
                            "invocation (%u,%u,%u) word %u: %u, want %u", x, y, z, k,
                            v[12 * i + k], want[k]);
                   ok = false;
@@ -188,7 +142,7 @@ case_shared_reduce(void)
       "   }\n"
       "}\n";
    enum { GROUPS = 16, N = GROUPS * 256 };
-   if (!cs_program(src))
+   if (!gl_cs_program(src))
       return false;
    uint32_t *data = malloc(N * 4);
    for (unsigned i = 0; i < N; i++)
@@ -198,7 +152,7 @@ case_shared_reduce(void)
    glDispatchCompute(GROUPS, 1, 1);
    uint32_t sums[GROUPS * 2];
    read_buffer(GL_SHADER_STORAGE_BUFFER, out, sizeof(sums), sums);
-   bool ok = gl_ok("dispatch");
+   bool ok = gl_check_error("dispatch");
    for (unsigned g = 0; ok && g < GROUPS; g++) {
       uint32_t s = 0, m = 0;
       for (unsigned i = 0; i < 256; i++) {
@@ -206,13 +160,29 @@ case_shared_reduce(void)
          m = data[g * 256 + i] > m ? data[g * 256 + i] : m;
       }
       if (sums[2 * g] != s || sums[2 * g + 1] != m) {
-         snprintf(errbuf, sizeof(errbuf), "group %u: sum %u max %u, want %u %u", g, sums[2 * g],
+         snprintf(gl_err, sizeof(gl_err), "group %u: sum %u max %u, want %u %u", g, sums[2 * g],
                   sums[2 * g + 1], s, m);
          ok = false;
       }
    }
    free(data);
    return ok;
+}
+
+/* The expected words 0..7 of the atomics cases after invocation `id`,
+ * whose hash is h: add, umax, umin, smax, smin, or and and of a bit of id
+ * (mod or_mod, and_mod), xor */
+static void
+fold_atomics(uint32_t *w, uint32_t id, uint32_t h, unsigned or_mod, unsigned and_mod)
+{
+   w[0] += id;
+   w[1] = h > w[1] ? h : w[1];
+   w[2] = h < w[2] ? h : w[2];
+   w[3] = (int32_t)h > (int32_t)w[3] ? h : w[3];
+   w[4] = (int32_t)h < (int32_t)w[4] ? h : w[4];
+   w[5] |= 1u << (id % or_mod);
+   w[6] &= ~(1u << (id % and_mod));
+   w[7] ^= h;
 }
 
 /* ---- atomics: every SSBO atomic, 16384 invocations on the same words ---- */
@@ -248,7 +218,7 @@ case_atomics(void)
       "   }\n"
       "}\n";
    enum { GROUPS = 64, N = GROUPS * 256 };
-   if (!cs_program(src))
+   if (!gl_cs_program(src))
       return false;
    uint32_t init[26] = { 0, 0, 0xffffffffu, (uint32_t)INT32_MIN, INT32_MAX, 0, 0xffffffffu, 0, 0, 0 };
    GLuint c = buffer(GL_SHADER_STORAGE_BUFFER, 0, sizeof(init), init);
@@ -258,20 +228,12 @@ case_atomics(void)
    read_buffer(GL_SHADER_STORAGE_BUFFER, c, sizeof(got), got);
    uint32_t *ret = malloc(N * 4);
    read_buffer(GL_SHADER_STORAGE_BUFFER, r, N * 4, ret);
-   if (!gl_ok("dispatch"))
+   if (!gl_check_error("dispatch"))
       return false;
    uint32_t want[26] = { 0, 0, 0xffffffffu, (uint32_t)INT32_MIN, INT32_MAX, 0, 0xffffffffu, 0,
                          0, 0 };
    for (uint32_t g = 0; g < N; g++) {
-      const uint32_t h = g * 2654435761u;
-      want[0] += g;
-      want[1] = h > want[1] ? h : want[1];
-      want[2] = h < want[2] ? h : want[2];
-      want[3] = (int32_t)h > (int32_t)want[3] ? h : want[3];
-      want[4] = (int32_t)h < (int32_t)want[4] ? h : want[4];
-      want[5] |= 1u << (g % 29);
-      want[6] &= ~(1u << (g % 23));
-      want[7] ^= h;
+      fold_atomics(want, g, g * 2654435761u, 29, 23);
       want[10 + g % 16]++;
    }
    want[8] = 3 * N;
@@ -280,13 +242,13 @@ case_atomics(void)
    for (unsigned k = 0; k < 26; k++) {
       if (k == 9) {
          if (got[9] >= N)
-            FAIL("exchange left %u, not an invocation's id", got[9]);
+            GL_FAIL("exchange left %u, not an invocation's id", got[9]);
          continue;
       }
       if (got[k] != want[k] && k < 10)
-         FAIL("%s: %u, want %u", names[k], got[k], want[k]);
+         GL_FAIL("%s: %u, want %u", names[k], got[k], want[k]);
       if (got[k] != want[k])
-         FAIL("histogram bin %u: %u, want %u", k - 10, got[k], want[k]);
+         GL_FAIL("histogram bin %u: %u, want %u", k - 10, got[k], want[k]);
    }
    /* atomicAdd's return values: each a distinct partial sum, so every
     * invocation's is below the total and the largest is total - its id */
@@ -297,7 +259,7 @@ case_atomics(void)
    const bool ok = maxret + at == want[0];
    free(ret);
    if (!ok)
-      FAIL("atomicAdd returned %u to invocation %u: not the last partial sum", maxret, at);
+      GL_FAIL("atomicAdd returned %u to invocation %u: not the last partial sum", maxret, at);
    return true;
 }
 
@@ -343,33 +305,26 @@ case_shared_atomics(void)
       "   }\n"
       "}\n";
    enum { GROUPS = 4, T = 256 };
-   if (!cs_program(src))
+   if (!gl_cs_program(src))
       return false;
    GLuint b = buffer(GL_SHADER_STORAGE_BUFFER, 0, GROUPS * 40, NULL);
    glDispatchCompute(GROUPS, 1, 1);
    uint32_t got[GROUPS * 10];
    read_buffer(GL_SHADER_STORAGE_BUFFER, b, sizeof(got), got);
-   if (!gl_ok("dispatch"))
+   if (!gl_check_error("dispatch"))
       return false;
    for (unsigned g = 0; g < GROUPS; g++) {
       uint32_t w[10] = { 0, 0, 0xffffffffu, (uint32_t)INT32_MIN, INT32_MAX, 0, 0xffffffffu, 0, 0 };
       for (uint32_t l = 0; l < T; l++) {
          const uint32_t h = (l + 1000 * g) * 2654435761u;
-         w[0] += l;
-         w[1] = h > w[1] ? h : w[1];
-         w[2] = h < w[2] ? h : w[2];
-         w[3] = (int32_t)h > (int32_t)w[3] ? h : w[3];
-         w[4] = (int32_t)h < (int32_t)w[4] ? h : w[4];
-         w[5] |= 1u << (l % 31);
-         w[6] &= ~(1u << (l % 19));
-         w[7] ^= h;
+         fold_atomics(w, l, h, 31, 19);
          w[8] += l;
       }
       for (unsigned k = 0; k < 9; k++)
          if (got[10 * g + k] != w[k])
-            FAIL("group %u word %u: %u, want %u", g, k, got[10 * g + k], w[k]);
+            GL_FAIL("group %u word %u: %u, want %u", g, k, got[10 * g + k], w[k]);
       if (got[10 * g + 9] >= T)
-         FAIL("group %u: exchange left %u", g, got[10 * g + 9]);
+         GL_FAIL("group %u: exchange left %u", g, got[10 * g + 9]);
    }
    return true;
 }
@@ -382,6 +337,19 @@ static const char *vs_src =
    "flat out int idx;\n"
    "void main() { gl_Position = vec4(pos, 0.0, 1.0); idx = gl_VertexID / 3; }\n";
 
+/* Draws pixels x0..x1-1 by y0..y1-1 with the current program */
+static void
+draw_px_rect(int px0, int py0, int px1, int py1)
+{
+   const float x0 = -1 + 2.0f * px0 / W, x1 = -1 + 2.0f * px1 / W;
+   const float y0 = -1 + 2.0f * py0 / H, y1 = -1 + 2.0f * py1 / H;
+   const float v[] = { x0, y0, x1, y0, x0, y1, x1, y1 };
+   glBindBuffer(GL_ARRAY_BUFFER, 0);
+   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, v);
+   glEnableVertexAttribArray(0);
+   glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+}
+
 /* Clears to blue and draws the 40x24 rectangle at (8, 16) with the
  * current program */
 static void
@@ -389,13 +357,7 @@ draw_rect(void)
 {
    glClearColor(0, 0, 1, 1);
    glClear(GL_COLOR_BUFFER_BIT);
-   const float x0 = -1 + 2.0f * 8 / W, x1 = -1 + 2.0f * 48 / W;
-   const float y0 = -1 + 2.0f * 16 / H, y1 = -1 + 2.0f * 40 / H;
-   const float v[] = { x0, y0, x1, y0, x0, y1, x1, y1 };
-   glBindBuffer(GL_ARRAY_BUFFER, 0);
-   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, v);
-   glEnableVertexAttribArray(0);
-   glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+   draw_px_rect(8, 16, 48, 40);
 }
 
 static bool
@@ -422,7 +384,7 @@ case_atomic_counters(void)
       "   gl_FragColor = vec4(float(n % 2u), 0.0, 0.0, 1.0);\n"
       "}\n";
    enum { N = 20 * 64 };
-   if (!cs_program(cs))
+   if (!gl_cs_program(cs))
       return false;
    uint32_t init0[2] = { 7, 100000 }, init1[3] = { 0, 0, 50 };
    GLuint a0 = buffer(GL_ATOMIC_COUNTER_BUFFER, 0, sizeof(init0), init0);
@@ -435,11 +397,11 @@ case_atomic_counters(void)
    read_buffer(GL_ATOMIC_COUNTER_BUFFER, a1, sizeof(got1), got1);
    uint32_t *ret = malloc(N * 4);
    read_buffer(GL_SHADER_STORAGE_BUFFER, r, N * 4, ret);
-   if (!gl_ok("dispatch"))
+   if (!gl_check_error("dispatch"))
       return false;
    if (got0[0] != 7 + N || got0[1] != 100000 - N / 2 || got1[2] != 50 + (N + 2) / 3 || got1[0] ||
        got1[1])
-      FAIL("counters %u %u %u, want %u %u %u", got0[0], got0[1], got1[2], 7 + N, 100000 - N / 2,
+      GL_FAIL("counters %u %u %u, want %u %u %u", got0[0], got0[1], got1[2], 7 + N, 100000 - N / 2,
            50 + (N + 2) / 3);
    /* each increment returned a distinct old value in [7, 7 + N) */
    uint8_t *seen = calloc(N, 1);
@@ -452,12 +414,12 @@ case_atomic_counters(void)
    free(seen);
    free(ret);
    if (!ok)
-      FAIL("atomicCounterIncrement returned the same value twice");
+      GL_FAIL("atomicCounterIncrement returned the same value twice");
 
    /* a fragment shader counting its fragments: a 40x24 rectangle */
    GLuint p = gl_program(vs_src, fs);
    if (!p)
-      FAIL("fragment program did not build");
+      GL_FAIL("fragment program did not build");
    uint32_t zero = 0;
    GLuint a = buffer(GL_ATOMIC_COUNTER_BUFFER, 0, 4, &zero);
    draw_rect();
@@ -465,15 +427,15 @@ case_atomic_counters(void)
    uint32_t frags;
    read_buffer(GL_ATOMIC_COUNTER_BUFFER, a, 4, &frags);
    glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
-   if (!gl_ok("draw"))
+   if (!gl_check_error("draw"))
       return false;
    if (frags != 40 * 24)
-      FAIL("the fragment shader counted %u fragments, want %u", frags, 40 * 24);
+      GL_FAIL("the fragment shader counted %u fragments, want %u", frags, 40 * 24);
    unsigned odd = 0;
    for (int i = 0; i < W * H; i++)
       odd += px[4 * i] == 255;
    if (odd != 40 * 24 / 2)
-      FAIL("%u fragments got an odd count, want %u", odd, 40 * 24 / 2);
+      GL_FAIL("%u fragments got an odd count, want %u", odd, 40 * 24 / 2);
    return true;
 }
 
@@ -495,7 +457,7 @@ case_indirect(void)
       "   v[i] = uvec4(gl_WorkGroupID.x + 16u * gl_WorkGroupID.y + 256u * gl_WorkGroupID.z,\n"
       "                gl_NumWorkGroups);\n"
       "}\n";
-   GLuint pw = cs_program(writer);
+   GLuint pw = gl_cs_program(writer);
    if (!pw)
       return false;
    GLuint args = buffer(GL_SHADER_STORAGE_BUFFER, 0, 48, NULL);
@@ -503,7 +465,7 @@ case_indirect(void)
    glUniform3ui(glGetUniformLocation(pw, "want"), g[0], g[1], g[2]);
    glDispatchCompute(1, 1, 1);
    glMemoryBarrier(GL_COMMAND_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
-   if (!cs_program(reader))
+   if (!gl_cs_program(reader))
       return false;
    const unsigned groups = g[0] * g[1] * g[2];
    GLuint out = buffer(GL_SHADER_STORAGE_BUFFER, 1, 16 + 16 * 4 * groups, NULL);
@@ -514,23 +476,23 @@ case_indirect(void)
    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
    uint32_t *v = malloc(16 + 16 * 4 * groups);
    read_buffer(GL_SHADER_STORAGE_BUFFER, out, 16 + 16 * 4 * groups, v);
-   if (!gl_ok("indirect dispatch")) {
+   if (!gl_check_error("indirect dispatch")) {
       free(v);
       return false;
    }
    unsigned per_group[256] = { 0 };
    bool ok = v[0] == 4 * groups;
    if (!ok)
-      snprintf(errbuf, sizeof(errbuf), "%u invocations ran, want %u", v[0], 4 * groups);
+      snprintf(gl_err, sizeof(gl_err), "%u invocations ran, want %u", v[0], 4 * groups);
    for (unsigned i = 0; ok && i < 4 * groups; i++) {
       const uint32_t *e = v + 4 + 4 * i;
       const unsigned x = e[0] % 16, y = (e[0] / 16) % 16, z = e[0] / 256;
       if (e[1] != g[0] || e[2] != g[1] || e[3] != g[2] || x >= g[0] || y >= g[1] || z >= g[2]) {
-         snprintf(errbuf, sizeof(errbuf), "entry %u: group %u,%u,%u of %u,%u,%u", i, x, y, z,
+         snprintf(gl_err, sizeof(gl_err), "entry %u: group %u,%u,%u of %u,%u,%u", i, x, y, z,
                   e[1], e[2], e[3]);
          ok = false;
       } else if (++per_group[x + g[0] * (y + g[1] * z)] > 4) {
-         snprintf(errbuf, sizeof(errbuf), "group %u,%u,%u ran more than 4 invocations", x, y, z);
+         snprintf(gl_err, sizeof(gl_err), "group %u,%u,%u ran more than 4 invocations", x, y, z);
          ok = false;
       }
    }
@@ -561,14 +523,14 @@ case_compute_vbo(void)
       "layout(std430, binding = 1) readonly buffer C { vec4 col[]; };\n"
       "void main() { gl_FragColor = col[idx]; }\n";
    enum { TRIS = 64 };
-   if (!cs_program(cs))
+   if (!gl_cs_program(cs))
       return false;
    GLuint vb = buffer(GL_SHADER_STORAGE_BUFFER, 0, TRIS * 3 * 8, NULL);
    buffer(GL_SHADER_STORAGE_BUFFER, 1, TRIS * 16, NULL);
    glDispatchCompute(TRIS / 16, 1, 1);
    glMemoryBarrier(GL_VERTEX_ATTRIB_ARRAY_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
    if (!gl_program(vs_src, fs))
-      FAIL("draw program did not build");
+      GL_FAIL("draw program did not build");
    glClearColor(0, 0, 0, 1);
    glClear(GL_COLOR_BUFFER_BIT);
    glBindBuffer(GL_ARRAY_BUFFER, vb);
@@ -577,12 +539,10 @@ case_compute_vbo(void)
    glDrawArrays(GL_TRIANGLES, 0, TRIS * 3);
    glBindBuffer(GL_ARRAY_BUFFER, 0);
    glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
-   if (!gl_ok("draw"))
+   if (!gl_check_error("draw"))
       return false;
-   char path[512];
-   snprintf(path, sizeof(path), "%s/compute_vbo.ppm", outdir);
-   if (!gl_write_ppm(path, px, W, H))
-      FAIL("cannot write %s", path);
+   if (!gl_save_image(gl_outdir, "compute_vbo", px, W, H))
+      return false;
    /* the lower-left pixel of each cell's triangle: its colour exactly */
    for (unsigned t = 0; t < TRIS; t++) {
       const unsigned x = (t % 8) * 8 + 1, y = (t / 8) * 8 + 1;
@@ -590,7 +550,7 @@ case_compute_vbo(void)
       const unsigned want[3] = { (t % 4) * 85, ((t / 4) % 4) * 85, (t / 16) * 85 };
       for (unsigned c = 0; c < 3; c++)
          if (abs((int)p[c] - (int)want[c]) > 1)
-            FAIL("triangle %u: pixel (%u,%u) is %u,%u,%u, want %u,%u,%u", t, x, y, p[0], p[1],
+            GL_FAIL("triangle %u: pixel (%u,%u) is %u,%u,%u, want %u,%u,%u", t, x, y, p[0], p[1],
                  p[2], want[0], want[1], want[2]);
    }
    return true;
@@ -621,21 +581,14 @@ case_fs_ssbo(void)
       "   if (gl_GlobalInvocationID.x == 0u) len = uint(pix.length());\n"
       "}\n";
    if (!gl_program(vs_src, fs))
-      FAIL("fragment program did not build");
+      GL_FAIL("fragment program did not build");
    GLuint p = buffer(GL_SHADER_STORAGE_BUFFER, 0, 4 + W * H * 4, NULL);
    glClearColor(0, 0, 0, 1);
    glClear(GL_COLOR_BUFFER_BIT);
-   /* pixels 4..35 x 10..29 */
-   const float x0 = -1 + 2.0f * 4 / W, x1 = -1 + 2.0f * 36 / W;
-   const float y0 = -1 + 2.0f * 10 / H, y1 = -1 + 2.0f * 30 / H;
-   const float v[] = { x0, y0, x1, y0, x0, y1, x1, y1 };
-   glBindBuffer(GL_ARRAY_BUFFER, 0);
-   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, v);
-   glEnableVertexAttribArray(0);
-   glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+   draw_px_rect(4, 10, 36, 30); /* pixels 4..35 x 10..29 */
    glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-   if (!cs_program(cs))
+   if (!gl_cs_program(cs))
       return false;
    /* pix[] as seen from offset 4: W * H words */
    GLuint s = buffer(GL_SHADER_STORAGE_BUFFER, 1, 12, NULL);
@@ -643,22 +596,20 @@ case_fs_ssbo(void)
    uint32_t got[3], count;
    read_buffer(GL_SHADER_STORAGE_BUFFER, s, 12, got);
    read_buffer(GL_SHADER_STORAGE_BUFFER, p, 4, &count);
-   if (!gl_ok("draw and dispatch"))
+   if (!gl_check_error("draw and dispatch"))
       return false;
    uint32_t sum = 0, n = 0;
    for (unsigned y = 10; y < 30; y++)
       for (unsigned x = 4; x < 36; x++)
          sum += x * 1000 + y, n++;
    if (count != n)
-      FAIL("the fragment shader's atomic counted %u, want %u", count, n);
+      GL_FAIL("the fragment shader's atomic counted %u, want %u", count, n);
    if (got[0] != sum || got[1] != n)
-      FAIL("the dispatch read sum %u over %u pixels, want %u over %u", got[0], got[1], sum, n);
+      GL_FAIL("the dispatch read sum %u over %u pixels, want %u over %u", got[0], got[1], sum, n);
    if (got[2] != W * H)
-      FAIL("pix.length() = %u, want %u", got[2], W * H);
-   char path[512];
-   snprintf(path, sizeof(path), "%s/fs_ssbo.ppm", outdir);
-   if (!gl_write_ppm(path, px, W, H))
-      FAIL("cannot write %s", path);
+      GL_FAIL("pix.length() = %u, want %u", got[2], W * H);
+   if (!gl_save_image(gl_outdir, "fs_ssbo", px, W, H))
+      return false;
    return true;
 }
 
@@ -686,7 +637,7 @@ case_robust(void)
       "   r[l] = l * 3u + 1u;\n"
       "   if (x == 12345678u || y == 12345678u) r[l] = 0u;\n"
       "}\n";
-   GLuint p = cs_program(cs);
+   GLuint p = gl_cs_program(cs);
    if (!p)
       return false;
    glUniform1ui(glGetUniformLocation(p, "far"), 1u << 24);
@@ -696,11 +647,11 @@ case_robust(void)
    glDispatchCompute(4, 1, 1);
    uint32_t got[32];
    read_buffer(GL_SHADER_STORAGE_BUFFER, r, sizeof(got), got);
-   if (!gl_ok("dispatch"))
+   if (!gl_check_error("dispatch"))
       return false;
    for (unsigned l = 0; l < 32; l++)
       if (got[l] != l * 3 + 1)
-         FAIL("r[%u] = %u after out-of-range accesses, want %u", l, got[l], l * 3 + 1);
+         GL_FAIL("r[%u] = %u after out-of-range accesses, want %u", l, got[l], l * 3 + 1);
    return true;
 }
 
@@ -717,7 +668,7 @@ case_range(void)
       "   if (i == 0u) head = uint(v.length());\n"
       "   if (i < uint(v.length())) v[i] = 100u + i;\n"
       "}\n";
-   if (!cs_program(cs))
+   if (!gl_cs_program(cs))
       return false;
    uint32_t init[64];
    for (unsigned i = 0; i < 64; i++)
@@ -728,12 +679,12 @@ case_range(void)
    glDispatchCompute(1, 1, 1);
    uint32_t got[64];
    read_buffer(GL_SHADER_STORAGE_BUFFER, b, sizeof(got), got);
-   if (!gl_ok("dispatch"))
+   if (!gl_check_error("dispatch"))
       return false;
    for (unsigned i = 0; i < 64; i++) {
       const uint32_t want = i == 16 ? 10 : (i > 16 && i < 27) ? 100 + (i - 17) : 0xdead0000u + i;
       if (got[i] != want)
-         FAIL("word %u: 0x%x, want 0x%x", i, got[i], want);
+         GL_FAIL("word %u: 0x%x, want 0x%x", i, got[i], want);
    }
    return true;
 }
@@ -758,7 +709,7 @@ case_no_cpu_wait(void)
       "layout(std430, binding = 1) buffer L { uint log[]; };\n"
       "void main() { log[step] = frags; step += 1u; }\n";
    GLuint pf = gl_program(vs_src, fs);
-   GLuint pc = cs_program(cs);
+   GLuint pc = gl_cs_program(cs);
    if (!pf || !pc)
       return false;
    GLuint s = buffer(GL_SHADER_STORAGE_BUFFER, 0, 8, NULL);
@@ -783,16 +734,16 @@ case_no_cpu_wait(void)
    read_buffer(GL_SHADER_STORAGE_BUFFER, l, sizeof(log), log);
    read_buffer(GL_SHADER_STORAGE_BUFFER, s, sizeof(st), st);
    glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
-   if (!gl_ok("draws and dispatches"))
+   if (!gl_check_error("draws and dispatches"))
       return false;
    if (st[0] != ROUNDS || st[1] != ROUNDS * 32 * 32)
-      FAIL("step %u frags %u, want %u %u", st[0], st[1], ROUNDS, ROUNDS * 32 * 32);
+      GL_FAIL("step %u frags %u, want %u %u", st[0], st[1], ROUNDS, ROUNDS * 32 * 32);
    for (unsigned i = 0; i < ROUNDS; i++)
       if (log[i] != (i + 1) * 32 * 32)
-         FAIL("dispatch %u saw %u fragments counted, want %u", i, log[i], (i + 1) * 32 * 32);
+         GL_FAIL("dispatch %u saw %u fragments counted, want %u", i, log[i], (i + 1) * 32 * 32);
    /* the last draw saw the step of the dispatches before it */
    if (px[0] != ROUNDS - 1 || px[4 * (W * H - 1)] != 0)
-      FAIL("pixel (0,0) red %u, want %u", px[0], ROUNDS - 1);
+      GL_FAIL("pixel (0,0) red %u, want %u", px[0], ROUNDS - 1);
    return true;
 }
 
@@ -805,7 +756,7 @@ case_many_dispatches(void)
       "layout(local_size_x = 64) in;\n"
       "layout(std430, binding = 0) buffer S { uint v[64]; };\n"
       "void main() { uint i = gl_LocalInvocationID.x; v[i] = v[i] * 3u + i; }\n";
-   if (!cs_program(cs))
+   if (!gl_cs_program(cs))
       return false;
    GLuint b = buffer(GL_SHADER_STORAGE_BUFFER, 0, 256, NULL);
    for (unsigned k = 0; k < 300; k++) {
@@ -814,14 +765,14 @@ case_many_dispatches(void)
    }
    uint32_t got[64];
    read_buffer(GL_SHADER_STORAGE_BUFFER, b, sizeof(got), got);
-   if (!gl_ok("dispatches"))
+   if (!gl_check_error("dispatches"))
       return false;
    for (uint32_t i = 0; i < 64; i++) {
       uint32_t want = 0;
       for (unsigned k = 0; k < 300; k++)
          want = want * 3 + i;
       if (got[i] != want)
-         FAIL("v[%u] = %u, want %u", i, got[i], want);
+         GL_FAIL("v[%u] = %u, want %u", i, got[i], want);
    }
    return true;
 }
@@ -877,7 +828,7 @@ case_image_load_store(void)
       "      size = ivec4(imageSize(src), imageSize(dst));\n"
       "}\n";
    enum { SW = 37, SH = 23, DW = 18, DH = 11 };
-   if (!cs_program(src))
+   if (!gl_cs_program(src))
       return false;
    static uint8_t texels[SW * SH * 4];
    for (unsigned i = 0; i < sizeof(texels); i++)
@@ -903,10 +854,10 @@ case_image_load_store(void)
    glDeleteTextures(1, &a);
    glDeleteTextures(1, &b);
    glDeleteTextures(1, &one);
-   if (!gl_ok("dispatch"))
+   if (!gl_check_error("dispatch"))
       return false;
    if (sz[0] != SW || sz[1] != SH || sz[2] != DW || sz[3] != DH)
-      FAIL("imageSize: %d x %d and %d x %d, want %d x %d and %d x %d", sz[0], sz[1], sz[2], sz[3],
+      GL_FAIL("imageSize: %d x %d and %d x %d, want %d x %d and %d x %d", sz[0], sz[1], sz[2], sz[3],
            SW, SH, DW, DH);
    /* outside: zero texels as the format converts them (an R32F image's
     * missing alpha is 1) */
@@ -914,7 +865,7 @@ case_image_load_store(void)
    memcpy(outside, &sz[4], sizeof(outside));
    for (unsigned c = 0; c < 8; c++)
       if (outside[c] != (c == 7 ? 2.0f : 1.0f))
-         FAIL("imageLoad outside the %s image gave %g in component %u, want %d",
+         GL_FAIL("imageLoad outside the %s image gave %g in component %u, want %d",
               c < 4 ? "RGBA8" : "R32F", outside[c] - 1.0f, c % 4, c == 7);
    for (unsigned y = 0; y < DH; y++)
       for (unsigned x = 0; x < DW; x++)
@@ -924,7 +875,7 @@ case_image_load_store(void)
             /* unorm8 to float is t / 255 to within an ulp or so
              * (softpipe multiplies by 1 / 255) */
             if (fabsf(v - want) > 1e-6f)
-               FAIL("texel (%u,%u) component %u: %.9g, want %.9g", x, y, c, v, want);
+               GL_FAIL("texel (%u,%u) component %u: %.9g, want %.9g", x, y, c, v, want);
          }
    return true;
 }
@@ -955,7 +906,7 @@ case_image_atomics(void)
       "   atomicAdd(swapped, uint(imageAtomicExchange(s, ivec2(3, 0), id)));\n"
       "}\n";
    enum { GROUPS = 12, N = GROUPS * 64 };
-   if (!cs_program(src))
+   if (!gl_cs_program(src))
       return false;
    GLuint a = image_tex(GL_R32UI, 16, 16, 3, 2, 0, 1, GL_READ_WRITE);
    static uint32_t init[8 * 8 * 3];
@@ -978,21 +929,21 @@ case_image_atomics(void)
    read_buffer(GL_SHADER_STORAGE_BUFFER, r, 12, res);
    glDeleteTextures(1, &a);
    glDeleteTextures(1, &s);
-   if (!gl_ok("dispatch"))
+   if (!gl_check_error("dispatch"))
       return false;
    for (unsigned i = 0; i < 8 * 8 * 3; i++)
       if (got[i] != i * 1000 + (GROUPS / 3) * i)
-         FAIL("texel %u (layer %u): %u, want %u", i, i / 64, got[i], i * 1000 + (GROUPS / 3) * i);
+         GL_FAIL("texel %u (layer %u): %u, want %u", i, i / 64, got[i], i * 1000 + (GROUPS / 3) * i);
    if (res[1])
-      FAIL("atomics outside the image returned %u in all, want 0", res[1]);
+      GL_FAIL("atomics outside the image returned %u in all, want 0", res[1]);
    if (res[0] != 1 || sgot[0] < 1 || sgot[0] > N)
-      FAIL("compare-and-swap: %u invocations won, value %d", res[0], sgot[0]);
+      GL_FAIL("compare-and-swap: %u invocations won, value %d", res[0], sgot[0]);
    if (sgot[1] != -(N - 1) || sgot[2] != N - 1)
-      FAIL("min %d max %d, want %d %d", sgot[1], sgot[2], -(N - 1), N - 1);
+      GL_FAIL("min %d max %d, want %d %d", sgot[1], sgot[2], -(N - 1), N - 1);
    /* every id was exchanged in once and all but the last one out again */
    const uint32_t all = N * (N - 1) / 2;
    if (sgot[3] < 0 || sgot[3] >= N || res[2] != all - (uint32_t)sgot[3])
-      FAIL("exchange: last %d, sum of the old values %u, want %u", sgot[3], res[2],
+      GL_FAIL("exchange: last %d, sum of the old values %u, want %u", sgot[3], res[2],
            all - (uint32_t)sgot[3]);
    return true;
 }
@@ -1022,7 +973,7 @@ case_image_fs(void)
       "}\n";
    GLuint p = gl_program(vs_src, fs);
    if (!p)
-      FAIL("fragment program did not build");
+      GL_FAIL("fragment program did not build");
    GLuint img = image_tex(GL_RGBA8UI, W, H, 1, 1, 0, 0, GL_WRITE_ONLY);
    static uint8_t zero[W * H * 4];
    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, W, H, GL_RGBA_INTEGER, GL_UNSIGNED_BYTE, zero);
@@ -1031,7 +982,7 @@ case_image_fs(void)
    draw_rect();
    glMemoryBarrier(GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_TEXTURE_UPDATE_BARRIER_BIT);
    glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
-   if (!cs_program(cs))
+   if (!gl_cs_program(cs))
       return false;
    glBindImageTexture(0, img, 0, GL_FALSE, 0, GL_READ_ONLY, GL_RGBA8UI);
    GLuint sb = buffer(GL_SHADER_STORAGE_BUFFER, 0, 16, NULL);
@@ -1043,20 +994,18 @@ case_image_fs(void)
    glGetTexImage(GL_TEXTURE_2D, 0, GL_RED_INTEGER, GL_UNSIGNED_INT, &count);
    glDeleteTextures(1, &img);
    glDeleteTextures(1, &cnt);
-   if (!gl_ok("draw and dispatch"))
+   if (!gl_check_error("draw and dispatch"))
       return false;
-   char path[512];
-   snprintf(path, sizeof(path), "%s/image_fs.ppm", outdir);
-   if (!gl_write_ppm(path, px, W, H))
-      FAIL("cannot write %s", path);
+   if (!gl_save_image(gl_outdir, "image_fs", px, W, H))
+      return false;
    /* the 40x24 rectangle at (8, 16) */
    const uint32_t n = 40 * 24, want[4] = { 24 * (8 + 47) * 40 / 2, 40 * (16 + 39) * 24 / 2, 7 * n,
                                            200 * n };
    if (count != n)
-      FAIL("the fragment shader counted %u fragments, want %u", count, n);
+      GL_FAIL("the fragment shader counted %u fragments, want %u", count, n);
    for (unsigned c = 0; c < 4; c++)
       if (sum[c] != want[c])
-         FAIL("component %u of the stored texels sums to %u, want %u", c, sum[c], want[c]);
+         GL_FAIL("component %u of the stored texels sums to %u, want %u", c, sum[c], want[c]);
    return true;
 }
 
@@ -1082,7 +1031,7 @@ case_image_buffer(void)
       "      size = imageSize(img);\n"
       "}\n";
    enum { N = 40000, GROUPS = (N + 63) / 64 };
-   if (!cs_program(src))
+   if (!gl_cs_program(src))
       return false;
    const unsigned bytes = (N + 64) * 4;
    uint32_t *data = malloc(bytes);
@@ -1105,7 +1054,7 @@ case_image_buffer(void)
    read_buffer(GL_TEXTURE_BUFFER, bo, bytes, data);
    glDeleteTextures(1, &t);
    glDeleteBuffers(1, &bo);
-   bool ok = gl_ok("dispatch");
+   bool ok = gl_check_error("dispatch");
    /* the grid has GROUPS * 64 >= N invocations: each of the 64 texels
     * around the first row's end kept its value and got one add from every
     * group */
@@ -1114,15 +1063,15 @@ case_image_buffer(void)
       if (i >= 16384 - 32 && i < 16384 + 32)
          want = 0xdead0000u + i + GROUPS;
       if (data[i] != want) {
-         snprintf(errbuf, sizeof(errbuf), "texel %u: 0x%x, want 0x%x", i, data[i], want);
+         snprintf(gl_err, sizeof(gl_err), "texel %u: 0x%x, want 0x%x", i, data[i], want);
          ok = false;
       }
    }
    free(data);
    if (ok && res[0])
-      FAIL("loads and atomics past the element count returned %u in all, want 0", res[0]);
+      GL_FAIL("loads and atomics past the element count returned %u in all, want 0", res[0]);
    if (ok && res[1] != N)
-      FAIL("imageSize %d, want %d", (int)res[1], N);
+      GL_FAIL("imageSize %d, want %d", (int)res[1], N);
    return ok;
 }
 
@@ -1145,37 +1094,24 @@ static const struct gl_case cases[] = {
    { "image_buffer", case_image_buffer },
 };
 
+static bool
+setup(void)
+{
+   if (!gl_has_ext("GL_ARB_compute_shader") || !gl_has_ext("GL_ARB_shader_storage_buffer_object") ||
+       !gl_has_ext("GL_ARB_shader_atomic_counters") ||
+       !gl_has_ext("GL_ARB_shader_image_load_store"))
+      GL_FAIL("the context lacks compute shaders, SSBOs, atomic counters or images");
+   if (!gl_target_fbo(W, H))
+      GL_FAIL("no framebuffer");
+   return true;
+}
+
 int
 main(int argc, char **argv)
 {
-   const unsigned n = sizeof(cases) / sizeof(cases[0]);
-   if (gl_list_cases(argc, argv, cases, n))
-      return 0;
-   if (argc < 2) {
-      fprintf(stderr, "usage: gl_compute OUTDIR [CASE...] | --list\n");
-      return 2;
-   }
-   outdir = argv[1];
-   EGLDisplay dpy = gl_display();
-   if (dpy == EGL_NO_DISPLAY || gl_context(dpy) == EGL_NO_CONTEXT)
-      return 1;
-   printf("renderer %s\n", (const char *)glGetString(GL_RENDERER));
-   if (!gl_has_ext("GL_ARB_compute_shader") || !gl_has_ext("GL_ARB_shader_storage_buffer_object") ||
-       !gl_has_ext("GL_ARB_shader_atomic_counters") ||
-       !gl_has_ext("GL_ARB_shader_image_load_store")) {
-      printf("gl_compute: the context lacks compute shaders, SSBOs, atomic counters or images\n");
-      return 1;
-   }
-   if (!gl_target_fbo(W, H)) {
-      fprintf(stderr, "gl_compute: no framebuffer\n");
-      return 1;
-   }
-   for (unsigned i = 0; i < n; i++) {
-      if (!gl_case_wanted(argc, argv, 2, cases[i].name))
-         continue;
-      errbuf[0] = 0;
-      glUseProgram(0);
-      gl_case_report(cases[i].name, cases[i].fn(), errbuf, NULL, NULL, 0, 0);
-   }
-   return 0;
+   static const struct gl_suite suite = {
+      .cases = cases, .n = sizeof(cases) / sizeof(cases[0]), .outdir = true,
+      .setup = setup, .fresh_program = true,
+   };
+   return gl_run(argc, argv, &suite);
 }

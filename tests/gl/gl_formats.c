@@ -30,14 +30,7 @@
 #define W 64
 #define H 64
 
-static char errbuf[512];
 static unsigned char px[W * H * 4];
-
-#define FAIL(...)                                                                    \
-   do {                                                                              \
-      snprintf(errbuf, sizeof(errbuf), __VA_ARGS__);                                 \
-      return 0;                                                                      \
-   } while (0)
 
 static const char *vs_pos =
    "#version 120\n"
@@ -126,7 +119,7 @@ msaa_setup(void)
    GLint max = 0;
    glGetIntegerv(GL_MAX_SAMPLES, &max);
    if (max < 4)
-      FAIL("skip: GL_MAX_SAMPLES %d", max);
+      GL_FAIL("skip: GL_MAX_SAMPLES %d", max);
    glGenRenderbuffers(2, msaa_rb);
    glBindRenderbuffer(GL_RENDERBUFFER, msaa_rb[0]);
    glRenderbufferStorageMultisample(GL_RENDERBUFFER, 4, GL_RGBA8, W, H);
@@ -140,9 +133,9 @@ msaa_setup(void)
    GLint samples = 0;
    glGetIntegerv(GL_SAMPLES, &samples);
    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
-      FAIL("4X framebuffer incomplete");
+      GL_FAIL("4X framebuffer incomplete");
    if (samples != 4)
-      FAIL("GL_SAMPLES %d, want 4", samples);
+      GL_FAIL("GL_SAMPLES %d, want 4", samples);
    glViewport(0, 0, W, H);
    return true;
 }
@@ -151,12 +144,7 @@ msaa_setup(void)
 static bool
 msaa_resolve(void)
 {
-   glGenTextures(1, &resolve_tex);
-   glBindTexture(GL_TEXTURE_2D, resolve_tex);
-   glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, W, H, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
-   glGenFramebuffers(1, &resolve_fbo);
-   glBindFramebuffer(GL_DRAW_FRAMEBUFFER, resolve_fbo);
-   glFramebufferTexture2D(GL_DRAW_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, resolve_tex, 0);
+   gl_color_target(GL_RGBA8, W, H, &resolve_tex, &resolve_fbo); /* the draw framebuffer */
    glBindFramebuffer(GL_READ_FRAMEBUFFER, msaa_fbo);
    glBlitFramebuffer(0, 0, W, H, 0, 0, W, H, GL_COLOR_BUFFER_BIT, GL_NEAREST);
    glBindFramebuffer(GL_FRAMEBUFFER, resolve_fbo);
@@ -180,13 +168,13 @@ check_coverage(const float bg[4], const float fg[4])
             double want = (bg[c] + k / 4.0 * (fg[c] - bg[c])) * 255.0;
             int got = px[4 * (y * W + x) + c];
             if (fabs(got - want) > 2.01)
-               FAIL("pixel (%d,%d) channel %d = %d, want %.1f (%d of 4 samples covered)", x, y,
+               GL_FAIL("pixel (%d,%d) channel %d = %d, want %.1f (%d of 4 samples covered)", x, y,
                     c, got, want, k);
          }
       }
    }
    if (partial < 40)
-      FAIL("only %d partially covered pixels", partial);
+      GL_FAIL("only %d partially covered pixels", partial);
    return true;
 }
 
@@ -200,7 +188,7 @@ case_msaa_resolve(void)
    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
    GLuint p = gl_program(vs_pos, fs_uniform);
    if (!p)
-      FAIL("program");
+      GL_FAIL("program");
    set_color(p, 1.0f, 0.8f, 0.0f, 1.0f);
    draw_tri();
    msaa_resolve();
@@ -219,7 +207,7 @@ case_msaa_blend(void)
    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
    GLuint p = gl_program(vs_pos, fs_uniform);
    if (!p)
-      FAIL("program");
+      GL_FAIL("program");
    set_color(p, 0, 0, 1, 1);
    draw_tri();
    glEnable(GL_BLEND);
@@ -244,7 +232,7 @@ case_msaa_coverage(void)
    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
    GLuint p = gl_program(vs_pos, fs_uniform);
    if (!p)
-      FAIL("program");
+      GL_FAIL("program");
    glEnable(GL_SAMPLE_COVERAGE);
    glSampleCoverage(0.5f, GL_FALSE);
    set_color(p, 1, 0, 0, 1);
@@ -258,7 +246,7 @@ case_msaa_coverage(void)
       static const int want[4] = { 128, 128, 0, 255 };
       for (int c = 0; c < 4; c++)
          if (abs(px[4 * i + c] - want[c]) > 2)
-            FAIL("pixel (%d,%d) channel %d = %d, want %d", i % W, i / W, c, px[4 * i + c],
+            GL_FAIL("pixel (%d,%d) channel %d = %d, want %d", i % W, i / W, c, px[4 * i + c],
                  want[c]);
    }
    return true;
@@ -270,14 +258,8 @@ static GLuint out_fbo, out_tex;
 static void
 bind_out(void)
 {
-   if (!out_fbo) {
-      glGenTextures(1, &out_tex);
-      glBindTexture(GL_TEXTURE_2D, out_tex);
-      glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, W, H, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
-      glGenFramebuffers(1, &out_fbo);
-      glBindFramebuffer(GL_FRAMEBUFFER, out_fbo);
-      glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, out_tex, 0);
-   }
+   if (!out_fbo)
+      gl_color_target(GL_RGBA8, W, H, &out_tex, &out_fbo);
    glBindFramebuffer(GL_FRAMEBUFFER, out_fbo);
    glViewport(0, 0, W, H);
 }
@@ -321,17 +303,10 @@ static bool
 case_srgb_render(void)
 {
    if (!gl_has_ext("GL_EXT_framebuffer_sRGB") && !gl_has_ext("GL_ARB_framebuffer_sRGB"))
-      FAIL("skip: no GL_ARB_framebuffer_sRGB");
+      GL_FAIL("skip: no GL_ARB_framebuffer_sRGB");
    GLuint tex, fbo;
-   glGenTextures(1, &tex);
-   glBindTexture(GL_TEXTURE_2D, tex);
-   glTexImage2D(GL_TEXTURE_2D, 0, GL_SRGB8_ALPHA8, W, H, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
-   glGenFramebuffers(1, &fbo);
-   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-   glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
-   if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
-      FAIL("sRGB framebuffer incomplete");
-   glViewport(0, 0, W, H);
+   if (!gl_color_target(GL_SRGB8_ALPHA8, W, H, &tex, &fbo))
+      GL_FAIL("sRGB framebuffer incomplete");
    glEnable(GL_SCISSOR_TEST);
    glEnable(GL_FRAMEBUFFER_SRGB);
    glScissor(0, 0, W / 2, H);
@@ -339,7 +314,7 @@ case_srgb_render(void)
    glClear(GL_COLOR_BUFFER_BIT);
    GLuint p = gl_program(vs_pos, fs_uniform);
    if (!p)
-      FAIL("program");
+      GL_FAIL("program");
    glEnable(GL_BLEND);
    glBlendFunc(GL_ONE, GL_ONE);
    set_color(p, 0.25f, 0.25f, 0.25f, 0);
@@ -351,7 +326,7 @@ case_srgb_render(void)
    glClear(GL_COLOR_BUFFER_BIT);
    glDisable(GL_SCISSOR_TEST);
    if (!show_tex(tex, 1, 0, false))
-      FAIL("program");
+      GL_FAIL("program");
    glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
    /* left: 0.2 encoded (8 bits), decoded, + 0.25, encoded again, decoded */
    double l = srgb_to_linear(round(linear_to_srgb(0.2) * 255) / 255) + 0.25;
@@ -362,7 +337,7 @@ case_srgb_render(void)
          double want = (x < W / 2 ? l : r) * 255;
          int got = px[4 * (y * W + x)];
          if (fabs(got - want) > 2.01)
-            FAIL("pixel (%d,%d) = %d, want %.1f", x, y, got, want);
+            GL_FAIL("pixel (%d,%d) = %d, want %.1f", x, y, got, want);
       }
    return true;
 }
@@ -381,13 +356,13 @@ case_srgb_texture(void)
    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
    if (!show_tex(tex, 1, 0, true))
-      FAIL("program");
+      GL_FAIL("program");
    glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
    /* the corner pixel (0,0) is texel 0 decoded (clamp to edge) */
    for (int c = 0; c < 3; c++) {
       double want = srgb_to_linear(texels[c] / 255.0) * 255;
       if (fabs(px[c] - want) > 2.01)
-         FAIL("corner channel %d = %d, want %.1f", c, px[c], want);
+         GL_FAIL("corner channel %d = %d, want %.1f", c, px[c], want);
    }
    return true;
 }
@@ -410,7 +385,7 @@ case_float_targets(void)
    };
    GLuint p = gl_program(vs_pos, fs_uniform);
    if (!p)
-      FAIL("program");
+      GL_FAIL("program");
    glClampColor(GL_CLAMP_READ_COLOR, GL_FALSE);
    glClampColor(GL_CLAMP_FRAGMENT_COLOR, GL_FALSE);
    GLuint shown = 0;
@@ -423,7 +398,7 @@ case_float_targets(void)
       glBindFramebuffer(GL_FRAMEBUFFER, fbo);
       glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
       if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
-         FAIL("%s framebuffer incomplete", f[i].name);
+         GL_FAIL("%s framebuffer incomplete", f[i].name);
       glViewport(0, 0, W, H);
       float neg = f[i].unsigned_only ? 0.0f : -1.0f;
       glClearColor(0.5f, neg, 2.0f, 1.0f);
@@ -439,14 +414,14 @@ case_float_targets(void)
       for (int c = 0; c < f[i].comps; c++)
          for (int k = 0; k < W * H; k += 97)
             if (got[4 * k + c] != want[c])
-               FAIL("%s pixel %d channel %d = %g, want %g", f[i].name, k, c, got[4 * k + c],
+               GL_FAIL("%s pixel %d channel %d = %g, want %g", f[i].name, k, c, got[4 * k + c],
                     want[c]);
       if (i == 0)
          shown = tex;
    }
    /* the RGBA32F result scaled into the 8-bit output (softpipe compares) */
    if (!show_tex(shown, 0.125f, 0.25f, false))
-      FAIL("program");
+      GL_FAIL("program");
    glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
    return true;
 }
@@ -482,9 +457,9 @@ case_texture_formats(void)
       double wr = (0.5 * (sn[c] / 127.0 < -1 ? -1 : sn[c] / 127.0) + 0.5) * 255;
       int gl_ = px[4 * (10 * W + 5) + c], gr = px[4 * (10 * W + W - 5) + c];
       if (fabs(gl_ - wl) > 1.01)
-         FAIL("RGB9E5 channel %d = %d, want %.1f", c, gl_, wl);
+         GL_FAIL("RGB9E5 channel %d = %d, want %.1f", c, gl_, wl);
       if (fabs(gr - wr) > 1.01)
-         FAIL("RGBA8_SNORM channel %d = %d, want %.1f", c, gr, wr);
+         GL_FAIL("RGBA8_SNORM channel %d = %d, want %.1f", c, gr, wr);
    }
    return true;
 }
@@ -496,7 +471,7 @@ static bool
 case_indep_blend(void)
 {
    if (!gl_has_ext("GL_ARB_draw_buffers_blend") || !gl_has_ext("GL_EXT_draw_buffers2"))
-      FAIL("skip: no GL_ARB_draw_buffers_blend / GL_EXT_draw_buffers2");
+      GL_FAIL("skip: no GL_ARB_draw_buffers_blend / GL_EXT_draw_buffers2");
    GLuint tex[2], fbo;
    glGenTextures(2, tex);
    glGenFramebuffers(1, &fbo);
@@ -513,7 +488,7 @@ case_indep_blend(void)
    glClear(GL_COLOR_BUFFER_BIT);
    GLuint p = gl_program(vs_pos, fs_mrt);
    if (!p)
-      FAIL("program");
+      GL_FAIL("program");
    glUniform4f(glGetUniformLocation(p, "c0"), 0.5f, 0.25f, 0.5f, 0.0f);
    glUniform4f(glGetUniformLocation(p, "c1"), 1.0f, 1.0f, 0.0f, 1.0f);
    glEnablei(GL_BLEND, 0);
@@ -530,7 +505,7 @@ case_indep_blend(void)
       glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, rt);
       for (int c = 0; c < 4; c++)
          if (abs(rt[4 * (W * 7 + 9) + c] - want[i][c]) > 1)
-            FAIL("RT%d channel %d = %d, want %d", i, c, rt[4 * (W * 7 + 9) + c], want[i][c]);
+            GL_FAIL("RT%d channel %d = %d, want %d", i, c, rt[4 * (W * 7 + 9) + c], want[i][c]);
    }
    glReadBuffer(GL_COLOR_ATTACHMENT0);
    bind_out();
@@ -544,11 +519,8 @@ case_indep_blend(void)
    return true;
 }
 
-static const struct {
-   const char *name;
-   bool (*fn)(void);
-   bool cmp; /* image also compared with softpipe by tests/gl/run */
-} cases[] = {
+/* cmp: the image is also compared with softpipe's by tests/gl/run */
+static const struct gl_case cases[] = {
    { "msaa_resolve", case_msaa_resolve, false },
    { "msaa_blend", case_msaa_blend, false },
    { "msaa_coverage", case_msaa_coverage, false },
@@ -559,58 +531,19 @@ static const struct {
    { "indep_blend", case_indep_blend, true },
 };
 
+/* the cases render into framebuffers of their own */
+static void
+unbind_fbo(void)
+{
+   glBindFramebuffer(GL_FRAMEBUFFER, 0);
+}
+
 int
 main(int argc, char **argv)
 {
-   const unsigned n = sizeof(cases) / sizeof(cases[0]);
-   if (argc == 2 && !strcmp(argv[1], "--list")) {
-      for (unsigned i = 0; i < n; i++)
-         printf("%s %s\n", cases[i].name, cases[i].cmp ? "cmp" : "self");
-      return 0;
-   }
-   if (argc < 2) {
-      fprintf(stderr, "usage: %s OUTDIR [CASE...] | --list\n", argv[0]);
-      return 2;
-   }
-   EGLDisplay dpy = gl_display();
-   EGLContext ctx = dpy == EGL_NO_DISPLAY ? EGL_NO_CONTEXT : gl_context(dpy);
-   if (ctx == EGL_NO_CONTEXT)
-      return 3;
-   printf("renderer %s | %s\n", glGetString(GL_RENDERER), glGetString(GL_VERSION));
-   int failed = 0;
-   for (unsigned i = 0; i < n; i++) {
-      bool want = argc == 2;
-      for (int a = 2; a < argc; a++)
-         want |= !strcmp(argv[a], cases[i].name);
-      if (!want)
-         continue;
-      errbuf[0] = 0;
-      memset(px, 0, sizeof(px));
-      glUseProgram(0);
-      bool ok = cases[i].fn();
-      glBindFramebuffer(GL_FRAMEBUFFER, 0);
-      GLenum err = glGetError();
-      if (ok && err != GL_NO_ERROR) {
-         snprintf(errbuf, sizeof(errbuf), "GL error 0x%x", err);
-         ok = false;
-      }
-      char path[1024];
-      snprintf(path, sizeof(path), "%s/%s.ppm", argv[1], cases[i].name);
-      if (!gl_write_ppm(path, px, W, H) && ok) {
-         snprintf(errbuf, sizeof(errbuf), "cannot write %.400s", path);
-         ok = false;
-      }
-      if (ok)
-         printf("case %s ok\n", cases[i].name);
-      else if (!strncmp(errbuf, "skip: ", 6))
-         printf("case %s skip: %s\n", cases[i].name, errbuf + 6);
-      else
-         printf("case %s error: %s\n", cases[i].name, errbuf);
-      fflush(stdout);
-      failed += !ok && strncmp(errbuf, "skip: ", 6);
-   }
-   eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-   eglDestroyContext(dpy, ctx);
-   eglTerminate(dpy);
-   return failed ? 1 : 0;
+   static const struct gl_suite suite = {
+      .cases = cases, .n = sizeof(cases) / sizeof(cases[0]), .outdir = true, .kinds = true,
+      .fresh_program = true, .after = unbind_fbo, .px = px, .w = W, .h = H,
+   };
+   return gl_run(argc, argv, &suite);
 }

@@ -24,25 +24,18 @@
 #define H 64
 #define CELLS 8 /* per row and column */
 
-static char errbuf[256];
 static unsigned char px[W * H * 4];
-
-#define FAIL(...)                                                                    \
-   do {                                                                              \
-      snprintf(errbuf, sizeof(errbuf), __VA_ARGS__);                                 \
-      return false;                                                                  \
-   } while (0)
 
 static const char *vs_src =
    "#version 130\n"
    "#extension GL_ARB_draw_instanced : require\n"
    "in vec2 pos;\n"
-   "in vec4 color;\n"
+   "in vec4 attr;\n"
    "uniform vec2 inst_step;\n"
    "out vec4 c;\n"
    "void main() {\n"
    "   gl_Position = vec4(pos + inst_step * float(gl_InstanceIDARB), 0.0, 1.0);\n"
-   "   c = color;\n"
+   "   c = attr;\n"
    "}\n";
 static const char *fs_src =
    "#version 130\n"
@@ -117,26 +110,19 @@ setup(void)
    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, 0);
 
    if (!gl_has_ext("GL_ARB_draw_instanced") || !gl_has_ext("GL_ARB_draw_elements_base_vertex"))
-      FAIL("GL_ARB_draw_instanced or GL_ARB_draw_elements_base_vertex missing");
+      GL_FAIL("GL_ARB_draw_instanced or GL_ARB_draw_elements_base_vertex missing");
    prog = gl_program(vs_src, fs_src);
    if (!prog)
-      FAIL("shaders do not compile or link");
-   glBindAttribLocation(prog, 1, "color");
-   glLinkProgram(prog);
+      return false;
    /* writes DrawArraysIndirectCommand `args` by transform feedback */
-   prog_xfb = gl_program(vs_xfb_src, fs_white_src);
+   prog_xfb = gl_xfb_program(vs_xfb_src, fs_white_src, "cmd");
    if (!prog_xfb)
-      FAIL("transform feedback shaders do not compile or link");
-   const char *varying = "cmd";
-   glTransformFeedbackVaryings(prog_xfb, 1, &varying, GL_INTERLEAVED_ATTRIBS);
-   glLinkProgram(prog_xfb);
-   GLint linked = 0;
-   glGetProgramiv(prog_xfb, GL_LINK_STATUS, &linked);
-   if (!linked || !gl_has_ext("GL_ARB_draw_indirect"))
-      FAIL("no transform feedback program or GL_ARB_draw_indirect");
+      return false;
+   if (!gl_has_ext("GL_ARB_draw_indirect"))
+      GL_FAIL("no GL_ARB_draw_indirect");
 
    if (!gl_target_fbo(W, H))
-      FAIL("framebuffer incomplete");
+      GL_FAIL("framebuffer incomplete");
    return true;
 }
 
@@ -344,7 +330,7 @@ check_queries(const GLuint *q, int n, int salt, const char *what)
       glGetQueryObjectuiv(q[i], GL_QUERY_RESULT, &v);
       const GLuint want = 64 * (1 + (i + salt) % 4);
       if (v != want)
-         FAIL("%s: query %d counted %u samples, want %u", what, i, v, want);
+         GL_FAIL("%s: query %d counted %u samples, want %u", what, i, v, want);
    }
    return true;
 }
@@ -417,7 +403,7 @@ case_budget_points(void)
 {
    GLuint p = gl_program(vs_points_src, fs_points_src);
    if (!p)
-      FAIL("point shaders do not compile or link");
+      GL_FAIL("point shaders do not compile or link");
    static GLint first[BUDGET_DRAWS];
    static GLsizei count[BUDGET_DRAWS];
    static float pos[2 * BUDGET_DRAWS][2];
@@ -463,33 +449,9 @@ static const struct gl_case cases[] = {
 int
 main(int argc, char **argv)
 {
-   const unsigned n = sizeof(cases) / sizeof(cases[0]);
-   if (gl_list_cases(argc, argv, cases, n))
-      return 0;
-   if (argc < 2) {
-      fprintf(stderr, "usage: %s OUTDIR [CASE...] | --list\n", argv[0]);
-      return 2;
-   }
-   EGLDisplay dpy = gl_display();
-   EGLContext ctx = dpy == EGL_NO_DISPLAY ? EGL_NO_CONTEXT : gl_context(dpy);
-   if (ctx == EGL_NO_CONTEXT)
-      return 3;
-   printf("renderer %s | %s\n", glGetString(GL_RENDERER), glGetString(GL_VERSION));
-   if (!setup()) {
-      printf("setup error: %s\n", errbuf);
-      return 1;
-   }
-   int failed = 0;
-   for (unsigned i = 0; i < n; i++) {
-      if (!gl_case_wanted(argc, argv, 2, cases[i].name))
-         continue;
-      errbuf[0] = 0;
-      const bool ok = cases[i].fn();
-      glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
-      failed += !gl_case_report(cases[i].name, ok, errbuf, argv[1], px, W, H);
-   }
-   eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-   eglDestroyContext(dpy, ctx);
-   eglTerminate(dpy);
-   return failed ? 1 : 0;
+   static const struct gl_suite suite = {
+      .cases = cases, .n = sizeof(cases) / sizeof(cases[0]), .outdir = true, .setup = setup,
+      .px = px, .readback = true, .w = W, .h = H,
+   };
+   return gl_run(argc, argv, &suite);
 }

@@ -34,7 +34,6 @@ static const char *fs_src =
 
 static GLuint prog;
 static unsigned char px[W * H * 4];
-static char err[256];
 
 /* A full-screen quad of `color` at NDC depth z (window depth z/2 + 1/2). */
 static void
@@ -63,7 +62,7 @@ all_pixels(uint8_t r, uint8_t g, uint8_t b, const char *what)
    for (int i = 0; i < W * H; i++) {
       const unsigned char *p = px + 4 * i;
       if (p[0] != r || p[1] != g || p[2] != b || p[3] != 255) {
-         snprintf(err, sizeof(err), "%s: pixel (%d, %d) is %u,%u,%u,%u, expected %u,%u,%u,255",
+         snprintf(gl_err, sizeof(gl_err), "%s: pixel (%d, %d) is %u,%u,%u,%u, expected %u,%u,%u,255",
                   what, i % W, i / W, p[0], p[1], p[2], p[3], r, g, b);
          return false;
       }
@@ -195,7 +194,7 @@ stencil_kept(void)
       const unsigned char *p = px + 4 * i;
       const unsigned g = i % W < W / 2 ? 255 : 0;
       if (p[0] != 0 || p[1] != g || p[2] != 0 || p[3] != 255) {
-         snprintf(err, sizeof(err),
+         snprintf(gl_err, sizeof(gl_err),
                   "pixel (%d, %d) is %u,%u,%u,%u, expected 0,%u,0,255 (stencil %s)", i % W,
                   i / W, p[0], p[1], p[2], p[3], g, g ? "5 lost" : "0 changed");
          return false;
@@ -211,44 +210,27 @@ static const struct gl_case cases[] = {
    { "stencil_kept", stencil_kept },
 };
 
+/* the program and a colour + depth/stencil framebuffer, depth test on */
+static bool
+setup(void)
+{
+   prog = gl_program(vs_src, fs_src);
+   if (!prog)
+      return false;
+   if (!gl_target_fbo(W, H))
+      GL_FAIL("no framebuffer");
+   gl_depth_buffer(GL_DEPTH24_STENCIL8, GL_DEPTH_STENCIL_ATTACHMENT, W, H);
+   if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
+      GL_FAIL("depth/stencil framebuffer incomplete");
+   glEnable(GL_DEPTH_TEST);
+   return true;
+}
+
 int
 main(int argc, char **argv)
 {
-   const unsigned n = sizeof(cases) / sizeof(cases[0]);
-   if (gl_list_cases(argc, argv, cases, n))
-      return 0;
-   EGLDisplay dpy = gl_display();
-   if (dpy == EGL_NO_DISPLAY || gl_context(dpy) == EGL_NO_CONTEXT)
-      return 1;
-   prog = gl_program(vs_src, fs_src);
-   if (!prog || !gl_target_fbo(W, H)) {
-      fprintf(stderr, "gl_invalidate: no program or framebuffer\n");
-      return 1;
-   }
-   GLuint rb;
-   glGenRenderbuffers(1, &rb);
-   glBindRenderbuffer(GL_RENDERBUFFER, rb);
-   glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH24_STENCIL8, W, H);
-   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, rb);
-   if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
-      fprintf(stderr, "gl_invalidate: depth/stencil framebuffer incomplete\n");
-      return 1;
-   }
-   glEnable(GL_DEPTH_TEST);
-   printf("renderer %s | %s\n", glGetString(GL_RENDERER), glGetString(GL_VERSION));
-   int fails = 0;
-   for (unsigned i = 0; i < n; i++) {
-      if (!gl_case_wanted(argc, argv, 1, cases[i].name))
-         continue;
-      err[0] = 0;
-      const bool ok = cases[i].fn() && glGetError() == GL_NO_ERROR;
-      if (ok) {
-         printf("case %s ok\n", cases[i].name);
-      } else {
-         printf("case %s error: %s\n", cases[i].name, err[0] ? err : "GL error");
-         fails++;
-      }
-      fflush(stdout);
-   }
-   return fails ? 1 : 0;
+   static const struct gl_suite suite = {
+      .cases = cases, .n = sizeof(cases) / sizeof(cases[0]), .setup = setup,
+   };
+   return gl_run(argc, argv, &suite);
 }

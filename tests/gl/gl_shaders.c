@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gl_common.h"
+
 #define W 64
 #define H 64
 
@@ -43,26 +45,17 @@ slurp(const char *dir, const char *name, const char *ext)
    return s;
 }
 
-static GLuint
-compile(GLenum type, const char *src, char *why, size_t whylen)
+/* Active uniform (or attribute) i of prog: its location, size and type */
+static GLint
+active_var(GLuint prog, bool uniform, GLint i, GLint *size, GLenum *type)
 {
-   GLuint s = glCreateShader(type);
-   glShaderSource(s, 1, &src, NULL);
-   glCompileShader(s);
-   GLint ok = 0;
-   glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
-   if (!ok) {
-      char log[400] = "";
-      glGetShaderInfoLog(s, sizeof(log), NULL, log);
-      snprintf(why, whylen, "%s shader does not compile: %s",
-               type == GL_VERTEX_SHADER ? "vertex" : "fragment", log);
-      for (char *p = why; *p; p++)
-         if (*p == '\n')
-            *p = ' ';
-      glDeleteShader(s);
-      return 0;
+   char name[256];
+   if (uniform) {
+      glGetActiveUniform(prog, i, sizeof(name), NULL, size, type, name);
+      return glGetUniformLocation(prog, name);
    }
-   return s;
+   glGetActiveAttrib(prog, i, sizeof(name), NULL, size, type, name);
+   return glGetAttribLocation(prog, name);
 }
 
 static void
@@ -71,11 +64,9 @@ set_uniforms(GLuint prog)
    GLint n = 0;
    glGetProgramiv(prog, GL_ACTIVE_UNIFORMS, &n);
    for (GLint i = 0; i < n; i++) {
-      char name[256];
       GLint size;
       GLenum type;
-      glGetActiveUniform(prog, i, sizeof(name), NULL, &size, &type, name);
-      GLint loc = glGetUniformLocation(prog, name);
+      const GLint loc = active_var(prog, true, i, &size, &type);
       static const GLfloat half[16 * 4] = { 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f,
                                             0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f };
       static const GLfloat id4[16] = { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1 };
@@ -107,38 +98,25 @@ run_pair(const char *dir, const char *outdir, const char *name, char *why, size_
 {
    char *vs_src = slurp(dir, name, "vert"), *fs_src = slurp(dir, name, "frag");
    int ok = 0;
-   GLuint vs = 0, fs = 0, prog = 0;
+   GLuint prog = 0;
    if (!vs_src || !fs_src) {
       snprintf(why, whylen, "cannot read %s/%s.{vert,frag}", dir, name);
       goto out;
    }
-   if (!(vs = compile(GL_VERTEX_SHADER, vs_src, why, whylen)) ||
-       !(fs = compile(GL_FRAGMENT_SHADER, fs_src, why, whylen)))
-      goto out;
-   prog = glCreateProgram();
-   glAttachShader(prog, vs);
-   glAttachShader(prog, fs);
-   glLinkProgram(prog);
-   GLint linked = 0;
-   glGetProgramiv(prog, GL_LINK_STATUS, &linked);
-   if (!linked) {
-      char log[400] = "";
-      glGetProgramInfoLog(prog, sizeof(log), NULL, log);
-      snprintf(why, whylen, "does not link: %s", log);
+   prog = gl_program(vs_src, fs_src);
+   if (!prog) {
+      snprintf(why, whylen, "%s", gl_err);
       goto out;
    }
-   glUseProgram(prog);
    set_uniforms(prog);
 
    static const GLfloat quad[] = { -1, -1, 0.5f, 1, 1, -1, 0.5f, 1, -1, 1, 0.5f, 1, 1, 1, 0.5f, 1 };
    GLint na = 0;
    glGetProgramiv(prog, GL_ACTIVE_ATTRIBUTES, &na);
    for (GLint i = 0; i < na; i++) {
-      char an[256];
       GLint size;
       GLenum type;
-      glGetActiveAttrib(prog, i, sizeof(an), NULL, &size, &type, an);
-      GLint loc = glGetAttribLocation(prog, an);
+      const GLint loc = active_var(prog, false, i, &size, &type);
       if (loc < 0)
          continue;
       GLint comps = type == GL_FLOAT ? 1 : type == GL_FLOAT_VEC2 ? 2 : type == GL_FLOAT_VEC3 ? 3 : 4;
@@ -157,26 +135,14 @@ run_pair(const char *dir, const char *outdir, const char *name, char *why, size_
       snprintf(why, whylen, "GL error 0x%x", err);
       goto out;
    }
-   char path[1024];
-   snprintf(path, sizeof(path), "%s/%s.ppm", outdir, name);
-   FILE *f = fopen(path, "wb");
-   if (!f) {
-      snprintf(why, whylen, "cannot write %s", path);
+   if (!gl_save_image(outdir, name, px, W, H)) {
+      snprintf(why, whylen, "%s", gl_err);
       goto out;
    }
-   fprintf(f, "P6\n%d %d\n255\n", W, H);
-   for (int y = H - 1; y >= 0; y--)
-      for (int x = 0; x < W; x++)
-         fwrite(&px[(y * W + x) * 4], 1, 3, f);
-   fclose(f);
    ok = 1;
 out:
    if (prog)
       glDeleteProgram(prog);
-   if (vs)
-      glDeleteShader(vs);
-   if (fs)
-      glDeleteShader(fs);
    free(vs_src);
    free(fs_src);
    return ok;
@@ -189,13 +155,9 @@ main(int argc, char **argv)
       fprintf(stderr, "usage: gl_shaders DIR OUTDIR\n");
       return 2;
    }
-   PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
-      (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
-   EGLDisplay dpy = get_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
-   if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, NULL, NULL)) {
-      fprintf(stderr, "gl_shaders: no surfaceless EGL display\n");
+   EGLDisplay dpy = gl_display();
+   if (dpy == EGL_NO_DISPLAY)
       return 1;
-   }
    static const EGLint cattr[] = { EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RED_SIZE, 8,
                                    EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 8,
                                    EGL_DEPTH_SIZE, 24, EGL_RENDERABLE_TYPE, EGL_OPENGL_ES2_BIT,

@@ -43,14 +43,13 @@ static GLint page_size;
 /* an extension entry point: not exported by libOpenGL */
 static PFNGLBUFFERPAGECOMMITMENTARBPROC page_commitment;
 static GLuint prog;
-static char err[256];
 
 static const char *vs_src =
    "#version 130\n"
    "in vec2 pos;\n"
-   "in vec4 color;\n"
+   "in vec4 attr;\n"
    "out vec4 c;\n"
-   "void main() { gl_Position = vec4(pos, 0.0, 1.0); c = color; }\n";
+   "void main() { gl_Position = vec4(pos, 0.0, 1.0); c = attr; }\n";
 static const char *fs_src =
    "#version 130\n"
    "in vec4 c;\n"
@@ -135,7 +134,7 @@ check_cells(const uint8_t *px, unsigned rows, const uint8_t (*want)[CELLS][4])
          const uint8_t *got = px + 4 * (y * w + x), *e = want[y / CELL_PX][x / CELL_PX];
          for (unsigned k = 0; k < 4; k++) {
             if (abs(got[k] - e[k]) > 1) {
-               snprintf(err, sizeof(err),
+               snprintf(gl_err, sizeof(gl_err),
                         "cell %u of row %u, pixel (%u, %u): %u,%u,%u,%u, expected %u,%u,%u,%u",
                         x / CELL_PX, y / CELL_PX, x, y, got[0], got[1], got[2], got[3], e[0],
                         e[1], e[2], e[3]);
@@ -255,18 +254,9 @@ xfb_case(void)
       "out vec4 v;\n"
       "void main() { float i = float(gl_VertexID);\n"
       "  v = vec4(i, i * 3.0, -i, 7.0); gl_Position = vec4(0.0); }\n";
-   GLuint v = gl_compile(GL_VERTEX_SHADER, xvs);
-   GLuint xp = glCreateProgram();
-   glAttachShader(xp, v);
-   static const char *names[] = { "v" };
-   glTransformFeedbackVaryings(xp, 1, names, GL_INTERLEAVED_ATTRIBS);
-   glLinkProgram(xp);
-   GLint linked = 0;
-   glGetProgramiv(xp, GL_LINK_STATUS, &linked);
-   if (!v || !linked) {
-      snprintf(err, sizeof(err), "transform feedback program does not link");
+   const GLuint xp = gl_xfb_program(xvs, NULL, "v");
+   if (!xp)
       return false;
-   }
    const GLsizeiptr size = (GLsizeiptr)XFB_PAGES * page_size;
    const unsigned n = size / 16;
    GLuint buf = sparse_buffer(size);
@@ -301,14 +291,14 @@ xfb_case(void)
       const bool c = (i * 16 / page_size) & 1;
       const float e[4] = { c ? i : 0, c ? i * 3.0f : 0, c ? -(float)i : 0, c ? 7 : 0 };
       if (memcmp(e, got + 4 * i, 16)) {
-         snprintf(err, sizeof(err), "vertex %u (page %u, %scommitted): %g %g %g %g", i,
+         snprintf(gl_err, sizeof(gl_err), "vertex %u (page %u, %scommitted): %g %g %g %g", i,
                   i * 16 / page_size, c ? "" : "un", got[4 * i], got[4 * i + 1],
                   got[4 * i + 2], got[4 * i + 3]);
          ok = false;
       }
    }
    if (ok && memcmp(pattern, got_other, page_size)) {
-      snprintf(err, sizeof(err), "another sparse buffer's committed page changed");
+      snprintf(gl_err, sizeof(gl_err), "another sparse buffer's committed page changed");
       ok = false;
    }
    glDeleteBuffers(1, &buf);
@@ -382,36 +372,23 @@ static const struct gl_case cases[] = {
    { "many_ranges", many_ranges_case },
 };
 
+static bool
+setup(void)
+{
+   if (!gl_has_ext("GL_ARB_sparse_buffer"))
+      GL_FAIL("skip: no GL_ARB_sparse_buffer");
+   glGetIntegerv(GL_SPARSE_BUFFER_PAGE_SIZE_ARB, &page_size);
+   page_commitment =
+      (PFNGLBUFFERPAGECOMMITMENTARBPROC)eglGetProcAddress("glBufferPageCommitmentARB");
+   prog = gl_program(vs_src, fs_src);
+   return prog != 0;
+}
+
 int
 main(int argc, char **argv)
 {
-   const unsigned n = sizeof(cases) / sizeof(cases[0]);
-   if (gl_list_cases(argc, argv, cases, n))
-      return 0;
-   EGLDisplay dpy = gl_display();
-   if (dpy == EGL_NO_DISPLAY || gl_context(dpy) == EGL_NO_CONTEXT)
-      return 1;
-   printf("renderer %s | %s\n", glGetString(GL_RENDERER), glGetString(GL_VERSION));
-   const bool have = gl_has_ext("GL_ARB_sparse_buffer");
-   if (have) {
-      glGetIntegerv(GL_SPARSE_BUFFER_PAGE_SIZE_ARB, &page_size);
-      page_commitment =
-         (PFNGLBUFFERPAGECOMMITMENTARBPROC)eglGetProcAddress("glBufferPageCommitmentARB");
-      prog = gl_program(vs_src, fs_src);
-      glBindAttribLocation(prog, 1, "color");
-      glLinkProgram(prog);
-      glUseProgram(prog);
-   }
-   int fails = 0;
-   for (unsigned i = 0; i < n; i++) {
-      if (!gl_case_wanted(argc, argv, 1, cases[i].name))
-         continue;
-      if (!have) {
-         printf("case %s skip: no GL_ARB_sparse_buffer\n", cases[i].name);
-         continue;
-      }
-      err[0] = 0;
-      fails += !gl_case_report(cases[i].name, cases[i].fn(), err, NULL, NULL, 0, 0);
-   }
-   return fails ? 1 : 0;
+   static const struct gl_suite suite = {
+      .cases = cases, .n = sizeof(cases) / sizeof(cases[0]), .setup = setup,
+   };
+   return gl_run(argc, argv, &suite);
 }

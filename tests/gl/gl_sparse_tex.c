@@ -44,7 +44,6 @@
 static GLint page_w, page_h;
 static PFNGLTEXPAGECOMMITMENTARBPROC page_commitment;
 static GLuint fetch_prog, fetch_array_prog, color_prog;
-static char err[256];
 
 static const char *quad_vs =
    "#version 130\n"
@@ -104,15 +103,6 @@ quad(GLuint prog)
 }
 
 static GLuint
-program(const char *fs)
-{
-   GLuint p = gl_program(quad_vs, fs);
-   glBindAttribLocation(p, 0, "pos");
-   glLinkProgram(p);
-   return p;
-}
-
-static GLuint
 fbo_of(GLenum target, GLuint tex, int level, int layer)
 {
    GLuint fbo;
@@ -148,7 +138,7 @@ compare(const char *what, const uint8_t *got, const uint8_t *want, int w, int h)
    for (int i = 0; i < w * h; i++) {
       if (memcmp(got + 4 * i, want + 4 * i, 4)) {
          const uint8_t *g = got + 4 * i, *e = want + 4 * i;
-         snprintf(err, sizeof(err), "%s: texel (%d, %d): %u,%u,%u,%u, expected %u,%u,%u,%u",
+         snprintf(gl_err, sizeof(gl_err), "%s: texel (%d, %d): %u,%u,%u,%u, expected %u,%u,%u,%u",
                   what, i % w, i / w, g[0], g[1], g[2], g[3], e[0], e[1], e[2], e[3]);
          return false;
       }
@@ -156,21 +146,61 @@ compare(const char *what, const uint8_t *got, const uint8_t *want, int w, int h)
    return true;
 }
 
-/* Reads level lod of a 2D texture by texelFetch into a w x h target */
+/* Reads level lod of tex by texelFetch into a w x h target: of layer
+ * `layer` of a 2D array, or of a 2D texture when layer < 0 */
 static void
-fetch(GLuint tex, int lod, int w, int h, uint8_t *px)
+fetch_layer(GLuint tex, int layer, int lod, int w, int h, uint8_t *px)
 {
+   const bool array = layer >= 0;
+   const GLuint p = array ? fetch_array_prog : fetch_prog;
    gl_target_fbo(w, h);
    glClearColor(1, 0, 1, 1);
    glClear(GL_COLOR_BUFFER_BIT);
    glActiveTexture(GL_TEXTURE0);
-   glBindTexture(GL_TEXTURE_2D, tex);
-   glUseProgram(fetch_prog);
-   glUniform1i(glGetUniformLocation(fetch_prog, "t"), 0);
-   glUniform1i(glGetUniformLocation(fetch_prog, "lod"), lod);
-   glUniform2i(glGetUniformLocation(fetch_prog, "off"), 0, 0);
-   quad(fetch_prog);
+   glBindTexture(array ? GL_TEXTURE_2D_ARRAY : GL_TEXTURE_2D, tex);
+   glUseProgram(p);
+   glUniform1i(glGetUniformLocation(p, "t"), 0);
+   glUniform1i(glGetUniformLocation(p, "lod"), lod);
+   if (array)
+      glUniform1i(glGetUniformLocation(p, "layer"), layer);
+   else
+      glUniform2i(glGetUniformLocation(p, "off"), 0, 0);
+   quad(p);
    glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, px);
+}
+
+/* Does level lod (w x h) of tex (of its layer `layer`, or a 2D texture
+ * when layer < 0), read by texelFetch into got, equal want?  `what`
+ * names it, with the layer if it has a %d. */
+static bool
+fetch_is(const char *what, GLuint tex, int layer, int lod, int w, int h, uint8_t *got,
+         const uint8_t *want)
+{
+   char name[96];
+   snprintf(name, sizeof(name), what, layer);
+   fetch_layer(tex, layer, lod, w, h, got);
+   return compare(name, got, want, w, h);
+}
+
+/* Does the bound texture of target have `want` sparse levels? */
+static bool
+sparse_levels_are(GLenum target, int want)
+{
+   GLint n = 0;
+   glGetTexParameteriv(target, GL_NUM_SPARSE_LEVELS_ARB, &n);
+   if (glGetError() || n != want)
+      GL_FAIL("NUM_SPARSE_LEVELS %d, expected %d (or a GL error)", n, want);
+   return true;
+}
+
+/* Level lvl (w x h) of tex: the uploaded() texels into up, then uploaded */
+static void
+upload_level(GLuint tex, int lvl, int w, int h, uint8_t *up)
+{
+   for (int i = 0; i < w * h; i++)
+      uploaded(i % w, i / w, lvl, up + 4 * i);
+   glBindTexture(GL_TEXTURE_2D, tex);
+   glTexSubImage2D(GL_TEXTURE_2D, lvl, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, up);
 }
 
 /* checker's level 0: the checkerboard of committed pages, uploaded on the
@@ -196,13 +226,8 @@ checker_case(void)
 {
    const int W = PAGES_X * page_w, H = PAGES_Y * page_h;
    GLuint tex = sparse_texture(GL_TEXTURE_2D, W, H, 1, LEVELS);
-   GLint sparse_levels = 0;
-   glGetTexParameteriv(GL_TEXTURE_2D, GL_NUM_SPARSE_LEVELS_ARB, &sparse_levels);
-   if (glGetError() || sparse_levels != LEVELS - 1) {
-      snprintf(err, sizeof(err), "NUM_SPARSE_LEVELS %d, expected %d (or a GL error)",
-               sparse_levels, LEVELS - 1);
+   if (!sparse_levels_are(GL_TEXTURE_2D, LEVELS - 1))
       return false;
-   }
    for (int py = 0; py < PAGES_Y; py++)
       for (int px = 0; px < PAGES_X; px++)
          if (!((px + py) & 1))
@@ -224,8 +249,7 @@ checker_case(void)
    quad(color_prog);
    glDisable(GL_SCISSOR_TEST);
    checker_level0(W, H, want);
-   fetch(tex, 0, W, H, got);
-   bool ok = compare("level 0 by texelFetch", got, want, W, H);
+   bool ok = fetch_is("level 0 by texelFetch", tex, -1, 0, W, H, got, want);
    if (ok) {
       glBindTexture(GL_TEXTURE_2D, tex);
       glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA, GL_UNSIGNED_BYTE, got);
@@ -233,44 +257,23 @@ checker_case(void)
    }
    /* level 1: never committed, an upload vanishes */
    const int W1 = W / 2, H1 = H / 2;
-   for (int i = 0; i < W1 * H1; i++)
-      uploaded(i % W1, i / W1, 1, up + 4 * i);
-   glBindTexture(GL_TEXTURE_2D, tex);
-   glTexSubImage2D(GL_TEXTURE_2D, 1, 0, 0, W1, H1, GL_RGBA, GL_UNSIGNED_BYTE, up);
+   upload_level(tex, 1, W1, H1, up);
    memset(want, 0, (size_t)W1 * H1 * 4);
-   if (ok) {
-      fetch(tex, 1, W1, H1, got);
-      ok = compare("uncommitted level 1", got, want, W1, H1);
-   }
+   ok = ok && fetch_is("uncommitted level 1", tex, -1, 1, W1, H1, got, want);
    /* the mip tail: level 3 and the levels after it */
    const int WT = W >> 3, HT = H >> 3;
-   for (int i = 0; i < WT * HT; i++)
-      uploaded(i % WT, i / WT, 3, up + 4 * i);
-   glBindTexture(GL_TEXTURE_2D, tex);
-   glTexSubImage2D(GL_TEXTURE_2D, 3, 0, 0, WT, HT, GL_RGBA, GL_UNSIGNED_BYTE, up);
+   upload_level(tex, 3, WT, HT, up);
    memset(want, 0, (size_t)WT * HT * 4);
-   if (ok) {
-      fetch(tex, 3, WT, HT, got);
-      ok = compare("uncommitted mip tail", got, want, WT, HT);
-   }
+   ok = ok && fetch_is("uncommitted mip tail", tex, -1, 3, WT, HT, got, want);
    glBindTexture(GL_TEXTURE_2D, tex);
    page_commitment(GL_TEXTURE_2D, 3, 0, 0, 0, WT, HT, 1, GL_TRUE);
-   glTexSubImage2D(GL_TEXTURE_2D, 3, 0, 0, WT, HT, GL_RGBA, GL_UNSIGNED_BYTE, up);
-   if (ok) {
-      fetch(tex, 3, WT, HT, got);
-      ok = compare("committed mip tail", got, up, WT, HT);
-   }
+   upload_level(tex, 3, WT, HT, up);
+   ok = ok && fetch_is("committed mip tail", tex, -1, 3, WT, HT, got, up);
    /* level 0 is as it was: the tail's pages are its own */
-   if (ok) {
+   if (ok)
       checker_level0(W, H, want);
-      fetch(tex, 0, W, H, got);
-      ok = compare("level 0 after the tail's commit", got, want, W, H);
-   }
-   GLenum e = glGetError();
-   if (ok && e) {
-      snprintf(err, sizeof(err), "GL error 0x%x", e);
-      ok = false;
-   }
+   ok = ok && fetch_is("level 0 after the tail's commit", tex, -1, 0, W, H, got, want);
+   ok = ok && gl_check_error("the case");
    glDeleteFramebuffers(1, &fbo);
    glDeleteTextures(1, &tex);
    free(up);
@@ -281,23 +284,6 @@ checker_case(void)
 
 #define ARRAY_LAYERS 3
 #define ARRAY_LEVELS 3
-
-/* Reads level lod of layer l of a 2D array by texelFetch */
-static void
-fetch_layer(GLuint tex, int l, int lod, int w, int h, uint8_t *px)
-{
-   gl_target_fbo(w, h);
-   glClearColor(1, 0, 1, 1);
-   glClear(GL_COLOR_BUFFER_BIT);
-   glActiveTexture(GL_TEXTURE0);
-   glBindTexture(GL_TEXTURE_2D_ARRAY, tex);
-   glUseProgram(fetch_array_prog);
-   glUniform1i(glGetUniformLocation(fetch_array_prog, "t"), 0);
-   glUniform1i(glGetUniformLocation(fetch_array_prog, "layer"), l);
-   glUniform1i(glGetUniformLocation(fetch_array_prog, "lod"), lod);
-   quad(fetch_array_prog);
-   glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, px);
-}
 
 static void
 array_level0(int l, int W, int H, uint8_t *want)
@@ -317,13 +303,8 @@ array_case(void)
 {
    const int W = 2 * page_w, H = 2 * page_h;
    GLuint tex = sparse_texture(GL_TEXTURE_2D_ARRAY, W, H, ARRAY_LAYERS, ARRAY_LEVELS);
-   GLint sparse_levels = 0;
-   glGetTexParameteriv(GL_TEXTURE_2D_ARRAY, GL_NUM_SPARSE_LEVELS_ARB, &sparse_levels);
-   if (glGetError() || sparse_levels != 2) {
-      snprintf(err, sizeof(err), "NUM_SPARSE_LEVELS %d, expected 2 (or a GL error)",
-               sparse_levels);
+   if (!sparse_levels_are(GL_TEXTURE_2D_ARRAY, 2))
       return false;
-   }
    /* layer l: the pages on diagonal (l & 1) committed, layer 2 all */
    for (int l = 0; l < ARRAY_LAYERS; l++)
       for (int py = 0; py < 2; py++)
@@ -343,10 +324,7 @@ array_case(void)
    bool ok = true;
    for (int l = 0; l < ARRAY_LAYERS && ok; l++) {
       array_level0(l, W, H, want);
-      fetch_layer(tex, l, 0, W, H, got);
-      char what[32];
-      snprintf(what, sizeof(what), "layer %d", l);
-      ok = compare(what, got, want, W, H);
+      ok = fetch_is("layer %d", tex, l, 0, W, H, got, want);
    }
    /* the tail (level 2 on) of layer 1 only; level 2 of every layer
     * uploaded */
@@ -363,24 +341,14 @@ array_case(void)
          memcpy(want, up + (size_t)WT * HT * 4, (size_t)WT * HT * 4);
       else
          memset(want, 0, (size_t)WT * HT * 4);
-      fetch_layer(tex, l, 2, WT, HT, got);
-      char what[32];
-      snprintf(what, sizeof(what), "tail of layer %d", l);
-      ok = compare(what, got, want, WT, HT);
+      ok = fetch_is("tail of layer %d", tex, l, 2, WT, HT, got, want);
    }
    for (int l = 0; l < ARRAY_LAYERS && ok; l++) {
       array_level0(l, W, H, want);
-      fetch_layer(tex, l, 0, W, H, got);
-      char what[48];
-      snprintf(what, sizeof(what), "layer %d after the tail's commit", l);
-      ok = compare(what, got, want, W, H);
+      ok = fetch_is("layer %d after the tail's commit", tex, l, 0, W, H, got, want);
    }
    free(up);
-   GLenum e = glGetError();
-   if (ok && e) {
-      snprintf(err, sizeof(err), "GL error 0x%x", e);
-      ok = false;
-   }
+   ok = ok && gl_check_error("the case");
    glDeleteFramebuffers(ARRAY_LAYERS, fbos);
    glDeleteTextures(1, &tex);
    free(want);
@@ -400,12 +368,7 @@ stress_case(void)
    GLuint fbo = fbo_of(GL_TEXTURE_2D, tex, 0, 0);
    /* the result image */
    GLuint res, rfbo;
-   glGenTextures(1, &res);
-   glBindTexture(GL_TEXTURE_2D, res);
-   glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, RW, RH, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
-   glGenFramebuffers(1, &rfbo);
-   glBindFramebuffer(GL_FRAMEBUFFER, rfbo);
-   glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, res, 0);
+   gl_color_target(GL_RGBA8, RW, RH, &res, &rfbo);
    glClearColor(1, 0, 1, 1);
    glClear(GL_COLOR_BUFFER_BIT);
    uint8_t *want = malloc((size_t)RW * RH * 4), *got = malloc((size_t)RW * RH * 4);
@@ -459,11 +422,7 @@ stress_case(void)
    }
    glReadPixels(0, 0, RW, RH, GL_RGBA, GL_UNSIGNED_BYTE, got);
    bool ok = compare("stress result", got, want, RW, RH);
-   GLenum e = glGetError();
-   if (ok && e) {
-      snprintf(err, sizeof(err), "GL error 0x%x", e);
-      ok = false;
-   }
+   ok = ok && gl_check_error("the case");
    glDeleteFramebuffers(1, &fbo);
    glDeleteFramebuffers(1, &rfbo);
    glDeleteTextures(1, &tex);
@@ -479,38 +438,28 @@ static const struct gl_case cases[] = {
    { "stress", stress_case },
 };
 
+static bool
+setup(void)
+{
+   if (!gl_has_ext("GL_ARB_sparse_texture"))
+      GL_FAIL("skip: no GL_ARB_sparse_texture");
+   glGetInternalformativ(GL_TEXTURE_2D, GL_RGBA8, GL_VIRTUAL_PAGE_SIZE_X_ARB, 1, &page_w);
+   glGetInternalformativ(GL_TEXTURE_2D, GL_RGBA8, GL_VIRTUAL_PAGE_SIZE_Y_ARB, 1, &page_h);
+   printf("RGBA8 sparse page %dx%d\n", page_w, page_h);
+   if (page_w <= 0 || page_h <= 0)
+      GL_FAIL("skip: no RGBA8 page size of GL_ARB_sparse_texture");
+   page_commitment = (PFNGLTEXPAGECOMMITMENTARBPROC)eglGetProcAddress("glTexPageCommitmentARB");
+   fetch_prog = gl_program(quad_vs, fetch_fs);
+   fetch_array_prog = gl_program(quad_vs, fetch_array_fs);
+   color_prog = gl_program(quad_vs, color_fs);
+   return fetch_prog && fetch_array_prog && color_prog;
+}
+
 int
 main(int argc, char **argv)
 {
-   const unsigned n = sizeof(cases) / sizeof(cases[0]);
-   if (gl_list_cases(argc, argv, cases, n))
-      return 0;
-   EGLDisplay dpy = gl_display();
-   if (dpy == EGL_NO_DISPLAY || gl_context(dpy) == EGL_NO_CONTEXT)
-      return 1;
-   printf("renderer %s | %s\n", glGetString(GL_RENDERER), glGetString(GL_VERSION));
-   const bool have = gl_has_ext("GL_ARB_sparse_texture");
-   if (have) {
-      glGetInternalformativ(GL_TEXTURE_2D, GL_RGBA8, GL_VIRTUAL_PAGE_SIZE_X_ARB, 1, &page_w);
-      glGetInternalformativ(GL_TEXTURE_2D, GL_RGBA8, GL_VIRTUAL_PAGE_SIZE_Y_ARB, 1, &page_h);
-      printf("RGBA8 sparse page %dx%d\n", page_w, page_h);
-      page_commitment =
-         (PFNGLTEXPAGECOMMITMENTARBPROC)eglGetProcAddress("glTexPageCommitmentARB");
-      fetch_prog = program(fetch_fs);
-      fetch_array_prog = program(fetch_array_fs);
-      color_prog = program(color_fs);
-   }
-   int fails = 0;
-   for (unsigned i = 0; i < n; i++) {
-      if (!gl_case_wanted(argc, argv, 1, cases[i].name))
-         continue;
-      if (!have || page_w <= 0 || page_h <= 0) {
-         printf("case %s skip: no GL_ARB_sparse_texture (or no RGBA8 page size)\n",
-                cases[i].name);
-         continue;
-      }
-      err[0] = 0;
-      fails += !gl_case_report(cases[i].name, cases[i].fn(), err, NULL, NULL, 0, 0);
-   }
-   return fails ? 1 : 0;
+   static const struct gl_suite suite = {
+      .cases = cases, .n = sizeof(cases) / sizeof(cases[0]), .setup = setup,
+   };
+   return gl_run(argc, argv, &suite);
 }

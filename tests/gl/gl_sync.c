@@ -24,9 +24,7 @@
 #define W 32
 #define H 32
 
-static EGLDisplay dpy;
 static bool async_jobs;
-static char err[256];
 static unsigned char px[W * H * 4];
 
 static const char *vs_src =
@@ -76,7 +74,7 @@ pixel_is(int x, int y, const float *c, const char *what)
    const unsigned char *p = px + 4 * (y * W + x);
    for (int i = 0; i < 4; i++) {
       if (p[i] != (unsigned char)(c[i] * 255 + 0.5f)) {
-         snprintf(err, sizeof(err), "%s: pixel %d,%d is %u,%u,%u,%u, want %g,%g,%g,%g (x255)",
+         snprintf(gl_err, sizeof(gl_err), "%s: pixel %d,%d is %u,%u,%u,%u, want %g,%g,%g,%g (x255)",
                   what, x, y, p[0], p[1], p[2], p[3], c[0] * 255, c[1] * 255, c[2] * 255,
                   c[3] * 255);
          return false;
@@ -108,33 +106,33 @@ case_fence_timeouts(void)
    if (async_jobs) {
       GLenum r = glClientWaitSync(s, 0, 0);
       if (r != GL_TIMEOUT_EXPIRED) {
-         snprintf(err, sizeof(err), "timeout 0 while the job is held: 0x%x, want TIMEOUT_EXPIRED", r);
+         snprintf(gl_err, sizeof(gl_err), "timeout 0 while the job is held: 0x%x, want TIMEOUT_EXPIRED", r);
          return false;
       }
       GLint status = 0;
       glGetSynciv(s, GL_SYNC_STATUS, 1, NULL, &status);
       if (status != GL_UNSIGNALED) {
-         snprintf(err, sizeof(err), "GL_SYNC_STATUS 0x%x while the job is held", status);
+         snprintf(gl_err, sizeof(gl_err), "GL_SYNC_STATUS 0x%x while the job is held", status);
          return false;
       }
       double t0 = now_ms();
       r = glClientWaitSync(s, GL_SYNC_FLUSH_COMMANDS_BIT, 10 * 1000 * 1000);
       double dt = now_ms() - t0;
       if (r != GL_TIMEOUT_EXPIRED || dt < 8 || dt > 40) {
-         snprintf(err, sizeof(err), "10 ms timeout: 0x%x after %.1f ms, want TIMEOUT_EXPIRED after ~10 ms",
+         snprintf(gl_err, sizeof(gl_err), "10 ms timeout: 0x%x after %.1f ms, want TIMEOUT_EXPIRED after ~10 ms",
                   r, dt);
          return false;
       }
    }
    GLenum r = glClientWaitSync(s, GL_SYNC_FLUSH_COMMANDS_BIT, 10ull * 1000 * 1000 * 1000);
    if (r != GL_CONDITION_SATISFIED && r != GL_ALREADY_SIGNALED) {
-      snprintf(err, sizeof(err), "10 s timeout: 0x%x", r);
+      snprintf(gl_err, sizeof(gl_err), "10 s timeout: 0x%x", r);
       return false;
    }
    GLint status = 0;
    glGetSynciv(s, GL_SYNC_STATUS, 1, NULL, &status);
    if (status != GL_SIGNALED) {
-      snprintf(err, sizeof(err), "GL_SYNC_STATUS 0x%x after the wait", status);
+      snprintf(gl_err, sizeof(gl_err), "GL_SYNC_STATUS 0x%x after the wait", status);
       return false;
    }
    /* glWaitSync on a signalled fence is a no-op for the device */
@@ -161,7 +159,7 @@ case_read_after_render(void)
    glGetQueryObjectuiv(q, GL_QUERY_RESULT, &samples);
    glDeleteQueries(1, &q);
    if (samples != W * H / 2) {
-      snprintf(err, sizeof(err), "occlusion query: %u samples, want %u", samples, W * H / 2);
+      snprintf(gl_err, sizeof(gl_err), "occlusion query: %u samples, want %u", samples, W * H / 2);
       return false;
    }
    glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
@@ -175,18 +173,9 @@ case_read_after_render(void)
       "in vec2 pos;\n"
       "out vec4 cap;\n"
       "void main() { cap = vec4(pos * 2.0, 7.0, 9.0); gl_Position = vec4(pos, 0.0, 1.0); }\n";
-   GLuint v = gl_compile(GL_VERTEX_SHADER, tf_vs), p = glCreateProgram();
-   glAttachShader(p, v);
-   glBindAttribLocation(p, 0, "pos");
-   const char *names[] = { "cap" };
-   glTransformFeedbackVaryings(p, 1, names, GL_INTERLEAVED_ATTRIBS);
-   glLinkProgram(p);
-   GLint ok = 0;
-   glGetProgramiv(p, GL_LINK_STATUS, &ok);
-   if (!v || !ok) {
-      snprintf(err, sizeof(err), "transform feedback program does not link");
+   const GLuint p = gl_xfb_program(tf_vs, NULL, "cap");
+   if (!p)
       return false;
-   }
    GLuint tfb;
    glGenBuffers(1, &tfb);
    glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, tfb);
@@ -202,12 +191,12 @@ case_read_after_render(void)
    static const float want[16] = { -2, -2, 7, 9, 0, -2, 7, 9, -2, 2, 7, 9, 0, 2, 7, 9 };
    for (int i = 0; good && i < 16; i++) {
       if (m[i] != want[i]) {
-         snprintf(err, sizeof(err), "transform feedback buffer word %d: %g, want %g", i, m[i], want[i]);
+         snprintf(gl_err, sizeof(gl_err), "transform feedback buffer word %d: %g, want %g", i, m[i], want[i]);
          good = false;
       }
    }
    if (!m)
-      snprintf(err, sizeof(err), "glMapBufferRange of the feedback buffer failed");
+      snprintf(gl_err, sizeof(gl_err), "glMapBufferRange of the feedback buffer failed");
    glUnmapBuffer(GL_TRANSFORM_FEEDBACK_BUFFER);
    glDeleteBuffers(1, &tfb);
    glDeleteProgram(p);
@@ -230,7 +219,7 @@ case_update_in_flight(void)
       const double dt = now_ms() - t0;
       /* new storage for the whole buffer: no wait for the held job */
       if (whole && async_jobs && dt > 40) {
-         snprintf(err, sizeof(err), "glBufferData of a buffer a submitted draw reads took %.0f ms", dt);
+         snprintf(gl_err, sizeof(gl_err), "glBufferData of a buffer a submitted draw reads took %.0f ms", dt);
          return false;
       }
       draw(green);
@@ -271,7 +260,7 @@ case_frames_in_flight(void)
    glGetIntegerv(GL_FRAMEBUFFER_BINDING, &orig);
    for (int i = 0; i < 2; i++) {
       if (!gl_target_fbo(W, H)) {
-         snprintf(err, sizeof(err), "no framebuffer");
+         snprintf(gl_err, sizeof(gl_err), "no framebuffer");
          return false;
       }
       glGetIntegerv(GL_FRAMEBUFFER_BINDING, &fb[i]);
@@ -285,7 +274,7 @@ case_frames_in_flight(void)
          glDeleteSync(*slot);
          *slot = 0;
          if (r != GL_CONDITION_SATISFIED && r != GL_ALREADY_SIGNALED) {
-            snprintf(err, sizeof(err), "frame %d: fence wait 0x%x", f, r);
+            snprintf(gl_err, sizeof(gl_err), "frame %d: fence wait 0x%x", f, r);
             good = false;
             break;
          }
@@ -375,9 +364,9 @@ static bool
 case_inflight_bound(void)
 {
    EGLContext a = eglGetCurrentContext();
-   EGLContext b = gl_context(dpy); /* current now */
+   EGLContext b = gl_context(gl_dpy); /* current now */
    if (b == EGL_NO_CONTEXT) {
-      snprintf(err, sizeof(err), "no second context");
+      snprintf(gl_err, sizeof(gl_err), "no second context");
       return false;
    }
    GLuint prog_b = gl_program(vs_src, fs_src), vbo_b;
@@ -389,20 +378,20 @@ case_inflight_bound(void)
    glEnableVertexAttribArray(0);
    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, (void *)0);
    if (!prog_b || !gl_target_fbo(W, H)) {
-      snprintf(err, sizeof(err), "second context: no program or framebuffer");
+      snprintf(gl_err, sizeof(gl_err), "second context: no program or framebuffer");
       return false;
    }
    /* both contexts' variants compiled and their jobs done before the marks */
    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
    glFinish();
-   eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, a);
+   eglMakeCurrent(gl_dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, a);
    quad_data(-1, 1, true);
    draw(black);
    glFinish();
    float c[4] = { 0, 0, 0, 1 };
    fprintf(stderr, "gl_sync: inflight_bound begin\n");
    for (int k = 0; k < 12; k++) {
-      eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, k % 2 ? b : a);
+      eglMakeCurrent(gl_dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, k % 2 ? b : a);
       c[0] = k / 11.0f;
       c[2] = 1 - k / 11.0f;
       glUniform4fv(k % 2 ? color_b : color_loc, 1, c);
@@ -413,32 +402,29 @@ case_inflight_bound(void)
    fprintf(stderr, "gl_sync: inflight_bound end\n");
    bool ok = true;
    for (int k = 10; k < 12 && ok; k++) {
-      eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, k % 2 ? b : a);
+      eglMakeCurrent(gl_dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, k % 2 ? b : a);
       glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
       const float want[4] = { k / 11.0f, 0, 1 - k / 11.0f, 1 };
       ok = pixel_is(W / 2, H / 2, want, k % 2 ? "second context's last frame"
                                               : "first context's last frame");
    }
-   eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, b);
+   eglMakeCurrent(gl_dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, b);
    glDeleteProgram(prog_b);
    glDeleteBuffers(1, &vbo_b);
-   eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, a);
-   eglDestroyContext(dpy, b);
+   eglMakeCurrent(gl_dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, a);
+   eglDestroyContext(gl_dpy, b);
    return ok;
 }
 
 /* EGL_KHR_fence_sync and EGL_ANDROID_native_fence_sync: a native fence fd
  * of the draw, polled, imported again and waited for on the device */
 static bool
-case_egl_fences(bool *skip)
+case_egl_fences(void)
 {
-   const char *exts = eglQueryString(dpy, EGL_EXTENSIONS);
+   const char *exts = eglQueryString(gl_dpy, EGL_EXTENSIONS);
    if (!exts || !strstr(exts, "EGL_KHR_fence_sync") ||
-       !strstr(exts, "EGL_ANDROID_native_fence_sync") || !strstr(exts, "EGL_KHR_wait_sync")) {
-      snprintf(err, sizeof(err), "no EGL_KHR_fence_sync, EGL_KHR_wait_sync or EGL_ANDROID_native_fence_sync");
-      *skip = true;
-      return false;
-   }
+       !strstr(exts, "EGL_ANDROID_native_fence_sync") || !strstr(exts, "EGL_KHR_wait_sync"))
+      GL_FAIL("skip: no EGL_KHR_fence_sync, EGL_KHR_wait_sync or EGL_ANDROID_native_fence_sync");
    PFNEGLCREATESYNCKHRPROC create = (void *)eglGetProcAddress("eglCreateSyncKHR");
    PFNEGLDESTROYSYNCKHRPROC destroy = (void *)eglGetProcAddress("eglDestroySyncKHR");
    PFNEGLCLIENTWAITSYNCKHRPROC cwait = (void *)eglGetProcAddress("eglClientWaitSyncKHR");
@@ -449,89 +435,82 @@ case_egl_fences(bool *skip)
    frame_begin();
    quad_data(-1, 1, false);
    draw(blue);
-   EGLSyncKHR s = create(dpy, EGL_SYNC_FENCE_KHR, NULL);
+   EGLSyncKHR s = create(gl_dpy, EGL_SYNC_FENCE_KHR, NULL);
    glFlush();
    if (s == EGL_NO_SYNC_KHR) {
-      snprintf(err, sizeof(err), "eglCreateSyncKHR(EGL_SYNC_FENCE_KHR) failed: 0x%x", eglGetError());
+      snprintf(gl_err, sizeof(gl_err), "eglCreateSyncKHR(EGL_SYNC_FENCE_KHR) failed: 0x%x", eglGetError());
       return false;
    }
    EGLint r;
-   if (async_jobs && (r = cwait(dpy, s, 0, 0)) != EGL_TIMEOUT_EXPIRED_KHR) {
-      snprintf(err, sizeof(err), "eglClientWaitSyncKHR timeout 0 while the job is held: 0x%x", r);
+   if (async_jobs && (r = cwait(gl_dpy, s, 0, 0)) != EGL_TIMEOUT_EXPIRED_KHR) {
+      snprintf(gl_err, sizeof(gl_err), "eglClientWaitSyncKHR timeout 0 while the job is held: 0x%x", r);
       return false;
    }
-   if ((r = cwait(dpy, s, 0, EGL_FOREVER_KHR)) != EGL_CONDITION_SATISFIED_KHR) {
-      snprintf(err, sizeof(err), "eglClientWaitSyncKHR forever: 0x%x", r);
+   if ((r = cwait(gl_dpy, s, 0, EGL_FOREVER_KHR)) != EGL_CONDITION_SATISFIED_KHR) {
+      snprintf(gl_err, sizeof(gl_err), "eglClientWaitSyncKHR forever: 0x%x", r);
       return false;
    }
-   destroy(dpy, s);
+   destroy(gl_dpy, s);
 
    /* native fence of the next draw */
    draw(red);
-   s = create(dpy, EGL_SYNC_NATIVE_FENCE_ANDROID, NULL);
+   s = create(gl_dpy, EGL_SYNC_NATIVE_FENCE_ANDROID, NULL);
    glFlush();
-   int fd = s == EGL_NO_SYNC_KHR ? -1 : dup_fd(dpy, s);
+   int fd = s == EGL_NO_SYNC_KHR ? -1 : dup_fd(gl_dpy, s);
    if (fd < 0) {
-      snprintf(err, sizeof(err), "native fence: no fd (0x%x)", eglGetError());
+      snprintf(gl_err, sizeof(gl_err), "native fence: no fd (0x%x)", eglGetError());
       return false;
    }
    struct pollfd p = { .fd = fd, .events = POLLIN };
    if (async_jobs && poll(&p, 1, 0) != 0) {
-      snprintf(err, sizeof(err), "native fence fd ready while the job is held");
+      snprintf(gl_err, sizeof(gl_err), "native fence fd ready while the job is held");
       return false;
    }
    /* a fence of the fd, waited for by the device before the next draw,
     * then by the CPU */
    EGLint attr[] = { EGL_SYNC_NATIVE_FENCE_FD_ANDROID, dup(fd), EGL_NONE };
-   EGLSyncKHR imported = create(dpy, EGL_SYNC_NATIVE_FENCE_ANDROID, attr);
+   EGLSyncKHR imported = create(gl_dpy, EGL_SYNC_NATIVE_FENCE_ANDROID, attr);
    if (imported == EGL_NO_SYNC_KHR) {
-      snprintf(err, sizeof(err), "native fence import failed: 0x%x", eglGetError());
+      snprintf(gl_err, sizeof(gl_err), "native fence import failed: 0x%x", eglGetError());
       return false;
    }
-   if (!swait(dpy, imported, 0)) {
-      snprintf(err, sizeof(err), "eglWaitSyncKHR failed: 0x%x", eglGetError());
+   if (!swait(gl_dpy, imported, 0)) {
+      snprintf(gl_err, sizeof(gl_err), "eglWaitSyncKHR failed: 0x%x", eglGetError());
       return false;
    }
    quad_data(0, 1, false);
    draw(green);
    glFlush();
-   if ((r = cwait(dpy, imported, 0, EGL_FOREVER_KHR)) != EGL_CONDITION_SATISFIED_KHR) {
-      snprintf(err, sizeof(err), "eglClientWaitSyncKHR of the imported fence: 0x%x", r);
+   if ((r = cwait(gl_dpy, imported, 0, EGL_FOREVER_KHR)) != EGL_CONDITION_SATISFIED_KHR) {
+      snprintf(gl_err, sizeof(gl_err), "eglClientWaitSyncKHR of the imported fence: 0x%x", r);
       return false;
    }
    if (poll(&p, 1, 10000) != 1 || !(p.revents & POLLIN)) {
-      snprintf(err, sizeof(err), "native fence fd not ready after the fence signalled");
+      snprintf(gl_err, sizeof(gl_err), "native fence fd not ready after the fence signalled");
       return false;
    }
    close(fd);
-   destroy(dpy, imported);
-   destroy(dpy, s);
+   destroy(gl_dpy, imported);
+   destroy(gl_dpy, s);
    glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
    return pixel_is(W / 4, H / 2, red, "left (native fence draw)") &&
           pixel_is(3 * W / 4, H / 2, green, "right (after eglWaitSyncKHR)");
 }
 
-static const char *const cases[] = { "fence_timeouts", "read_after_render", "update_in_flight",
-                                     "frames_in_flight", "egl_fences", "vbo_updates",
-                                     "inflight_bound" };
+static const struct gl_case cases[] = {
+   { "fence_timeouts", case_fence_timeouts },
+   { "read_after_render", case_read_after_render },
+   { "update_in_flight", case_update_in_flight },
+   { "frames_in_flight", case_frames_in_flight },
+   { "egl_fences", case_egl_fences },
+   { "vbo_updates", case_vbo_updates },
+   { "inflight_bound", case_inflight_bound },
+};
 
-int
-main(int argc, char **argv)
+/* the program (uniform "color") and a quad in vbo, attribute 0 */
+static bool
+setup(void)
 {
-   if (argc > 1 && !strcmp(argv[1], "--list")) {
-      for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-         puts(cases[i]);
-      return 0;
-   }
-   async_jobs = argc > 1 && !strcmp(argv[1], "--async");
-   setvbuf(stdout, NULL, _IOLBF, 0); /* lines before a crash reach the log */
-   dpy = gl_display();
-   if (dpy == EGL_NO_DISPLAY)
-      return 3;
-   EGLContext ctx = gl_context(dpy);
-   if (ctx == EGL_NO_CONTEXT)
-      return 3;
-   printf("renderer %s | %s\n", glGetString(GL_RENDERER), glGetString(GL_VERSION));
    prog = gl_program(vs_src, fs_src);
    color_loc = glGetUniformLocation(prog, "color");
    glGenBuffers(1, &vbo);
@@ -539,38 +518,23 @@ main(int argc, char **argv)
    quad_data(-1, 1, true);
    glEnableVertexAttribArray(0);
    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, (void *)0);
-   if (!prog || !gl_target_fbo(W, H)) {
-      printf("case %s error: no program or framebuffer\n", cases[0]);
-      return 1;
+   if (!prog || !gl_target_fbo(W, H))
+      GL_FAIL("no program or framebuffer");
+   return true;
+}
+
+/* gl_sync [--async] [CASE...] | --list */
+int
+main(int argc, char **argv)
+{
+   async_jobs = argc > 1 && !strcmp(argv[1], "--async");
+   if (async_jobs) {
+      argv[1] = argv[0];
+      argc--;
+      argv++;
    }
-   int fails = 0;
-   for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-      bool ok = false, skip = false;
-      err[0] = 0;
-      switch (i) {
-      case 0: ok = case_fence_timeouts(); break;
-      case 1: ok = case_read_after_render(); break;
-      case 2: ok = case_update_in_flight(); break;
-      case 3: ok = case_frames_in_flight(); break;
-      case 4: ok = case_egl_fences(&skip); break;
-      case 5: ok = case_vbo_updates(); break;
-      case 6: ok = case_inflight_bound(); break;
-      }
-      GLenum e = glGetError();
-      if (ok && e != GL_NO_ERROR) {
-         ok = false;
-         snprintf(err, sizeof(err), "GL error 0x%x", e);
-      }
-      if (skip)
-         printf("case %s skip: %s\n", cases[i], err);
-      else if (ok)
-         printf("case %s ok\n", cases[i]);
-      else
-         printf("case %s error: %s\n", cases[i], err);
-      fails += !ok && !skip;
-   }
-   eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-   eglDestroyContext(dpy, ctx);
-   eglTerminate(dpy);
-   return fails ? 1 : 0;
+   static const struct gl_suite suite = {
+      .cases = cases, .n = sizeof(cases) / sizeof(cases[0]), .setup = setup,
+   };
+   return gl_run(argc, argv, &suite);
 }

@@ -26,9 +26,7 @@
 #define W 64
 #define H 64
 
-static char errbuf[256];
 static unsigned char px[W * H * 4];
-static EGLDisplay dpy;
 
 static const char *vs_src = "#version 140\n"
                             "in vec2 pos;\n"
@@ -37,7 +35,7 @@ static const char *vs_src = "#version 140\n"
 static bool
 fail(const char *what)
 {
-   snprintf(errbuf, sizeof(errbuf), "%s", what);
+   snprintf(gl_err, sizeof(gl_err), "%s", what);
    return false;
 }
 
@@ -46,12 +44,7 @@ static void
 draw_quad(void)
 {
    static const float q[] = { -1, -1, 1, -1, -1, 1, 1, 1 };
-   GLuint vbo;
-   glGenBuffers(1, &vbo);
-   glBindBuffer(GL_ARRAY_BUFFER, vbo);
-   glBufferData(GL_ARRAY_BUFFER, sizeof(q), q, GL_STATIC_DRAW);
-   glEnableVertexAttribArray(0);
-   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, (void *)0);
+   GLuint vbo = gl_pos_buffer(q, sizeof(q));
    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
    glDisableVertexAttribArray(0);
    glDeleteBuffers(1, &vbo);
@@ -80,6 +73,31 @@ buffer_texture(GLuint p, GLenum fmt, const void *data, GLsizeiptr size, GLintptr
    else
       glTexBuffer(GL_TEXTURE_BUFFER, fmt, *buf);
    glUniform1i(glGetUniformLocation(p, "tb"), 0);
+}
+
+/* How many of pixel (x, y)'s components are more than 1 off e */
+static unsigned
+components_off(int x, int y, const unsigned char *e)
+{
+   unsigned bad = 0;
+   for (int k = 0; k < 4; k++)
+      bad += abs(pixel(x, y)[k] - e[k]) > 1;
+   return bad;
+}
+
+/* Deletes p and what buffer_texture made; false (gl_err) if `bad`
+ * components of the image were wrong */
+static bool
+buffer_texture_end(GLuint p, GLuint buf, GLuint tex, unsigned bad)
+{
+   glBindTexture(GL_TEXTURE_BUFFER, 0);
+   glDeleteTextures(1, &tex);
+   glDeleteBuffers(1, &buf);
+   glDeleteProgram(p);
+   if (bad)
+      GL_FAIL("%u components wrong; pixel (0,0) %u %u %u %u", bad, pixel(0, 0)[0],
+              pixel(0, 0)[1], pixel(0, 0)[2], pixel(0, 0)[3]);
+   return true;
 }
 
 /* clear to 0, the full-screen quad, the pixels into px */
@@ -118,7 +136,7 @@ case_texbuf(void)
                            "}\n";
    GLuint p = gl_program(vs_src, fs);
    if (!p)
-      return fail("program");
+      return false;
    unsigned char data[40 * 4];
    for (int i = 0; i < 40; i++)
       texbuf_texel(i, data + 4 * i);
@@ -132,19 +150,9 @@ case_texbuf(void)
          unsigned char e[4] = { 51, 102, 153, 255 };
          if (i >= 0 && i < 40)
             texbuf_texel(i, e);
-         for (int k = 0; k < 4; k++)
-            bad += abs(pixel(x, y)[k] - e[k]) > 1;
+         bad += components_off(x, y, e);
       }
-   glBindTexture(GL_TEXTURE_BUFFER, 0);
-   glDeleteTextures(1, &tex);
-   glDeleteBuffers(1, &buf);
-   glDeleteProgram(p);
-   if (bad) {
-      snprintf(errbuf, sizeof(errbuf), "%u components wrong; pixel (0,0) %u %u %u %u", bad,
-               pixel(0, 0)[0], pixel(0, 0)[1], pixel(0, 0)[2], pixel(0, 0)[3]);
-      return false;
-   }
-   return true;
+   return buffer_texture_end(p, buf, tex, bad);
 }
 
 /* R32I texels 16 .. 115 of a 116-int buffer (glTexBufferRange, offset 64
@@ -171,7 +179,7 @@ case_texbuf_int(void)
                            "}\n";
    GLuint p = gl_program(vs_src, fs);
    if (!p)
-      return fail("program");
+      return false;
    int data[116];
    for (int i = 0; i < 116; i++)
       data[i] = 3 * i - 50;
@@ -184,19 +192,9 @@ case_texbuf_int(void)
          const int i = (x / 4 + 16 * (y / 4)) % 100;
          const int v = 3 * (i + 16) - 50;
          const unsigned char e[4] = { (unsigned char)(v & 255), 255, v < 0 ? 255 : 0, 255 };
-         for (int k = 0; k < 4; k++)
-            bad += abs(pixel(x, y)[k] - e[k]) > 1;
+         bad += components_off(x, y, e);
       }
-   glBindTexture(GL_TEXTURE_BUFFER, 0);
-   glDeleteTextures(1, &tex);
-   glDeleteBuffers(1, &buf);
-   glDeleteProgram(p);
-   if (bad) {
-      snprintf(errbuf, sizeof(errbuf), "%u components wrong; pixel (0,0) %u %u %u", bad,
-               pixel(0, 0)[0], pixel(0, 0)[1], pixel(0, 0)[2]);
-      return false;
-   }
-   return true;
+   return buffer_texture_end(p, buf, tex, bad);
 }
 
 /* A GL 3.1 core profile context: version at least 3.1, no
@@ -210,9 +208,9 @@ case_core31(void)
    const EGLint attr[] = { EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 1,
                            EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
                            EGL_NONE };
-   EGLContext core = eglCreateContext(dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, attr);
-   if (core == EGL_NO_CONTEXT || !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, core)) {
-      snprintf(errbuf, sizeof(errbuf), "no 3.1 core context (0x%x)", eglGetError());
+   EGLContext core = eglCreateContext(gl_dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, attr);
+   if (core == EGL_NO_CONTEXT || !eglMakeCurrent(gl_dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, core)) {
+      snprintf(gl_err, sizeof(gl_err), "no 3.1 core context (0x%x)", eglGetError());
       return false;
    }
    bool ok = true;
@@ -224,7 +222,7 @@ case_core31(void)
       if (!strcmp((const char *)glGetStringi(GL_EXTENSIONS, i), "GL_ARB_compatibility"))
          ok = fail("core context has GL_ARB_compatibility");
    if (major * 10 + minor < 31) {
-      snprintf(errbuf, sizeof(errbuf), "core context of version %d.%d", major, minor);
+      snprintf(gl_err, sizeof(gl_err), "core context of version %d.%d", major, minor);
       ok = false;
    }
    static const char *fs = "#version 140\n"
@@ -274,7 +272,7 @@ case_core31(void)
                                       255 };
          for (int k = 0; k < 4; k++)
             if (abs(pixel(x, 7)[k] - e[k]) > 1) {
-               snprintf(errbuf, sizeof(errbuf), "pixel (%d,7)[%d] %u, expected %u", x, k,
+               snprintf(gl_err, sizeof(gl_err), "pixel (%d,7)[%d] %u, expected %u", x, k,
                         pixel(x, 7)[k], e[k]);
                ok = false;
             }
@@ -287,8 +285,8 @@ case_core31(void)
       glDeleteVertexArrays(1, &vao);
       glDeleteProgram(p);
    }
-   eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, compat);
-   eglDestroyContext(dpy, core);
+   eglMakeCurrent(gl_dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, compat);
+   eglDestroyContext(gl_dpy, core);
    return ok;
 }
 
@@ -328,7 +326,7 @@ case_gather(void)
                            "}\n";
    GLuint p = gl_program(vs_src, fs);
    if (!p)
-      return fail("program");
+      return false;
    unsigned char texels[8 * 8 * 4];
    int ints[8 * 8];
    for (int i = 0; i < 64; i++) {
@@ -361,7 +359,7 @@ case_gather(void)
    const unsigned char e[4] = { texels[4 * 7], texels[0], texels[0], texels[4 * 7] };
    for (int k = 0; k < 4; k++)
       if (abs(px[k] - e[k]) > 1) {
-         snprintf(errbuf, sizeof(errbuf), "gather at (0,0)[%d]: %u, expected %u", k, px[k], e[k]);
+         snprintf(gl_err, sizeof(gl_err), "gather at (0,0)[%d]: %u, expected %u", k, px[k], e[k]);
          return false;
       }
    return varied();
@@ -385,7 +383,7 @@ case_cube_array(void)
                            "}\n";
    GLuint p = gl_program(vs_src, fs);
    if (!p)
-      return fail("program");
+      return false;
    unsigned char texels[18][4 * 4 * 4];
    for (int l = 0; l < 18; l++)
       for (int i = 0; i < 16; i++) {
@@ -412,6 +410,17 @@ case_cube_array(void)
    return varied();
 }
 
+/* The full-screen quad at depth z (uniform zl) in colour (r, g, b) (uniform
+ * cl), only in the scissor rectangle (x, y, w, h) */
+static void
+scissored_quad(int x, int y, int w, int h, GLint zl, float z, GLint cl, float r, float g, float b)
+{
+   glScissor(x, y, w, h);
+   glUniform1f(zl, z);
+   glUniform4f(cl, r, g, b, 1);
+   draw_quad();
+}
+
 /* GL_ARB_depth_clamp: a quad at z = 1.5 (past the far plane) is clipped
  * with depth clamp off and, with the depth range [0.2, 0.7], draws with it
  * on (depth 0.7, which the GL_LESS test then compares) */
@@ -428,12 +437,8 @@ case_depth_clamp(void)
                            "void main() { color = c; }\n";
    GLuint p = gl_program(vs, fs);
    if (!p)
-      return fail("program");
-   GLuint rb;
-   glGenRenderbuffers(1, &rb);
-   glBindRenderbuffer(GL_RENDERBUFFER, rb);
-   glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, W, H);
-   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, rb);
+      return false;
+   GLuint rb = gl_depth_buffer(GL_DEPTH_COMPONENT24, GL_DEPTH_ATTACHMENT, W, H);
    glClearDepth(1.0);
    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
    glEnable(GL_DEPTH_TEST);
@@ -441,10 +446,7 @@ case_depth_clamp(void)
    const GLint zl = glGetUniformLocation(p, "z"), cl = glGetUniformLocation(p, "c");
    /* left half: clamp off, z 1.5 -> clipped, nothing drawn */
    glEnable(GL_SCISSOR_TEST);
-   glScissor(0, 0, W / 2, H);
-   glUniform1f(zl, 1.5f);
-   glUniform4f(cl, 1, 0, 0, 1);
-   draw_quad();
+   scissored_quad(0, 0, W / 2, H, zl, 1.5f, cl, 1, 0, 0);
    /* right half: clamp on with the depth range [0.2, 0.7]: green at z 1.5
     * (depth 0.7); then, on the top quarter, z 1.2 (0.75 before the clamp)
     * must fail GL_LESS against 0.7, and on the bottom quarter z 0 (0.45)
@@ -452,17 +454,9 @@ case_depth_clamp(void)
     * at window depths 0 and 1, GL at n and f; docs/mesa-driver.md) */
    glDepthRange(0.2, 0.7);
    glEnable(GL_DEPTH_CLAMP);
-   glScissor(W / 2, 0, W / 2, H);
-   glUniform4f(cl, 0, 1, 0, 1);
-   draw_quad();
-   glScissor(W / 2, H / 2, W / 2, H / 2);
-   glUniform1f(zl, 1.2f);
-   glUniform4f(cl, 1, 0, 1, 1);
-   draw_quad();
-   glScissor(W / 2, 0, W / 2, H / 2);
-   glUniform1f(zl, 0.0f);
-   glUniform4f(cl, 0, 0, 1, 1);
-   draw_quad();
+   scissored_quad(W / 2, 0, W / 2, H, zl, 1.5f, cl, 0, 1, 0);
+   scissored_quad(W / 2, H / 2, W / 2, H / 2, zl, 1.2f, cl, 1, 0, 1);
+   scissored_quad(W / 2, 0, W / 2, H / 2, zl, 0.0f, cl, 0, 0, 1);
    glDisable(GL_DEPTH_CLAMP);
    glDisable(GL_SCISSOR_TEST);
    glDisable(GL_DEPTH_TEST);
@@ -477,7 +471,7 @@ case_depth_clamp(void)
    };
    for (unsigned i = 0; i < 4; i++)
       if (memcmp(pixel(probe[i].x, probe[i].y), probe[i].c, 3)) {
-         snprintf(errbuf, sizeof(errbuf), "pixel (%d,%d) %u %u %u", probe[i].x, probe[i].y,
+         snprintf(gl_err, sizeof(gl_err), "pixel (%d,%d) %u %u %u", probe[i].x, probe[i].y,
                   pixel(probe[i].x, probe[i].y)[0], pixel(probe[i].x, probe[i].y)[1],
                   pixel(probe[i].x, probe[i].y)[2]);
          return false;
@@ -485,48 +479,30 @@ case_depth_clamp(void)
    return true;
 }
 
+/* cmp: the image is also compared with softpipe's by tests/gl/run */
 static const struct gl_case cases[] = {
-   { "texbuf", case_texbuf },
-   { "texbuf_int", case_texbuf_int },
-   { "core31", case_core31 },
-   { "gather", case_gather },
-   { "cube_array", case_cube_array },
-   { "depth_clamp", case_depth_clamp },
+   { "texbuf", case_texbuf, false },
+   { "texbuf_int", case_texbuf_int, true },
+   { "core31", case_core31, true },
+   { "gather", case_gather, true },
+   { "cube_array", case_cube_array, true },
+   { "depth_clamp", case_depth_clamp, true },
 };
-/* compared with softpipe's image (tests/gl/run), in the order of cases */
-static const bool compared[] = { false, true, true, true, true, true };
+
+static bool
+setup(void)
+{
+   if (!gl_target_fbo(W, H))
+      GL_FAIL("framebuffer");
+   return true;
+}
 
 int
 main(int argc, char **argv)
 {
-   const unsigned n = sizeof(cases) / sizeof(cases[0]);
-   if (argc == 2 && !strcmp(argv[1], "--list")) {
-      for (unsigned i = 0; i < n; i++)
-         printf("%s %s\n", cases[i].name, compared[i] ? "cmp" : "self");
-      return 0;
-   }
-   if (argc < 2) {
-      fprintf(stderr, "usage: %s OUTDIR [CASE...] | --list\n", argv[0]);
-      return 2;
-   }
-   dpy = gl_display();
-   EGLContext ctx = dpy == EGL_NO_DISPLAY ? EGL_NO_CONTEXT : gl_context(dpy);
-   if (ctx == EGL_NO_CONTEXT)
-      return 3;
-   printf("renderer %s | %s\n", glGetString(GL_RENDERER), glGetString(GL_VERSION));
-   if (!gl_target_fbo(W, H)) {
-      printf("setup error: framebuffer\n");
-      return 1;
-   }
-   int failed = 0;
-   for (unsigned i = 0; i < n; i++) {
-      if (!gl_case_wanted(argc, argv, 2, cases[i].name))
-         continue;
-      errbuf[0] = 0;
-      failed += !gl_case_report(cases[i].name, cases[i].fn(), errbuf, argv[1], px, W, H);
-   }
-   eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-   eglDestroyContext(dpy, ctx);
-   eglTerminate(dpy);
-   return failed ? 1 : 0;
+   static const struct gl_suite suite = {
+      .cases = cases, .n = sizeof(cases) / sizeof(cases[0]), .outdir = true, .kinds = true,
+      .setup = setup, .px = px, .w = W, .h = H,
+   };
+   return gl_run(argc, argv, &suite);
 }

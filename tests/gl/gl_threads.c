@@ -103,12 +103,7 @@ run(void *arg)
    }
    GLuint prog = gl_program(vs_src, fs_src);
    static const float quad[] = { 0, 0, 1, 0, 0, 1, 1, 1 };
-   GLuint vbo;
-   glGenBuffers(1, &vbo);
-   glBindBuffer(GL_ARRAY_BUFFER, vbo);
-   glBufferData(GL_ARRAY_BUFFER, sizeof(quad), quad, GL_STATIC_DRAW);
-   glEnableVertexAttribArray(0);
-   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, (void *)0);
+   gl_pos_buffer(quad, sizeof(quad));
    if (!gl_target_fbo(W, H) || !prog) {
       snprintf(j->err, sizeof(j->err), "thread %d: no program or framebuffer", j->id);
    } else {

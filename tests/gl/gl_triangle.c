@@ -6,7 +6,7 @@
  * glReadPixels and write it to OUTDIR/<case>.ppm (top row first).
  *
  * gl_triangle --compare REF.ppm TEST.ppm: compare two images with the suite's
- * tolerance (see compare() below); exit 0 if they match.
+ * tolerance (see gl_compare_ppm() in gl_common.c); exit 0 if they match.
  *
  * gl_triangle --gbm DEVICE [--prime DEVICE2] OUTDIR [CASE...]: the same cases
  * rendered into a 64x64 ARGB8888 window surface of the EGL GBM platform on
@@ -43,175 +43,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gl_common.h"
+
 #define W 64
 #define H 64
 
 static const char *outdir;
 
-/* ---------------------------------------------------------------- images */
-
-static bool
-write_ppm(const char *path, const unsigned char *rgba)
-{
-   FILE *f = fopen(path, "wb");
-   if (!f)
-      return false;
-   fprintf(f, "P6\n%d %d\n255\n", W, H);
-   /* GL rows are bottom-up; PPM is top-down */
-   for (int y = H - 1; y >= 0; y--)
-      for (int x = 0; x < W; x++)
-         fwrite(rgba + 4 * (y * W + x), 1, 3, f);
-   return fclose(f) == 0;
-}
-
-static unsigned char *
-read_ppm(const char *path, int *w, int *h)
-{
-   FILE *f = fopen(path, "rb");
-   if (!f)
-      return NULL;
-   int maxv;
-   if (fscanf(f, "P6 %d %d %d", w, h, &maxv) != 3 || maxv != 255) {
-      fclose(f);
-      return NULL;
-   }
-   fgetc(f);
-   unsigned char *p = malloc((size_t)*w * *h * 3);
-   if (fread(p, 3, (size_t)*w * *h, f) != (size_t)*w * *h) {
-      free(p);
-      p = NULL;
-   }
-   fclose(f);
-   return p;
-}
-
-/*
- * Tolerance:
- *  - every pixel: each channel within TOL (3/255) of the reference;
- *  - except "edge" pixels: pixels whose 3x3 neighbourhood in the reference
- *    contains a colour discontinuity (some channel differs by >= EDGE from
- *    the centre). There the rasterisers may legitimately disagree on
- *    coverage, so the test pixel must only match (within TOL) the reference
- *    colour of some pixel in that 3x3 neighbourhood.
- *  Interior coverage and colour must therefore be exact up to rounding.
- */
-#define TOL 3
-#define EDGE 24
-
-static int
-px_diff(const unsigned char *a, const unsigned char *b)
-{
-   int m = 0;
-   for (int c = 0; c < 3; c++) {
-      int d = abs((int)a[c] - (int)b[c]);
-      if (d > m)
-         m = d;
-   }
-   return m;
-}
-
-static int
-compare(const char *refp, const char *testp)
-{
-   int rw, rh, tw, th;
-   unsigned char *r = read_ppm(refp, &rw, &rh), *t = read_ppm(testp, &tw, &th);
-   if (!r || !t || rw != tw || rh != th) {
-      printf("# cannot read or size mismatch: %s %s\n", refp, testp);
-      return 2;
-   }
-   int bad = 0, edge_ok = 0, maxd = 0, first_x = -1, first_y = -1;
-   for (int y = 0; y < rh; y++) {
-      for (int x = 0; x < rw; x++) {
-         const unsigned char *rp = r + 3 * (y * rw + x), *tp = t + 3 * (y * rw + x);
-         int d = px_diff(rp, tp);
-         if (d > maxd)
-            maxd = d;
-         if (d <= TOL)
-            continue;
-         bool edge = false, near = false;
-         for (int dy = -1; dy <= 1; dy++) {
-            for (int dx = -1; dx <= 1; dx++) {
-               int nx = x + dx, ny = y + dy;
-               if (nx < 0 || ny < 0 || nx >= rw || ny >= rh)
-                  continue;
-               const unsigned char *np = r + 3 * (ny * rw + nx);
-               if (px_diff(np, rp) >= EDGE)
-                  edge = true;
-               if (px_diff(np, tp) <= TOL)
-                  near = true;
-            }
-         }
-         if (edge && near) {
-            edge_ok++;
-         } else {
-            if (!bad) {
-               first_x = x;
-               first_y = y;
-            }
-            bad++;
-         }
-      }
-   }
-   if (bad) {
-      const unsigned char *rp = r + 3 * (first_y * rw + first_x);
-      const unsigned char *tp = t + 3 * (first_y * rw + first_x);
-      printf("# %d pixels differ (max channel diff %d, %d edge pixels tolerated); "
-             "first at (%d,%d) from top-left: ref %d,%d,%d test %d,%d,%d\n",
-             bad, maxd, edge_ok, first_x, first_y, rp[0], rp[1], rp[2], tp[0], tp[1],
-             tp[2]);
-   } else {
-      printf("# match (max channel diff %d, %d edge pixels tolerated)\n", maxd, edge_ok);
-   }
-   free(r);
-   free(t);
-   return bad ? 1 : 0;
-}
-
 /* ---------------------------------------------------------------- GL helpers */
 
-static char errbuf[512];
-
-static GLuint
-compile(GLenum type, const char *src)
-{
-   GLuint s = glCreateShader(type);
-   glShaderSource(s, 1, &src, NULL);
-   glCompileShader(s);
-   GLint ok = 0;
-   glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
-   if (!ok) {
-      char log[256] = "";
-      glGetShaderInfoLog(s, sizeof(log), NULL, log);
-      snprintf(errbuf, sizeof(errbuf), "shader compile failed: %s", log);
-      return 0;
-   }
-   return s;
-}
-
-static GLuint
-program(const char *vs, const char *fs)
-{
-   GLuint v = compile(GL_VERTEX_SHADER, vs), f = compile(GL_FRAGMENT_SHADER, fs);
-   if (!v || !f)
-      return 0;
-   GLuint p = glCreateProgram();
-   glAttachShader(p, v);
-   glAttachShader(p, f);
-   glBindAttribLocation(p, 0, "pos");
-   glBindAttribLocation(p, 1, "attr");
-   glLinkProgram(p);
-   GLint ok = 0;
-   glGetProgramiv(p, GL_LINK_STATUS, &ok);
-   if (!ok) {
-      char log[256] = "";
-      glGetProgramInfoLog(p, sizeof(log), NULL, log);
-      snprintf(errbuf, sizeof(errbuf), "link failed: %s", log);
-      return 0;
-   }
-   glUseProgram(p);
-   return p;
-}
-
+/* attribute 0 "pos", 1 "attr" (gl_program binds them) */
 static const char *vs_color =
    "attribute vec4 pos;\n"
    "attribute vec4 attr;\n"
@@ -248,6 +89,30 @@ draw(GLenum mode, const float *pos, const float *attr, int n)
 
 static const float quad_pos[] = { -1, -1, 0, 1, -1, 0, -1, 1, 0, 1, 1, 0 };
 
+/* Clears to (r, g, b, a) and makes vs_color + fs current: the program, 0
+ * (gl_err) if it does not build */
+static GLuint
+begin(float r, float g, float b, float a, const char *fs)
+{
+   glClearColor(r, g, b, a);
+   glClear(GL_COLOR_BUFFER_BIT);
+   return gl_program(vs_color, fs);
+}
+
+/* tex (unit 0) on the full-window quad, then deleted */
+static bool
+draw_texture(GLuint tex)
+{
+   GLuint p = gl_program(vs_color, fs_tex);
+   if (!p)
+      return false;
+   glUniform1i(glGetUniformLocation(p, "tex"), 0);
+   static const float uv[] = { 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 1, 1, 0, 0 };
+   draw(GL_TRIANGLE_STRIP, quad_pos, uv, 4);
+   glDeleteTextures(1, &tex);
+   return true;
+}
+
 /* ---------------------------------------------------------------- cases */
 
 static bool
@@ -263,9 +128,7 @@ case_triangle(void)
 {
    static const float pos[] = { -0.8f, -0.8f, 0, 0.8f, -0.6f, 0, -0.1f, 0.85f, 0 };
    static const float col[] = { 1, 0, 0, 1, 0, 1, 0, 1, 0, 0, 1, 1 };
-   glClearColor(0.1f, 0.1f, 0.1f, 1.0f);
-   glClear(GL_COLOR_BUFFER_BIT);
-   if (!program(vs_color, fs_color))
+   if (!begin(0.1f, 0.1f, 0.1f, 1.0f, fs_color))
       return false;
    draw(GL_TRIANGLES, pos, col, 3);
    return true;
@@ -274,9 +137,7 @@ case_triangle(void)
 static bool
 case_multi_draw(void)
 {
-   glClearColor(0, 0, 0, 1);
-   glClear(GL_COLOR_BUFFER_BIT);
-   GLuint p = program(vs_color, fs_uniform);
+   GLuint p = begin(0, 0, 0, 1, fs_uniform);
    if (!p)
       return false;
    GLint loc = glGetUniformLocation(p, "color");
@@ -310,7 +171,7 @@ case_depth(void)
    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
    glEnable(GL_DEPTH_TEST);
    glDepthFunc(GL_LESS);
-   GLuint p = program(vs_color, fs_uniform);
+   GLuint p = gl_program(vs_color, fs_uniform);
    if (!p)
       return false;
    GLint loc = glGetUniformLocation(p, "color");
@@ -332,9 +193,7 @@ case_depth(void)
 static bool
 case_blend(void)
 {
-   glClearColor(0.0f, 0.0f, 0.5f, 1.0f);
-   glClear(GL_COLOR_BUFFER_BIT);
-   GLuint p = program(vs_color, fs_uniform);
+   GLuint p = begin(0.0f, 0.0f, 0.5f, 1.0f, fs_uniform);
    if (!p)
       return false;
    GLint loc = glGetUniformLocation(p, "color");
@@ -366,23 +225,9 @@ case_texture(void)
          t[2] = on ? 0 : 128;
          t[3] = 255;
       }
-   GLuint tex;
-   glGenTextures(1, &tex);
    glActiveTexture(GL_TEXTURE0);
-   glBindTexture(GL_TEXTURE_2D, tex);
-   glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, 8, 8, 0, GL_RGBA, GL_UNSIGNED_BYTE, texels);
-   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-   GLuint p = program(vs_color, fs_tex);
-   if (!p)
-      return false;
-   glUniform1i(glGetUniformLocation(p, "tex"), 0);
-   static const float uv[] = { 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 1, 1, 0, 0 };
-   draw(GL_TRIANGLE_STRIP, quad_pos, uv, 4);
-   glDeleteTextures(1, &tex);
-   return true;
+   GLuint tex = gl_texture_rgba(8, 8, texels, GL_NEAREST);
+   return draw_texture(tex);
 }
 
 static bool
@@ -392,31 +237,15 @@ case_texture_linear(void)
    glClear(GL_COLOR_BUFFER_BIT);
    static const unsigned char texels[] = { 255, 0, 0, 255, 0, 255, 0, 255,
                                            0, 0, 255, 255, 255, 255, 255, 255 };
-   GLuint tex;
-   glGenTextures(1, &tex);
-   glBindTexture(GL_TEXTURE_2D, tex);
-   glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, 2, 2, 0, GL_RGBA, GL_UNSIGNED_BYTE, texels);
-   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
-   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
-   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-   GLuint p = program(vs_color, fs_tex);
-   if (!p)
-      return false;
-   glUniform1i(glGetUniformLocation(p, "tex"), 0);
-   static const float uv[] = { 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 1, 1, 0, 0 };
-   draw(GL_TRIANGLE_STRIP, quad_pos, uv, 4);
-   glDeleteTextures(1, &tex);
-   return true;
+   GLuint tex = gl_texture_rgba(2, 2, texels, GL_LINEAR);
+   return draw_texture(tex);
 }
 
 
 static bool
 case_indexed_vbo(void)
 {
-   glClearColor(0.1f, 0.0f, 0.1f, 1);
-   glClear(GL_COLOR_BUFFER_BIT);
-   if (!program(vs_color, fs_color))
+   if (!begin(0.1f, 0.0f, 0.1f, 1, fs_color))
       return false;
    /* interleaved: xyz float + rgba unorm8 (16 bytes/vertex), from a VBO */
    struct vtx {
@@ -451,9 +280,7 @@ case_indexed_vbo(void)
 static bool
 case_cull(void)
 {
-   glClearColor(0, 0, 0, 1);
-   glClear(GL_COLOR_BUFFER_BIT);
-   GLuint p = program(vs_color, fs_uniform);
+   GLuint p = begin(0, 0, 0, 1, fs_uniform);
    if (!p)
       return false;
    GLint loc = glGetUniformLocation(p, "color");
@@ -490,9 +317,7 @@ case_shader_loop(void)
       "   }\n"
       "   gl_FragColor = vec4(n / 24.0, fract(n / 5.0), c.x > -0.5 ? 1.0 : 0.25, 1.0);\n"
       "}\n";
-   glClearColor(0, 0, 0, 1);
-   glClear(GL_COLOR_BUFFER_BIT);
-   if (!program(vs_color, fs))
+   if (!begin(0, 0, 0, 1, fs))
       return false;
    draw(GL_TRIANGLE_STRIP, quad_pos, NULL, 4);
    return true;
@@ -530,9 +355,7 @@ case_spill(void)
    snprintf(fs + n, sizeof(fs) - n,
             "   gl_FragColor = vec4(s.xy * t.zw + s.zw * t.xy, 0.5, 1.0);\n"
             "}\n");
-   glClearColor(0, 0, 0, 1);
-   glClear(GL_COLOR_BUFFER_BIT);
-   if (!program(vs_color, fs))
+   if (!begin(0, 0, 0, 1, fs))
       return false;
    draw(GL_TRIANGLE_STRIP, quad_pos, NULL, 4);
    return true;
@@ -542,27 +365,18 @@ static bool
 case_render_to_texture(void)
 {
    /* pass 1: a triangle into a 32x32 texture through a second FBO */
-   GLuint tex, fbo;
-   glGenTextures(1, &tex);
-   glBindTexture(GL_TEXTURE_2D, tex);
-   glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, 32, 32, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
-   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+   GLuint fbo, tex = gl_texture_rgba(32, 32, NULL, GL_NEAREST);
    GLint main_fbo;
    glGetIntegerv(GL_FRAMEBUFFER_BINDING, &main_fbo);
    glGenFramebuffers(1, &fbo);
    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
-      snprintf(errbuf, sizeof(errbuf), "texture FBO incomplete");
+      snprintf(gl_err, sizeof(gl_err), "texture FBO incomplete");
       return false;
    }
    glViewport(0, 0, 32, 32);
-   glClearColor(0.3f, 0.3f, 0.0f, 1);
-   glClear(GL_COLOR_BUFFER_BIT);
-   if (!program(vs_color, fs_color))
+   if (!begin(0.3f, 0.3f, 0.0f, 1, fs_color))
       return false;
    static const float pos[] = { -0.9f, -0.9f, 0, 0.9f, -0.9f, 0, 0, 0.9f, 0 };
    static const float col[] = { 1, 0, 0, 1, 0, 1, 0, 1, 0, 0, 1, 1 };
@@ -570,9 +384,7 @@ case_render_to_texture(void)
    /* pass 2: sample it on a quad in the main FBO */
    glBindFramebuffer(GL_FRAMEBUFFER, main_fbo);
    glViewport(0, 0, W, H);
-   glClearColor(0, 0, 0, 1);
-   glClear(GL_COLOR_BUFFER_BIT);
-   GLuint p = program(vs_color, fs_tex);
+   GLuint p = begin(0, 0, 0, 1, fs_tex);
    if (!p)
       return false;
    glUniform1i(glGetUniformLocation(p, "tex"), 0);
@@ -592,7 +404,7 @@ static bool
 ds_fbo_begin(GLint *main_fbo, GLuint *fbo, GLuint *ds)
 {
    if (!strstr((const char *)glGetString(GL_EXTENSIONS), "GL_OES_packed_depth_stencil")) {
-      snprintf(errbuf, sizeof(errbuf), "GL_OES_packed_depth_stencil not exposed");
+      snprintf(gl_err, sizeof(gl_err), "GL_OES_packed_depth_stencil not exposed");
       return false;
    }
    GLint color;
@@ -604,13 +416,10 @@ ds_fbo_begin(GLint *main_fbo, GLuint *fbo, GLuint *ds)
       glGenFramebuffers(1, fbo);
       glBindFramebuffer(GL_FRAMEBUFFER, *fbo);
       glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, color, 0);
-      glGenRenderbuffers(1, ds);
-      glBindRenderbuffer(GL_RENDERBUFFER, *ds);
-      glRenderbufferStorage(GL_RENDERBUFFER, 0x88F0 /* DEPTH24_STENCIL8_OES */, W, H);
-      glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, *ds);
+      *ds = gl_depth_buffer(GL_DEPTH24_STENCIL8_OES, GL_DEPTH_ATTACHMENT, W, H);
       glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_STENCIL_ATTACHMENT, GL_RENDERBUFFER, *ds);
       if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
-         snprintf(errbuf, sizeof(errbuf), "depth/stencil FBO incomplete");
+         snprintf(gl_err, sizeof(gl_err), "depth/stencil FBO incomplete");
          return false;
       }
    }
@@ -638,7 +447,7 @@ case_stencil(void)
    glClearColor(0, 0, 0, 1);
    glClearStencil(0);
    glClear(GL_COLOR_BUFFER_BIT | GL_STENCIL_BUFFER_BIT);
-   GLuint p = program(vs_color, fs_uniform);
+   GLuint p = gl_program(vs_color, fs_uniform);
    if (!p)
       return false;
    GLint loc = glGetUniformLocation(p, "color");
@@ -682,7 +491,7 @@ case_lines(void)
 {
    glClearColor(0, 0, 0, 1);
    glClear(GL_COLOR_BUFFER_BIT);
-   if (!program(vs_psize, fs_color))
+   if (!gl_program(vs_psize, fs_color))
       return false;
    static const float lpos[] = { -0.9f, -0.9f, 0, 0.9f, -0.3f, 0, -0.9f, 0.8f, 0, 0.2f, -0.8f, 0 };
    static const float lcol[] = { 1, 0, 0, 1, 1, 1, 0, 1, 0, 1, 1, 1, 0, 0, 1, 1 };
@@ -695,7 +504,7 @@ case_points(void)
 {
    glClearColor(0, 0, 0, 1);
    glClear(GL_COLOR_BUFFER_BIT);
-   if (!program(vs_psize, fs_color))
+   if (!gl_program(vs_psize, fs_color))
       return false;
    static const float ppos[] = { 0.5f, 0.5f, 0, -0.5f, 0.3f, 0, 0.7f, 0.85f, 0 };
    static const float pcol[] = { 1, 1, 1, 1, 1, 0, 1, 1, 0, 1, 0, 1 };
@@ -719,7 +528,7 @@ case_hsr(void)
    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
    glEnable(GL_DEPTH_TEST);
    glDepthFunc(GL_LEQUAL);
-   if (!program(vs_color, fs_color))
+   if (!gl_program(vs_color, fs_color))
       return false;
    static const float far[] = { -0.95f, -0.95f, 0.6f, 0.95f, -0.95f, 0.6f, 0, 0.95f, 0.6f };
    static const float mid[] = { -0.9f, 0.9f, 0, 0.9f, 0.9f, 0, 0, -0.9f, 0 };
@@ -764,9 +573,7 @@ static const float tri_d[] = { 0.1f, -0.9f, 0, 0.9f, -0.9f, 0, 0.5f, -0.1f, 0 };
 static bool
 case_state_raster(void)
 {
-   glClearColor(0.1f, 0.1f, 0.1f, 1);
-   glClear(GL_COLOR_BUFFER_BIT);
-   GLuint p = program(vs_color, fs_uniform);
+   GLuint p = begin(0.1f, 0.1f, 0.1f, 1, fs_uniform);
    if (!p)
       return false;
    GLint loc = glGetUniformLocation(p, "color");
@@ -810,7 +617,7 @@ case_state_zs(void)
    glClearDepthf(0.5f);
    glClearStencil(0);
    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT | GL_STENCIL_BUFFER_BIT);
-   GLuint p = program(vs_color, fs_uniform);
+   GLuint p = gl_program(vs_color, fs_uniform);
    if (!p)
       return false;
    GLint loc = glGetUniformLocation(p, "color");
@@ -856,17 +663,9 @@ case_state_fs(void)
    static const unsigned char tex1[] = { 255, 255, 0, 255, 0, 255, 255, 255,
                                          255, 0, 255, 255, 64, 64, 64, 255 };
    GLuint tex[2];
-   glGenTextures(2, tex);
-   for (int i = 0; i < 2; i++) {
-      glBindTexture(GL_TEXTURE_2D, tex[i]);
-      glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, 2, 2, 0, GL_RGBA, GL_UNSIGNED_BYTE,
-                   i ? tex1 : tex0);
-      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-   }
-   GLuint pt = program(vs_color, fs_tex);
+   for (int i = 0; i < 2; i++)
+      tex[i] = gl_texture_rgba(2, 2, i ? tex1 : tex0, GL_NEAREST);
+   GLuint pt = gl_program(vs_color, fs_tex);
    if (!pt)
       return false;
    glUniform1i(glGetUniformLocation(pt, "tex"), 0);
@@ -877,7 +676,7 @@ case_state_fs(void)
    draw(GL_TRIANGLES, tri_b, uv, 3);
    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR); /* sampler change */
    draw(GL_TRIANGLES, tri_c, uv, 3);
-   GLuint pu = program(vs_color, fs_uniform); /* program change */
+   GLuint pu = gl_program(vs_color, fs_uniform); /* program change */
    if (!pu)
       return false;
    GLint loc = glGetUniformLocation(pu, "color");
@@ -913,9 +712,7 @@ case_state_fs(void)
 static bool
 case_state_vbo(void)
 {
-   glClearColor(0, 0.2f, 0, 1);
-   glClear(GL_COLOR_BUFFER_BIT);
-   if (!program(vs_color, fs_color))
+   if (!begin(0, 0.2f, 0, 1, fs_color))
       return false;
    static const float col[] = { 1, 0, 0, 1, 0, 1, 0, 1, 0, 0, 1, 1,
                                 1, 1, 0, 1, 0, 1, 1, 1, 1, 0, 1, 1 };
@@ -953,10 +750,7 @@ case_state_vbo(void)
    return true;
 }
 
-static const struct {
-   const char *name;
-   bool (*fn)(void);
-} cases[] = {
+static const struct gl_case cases[] = {
    { "clear", case_clear },
    { "triangle", case_triangle },
    { "multi_draw", case_multi_draw },
@@ -1067,7 +861,7 @@ check_front(struct gbm_bo *bo, const unsigned char *px)
    void *data = NULL;
    const unsigned char *map = gbm.bo_map(bo, 0, 0, W, H, GBM_MAP_READ, &stride, &data);
    if (!map) {
-      snprintf(errbuf, sizeof(errbuf), "gbm_bo_map of the front buffer failed");
+      snprintf(gl_err, sizeof(gl_err), "gbm_bo_map of the front buffer failed");
       return false;
    }
    bool ok = true;
@@ -1076,7 +870,7 @@ check_front(struct gbm_bo *bo, const unsigned char *px)
          const unsigned char *b = map + (size_t)y * stride + 4 * x;
          const unsigned char *g = px + 4 * ((H - 1 - y) * W + x);
          if (b[2] != g[0] || b[1] != g[1] || b[0] != g[2] || b[3] != g[3]) {
-            snprintf(errbuf, sizeof(errbuf),
+            snprintf(gl_err, sizeof(gl_err),
                      "front buffer differs from glReadPixels at (%d,%d): %02x%02x%02x%02x vs "
                      "%02x%02x%02x%02x (stride %u)", x, y, b[2], b[1], b[0], b[3], g[0], g[1],
                      g[2], g[3], stride);
@@ -1097,13 +891,13 @@ prime_check(const char *path2, int fd, uint32_t stride, uint64_t modifier,
    struct gbm_device *dev2;
    EGLDisplay dpy = gbm_display(path2, &dev2);
    if (dpy == EGL_NO_DISPLAY) {
-      snprintf(errbuf, sizeof(errbuf), "no EGL display on %s", path2);
+      snprintf(gl_err, sizeof(gl_err), "no EGL display on %s", path2);
       return false;
    }
    static const EGLint ctx_attr[] = { EGL_CONTEXT_CLIENT_VERSION, 2, EGL_NONE };
    EGLContext ctx = eglCreateContext(dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, ctx_attr);
    if (ctx == EGL_NO_CONTEXT || !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
-      snprintf(errbuf, sizeof(errbuf), "no context on %s (0x%x)", path2, eglGetError());
+      snprintf(gl_err, sizeof(gl_err), "no context on %s (0x%x)", path2, eglGetError());
       return false;
    }
    printf("prime renderer %s\n", glGetString(GL_RENDERER));
@@ -1114,15 +908,15 @@ prime_check(const char *path2, int fd, uint32_t stride, uint64_t modifier,
    };
    struct gbm_bo *ibo = gbm.bo_import(dev2, GBM_IMPORT_FD_MODIFIER, &imp, GBM_USE_RENDERING);
    if (!ibo) {
-      snprintf(errbuf, sizeof(errbuf), "gbm_bo_import of the dma-buf failed");
+      snprintf(gl_err, sizeof(gl_err), "gbm_bo_import of the dma-buf failed");
       return false;
    }
    bool cpu_ok = check_front(ibo, ref);
    gbm.bo_destroy(ibo);
    if (!cpu_ok) {
-      char e[sizeof(errbuf)];
-      snprintf(e, sizeof(e), "imported BO (CPU map): %s", errbuf);
-      snprintf(errbuf, sizeof(errbuf), "%s", e);
+      char e[sizeof(gl_err)];
+      snprintf(e, sizeof(e), "imported BO (CPU map): %s", gl_err);
+      snprintf(gl_err, sizeof(gl_err), "%s", e);
       return false;
    }
    printf("prime cpu ok\n");
@@ -1141,24 +935,22 @@ prime_check(const char *path2, int fd, uint32_t stride, uint64_t modifier,
                                                  NULL, attr)
                                   : EGL_NO_IMAGE_KHR;
    if (img == EGL_NO_IMAGE_KHR || !target_tex) {
-      snprintf(errbuf, sizeof(errbuf), "dma-buf import failed (0x%x)", eglGetError());
+      snprintf(gl_err, sizeof(gl_err), "dma-buf import failed (0x%x)", eglGetError());
       return false;
    }
-   GLuint tex, color, fbo;
+   GLuint tex, fbo;
    glGenTextures(1, &tex);
    glBindTexture(GL_TEXTURE_2D, tex);
    target_tex(GL_TEXTURE_2D, img);
    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-   glGenTextures(1, &color);
-   glBindTexture(GL_TEXTURE_2D, color);
-   glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, W, H, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+   const GLuint color = gl_texture_rgba(W, H, NULL, GL_NEAREST);
    glGenFramebuffers(1, &fbo);
    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, color, 0);
    glViewport(0, 0, W, H);
    glBindTexture(GL_TEXTURE_2D, tex);
-   if (!program(vs_color, fs_tex))
+   if (!gl_program(vs_color, fs_tex))
       return false;
    /* texcoords per quad_pos vertex (bottom-left, bottom-right, top-left,
     * top-right): the window-system image is stored top row first, so t = 0
@@ -1168,15 +960,13 @@ prime_check(const char *path2, int fd, uint32_t stride, uint64_t modifier,
    static unsigned char px[W * H * 4];
    glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
    if (glGetError() != GL_NO_ERROR) {
-      snprintf(errbuf, sizeof(errbuf), "GL error on the importing context");
+      snprintf(gl_err, sizeof(gl_err), "GL error on the importing context");
       return false;
    }
-   char path[1024];
-   snprintf(path, sizeof(path), "%s/prime.ppm", outdir);
-   write_ppm(path, px);
+   gl_save_image(outdir, "prime", px, W, H); /* for a look only */
    for (int i = 0; i < W * H; i++) {
       if (memcmp(px + 4 * i, ref + 4 * i, 3)) {
-         snprintf(errbuf, sizeof(errbuf),
+         snprintf(gl_err, sizeof(gl_err),
                   "imported image differs at (%d,%d): %02x%02x%02x vs %02x%02x%02x", i % W,
                   i / W, px[4 * i], px[4 * i + 1], px[4 * i + 2], ref[4 * i], ref[4 * i + 1],
                   ref[4 * i + 2]);
@@ -1193,13 +983,11 @@ prime_check(const char *path2, int fd, uint32_t stride, uint64_t modifier,
 int
 main(int argc, char **argv)
 {
+   const unsigned ncases = sizeof(cases) / sizeof(cases[0]);
    if (argc == 4 && !strcmp(argv[1], "--compare"))
-      return compare(argv[2], argv[3]);
-   if (argc == 2 && !strcmp(argv[1], "--list")) {
-      for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-         printf("%s\n", cases[i].name);
+      return gl_compare_ppm(argv[2], argv[3]);
+   if (gl_list_cases(argc, argv, cases, ncases, false))
       return 0;
-   }
    const char *gbm_dev = NULL, *prime_dev = NULL;
    int a0 = 1;
    if (argc > 3 && !strcmp(argv[1], "--gbm")) {
@@ -1255,14 +1043,9 @@ main(int argc, char **argv)
          return 3;
       }
    } else {
-      PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
-         (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
-      dpy = get_display ? get_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL)
-                        : EGL_NO_DISPLAY;
-      if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, NULL, NULL)) {
-         fprintf(stderr, "gl_triangle: no surfaceless EGL display (0x%x)\n", eglGetError());
+      dpy = gl_display();
+      if (dpy == EGL_NO_DISPLAY)
          return 3;
-      }
    }
    eglBindAPI(EGL_OPENGL_ES_API);
    static const EGLint ctx_attr[] = { EGL_CONTEXT_CLIENT_VERSION, 2, EGL_NONE };
@@ -1273,19 +1056,13 @@ main(int argc, char **argv)
    }
    printf("renderer %s | %s\n", glGetString(GL_RENDERER), glGetString(GL_VERSION));
 
-   GLuint fbo = 0, color, depth;
+   GLuint fbo = 0;
    if (!gbm_dev) {
       glGenFramebuffers(1, &fbo);
       glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-      glGenTextures(1, &color);
-      glBindTexture(GL_TEXTURE_2D, color);
-      glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, W, H, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
-      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+      GLuint color = gl_texture_rgba(W, H, NULL, GL_NEAREST);
       glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, color, 0);
-      glGenRenderbuffers(1, &depth);
-      glBindRenderbuffer(GL_RENDERBUFFER, depth);
-      glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT16, W, H);
-      glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, depth);
+      gl_depth_buffer(GL_DEPTH_COMPONENT16, GL_DEPTH_ATTACHMENT, W, H);
       GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
       if (st != GL_FRAMEBUFFER_COMPLETE) {
          fprintf(stderr, "gl_triangle: FBO incomplete (0x%x)\n", st);
@@ -1294,13 +1071,10 @@ main(int argc, char **argv)
    }
 
    int failed = 0;
-   for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-      bool want = argc == a0 + 1;
-      for (int a = a0 + 1; a < argc; a++)
-         want |= !strcmp(argv[a], cases[i].name);
-      if (!want)
+   for (unsigned i = 0; i < ncases; i++) {
+      if (!gl_case_wanted(argc, argv, a0 + 1, cases[i].name))
          continue;
-      errbuf[0] = 0;
+      gl_err[0] = 0;
       glBindFramebuffer(GL_FRAMEBUFFER, fbo);
       glViewport(0, 0, W, H);
       glUseProgram(0);
@@ -1310,19 +1084,15 @@ main(int argc, char **argv)
       glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
       GLenum err = glGetError();
       if (ok && err != GL_NO_ERROR) {
-         snprintf(errbuf, sizeof(errbuf), "GL error 0x%x", err);
+         snprintf(gl_err, sizeof(gl_err), "GL error 0x%x", err);
          ok = false;
       }
-      char path[1024];
-      snprintf(path, sizeof(path), "%s/%s.ppm", outdir, cases[i].name);
-      if (!write_ppm(path, px)) {
-         snprintf(errbuf, sizeof(errbuf), "cannot write %s", path);
+      if (!gl_save_image(outdir, cases[i].name, px, W, H))
          ok = false;
-      }
       if (gbm_dev) {
          struct gbm_bo *bo = NULL;
          if (!eglSwapBuffers(dpy, surf) || !(bo = gbm.lock_front(gsurf))) {
-            snprintf(errbuf, sizeof(errbuf), "swap/lock_front_buffer failed (0x%x)", eglGetError());
+            snprintf(gl_err, sizeof(gl_err), "swap/lock_front_buffer failed (0x%x)", eglGetError());
             ok = false;
          } else if (ok) {
             ok = check_front(bo, px);
@@ -1333,13 +1103,13 @@ main(int argc, char **argv)
       if (ok)
          printf("case %s ok\n", cases[i].name);
       else
-         printf("case %s error: %s\n", cases[i].name, errbuf);
+         printf("case %s error: %s\n", cases[i].name, gl_err);
       fflush(stdout);
       failed += !ok;
    }
    if (prime_dev) {
       /* the triangle once more; its front buffer goes to the other file */
-      errbuf[0] = 0;
+      gl_err[0] = 0;
       static unsigned char ref[W * H * 4];
       glBindFramebuffer(GL_FRAMEBUFFER, 0);
       glViewport(0, 0, W, H);
@@ -1348,12 +1118,12 @@ main(int argc, char **argv)
       glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, ref);
       struct gbm_bo *bo = NULL;
       if (ok && (!eglSwapBuffers(dpy, surf) || !(bo = gbm.lock_front(gsurf)))) {
-         snprintf(errbuf, sizeof(errbuf), "swap/lock_front_buffer failed");
+         snprintf(gl_err, sizeof(gl_err), "swap/lock_front_buffer failed");
          ok = false;
       }
       int fd = bo ? gbm.bo_get_fd(bo) : -1;
       if (ok && fd < 0) {
-         snprintf(errbuf, sizeof(errbuf), "gbm_bo_get_fd failed");
+         snprintf(gl_err, sizeof(gl_err), "gbm_bo_get_fd failed");
          ok = false;
       }
       if (ok) {
@@ -1364,7 +1134,7 @@ main(int argc, char **argv)
       if (ok)
          printf("prime ok\n");
       else
-         printf("prime error: %s\n", errbuf);
+         printf("prime error: %s\n", gl_err);
       failed += !ok;
       if (fd >= 0)
          close(fd);

@@ -1298,6 +1298,66 @@ static unsigned int same_ring_stride(const struct drm_vagx_gpu_info *info)
 	return info->num_hw_queues > 1 ? info->num_hw_queues - 1 : 1;
 }
 
+/* n compute queues of medium priority on vm, in q[0..n-1] */
+static int compute_queues(int fd, uint32_t vm, unsigned int n, uint32_t *q)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = queue_create(fd, vm, DRM_VAGX_QUEUE_TYPE_COMPUTE,
+				   DRM_VAGX_PRIORITY_MEDIUM, &q[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * A second file: its GPU set-up in g2, an output page at GPU_OUT_VA in
+ * *out and one compute queue in *q. The file, or -1.
+ */
+static int second_file(struct gpu *g2, uint32_t **out, uint32_t *q)
+{
+	int fd2 = open_vagx();
+
+	if (fd2 < 0)
+		return -1;
+	*out = gpu_init(fd2, g2) ? NULL :
+	       gpu_buf(g2, GPU_OUT_VA, PAGE, 0, NULL);
+	if (!*out || queue_create(fd2, g2->vm, DRM_VAGX_QUEUE_TYPE_COMPUTE,
+				  DRM_VAGX_PRIORITY_MEDIUM, q)) {
+		close(fd2);
+		return -1;
+	}
+	return fd2;
+}
+
+/*
+ * After a hang on the ring of a file's first queue, that ring serves a
+ * fresh queue: `stride` more queues bring one onto it again, and its
+ * pattern job (3, 3) over `groups` work-groups signals done and writes o3
+ * (GPU_DST_VA). 0, or which step failed: -1 the queues, -2 the submit,
+ * -3 the wait, -4 the fence status, -5 the pattern.
+ */
+static int fresh_queue_runs(int fd, struct gpu *g, unsigned int stride,
+			    unsigned int groups, uint32_t done,
+			    const uint32_t *o3)
+{
+	uint32_t q[8];
+
+	if (stride < 1 || stride > 8 || compute_queues(fd, g->vm, stride, q))
+		return -1;
+	if (gpu_submit(fd, q[stride - 1],
+		       gpu_pattern_job(g, 3, GPU_DST_VA, 3, 3, groups), done))
+		return -2;
+	if (syncobj_wait(fd, done, 0))
+		return -3;
+	if (fence_status(fd, done) != 1)
+		return -4;
+	return check_pattern(o3, groups * GPU_TG, 3, 3) ? 0 : -5;
+}
+
 /*
  * Timeout recovery: an endless shader is aborted after job_timeout_ms; its
  * fence ends -ETIMEDOUT, the rest of its queue -ECANCELED, jobs of other
@@ -1308,8 +1368,8 @@ TEST_F(vagx, gpu_timeout)
 {
 	const unsigned int groups = 2, n = groups * GPU_TG;
 	struct drm_vagx_queue_get_state st = { 0 };
-	uint32_t q[8], qn = 0, fh, fc, fi, done, *o1, *o2, *o3;
-	unsigned int stride, i;
+	uint32_t q[8], fh, fc, fi, done, *o1, *o2, *o3;
+	unsigned int stride;
 	int resets;
 	char old[32];
 	struct timespec t0, t1;
@@ -1332,10 +1392,7 @@ TEST_F(vagx, gpu_timeout)
 	/* q[0] and q[stride] share a ring. */
 	stride = same_ring_stride(&self->info);
 	ASSERT_LT(stride, 8);
-	for (i = 0; i <= stride; i++)
-		ASSERT_EQ(0, queue_create(self->fd, g.vm,
-					  DRM_VAGX_QUEUE_TYPE_COMPUTE,
-					  DRM_VAGX_PRIORITY_MEDIUM, &q[i]));
+	ASSERT_EQ(0, compute_queues(self->fd, g.vm, stride + 1, q));
 	fh = syncobj_create(self->fd);
 	fc = syncobj_create(self->fd);
 	fi = syncobj_create(self->fd);
@@ -1371,16 +1428,7 @@ TEST_F(vagx, gpu_timeout)
 	EXPECT_EQ(-ECANCELED, gpu_submit(self->fd, q[0], 0, 0));
 
 	/* A fresh queue (on the guilty ring again) works. */
-	for (i = 0; i < stride; i++)
-		ASSERT_EQ(0, queue_create(self->fd, g.vm,
-					  DRM_VAGX_QUEUE_TYPE_COMPUTE,
-					  DRM_VAGX_PRIORITY_MEDIUM, &qn));
-	ASSERT_EQ(0, gpu_submit(self->fd, qn,
-				gpu_pattern_job(&g, 3, GPU_DST_VA, 3, 3, groups),
-				done));
-	ASSERT_EQ(0, syncobj_wait(self->fd, done, 0));
-	EXPECT_EQ(1, fence_status(self->fd, done));
-	EXPECT_TRUE(check_pattern(o3, n, 3, 3));
+	ASSERT_EQ(0, fresh_queue_runs(self->fd, &g, stride, groups, done, o3));
 	/* And the innocent queue too. */
 	memset(o2, 0, PAGE);
 	ASSERT_EQ(0, gpu_submit(self->fd, q[stride],
@@ -1410,13 +1458,8 @@ TEST_F(vagx, gpu_close_in_flight)
 
 	REQUIRE_GPU();
 	stride = same_ring_stride(&self->info);
-	fd2 = open_vagx();
+	fd2 = second_file(&g2, &o2, &q);
 	ASSERT_GE(fd2, 0);
-	ASSERT_EQ(0, gpu_init(fd2, &g2));
-	o2 = gpu_buf(&g2, GPU_OUT_VA, PAGE, 0, NULL);
-	ASSERT_NE(NULL, o2);
-	ASSERT_EQ(0, queue_create(fd2, g2.vm, DRM_VAGX_QUEUE_TYPE_COMPUTE,
-				  DRM_VAGX_PRIORITY_MEDIUM, &q));
 	f = syncobj_create(fd2);
 	ASSERT_EQ(0, gpu_submit(fd2, q, gpu_hang_job(&g2, 0), f));
 	for (i = 0; i < 4; i++)
@@ -1429,10 +1472,7 @@ TEST_F(vagx, gpu_close_in_flight)
 	ASSERT_EQ(0, gpu_init(self->fd, &g));
 	out = gpu_buf(&g, GPU_OUT_VA, PAGE, 0, NULL);
 	ASSERT_NE(NULL, out);
-	for (i = 0; i < stride; i++)
-		ASSERT_EQ(0, queue_create(self->fd, g.vm,
-					  DRM_VAGX_QUEUE_TYPE_COMPUTE,
-					  DRM_VAGX_PRIORITY_MEDIUM, &qs[i]));
+	ASSERT_EQ(0, compute_queues(self->fd, g.vm, stride, qs));
 	done = syncobj_create(self->fd);
 	ASSERT_EQ(0, gpu_submit(self->fd, qs[stride - 1],
 				gpu_pattern_job(&g, 0, GPU_OUT_VA, 4, 4, groups),
@@ -1460,10 +1500,10 @@ TEST_F(vagx, gpu_close_in_flight)
  */
 TEST_F(vagx, gpu_timeout_ring_reset)
 {
-	const unsigned int groups = 2, n = groups * GPU_TG;
+	const unsigned int groups = 2;
 	struct drm_vagx_queue_get_state st = { 0 };
-	uint32_t q[8], qn = 0, fh, fi, done, *o2, *o3;
-	unsigned int stride, i;
+	uint32_t q[8], fh, fi, done, *o2, *o3;
+	unsigned int stride;
 	int resets;
 	char old[32];
 	struct gpu g;
@@ -1479,10 +1519,7 @@ TEST_F(vagx, gpu_timeout_ring_reset)
 	ASSERT_NE(NULL, o2);
 	ASSERT_NE(NULL, o3);
 	stride = same_ring_stride(&self->info);
-	for (i = 0; i <= stride; i++)
-		ASSERT_EQ(0, queue_create(self->fd, g.vm,
-					  DRM_VAGX_QUEUE_TYPE_COMPUTE,
-					  DRM_VAGX_PRIORITY_MEDIUM, &q[i]));
+	ASSERT_EQ(0, compute_queues(self->fd, g.vm, stride + 1, q));
 	fh = syncobj_create(self->fd);
 	fi = syncobj_create(self->fd);
 	done = syncobj_create(self->fd);
@@ -1505,16 +1542,7 @@ TEST_F(vagx, gpu_timeout_ring_reset)
 	EXPECT_EQ(-ECANCELED, gpu_submit(self->fd, q[stride], 0, 0));
 	EXPECT_EQ(resets + 1, ring_resets(self->fd));
 	/* The reset ring serves a fresh queue. */
-	for (i = 0; i < stride; i++)
-		ASSERT_EQ(0, queue_create(self->fd, g.vm,
-					  DRM_VAGX_QUEUE_TYPE_COMPUTE,
-					  DRM_VAGX_PRIORITY_MEDIUM, &qn));
-	ASSERT_EQ(0, gpu_submit(self->fd, qn,
-				gpu_pattern_job(&g, 3, GPU_DST_VA, 3, 3, groups),
-				done));
-	ASSERT_EQ(0, syncobj_wait(self->fd, done, 0));
-	EXPECT_EQ(1, fence_status(self->fd, done));
-	EXPECT_TRUE(check_pattern(o3, n, 3, 3));
+	ASSERT_EQ(0, fresh_queue_runs(self->fd, &g, stride, groups, done, o3));
 	param_write("job_timeout_ms", old);
 }
 
@@ -1545,13 +1573,8 @@ TEST_F(vagx, gpu_close_waiting)
 	ex.handle = hang;
 	ASSERT_EQ(0, vioctl(self->fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &ex));
 
-	fd2 = open_vagx();
+	fd2 = second_file(&g2, &o2, &q2);
 	ASSERT_GE(fd2, 0);
-	ASSERT_EQ(0, gpu_init(fd2, &g2));
-	o2 = gpu_buf(&g2, GPU_OUT_VA, PAGE, 0, NULL);
-	ASSERT_NE(NULL, o2);
-	ASSERT_EQ(0, queue_create(fd2, g2.vm, DRM_VAGX_QUEUE_TYPE_COMPUTE,
-				  DRM_VAGX_PRIORITY_MEDIUM, &q2));
 	{
 		struct drm_syncobj_handle im = { .fd = ex.fd };
 
@@ -1712,10 +1735,7 @@ TEST_F(vagx, gpu_abort_race)
 	ASSERT_NE(NULL, flags);
 	ASSERT_NE(NULL, out);
 	stride = same_ring_stride(&self->info);
-	for (i = 0; i <= stride; i++)
-		ASSERT_EQ(0, queue_create(self->fd, g.vm,
-					  DRM_VAGX_QUEUE_TYPE_COMPUTE,
-					  DRM_VAGX_PRIORITY_MEDIUM, &q[i]));
+	ASSERT_EQ(0, compute_queues(self->fd, g.vm, stride + 1, q));
 	fg = syncobj_create(self->fd);
 	fk = syncobj_create(self->fd);
 	ASSERT_EQ(0, param_read("job_timeout_ms", old, sizeof(old)));

@@ -72,91 +72,61 @@ static inline void fwb(struct usc_grp *g, const struct usc_op *o, uint32_t *r)
    usc_wb(g, o, r);
 }
 
-/* Integer ops: x, y, z are the uint32_t lanes of src0..2.  Each macro makes the
- * general handler op_NAME and the plain one op_NAME_p. */
-#define IOP1(name, expr)                                                   \
+/* The general handler op_NAME and the plain one op_NAME_p of an
+ * element-wise operation of one, two or three sources: its lanes x, y, z are
+ * of type T, read from the uint32_t source lanes through CV, its result is
+ * RES(expr), written back by WB (fwb for float results: saturate). */
+#define USC_ID(v) (v)
+#define OP1(name, T, CV, RES, WB, expr)                                    \
    HANDLER(ALU_SFX(op_##name))                                             \
    {                                                                       \
       uint32_t t0[L], r[L];                                                \
       const uint32_t *a = usc_src(g, o, 0, t0);                            \
       for (int l = 0; l < L; l++) {                                        \
-         uint32_t x = a[l];                                                \
-         r[l] = (expr);                                                    \
+         T x = CV(a[l]);                                                   \
+         r[l] = RES(expr);                                                 \
       }                                                                    \
-      usc_wb(g, o, r);                                                     \
+      WB(g, o, r);                                                         \
    }                                                                       \
-   PLAIN(name, const uint32_t *a = SRCP(0), uint32_t x = a[l_], (expr))
-#define IOP2(name, expr)                                                   \
+   PLAIN(name, const uint32_t *a = SRCP(0), T x = CV(a[l_]), RES(expr))
+#define OP2(name, T, CV, RES, WB, expr)                                    \
    HANDLER(ALU_SFX(op_##name))                                             \
    {                                                                       \
       uint32_t t0[L], t1[L], r[L];                                         \
       const uint32_t *a = usc_src(g, o, 0, t0), *b = usc_src(g, o, 1, t1); \
       for (int l = 0; l < L; l++) {                                        \
-         uint32_t x = a[l], y = b[l];                                      \
-         r[l] = (expr);                                                    \
+         T x = CV(a[l]), y = CV(b[l]);                                     \
+         r[l] = RES(expr);                                                 \
       }                                                                    \
-      usc_wb(g, o, r);                                                     \
+      WB(g, o, r);                                                         \
    }                                                                       \
    PLAIN(name, const uint32_t *a = SRCP(0); const uint32_t *b = SRCP(1),     \
-         uint32_t x = a[l_]; uint32_t y = b[l_], (expr))
-#define IOP3(name, expr)                                                   \
+         T x = CV(a[l_]); T y = CV(b[l_]), RES(expr))
+#define OP3(name, T, CV, RES, WB, expr)                                    \
    HANDLER(ALU_SFX(op_##name))                                             \
    {                                                                       \
       uint32_t t0[L], t1[L], t2[L], r[L];                                  \
       const uint32_t *a = usc_src(g, o, 0, t0), *b = usc_src(g, o, 1, t1); \
       const uint32_t *c = usc_src(g, o, 2, t2);                            \
       for (int l = 0; l < L; l++) {                                        \
-         uint32_t x = a[l], y = b[l], z = c[l];                            \
-         r[l] = (expr);                                                    \
+         T x = CV(a[l]), y = CV(b[l]), z = CV(c[l]);                       \
+         r[l] = RES(expr);                                                 \
       }                                                                    \
-      usc_wb(g, o, r);                                                     \
+      WB(g, o, r);                                                         \
    }                                                                       \
    PLAIN(name, const uint32_t *a = SRCP(0); const uint32_t *b = SRCP(1);     \
          const uint32_t *c = SRCP(2),                                        \
-         uint32_t x = a[l_]; uint32_t y = b[l_]; uint32_t z = c[l_], (expr))
+         T x = CV(a[l_]); T y = CV(b[l_]); T z = CV(c[l_]), RES(expr))
+
+/* Integer ops: x, y, z are the uint32_t lanes of src0..2. */
+#define IOP1(name, expr) OP1(name, uint32_t, USC_ID, USC_ID, usc_wb, expr)
+#define IOP2(name, expr) OP2(name, uint32_t, USC_ID, USC_ID, usc_wb, expr)
+#define IOP3(name, expr) OP3(name, uint32_t, USC_ID, USC_ID, usc_wb, expr)
 
 /* Float ops: x, y, z are the float lanes; expr is a float, canonicalised. */
-#define FOP1(name, expr)                                                   \
-   HANDLER(ALU_SFX(op_##name))                                             \
-   {                                                                       \
-      uint32_t t0[L], r[L];                                                \
-      const uint32_t *a = usc_src(g, o, 0, t0);                            \
-      for (int l = 0; l < L; l++) {                                        \
-         float x = usc_f(a[l]);                                            \
-         r[l] = usc_canon(expr);                                           \
-      }                                                                    \
-      fwb(g, o, r);                                                        \
-   }                                                                       \
-   PLAIN(name, const uint32_t *a = SRCP(0), float x = usc_f(a[l_]), usc_canon(expr))
-#define FOP2(name, expr)                                                   \
-   HANDLER(ALU_SFX(op_##name))                                             \
-   {                                                                       \
-      uint32_t t0[L], t1[L], r[L];                                         \
-      const uint32_t *a = usc_src(g, o, 0, t0), *b = usc_src(g, o, 1, t1); \
-      for (int l = 0; l < L; l++) {                                        \
-         float x = usc_f(a[l]), y = usc_f(b[l]);                           \
-         r[l] = usc_canon(expr);                                           \
-      }                                                                    \
-      fwb(g, o, r);                                                        \
-   }                                                                       \
-   PLAIN(name, const uint32_t *a = SRCP(0); const uint32_t *b = SRCP(1),     \
-         float x = usc_f(a[l_]); float y = usc_f(b[l_]), usc_canon(expr))
-#define FOP3(name, expr)                                                   \
-   HANDLER(ALU_SFX(op_##name))                                             \
-   {                                                                       \
-      uint32_t t0[L], t1[L], t2[L], r[L];                                  \
-      const uint32_t *a = usc_src(g, o, 0, t0), *b = usc_src(g, o, 1, t1); \
-      const uint32_t *c = usc_src(g, o, 2, t2);                            \
-      for (int l = 0; l < L; l++) {                                        \
-         float x = usc_f(a[l]), y = usc_f(b[l]), z = usc_f(c[l]);          \
-         r[l] = usc_canon(expr);                                           \
-      }                                                                    \
-      fwb(g, o, r);                                                        \
-   }                                                                       \
-   PLAIN(name, const uint32_t *a = SRCP(0); const uint32_t *b = SRCP(1);     \
-         const uint32_t *c = SRCP(2),                                        \
-         float x = usc_f(a[l_]); float y = usc_f(b[l_]); float z = usc_f(c[l_]), \
-         usc_canon(expr))
+#define FOP1(name, expr) OP1(name, float, usc_f, usc_canon, fwb, expr)
+#define FOP2(name, expr) OP2(name, float, usc_f, usc_canon, fwb, expr)
+#define FOP3(name, expr) OP3(name, float, usc_f, usc_canon, fwb, expr)
 
 #define FCMP(name, expr) IOP2(fcmp_##name, (expr) ? ~0u : 0u)
 #define ICMP(name, expr) IOP2(icmp_##name, (expr) ? ~0u : 0u)

@@ -9,14 +9,19 @@
 IOP1(mov, x)
 IOP3(sel, x ? y : z)
 
-HANDLER(ALU_SFX(op_fmov))
-{
-   uint32_t t0[L], r[L];
-   const uint32_t *a = usc_src(g, o, 0, t0);
-   for (int l = 0; l < L; l++)
-      r[l] = usc_canon(usc_f(a[l]));
-   fwb(g, o, r);
-}
+/* One source without lane conversion: r[l] = expr of its lane a[l],
+ * written back by WB (the general form only) */
+#define RAW1(name, WB, expr)                                               \
+   HANDLER(ALU_SFX(op_##name))                                             \
+   {                                                                       \
+      uint32_t t0[L], r[L];                                                \
+      const uint32_t *a = usc_src(g, o, 0, t0);                            \
+      for (int l = 0; l < L; l++)                                          \
+         r[l] = (expr);                                                    \
+      WB(g, o, r);                                                         \
+   }
+
+RAW1(fmov, fwb, usc_canon(usc_f(a[l])))
 
 HANDLER(ALU_SFX(op_fsel))
 {
@@ -100,52 +105,13 @@ DERIV(ddx_coarse, l & ~3, (l & ~3) | 1)
 DERIV(ddy_coarse, l & ~3, (l & ~3) | 2)
 
 /* ---- conversions ---- */
-HANDLER(ALU_SFX(op_f2i))
-{
-   uint32_t t0[L], r[L];
-   const uint32_t *a = usc_src(g, o, 0, t0);
-   for (int l = 0; l < L; l++)
-      r[l] = f2i(round_mode(usc_f(a[l]), o->I.mod));
-   usc_wb(g, o, r);
-}
-
-HANDLER(ALU_SFX(op_f2u))
-{
-   uint32_t t0[L], r[L];
-   const uint32_t *a = usc_src(g, o, 0, t0);
-   for (int l = 0; l < L; l++)
-      r[l] = f2u(round_mode(usc_f(a[l]), o->I.mod));
-   usc_wb(g, o, r);
-}
-
-HANDLER(ALU_SFX(op_i2f))
-{
-   uint32_t t0[L], r[L];
-   const uint32_t *a = usc_src(g, o, 0, t0);
-   for (int l = 0; l < L; l++)
-      r[l] = usc_u((float)(int32_t)a[l]);
-   fwb(g, o, r);
-}
-
-HANDLER(ALU_SFX(op_u2f))
-{
-   uint32_t t0[L], r[L];
-   const uint32_t *a = usc_src(g, o, 0, t0);
-   for (int l = 0; l < L; l++)
-      r[l] = usc_u((float)a[l]);
-   fwb(g, o, r);
-}
-
+RAW1(f2i, usc_wb, f2i(round_mode(usc_f(a[l]), o->I.mod)))
+RAW1(f2u, usc_wb, f2u(round_mode(usc_f(a[l]), o->I.mod)))
+RAW1(i2f, fwb, usc_u((float)(int32_t)a[l]))
+RAW1(u2f, fwb, usc_u((float)a[l]))
 IOP1(f2h, usc_f32_to_f16(x))
-
-HANDLER(ALU_SFX(op_h2f))
-{
-   uint32_t t0[L], r[L];
-   const uint32_t *a = usc_src(g, o, 0, t0);
-   for (int l = 0; l < L; l++)
-      r[l] = usc_f16_to_f32(a[l] & 0xffff);
-   fwb(g, o, r);
-}
+RAW1(h2f, fwb, usc_f16_to_f32(a[l] & 0xffff))
+#undef RAW1
 
 /* ---- integer ALU ---- */
 IOP2(iadd, x + y)

@@ -9,29 +9,19 @@
 
 #define USC_QNAN 0x7fc00000u
 
-static inline float usc_f(uint32_t u)
-{
-   union { uint32_t u; float f; } x = { u };
-   return x.f;
-}
-
-static inline uint32_t usc_u(float f)
-{
-   union { float f; uint32_t u; } x = { f };
-   return x.u;
-}
-
-static inline double usc_d(uint64_t u)
-{
-   union { uint64_t u; double d; } x = { u };
-   return x.d;
-}
-
-static inline uint64_t usc_ud(double d)
-{
-   union { double d; uint64_t u; } x = { d };
-   return x.u;
-}
+/* The bits of one type as another of the same size: usc_f/usc_u between
+ * uint32_t and float, usc_d/usc_ud between uint64_t and double. */
+#define USC_BITCAST(name, from_t, to_t)                                    \
+   static inline to_t name(from_t v)                                       \
+   {                                                                       \
+      union { from_t from; to_t to; } x = { v };                           \
+      return x.to;                                                         \
+   }
+USC_BITCAST(usc_f, uint32_t, float)
+USC_BITCAST(usc_u, float, uint32_t)
+USC_BITCAST(usc_d, uint64_t, double)
+USC_BITCAST(usc_ud, double, uint64_t)
+#undef USC_BITCAST
 
 /* Result bits with any NaN replaced by the canonical quiet NaN. */
 static inline uint32_t usc_canon(float f)

@@ -344,6 +344,17 @@ static inline uint64_t tq_submit(struct tq *t, const struct vagx_job_header *h, 
    return tq_submit_raw(t, raw, payload);
 }
 
+/* One job of `type` (hdr_init's header) submitted and processed: its slot */
+static inline uint64_t tq_run(struct tq *t, enum vagx_job_type type, uint64_t root, uint64_t seqno,
+                              const uint32_t *payload)
+{
+   struct vagx_job_header h;
+   hdr_init(t, &h, type, root, seqno);
+   const uint64_t slot = tq_submit(t, &h, payload);
+   vagx_core_process(t->d->core);
+   return slot;
+}
+
 /* A FILL or COPY ring slot payload. */
 static inline void payload_fill(uint32_t *p, uint64_t dst, uint64_t size, uint32_t pattern)
 {

@@ -20,6 +20,14 @@
 #define VA_DESC 0x0000003000000000ull
 #define VA_SPARSE 0x0000100000000000ull
 
+/* A device of RAM bytes of guest memory and queue q (2^log2 slots) on it */
+static void tdev_init_tq(struct tdev *d, struct tq *t, unsigned workers, bool nomap, unsigned q,
+                         unsigned log2)
+{
+   tdev_init(d, RAM, workers, nomap);
+   tq_init(t, d, q, log2);
+}
+
 static uint32_t rnd_state = 12345;
 static uint32_t rnd(void)
 {
@@ -284,9 +292,8 @@ static void test_writeback(void)
 static void test_nop_jobs(void)
 {
    struct tdev d;
-   tdev_init(&d, RAM, 2, false);
    struct tq t;
-   tq_init(&t, &d, 1, 2);
+   tdev_init_tq(&d, &t, 2, false, 1, 2);
    unsigned irq0 = atomic_load(&d.f->irq[VAGX_MSIX_VECTOR_QUEUE0 + 1]);
    /* 10 jobs through a 4-slot ring: the ring wraps */
    for (unsigned i = 0; i < 10; i++) {
@@ -358,9 +365,8 @@ static void test_nop_jobs(void)
 static void test_mmu(void)
 {
    struct tdev d;
-   tdev_init(&d, RAM, 1, false);
    struct tq t;
-   tq_init(&t, &d, 0, 4);
+   tdev_init_tq(&d, &t, 1, false, 0, 4);
    uint64_t root = vm_new(d.f);
    uint64_t pa = vm_alloc(d.f, root, VA_BUF, 4 * VAGX_PAGE_SIZE, false);
    uint64_t ro_pa = vm_alloc(d.f, root, VA_BUF + 0x10000, VAGX_PAGE_SIZE, true);
@@ -371,25 +377,19 @@ static void test_mmu(void)
    uint64_t seq = 1;
 
    /* fill a mapped range, then read it back through a copy */
-   hdr_init(&t, &h, VAGX_JOB_TYPE_FILL, root, seq++);
    payload_fill(p, VA_BUF + 4, 2 * VAGX_PAGE_SIZE, 0x11223344);
-   uint64_t slot = tq_submit(&t, &h, p);
-   vagx_core_process(d.core);
+   uint64_t slot = tq_run(&t, VAGX_JOB_TYPE_FILL, root, seq++, p);
    CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_OK, "fill");
    CHECK(pa_u32(d.f, pa)[0] == 0 && pa_u32(d.f, pa)[1] == 0x11223344 &&
          pa_u32(d.f, pa + 2 * VAGX_PAGE_SIZE)[0] == 0x11223344 &&
          pa_u32(d.f, pa + 2 * VAGX_PAGE_SIZE)[1] == 0, "fill range");
 
    /* NULL pages: writes dropped, reads zero, no fault */
-   hdr_init(&t, &h, VAGX_JOB_TYPE_FILL, root, seq++);
    payload_fill(p, VA_SPARSE + 0x123000, 3 * VAGX_PAGE_SIZE, 0x55);
-   slot = tq_submit(&t, &h, p);
-   vagx_core_process(d.core);
+   slot = tq_run(&t, VAGX_JOB_TYPE_FILL, root, seq++, p);
    CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_OK, "fill null");
-   hdr_init(&t, &h, VAGX_JOB_TYPE_COPY, root, seq++);
    payload_copy(p, VA_BUF + 8, VA_BUF + 0x20000, 64); /* from the NULL page */
-   slot = tq_submit(&t, &h, p);
-   vagx_core_process(d.core);
+   slot = tq_run(&t, VAGX_JOB_TYPE_COPY, root, seq++, p);
    CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_OK, "copy from null");
    CHECK(pa_u32(d.f, pa)[2] == 0 && pa_u32(d.f, pa)[17] == 0 && pa_u32(d.f, pa)[18] == 0x11223344,
          "null reads zero");
@@ -397,10 +397,8 @@ static void test_mmu(void)
 
    /* read-only page: reads fine, writes fault with READ_ONLY */
    pa_u32(d.f, ro_pa)[0] = 0xabcdef;
-   hdr_init(&t, &h, VAGX_JOB_TYPE_COPY, root, seq++);
    payload_copy(p, VA_BUF + 0x3000, VA_BUF + 0x10000, 4);
-   slot = tq_submit(&t, &h, p);
-   vagx_core_process(d.core);
+   slot = tq_run(&t, VAGX_JOB_TYPE_COPY, root, seq++, p);
    CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_OK && pa_u32(d.f, pa + 0x3000)[0] == 0xabcdef,
          "ro read");
    hdr_init(&t, &h, VAGX_JOB_TYPE_FILL, root, seq++);
@@ -451,10 +449,8 @@ static void test_mmu(void)
    for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
       wr(&d, VAGX_REG_FAULT_ACK, 1);
       wr(&d, VAGX_REG_Q_RESUME(0), 1);
-      hdr_init(&t, &h, VAGX_JOB_TYPE_COPY, root, seq++);
       payload_copy(p, VA_BUF, cases[i].va, 8);
-      slot = tq_submit(&t, &h, p);
-      vagx_core_process(d.core);
+      slot = tq_run(&t, VAGX_JOB_TYPE_COPY, root, seq++, p);
       fs = rd(&d, VAGX_REG_FAULT_STATUS);
       CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_MMU_FAULT, "case %u", i);
       CHECK(VAGX_FAULT_STATUS_REASON_GET(fs) == cases[i].reason &&
@@ -462,10 +458,8 @@ static void test_mmu(void)
             VAGX_FAULT_STATUS_ACCESS_GET(fs) == VAGX_FAULT_ACCESS_READ, "case %u: %x", i, fs);
    }
    wr(&d, VAGX_REG_Q_RESUME(0), 1);
-   hdr_init(&t, &h, VAGX_JOB_TYPE_FILL, root, seq++);
    payload_fill(p, VA_BUF + 0x30000, 4, 0);
-   tq_submit(&t, &h, p);
-   vagx_core_process(d.core);
+   tq_run(&t, VAGX_JOB_TYPE_FILL, root, seq++, p);
    CHECK(VAGX_FAULT_STATUS_MULTIPLE_GET(rd(&d, VAGX_REG_FAULT_STATUS)), "multiple");
    CHECK(VAGX_FAULT_STATUS_REASON_GET(rd(&d, VAGX_REG_FAULT_STATUS)) == VAGX_FAULT_REASON_NOT_PRESENT &&
          rd(&d, VAGX_REG_FAULT_ADDR_LO) == 0, "first fault kept");
@@ -485,10 +479,8 @@ static void test_mmu(void)
       }
    wr(&d, VAGX_REG_TLB_INV_CMD, VAGX_TLB_INV_CMD_START(1) | VAGX_TLB_INV_CMD_ALL_ROOTS(1));
    wr(&d, VAGX_REG_Q_RESUME(0), 1);
-   hdr_init(&t, &h, VAGX_JOB_TYPE_COPY, root, seq++);
    payload_copy(p, VA_BUF, VA_BUF + 0x3000, 8);
-   slot = tq_submit(&t, &h, p);
-   vagx_core_process(d.core);
+   slot = tq_run(&t, VAGX_JOB_TYPE_COPY, root, seq++, p);
    fs = rd(&d, VAGX_REG_FAULT_STATUS);
    CHECK(VAGX_FAULT_STATUS_REASON_GET(fs) == VAGX_FAULT_REASON_RESERVED_BITS, "reserved %x", fs);
    memcpy(pa_ptr(d.f, e), saved, sizeof(saved));
@@ -496,17 +488,13 @@ static void test_mmu(void)
 
    /* bad roots: outside RAM, zero */
    wr(&d, VAGX_REG_Q_RESUME(0), 1);
-   hdr_init(&t, &h, VAGX_JOB_TYPE_FILL, RAM + (1ull << 30), seq++);
    payload_fill(p, VA_BUF, 4, 0);
-   slot = tq_submit(&t, &h, p);
-   vagx_core_process(d.core);
+   slot = tq_run(&t, VAGX_JOB_TYPE_FILL, RAM + (1ull << 30), seq++, p);
    CHECK(VAGX_FAULT_STATUS_REASON_GET(rd(&d, VAGX_REG_FAULT_STATUS)) == VAGX_FAULT_REASON_BAD_ROOT,
          "bad root");
    wr(&d, VAGX_REG_FAULT_ACK, 1);
    wr(&d, VAGX_REG_Q_RESUME(0), 1);
-   hdr_init(&t, &h, VAGX_JOB_TYPE_FILL, 0, seq++);
-   slot = tq_submit(&t, &h, p);
-   vagx_core_process(d.core);
+   slot = tq_run(&t, VAGX_JOB_TYPE_FILL, 0, seq++, p);
    r = slot_result(&d, slot);
    CHECK(r.status == VAGX_JOB_STATUS_MMU_FAULT && r.unit == VAGX_UNIT_JOB, "zero root");
    wr(&d, VAGX_REG_FAULT_ACK, 1);
@@ -529,10 +517,8 @@ static void test_mmu(void)
    /* physical page outside RAM -> BUS_ERROR */
    vm_map_page(d.f, root, VA_BUF + 0x40000, RAM + 0x100000, false, false);
    wr(&d, VAGX_REG_Q_RESUME(0), 1);
-   hdr_init(&t, &h, VAGX_JOB_TYPE_COPY, root, seq++);
    payload_copy(p, VA_BUF, VA_BUF + 0x40000, 8);
-   slot = tq_submit(&t, &h, p);
-   vagx_core_process(d.core);
+   slot = tq_run(&t, VAGX_JOB_TYPE_COPY, root, seq++, p);
    CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_MMU_FAULT &&
          VAGX_FAULT_STATUS_REASON_GET(rd(&d, VAGX_REG_FAULT_STATUS)) == VAGX_FAULT_REASON_BUS_ERROR,
          "bus error page %x", rd(&d, VAGX_REG_FAULT_STATUS));
@@ -547,19 +533,15 @@ static void test_mmu(void)
 static void test_events(void)
 {
    struct tdev d;
-   tdev_init(&d, RAM, 1, false);
    struct tq t;
-   tq_init(&t, &d, 1, 4);
+   tdev_init_tq(&d, &t, 1, false, 1, 4);
    struct fake *f = d.f;
    uint64_t root = vm_new(f);
    vm_alloc(f, root, VA_BUF, VAGX_PAGE_SIZE, false);
    uint32_t p[VAGX_RING_SLOT_PAYLOAD_SIZE / 4];
-   struct vagx_job_header h;
 
-   hdr_init(&t, &h, VAGX_JOB_TYPE_FILL, root, 7);
    payload_fill(p, VA_BUF, 64, 1);
-   uint64_t slot = tq_submit(&t, &h, p);
-   vagx_core_process(d.core);
+   uint64_t slot = tq_run(&t, VAGX_JOB_TYPE_FILL, root, 7, p);
    const struct vagx_core_event *s = &f->last[VAGX_CORE_EVENT_JOB_START];
    const struct vagx_core_event *e = &f->last[VAGX_CORE_EVENT_JOB_END];
    CHECK(f->events[VAGX_CORE_EVENT_JOB_START] == 1 && s->queue == 1 && s->seqno == 7 &&
@@ -569,10 +551,8 @@ static void test_events(void)
    CHECK(f->events[VAGX_CORE_EVENT_MMU_FAULT] == 0, "no fault");
 
    /* a fill of an unmapped page: the fault, then the failed job */
-   hdr_init(&t, &h, VAGX_JOB_TYPE_FILL, root, 8);
    payload_fill(p, VA_BUF + VAGX_PAGE_SIZE, 64, 1);
-   slot = tq_submit(&t, &h, p);
-   vagx_core_process(d.core);
+   slot = tq_run(&t, VAGX_JOB_TYPE_FILL, root, 8, p);
    const struct vagx_core_event *m = &f->last[VAGX_CORE_EVENT_MMU_FAULT];
    struct vagx_job_result r = slot_result(&d, slot);
    CHECK(f->events[VAGX_CORE_EVENT_MMU_FAULT] == 1 && m->queue == 1 &&
@@ -595,9 +575,8 @@ static void test_events(void)
 static void test_tlb(void)
 {
    struct tdev d;
-   tdev_init(&d, RAM, 1, false); /* one worker: its TLB is deterministic */
    struct tq t;
-   tq_init(&t, &d, 0, 3);
+   tdev_init_tq(&d, &t, 1, false, 0, 3); /* one worker: its TLB is deterministic */
    uint64_t root = vm_new(d.f);
    uint64_t dst = vm_alloc(d.f, root, VA_BUF, VAGX_PAGE_SIZE, false);
    uint64_t a = vm_alloc(d.f, root, VA_BUF + VAGX_PAGE_SIZE, VAGX_PAGE_SIZE, false);
@@ -605,20 +584,15 @@ static void test_tlb(void)
    pa_u32(d.f, a)[0] = 0xaaaa;
    pa_u32(d.f, b)[0] = 0xbbbb;
    uint32_t p[VAGX_RING_SLOT_PAYLOAD_SIZE / 4];
-   struct vagx_job_header h;
    payload_copy(p, VA_BUF, VA_BUF + VAGX_PAGE_SIZE, 4);
 
-   hdr_init(&t, &h, VAGX_JOB_TYPE_COPY, root, 1);
-   tq_submit(&t, &h, p);
-   vagx_core_process(d.core);
+   tq_run(&t, VAGX_JOB_TYPE_COPY, root, 1, p);
    CHECK(pa_u32(d.f, dst)[0] == 0xaaaa, "first");
 
    /* remap VA_BUF+0x1000 -> b without invalidating: the cached translation
     * may still be used (and with this device is) */
    vm_map_page(d.f, root, VA_BUF + VAGX_PAGE_SIZE, b, false, false);
-   hdr_init(&t, &h, VAGX_JOB_TYPE_COPY, root, 2);
-   tq_submit(&t, &h, p);
-   vagx_core_process(d.core);
+   tq_run(&t, VAGX_JOB_TYPE_COPY, root, 2, p);
    CHECK(pa_u32(d.f, dst)[0] == 0xaaaa, "stale translation before invalidate: %x",
          pa_u32(d.f, dst)[0]);
 
@@ -633,17 +607,13 @@ static void test_tlb(void)
    CHECK(rd(&d, VAGX_REG_TLB_INV_SEQ) == seq0 + 1, "seq");
    CHECK(rd(&d, VAGX_REG_INT_STATUS) & VAGX_INT_TLB_INV_DONE(1), "inv done int");
 
-   hdr_init(&t, &h, VAGX_JOB_TYPE_COPY, root, 3);
-   tq_submit(&t, &h, p);
-   vagx_core_process(d.core);
+   tq_run(&t, VAGX_JOB_TYPE_COPY, root, 3, p);
    CHECK(pa_u32(d.f, dst)[0] == 0xbbbb, "new translation after invalidate: %x", pa_u32(d.f, dst)[0]);
 
    /* unmap + invalidate -> fault */
    vm_unmap(d.f, root, VA_BUF + VAGX_PAGE_SIZE);
    wr(&d, VAGX_REG_TLB_INV_CMD, VAGX_TLB_INV_CMD_START(1) | VAGX_TLB_INV_CMD_ALL_ROOTS(1));
-   hdr_init(&t, &h, VAGX_JOB_TYPE_COPY, root, 4);
-   uint64_t slot = tq_submit(&t, &h, p);
-   vagx_core_process(d.core);
+   uint64_t slot = tq_run(&t, VAGX_JOB_TYPE_COPY, root, 4, p);
    CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_MMU_FAULT, "unmapped after invalidate");
    tdev_fini(&d);
 }
@@ -653,9 +623,8 @@ static void test_tlb(void)
 static void test_copy_fill(bool nomap)
 {
    struct tdev d;
-   tdev_init(&d, RAM, 2, nomap);
    struct tq t;
-   tq_init(&t, &d, 2, 3);
+   tdev_init_tq(&d, &t, 2, nomap, 2, 3);
    uint64_t root = vm_new(d.f);
    /* source: 5 pages mapped to scattered physical pages (reverse order) */
    const unsigned np = 5;
@@ -671,12 +640,9 @@ static void test_copy_fill(bool nomap)
          ((uint8_t *)pa_ptr(d.f, src_pa[i]))[k] = (uint8_t)rnd();
    }
    uint32_t p[VAGX_RING_SLOT_PAYLOAD_SIZE / 4];
-   struct vagx_job_header h;
    const uint64_t so = 123, doff = 4001, len = 3 * VAGX_PAGE_SIZE + 777;
-   hdr_init(&t, &h, VAGX_JOB_TYPE_COPY, root, 1);
    payload_copy(p, VA_BUF + 0x100000 + doff, VA_BUF + so, len);
-   uint64_t slot = tq_submit(&t, &h, p);
-   vagx_core_process(d.core);
+   uint64_t slot = tq_run(&t, VAGX_JOB_TYPE_COPY, root, 1, p);
    CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_OK, "copy");
    unsigned bad = 0;
    for (uint64_t i = 0; i < len; i++) {
@@ -689,27 +655,21 @@ static void test_copy_fill(bool nomap)
    CHECK(((uint8_t *)pa_ptr(d.f, dst_pa[0]))[doff - 1] == 0, "no write before");
 
    /* zero-sized copy and fill are no-ops */
-   hdr_init(&t, &h, VAGX_JOB_TYPE_COPY, root, 2);
    payload_copy(p, 0xdead0000, 0xbeef0000, 0);
-   slot = tq_submit(&t, &h, p);
-   vagx_core_process(d.core);
+   slot = tq_run(&t, VAGX_JOB_TYPE_COPY, root, 2, p);
    CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_OK, "zero copy");
 
    /* fill across pages */
-   hdr_init(&t, &h, VAGX_JOB_TYPE_FILL, root, 3);
    payload_fill(p, VA_BUF + 0x100000 + 4092, 8 + 2 * VAGX_PAGE_SIZE, 0xcafef00d);
-   slot = tq_submit(&t, &h, p);
-   vagx_core_process(d.core);
+   slot = tq_run(&t, VAGX_JOB_TYPE_FILL, root, 3, p);
    CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_OK, "fill");
    CHECK(pa_u32(d.f, dst_pa[0])[1022] != 0xcafef00d && pa_u32(d.f, dst_pa[0])[1023] == 0xcafef00d &&
          pa_u32(d.f, dst_pa[1])[500] == 0xcafef00d && pa_u32(d.f, dst_pa[3])[0] == 0xcafef00d &&
          pa_u32(d.f, dst_pa[3])[1] != 0xcafef00d, "fill range");
 
    /* misaligned fill -> INVALID_JOB (payload) */
-   hdr_init(&t, &h, VAGX_JOB_TYPE_FILL, root, 4);
    payload_fill(p, VA_BUF + 2, 8, 1);
-   slot = tq_submit(&t, &h, p);
-   vagx_core_process(d.core);
+   slot = tq_run(&t, VAGX_JOB_TYPE_FILL, root, 4, p);
    struct vagx_job_result r = slot_result(&d, slot);
    CHECK(r.status == VAGX_JOB_STATUS_INVALID_JOB && r.detail == VAGX_RING_SLOT_PAYLOAD_OFFSET,
          "misaligned fill %u", r.status);
@@ -718,10 +678,8 @@ static void test_copy_fill(bool nomap)
    /* copy that faults part-way: the pages before the hole are written */
    vm_unmap(d.f, root, VA_BUF + 0x100000 + 2 * VAGX_PAGE_SIZE);
    memset(pa_ptr(d.f, dst_pa[1]), 0, VAGX_PAGE_SIZE);
-   hdr_init(&t, &h, VAGX_JOB_TYPE_COPY, root, 5);
    payload_copy(p, VA_BUF + 0x100000, VA_BUF, 4 * VAGX_PAGE_SIZE);
-   slot = tq_submit(&t, &h, p);
-   vagx_core_process(d.core);
+   slot = tq_run(&t, VAGX_JOB_TYPE_COPY, root, 5, p);
    r = slot_result(&d, slot);
    CHECK(r.status == VAGX_JOB_STATUS_MMU_FAULT && r.address == VA_BUF + 0x100000 + 2 * VAGX_PAGE_SIZE,
          "partial copy fault %u %llx", r.status, (unsigned long long)r.address);
@@ -733,6 +691,16 @@ static void test_copy_fill(bool nomap)
 }
 
 /* ----------------------------------------------- long jobs, abort, reset -- */
+
+/* A VM whose 2^47 bytes from VA_SPARSE on are NULL (top-level entries): a
+ * fill over them runs for minutes */
+static uint64_t vm_new_long_null(struct fake *f)
+{
+   uint64_t root = vm_new(f);
+   for (uint64_t va = VA_SPARSE; va < VA_SPARSE + (1ull << 47); va += vagx_pt_entry_span(0))
+      vm_set_null(f, root, va, 0);
+   return root;
+}
 
 /* A fill over a huge NULL range: runs for a long time, touches no memory. */
 static uint64_t submit_long_fill(struct tq *t, uint64_t root, uint64_t seq, uint32_t timeout_ms)
@@ -749,10 +717,7 @@ static void test_long_jobs(void)
 {
    struct tdev d;
    tdev_init(&d, RAM, 2, false);
-   uint64_t root = vm_new(d.f);
-   /* NULL from VA_SPARSE on for 2^47 bytes: a fill over it runs for minutes */
-   for (uint64_t va = VA_SPARSE; va < VA_SPARSE + (1ull << 47); va += vagx_pt_entry_span(0))
-      vm_set_null(d.f, root, va, 0);
+   uint64_t root = vm_new_long_null(d.f);
    struct tq t0, t1;
    tq_init(&t0, &d, 0, 3);
    tq_init(&t1, &d, 1, 5);
@@ -856,9 +821,7 @@ static void test_abort_match(void)
 {
    struct tdev d;
    tdev_init(&d, RAM, 2, false);
-   uint64_t root = vm_new(d.f);
-   for (uint64_t va = VA_SPARSE; va < VA_SPARSE + (1ull << 47); va += vagx_pt_entry_span(0))
-      vm_set_null(d.f, root, va, 0);
+   uint64_t root = vm_new_long_null(d.f);
    struct tq t0;
    tq_init(&t0, &d, 0, 3);
    vagx_core_frontend_start(d.core);
@@ -946,9 +909,8 @@ static void header_reserved_mask(uint32_t out[VAGX_JOB_HEADER_DWORDS])
 static void test_bad_input(void)
 {
    struct tdev d;
-   tdev_init(&d, RAM, 2, false);
    struct tq t;
-   tq_init(&t, &d, 0, 4);
+   tdev_init_tq(&d, &t, 2, false, 0, 4);
    uint64_t root = vm_new(d.f);
    vm_alloc(d.f, root, VA_BUF, 16 * VAGX_PAGE_SIZE, false);
    struct vagx_job_header h;
@@ -1232,9 +1194,8 @@ static const char *k_wild =
 static void test_compute(unsigned workers)
 {
    struct tdev d;
-   tdev_init(&d, RAM, workers, false);
    struct tq t;
-   tq_init(&t, &d, 3, 4);
+   tdev_init_tq(&d, &t, workers, false, 3, 4);
    struct cenv c;
    cenv_init(&c, &d, &t);
    uint32_t uni[8] = {0};
@@ -1530,9 +1491,8 @@ static uint64_t submit_clear(struct tdev *d, struct tq *t, uint64_t root, uint64
 static void test_render(unsigned workers)
 {
    struct tdev d;
-   tdev_init(&d, RAM, workers, false);
    struct tq t;
-   tq_init(&t, &d, 2, 3);
+   tdev_init_tq(&d, &t, workers, false, 2, 3);
    uint64_t root = vm_new(d.f);
    uint64_t code_pa = vm_alloc(d.f, root, VA_CODE, 2 * VAGX_PAGE_SIZE, true);
    uint64_t desc_pa = vm_alloc(d.f, root, VA_DESC, VAGX_PAGE_SIZE, false);
@@ -1615,9 +1575,8 @@ static void sbuf_print(void *ctx, const char *fmt, ...)
 static void test_decode(void)
 {
    struct tdev d;
-   tdev_init(&d, RAM, 1, false);
    struct tq t;
-   tq_init(&t, &d, 0, 2);
+   tdev_init_tq(&d, &t, 1, false, 0, 2);
    uint64_t root = vm_new(d.f);
    uint64_t dpa = vm_alloc(d.f, root, VA_DESC, VAGX_PAGE_SIZE, false);
    uint64_t cpa = vm_alloc(d.f, root, VA_CODE, VAGX_PAGE_SIZE, false);
@@ -1727,9 +1686,8 @@ static void tex_pack_image(struct cenv *c, unsigned i, uint64_t va)
 static void test_compute_tex(unsigned workers)
 {
    struct tdev d;
-   tdev_init(&d, RAM, workers, false);
    struct tq t;
-   tq_init(&t, &d, 3, 4);
+   tdev_init_tq(&d, &t, workers, false, 3, 4);
    struct cenv c;
    cenv_init(&c, &d, &t);
    uint32_t uni[2];

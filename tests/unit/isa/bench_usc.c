@@ -96,11 +96,7 @@ int main(int argc, char **argv)
    uint32_t uni6[6] = { uni[0], uni[1], uni[2], uni[3], t_fu(0.999f), t_fu(0.001f) };
    struct vagx_usc_decoded *prog = t_build(src);
    struct vagx_usc *usc = vagx_usc_create();
-   struct vagx_usc_env env = { 0 };
-   env.mem = &t_mem_ops;
-   env.mem_ctx = &mem;
-   env.uniforms = uni6;
-   env.nuniforms = 6;
+   struct vagx_usc_env env = t_env(&mem, uni6, 6);
    struct vagx_usc_compute cs = { { 1024, 1, 1 }, { THREADS / 1024, 1, 1 }, 0 };
    struct vagx_usc_result res;
    double ti, tc, tu;

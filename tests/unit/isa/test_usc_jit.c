@@ -430,11 +430,7 @@ static void test_budget(void)
    uint32_t uni[4] = { (uint32_t)base, (uint32_t)(base >> 32), (uint32_t)(base + 4 * N),
                        (uint32_t)((base + 4 * N) >> 32) };
    struct vagx_usc *usc = vagx_usc_create();
-   struct vagx_usc_env env = { 0 };
-   env.mem = &t_mem_ops;
-   env.mem_ctx = &mem;
-   env.uniforms = uni;
-   env.nuniforms = 4;
+   struct vagx_usc_env env = t_env(&mem, uni, 4);
    CHECK(usc_jit_compile(p), "budget program compiled");
    unsigned mism = 0, stopped = 0;
    static const uint32_t sizes[][3] = { { 96, 1, 1 }, { 1, 1, 1 }, { 77, 1, 1 } };

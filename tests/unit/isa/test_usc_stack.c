@@ -101,11 +101,7 @@ static void test_spill_reload(void)
    const uint32_t uni[4] = { (uint32_t)base, (uint32_t)(base >> 32), (uint32_t)out,
                              (uint32_t)(out >> 32) };
    struct vagx_usc *usc = vagx_usc_create();
-   struct vagx_usc_env env = { 0 };
-   env.mem = &t_mem_ops;
-   env.mem_ctx = &mem;
-   env.uniforms = uni;
-   env.nuniforms = 4;
+   struct vagx_usc_env env = t_env(&mem, uni, 4);
    env.stack_bytes = VAGX_MAX_STACK_BYTES;
    const bool jit = usc_jit_enabled() && usc_jit_compile(p);
    if (!jit)

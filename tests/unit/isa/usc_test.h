@@ -64,6 +64,17 @@ static inline struct vagx_usc_decoded *t_build(const char *src)
    return p;
 }
 
+/* An environment reading and writing mem, with nuni uniform words */
+static inline struct vagx_usc_env t_env(struct t_mem *mem, const uint32_t *uni, unsigned nuni)
+{
+   struct vagx_usc_env env = { 0 };
+   env.mem = &t_mem_ops;
+   env.mem_ctx = mem;
+   env.uniforms = uni;
+   env.nuniforms = nuni;
+   return env;
+}
+
 /* Runs src over a grid with the given uniforms; returns the status. */
 static inline enum vagx_usc_status t_run(const char *src, struct t_mem *mem, const uint32_t *uni,
                                          unsigned nuni, const uint32_t tg[3], const uint32_t ng[3],
@@ -73,11 +84,7 @@ static inline enum vagx_usc_status t_run(const char *src, struct t_mem *mem, con
    if (!p)
       return VAGX_USC_ILLEGAL_INSTRUCTION;
    struct vagx_usc *usc = vagx_usc_create();
-   struct vagx_usc_env env = { 0 };
-   env.mem = &t_mem_ops;
-   env.mem_ctx = mem;
-   env.uniforms = uni;
-   env.nuniforms = nuni;
+   struct vagx_usc_env env = t_env(mem, uni, nuni);
    struct vagx_usc_compute cs = { { tg[0], tg[1], tg[2] }, { ng[0], ng[1], ng[2] }, shared };
    enum vagx_usc_status st = vagx_usc_run_grid(usc, p, &env, &cs, res);
    vagx_usc_destroy(usc);

@@ -26,6 +26,23 @@ vagx_msaa(unsigned nr_samples)
    return nr_samples == 4 ? VAGX_MSAA_4X : VAGX_MSAA_1X;
 }
 
+/* The image fields that the PBE and the texture descriptor share (struct
+ * vagx_pbe and struct vagx_texture, generated from the contract, name
+ * them alike), for the whole of resource r */
+#define SET_IMAGE_FIELDS(d, r)                                                                  \
+   do {                                                                                         \
+      const bool linear_ = (r)->layout.tiling == VAGX_TILING_LINEAR;                            \
+      (d)->layout = linear_ ? VAGX_IMAGE_LAYOUT_LINEAR : VAGX_IMAGE_LAYOUT_TWIDDLED;            \
+      (d)->width = (r)->base.width0;                                                            \
+      (d)->height = (r)->base.height0;                                                          \
+      (d)->depth = (r)->layout.depth_px;                                                        \
+      (d)->levels = (r)->layout.levels;                                                         \
+      (d)->samples = vagx_msaa((r)->base.nr_samples);                                           \
+      (d)->stride = linear_ ? (r)->layout.level[0].stride_B : 0;                                \
+      (d)->sparse = (r)->layout.sparse;                                                         \
+      (d)->base_va = (r)->bo->va;                                                               \
+   } while (0)
+
 void
 vagx_pack_pbe(struct vagx_resource *r, enum pipe_format fmt, unsigned level, unsigned layer,
          uint32_t *out)
@@ -37,20 +54,11 @@ vagx_pack_pbe(struct vagx_resource *r, enum pipe_format fmt, unsigned level, uns
     * its bytes are stored unencoded */
    p.format = vagx_format_from_pipe(fmt);
    p.dimension = VAGX_DIMENSION_2D;
-   p.layout = r->layout.tiling == VAGX_TILING_LINEAR ? VAGX_IMAGE_LAYOUT_LINEAR
-                                                     : VAGX_IMAGE_LAYOUT_TWIDDLED;
-   p.width = r->base.width0;
-   p.height = r->base.height0;
-   p.depth = r->layout.depth_px;
-   p.levels = r->layout.levels;
    /* a 4X image is stored sample by sample by the end-of-tile program;
     * resolves are blits (vagx_blit), not 1X stores of a 4X tile buffer */
-   p.samples = vagx_msaa(r->base.nr_samples);
+   SET_IMAGE_FIELDS(&p, r);
    p.level = level;
    p.layer = layer;
-   p.stride = r->layout.tiling == VAGX_TILING_LINEAR ? r->layout.level[0].stride_B : 0;
-   p.sparse = r->layout.sparse;
-   p.base_va = r->bo->va;
    vagx_pbe_pack(out, &p);
 }
 
@@ -94,19 +102,10 @@ vagx_pack_texture(struct vagx_resource *r, enum pipe_format fmt, const unsigned 
    t.format = stencil_view ? r->vformat : vagx_format_from_pipe(fmt);
    t.sample_stencil = stencil_view;
    t.dimension = vagx_dimension(r->base.target);
-   t.layout = r->layout.tiling == VAGX_TILING_LINEAR ? VAGX_IMAGE_LAYOUT_LINEAR
-                                                     : VAGX_IMAGE_LAYOUT_TWIDDLED;
    texture_swizzle(&t, swz);
-   t.width = r->base.width0;
-   t.height = r->base.height0;
-   t.depth = r->layout.depth_px;
-   t.levels = r->layout.levels;
-   t.samples = vagx_msaa(r->base.nr_samples);
+   SET_IMAGE_FIELDS(&t, r);
    t.base_level = first_level;
    t.max_level = last_level;
-   t.stride = r->layout.tiling == VAGX_TILING_LINEAR ? r->layout.level[0].stride_B : 0;
-   t.sparse = r->layout.sparse;
-   t.base_va = r->bo->va;
    /* GL_EXT_texture_array: a view of layers first..last of an array is
     * the image whose layer 0 is first_layer (every layer holds a whole
     * mip chain, layer_stride_B apart, vagx_layout.h); a cube array's

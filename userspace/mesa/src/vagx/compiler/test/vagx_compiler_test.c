@@ -746,6 +746,26 @@ test_mem(void)
    return all;
 }
 
+/* acc = v halved once per iteration of a loop of `bound` iterations (NULL:
+ * int(v.x), converted inside the loop): acc's value after the loop */
+static nir_def *
+halving_loop(nir_builder *b, nir_def *v, nir_def *bound)
+{
+   nir_variable *acc = nir_local_variable_create(b->impl, glsl_vec4_type(), "acc");
+   nir_store_var(b, acc, v, 0xf);
+   nir_variable *i = nir_local_variable_create(b->impl, glsl_int_type(), "i");
+   nir_store_var(b, i, nir_imm_int(b, 0), 1);
+   nir_loop *loop = nir_push_loop(b);
+   {
+      nir_def *iv = nir_load_var(b, i);
+      nir_break_if(b, nir_ige(b, iv, bound ? bound : nir_f2i32(b, nir_channel(b, v, 0))));
+      nir_store_var(b, acc, nir_fmul_imm(b, nir_load_var(b, acc), 0.5), 0xf);
+      nir_store_var(b, i, nir_iadd_imm(b, iv, 1), 1);
+   }
+   nir_pop_loop(b, loop);
+   return nir_load_var(b, acc);
+}
+
 /* Uniform control flow (vagx_lower_uniform_cf): a loop whose trip count
  * comes from a uniform buffer is uniform for NIR's divergence analysis and
  * compiles to br/jmp without mask-stack instructions; the same loop with
@@ -763,19 +783,7 @@ fs_halving_loop(bool uniform_bound)
    nir_def *bound = uniform_bound ? nir_load_ubo(&b, 1, 32, nir_imm_int(&b, 0), nir_imm_int(&b, 0),
                                                  .range = ~0)
                                   : nir_f2i32(&b, nir_channel(&b, v, 0));
-   nir_variable *acc = nir_local_variable_create(b.impl, glsl_vec4_type(), "acc");
-   nir_store_var(&b, acc, v, 0xf);
-   nir_variable *i = nir_local_variable_create(b.impl, glsl_int_type(), "i");
-   nir_store_var(&b, i, nir_imm_int(&b, 0), 1);
-   nir_loop *loop = nir_push_loop(&b);
-   {
-      nir_def *iv = nir_load_var(&b, i);
-      nir_break_if(&b, nir_ige(&b, iv, bound));
-      nir_store_var(&b, acc, nir_fmul_imm(&b, nir_load_var(&b, acc), 0.5), 0xf);
-      nir_store_var(&b, i, nir_iadd_imm(&b, iv, 1), 1);
-   }
-   nir_pop_loop(&b, loop);
-   fs_out(&b, nir_load_var(&b, acc));
+   fs_out(&b, halving_loop(&b, v, bound));
    return b.shader;
 }
 
@@ -841,19 +849,7 @@ main(void)
    nir_def *bary = nir_load_barycentric_pixel(&b, 32, .interp_mode = INTERP_MODE_SMOOTH);
    nir_def *v = nir_load_interpolated_input(&b, 4, 32, bary, nir_imm_int(&b, 0),
                                             .io_semantics.location = VARYING_SLOT_VAR0);
-   nir_variable *acc = nir_local_variable_create(b.impl, glsl_vec4_type(), "acc");
-   nir_store_var(&b, acc, v, 0xf);
-   nir_variable *i = nir_local_variable_create(b.impl, glsl_int_type(), "i");
-   nir_store_var(&b, i, nir_imm_int(&b, 0), 1);
-   nir_loop *loop = nir_push_loop(&b);
-   {
-      nir_def *iv = nir_load_var(&b, i);
-      nir_break_if(&b, nir_ige(&b, iv, nir_f2i32(&b, nir_channel(&b, v, 0))));
-      nir_store_var(&b, acc, nir_fmul_imm(&b, nir_load_var(&b, acc), 0.5), 0xf);
-      nir_store_var(&b, i, nir_iadd_imm(&b, iv, 1), 1);
-   }
-   nir_pop_loop(&b, loop);
-   nir_store_output(&b, nir_load_var(&b, acc), nir_imm_int(&b, 0),
+   nir_store_output(&b, halving_loop(&b, v, NULL), nir_imm_int(&b, 0),
                     .io_semantics.location = FRAG_RESULT_DATA0, .write_mask = 0xf);
    b.shader->info.io_lowered = true;
    struct vagx_fs_key key = { .nr_cbufs = 1 };
