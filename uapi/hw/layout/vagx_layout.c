@@ -208,7 +208,10 @@ static void
 init_twiddled(struct vagx_layout *l)
 {
    const uint32_t E = l->element_size_B;
-   const struct vagx_tile big = vagx_layout_large_tile(E);
+   /* The sparse layout's large tile is the 64 KiB sparse page (section 10):
+    * a page is then one tile, the standard sparse block shape. */
+   const struct vagx_tile big =
+      l->sparse ? vagx_layout_sparse_block(E) : vagx_layout_large_tile(E);
 
    /* Level 0 in large tiles: the grid every large level derives from. */
    const uint32_t w0_el = div_round_up(l->width_px, l->block_width_px);
