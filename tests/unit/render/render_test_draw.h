@@ -96,6 +96,7 @@ struct texdesc {
    enum vagx_dimension dim;
    unsigned w, h, depth, levels, base, maxl;
    bool linear;
+   bool sparse; /* the sparse layout (descriptor bit sparse, layout.md section 10) */
 };
 extern struct vagx_layout tex_layout;
 extern uint64_t tex_base;
