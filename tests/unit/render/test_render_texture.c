@@ -400,8 +400,8 @@ void test_tex_sparse(void)
          /* sparse 0 (the reference) and 1, each on the generic and the fast path */
          for (unsigned sp = 0; sp < 2; sp++) {
             brk_ = 0;
-            struct texdesc td = {fmts[fi].f, VAGX_DIMENSION_2D, 320, 288, 1, 9, 0, 8, false, sp};
-            struct prog fs = {.tex = make_texture(&td, fill_sparse), .ntex = 1, .nuni = 6,
+            struct texdesc td = {fmts[fi].f, VAGX_DIMENSION_2D, 320, 288, 1, 9, 0, 8, false};
+            struct prog fs = {.tex = make_texture_layout(&td, sp, fill_sparse), .ntex = 1, .nuni = 6,
                               .nsmp = 1,
                               .smp = make_sampler(views[vi].f, views[vi].f, views[vi].mf,
                                                   VAGX_WRAP_REPEAT, 0, 16, 0)};
