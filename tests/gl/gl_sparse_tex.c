@@ -205,6 +205,47 @@ checker_level0(int W, int H, uint8_t *want)
    }
 }
 
+/* Level 0 (W x H) of the 2D texture tex: its left half uploaded
+ * (uploaded(), through up, W / 2 x H RGBA8), its right half rendered
+ * (rendered() with seed) through the framebuffer returned */
+static GLuint
+write_halves(GLuint tex, int W, int H, int seed, uint8_t *up)
+{
+   for (int y = 0; y < H; y++)
+      for (int x = 0; x < W / 2; x++)
+         uploaded(x, y, 0, up + 4 * (y * (W / 2) + x));
+   glBindTexture(GL_TEXTURE_2D, tex);
+   glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, W / 2, H, GL_RGBA, GL_UNSIGNED_BYTE, up);
+   GLuint fbo = fbo_of(GL_TEXTURE_2D, tex, 0, 0);
+   glViewport(0, 0, W, H);
+   glEnable(GL_SCISSOR_TEST);
+   glScissor(W / 2, 0, W / 2, H);
+   glUseProgram(color_prog);
+   glUniform1i(glGetUniformLocation(color_prog, "seed"), seed);
+   quad(color_prog);
+   glDisable(GL_SCISSOR_TEST);
+   return fbo;
+}
+
+/* The end of a case that wrote through write_halves: a GL error fails it
+ * (named after what), and what it made is freed */
+static bool
+case_end(bool ok, const char *what, GLuint fbo, GLuint tex, uint8_t *up, uint8_t *want,
+         uint8_t *got)
+{
+   GLenum e = glGetError();
+   if (ok && e) {
+      snprintf(err, sizeof(err), "%s%sGL error 0x%x", what, *what ? ": " : "", e);
+      ok = false;
+   }
+   glDeleteFramebuffers(1, &fbo);
+   glDeleteTextures(1, &tex);
+   free(up);
+   free(want);
+   free(got);
+   return ok;
+}
+
 static bool
 checker_case(void)
 {
@@ -222,21 +263,9 @@ checker_case(void)
          if (!((px + py) & 1))
             page_commitment(GL_TEXTURE_2D, 0, px * page_w, py * page_h, 0, page_w, page_h, 1,
                             GL_TRUE);
-   /* left half uploaded, right half rendered */
    uint8_t *up = malloc((size_t)W * H * 4), *want = malloc((size_t)W * H * 4);
    uint8_t *got = malloc((size_t)W * H * 4);
-   for (int y = 0; y < H; y++)
-      for (int x = 0; x < W / 2; x++)
-         uploaded(x, y, 0, up + 4 * (y * (W / 2) + x));
-   glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, W / 2, H, GL_RGBA, GL_UNSIGNED_BYTE, up);
-   GLuint fbo = fbo_of(GL_TEXTURE_2D, tex, 0, 0);
-   glViewport(0, 0, W, H);
-   glEnable(GL_SCISSOR_TEST);
-   glScissor(W / 2, 0, W / 2, H);
-   glUseProgram(color_prog);
-   glUniform1i(glGetUniformLocation(color_prog, "seed"), 3);
-   quad(color_prog);
-   glDisable(GL_SCISSOR_TEST);
+   GLuint fbo = write_halves(tex, W, H, 3, up);
    checker_level0(W, H, want);
    fetch(tex, 0, W, H, got);
    bool ok = compare("level 0 by texelFetch", got, want, W, H);
@@ -280,17 +309,7 @@ checker_case(void)
       fetch(tex, 0, W, H, got);
       ok = compare("level 0 after the tail's commit", got, want, W, H);
    }
-   GLenum e = glGetError();
-   if (ok && e) {
-      snprintf(err, sizeof(err), "GL error 0x%x", e);
-      ok = false;
-   }
-   glDeleteFramebuffers(1, &fbo);
-   glDeleteTextures(1, &tex);
-   free(up);
-   free(want);
-   free(got);
-   return ok;
+   return case_end(ok, "", fbo, tex, up, want, got);
 }
 
 #define ARRAY_LAYERS 3
@@ -541,18 +560,7 @@ shape_case(const struct shape *sh)
    page_commitment(GL_TEXTURE_2D, 0, sh->w, sh->h, 0, sh->w, sh->h, 1, GL_TRUE);
    uint8_t *up = malloc((size_t)W * H * 4), *want = malloc((size_t)W * H * 4);
    uint8_t *got = malloc((size_t)W * H * 4);
-   for (int yy = 0; yy < H; yy++)
-      for (int xx = 0; xx < W / 2; xx++)
-         uploaded(xx, yy, 0, up + 4 * (yy * (W / 2) + xx));
-   glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, W / 2, H, GL_RGBA, GL_UNSIGNED_BYTE, up);
-   GLuint fbo = fbo_of(GL_TEXTURE_2D, tex, 0, 0);
-   glViewport(0, 0, W, H);
-   glEnable(GL_SCISSOR_TEST);
-   glScissor(W / 2, 0, W / 2, H);
-   glUseProgram(color_prog);
-   glUniform1i(glGetUniformLocation(color_prog, "seed"), 5);
-   quad(color_prog);
-   glDisable(GL_SCISSOR_TEST);
+   GLuint fbo = write_halves(tex, W, H, 5, up);
    for (int yy = 0; yy < H; yy++)
       for (int xx = 0; xx < W; xx++) {
          uint8_t v[4];
@@ -572,17 +580,7 @@ shape_case(const struct shape *sh)
       snprintf(what, sizeof(what), "%s by glGetTexImage", sh->name);
       ok = compare(what, got, want, W, H);
    }
-   GLenum e = glGetError();
-   if (ok && e) {
-      snprintf(err, sizeof(err), "%s: GL error 0x%x", sh->name, e);
-      ok = false;
-   }
-   glDeleteFramebuffers(1, &fbo);
-   glDeleteTextures(1, &tex);
-   free(up);
-   free(want);
-   free(got);
-   return ok;
+   return case_end(ok, sh->name, fbo, tex, up, want, got);
 }
 
 static bool

@@ -227,6 +227,29 @@ static void fill_hash(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8
    memcpy(o, &h, 4);
 }
 
+/* Samples texture 0 at uv = M (pixel centre) + t, M = (u0 u1; u3 u4),
+ * t = (u2, u5) */
+static const char *fs_uv_affine =
+   "u2f r4, sr.pix_x\nfadd r4, r4, #0.5\nu2f r5, sr.pix_y\nfadd r5, r5, #0.5\n"
+   "fmul r6, r4, u0\nfmul r8, r5, u1\nfadd r6, r6, r8\nfadd r6, r6, u2\n"
+   "fmul r7, r4, u3\nfmul r8, r5, u4\nfadd r7, r7, r8\nfadd r7, r7, u5\n"
+   "tex.auto.t0.s0.2d r0, r6, r0, r0\nst_tile.rt0 r0, #0\nend\n";
+
+/* The W x H target copied to ref, and the number of its rows that differ
+ * from ref */
+static void target_save(uint8_t *ref)
+{
+   for (unsigned y = 0; y < H; y++)
+      memcpy(ref + y * W * 4, px(0, y), W * 4);
+}
+static unsigned target_rows_differ(const uint8_t *ref)
+{
+   unsigned bad = 0;
+   for (unsigned y = 0; y < H; y++)
+      bad += memcmp(ref + y * W * 4, px(0, y), W * 4) != 0;
+   return bad;
+}
+
 /* The texture sampling fast paths (RGBA8/BGRA8 texels by table, bilinear
  * footprints addressed per row and column, descriptors cached per job, all
  * lanes of an instruction at once: render_tex_lanes.c) against the generic
@@ -256,11 +279,6 @@ static void tex_fast_run(const struct prog *fs, const struct job_opts *o, unsign
 void test_tex_fast_sampling(void)
 {
    W = 64; H = 64;
-   static const char *src =
-      "u2f r4, sr.pix_x\nfadd r4, r4, #0.5\nu2f r5, sr.pix_y\nfadd r5, r5, #0.5\n"
-      "fmul r6, r4, u0\nfmul r8, r5, u1\nfadd r6, r6, r8\nfadd r6, r6, u2\n"
-      "fmul r7, r4, u3\nfmul r8, r5, u4\nfadd r7, r7, r8\nfadd r7, r7, u5\n"
-      "tex.auto.t0.s0.2d r0, r6, r0, r0\nst_tile.rt0 r0, #0\nend\n";
    static const struct { unsigned w, h, levels; } sizes[] = {{64, 64, 7}, {37, 23, 6}, {256, 8, 9}, {5, 3, 1}};
    static const enum vagx_wrap wraps[] = {VAGX_WRAP_REPEAT, VAGX_WRAP_MIRRORED_REPEAT,
                                           VAGX_WRAP_CLAMP_TO_EDGE, VAGX_WRAP_MIRROR_CLAMP_TO_EDGE};
@@ -282,7 +300,7 @@ void test_tex_fast_sampling(void)
                                                               : VAGX_MIP_FILTER_LINEAR;
                struct prog fs = {.tex = make_texture(&td, fill_hash), .ntex = 1, .nuni = 6, .nsmp = 1,
                                  .smp = make_sampler(f, f, mf, wraps[wi], 0, 16, 0)};
-               fs.code = assemble(src);
+               fs.code = assemble(fs_uv_affine);
                /* uv = M (x, y) + t: rotation by a, scale 2^e texels per pixel */
                rng = rng * 6364136223846793005ull + 1442695040888963407ull;
                const double a = (double)(rng >> 40 & 1023) / 1024 * 6.2832;
@@ -306,13 +324,10 @@ void test_tex_fast_sampling(void)
                   CHECK(st == VAGX_JOB_STATUS_OK, "fast sampling case %u mode %u: status %d", cases,
                         mode, st);
                   if (!mode) {
-                     for (unsigned y = 0; y < H; y++)
-                        memcpy(ref + y * W * 4, px(0, y), W * 4);
+                     target_save(ref);
                      continue;
                   }
-                  unsigned bad = 0;
-                  for (unsigned y = 0; y < H; y++)
-                     bad += memcmp(ref + y * W * 4, px(0, y), W * 4) != 0;
+                  const unsigned bad = target_rows_differ(ref);
                   if (bad && !diffs++)
                      fprintf(stderr, "  first differing case: %ux%u %s %s wrap %d filter %d mip %d "
                              "mode %u, %u rows differ\n", td.w, td.h, bgra ? "BGRA8" : "RGBA8",
@@ -375,11 +390,6 @@ static void fill_sparse(unsigned lv, unsigned layer, unsigned x, unsigned y, uin
 void test_tex_sparse(void)
 {
    W = 64; H = 64;
-   static const char *src =
-      "u2f r4, sr.pix_x\nfadd r4, r4, #0.5\nu2f r5, sr.pix_y\nfadd r5, r5, #0.5\n"
-      "fmul r6, r4, u0\nfmul r8, r5, u1\nfadd r6, r6, r8\nfadd r6, r6, u2\n"
-      "fmul r7, r4, u3\nfmul r8, r5, u4\nfadd r7, r7, r8\nfadd r7, r7, u5\n"
-      "tex.auto.t0.s0.2d r0, r6, r0, r0\nst_tile.rt0 r0, #0\nend\n";
    static const struct { enum vagx_format f; unsigned bpb; bool flt; } fmts[] = {
       {VAGX_FORMAT_R8_UNORM, 1, false},     {VAGX_FORMAT_RG8_UNORM, 2, false},
       {VAGX_FORMAT_RGBA8_UNORM, 4, false},  {VAGX_FORMAT_RGBA16_UNORM, 8, false},
@@ -413,7 +423,7 @@ void test_tex_sparse(void)
                      tex_layout.level[0].tilesize_el.width_el,
                      tex_layout.level[0].tilesize_el.height_el);
             }
-            fs.code = assemble(src);
+            fs.code = assemble(fs_uv_affine);
             const double a = views[vi].a, k = views[vi].k;
             const float u[6] = {(float)(k * cos(a) / td.w), (float)(-k * sin(a) / td.w), 0.01f,
                                 (float)(k * sin(a) / td.h), (float)(k * cos(a) / td.h), 0.02f};
@@ -428,13 +438,10 @@ void test_tex_sparse(void)
                CHECK(st == VAGX_JOB_STATUS_OK, "tex_sparse %u B view %u sparse %u mode %u: status %d",
                      fmts[fi].bpb, vi, sp, mode, st);
                if (!sp && !mode) {
-                  for (unsigned y = 0; y < H; y++)
-                     memcpy(ref + y * W * 4, px(0, y), W * 4);
+                  target_save(ref);
                   continue;
                }
-               unsigned bad = 0;
-               for (unsigned y = 0; y < H; y++)
-                  bad += memcmp(ref + y * W * 4, px(0, y), W * 4) != 0;
+               const unsigned bad = target_rows_differ(ref);
                if (bad && !diffs++)
                   fprintf(stderr, "  tex_sparse: first difference %u B view %u sparse %u mode %u: "
                           "%u rows\n", fmts[fi].bpb, vi, sp, mode, bad);
