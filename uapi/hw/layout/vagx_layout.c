@@ -76,6 +76,22 @@ vagx_layout_large_tile(uint32_t element_size_B)
    return t;
 }
 
+struct vagx_tile
+vagx_layout_sparse_block(uint32_t element_size_B)
+{
+   /* 4 layout pages as a 2 x 2 block of large tiles: n x n or 2n x n
+    * elements of w * h * E = 64 KiB (256x256 at 1 B ... 64x64 at 16 B),
+    * the sparse page (section 10).  Only single-sample formats are
+    * sparse: none for 32 and 64 B. */
+   struct vagx_tile t = {0, 0};
+   if (element_size_B > 16)
+      return t;
+   t = vagx_layout_large_tile(element_size_B);
+   t.width_el *= 2;
+   t.height_el *= 2;
+   return t;
+}
+
 static bool
 valid_block_dim(uint32_t d)
 {

@@ -12,20 +12,8 @@
  */
 #include "vagx_layout.h"
 
-struct vagx_tile
-vagx_layout_sparse_block(uint32_t element_size_B)
-{
-   /* 4 layout pages as a 2 x 2 block of large tiles: n x n or 2n x n
-    * elements of w * h * E = 64 KiB (256x256 at 1 B ... 64x64 at 16 B).
-    * Only single-sample formats are sparse: none for 32 and 64 B. */
-   struct vagx_tile t = {0, 0};
-   if (element_size_B > 16)
-      return t;
-   t = vagx_layout_large_tile(element_size_B);
-   t.width_el *= 2;
-   t.height_el *= 2;
-   return t;
-}
+/* (vagx_layout_sparse_block, the sparse layout's tile, is in vagx_layout.c:
+ * the layout computation needs it, and some users compile only that file) */
 
 /* A level is a whole grid of pages when it is large (its tiles are pages),
  * its tile grid has no padding (tiles beyond the level or allocated beyond
