@@ -27,6 +27,14 @@
  *            row holds the colour of its round where the page was
  *            committed, zero elsewhere
  *
+ *   shapes   for one format of each texel size (1 to 16 B): the page size
+ *            GL reports is the standard sparse block shape (256x256 at
+ *            1 B ... 64x64 at 16 B, docs/hw/layout.md section 10); a
+ *            texture of 2 x 2 such pages, the diagonal committed, half
+ *            uploaded and half rendered, every texel read back by
+ *            texelFetch and glGetTexImage: the committed pages hold what
+ *            was written, the others zero
+ *
  * Prints "case NAME ok" or "case NAME error: ..."; "case NAME skip: ..."
  * without GL_ARB_sparse_texture.  tests/gl/run runs it on vagx with the
  * drm-shim holding every job 5 ms, so binds queue up behind rendering.
@@ -116,7 +124,7 @@ fbo_of(GLenum target, GLuint tex, int level, int layer)
 }
 
 static GLuint
-sparse_texture(GLenum target, int w, int h, int layers, int levels)
+sparse_texture_fmt(GLenum target, GLenum fmt, int w, int h, int layers, int levels)
 {
    GLuint tex;
    glGenTextures(1, &tex);
@@ -125,10 +133,16 @@ sparse_texture(GLenum target, int w, int h, int layers, int levels)
    glTexParameteri(target, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
    glTexParameteri(target, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
    if (target == GL_TEXTURE_2D_ARRAY)
-      glTexStorage3D(target, levels, GL_RGBA8, w, h, layers);
+      glTexStorage3D(target, levels, fmt, w, h, layers);
    else
-      glTexStorage2D(target, levels, GL_RGBA8, w, h);
+      glTexStorage2D(target, levels, fmt, w, h);
    return tex;
+}
+
+static GLuint
+sparse_texture(GLenum target, int w, int h, int layers, int levels)
+{
+   return sparse_texture_fmt(target, GL_RGBA8, w, h, layers, levels);
 }
 
 /* Compares w x h RGBA pixels with want; names the first difference */
@@ -221,6 +235,43 @@ checker_level0(int W, int H, uint8_t *want)
    }
 }
 
+/* Level 0 (W x H) of the 2D texture tex: its left half uploaded
+ * (uploaded(), through up, W / 2 x H RGBA8), its right half rendered
+ * (rendered() with seed) through the framebuffer returned */
+static GLuint
+write_halves(GLuint tex, int W, int H, int seed, uint8_t *up)
+{
+   for (int y = 0; y < H; y++)
+      for (int x = 0; x < W / 2; x++)
+         uploaded(x, y, 0, up + 4 * (y * (W / 2) + x));
+   glBindTexture(GL_TEXTURE_2D, tex);
+   glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, W / 2, H, GL_RGBA, GL_UNSIGNED_BYTE, up);
+   GLuint fbo = fbo_of(GL_TEXTURE_2D, tex, 0, 0);
+   glViewport(0, 0, W, H);
+   glEnable(GL_SCISSOR_TEST);
+   glScissor(W / 2, 0, W / 2, H);
+   glUseProgram(color_prog);
+   glUniform1i(glGetUniformLocation(color_prog, "seed"), seed);
+   quad(color_prog);
+   glDisable(GL_SCISSOR_TEST);
+   return fbo;
+}
+
+/* The end of a case that wrote through write_halves: a GL error fails it,
+ * and what it made is freed */
+static bool
+case_end(bool ok, const char *what, GLuint fbo, GLuint tex, uint8_t *up, uint8_t *want,
+         uint8_t *got)
+{
+   ok = ok && gl_check_error(what);
+   glDeleteFramebuffers(1, &fbo);
+   glDeleteTextures(1, &tex);
+   free(up);
+   free(want);
+   free(got);
+   return ok;
+}
+
 static bool
 checker_case(void)
 {
@@ -233,21 +284,9 @@ checker_case(void)
          if (!((px + py) & 1))
             page_commitment(GL_TEXTURE_2D, 0, px * page_w, py * page_h, 0, page_w, page_h, 1,
                             GL_TRUE);
-   /* left half uploaded, right half rendered */
    uint8_t *up = malloc((size_t)W * H * 4), *want = malloc((size_t)W * H * 4);
    uint8_t *got = malloc((size_t)W * H * 4);
-   for (int y = 0; y < H; y++)
-      for (int x = 0; x < W / 2; x++)
-         uploaded(x, y, 0, up + 4 * (y * (W / 2) + x));
-   glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, W / 2, H, GL_RGBA, GL_UNSIGNED_BYTE, up);
-   GLuint fbo = fbo_of(GL_TEXTURE_2D, tex, 0, 0);
-   glViewport(0, 0, W, H);
-   glEnable(GL_SCISSOR_TEST);
-   glScissor(W / 2, 0, W / 2, H);
-   glUseProgram(color_prog);
-   glUniform1i(glGetUniformLocation(color_prog, "seed"), 3);
-   quad(color_prog);
-   glDisable(GL_SCISSOR_TEST);
+   GLuint fbo = write_halves(tex, W, H, 3, up);
    checker_level0(W, H, want);
    bool ok = fetch_is("level 0 by texelFetch", tex, -1, 0, W, H, got, want);
    if (ok) {
@@ -273,13 +312,7 @@ checker_case(void)
    if (ok)
       checker_level0(W, H, want);
    ok = ok && fetch_is("level 0 after the tail's commit", tex, -1, 0, W, H, got, want);
-   ok = ok && gl_check_error("the case");
-   glDeleteFramebuffers(1, &fbo);
-   glDeleteTextures(1, &tex);
-   free(up);
-   free(want);
-   free(got);
-   return ok;
+   return case_end(ok, "the case", fbo, tex, up, want, got);
 }
 
 #define ARRAY_LAYERS 3
@@ -432,10 +465,97 @@ stress_case(void)
    return ok;
 }
 
+/* The standard sparse block shapes (ARB_sparse_texture2, Vulkan's
+ * standardImageBlockShape for 2D single-sample images), one format of each
+ * texel size */
+static const struct shape {
+   const char *name;
+   GLenum fmt;
+   int channels;
+   int w, h;
+} shapes[] = {
+   { "R8", GL_R8, 1, 256, 256 },
+   { "RG8", GL_RG8, 2, 256, 128 },
+   { "RGBA8", GL_RGBA8, 4, 128, 128 },
+   { "R32F", GL_R32F, 1, 128, 128 },
+   { "RGBA16F", GL_RGBA16F, 4, 128, 64 },
+   { "RG32F", GL_RG32F, 2, 128, 64 },
+   { "RGBA32F", GL_RGBA32F, 4, 64, 64 },
+};
+
+/* what a texel of format sh reads back (RGBA8) after v was stored in it;
+ * zeros for a NULL page */
+static void
+as_format(const struct shape *sh, const uint8_t v[4], bool resident, uint8_t out[4])
+{
+   for (int c = 0; c < 4; c++)
+      out[c] = c < sh->channels && resident ? v[c] : 0;
+   if (sh->channels < 4)
+      out[3] = 255;
+}
+
+/* One format: its page size as GL reports it is the standard shape; a
+ * texture of 2 x 2 pages with the diagonal (0,0), (1,1) committed, its left
+ * half uploaded and right half rendered, read back by texelFetch and
+ * glGetTexImage: the committed pages hold what was written, the others
+ * zero.  A device that placed texels other than in the pages the driver
+ * commits would leak them across the diagonal. */
+static bool
+shape_case(const struct shape *sh)
+{
+   GLint n = 0, x = 0, y = 0, z = 0;
+   glGetInternalformativ(GL_TEXTURE_2D, sh->fmt, GL_NUM_VIRTUAL_PAGE_SIZES_ARB, 1, &n);
+   glGetInternalformativ(GL_TEXTURE_2D, sh->fmt, GL_VIRTUAL_PAGE_SIZE_X_ARB, 1, &x);
+   glGetInternalformativ(GL_TEXTURE_2D, sh->fmt, GL_VIRTUAL_PAGE_SIZE_Y_ARB, 1, &y);
+   glGetInternalformativ(GL_TEXTURE_2D, sh->fmt, GL_VIRTUAL_PAGE_SIZE_Z_ARB, 1, &z);
+   if (glGetError() || n != 1 || x != sh->w || y != sh->h || z != 1) {
+      GL_FAIL("%s: %d page sizes, %dx%dx%d, expected 1, %dx%dx1 (or a GL error)", sh->name, n,
+              x, y, z, sh->w, sh->h);
+   }
+   const int W = 2 * sh->w, H = 2 * sh->h;
+   GLuint tex = sparse_texture_fmt(GL_TEXTURE_2D, sh->fmt, W, H, 1, 1);
+   page_commitment(GL_TEXTURE_2D, 0, 0, 0, 0, sh->w, sh->h, 1, GL_TRUE);
+   page_commitment(GL_TEXTURE_2D, 0, sh->w, sh->h, 0, sh->w, sh->h, 1, GL_TRUE);
+   uint8_t *up = malloc((size_t)W * H * 4), *want = malloc((size_t)W * H * 4);
+   uint8_t *got = malloc((size_t)W * H * 4);
+   GLuint fbo = write_halves(tex, W, H, 5, up);
+   for (int yy = 0; yy < H; yy++)
+      for (int xx = 0; xx < W; xx++) {
+         uint8_t v[4];
+         if (xx < W / 2)
+            uploaded(xx, yy, 0, v);
+         else
+            rendered(xx, yy, 5, v);
+         as_format(sh, v, (xx / sh->w) == (yy / sh->h), want + 4 * (yy * W + xx));
+      }
+   char what[64];
+   snprintf(what, sizeof(what), "%s by texelFetch", sh->name);
+   bool ok = fetch_is(what, tex, -1, 0, W, H, got, want);
+   if (ok) {
+      glBindTexture(GL_TEXTURE_2D, tex);
+      glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA, GL_UNSIGNED_BYTE, got);
+      snprintf(what, sizeof(what), "%s by glGetTexImage", sh->name);
+      ok = compare(what, got, want, W, H);
+   }
+   snprintf(what, sizeof(what), "the %s case", sh->name);
+   return case_end(ok, what, fbo, tex, up, want, got);
+}
+
+static bool
+shapes_case(void)
+{
+   for (unsigned i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
+      if (!shape_case(&shapes[i]))
+         return false;
+   return true;
+}
+
 static const struct gl_case cases[] = {
+   { "shapes", shapes_case },
    { "checker", checker_case },
    { "array", array_case },
    { "stress", stress_case },
+   { "shapes", shapes_case },
 };
 
 static bool

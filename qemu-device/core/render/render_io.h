@@ -48,8 +48,9 @@ static inline uint8_t *r_span_map(struct rjob *j, unsigned worker, struct rspan 
    return r_span_miss(j, worker, s, va, size, access, unit);
 }
 
-/* vagx_layout_spread_bits(i) for i < R_SPREAD_N (tiles are at most 128
- * elements wide or high: the table covers every twiddled level). */
+/* vagx_layout_spread_bits(i) for i < R_SPREAD_N (tiles are at most 256
+ * elements wide or high, the sparse layout's 1 B tile: the table covers
+ * every twiddled level). */
 #define R_SPREAD_N 256
 extern const uint16_t r_spread[R_SPREAD_N];
 

@@ -24,6 +24,13 @@ CACHELINE = 128       # asahi.rst: "padded to fill at least one cache line (128 
 LARGE_TILE = {1: (128, 128), 2: (128, 64), 4: (64, 64), 8: (64, 32),
               16: (32, 32), 32: (32, 16), 64: (16, 16)}
 
+# DECISION (layout.md section 10, contract 1.7): the sparse layout's large
+# tile is one 64 KiB sparse page, the standard sparse block shapes of
+# ARB_sparse_texture2 / Vulkan (single-sample only).
+SPARSE_PAGE = 65536
+SPARSE_TILE = {1: (256, 256), 2: (256, 128), 4: (128, 128), 8: (128, 64),
+               16: (64, 64)}
+
 
 def ceil_div(a, b):
     return -(-a // b)
@@ -70,8 +77,9 @@ def full_chain(w, h, d, mipmapped_z):
 
 class Img:
     def __init__(self, name, w, h, d=1, levels=1, samples=1, bw=1, bh=1,
-                 bpb=4, linear=False, mz=False, stride=0):
+                 bpb=4, linear=False, mz=False, stride=0, sparse=False):
         self.name, self.w, self.h, self.d = name, w, h, d
+        self.sparse = sparse
         self.levels, self.samples, self.bw, self.bh = levels, samples, bw, bh
         self.bpb, self.linear, self.mz, self.stride_in = bpb, linear, mz, stride
         self.compute()
@@ -97,7 +105,7 @@ class Img:
             self.size = self.layer_stride
             self.align = 128
             return
-        TW, TH = LARGE_TILE[E]
+        TW, TH = SPARSE_TILE[E] if self.sparse else LARGE_TILE[E]
         w0 = ceil_div(self.w, self.bw)
         h0 = ceil_div(self.h, self.bh)
         stx = ceil_div(w0, TW)     # "dimensions of large images are rounded up
@@ -149,9 +157,10 @@ class Img:
                                 stride=min(tx * tw * th * E, 0xffffffff)))
             off = round_up(off + size, CACHELINE)
         self.miptree = off
-        self.layer_stride = round_up(off, PAGE)   # "rounded up to the page size"
+        page = SPARSE_PAGE if self.sparse else PAGE  # DECISION: sparse pages
+        self.layer_stride = round_up(off, page)   # "rounded up to the page size"
         self.size = self.layer_stride * self.d    # layers of full miptrees
-        self.align = PAGE
+        self.align = page
 
     def offset(self, level, layer, x, y):
         v = self.lv[level]
@@ -206,6 +215,16 @@ def cases():
     out.append(Img("linear 640x480 4B s4096", 640, 480, linear=True, stride=4096))
     out.append(Img("linear 1x1 16B", 1, 1, bpb=16, linear=True))
     out.append(Img("linear 3x5 2B", 3, 5, bpb=2, linear=True))
+    # the sparse layout (64 KiB tiles, layers whole 64 KiB pages apart)
+    for bpb in (1, 2, 4, 8, 16):
+        out.append(Img(f"sparse 1024x512 {bpb}B mip", 1024, 512, levels=99, bpb=bpb,
+                       sparse=True))
+        out.append(Img(f"sparse 300x200 [3] {bpb}B mip", 300, 200, 3, levels=99,
+                       bpb=bpb, sparse=True))
+    out.append(Img("sparse 16384x16384 1B mip", 16384, 16384, levels=99, bpb=1,
+                   sparse=True))
+    out.append(Img("sparse cube 256 4B mip", 256, 256, 6, levels=99, bpb=4, sparse=True))
+    out.append(Img("sparse 1x1 16B", 1, 1, bpb=16, sparse=True))
     return out
 
 
@@ -240,7 +259,7 @@ def emit():
     p("struct vec_case {")
     p("   const char *name;")
     p("   uint32_t w, h, d, levels, samples, bw, bh, bpb;")
-    p("   int linear, mipmapped_z;")
+    p("   int linear, mipmapped_z, sparse;")
     p("   uint32_t linear_stride_B;")
     p("   /* expected */")
     p("   uint32_t levels_alloc, alignment_B;")
@@ -265,7 +284,7 @@ def emit():
     for i, img in enumerate(imgs):
         p(f"   {{ \"{img.name}\", {img.w}, {img.h}, {img.d}, {img.levels}, "
           f"{img.samples}, {img.bw}, {img.bh}, {img.bpb}, {int(img.linear)}, "
-          f"{int(img.mz)}, {img.stride_in}, {img.levels_alloc}, {img.align}, "
+          f"{int(img.mz)}, {int(img.sparse)}, {img.stride_in}, {img.levels_alloc}, {img.align}, "
           f"{img.miptree}ull, {img.layer_stride}ull, {img.size}ull, vec_lv_{i} }},")
     p("};")
     p("")

@@ -94,6 +94,7 @@ test_vectors(void)
          make(c->w, c->h, c->d, levels, c->samples, c->bw, c->bh, c->bpb,
               c->linear ? VAGX_TILING_LINEAR : VAGX_TILING_TWIDDLED,
               c->mipmapped_z, c->linear_stride_B);
+      l.sparse = c->sparse;
       bool ok = vagx_layout_init(&l);
       CHECK(ok, "%s: init failed", c->name);
       if (!ok)

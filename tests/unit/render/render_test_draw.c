@@ -200,6 +200,13 @@ uint64_t tex_base;
 uint64_t make_texture(const struct texdesc *d,
                       void (*fill)(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *out))
 {
+   return make_texture_layout(d, false, fill);
+}
+
+uint64_t make_texture_layout(const struct texdesc *d, bool sparse,
+                             void (*fill)(unsigned lv, unsigned layer, unsigned x, unsigned y,
+                                          uint8_t *out))
+{
    struct vagx_layout l;
    memset(&l, 0, sizeof(l));
    l.width_px = d->w; l.height_px = d->h; l.depth_px = d->depth; l.levels = d->levels;
@@ -209,11 +216,12 @@ uint64_t make_texture(const struct texdesc *d,
    l.mipmapped_z = d->dim == VAGX_DIMENSION_3D;
    if (d->linear)
       l.linear_stride_B = (d->w * l.bytes_per_block_B + 15) & ~15u;
+   l.sparse = sparse;
    if (!vagx_layout_init(&l)) {
       fprintf(stderr, "bad test layout\n");
       exit(2);
    }
-   uint64_t base = alloc(l.size_B, 16384);
+   uint64_t base = alloc(l.size_B, sparse ? l.alignment_B : 16384);
    tex_layout = l;
    tex_base = base;
    for (unsigned lv = 0; lv < d->levels; lv++)
@@ -231,6 +239,7 @@ uint64_t make_texture(const struct texdesc *d,
    t.swizzle_r = VAGX_SWIZZLE_R; t.swizzle_g = VAGX_SWIZZLE_G;
    t.swizzle_b = VAGX_SWIZZLE_B; t.swizzle_a = VAGX_SWIZZLE_A;
    t.stride = d->linear ? l.linear_stride_B : 0;
+   t.sparse = sparse;
    t.base_va = base;
    uint64_t va = alloc(32, 32);
    vagx_texture_pack(ptr(va), &t);

@@ -101,6 +101,11 @@ extern struct vagx_layout tex_layout;
 extern uint64_t tex_base;
 uint64_t make_texture(const struct texdesc *d,
                       void (*fill)(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *out));
+/* make_texture in the sparse layout if `sparse` (descriptor bit sparse,
+ * docs/hw/layout.md section 10) */
+uint64_t make_texture_layout(const struct texdesc *d, bool sparse,
+                             void (*fill)(unsigned lv, unsigned layer, unsigned x, unsigned y,
+                                          uint8_t *out));
 uint64_t make_sampler(enum vagx_filter minf, enum vagx_filter magf, enum vagx_mip_filter mipf,
                       enum vagx_wrap wrap, float min_lod, float max_lod, float bias);
 

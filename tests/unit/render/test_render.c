@@ -813,6 +813,7 @@ int main(void)
       {"tex_fast_sampling", test_tex_fast_sampling},
       {"tex_fast_bits", test_tex_fast_bits},
       {"tex_filter8_bits", test_tex_filter8_bits},
+      {"tex_sparse", test_tex_sparse},
       {"tex_3d_array", test_tex_3d_array},
       {"tex_cube", test_tex_cube},
       {"formats", test_formats},

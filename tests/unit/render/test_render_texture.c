@@ -2,8 +2,9 @@
 /*
  * Part of test_render: texture sampling: linear and twiddled images, the
  * descriptor cache, linear strides, the sampling fast paths, mipmaps, 3D and
- * array textures, cube maps and their LOD, the shadow reference clamp.  The
- * harness is render_test_harness.h, main() in test_render.c.
+ * array textures, cube maps and their LOD, the shadow reference clamp, the
+ * sparse layout.  The harness is render_test_harness.h, main() in
+ * test_render.c.
  */
 #include "render_test_harness.h"
 
@@ -226,6 +227,29 @@ static void fill_hash(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8
    memcpy(o, &h, 4);
 }
 
+/* Samples texture 0 at uv = M (pixel centre) + t, M = (u0 u1; u3 u4),
+ * t = (u2, u5) */
+static const char *fs_uv_affine =
+   "u2f r4, sr.pix_x\nfadd r4, r4, #0.5\nu2f r5, sr.pix_y\nfadd r5, r5, #0.5\n"
+   "fmul r6, r4, u0\nfmul r8, r5, u1\nfadd r6, r6, r8\nfadd r6, r6, u2\n"
+   "fmul r7, r4, u3\nfmul r8, r5, u4\nfadd r7, r7, r8\nfadd r7, r7, u5\n"
+   "tex.auto.t0.s0.2d r0, r6, r0, r0\nst_tile.rt0 r0, #0\nend\n";
+
+/* The W x H target copied to ref, and the number of its rows that differ
+ * from ref */
+static void target_save(uint8_t *ref)
+{
+   for (unsigned y = 0; y < H; y++)
+      memcpy(ref + y * W * 4, px(0, y), W * 4);
+}
+static unsigned target_rows_differ(const uint8_t *ref)
+{
+   unsigned bad = 0;
+   for (unsigned y = 0; y < H; y++)
+      bad += memcmp(ref + y * W * 4, px(0, y), W * 4) != 0;
+   return bad;
+}
+
 /* The texture sampling fast paths (RGBA8/BGRA8 texels by table, bilinear
  * footprints addressed per row and column, descriptors cached per job, all
  * lanes of an instruction at once: render_tex_lanes.c) against the generic
@@ -255,11 +279,6 @@ static void tex_fast_run(const struct prog *fs, const struct job_opts *o, unsign
 void test_tex_fast_sampling(void)
 {
    W = 64; H = 64;
-   static const char *src =
-      "u2f r4, sr.pix_x\nfadd r4, r4, #0.5\nu2f r5, sr.pix_y\nfadd r5, r5, #0.5\n"
-      "fmul r6, r4, u0\nfmul r8, r5, u1\nfadd r6, r6, r8\nfadd r6, r6, u2\n"
-      "fmul r7, r4, u3\nfmul r8, r5, u4\nfadd r7, r7, r8\nfadd r7, r7, u5\n"
-      "tex.auto.t0.s0.2d r0, r6, r0, r0\nst_tile.rt0 r0, #0\nend\n";
    static const struct { unsigned w, h, levels; } sizes[] = {{64, 64, 7}, {37, 23, 6}, {256, 8, 9}, {5, 3, 1}};
    static const enum vagx_wrap wraps[] = {VAGX_WRAP_REPEAT, VAGX_WRAP_MIRRORED_REPEAT,
                                           VAGX_WRAP_CLAMP_TO_EDGE, VAGX_WRAP_MIRROR_CLAMP_TO_EDGE};
@@ -281,7 +300,7 @@ void test_tex_fast_sampling(void)
                                                               : VAGX_MIP_FILTER_LINEAR;
                struct prog fs = {.tex = make_texture(&td, fill_hash), .ntex = 1, .nuni = 6, .nsmp = 1,
                                  .smp = make_sampler(f, f, mf, wraps[wi], 0, 16, 0)};
-               fs.code = assemble(src);
+               fs.code = assemble(fs_uv_affine);
                /* uv = M (x, y) + t: rotation by a, scale 2^e texels per pixel */
                rng = rng * 6364136223846793005ull + 1442695040888963407ull;
                const double a = (double)(rng >> 40 & 1023) / 1024 * 6.2832;
@@ -305,13 +324,10 @@ void test_tex_fast_sampling(void)
                   CHECK(st == VAGX_JOB_STATUS_OK, "fast sampling case %u mode %u: status %d", cases,
                         mode, st);
                   if (!mode) {
-                     for (unsigned y = 0; y < H; y++)
-                        memcpy(ref + y * W * 4, px(0, y), W * 4);
+                     target_save(ref);
                      continue;
                   }
-                  unsigned bad = 0;
-                  for (unsigned y = 0; y < H; y++)
-                     bad += memcmp(ref + y * W * 4, px(0, y), W * 4) != 0;
+                  const unsigned bad = target_rows_differ(ref);
                   if (bad && !diffs++)
                      fprintf(stderr, "  first differing case: %ux%u %s %s wrap %d filter %d mip %d "
                              "mode %u, %u rows differ\n", td.w, td.h, bgra ? "BGRA8" : "RGBA8",
@@ -345,6 +361,116 @@ void test_tex_fast_sampling(void)
    /* minified and rotated footprints need not read the unmapped page */
    CHECK(faulted >= cases / 2, "only %u of %u cases met the unmapped texture page", faulted, cases);
    printf("  tex_fast_sampling: %u cases x 4 runs, %u met an unmapped page\n", cases, faulted);
+}
+
+/* Texels of tex_sparse: tex_sparse_bpb hashed bytes, or four floats in
+ * [0, 1] for RGBA32_FLOAT. */
+static unsigned tex_sparse_bpb;
+static bool tex_sparse_float;
+static void fill_sparse(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *o)
+{
+   uint8_t h[16];
+   for (unsigned k = 0; k < 4; k++)
+      fill_hash(lv, layer + k * 3, x, y, h + 4 * k);
+   if (tex_sparse_float)
+      for (unsigned k = 0; k < 4; k++) {
+         const float f = (float)(h[4 * k] | h[4 * k + 1] << 8) / 65535.0f;
+         memcpy(h + 4 * k, &f, 4);
+      }
+   memcpy(o, h, tex_sparse_bpb);
+}
+
+/* The sparse layout (descriptor bit `sparse`, contract 1.7: the large tile
+ * is the 64 KiB sparse page, layout.md section 10): a texture in it samples
+ * exactly like the same texels in the ordinary layout, on the generic and
+ * the fast paths, for a format of each texel size (so each tile shape:
+ * 256x256 at 1 B ... 64x64 at 16 B), nearest at level 0 across every tile
+ * boundary, rotated and minified with mipmaps.  The two layouts place the
+ * texels differently, so a device that ignored the bit would read others. */
+void test_tex_sparse(void)
+{
+   W = 64; H = 64;
+   static const struct { enum vagx_format f; unsigned bpb; bool flt; } fmts[] = {
+      {VAGX_FORMAT_R8_UNORM, 1, false},     {VAGX_FORMAT_RG8_UNORM, 2, false},
+      {VAGX_FORMAT_RGBA8_UNORM, 4, false},  {VAGX_FORMAT_RGBA16_UNORM, 8, false},
+      {VAGX_FORMAT_RGBA32_FLOAT, 16, true},
+   };
+   /* rotation, texels per pixel, mip filter, min/mag filter */
+   static const struct { double a, k; enum vagx_mip_filter mf; enum vagx_filter f; } views[] = {
+      {0.0, 5.0, VAGX_MIP_FILTER_NONE, VAGX_FILTER_NEAREST},
+      {0.7, 3.0, VAGX_MIP_FILTER_LINEAR, VAGX_FILTER_LINEAR},
+      {2.0, 0.5, VAGX_MIP_FILTER_NEAREST, VAGX_FILTER_LINEAR},
+   };
+   static uint8_t ref[64 * 64 * 4];
+   unsigned cases = 0, diffs = 0;
+   for (unsigned fi = 0; fi < sizeof(fmts) / sizeof(fmts[0]); fi++) {
+      tex_sparse_bpb = fmts[fi].bpb;
+      tex_sparse_float = fmts[fi].flt;
+      for (unsigned vi = 0; vi < sizeof(views) / sizeof(views[0]); vi++) {
+         /* sparse 0 (the reference) and 1, each on the generic and the fast path */
+         for (unsigned sp = 0; sp < 2; sp++) {
+            brk_ = 0;
+            struct texdesc td = {fmts[fi].f, VAGX_DIMENSION_2D, 320, 288, 1, 9, 0, 8, false};
+            struct prog fs = {.tex = make_texture_layout(&td, sp, fill_sparse), .ntex = 1, .nuni = 6,
+                              .nsmp = 1,
+                              .smp = make_sampler(views[vi].f, views[vi].f, views[vi].mf,
+                                                  VAGX_WRAP_REPEAT, 0, 16, 0)};
+            if (sp) {
+               const struct vagx_tile b = vagx_layout_sparse_block(fmts[fi].bpb);
+               CHECK(tex_layout.level[0].tilesize_el.width_el == b.width_el &&
+                        tex_layout.level[0].tilesize_el.height_el == b.height_el,
+                     "tex_sparse %u B: tile %ux%u", fmts[fi].bpb,
+                     tex_layout.level[0].tilesize_el.width_el,
+                     tex_layout.level[0].tilesize_el.height_el);
+            }
+            fs.code = assemble(fs_uv_affine);
+            const double a = views[vi].a, k = views[vi].k;
+            const float u[6] = {(float)(k * cos(a) / td.w), (float)(-k * sin(a) / td.w), 0.01f,
+                                (float)(k * sin(a) / td.h), (float)(k * cos(a) / td.h), 0.02f};
+            memcpy(fs.uni, u, sizeof(u));
+            struct job_opts o = {.clear = {0, 0, 0, 0}};
+            for (unsigned mode = 0; mode < 2; mode++) {
+               enum vagx_job_status st;
+               struct vagx_render_fault fault;
+               __typeof__(io_first) first;
+               tex_fast_run(&fs, &o, mode ? 0 : VAGX_RENDER_OPT_NO_FAST_IO, USC_SIMD_AUTO, false,
+                            &st, &fault, &first);
+               CHECK(st == VAGX_JOB_STATUS_OK, "tex_sparse %u B view %u sparse %u mode %u: status %d",
+                     fmts[fi].bpb, vi, sp, mode, st);
+               if (!sp && !mode) {
+                  target_save(ref);
+                  continue;
+               }
+               const unsigned bad = target_rows_differ(ref);
+               if (bad && !diffs++)
+                  fprintf(stderr, "  tex_sparse: first difference %u B view %u sparse %u mode %u: "
+                          "%u rows\n", fmts[fi].bpb, vi, sp, mode, bad);
+            }
+         }
+         cases++;
+      }
+   }
+   /* the layouts differ: texel (0, 64) of 320x288 RGBA8 is in the
+    * ordinary layout's 16 KiB tile 5 (a row of 5 tiles), in the sparse
+    * layout's page 0, its tile 2 */
+   struct vagx_layout lp, ls;
+   memset(&lp, 0, sizeof(lp));
+   lp.width_px = 320; lp.height_px = 288; lp.depth_px = 1; lp.levels = 1;
+   lp.sample_count_sa = 1; lp.block_width_px = lp.block_height_px = 1;
+   lp.bytes_per_block_B = 4;
+   lp.tiling = VAGX_TILING_TWIDDLED;
+   ls = lp;
+   ls.sparse = true;
+   CHECK(vagx_layout_init(&lp) && vagx_layout_init(&ls), "tex_sparse layouts");
+   CHECK(vagx_layout_offset_B(&lp, 0, 0, 0, 64) == 5 * VAGX_LAYOUT_PAGE_B &&
+            vagx_layout_offset_B(&ls, 0, 0, 0, 64) == 2 * VAGX_LAYOUT_PAGE_B,
+         "tex_sparse: texel (0, 64) at %llu and %llu",
+         (unsigned long long)vagx_layout_offset_B(&lp, 0, 0, 0, 64),
+         (unsigned long long)vagx_layout_offset_B(&ls, 0, 0, 0, 64));
+   CHECK(diffs == 0, "tex_sparse: sparse or fast sampling differs from the reference in %u of %u cases",
+         diffs, cases);
+   printf("  tex_sparse: %u formats x %u views, ordinary and sparse layout, generic and fast\n",
+          (unsigned)(sizeof(fmts) / sizeof(fmts[0])), (unsigned)(sizeof(views) / sizeof(views[0])));
 }
 
 static void fill_bytes(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *o)

@@ -76,6 +76,22 @@ vagx_layout_large_tile(uint32_t element_size_B)
    return t;
 }
 
+struct vagx_tile
+vagx_layout_sparse_block(uint32_t element_size_B)
+{
+   /* 4 layout pages as a 2 x 2 block of large tiles: n x n or 2n x n
+    * elements of w * h * E = 64 KiB (256x256 at 1 B ... 64x64 at 16 B),
+    * the sparse page (section 10).  Only single-sample formats are
+    * sparse: none for 32 and 64 B. */
+   struct vagx_tile t = {0, 0};
+   if (element_size_B > 16)
+      return t;
+   t = vagx_layout_large_tile(element_size_B);
+   t.width_el *= 2;
+   t.height_el *= 2;
+   return t;
+}
+
 static bool
 valid_block_dim(uint32_t d)
 {
@@ -208,7 +224,10 @@ static void
 init_twiddled(struct vagx_layout *l)
 {
    const uint32_t E = l->element_size_B;
-   const struct vagx_tile big = vagx_layout_large_tile(E);
+   /* The sparse layout's large tile is the 64 KiB sparse page (section 10):
+    * a page is then one tile, the standard sparse block shape. */
+   const struct vagx_tile big =
+      l->sparse ? vagx_layout_sparse_block(E) : vagx_layout_large_tile(E);
 
    /* Level 0 in large tiles: the grid every large level derives from. */
    const uint32_t w0_el = div_round_up(l->width_px, l->block_width_px);

@@ -95,9 +95,11 @@ struct vagx_layout {
     * a nonzero multiple of 16 and >= width_el * element bytes. */
    uint32_t linear_stride_B;
    /* The sparse layout (texture/pbe descriptor `sparse`): twiddled and
-    * single-sample only; layers are VAGX_LAYOUT_SPARSE_PAGE_B-aligned
-    * apart and the base is aligned to it, so every layer's sparse pages
-    * are its own.  Texel placement inside a layer is unchanged. */
+    * single-sample only; its large tile is a VAGX_LAYOUT_SPARSE_PAGE_B
+    * sparse page (vagx_layout_sparse_block, the standard sparse block
+    * shape) instead of a 16 KiB layout page, and layers are whole sparse
+    * pages apart with the base aligned to one, so every layer's sparse
+    * pages are its own. */
    bool sparse;
 
    /* ---- outputs (written by vagx_layout_init) ---- */
@@ -107,7 +109,7 @@ struct vagx_layout {
    struct vagx_layout_level level[VAGX_LAYOUT_MAX_LEVELS];
    uint64_t miptree_size_B;      /* end of the last allocated level */
    uint64_t layer_stride_B;      /* miptree_size rounded up to a 16 KiB page
-                                  * (sparse: 64 KiB) */
+                                  * (sparse layout: 64 KiB) */
    uint64_t size_B;              /* layer_stride_B * layers */
    uint32_t alignment_B;         /* required base address alignment */
 };
@@ -199,32 +201,36 @@ bool vagx_layout_detile(const struct vagx_layout *layout, const void *image,
 
 /* Tile sizes for large (page-sized) tiles, indexed by log2(element bytes):
  * 1 B 128x128, 2 B 128x64, 4 B 64x64, 8 B 64x32, 16 B 32x32,
- * 32 B 32x16 and 64 B 16x16 (the last two only for 4x MSAA). */
+ * 32 B 32x16 and 64 B 16x16 (the last two only for 4x MSAA).  The sparse
+ * layout's large tiles are vagx_layout_sparse_block instead. */
 struct vagx_tile vagx_layout_large_tile(uint32_t element_size_B);
 
 /*
  * Sparse residency (vagx_layout_sparse.c, docs/hw/layout.md section 10).
- * A sparse page is VAGX_LAYOUT_SPARSE_PAGE_B bytes: four consecutive large
- * tiles of one row of tiles, so on a level whose tile grid is a whole
- * number of pages wide it is a block of (4 * tile width) x (tile height)
- * elements.  Levels from vagx_layout_sparse_tail_level() on form the mip
- * tail: the rest of the layer's pages, committed as a whole.
+ * A sparse page is VAGX_LAYOUT_SPARSE_PAGE_B bytes.  In the sparse layout
+ * it is one large tile: a block of vagx_layout_sparse_block elements, the
+ * standard sparse block shape (256x256 at 1 B, 256x128 at 2 B, 128x128 at
+ * 4 B, 128x64 at 8 B, 64x64 at 16 B), elements in Morton order.  Levels
+ * from vagx_layout_sparse_tail_level() on form the mip tail: the rest of
+ * the layer's pages, committed as a whole.  These functions are for images
+ * in the sparse layout (vagx_layout_sparse_ok).
  */
 #define VAGX_LAYOUT_SPARSE_PAGE_B     65536u
-#define VAGX_LAYOUT_SPARSE_PAGE_TILES (VAGX_LAYOUT_SPARSE_PAGE_B / VAGX_LAYOUT_PAGE_B)
 
-/* Elements covered by one sparse page of a level made of large tiles;
- * {0, 0} for an element size without large tiles. */
+/* Elements covered by one sparse page (the sparse layout's large tile:
+ * twice the large tile in both axes); {0, 0} for an element size that
+ * cannot be sparse (32 and 64 B, 4x MSAA only). */
 struct vagx_tile vagx_layout_sparse_block(uint32_t element_size_B);
 
 /* First level of the mip tail: the first level that is not a whole grid of
  * sparse pages (small, padded, or not a multiple of the block), or
- * levels_alloc if there is none.  Every later level is in the tail too. */
+ * levels_alloc if there is none; 0 for an image not in the sparse layout.
+ * Every later level is in the tail too. */
 uint32_t vagx_layout_sparse_tail_level(const struct vagx_layout *layout);
 
-/* Whether the image can be sparse: twiddled, single-sample, and every
- * layer's pages its own (one layer, or a layer stride that is a whole
- * number of sparse pages). */
+/* Whether the image can be sparse: an image in the sparse layout (which is
+ * twiddled and single-sample, and whose layers are whole sparse pages
+ * apart, so that every layer's pages are its own). */
 bool vagx_layout_sparse_ok(const struct vagx_layout *layout);
 
 /* Byte offset, from the image base, of sparse page (page_x, page_y) (in

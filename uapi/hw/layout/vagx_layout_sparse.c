@@ -3,27 +3,22 @@
  *
  * SPDX-License-Identifier: MIT
  *
- * Which bytes of a twiddled image one sparse page (64 KiB, what the kernel
- * binds or NULL-maps for GL's glTexPageCommitmentARB) covers.  Nothing here
- * changes the layout itself: the device samples and stores a sparse image
- * exactly like any other twiddled image; only the driver needs these rules
+ * Which bytes of a sparse image one sparse page (64 KiB, what the kernel
+ * binds or NULL-maps for GL's glTexPageCommitmentARB) covers.  An image in
+ * the sparse layout (vagx_layout.sparse, descriptor bit `sparse`) is a
+ * twiddled image whose large tile is the sparse page itself, so that a page
+ * is the standard sparse block shape of ARB_sparse_texture2 and Vulkan
  * (docs/hw/layout.md section 10).  Freestanding like vagx_layout.c.
  */
 #include "vagx_layout.h"
 
-struct vagx_tile
-vagx_layout_sparse_block(uint32_t element_size_B)
-{
-   /* tiles are stored row-major, so four consecutive ones -- a page -- are
-    * a 4 x 1 strip of tiles */
-   struct vagx_tile t = vagx_layout_large_tile(element_size_B);
-   t.width_el *= VAGX_LAYOUT_SPARSE_PAGE_TILES;
-   return t;
-}
+/* (vagx_layout_sparse_block, the sparse layout's tile, is in vagx_layout.c:
+ * the layout computation needs it, and some users compile only that file) */
 
-/* A level is a whole grid of pages when its large-tile grid has no padding
- * (tiles beyond the level or allocated beyond the grid), is a whole number
- * of pages wide, and starts on a page. */
+/* A level is a whole grid of pages when it is large (its tiles are pages),
+ * its tile grid has no padding (tiles beyond the level or allocated beyond
+ * the grid), and it starts on a page (every earlier level is whole pages
+ * then, but the check costs nothing). */
 static bool
 level_is_paged(const struct vagx_layout *l, uint32_t i)
 {
@@ -31,14 +26,14 @@ level_is_paged(const struct vagx_layout *l, uint32_t i)
    return lv->large && lv->tiles_x * lv->tilesize_el.width_el == lv->width_el &&
           lv->tiles_y * lv->tilesize_el.height_el == lv->height_el &&
           lv->tiles_alloc == lv->tiles_x * lv->tiles_y &&
-          lv->tiles_x % VAGX_LAYOUT_SPARSE_PAGE_TILES == 0 &&
           lv->offset_B % VAGX_LAYOUT_SPARSE_PAGE_B == 0;
 }
 
 uint32_t
 vagx_layout_sparse_tail_level(const struct vagx_layout *l)
 {
-   if (l->tiling != VAGX_TILING_TWIDDLED)
+   /* only the sparse layout's tiles are pages */
+   if (!l->sparse)
       return 0;
    uint32_t i = 0;
    while (i < l->levels_alloc && level_is_paged(l, i))
@@ -49,9 +44,10 @@ vagx_layout_sparse_tail_level(const struct vagx_layout *l)
 bool
 vagx_layout_sparse_ok(const struct vagx_layout *l)
 {
-   /* (the sparse layout gives the last condition for any miptree) */
-   return l->tiling == VAGX_TILING_TWIDDLED && l->sample_count_sa == 1 &&
-          (l->layers == 1 || l->layer_stride_B % VAGX_LAYOUT_SPARSE_PAGE_B == 0);
+   /* (vagx_layout_init accepts the sparse layout only twiddled and
+    * single-sample, and rounds its layers to whole pages) */
+   return l->sparse && l->element_size_B != 0 && l->tiling == VAGX_TILING_TWIDDLED &&
+          l->sample_count_sa == 1 && l->layer_stride_B % VAGX_LAYOUT_SPARSE_PAGE_B == 0;
 }
 
 uint64_t
@@ -59,11 +55,9 @@ vagx_layout_sparse_page_B(const struct vagx_layout *l, uint32_t level, uint32_t 
                           uint32_t page_x, uint32_t page_y)
 {
    const struct vagx_layout_level *lv = &l->level[level];
-   const uint64_t tile_B = (uint64_t)lv->tilesize_el.width_el * lv->tilesize_el.height_el *
-                           l->element_size_B;
-   const uint64_t tile = (uint64_t)page_y * lv->tiles_x +
-                         (uint64_t)page_x * VAGX_LAYOUT_SPARSE_PAGE_TILES;
-   return (uint64_t)layer * l->layer_stride_B + lv->offset_B + tile * tile_B;
+   /* one tile per page, tiles in raster order */
+   const uint64_t page = (uint64_t)page_y * lv->tiles_x + page_x;
+   return (uint64_t)layer * l->layer_stride_B + lv->offset_B + page * VAGX_LAYOUT_SPARSE_PAGE_B;
 }
 
 void
@@ -75,10 +69,8 @@ vagx_layout_sparse_tail(const struct vagx_layout *l, uint32_t layer, uint64_t *o
    *size_B = 0;
    if (tail >= l->levels_alloc)
       return;
-   /* to the end of the layer's last page: the layer stride when it is
-    * whole pages, else (one layer) the image rounded up to a page */
-   const uint64_t end = l->layer_stride_B + VAGX_LAYOUT_SPARSE_PAGE_B - 1;
+   /* to the end of the layer, whose stride is whole pages; the tail
+    * starts on a page as every level before it is whole pages */
    *offset_B = (uint64_t)layer * l->layer_stride_B + l->level[tail].offset_B;
-   *size_B = (uint64_t)layer * l->layer_stride_B +
-             (end - end % VAGX_LAYOUT_SPARSE_PAGE_B) - *offset_B;
+   *size_B = (uint64_t)(layer + 1) * l->layer_stride_B - *offset_B;
 }

@@ -139,7 +139,9 @@ vagx_sparse_texture_init(struct vagx_screen *screen, struct vagx_resource *rsrc)
 }
 
 /* One page size per format: the 64 KiB block of vagx_layout_sparse_block,
- * in pixels of an uncompressed single-sample format.  Targets whose
+ * in pixels of an uncompressed single-sample format: the standard sparse
+ * block shapes (256x256 at 1 B per texel ... 64x64 at 16 B), as
+ * ARB_sparse_texture2 and Vulkan's standardImageBlockShape have them.  Targets whose
  * layers are 2D miptrees; 1D and 3D images are not sparse (no page
  * size), nor are compressed or multisampled ones. */
 static int

@@ -103,6 +103,9 @@ image_desc(struct vagx_context *ctx, struct vagx_batch *b, enum pipe_shader_type
    p->levels = r->layout.levels;
    p->level = level;
    p->stride = r->layout.tiling == VAGX_TILING_LINEAR ? r->layout.level[0].stride_B : 0;
+   /* the device's img_ld / img_st address the image by this descriptor:
+    * a sparse texture's tiles are its 64 KiB pages (layout.md section 10) */
+   p->sparse = r->layout.sparse;
    p->base_va = r->bo->va + (uint64_t)first * r->layout.layer_stride_B;
 
    const struct vagx_layout_level *lv = &r->layout.level[level];

@@ -76,8 +76,9 @@ vagx_resource_create(struct pipe_screen *pscreen, const struct pipe_resource *te
       l->block_height_px = util_format_get_blockheight(templ->format);
       l->bytes_per_block_B = util_format_get_blocksize(templ->format);
       const bool sparse = templ->flags & PIPE_RESOURCE_FLAG_SPARSE;
-      /* sparse textures are twiddled, their pages blocks of tiles, and
-       * have the sparse layout: every layer's pages its own */
+      /* sparse textures have the sparse layout: twiddled, each 64 KiB
+       * page one tile of the standard sparse block shape, every layer's
+       * pages its own */
       bool linear = !sparse && want_linear(templ);
       l->sparse = sparse;
       l->tiling = linear ? VAGX_TILING_LINEAR : VAGX_TILING_TWIDDLED;

@@ -150,8 +150,8 @@ vagx_init_screen_caps(struct vagx_screen *screen)
    if ((screen->dev.info.features & sparse) == sparse) {
       caps->sparse_buffer_page_size = VAGX_SPARSE_PAGE_SIZE;
       /* sparse textures (GL_ARB_sparse_texture): 2D, cube and their
-       * arrays, pages of vagx_layout_sparse_block (page sizes:
-       * vagx_commit.c).  3D images have no page size, so no 3D image is
+       * arrays, pages of vagx_layout_sparse_block, the standard sparse
+       * block shapes (page sizes: vagx_commit.c; contract 1.7).  3D images have no page size, so no 3D image is
        * sparse whatever the 3D limit says (GL's minimum, 2048, as the
        * extension requires a value).  Every layer of an array or cube has
        * its own mip tail (FULL_ARRAY_CUBE_MIPMAPS): the sparse layout puts
