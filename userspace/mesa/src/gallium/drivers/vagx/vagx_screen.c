@@ -93,7 +93,10 @@ vagx_init_screen_caps(struct vagx_screen *screen)
     * width, height and samples (vagx_batch.c); PIPE_FORMAT_NONE is a
     * "render target" of 1 and 4 samples (vagx_is_format_supported) */
    caps->framebuffer_no_attachment = true;
-   caps->max_dual_source_render_targets = 0;
+   /* dual-source blending: nir_lower_blend (in the fragment variant)
+    * takes the second colour output (dual_source_blend_index 1) as the
+    * SRC1 factors' source and removes its stores (GL_ARB_blend_func_extended) */
+   caps->max_dual_source_render_targets = 1;
    caps->max_texture_2d_size = VAGX_MAX_TEXTURE_SIZE;
    caps->max_texture_3d_levels = 12;
    caps->max_texture_cube_levels = VAGX_MAX_TEXTURE_LEVELS;
