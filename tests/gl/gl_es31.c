@@ -76,6 +76,22 @@ program(const char *vs, const char *fs)
    return p;
 }
 
+/* an RGBA8 texture of w x h cleared to 0 as the bound framebuffer, and the
+ * viewport */
+static void
+color_target(int w, int h, GLuint *tex, GLuint *fbo)
+{
+   glGenTextures(1, tex);
+   glBindTexture(GL_TEXTURE_2D, *tex);
+   glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, w, h);
+   glGenFramebuffers(1, fbo);
+   glBindFramebuffer(GL_FRAMEBUFFER, *fbo);
+   glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, *tex, 0);
+   glViewport(0, 0, w, h);
+   glClearColor(0, 0, 0, 0);
+   glClear(GL_COLOR_BUFFER_BIT);
+}
+
 static bool
 case_version(void)
 {
@@ -235,15 +251,7 @@ case_base_instance(void)
    if (!prog)
       return fail("program", 0, 0, 0, 0);
    GLuint tex, fbo, vbo[3], ibo, ind, vao;
-   glGenTextures(1, &tex);
-   glBindTexture(GL_TEXTURE_2D, tex);
-   glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, TW, TH);
-   glGenFramebuffers(1, &fbo);
-   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-   glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
-   glViewport(0, 0, TW, TH);
-   glClearColor(0, 0, 0, 0);
-   glClear(GL_COLOR_BUFFER_BIT);
+   color_target(TW, TH, &tex, &fbo);
    glGenVertexArrays(1, &vao);
    glBindVertexArray(vao);
    static const float corners[] = { 0, 0, 1, 0, 0, 1, 1, 1 };
@@ -328,15 +336,7 @@ case_stride_2048(void)
    if (!prog)
       return fail("program", 0, 0, 0, 0);
    GLuint tex, fbo, vbo, vao;
-   glGenTextures(1, &tex);
-   glBindTexture(GL_TEXTURE_2D, tex);
-   glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, SW, SW);
-   glGenFramebuffers(1, &fbo);
-   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-   glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
-   glViewport(0, 0, SW, SW);
-   glClearColor(0, 0, 0, 0);
-   glClear(GL_COLOR_BUFFER_BIT);
+   color_target(SW, SW, &tex, &fbo);
    /* vertex v: position at v * 2048, colour at v * 2048 + 2032; the rest
     * of each vertex is garbage that must not be read */
    unsigned char *data = malloc(STRIDE * N);
