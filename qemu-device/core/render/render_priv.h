@@ -255,6 +255,7 @@ struct rjob {
    struct vagx_texture zs;
    bool have_zs;
    struct vagx_layout zs_layout;
+   uint32_t base_instance;    /* the current draw's: sr.base_instance of its vertex shaders */
 
    /* results of the geometry phase */
    struct rprog bg, eot;

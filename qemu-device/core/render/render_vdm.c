@@ -74,6 +74,7 @@ bool r_run_vs(struct rjob *j, unsigned worker, const struct rprog *vs, const int
          sr[VAGX_SR_LANE_ID][l] = l;
          sr[VAGX_SR_VERTEX_ID][l] = (uint32_t)ids[base + l];
          sr[VAGX_SR_INSTANCE_ID][l] = instance;
+         sr[VAGX_SR_BASE_INSTANCE][l] = j->base_instance;
          if (ids[base + l] >= 0 || ids[base + l] < -1)
             exec |= 1u << l;
       }
@@ -286,6 +287,8 @@ static bool do_draw(struct rjob *j, struct vstate *s, const struct vagx_cmd_draw
          base_instance = a[3];
       }
    }
+   /* read by the vertex shaders of this draw only (r_run_vs) */
+   j->base_instance = base_instance;
    if (!r_so_draw_begin(j, vp_nout(&s->vp), cmd_va))
       return false;
    if (!count || !instances)

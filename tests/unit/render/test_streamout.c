@@ -43,12 +43,15 @@ static uint64_t last_cs_va;
 
 /* ------------------------------------------------------------ vertices -- */
 /* Vertex v's output words: 4 position words, NVAR varyings read from memory,
- * then sr.instance_id.  Word i of vertex v holds tag(v, i). */
+ * then sr.instance_id ^ sr.base_instance << 20 (inst_word).  Word i of
+ * vertex v holds tag(v, i). */
 #define NVAR 2
 #define NOUT (4 + NVAR + 1)
 #define MAXV 8192
 static uint64_t vtx_va;
 static uint32_t tag(uint32_t v, unsigned i) { return 0x40000000u | v << 4 | i; }
+/* the last output word of instance i (from 0) of a draw with base b */
+static uint32_t inst_word(uint32_t i, uint32_t b) { return (b + i) ^ b << 20; }
 
 static uint64_t vs_code(void)
 {
@@ -58,7 +61,8 @@ static uint64_t vs_code(void)
       n += snprintf(src + n, sizeof(src) - n,
                     "iadd r2, r1, #%u\nld_global.b32 r%u, u0, r2\nst_var r%u, #%u\n", i * 4,
                     8 + i, 8 + i, i);
-   snprintf(src + n, sizeof(src) - n, "mov r3, sr.instance_id\nst_var r3, #%u\nend\n",
+   snprintf(src + n, sizeof(src) - n,
+            "shl r4, sr.base_instance, #20\nxor r3, sr.instance_id, r4\nst_var r3, #%u\nend\n",
             4 + NVAR);
    return assemble(src);
 }
@@ -367,7 +371,7 @@ static void test_topologies(void)
             unsigned k0 = k;
             prims += ref_decompose(p, ids, n, first, verts, &k, &nv);
             for (unsigned q = k0; q < k; q++)
-               inst[q] = 5 + i;
+               inst[q] = inst_word(i, 5);
          }
          char what[64];
          snprintf(what, sizeof(what), "%s first=%d", prim_name[p], first);
@@ -383,6 +387,46 @@ static void test_topologies(void)
                (unsigned long long)*(uint64_t *)ptr(qe), prims);
       }
    }
+}
+
+/* Indirect draws: the instance count and base instance come from memory
+ * (cmd_draw's are ignored), and sr.base_instance is the one read
+ * (contract 1.7), non-indexed and indexed. */
+static void test_indirect_base_instance(void)
+{
+   brk_ = 0;
+   fill_vertices();
+   struct sobuf b0 = make_buf(64 * L_STRIDE0, L_STRIDE0), b1 = make_buf(64 * L_STRIDE1, L_STRIDE1);
+   const uint32_t args[] = {3, 2, 4, 9,       /* draw_indirect_args: base 9 */
+                            3, 3, 0, 20, 7};  /* draw_indexed_indirect_args: base 7 */
+   const uint64_t args_va = put(args, sizeof(args), 4);
+   static const uint16_t idx[] = {2, 0, 1};
+   const uint64_t idx_va = put(idx, sizeof(idx), 4);
+   stream_two(&b0, &b1, false);
+   EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.indirect = 1; v_.count = 99;
+        v_.instance_count = 99; v_.base_instance = 5; v_.indirect_va = args_va);
+   EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.indirect = 1;
+        v_.index_size = VAGX_INDEX_SIZE_U16; v_.index_va = idx_va; v_.index_buffer_size = 6;
+        v_.base_instance = 5; v_.indirect_va = args_va + 16);
+   struct vagx_render_fault f;
+   enum vagx_job_status st = run(make_job(), &f);
+   CHECK(st == VAGX_JOB_STATUS_OK, "indirect base instance: status %d", st);
+   uint32_t verts[15], inst[15];
+   unsigned k = 0;
+   for (uint32_t i = 0; i < 2; i++)
+      for (uint32_t v = 0; v < 3; v++, k++) {
+         verts[k] = 4 + v;
+         inst[k] = inst_word(i, 9);
+      }
+   for (uint32_t i = 0; i < 3; i++)
+      for (uint32_t v = 0; v < 3; v++, k++) {
+         verts[k] = idx[v] + 20;
+         inst[k] = inst_word(i, 7);
+      }
+   CHECK(!check_records(&b0, &b1, verts, inst, k, "indirect base instance"),
+         "indirect base instance: records");
+   CHECK(*wptr(b0.offset_va) == k * L_STRIDE0, "indirect base instance: %u vertices written, expected %u",
+         *wptr(b0.offset_va) / L_STRIDE0, k);
 }
 
 /* Long non-indexed draws cross the device's vertex batches: strips must keep
@@ -667,6 +711,7 @@ int main(void)
       return 2;
    test_topologies();
    test_long_draws();
+   test_indirect_base_instance();
    test_overflow();
    test_append();
    test_discard();

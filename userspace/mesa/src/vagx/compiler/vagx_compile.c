@@ -460,7 +460,13 @@ emit_vs_input(struct ctx *c, nir_intrinsic_instr *intr)
    vagx_ir_src base = uniform_addr(c, VAGX_PUSH_VBO_LO, VAGX_PUSH_VBO_HI, attr);
    vagx_ir_src stride = uniform_word(c, VAGX_PUSH_VBO_STRIDE, attr);
    vagx_ir_src divisor = uniform_word(c, VAGX_PUSH_VBO_DIVISOR, attr);
-   vagx_ir_src inst = vagx_udiv(ir, ir_file(IR_SR, VAGX_SR_INSTANCE_ID), divisor);
+   /* an instanced element's index is i / divisor + base_instance (GL 4.6
+    * 10.5, with ARB_base_instance), i being sr.instance_id - sr.base_instance
+    * (the device's instance id counts from the base instance, render.md) */
+   vagx_ir_src base_inst = ir_file(IR_SR, VAGX_SR_BASE_INSTANCE);
+   vagx_ir_src inst = vagx_iadd(
+      ir, vagx_udiv(ir, vagx_isub(ir, ir_file(IR_SR, VAGX_SR_INSTANCE_ID), base_inst), divisor),
+      base_inst);
    vagx_ir_src idx = vagx_sel(ir, divisor, inst, ir_file(IR_SR, VAGX_SR_VERTEX_ID));
    unsigned have = 4;
    bool is_int = false;
@@ -782,10 +788,11 @@ emit_intrinsic(struct ctx *c, nir_intrinsic_instr *intr)
    case nir_intrinsic_load_instance_id:
       set_def(c, &intr->def, 0,
               vagx_isub(ir, ir_file(IR_SR, VAGX_SR_INSTANCE_ID),
-                        uniform_word(c, VAGX_PUSH_BASE_INSTANCE, 0)));
+                        ir_file(IR_SR, VAGX_SR_BASE_INSTANCE)));
       return true;
    case nir_intrinsic_load_base_instance:
-      set_def(c, &intr->def, 0, uniform_word(c, VAGX_PUSH_BASE_INSTANCE, 0));
+      /* the device's, so an indirect draw's base instance from memory too */
+      set_def(c, &intr->def, 0, ir_file(IR_SR, VAGX_SR_BASE_INSTANCE));
       return true;
    case nir_intrinsic_load_sample_id:
       set_def(c, &intr->def, 0, ir_file(IR_SR, VAGX_SR_SAMPLE_ID));

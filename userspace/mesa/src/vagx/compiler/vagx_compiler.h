@@ -28,7 +28,6 @@ enum vagx_push_kind {
    VAGX_PUSH_VBO_HI,
    VAGX_PUSH_VBO_STRIDE,   /* arg: vertex element: stride in bytes */
    VAGX_PUSH_VBO_DIVISOR,  /* arg: vertex element: instance divisor (0 = per vertex) */
-   VAGX_PUSH_BASE_INSTANCE,
    VAGX_PUSH_BLEND_CONST,  /* arg: component */
    VAGX_PUSH_CLEAR,        /* arg: rt * 4 + component (background programs) */
    /* arg: sampler * 4 + k: the sampler's min_lod (k 0), max_lod (1),

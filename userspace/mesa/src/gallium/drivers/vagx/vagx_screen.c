@@ -87,7 +87,16 @@ vagx_init_screen_caps(struct vagx_screen *screen)
     * attachment): attachments of different sizes work, which is what
     * GL_ARB_framebuffer_object needs (piglit's -fbo mode relies on it) */
    caps->mixed_framebuffer_sizes = true;
-   caps->max_dual_source_render_targets = 0;
+   /* GL_ARB_framebuffer_no_attachments: a render job with rt_count 0 and no
+    * zs descriptor still has a size and a sample count (render.md), so a
+    * framebuffer of neither colour nor depth is the framebuffer state's
+    * width, height and samples (vagx_batch.c); PIPE_FORMAT_NONE is a
+    * "render target" of 1 and 4 samples (vagx_is_format_supported) */
+   caps->framebuffer_no_attachment = true;
+   /* dual-source blending: nir_lower_blend (in the fragment variant)
+    * takes the second colour output (dual_source_blend_index 1) as the
+    * SRC1 factors' source and removes its stores (GL_ARB_blend_func_extended) */
+   caps->max_dual_source_render_targets = 1;
    caps->max_texture_2d_size = VAGX_MAX_TEXTURE_SIZE;
    caps->max_texture_3d_levels = 12;
    caps->max_texture_cube_levels = VAGX_MAX_TEXTURE_LEVELS;
@@ -106,7 +115,12 @@ vagx_init_screen_caps(struct vagx_screen *screen)
     * bindings merged (vagx_draw.c), 16-20 cf bindings */
    caps->max_varyings = 16;
    caps->glsl_feature_level_compatibility = 140;
-   caps->essl_feature_level = 100;
+   /* GLSL ES 3.10: with compute, shader buffers, images, atomic counters,
+    * indirect draws, stencil texturing, multisample textures, gather,
+    * framebuffers without attachments and a vertex attribute stride of
+    * 2048 (below), Mesa computes OpenGL ES 3.1 (version.c,
+    * compute_version_es2); st turns on GL_ARB_draw_indirect for ES with it */
+   caps->essl_feature_level = 310;
    /* GLSL 1.40 (GL 3.1) adds uniform blocks, instancing, rectangle and
     * buffer samplers and primitive restart; with the buffer textures
     * below, Mesa computes GL 3.1 for the compatibility and core profiles
@@ -187,13 +201,19 @@ vagx_init_screen_caps(struct vagx_screen *screen)
                                 BITFIELD_BIT(MESA_PRIM_TRIANGLE_STRIP) |
                                 BITFIELD_BIT(MESA_PRIM_TRIANGLE_FAN);
    caps->supported_prim_modes_with_restart = caps->supported_prim_modes;
-   /* cmd_draw has instance_count/base_instance; sr.instance_id is
-    * i + base_instance (render.md) and the vertex fetch divides it by the
-    * element's divisor (vagx_compile.c): GL_ARB_draw_instanced,
-    * GL_ARB_instanced_arrays (no base instance is exposed, so the divisor
-    * applies to i itself, as GL requires) */
+   /* cmd_draw has instance_count/base_instance (an indirect draw's in
+    * memory); sr.instance_id is i + base_instance and sr.base_instance the
+    * draw's base instance (render.md, contract 1.7), so the shader has
+    * gl_InstanceID = i and the vertex fetch of an instanced element
+    * i / divisor + base_instance (vagx_compile.c): GL_ARB_draw_instanced,
+    * GL_ARB_instanced_arrays, GL_ARB_base_instance */
    caps->vs_instanceid = true;
    caps->vertex_element_instance_divisor = true;
+   caps->start_instance = true;
+   /* vertex fetch is ld_global at VBO VA + index * stride with the stride
+    * in a uniform word (vagx_compile.c): no limit of the device's, so
+    * GL 4.4 / GLES 3.1's 2048 (MAX_VERTEX_ATTRIB_STRIDE) */
+   caps->max_vertex_attrib_stride = 2048;
    caps->primitive_restart = true;
    caps->primitive_restart_fixed_index = true;
    /* cmd_draw.indirect: the device reads the draw's arguments (GL's
@@ -341,6 +361,13 @@ vagx_is_format_supported(struct pipe_screen *pscreen, enum pipe_format format,
 {
    if (MAX2(1, sample_count) != MAX2(1, storage_sample_count))
       return false;
+   /* st asks for the sample counts of a framebuffer without attachments
+    * (GL_ARB_framebuffer_no_attachments) as those of a PIPE_FORMAT_NONE
+    * render target: the render job's, 1 or 4 */
+   if (format == PIPE_FORMAT_NONE)
+      return !(usage & ~PIPE_BIND_RENDER_TARGET) &&
+             (target == PIPE_TEXTURE_2D || target == PIPE_TEXTURE_2D_ARRAY) &&
+             (sample_count <= 1 || sample_count == VAGX_MAX_SAMPLES);
    /* 4X MSAA (render_job.samples, PBE and texture descriptor samples) is
     * the only multisample count; 4X images are 2D or 2D arrays, twiddled
     * (layout.md),

@@ -371,6 +371,43 @@ test_glsl130(void)
    }
    all &= report("glsl130-vertexid-round-trunc", err, b.shader, err ? NULL : &info);
 
+   /* base instance (contract 1.7): gl_InstanceID is sr.instance_id -
+    * sr.base_instance, gl_BaseInstance sr.base_instance, an attribute's
+    * fetch index (instance_id - base) / divisor + base; no uniform word
+    * holds a base instance (an indirect draw's is in memory) */
+   b = nir_builder_init_simple_shader(MESA_SHADER_VERTEX, &vagx_nir_options, "base-instance");
+   a0 = nir_load_input(&b, 1, 32, nir_imm_int(&b, 0), .base = 0,
+                       .io_semantics.location = VERT_ATTRIB_GENERIC0);
+   nir_store_output(&b, nir_vec4(&b, a0, nir_u2f32(&b, nir_load_instance_id(&b)),
+                                 nir_u2f32(&b, nir_load_base_instance(&b)), nir_imm_float(&b, 1.0)),
+                    nir_imm_int(&b, 0), .io_semantics.location = VARYING_SLOT_POS, .write_mask = 0xf);
+   b.shader->info.outputs_written = VARYING_BIT_POS;
+   b.shader->info.io_lowered = true;
+   err = compile_decoded(b.shader, NULL, &info);
+   if (!err) {
+      unsigned base_reads = 0, inst_reads = 0;
+      for (unsigned i = 0; i < n_code; i++)
+         for (unsigned k = 0; k < 3; k++) {
+            base_reads += code[i].src[k].file == VAGX_FILE_SR &&
+                          code[i].src[k].idx == VAGX_SR_BASE_INSTANCE;
+            inst_reads += code[i].src[k].file == VAGX_FILE_SR &&
+                          code[i].src[k].idx == VAGX_SR_INSTANCE_ID;
+         }
+      bool divisor = false;
+      for (unsigned i = 0; i < info.push_count; i++)
+         divisor |= info.push[i].kind == VAGX_PUSH_VBO_DIVISOR;
+      /* the subtraction is shared (CSE): one read of each for it, one
+       * more of the base for the fetch index's addition (or for
+       * gl_BaseInstance, whichever copy propagation kept) */
+      if (!base_reads || !inst_reads)
+         err = "sr.base_instance or sr.instance_id not read";
+      else if (!count_op(VAGX_OP_UDIV) || !divisor)
+         err = "the fetch index is not divided by the divisor uniform";
+      else if (!count_op(VAGX_OP_ISUB) || !count_op(VAGX_OP_IADD))
+         err = "expected isub (instance - base) and iadd (+ base)";
+   }
+   all &= report("vs-base-instance", err, b.shader, err ? NULL : &info);
+
    /* a uniform block (GL_ARB_uniform_buffer_object: block 0 is constant
     * buffer 1): ld_global.b128 from the address in two adjacent uniform
     * words UBO_LO/UBO_HI of buffer 1, the driver's contract (fill_push) */
