@@ -29,50 +29,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char errbuf[256];
+#include "gl_common.h"
 
+/* gl_err with up to four numbers; false */
 static bool
 fail(const char *fmt, unsigned a, unsigned b, unsigned c, unsigned d)
 {
-   snprintf(errbuf, sizeof(errbuf), fmt, a, b, c, d);
+   snprintf(gl_err, sizeof(gl_err), fmt, a, b, c, d);
    return false;
 }
 
-static GLuint
-compile(GLenum type, const char *src)
-{
-   GLuint s = glCreateShader(type);
-   glShaderSource(s, 1, &src, NULL);
-   glCompileShader(s);
-   GLint ok = 0;
-   glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
-   if (!ok) {
-      char log[512] = "";
-      glGetShaderInfoLog(s, sizeof(log), NULL, log);
-      fprintf(stderr, "compile error: %s\n", log);
-      return 0;
-   }
-   return s;
-}
-
-/* a program, made current; 0 on failure */
+/* a program (its logs printed by gl_common), made current; 0 on failure */
 static GLuint
 program(const char *vs, const char *fs)
 {
-   GLuint v = compile(GL_VERTEX_SHADER, vs), f = compile(GL_FRAGMENT_SHADER, fs);
-   if (!v || !f)
-      return 0;
-   GLuint p = glCreateProgram();
-   glAttachShader(p, v);
-   glAttachShader(p, f);
-   glLinkProgram(p);
-   glDeleteShader(v);
-   glDeleteShader(f);
-   GLint ok = 0;
-   glGetProgramiv(p, GL_LINK_STATUS, &ok);
-   if (!ok)
-      return 0;
-   glUseProgram(p);
+   const GLuint p = gl_program(vs, fs);
+   if (p)
+      glUseProgram(p);
    return p;
 }
 
@@ -99,12 +72,12 @@ case_version(void)
    const char *sl = (const char *)glGetString(GL_SHADING_LANGUAGE_VERSION);
    int major = 0, minor = 0, smaj = 0, smin = 0;
    if (!v || sscanf(v, "OpenGL ES %d.%d", &major, &minor) != 2 || major * 10 + minor < 31) {
-      snprintf(errbuf, sizeof(errbuf), "GL_VERSION \"%s\"", v ? v : "(null)");
+      snprintf(gl_err, sizeof(gl_err), "GL_VERSION \"%s\"", v ? v : "(null)");
       return false;
    }
    if (!sl || sscanf(sl, "OpenGL ES GLSL ES %d.%d", &smaj, &smin) != 2 ||
        smaj * 100 + smin < 310) {
-      snprintf(errbuf, sizeof(errbuf), "GL_SHADING_LANGUAGE_VERSION \"%s\"", sl ? sl : "(null)");
+      snprintf(gl_err, sizeof(gl_err), "GL_SHADING_LANGUAGE_VERSION \"%s\"", sl ? sl : "(null)");
       return false;
    }
    GLint stride = 0;
@@ -157,7 +130,7 @@ no_attachments_once(GLuint prog, int w, int h, int samples)
    if (!ok) {
       char where[64];
       snprintf(where, sizeof(where), " (%dx%d, %d samples)", w, h, samples);
-      strncat(errbuf, where, sizeof(errbuf) - strlen(errbuf) - 1);
+      strncat(gl_err, where, sizeof(gl_err) - strlen(gl_err) - 1);
    }
    glBindFramebuffer(GL_FRAMEBUFFER, 0);
    glDeleteFramebuffers(1, &fbo);
@@ -210,7 +183,7 @@ check_row(const unsigned char *px, unsigned row, unsigned ncells, const unsigned
       const unsigned r = c < ncells ? want_r[c] : 0, g = c < ncells ? want_g[c] : 0;
       const unsigned b = c < ncells ? want_b : 0;
       if (p[0] != r || p[1] != g || p[2] != b) {
-         snprintf(errbuf, sizeof(errbuf),
+         snprintf(gl_err, sizeof(gl_err),
                   "row %u cell %u: %u %u %u, expected %u %u %u", row, c, p[0], p[1], p[2], r, g, b);
          return false;
       }
@@ -378,10 +351,7 @@ case_stride_2048(void)
    return ok;
 }
 
-static const struct {
-   const char *name;
-   bool (*fn)(void);
-} cases[] = {
+static const struct gl_case cases[] = {
    { "version", case_version },
    { "no_attachments", case_no_attachments },
    { "base_instance", case_base_instance },
@@ -392,11 +362,8 @@ int
 main(int argc, char **argv)
 {
    const unsigned n = sizeof(cases) / sizeof(cases[0]);
-   if (argc == 2 && !strcmp(argv[1], "--list")) {
-      for (unsigned i = 0; i < n; i++)
-         printf("%s\n", cases[i].name);
+   if (gl_list_cases(argc, argv, cases, n, false))
       return 0;
-   }
    PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
       (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
    EGLDisplay dpy = get_display ? get_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY,
@@ -417,26 +384,10 @@ main(int argc, char **argv)
    printf("renderer %s | %s\n", glGetString(GL_RENDERER), glGetString(GL_VERSION));
    int failed = 0;
    for (unsigned i = 0; i < n; i++) {
-      bool want = argc < 2;
-      for (int a = 1; a < argc; a++)
-         want |= !strcmp(argv[a], cases[i].name);
-      if (!want)
+      if (!gl_case_wanted(argc, argv, 1, cases[i].name))
          continue;
-      errbuf[0] = 0;
-      bool ok = cases[i].fn();
-      const GLenum err = glGetError();
-      if (ok && err != GL_NO_ERROR) {
-         snprintf(errbuf, sizeof(errbuf), "GL error 0x%x", err);
-         ok = false;
-      }
-      while (glGetError() != GL_NO_ERROR)
-         ;
-      if (ok)
-         printf("case %s ok\n", cases[i].name);
-      else
-         printf("case %s error: %s\n", cases[i].name, errbuf[0] ? errbuf : "failed");
-      fflush(stdout);
-      failed += !ok;
+      gl_err[0] = 0;
+      failed += !gl_case_report(cases[i].name, cases[i].fn());
    }
    eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
    eglDestroyContext(dpy, ctx);

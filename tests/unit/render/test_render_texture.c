@@ -473,6 +473,59 @@ void test_tex_sparse(void)
           (unsigned)(sizeof(fmts) / sizeof(fmts[0])), (unsigned)(sizeof(views) / sizeof(views[0])));
 }
 
+/* The sampled floats themselves, not their 8-bit encoding: a 16x16 target
+ * whose pixels sample texture t0 at the coordinates `coords` computes into
+ * r4, r5 (2D, sampler filter), each storing the four bytes of component k's
+ * float bits as its colour, on the generic, fast and baseline-SIMD paths;
+ * every pixel's bits must be want(x, y, k)'s.  The texture instruction's
+ * destination is its own scalar sources' row (src1 = src2 = r0), which the
+ * direct write into the registers must read first.  Returns the runs that
+ * differ (the first is printed). */
+static unsigned tex_bits_runs(const char *what, const char *coords, const struct texdesc *td,
+                              void (*fill)(unsigned, unsigned, unsigned, unsigned, uint8_t *),
+                              enum vagx_filter filter, float (*want)(unsigned, unsigned, unsigned))
+{
+   unsigned bad = 0;
+   W = 16; H = 16;
+   for (unsigned k = 0; k < 4; k++) {
+      char src[1024];
+      snprintf(src, sizeof(src),
+               "%s"
+               "tex.auto.t0.s0.2d r0, r4, r0, r0\n"
+               "and r8, r%u, #255\nu2f r8, r8\nfmul r8, r8, #0.003921568859368563\n"
+               "shr r9, r%u, #8\nand r9, r9, #255\nu2f r9, r9\nfmul r9, r9, #0.003921568859368563\n"
+               "shr r10, r%u, #16\nand r10, r10, #255\nu2f r10, r10\nfmul r10, r10, #0.003921568859368563\n"
+               "shr r11, r%u, #24\nu2f r11, r11\nfmul r11, r11, #0.003921568859368563\n"
+               "st_tile.rt0 r8, #0\nend\n", coords, k, k, k, k);
+      struct prog fs = {.tex = make_texture(td, fill), .ntex = 1, .nsmp = 1,
+                        .smp = make_sampler(filter, filter, VAGX_MIP_FILTER_NONE,
+                                            VAGX_WRAP_CLAMP_TO_EDGE, 0, 16, 0)};
+      fs.code = assemble(src);
+      struct job_opts o = {.clear = {0, 0, 0, 0}};
+      /* 0: generic path; 1: fast; 2: fast, baseline SIMD */
+      for (unsigned mode = 0; mode < 3; mode++) {
+         enum vagx_job_status st;
+         struct vagx_render_fault fault;
+         __typeof__(io_first) first;
+         tex_fast_run(&fs, &o, mode ? 0 : VAGX_RENDER_OPT_NO_FAST_IO,
+                      mode == 2 ? USC_SIMD_GENERIC : USC_SIMD_AUTO, false, &st, &fault, &first);
+         CHECK(st == VAGX_JOB_STATUS_OK, "%s component %u mode %u: status %d", what, k, mode, st);
+         for (unsigned y = 0; y < H; y++)
+            for (unsigned x = 0; x < W; x++) {
+               const float w = want(x, y, k);
+               const uint8_t *p = px(x, y);
+               const uint32_t got = p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+               uint32_t wb;
+               memcpy(&wb, &w, 4);
+               if (got != wb && !bad++)
+                  fprintf(stderr, "  %s component %u mode %u pixel %u,%u: 0x%08x, want 0x%08x\n",
+                          what, k, mode, x, y, got, wb);
+            }
+      }
+   }
+   return bad;
+}
+
 static void fill_bytes(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *o)
 {
    const unsigned b = (y * 16 + x) & 0xff;
@@ -483,58 +536,24 @@ static void fill_bytes(unsigned lv, unsigned layer, unsigned x, unsigned y, uint
    o[3] = (uint8_t)(b ^ 0xaa);
 }
 
-/* The sampled floats themselves, not their 8-bit encoding: each pixel of a
- * 16x16 target samples its own texel of a 16x16 RGBA8 texture holding
- * every byte value once per channel (nearest), and stores the four bytes
- * of one component's float bits as its colour.  The fast paths (AVX2
- * intrinsics, vectorised C, results written into the registers) must give
- * the generic path's bits, (float)b / 255.0f, for every byte; the texture
- * instruction's destination is its own scalar sources' row (src1 = src2 =
- * r0), which the direct write must read first. */
+static float want_byte(unsigned x, unsigned y, unsigned k)
+{
+   uint8_t t[4];
+   fill_bytes(0, 0, x, y, t);
+   return (float)t[k] / 255.0f;
+}
+
+/* Each pixel samples its own texel of a 16x16 RGBA8 texture holding every
+ * byte value once per channel (nearest): the fast paths (AVX2 intrinsics,
+ * vectorised C, results written into the registers) must give the generic
+ * path's bits, (float)b / 255.0f, for every byte. */
 void test_tex_fast_bits(void)
 {
-   W = 16; H = 16;
    struct texdesc td = {VAGX_FORMAT_RGBA8_UNORM, VAGX_DIMENSION_2D, 16, 16, 1, 1, 0, 0, false};
-   unsigned bad = 0;
-   for (unsigned k = 0; k < 4; k++) {
-      char src[1024];
-      snprintf(src, sizeof(src),
-               "u2f r4, sr.pix_x\nfadd r4, r4, #0.5\nfmul r4, r4, #0.0625\n"
-               "u2f r5, sr.pix_y\nfadd r5, r5, #0.5\nfmul r5, r5, #0.0625\n"
-               "tex.auto.t0.s0.2d r0, r4, r0, r0\n"
-               "and r8, r%u, #255\nu2f r8, r8\nfmul r8, r8, #0.003921568859368563\n"
-               "shr r9, r%u, #8\nand r9, r9, #255\nu2f r9, r9\nfmul r9, r9, #0.003921568859368563\n"
-               "shr r10, r%u, #16\nand r10, r10, #255\nu2f r10, r10\nfmul r10, r10, #0.003921568859368563\n"
-               "shr r11, r%u, #24\nu2f r11, r11\nfmul r11, r11, #0.003921568859368563\n"
-               "st_tile.rt0 r8, #0\nend\n", k, k, k, k);
-      struct prog fs = {.tex = make_texture(&td, fill_bytes), .ntex = 1, .nsmp = 1,
-                        .smp = make_sampler(VAGX_FILTER_NEAREST, VAGX_FILTER_NEAREST,
-                                            VAGX_MIP_FILTER_NONE, VAGX_WRAP_CLAMP_TO_EDGE, 0, 16, 0)};
-      fs.code = assemble(src);
-      struct job_opts o = {.clear = {0, 0, 0, 0}};
-      /* 0: generic path; 1: fast; 2: fast, baseline SIMD */
-      for (unsigned mode = 0; mode < 3; mode++) {
-         enum vagx_job_status st;
-         struct vagx_render_fault fault;
-         __typeof__(io_first) first;
-         tex_fast_run(&fs, &o, mode ? 0 : VAGX_RENDER_OPT_NO_FAST_IO,
-                      mode == 2 ? USC_SIMD_GENERIC : USC_SIMD_AUTO, false, &st, &fault, &first);
-         CHECK(st == VAGX_JOB_STATUS_OK, "fast bits component %u mode %u: status %d", k, mode, st);
-         for (unsigned y = 0; y < H; y++)
-            for (unsigned x = 0; x < W; x++) {
-               uint8_t t[4];
-               fill_bytes(0, 0, x, y, t);
-               const float want = (float)t[k] / 255.0f;
-               const uint8_t *p = px(x, y);
-               const uint32_t got = p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-               uint32_t wb;
-               memcpy(&wb, &want, 4);
-               if (got != wb && !bad++)
-                  fprintf(stderr, "  component %u mode %u texel %u: 0x%08x, want 0x%08x\n", k,
-                          mode, t[k], got, wb);
-            }
-      }
-   }
+   const unsigned bad = tex_bits_runs("fast bits",
+                                      "u2f r4, sr.pix_x\nfadd r4, r4, #0.5\nfmul r4, r4, #0.0625\n"
+                                      "u2f r5, sr.pix_y\nfadd r5, r5, #0.5\nfmul r5, r5, #0.0625\n",
+                                      &td, fill_bytes, VAGX_FILTER_NEAREST, want_byte);
    CHECK(bad == 0, "sampled floats differ from (float)b / 255.0f in %u pixel runs", bad);
    printf("  tex_fast_bits: 4 components x 256 bytes x 3 paths\n");
 }
@@ -546,63 +565,34 @@ static void fill_filter8(unsigned lv, unsigned layer, unsigned x, unsigned y, ui
       o[c] = (uint8_t)(37 * c + 101 * x + 59 * y + 13 + 90 * (x ^ y) * (c & 1));
 }
 
+/* render.md's 8-bit filter of the 2x2 texture at pixel (x, y): weights
+ * 16 x + 3 and 16 y + 7 (see test_tex_filter8_bits) */
+static float want_filter8(unsigned x, unsigned y, unsigned k)
+{
+   uint8_t t[4][4];
+   for (unsigned i = 0; i < 4; i++)
+      fill_filter8(0, 0, i & 1, i >> 1, t[i]);
+   const uint32_t wx = 16 * x + 3, wy = 16 * y + 7;
+   const uint32_t top = t[0][k] * (256 - wx) + t[1][k] * wx;
+   const uint32_t bot = t[2][k] * (256 - wx) + t[3][k] * wx;
+   return (float)(top * (256 - wy) + bot * wy) / 16711680.0f;
+}
+
 /* The bilinear filter's precision for RGBA8 (render.md, "Filtering
  * precision"): 8-bit sub-texel weights, round(f * 256), and the texels'
- * bytes blended exactly, divided once by 255 * 65536.  Pixel (px, py) of a
- * 16x16 target samples a 2x2 texture at fractions f = px / 16 + 13 / 1024
- * and g = py / 16 + 27 / 1024 (exact in float and double: weights 16 px + 3
- * and 16 py + 7, where unquantised fractions would blend differently) and
- * stores one component's float bits; on the generic, fast and baseline
- * paths. */
+ * bytes blended exactly, divided once by 255 * 65536.  Pixel (px, py)
+ * samples a 2x2 texture at fractions f = px / 16 + 13 / 1024 and
+ * g = py / 16 + 27 / 1024 (exact in float and double: weights 16 px + 3 and
+ * 16 py + 7, where unquantised fractions blend differently): u = (1/2 + f)
+ * / 2 = 1/4 + px/32 + 13/2048, t likewise. */
 void test_tex_filter8_bits(void)
 {
-   W = 16; H = 16;
    struct texdesc td = {VAGX_FORMAT_RGBA8_UNORM, VAGX_DIMENSION_2D, 2, 2, 1, 1, 0, 0, false};
-   unsigned bad = 0;
-   for (unsigned k = 0; k < 4; k++) {
-      char src[1024];
-      /* u = (1/2 + f) / 2 = 1/4 + px/32 + 13/2048, t likewise */
-      snprintf(src, sizeof(src),
-               "u2f r4, sr.pix_x\nfmul r4, r4, #0.03125\nfadd r4, r4, #0.25634765625\n"
-               "u2f r5, sr.pix_y\nfmul r5, r5, #0.03125\nfadd r5, r5, #0.26318359375\n"
-               "tex.auto.t0.s0.2d r0, r4, r0, r0\n"
-               "and r8, r%u, #255\nu2f r8, r8\nfmul r8, r8, #0.003921568859368563\n"
-               "shr r9, r%u, #8\nand r9, r9, #255\nu2f r9, r9\nfmul r9, r9, #0.003921568859368563\n"
-               "shr r10, r%u, #16\nand r10, r10, #255\nu2f r10, r10\nfmul r10, r10, #0.003921568859368563\n"
-               "shr r11, r%u, #24\nu2f r11, r11\nfmul r11, r11, #0.003921568859368563\n"
-               "st_tile.rt0 r8, #0\nend\n", k, k, k, k);
-      struct prog fs = {.tex = make_texture(&td, fill_filter8), .ntex = 1, .nsmp = 1,
-                        .smp = make_sampler(VAGX_FILTER_LINEAR, VAGX_FILTER_LINEAR,
-                                            VAGX_MIP_FILTER_NONE, VAGX_WRAP_CLAMP_TO_EDGE, 0, 16, 0)};
-      fs.code = assemble(src);
-      struct job_opts o = {.clear = {0, 0, 0, 0}};
-      uint8_t t[4][4];
-      for (unsigned i = 0; i < 4; i++)
-         fill_filter8(0, 0, i & 1, i >> 1, t[i]);
-      /* 0: generic path; 1: fast; 2: fast, baseline SIMD */
-      for (unsigned mode = 0; mode < 3; mode++) {
-         enum vagx_job_status st;
-         struct vagx_render_fault fault;
-         __typeof__(io_first) first;
-         tex_fast_run(&fs, &o, mode ? 0 : VAGX_RENDER_OPT_NO_FAST_IO,
-                      mode == 2 ? USC_SIMD_GENERIC : USC_SIMD_AUTO, false, &st, &fault, &first);
-         CHECK(st == VAGX_JOB_STATUS_OK, "filter8 component %u mode %u: status %d", k, mode, st);
-         for (unsigned y = 0; y < H; y++)
-            for (unsigned x = 0; x < W; x++) {
-               const uint32_t wx = 16 * x + 3, wy = 16 * y + 7;
-               const uint32_t top = t[0][k] * (256 - wx) + t[1][k] * wx;
-               const uint32_t bot = t[2][k] * (256 - wx) + t[3][k] * wx;
-               const float want = (float)(top * (256 - wy) + bot * wy) / 16711680.0f;
-               const uint8_t *p = px(x, y);
-               const uint32_t got = p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-               uint32_t wb;
-               memcpy(&wb, &want, 4);
-               if (got != wb && !bad++)
-                  fprintf(stderr, "  component %u mode %u pixel %u,%u: 0x%08x, want 0x%08x\n", k,
-                          mode, x, y, got, wb);
-            }
-      }
-   }
+   const unsigned bad = tex_bits_runs(
+      "filter8",
+      "u2f r4, sr.pix_x\nfmul r4, r4, #0.03125\nfadd r4, r4, #0.25634765625\n"
+      "u2f r5, sr.pix_y\nfmul r5, r5, #0.03125\nfadd r5, r5, #0.26318359375\n",
+      &td, fill_filter8, VAGX_FILTER_LINEAR, want_filter8);
    CHECK(bad == 0, "bilinear RGBA8 results differ from the 8-bit filter in %u pixel runs", bad);
    printf("  tex_filter8_bits: 4 components x 256 footprints x 3 paths\n");
 }
