@@ -555,7 +555,6 @@ static const struct gl_case cases[] = {
    { "checker", checker_case },
    { "array", array_case },
    { "stress", stress_case },
-   { "shapes", shapes_case },
 };
 
 static bool
