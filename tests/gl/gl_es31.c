@@ -364,21 +364,16 @@ main(int argc, char **argv)
    const unsigned n = sizeof(cases) / sizeof(cases[0]);
    if (gl_list_cases(argc, argv, cases, n, false))
       return 0;
-   PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
-      (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
-   EGLDisplay dpy = get_display ? get_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY,
-                                              NULL)
-                                : EGL_NO_DISPLAY;
-   if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, NULL, NULL)) {
+   EGLDisplay dpy = gl_display();
+   if (dpy == EGL_NO_DISPLAY) {
       printf("setup error: no surfaceless EGL display\n");
       return 3;
    }
-   eglBindAPI(EGL_OPENGL_ES_API);
    static const EGLint attr[] = { EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 1,
                                   EGL_NONE };
-   EGLContext ctx = eglCreateContext(dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, attr);
-   if (ctx == EGL_NO_CONTEXT || !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
-      printf("setup error: no OpenGL ES 3.1 context (0x%x)\n", eglGetError());
+   EGLContext ctx = gl_context_api(dpy, EGL_OPENGL_ES_API, attr);
+   if (ctx == EGL_NO_CONTEXT) {
+      printf("setup error: no OpenGL ES 3.1 context\n");
       return 3;
    }
    printf("renderer %s | %s\n", glGetString(GL_RENDERER), glGetString(GL_VERSION));
