@@ -135,21 +135,21 @@ static inline uint32_t usc_f16_to_f32(uint32_t h)
 
 /* 2^x for x in [-160, 160] as a double (relative error < 1e-10):
  * 2^x = 2^n 2^r, n = rint(x) by the magic addition, whose low mantissa bits
- * are then n; 2^r = e^(r ln 2), |r| <= 1/2, by its Taylor series to degree 9. */
+ * are then n; 2^r = e^(r ln 2), |r| <= 1/2, by its Taylor series to degree 9.
+ * The polynomial is evaluated in Estrin's scheme: independent pairs joined
+ * by powers of r, 5 dependent steps instead of Horner's 10 (the rounding
+ * differences are ~1e-16, far below the float result's half ulp). */
 static inline __attribute__((always_inline)) double usc_exp2_d(double x)
 {
    const double t = x + 0x1.8p52, n = t - 0x1.8p52, r = x - n;
    const double scale = usc_d((usc_ud(t) + 1023) << 52);
-   double p = 0x1.b5253d395e7c4p-24;   /* ln2^9 / 9! */
-   p = p * r + 0x1.62c0223a5c824p-20;
-   p = p * r + 0x1.ffcbfc588b0c7p-17;
-   p = p * r + 0x1.430912f86c787p-13;
-   p = p * r + 0x1.5d87fe78a6731p-10;
-   p = p * r + 0x1.3b2ab6fba4e77p-7;
-   p = p * r + 0x1.c6b08d704a0c0p-5;
-   p = p * r + 0x1.ebfbdff82c58fp-3;
-   p = p * r + 0x1.62e42fefa39efp-1;   /* ln2 */
-   p = p * r + 1.0;
+   const double r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
+   const double p01 = 1.0 + 0x1.62e42fefa39efp-1 * r;                  /* 1, ln2 */
+   const double p23 = 0x1.ebfbdff82c58fp-3 + 0x1.c6b08d704a0c0p-5 * r;
+   const double p45 = 0x1.3b2ab6fba4e77p-7 + 0x1.5d87fe78a6731p-10 * r;
+   const double p67 = 0x1.430912f86c787p-13 + 0x1.ffcbfc588b0c7p-17 * r;
+   const double p89 = 0x1.62c0223a5c824p-20 + 0x1.b5253d395e7c4p-24 * r; /* ln2^9 / 9! */
+   const double p = (p01 + r2 * p23) + r4 * (p45 + r2 * p67) + r8 * p89;
    return p * scale;
 }
 
@@ -167,14 +167,10 @@ static inline __attribute__((always_inline)) double usc_log2_d(double x)
    /* the exponent field as a double, exactly (it is below 2^52) */
    const double ef = usc_d(0x4330000000000000ull | (b >> 52 & 0x7ff)) - 0x1p52;
    const double e = ef - (tiny ? 1023.0 + 64.0 : 1023.0) + (big ? 1.0 : 0.0);
-   const double s = (m - 1.0) / (m + 1.0), s2 = s * s;
-   double p = 1.0 / 13;
-   p = p * s2 + 1.0 / 11;
-   p = p * s2 + 1.0 / 9;
-   p = p * s2 + 1.0 / 7;
-   p = p * s2 + 1.0 / 5;
-   p = p * s2 + 1.0 / 3;
-   p = p * s2 + 1.0;
+   const double s = (m - 1.0) / (m + 1.0), s2 = s * s, s4 = s2 * s2;
+   /* Estrin's scheme, as usc_exp2_d */
+   const double p = ((1.0 + s2 * (1.0 / 3)) + s4 * (1.0 / 5 + s2 * (1.0 / 7))) +
+                    (s4 * s4) * ((1.0 / 9 + s2 * (1.0 / 11)) + s4 * (1.0 / 13));
    return e + p * s * 0x1.71547652b82fep+1;   /* 2/ln2 */
 }
 
