@@ -42,6 +42,7 @@ void vagx_render_device_destroy(struct vagx_render_device *d)
    if (!d)
       return;
    free_workers(d);
+   r_keep_free(&d->keep);
    vagx_usc_cache_destroy(d->cache);
    free(d);
 }
@@ -421,15 +422,8 @@ static void job_free(struct rjob *j)
    free(j->progs);
    free(j->pset);
    free(j->draws);
-   r_primbuf_free(&j->pb);
-   for (unsigned i = 0; i < j->cap_chunks; i++)
-      r_primbuf_free(&j->chunks[i]);
-   free(j->chunks);
+   r_primbuf_release(j);
    free(j->refs);
-   if (j->bins)
-      for (unsigned i = 0; i < j->tiles_x * j->tiles_y; i++)
-         free(j->bins[i].v);
-   free(j->bins);
    free(j->queries);
    free(j->bg_tmpl);
    for (unsigned i = 0; i < R_FAST_MAX; i++)
@@ -524,8 +518,7 @@ static bool setup(struct rjob *j)
    }
    j->tiles_x = vagx_tiles(rj->width);
    j->tiles_y = vagx_tiles(rj->height);
-   j->bins = calloc((size_t)j->tiles_x * j->tiles_y, sizeof(*j->bins));
-   if (!j->bins) {
+   if (!r_bins_alloc(j, (size_t)j->tiles_x * j->tiles_y)) {
       r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_JOB, 0, 0);
       return false;
    }
@@ -582,6 +575,7 @@ enum vagx_job_status vagx_render_run(struct vagx_render_device *dev,
    }
    j->dev = dev;
    j->env = env;
+   r_primbuf_adopt(j);
    j->cache = env->cache ? env->cache : dev->cache;
    if (!env->cache)
       vagx_usc_cache_invalidate(dev->cache);

@@ -189,10 +189,10 @@ static double *scratch(struct rprimbuf *pb, size_t n)
    return pb->scratch;
 }
 
-/* a primitive without coefficient registers still gets one rcf slot */
-_Static_assert(sizeof(struct rprim) + sizeof(struct rcf) <= VAGX_RENDER_GEOMETRY_PRIM_COST,
+/* a primitive without coefficient registers still gets one plane slot */
+_Static_assert(sizeof(struct rprim) + sizeof(struct vagx_usc_plane) <= VAGX_RENDER_GEOMETRY_PRIM_COST,
                "primitive cost");
-_Static_assert(sizeof(struct rcf) <= VAGX_RENDER_GEOMETRY_CF_COST, "coefficient cost");
+_Static_assert(sizeof(struct vagx_usc_plane) <= VAGX_RENDER_GEOMETRY_CF_COST, "coefficient cost");
 _Static_assert(sizeof(uint32_t) <= VAGX_RENDER_GEOMETRY_BIN_COST, "bin cost");
 
 static bool push_prim(struct rjob *j, struct rprimbuf *pb, struct rprim **out)
@@ -206,12 +206,12 @@ static bool push_prim(struct rjob *j, struct rprimbuf *pb, struct rprim **out)
    return true;
 }
 
-static struct rcf *push_cfs(struct rprimbuf *pb, unsigned n, uint32_t *first)
+static struct vagx_usc_plane *push_cfs(struct rprimbuf *pb, unsigned n, uint32_t *first)
 {
    if (pb->ncfs + n > pb->cap_cfs && !r_grow_cfs(pb, pb->ncfs + n))
       return NULL;
    *first = (uint32_t)pb->ncfs;
-   struct rcf *r = &pb->cfs[pb->ncfs];
+   struct vagx_usc_plane *r = &pb->cfs[pb->ncfs];
    memset(r, 0, n * sizeof(*r));
    pb->ncfs += n;
    return r;
@@ -309,7 +309,7 @@ static bool setup_cfs(struct rjob *j, struct rprimbuf *pb, const struct rdraw *d
 {
    if (!r_geom_charge(j, (uint64_t)d->ncf * VAGX_RENDER_GEOMETRY_CF_COST))
       return false;
-   struct rcf *cf = push_cfs(pb, d->ncf ? d->ncf : 1, &p->cf);
+   struct vagx_usc_plane *cf = push_cfs(pb, d->ncf ? d->ncf : 1, &p->cf);
    if (!cf)
       return false;
    const unsigned first_user = d->fp.z_slot ? 2 : 1;

@@ -30,7 +30,7 @@ bool r_grow_cfs(struct rprimbuf *pb, uint64_t n)
    uint64_t cap = pb->cap_cfs ? 2 * pb->cap_cfs : 4096;
    while (cap < n)
       cap *= 2;
-   struct rcf *c = realloc(pb->cfs, cap * sizeof(*c));
+   struct vagx_usc_plane *c = realloc(pb->cfs, cap * sizeof(*c));
    if (!c)
       return false;
    pb->cfs = c;
@@ -101,4 +101,91 @@ void r_primbuf_free(struct rprimbuf *pb)
    free(pb->ents);
    free(pb->scratch);
    memset(pb, 0, sizeof(*pb));
+}
+
+/* Job-to-job reuse of these buffers.  A job's buffers grow from empty by
+ * doubling, each step a copy into fresh pages the kernel zeroes: in a
+ * phong frame the copies and page faults were 7 % of the CPU time.  A device
+ * runs one job at a time (vagx_render_run), so the last job's buffers wait
+ * in dev->keep for the next one, emptied, unless their capacity passes
+ * R_KEEP_MAX_BYTES: a large job's memory is not held after it. */
+#define R_KEEP_MAX_BYTES (64u << 20)
+
+static size_t pb_bytes(const struct rprimbuf *pb)
+{
+   return (size_t)pb->cap_prims * sizeof(*pb->prims) + pb->cap_cfs * sizeof(*pb->cfs) +
+          (size_t)pb->cap_ents * sizeof(*pb->ents) + pb->scratch_cap * sizeof(*pb->scratch);
+}
+
+static void pb_empty(struct rprimbuf *pb)
+{
+   pb->nprims = 0;
+   pb->ncfs = 0;
+   pb->nents = 0;
+}
+
+void r_keep_free(struct rkeep *k)
+{
+   r_primbuf_free(&k->pb);
+   for (unsigned i = 0; i < k->cap_chunks; i++)
+      r_primbuf_free(&k->chunks[i]);
+   free(k->chunks);
+   for (size_t i = 0; i < k->nbins; i++)
+      free(k->bins[i].v);
+   free(k->bins);
+   memset(k, 0, sizeof(*k));
+}
+
+/* The job takes the kept primitive buffers (at its start). */
+void r_primbuf_adopt(struct rjob *j)
+{
+   struct rkeep *k = &j->dev->keep;
+   j->pb = k->pb;
+   pb_empty(&j->pb);
+   j->chunks = k->chunks;
+   j->cap_chunks = k->cap_chunks;
+   memset(&k->pb, 0, sizeof(k->pb));
+   k->chunks = NULL;
+   k->cap_chunks = 0;
+}
+
+/* The job's n tile lists, empty: the kept ones when the last job had as
+ * many tiles, else new ones. */
+bool r_bins_alloc(struct rjob *j, size_t n)
+{
+   struct rkeep *k = &j->dev->keep;
+   if (k->bins && k->nbins == n) {
+      j->bins = k->bins;
+      k->bins = NULL;
+      k->nbins = 0;
+      for (size_t i = 0; i < n; i++)
+         j->bins[i].n = 0;
+      return true;
+   }
+   j->bins = calloc(n, sizeof(*j->bins));
+   return j->bins != NULL;
+}
+
+/* The job's buffers go to dev->keep (at its end), or are freed. */
+void r_primbuf_release(struct rjob *j)
+{
+   struct rkeep *k = &j->dev->keep;
+   const size_t nbins = (size_t)j->tiles_x * j->tiles_y;
+   size_t bytes = pb_bytes(&j->pb) + (size_t)j->cap_chunks * sizeof(*j->chunks);
+   for (unsigned i = 0; i < j->cap_chunks; i++)
+      bytes += pb_bytes(&j->chunks[i]);
+   if (j->bins)
+      for (size_t i = 0; i < nbins; i++)
+         bytes += (size_t)j->bins[i].cap * sizeof(*j->bins[i].v);
+   r_keep_free(k);
+   if (bytes > R_KEEP_MAX_BYTES) {
+      struct rkeep dead = {j->pb, j->chunks, j->cap_chunks, j->bins, j->bins ? nbins : 0};
+      r_keep_free(&dead);
+   } else {
+      *k = (struct rkeep){j->pb, j->chunks, j->cap_chunks, j->bins, j->bins ? nbins : 0};
+   }
+   memset(&j->pb, 0, sizeof(j->pb));
+   j->chunks = NULL;
+   j->cap_chunks = 0;
+   j->bins = NULL;
 }

@@ -52,11 +52,8 @@ struct rdraw {
    struct vagx_cf_binding cfb[VAGX_MAX_CF_BINDINGS];
 };
 
-/* Coefficient register of one primitive: v(x,y) = c + a*(x-x0) + b*(y-y0). */
-struct rcf {
-   double a, b, c;
-   uint32_t flat;             /* raw provoking-vertex value (ldcf) */
-};
+/* A primitive's coefficient registers are struct vagx_usc_plane (usc.h):
+ * v(x,y) = c + a*(x-x0) + b*(y-y0) from the primitive's origin (x0, y0). */
 
 /* Non-multisampled line under GL's diamond-exit rule (R_PRIM_LINE), in
  * major/minor axes (x/y for x-major, y/x for y-major), 1/256 fixed point.
@@ -80,7 +77,7 @@ enum { R_PRIM_TRI = 0, R_PRIM_LINE = 1 };
  * or a diamond-exit line (kind R_PRIM_LINE). */
 struct rprim {
    uint32_t draw;
-   uint32_t cf;               /* first rcf in the job's arena */
+   uint32_t cf;               /* first coefficient register (plane) in the job's arena */
    uint8_t ntri;
    uint8_t kind;
    bool front;
@@ -108,7 +105,7 @@ struct rbin_ent {
 };
 struct rprimbuf {
    struct rprim *prims; uint32_t nprims, cap_prims;
-   struct rcf *cfs; uint64_t ncfs, cap_cfs;
+   struct vagx_usc_plane *cfs; uint64_t ncfs, cap_cfs;
    struct rbin_ent *ents; uint32_t nents, cap_ents;
    bool chunk;
    double *scratch;           /* the clipper's vertices */
@@ -231,8 +228,16 @@ struct rworker {
    uint64_t fast_bg, fast_eot, fast_bands;
 };
 
+/* The last job's PPP output buffers, kept for the next job (render_primbuf.c). */
+struct rkeep {
+   struct rprimbuf pb;
+   struct rprimbuf *chunks; unsigned cap_chunks;
+   struct rlist *bins; size_t nbins;
+};
+
 struct vagx_render_device {
    struct vagx_usc_cache *cache;
+   struct rkeep keep;
    struct rworker *w;
    unsigned nw;
    unsigned options;          /* VAGX_RENDER_OPT_* */
@@ -358,6 +363,10 @@ bool r_log_bin(struct rprimbuf *pb, uint32_t tile, uint32_t prim);
  * job's bins; false (job failed, DEVICE_ERROR) when memory runs out. */
 bool r_primbuf_append(struct rjob *j, const struct rprimbuf *c);
 void r_primbuf_free(struct rprimbuf *pb);
+void r_primbuf_adopt(struct rjob *j);
+bool r_bins_alloc(struct rjob *j, size_t n);
+void r_primbuf_release(struct rjob *j);
+void r_keep_free(struct rkeep *k);
 
 /* Vertices shaded and assembled together (render_vdm.c): a multiple of 2
  * and 3, and of the 32-vertex groups a batch is shaded in. */

@@ -29,7 +29,13 @@ struct tctx {
    const struct rprog *p;
    const struct rdraw *d;
    const struct rprim *prim;
-   const struct rcf *cf;
+   const struct vagx_usc_plane *cf;
+   /* the block's interpolation points (lanes' pixel + sample 0 - primitive
+    * origin) for the executor's iter (vagx_usc_env.iter), when iter_on:
+    * every lane interpolates at sample 0 (not 4X with multisampling) */
+   bool iter_on;
+   struct vagx_usc_iter iter;
+   double ix[32], iy[32];
    uint32_t cov[32];             /* per lane sample coverage (after tests) */
    uint32_t helper;              /* lanes that are helpers */
    uint32_t live;                /* lanes shaded for their coverage (not helpers); 1X: the
@@ -129,41 +135,24 @@ static enum vagx_usc_status frag_exec(void *ctx, struct vagx_usc_gfx_call *call)
    switch (I->op) {
    case VAGX_OP_ITER:
    case VAGX_OP_LDCF: {
+      /* the executor runs them itself where the run has c->iter (the .f16
+       * forms excepted): here .f16, 4X multisampling's per-lane points and
+       * the errors */
       if (c->stage != ST_FRAG)
          return VAGX_USC_ILLEGAL_INSTRUCTION;
       const unsigned ncf = c->d->ncf;
       const unsigned ci = I->src[0].idx;
-      const bool f16 = I->op == VAGX_OP_ITER ? (I->mod >> 3) & 1 : I->mod & 1;
+      const bool f16 = I->op == VAGX_OP_ITER ? VAGX_MOD_ITER_F16(I->mod) : VAGX_MOD_LDCF_F16(I->mod);
       /* what does not change from lane to lane */
-      const unsigned loc = I->mod & 3, persp = (I->mod >> 2) & 1, wi = I->src[1].idx;
+      const unsigned loc = VAGX_MOD_ITER_LOC(I->mod), persp = VAGX_MOD_ITER_PERSP(I->mod);
+      const unsigned wi = I->src[1].idx;
       const bool per_lane_pos = j->samples == 4 && c->d->rs.multisample;
       double ox0, oy0;
       sample_pos(j, c->d, 0, &ox0, &oy0);
       /* copies: the stores to call->out could alias them for the compiler */
-      const struct rcf vc = ci < ncf ? c->cf[ci] : (struct rcf){0, 0, 0, 0};
-      const struct rcf wc = wi < ncf ? c->cf[wi] : (struct rcf){0, 0, 0, 0};
+      const struct vagx_usc_plane vc = ci < ncf ? c->cf[ci] : (struct vagx_usc_plane){0, 0, 0, 0};
+      const struct vagx_usc_plane wc = wi < ncf ? c->cf[wi] : (struct vagx_usc_plane){0, 0, 0, 0};
       const double px0 = c->prim->x0, py0 = c->prim->y0;
-      if (I->op == VAGX_OP_ITER && !per_lane_pos && !f16 && ci < ncf && (!persp || wi < ncf)) {
-         /* the common case, every lane the same arithmetic as below (lanes
-          * outside exec compute harmless values the write-back drops): one
-          * loop without branches per mode, which the compiler vectorises (a
-          * division under a condition it would not) */
-         uint32_t *restrict out = call->out[0];
-         if (persp) {
-            for (unsigned l = 0; l < 32; l++) {
-               const double X = c->px[l] + ox0 - px0, Y = c->py[l] + oy0 - py0;
-               const float v = (float)((vc.c + vc.a * X + vc.b * Y) / (wc.c + wc.a * X + wc.b * Y));
-               memcpy(&out[l], &v, 4);
-            }
-         } else {
-            for (unsigned l = 0; l < 32; l++) {
-               const double X = c->px[l] + ox0 - px0, Y = c->py[l] + oy0 - py0;
-               const float v = (float)(vc.c + vc.a * X + vc.b * Y);
-               memcpy(&out[l], &v, 4);
-            }
-         }
-         return VAGX_USC_OK;
-      }
       for (unsigned l = 0; l < 32; l++) {
          if (!(call->exec >> l & 1))
             continue;
@@ -424,6 +413,8 @@ static bool run_prog(struct tctx *c, uint32_t exec, uint32_t sr[][32])
 {
    struct vagx_usc_env env;
    r_usc_env(c->j, c->worker, c->p, &env, &frag_ops, c);
+   if (c->stage == ST_FRAG && c->iter_on)
+      env.iter = &c->iter;
    struct vagx_usc_result res;
    memset(&res, 0, sizeof(res));
    if (vagx_usc_run_simd(c->w->usc, c->p->prog, &env, (const uint32_t(*)[32])sr, exec, &res) !=
@@ -955,6 +946,8 @@ static void do_prim(struct tctx *c, const struct rprim *p, enum prim_mode mode, 
    c->d = d;
    c->prim = p;
    c->cf = &j->pb.cfs[p->cf];
+   c->iter_on = !(ns == 4 && d->rs.multisample);
+   c->iter = (struct vagx_usc_iter){c->ix, c->iy, c->cf, d->ncf};
    const struct vagx_cmd_depth_stencil *ds = &d->ds;
    const struct vagx_stencil_face *sf = p->front ? &ds->front : &ds->back;
    /* Tests run after the shader when it can change their inputs or outcome
@@ -1193,6 +1186,11 @@ static void do_prim(struct tctx *c, const struct rprim *p, enum prim_mode mode, 
             sr[VAGX_SR_PIX_Y][l] = (uint32_t)c->py[l];
             sr[VAGX_SR_SAMPLE_MASK][l] = c->cov[l];
          }
+         if (c->iter_on)
+            for (unsigned l = 0; l < 32; l++) {
+               c->ix[l] = c->px[l] + spx[0] - p->x0;
+               c->iy[l] = c->py[l] + spy[0] - p->y0;
+            }
          if (d->fp.per_sample && ns == 4) {
             uint32_t full[32];
             memcpy(full, c->cov, sizeof(full));

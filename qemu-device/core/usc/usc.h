@@ -101,6 +101,22 @@ struct vagx_usc_gfx_ops {
    enum vagx_usc_status (*exec)(void *ctx, struct vagx_usc_gfx_call *call);
 };
 
+/* A plane of the iterator (iter, ldcf): the value c + a*x + b*y at a point
+ * (x, y) relative to the primitive's origin, computed in double; flat is the
+ * provoking vertex's raw value. */
+struct vagx_usc_plane {
+   double a, b, c;
+   uint32_t flat;
+};
+
+/* The iterator's inputs for a fragment run whose lanes interpolate at one
+ * point each, whatever the location (vagx_usc_env.iter). */
+struct vagx_usc_iter {
+   const double *x, *y;              /* 32 lanes: the lane's point (x, y) */
+   const struct vagx_usc_plane *cf;  /* coefficient registers cf0.. */
+   uint32_t ncf;                     /* cf registers at or beyond ncf: none */
+};
+
 /* What the device gives every run. */
 struct vagx_usc_env {
    const struct vagx_usc_mem_ops *mem;
@@ -120,6 +136,13 @@ struct vagx_usc_env {
    /* bytes of private stack per lane (usc_program.stack_size, at most
     * VAGX_MAX_STACK_BYTES): stack_ld/stack_st beyond it fault */
    uint32_t stack_bytes;
+   /* may be NULL: then iter and ldcf go to gfx.  When set, the executor
+    * (and its JIT) runs iter and ldcf without .f16 itself, as the
+    * renderer's hook would at these points: iter = (float)plane(src0), with
+    * .persp (float)(plane(src0) / plane(src1)), every operation in double
+    * in that order; ldcf = flat.  A missing plane (index >= ncf) is 0
+    * everywhere, a missing W plane 1.  .f16 forms still go to gfx. */
+   const struct vagx_usc_iter *iter;
 };
 
 struct vagx_usc_compute {

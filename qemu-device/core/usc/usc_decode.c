@@ -184,6 +184,8 @@ static usc_fn choose_fn(const struct vagx_instr *I)
       fn = usc_alu_fn(I);
    if (!fn)
       fn = usc_mem_fn(I);
+   if (!fn)
+      fn = usc_iter_fn(I);
    if (!fn && (vagx_info(I->op)->flags & VAGX_OPF_GFX)) {
       fn = usc_op_gfx;
 #ifdef USC_HAVE_GFX_AVX2

@@ -98,13 +98,14 @@ static void slow_check(struct usc_run *run, struct usc_grp *g)
 }
 
 /* Whether a JIT run of `count` instructions may run now: the JIT is on for
- * this run and the run ends before the budget.  It may pass a check point
+ * this run, the run ends before the budget and, if it interpolates, the
+ * run has the iterator's inputs (otherwise the renderer's hook does it).  It may pass a check point
  * (the check then follows it: abort and safepoint are polled a little
  * later); a run that would reach the budget is interpreted, so BUDGET stops
  * at the same instruction as without the JIT. */
-static inline bool jit_ok(const struct usc_run *run, uint64_t count)
+static inline bool jit_ok(const struct usc_run *run, const struct usc_op *o, uint64_t count)
 {
-   return run->jit && run->icount + count < run->jit_limit;
+   return run->jit && run->icount + count < run->jit_limit && (!o->jiter || run->iter);
 }
 
 static void run_group(struct usc_grp *g)
@@ -114,8 +115,8 @@ static void run_group(struct usc_grp *g)
    while (g->state == USC_RUNNING) {
       const struct usc_op *o = &ops[g->pc];
       const usc_jfn j = usc_op_jit(o);
-      if (j && jit_ok(run, o->jn)) {
-         j(g->r, g->base, g->lmask, g->exec);
+      if (j && jit_ok(run, o, o->jn)) {
+         j(g->r, g->base, g->lmask, g->exec, run->iter);
          g->pc += o->jn;
          if ((run->icount += o->jn) >= run->next_check)
             slow_check(run, g);
@@ -154,11 +155,11 @@ static void run_gang(struct usc_run *run, struct usc_grp *g, unsigned n)
    for (;;) {
       const struct usc_op *o = &ops[pc];
       const usc_jfn j = usc_op_jit(o);
-      if (j && jit_ok(run, (uint64_t)n * o->jn)) {
+      if (j && jit_ok(run, o, (uint64_t)n * o->jn)) {
          /* the groups' register files are disjoint and ALU instructions
           * touch nothing else: group by group is instruction by instruction */
          for (unsigned i = 0; i < n; i++)
-            j(g[i].r, g[i].base, g[i].lmask, g[i].exec);
+            j(g[i].r, g[i].base, g[i].lmask, g[i].exec, run->iter);
          pc += o->jn;
          if ((run->icount += (uint64_t)n * o->jn) >= run->next_check) {
             for (unsigned i = 0; i < n; i++)
@@ -279,6 +280,7 @@ static void begin_run(struct vagx_usc *usc, struct usc_run *run, const struct va
    if (env->budget && env->budget < run->next_check)
       run->next_check = env->budget;
    run->jit_limit = env->budget ? env->budget : UINT64_MAX;
+   run->iter = env->iter;
    /* what the descriptor grants, within what the executor keeps */
    run->stack_size = env->stack_bytes < prog->stack_bytes ? env->stack_bytes : prog->stack_bytes;
    run->jit = !env->no_jit && usc_jit_enabled();

@@ -24,6 +24,7 @@
  * Without LLVM (no VAGX_HAVE_LLVM) this file is a stub. */
 #include <math.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -250,10 +251,20 @@ __attribute__((target("avx2"))) static void jh_log2_row_avx2(uint32_t *r, const 
 #define ROW_FN(name) jh_##name##_row
 #endif
 
+/* iter and ldcf as usc_iter.c runs them (not .f16, which goes to the
+ * renderer's hook) */
+static bool jit_iter_op(const struct usc_op *o)
+{
+   return (o->I.op == VAGX_OP_ITER && !VAGX_MOD_ITER_F16(o->I.mod)) ||
+          (o->I.op == VAGX_OP_LDCF && !VAGX_MOD_LDCF_F16(o->I.mod));
+}
+
 /* Whether the JIT reproduces op o (everything usc_alu_fn() handles, with
- * sources the executor resolves to rows). */
+ * sources the executor resolves to rows, and jit_iter_op). */
 static bool jit_op_ok(const struct usc_op *o)
 {
+   if (jit_iter_op(o))
+      return true;
    switch (o->I.op) {
    case VAGX_OP_MOV: case VAGX_OP_FMOV: case VAGX_OP_SEL: case VAGX_OP_FSEL:
    case VAGX_OP_FADD: case VAGX_OP_FMUL: case VAGX_OP_FFMA: case VAGX_OP_FMIN:
@@ -297,9 +308,13 @@ struct em {
    LLVMContextRef c;
    LLVMModuleRef m;
    LLVMBuilderRef b;
-   LLVMTypeRef i32, i64, v8i32, v8f32, v8i64, v8f64, p32, pv8;
+   LLVMTypeRef i32, i64, f64, v8i32, v8f32, v8i64, v8f64, p32, pv8, pf64;
    const struct vagx_usc_decoded *p;
    LLVMValueRef r, base_u, base_sr, lmask, off;
+   /* the run's vagx_usc_iter: its points and planes (runs with jiter) */
+   LLVMValueRef it_x, it_y, it_cf, it_ncf;
+   /* per chunk: its points, and each W plane's values, once */
+   LLVMValueRef cx, cy, cw[JIT_ROWS];
    /* per chunk */
    bool full;           /* every lane active: rows need no merge */
    LLVMValueRef mask;
@@ -519,6 +534,75 @@ static LLVMValueRef msb(struct em *e, LLVMValueRef x)
    return LLVMBuildSub(e->b, splat(e, 31), iintr(e, "llvm.ctlz", a, 2), "");
 }
 
+/* Plane i of the run as a pointer to its doubles (a, b, c, then flat's
+ * bits), or the constant plane `none` when the run has no plane i (usc.h). */
+static LLVMValueRef plane_ptr(struct em *e, unsigned i, const struct vagx_usc_plane *none)
+{
+   LLVMBuilderRef b = e->b;
+   LLVMValueRef k = LLVMConstInt(e->i64, (uint64_t)i * (sizeof(struct vagx_usc_plane) / 8), 0);
+   LLVMValueRef have = LLVMBuildICmp(b, LLVMIntULT, LLVMConstInt(e->i32, i, 0), e->it_ncf, "");
+   LLVMValueRef none_p = LLVMConstIntToPtr(LLVMConstInt(e->i64, (uint64_t)(uintptr_t)none, 0), e->pf64);
+   return LLVMBuildSelect(b, have, LLVMBuildGEP2(b, e->f64, e->it_cf, &k, 1, ""), none_p, "");
+}
+
+static LLVMValueRef dsplat(struct em *e, LLVMValueRef d)
+{
+   LLVMValueRef v = LLVMBuildInsertElement(e->b, LLVMGetUndef(e->v8f64), d,
+                                           LLVMConstInt(e->i32, 0, 0), "");
+   LLVMValueRef zero[CL];
+   for (int i = 0; i < CL; i++)
+      zero[i] = LLVMConstInt(e->i32, 0, 0);
+   return LLVMBuildShuffleVector(e->b, v, LLVMGetUndef(e->v8f64), LLVMConstVector(zero, CL), "");
+}
+
+/* c + a*x + b*y over the chunk, in that order (usc_iter.c) */
+static LLVMValueRef plane_at(struct em *e, LLVMValueRef pl, LLVMValueRef x, LLVMValueRef y)
+{
+   LLVMBuilderRef b = e->b;
+   LLVMValueRef k[3];
+   for (unsigned i = 0; i < 3; i++) {
+      LLVMValueRef idx = LLVMConstInt(e->i64, i, 0);
+      k[i] = dsplat(e, LLVMBuildLoad2(b, e->f64, LLVMBuildGEP2(b, e->f64, pl, &idx, 1, ""), ""));
+   }
+   LLVMValueRef v = LLVMBuildFAdd(b, k[2], LLVMBuildFMul(b, k[0], x, ""), "");
+   return LLVMBuildFAdd(b, v, LLVMBuildFMul(b, k[1], y, ""), "");
+}
+
+static LLVMValueRef load_lanes_f64(struct em *e, LLVMValueRef base)
+{
+   LLVMValueRef ptr = LLVMBuildGEP2(e->b, e->f64, base, &e->off, 1, "");
+   LLVMValueRef v = LLVMBuildLoad2(e->b, e->v8f64,
+                                   LLVMBuildBitCast(e->b, ptr, LLVMPointerType(e->v8f64, 0), ""), "");
+   LLVMSetAlignment(v, 8);
+   return v;
+}
+
+/* iter / ldcf (jit_iter_op): usc_iter.c's operations */
+static LLVMValueRef emit_iter(struct em *e, const struct usc_op *o)
+{
+   LLVMBuilderRef b = e->b;
+   if (o->I.op == VAGX_OP_LDCF) {
+      LLVMValueRef pl = plane_ptr(e, o->I.src[0].idx, &usc_zero_plane);
+      LLVMValueRef idx = LLVMConstInt(e->i64, offsetof(struct vagx_usc_plane, flat) / 4, 0);
+      LLVMValueRef fp = LLVMBuildGEP2(b, e->i32, LLVMBuildBitCast(b, pl, e->p32, ""), &idx, 1, "");
+      LLVMValueRef flat = LLVMBuildLoad2(b, e->i32, fp, "");
+      LLVMValueRef v = LLVMBuildInsertElement(b, LLVMGetUndef(e->v8i32), flat, LLVMConstInt(e->i32, 0, 0), "");
+      return LLVMBuildShuffleVector(b, v, LLVMGetUndef(e->v8i32), splat(e, 0), "");
+   }
+   if (!e->cx) {
+      e->cx = load_lanes_f64(e, e->it_x);
+      e->cy = load_lanes_f64(e, e->it_y);
+   }
+   LLVMValueRef v = plane_at(e, plane_ptr(e, o->I.src[0].idx, &usc_zero_plane), e->cx, e->cy);
+   if (VAGX_MOD_ITER_PERSP(o->I.mod)) {
+      const unsigned wi = o->I.src[1].idx;
+      if (!e->cw[wi])
+         e->cw[wi] = plane_at(e, plane_ptr(e, wi, &usc_one_plane), e->cx, e->cy);
+      v = LLVMBuildFDiv(b, v, e->cw[wi], "");
+   }
+   return U(e, LLVMBuildFPTrunc(b, v, e->v8f32, ""));
+}
+
 /* The result of o (bits, before the write-back); *fw: the interpreter writes
  * it with fwb() (saturate when .sat). */
 static LLVMValueRef emit_op(struct em *e, const struct usc_op *o, bool *fw)
@@ -532,6 +616,10 @@ static LLVMValueRef emit_op(struct em *e, const struct usc_op *o, bool *fw)
       LLVMIntSGE, LLVMIntULT, LLVMIntULE, LLVMIntUGT, LLVMIntUGE,
    };
    const struct vagx_instr *I = &o->I;
+   if (jit_iter_op(o)) {
+      *fw = false; /* usc_wb */
+      return emit_iter(e, o);
+   }
    const bool deriv = I->op == VAGX_OP_FDDX || I->op == VAGX_OP_FDDY;
    LLVMBuilderRef b = e->b;
    LLVMValueRef x = o->nsrc > 0 ? src(e, o, 0, deriv) : NULL;
@@ -715,6 +803,8 @@ static LLVMBasicBlockRef emit_loop(struct em *e, LLVMValueRef fn, LLVMBasicBlock
    memset(e->written, 0, sizeof(e->written));
    memset(e->u, 0, sizeof(e->u));
    memset(e->sr, 0, sizeof(e->sr));
+   e->cx = e->cy = NULL;
+   memset(e->cw, 0, sizeof(e->cw));
 
    for (uint32_t i = 0; i < n; i++) {
       const struct usc_op *o = &ops[i];
@@ -747,13 +837,21 @@ static LLVMBasicBlockRef emit_loop(struct em *e, LLVMValueRef fn, LLVMBasicBlock
    return loop;
 }
 
+static bool run_iterates(const struct usc_op *ops, uint32_t n)
+{
+   for (uint32_t i = 0; i < n; i++)
+      if (jit_iter_op(&ops[i]))
+         return true;
+   return false;
+}
+
 /* One function for ops[0, n): a loop for a full mask and one that merges
  * with the lane mask. */
 static LLVMValueRef emit_run(struct em *e, const char *name, const struct usc_op *ops, uint32_t n)
 {
    LLVMTypeRef pp32 = LLVMPointerType(e->p32, 0);
-   LLVMTypeRef at[4] = { e->p32, pp32, e->p32, e->i32 };
-   LLVMValueRef fn = LLVMAddFunction(e->m, name, LLVMFunctionType(LLVMVoidTypeInContext(e->c), at, 4, 0));
+   LLVMTypeRef at[5] = { e->p32, pp32, e->p32, e->i32, LLVMPointerType(LLVMInt8TypeInContext(e->c), 0) };
+   LLVMValueRef fn = LLVMAddFunction(e->m, name, LLVMFunctionType(LLVMVoidTypeInContext(e->c), at, 5, 0));
    LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(e->c, fn, "entry");
    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->c, fn, "done");
    LLVMBuilderRef b = e->b;
@@ -775,6 +873,24 @@ static LLVMValueRef emit_run(struct em *e, const char *name, const struct usc_op
    k = LLVMConstInt(e->i64, USC_B_SR, 0);
    e->base_sr = LLVMBuildLoad2(b, e->p32, LLVMBuildGEP2(b, e->p32, base, &k, 1, ""), "sr");
    LLVMValueRef full = LLVMBuildICmp(b, LLVMIntEQ, LLVMGetParam(fn, 3), LLVMConstInt(e->i32, ~0u, 0), "");
+   e->it_x = e->it_y = e->it_cf = e->it_ncf = NULL;
+   if (run_iterates(ops, n)) {
+      /* the fields of struct vagx_usc_iter (NULL for runs without iter) */
+      LLVMTypeRef ppf64 = LLVMPointerType(e->pf64, 0);
+      LLVMValueRef it = LLVMGetParam(fn, 4);
+      LLVMValueRef f[3];
+      static const size_t off[3] = { offsetof(struct vagx_usc_iter, x), offsetof(struct vagx_usc_iter, y),
+                                     offsetof(struct vagx_usc_iter, cf) };
+      for (unsigned i = 0; i < 3; i++) {
+         LLVMValueRef byte = LLVMConstInt(e->i64, off[i], 0);
+         LLVMValueRef p = LLVMBuildGEP2(b, LLVMInt8TypeInContext(e->c), it, &byte, 1, "");
+         f[i] = LLVMBuildLoad2(b, e->pf64, LLVMBuildBitCast(b, p, ppf64, ""), "");
+      }
+      e->it_x = f[0], e->it_y = f[1], e->it_cf = f[2];
+      LLVMValueRef byte = LLVMConstInt(e->i64, offsetof(struct vagx_usc_iter, ncf), 0);
+      LLVMValueRef p = LLVMBuildGEP2(b, LLVMInt8TypeInContext(e->c), it, &byte, 1, "");
+      e->it_ncf = LLVMBuildLoad2(b, e->i32, LLVMBuildBitCast(b, p, e->p32, ""), "ncf");
+   }
 
    LLVMBasicBlockRef lfull = emit_loop(e, fn, entry, done, ops, n, true);
    LLVMBasicBlockRef lmasked = emit_loop(e, fn, entry, done, ops, n, false);
@@ -875,7 +991,9 @@ static bool compile(struct vagx_usc_decoded *p)
    e->v8i32 = LLVMVectorType(e->i32, CL);
    e->v8f32 = LLVMVectorType(LLVMFloatTypeInContext(e->c), CL);
    e->v8i64 = LLVMVectorType(e->i64, CL);
-   e->v8f64 = LLVMVectorType(LLVMDoubleTypeInContext(e->c), CL);
+   e->f64 = LLVMDoubleTypeInContext(e->c);
+   e->v8f64 = LLVMVectorType(e->f64, CL);
+   e->pf64 = LLVMPointerType(e->f64, 0);
    e->p32 = LLVMPointerType(e->i32, 0);
    e->pv8 = LLVMPointerType(e->v8i32, 0);
    char name[64];
@@ -924,6 +1042,7 @@ static bool compile(struct vagx_usc_decoded *p)
    for (unsigned k = 0; k < nruns; k++) {
       struct usc_op *o = &p->ops[runs[k].start];
       o->jn = runs[k].n;
+      o->jiter = run_iterates(o, runs[k].n);
       __atomic_store_n(&o->jit, fns[k], __ATOMIC_RELEASE);
    }
    if (env_debug)

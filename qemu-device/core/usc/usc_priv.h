@@ -25,10 +25,11 @@ typedef void (*usc_gfn)(struct usc_grp *g, unsigned n, const struct usc_op *o);
 typedef bool (*usc_gtry)(struct usc_grp *g, unsigned n, const struct usc_op *o);
 /* A JIT-compiled run of ALU instructions (usc_jit.c): r is the group's
  * register file, base its source files (struct usc_grp.base), lmask and exec
- * its lane mask; writes the run's destinations under the mask, exactly as
- * the interpreter would. */
+ * its lane mask, it the run's iterator inputs (vagx_usc_env.iter: never NULL
+ * for a run with iter or ldcf, usc_op.jiter); writes the run's destinations
+ * under the mask, exactly as the interpreter would. */
 typedef void (*usc_jfn)(uint32_t *r, const uint32_t *const *base, const uint32_t *lmask,
-                        uint32_t exec);
+                        uint32_t exec, const struct vagx_usc_iter *it);
 
 /* Where a source lives at run time: base array + index*32. */
 /* Uniform registers: every value of a source's 8-bit index (struct vagx_src). */
@@ -50,6 +51,7 @@ struct usc_op {
     * once by usc_jit_compile() (read with usc_op_jit()) */
    usc_jfn jit;
    uint32_t jn;
+   bool jiter;          /* the run has iter or ldcf: it needs vagx_usc_env.iter */
    usc_gfn gfn;         /* NULL: run fn once per group */
    usc_gtry gtry;       /* NULL: run fn once per group */
    struct usc_src src[3];
@@ -119,6 +121,7 @@ struct usc_run {
    uint64_t icount, next_check;
    bool jit;           /* run JIT code where the program has it */
    uint64_t jit_limit; /* the budget, or UINT64_MAX (usc_exec.c: jit_ok) */
+   const struct vagx_usc_iter *iter; /* env->iter */
    struct usc_tlb tlb_r, tlb_w;
 };
 
@@ -240,5 +243,9 @@ void usc_op_gfx(struct usc_grp *g, const struct usc_op *o);
 void usc_op_gfx_avx2(struct usc_grp *g, const struct usc_op *o);
 #endif
 void usc_op_end(struct usc_grp *g, const struct usc_op *o);
+usc_fn usc_iter_fn(const struct vagx_instr *I);
+/* The planes iter reads for a register the run does not have (usc.h):
+ * 0 for the value, 1 for the W plane. */
+extern const struct vagx_usc_plane usc_zero_plane, usc_one_plane;
 
 #endif

@@ -9,6 +9,9 @@
  * both run once through the interpreter's handlers and once through the
  * compiled runs, on the same register file (every row and lane random, so
  * inactive lanes and unwritten rows are compared too), random exec masks;
+ * - iter and ldcf (usc_iter.c) in random programs with ALU instructions, on
+ *   random interpolation points and planes (missing ones, a W plane through
+ *   0, infinities and NaNs among them);
  * - the executor: status, pc, instruction count and memory of budget-limited
  *   runs (single group and lockstep gangs) are the same with and without it;
  * - memory: thousands of compiled programs, each freed, leave no code behind.
@@ -54,6 +57,12 @@ static uint32_t regs_i[ROWS][L] __attribute__((aligned(64)));
 static uint32_t regs_j[ROWS][L] __attribute__((aligned(64)));
 static uint32_t urows[USC_NUM_U][L], srows[VAGX_SR_COUNT][L];
 static struct usc_grp grp;
+/* the run's iterator inputs (usc_iter.c reads them through grp.run) */
+#define NPLANES 12
+static struct vagx_usc_plane planes[NPLANES];
+static double itx[L], ity[L];
+static struct vagx_usc_iter iter = { itx, ity, planes, 0 };
+static struct usc_run trun = { .iter = &iter };
 
 static bool is_alu(unsigned op)
 {
@@ -150,6 +159,26 @@ static void fill_state(uint32_t exec)
    for (unsigned s = 0; s < VAGX_SR_COUNT; s++)
       for (unsigned l = 0; l < L; l++)
          srows[s][l] = rvalue();
+   /* points: pixel centres or sample positions around the origin */
+   for (unsigned l = 0; l < L; l++) {
+      itx[l] = (double)((int)(t_rand() % 4096) - 2048) + (t_rand() % 16) / 16.0;
+      ity[l] = (double)((int)(t_rand() % 4096) - 2048) + (t_rand() % 16) / 16.0;
+   }
+   static const double edge[] = { 0.0, -0.0, 1.0, -1.0, 0.5, 1e-300, -1e300, INFINITY, NAN, 3e38 };
+   for (unsigned i = 0; i < NPLANES; i++) {
+      double *k[3] = { &planes[i].a, &planes[i].b, &planes[i].c };
+      for (unsigned j = 0; j < 3; j++)
+         *k[j] = (t_rand() % 8) ? (double)(int32_t)(t_rand() ^ (t_rand() << 16)) / 65536.0
+                                : edge[t_rand() % (sizeof(edge) / sizeof(edge[0]))];
+      if (t_rand() % 4 == 0) {
+         /* exact cancellation at one lane's point: c + a*x is then 0 there
+          * and the operation order decides what remains of b*y */
+         planes[i].a = ldexp(1.0, 40 + (int)(t_rand() % 20));
+         planes[i].c = -planes[i].a * itx[t_rand() % L];
+      }
+      planes[i].flat = rvalue();
+   }
+   iter.ncf = t_rand() % (NPLANES + 1);
    usc_set_exec(&grp, exec);
 }
 
@@ -162,11 +191,12 @@ static void run_on(const struct vagx_usc_decoded *p, uint32_t (*regs)[L], bool j
    grp.base[USC_B_SR] = srows[0];
    grp.base[USC_B_IMM] = p->imm[0];
    grp.base[USC_B_CF] = NULL;
+   grp.run = &trun;
    for (uint32_t i = 0; i < p->nops;) {
       const struct usc_op *o = &p->ops[i];
       usc_jfn j = usc_op_jit(o);
       if (jit && j) {
-         j(grp.r, grp.base, grp.lmask, grp.exec);
+         j(grp.r, grp.base, grp.lmask, grp.exec, &iter);
          i += o->jn;
       } else {
          o->fn(&grp, o);
@@ -346,6 +376,66 @@ static void test_random_programs(void)
       }
       vagx_usc_program_free(p);
    }
+}
+
+/* A random iter (without .f16, which the renderer's hook runs) or ldcf. */
+static struct vagx_instr rand_iter(unsigned nregs)
+{
+   for (;;) {
+      struct vagx_instr I = { 0 };
+      const bool ldcf = (t_rand() % 4) == 0;
+      I.op = ldcf ? VAGX_OP_LDCF : VAGX_OP_ITER;
+      if (!ldcf)
+         I.mod = (uint8_t)((t_rand() % VAGX_ITERLOC_COUNT) | (t_rand() & 1) << 2);
+      I.dst = (uint8_t)(t_rand() % nregs);
+      I.dst_half = (t_rand() % 6 == 0) ? (uint8_t)(1 + t_rand() % 2) : VAGX_HALF_FULL;
+      /* planes past NPLANES and ncf: the missing-plane rule */
+      I.src[0] = (struct vagx_src){ .file = VAGX_FILE_CF, .idx = (uint8_t)(t_rand() % (NPLANES + 3)) };
+      if (!ldcf) {
+         I.src[1] = (struct vagx_src){ .file = VAGX_FILE_CF, .idx = (uint8_t)(t_rand() % (NPLANES + 3)) };
+         I.src[2] = (struct vagx_src){ .file = VAGX_FILE_R, .idx = (uint8_t)(t_rand() % nregs) };
+      }
+      if (vagx_validate(&I) == VAGX_ISA_OK)
+         return I;
+   }
+}
+
+/* Programs of ALU instructions with iter and ldcf among them (their results
+ * read by the ALU instructions that follow), as fragment shaders are. */
+static void test_iter(void)
+{
+   unsigned alu[VAGX_OP_COUNT], nalu = 0, niter = 0;
+   for (unsigned op = 0; op < VAGX_OP_COUNT; op++)
+      if (is_alu(op))
+         alu[nalu++] = op;
+   for (unsigned seed = 1; seed <= 150; seed++) {
+      t_rng = 0x9e3779b97f4a7c15ull * seed;
+      struct vagx_instr ins[32];
+      unsigned n = 2 + t_rand() % 31, k = 0, here = 0;
+      while (k < n) {
+         if (t_rand() % 3 == 0) {
+            ins[k++] = rand_iter(NREGS);
+            here++;
+            continue;
+         }
+         unsigned op = (t_rand() & 1) ? alu[t_rand() % nalu]
+                       : (unsigned[]){ VAGX_OP_FADD, VAGX_OP_FMUL, VAGX_OP_FFMA }[t_rand() % 3];
+         if (rand_instr(op, &ins[k], NREGS))
+            k++;
+      }
+      struct vagx_usc_decoded *p = build(ins, n);
+      CHECK(p, "iter seed %u: decode", seed);
+      if (!p)
+         continue;
+      niter += here;
+      CHECK(usc_jit_compile(p) && p->ops[0].jn == n && p->ops[0].jiter == (here > 0),
+            "iter seed %u: one run of %u", seed, n);
+      char what[32];
+      snprintf(what, sizeof(what), "iter seed %u", seed);
+      compare(p, what, 6);
+      vagx_usc_program_free(p);
+   }
+   printf("usc_jit: %u iter/ldcf instructions\n", niter);
 }
 
 /* Render workers compile concurrently: programs compiled from 4 threads at
@@ -604,7 +694,7 @@ static const struct {
 } parts[] = {
    {"per-op", test_per_op},   {"edges", test_edges},   {"random", test_random_programs},
    {"threads", test_threads}, {"budget", test_budget}, {"memory", test_memory},
-   {"jumps", test_jump_targets},
+   {"jumps", test_jump_targets}, {"iter", test_iter},
 };
 #define NPARTS (sizeof(parts) / sizeof(parts[0]))
 

@@ -596,6 +596,13 @@ def gen_header(isa):
         starts[op['op']] = len(fields)
         for f in op['mf'] + op['ef']:
             fields.append(f)
+    w('/* Each opcode\'s modifier fields read from vagx_instr.mod, for the code')
+    w(' * that executes them (the printer and the assembler use vagx_fields). */')
+    for op in sorted(isa.ops, key=lambda x: x['op']):
+        for f in op['mf']:
+            w('#define VAGX_MOD_%s_%s(mod) (((unsigned)(mod) >> %d) & 0x%xu)' % (
+                op['name'].upper(), f['name'].upper(), f['lo'], (1 << f['size']) - 1))
+    w('')
     w('static const struct vagx_field vagx_fields[] = {')
     for f in fields:
         if f['type'] == 'enum':
