@@ -583,8 +583,25 @@ static int param_read(const char *name, char *buf, size_t len)
 
 /*
  * The PCI function (vagx_hotplug.c, the PCI reset tests of vagx_kms.c).
- * The function with the contract's identity ("0000:00:04.0").
+ * A hexadecimal sysfs attribute of function @fn, or ~0u.
  */
+static unsigned int pci_attr(const char *fn, const char *attr)
+{
+	unsigned int v = ~0u;
+	char path[512], buf[32];
+	FILE *f;
+
+	snprintf(path, sizeof(path), PCI_DEVICES "/%s/%s", fn, attr);
+	f = fopen(path, "r");
+	if (!f)
+		return v;
+	if (fgets(buf, sizeof(buf), f))
+		v = strtoul(buf, NULL, 16);
+	fclose(f);
+	return v;
+}
+
+/* The function with the contract's identity ("0000:00:04.0"). */
 static int find_slot(char *slot, size_t len)
 {
 	struct dirent *de;
@@ -594,27 +611,10 @@ static int find_slot(char *slot, size_t len)
 	if (!d)
 		return 0;
 	while (!found && (de = readdir(d))) {
-		char path[512], buf[32];
-		unsigned int ven = 0, dev = 0;
-		FILE *f;
-
 		if (de->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), PCI_DEVICES "/%s/vendor", de->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(buf, sizeof(buf), f))
-			ven = strtoul(buf, NULL, 16);
-		fclose(f);
-		snprintf(path, sizeof(path), PCI_DEVICES "/%s/device", de->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(buf, sizeof(buf), f))
-			dev = strtoul(buf, NULL, 16);
-		fclose(f);
-		if (ven == VAGX_PCI_VENDOR_ID && dev == VAGX_PCI_DEVICE_ID) {
+		if (pci_attr(de->d_name, "vendor") == VAGX_PCI_VENDOR_ID &&
+		    pci_attr(de->d_name, "device") == VAGX_PCI_DEVICE_ID) {
 			snprintf(slot, len, "%s", de->d_name);
 			found = 1;
 		}
