@@ -5,6 +5,7 @@
 #include <linux/seq_file.h>
 
 #include <drm/drm_debugfs.h>
+#include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_print.h>
 
@@ -100,6 +101,40 @@ static int vagx_wedge_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE(vagx_wedge_fops, vagx_wedge_get, vagx_wedge_set,
 			 "%llu\n");
 
+/*
+ * The SCRATCH register, which the driver does not use otherwise: a test
+ * writes it and sees whether a reset reached the device (power-on value
+ * 0 after a PCI reset; a global reset keeps it). -ENODEV once unplugged.
+ */
+static int vagx_scratch_get(void *data, u64 *val)
+{
+	struct vagx_device *vdev = data;
+	int idx;
+
+	if (!drm_dev_enter(&vdev->drm, &idx))
+		return -ENODEV;
+	*val = vagx_read(vdev, VAGX_REG_SCRATCH);
+	drm_dev_exit(idx);
+	return 0;
+}
+
+static int vagx_scratch_set(void *data, u64 val)
+{
+	struct vagx_device *vdev = data;
+	int idx;
+
+	if (val > U32_MAX)
+		return -EINVAL;
+	if (!drm_dev_enter(&vdev->drm, &idx))
+		return -ENODEV;
+	vagx_write(vdev, VAGX_REG_SCRATCH, val);
+	drm_dev_exit(idx);
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(vagx_scratch_fops, vagx_scratch_get,
+			 vagx_scratch_set, "%#llx\n");
+
 /**
  * vagx_debugfs_init() - &drm_driver.debugfs_init hook
  * @minor: DRM minor.
@@ -131,6 +166,13 @@ void vagx_debugfs_init(struct drm_minor *minor)
 	debugfs_create_file_unsafe("vagx_inject_tlb_stuck", 0600,
 				   minor->debugfs_root,
 				   &vdev->inject_tlb_stuck, &vagx_inject_fops);
+	/* Queue the next N writeback jobs unarmed (PCI reset tests). */
+	debugfs_create_file_unsafe("vagx_inject_wb_drop", 0600,
+				   minor->debugfs_root,
+				   &vdev->inject_wb_drop, &vagx_inject_fops);
+	/* SCRATCH: tells whether a PCI reset reached the device. */
+	debugfs_create_file_unsafe("vagx_scratch", 0600, minor->debugfs_root,
+				   vdev, &vagx_scratch_fops);
 	/* Mark the device wedged (1): the TLB recovery must reset it. */
 	debugfs_create_file_unsafe("vagx_inject_tlb_wedge", 0600,
 				   minor->debugfs_root, vdev, &vagx_wedge_fops);

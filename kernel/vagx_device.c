@@ -339,6 +339,25 @@ static void vagx_device_release(struct drm_device *drm, void *data)
 	destroy_workqueue(vdev->bind_wq);
 }
 
+/* ID and VERSION: a vagx device of the contract's major version. */
+static int vagx_device_identify(struct vagx_device *vdev, u32 *version)
+{
+	u32 id = vagx_read(vdev, VAGX_REG_ID);
+
+	if (id != VAGX_ID_MAGIC) {
+		drm_err(&vdev->drm, "bad ID register %#x\n", id);
+		return -ENODEV;
+	}
+	*version = vagx_read(vdev, VAGX_REG_VERSION);
+	if (VAGX_VERSION_MAJOR_GET(*version) != VAGX_HW_VERSION_MAJOR) {
+		drm_err(&vdev->drm, "unsupported hardware contract %u.%u\n",
+			VAGX_VERSION_MAJOR_GET(*version),
+			VAGX_VERSION_MINOR_GET(*version));
+		return -ENODEV;
+	}
+	return 0;
+}
+
 /**
  * vagx_device_init() - Identify, reset and set up the device
  * @vdev: Device, with @pdev and @mmio set.
@@ -352,21 +371,13 @@ static void vagx_device_release(struct drm_device *drm, void *data)
 int vagx_device_init(struct vagx_device *vdev)
 {
 	struct pci_dev *pdev = vdev->pdev;
-	u32 id, major;
+	u32 major;
 	int ret;
 
-	id = vagx_read(vdev, VAGX_REG_ID);
-	if (id != VAGX_ID_MAGIC) {
-		drm_err(&vdev->drm, "bad ID register %#x\n", id);
-		return -ENODEV;
-	}
-	vdev->hw_version = vagx_read(vdev, VAGX_REG_VERSION);
+	ret = vagx_device_identify(vdev, &vdev->hw_version);
+	if (ret)
+		return ret;
 	major = VAGX_VERSION_MAJOR_GET(vdev->hw_version);
-	if (major != VAGX_HW_VERSION_MAJOR) {
-		drm_err(&vdev->drm, "unsupported hardware contract %u.%u\n",
-			major, VAGX_VERSION_MINOR_GET(vdev->hw_version));
-		return -ENODEV;
-	}
 	/* Contract 1.1: Q_ABORT can be qualified with the job's seqno. */
 	vdev->abort_match = VAGX_VERSION_MINOR_GET(vdev->hw_version) >= 1;
 	vdev->hw_features = vagx_read(vdev, VAGX_REG_FEATURES);
@@ -470,4 +481,80 @@ void vagx_device_fini(struct vagx_device *vdev)
 	cancel_delayed_work_sync(&vdev->quarantine_work);
 	vagx_mmu_quarantine_release(vdev);
 	vagx_rings_unplug(vdev);
+}
+
+/**
+ * vagx_device_reset_prepare() - Quiesce the driver before a PCI reset
+ * @vdev: Device, bound; the PCI core holds the device lock.
+ *
+ * A function-level or bus reset (sysfs ``reset``, VFIO, the host) brings
+ * every register back to its power-on value: rings, interrupt masks and
+ * the scanout configuration are lost, running jobs are dropped without a
+ * result. Before it: the display is held still (vagx_kms_reset_prepare():
+ * modeset locks, commits applied, vblanks off), every ring's scheduler is
+ * parked as for a recovery (vagx_rings_stop()), TLB invalidations wait
+ * (@vdev->tlb_lock) and interrupts are masked. Everything stays so until
+ * vagx_device_reset_done(), which the PCI core calls from the same task
+ * whether or not the reset worked.
+ */
+void vagx_device_reset_prepare(struct vagx_device *vdev)
+{
+	int i;
+
+	vagx_kms_reset_prepare(vdev);
+	vagx_rings_stop(vdev);
+	mutex_lock(&vdev->tlb_lock);
+	vagx_write(vdev, VAGX_REG_INT_ENABLE, 0);
+	for (i = 0; i < vdev->nvec; i++)
+		synchronize_irq(pci_irq_vector(vdev->pdev, i));
+	/* A writeback that ended before the mask keeps its result. */
+	if (vagx_read(vdev, VAGX_REG_INT_STATUS) & VAGX_INT_WRITEBACK__MASK) {
+		vagx_write(vdev, VAGX_REG_INT_STATUS, VAGX_INT_WRITEBACK__MASK);
+		vagx_kms_irq(vdev, VAGX_INT_WRITEBACK__MASK);
+	}
+}
+
+/**
+ * vagx_device_reset_done() - Bring the device back after a PCI reset
+ * @vdev: Device, quiesced by vagx_device_reset_prepare(); config space
+ *        (BARs, bus mastering, MSI-X) restored by the PCI core.
+ *
+ * Checks that the same device answers (ID, VERSION), resets its GPU domain
+ * (a reset that did not happen, or that the device has not finished --
+ * STATUS.RESET_BUSY -- is completed or waited for here), restores the
+ * interrupt mask, retires the jobs that completed before the reset and
+ * ends the ones it dropped with -ECANCELED (vagx_rings_restart()), programs
+ * the rings, restores the scanout from the current atomic state and ends
+ * the writeback jobs the reset dropped (vagx_kms_reset_done()). Page
+ * tables live in guest memory and each job names its root, so only the
+ * scanout's roots need writing. A device that does not come back is
+ * marked wedged: TLB invalidations fail at once and the quarantine's
+ * recovery retries the global reset (vagx_mmu_recover_now()).
+ */
+void vagx_device_reset_done(struct vagx_device *vdev)
+{
+	u32 version;
+	int ret;
+
+	ret = vagx_device_identify(vdev, &version);
+	if (!ret && version != vdev->hw_version)
+		ret = -ENODEV;
+	if (!ret)
+		ret = vagx_device_reset(vdev);
+	if (!ret)
+		ret = vagx_device_tlb_idle(vdev);
+	vagx_write(vdev, VAGX_REG_INT_ENABLE, vagx_int_mask(vdev));
+	WRITE_ONCE(vdev->tlb_wedged, !!ret);
+	mutex_unlock(&vdev->tlb_lock);
+	vagx_rings_restart(vdev);
+	vagx_kms_reset_done(vdev);
+	atomic_inc(&vdev->pci_resets);
+	if (ret) {
+		drm_err(&vdev->drm, "device did not come back from a PCI reset (%d): wedged\n",
+			ret);
+		vagx_mmu_recover_now(vdev);
+	} else {
+		drm_info(&vdev->drm, "PCI reset: device reinitialised\n");
+		vagx_mmu_quarantine_reset_done(vdev);
+	}
 }

@@ -160,6 +160,8 @@ struct vagx_device {
 	atomic_t ring_rr;
 	/** @hw_runs_jobs: A NOP job completed at probe time. */
 	bool hw_runs_jobs;
+	/** @pci_resets: PCI resets the driver went through (debugfs). */
+	atomic_t pci_resets;
 	/** @abort_match: Q_ABORT.MATCH and Q_ABORT_STATUS exist (contract 1.1). */
 	bool abort_match;
 	/**
@@ -237,6 +239,12 @@ struct vagx_device {
 	 * ends the stall.
 	 */
 	atomic_t inject_tlb_stuck;
+	/**
+	 * @inject_wb_drop: Debugfs knob: the next N writeback jobs are queued
+	 * without arming the device, as if a reset had dropped the arm; only
+	 * a PCI reset ends them.
+	 */
+	atomic_t inject_wb_drop;
 	/** @inject_abort_fail: Debugfs knob: skip Q_ABORT in the next N timeouts. */
 	atomic_t inject_abort_fail;
 	/**
@@ -280,6 +288,8 @@ static inline void vagx_write(struct vagx_device *vdev, u32 reg, u32 val)
 int vagx_device_init(struct vagx_device *vdev);
 void vagx_device_fini(struct vagx_device *vdev);
 int vagx_device_reset(struct vagx_device *vdev);
+void vagx_device_reset_prepare(struct vagx_device *vdev);
+void vagx_device_reset_done(struct vagx_device *vdev);
 u64 vagx_device_timestamp(struct vagx_device *vdev);
 int vagx_device_tlb_idle(struct vagx_device *vdev);
 int vagx_device_tlb_invalidate_all(struct vagx_device *vdev);

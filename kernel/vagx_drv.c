@@ -559,6 +559,26 @@ static void vagx_pci_remove(struct pci_dev *pdev)
 	vagx_device_fini(vdev);
 }
 
+/*
+ * PCI reset behind the driver's back (sysfs reset, VFIO, a bus reset of the
+ * bridge): pci_reset_function() calls these around the reset, in one task
+ * and under the device lock, so they cannot race with remove.
+ */
+static void vagx_pci_reset_prepare(struct pci_dev *pdev)
+{
+	vagx_device_reset_prepare(pci_get_drvdata(pdev));
+}
+
+static void vagx_pci_reset_done(struct pci_dev *pdev)
+{
+	vagx_device_reset_done(pci_get_drvdata(pdev));
+}
+
+static const struct pci_error_handlers vagx_pci_err_handlers = {
+	.reset_prepare = vagx_pci_reset_prepare,
+	.reset_done = vagx_pci_reset_done,
+};
+
 static const struct pci_device_id vagx_pci_ids[] = {
 	{ PCI_DEVICE(VAGX_PCI_VENDOR_ID, VAGX_PCI_DEVICE_ID) },
 	{ }
@@ -570,6 +590,7 @@ static struct pci_driver vagx_pci_driver = {
 	.id_table = vagx_pci_ids,
 	.probe = vagx_pci_probe,
 	.remove = vagx_pci_remove,
+	.err_handler = &vagx_pci_err_handlers,
 };
 module_pci_driver(vagx_pci_driver);
 

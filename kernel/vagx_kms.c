@@ -44,6 +44,7 @@
 #include <drm/drm_managed.h>
 #include <drm/drm_mm.h>
 #include <drm/drm_modeset_helper_vtables.h>
+#include <drm/drm_modeset_lock.h>
 #include <drm/drm_plane.h>
 #include <drm/drm_print.h>
 #include <drm/drm_probe_helper.h>
@@ -137,6 +138,10 @@ struct vagx_kms {
 	atomic_t faults;
 	/** @wb: The writeback connector (FEATURES.WRITEBACK), or NULL. */
 	struct vagx_wb *wb;
+	/** @reset_ctx: Modeset locks held across a PCI reset. */
+	struct drm_modeset_acquire_ctx reset_ctx;
+	/** @reset_vblank_off: A PCI reset turned the CRTC's vblanks off. */
+	bool reset_vblank_off;
 };
 
 struct vagx_fb {
@@ -442,10 +447,14 @@ void vagx_kms_hw_restore(struct vagx_device *vdev)
 	vagx_kms_int_enable(kms, bits, true);
 
 	spin_lock_irqsave(&kms->irq_lock, flags);
-	if (kms->has_crc)
+	if (kms->has_crc) {
+		kms->crc_count = vagx_read(vdev, VAGX_REG_SCANOUT_CRC_COUNT);
 		vagx_write(vdev, VAGX_REG_SCANOUT_CRC_CONTROL,
 			   VAGX_SCANOUT_CRC_CONTROL_ENABLE(kms->regs.crc));
+	}
 	if (kms->regs.enabled) {
+		/* Frames (and SCANOUT_VBLANK_TS) start again from here. */
+		kms->regs.enable_ts = vagx_device_timestamp(vdev);
 		vagx_kms_write_regs(kms);
 		vagx_write(vdev, VAGX_REG_SCANOUT_COMMIT,
 			   VAGX_SCANOUT_COMMIT_PENDING(1));
@@ -453,6 +462,78 @@ void vagx_kms_hw_restore(struct vagx_device *vdev)
 			   VAGX_SCANOUT_CONTROL_ENABLE(1));
 	}
 	spin_unlock_irqrestore(&kms->irq_lock, flags);
+}
+
+/*
+ * Wait until the CRTC's last commit has programmed the hardware (hw_done):
+ * its tail writes no register after that, and @regs is its state. Bounded
+ * as the atomic helpers' own waits are.
+ */
+static void vagx_kms_wait_hw_done(struct vagx_kms *kms)
+{
+	struct drm_crtc *crtc = &kms->crtc;
+	struct drm_crtc_commit *commit;
+
+	spin_lock(&crtc->commit_lock);
+	commit = list_first_entry_or_null(&crtc->commit_list,
+					  struct drm_crtc_commit, commit_entry);
+	if (commit)
+		drm_crtc_commit_get(commit);
+	spin_unlock(&crtc->commit_lock);
+	if (!commit)
+		return;
+	if (!wait_for_completion_timeout(&commit->hw_done, 10 * HZ))
+		drm_err(crtc->dev, "reset: commit not applied within 10 s\n");
+	drm_crtc_commit_put(commit);
+}
+
+/**
+ * vagx_kms_reset_prepare() - Hold the display still across a PCI reset
+ * @vdev: Device.
+ *
+ * Takes every modeset lock (no commit starts until vagx_kms_reset_done()),
+ * waits for the last commit to reach the hardware, and turns the CRTC's
+ * vblanks off while the counter still answers, so that DRM's count does
+ * not jump when the reset restarts SCANOUT_VBLANK_COUNT at 0. A flip
+ * waiting for its vblank completes after the reset.
+ */
+void vagx_kms_reset_prepare(struct vagx_device *vdev)
+{
+	struct vagx_kms *kms = vdev->kms;
+
+	if (!kms)
+		return;
+	drm_modeset_acquire_init(&kms->reset_ctx, 0);
+	while (drm_modeset_lock_all_ctx(&vdev->drm, &kms->reset_ctx) ==
+	       -EDEADLK)
+		drm_modeset_backoff(&kms->reset_ctx);
+	vagx_kms_wait_hw_done(kms);
+	kms->reset_vblank_off = kms->crtc.state->active;
+	if (kms->reset_vblank_off)
+		drm_crtc_vblank_off(&kms->crtc);
+}
+
+/**
+ * vagx_kms_reset_done() - Show the current atomic state again after a reset
+ * @vdev: Device, its interrupt mask restored.
+ *
+ * The reset dropped an armed writeback: its job ends with -ECANCELED.
+ * vagx_kms_hw_restore() programs the scanout from the registers of the
+ * committed state; the vblanks come back on with DRM's count continuing.
+ */
+void vagx_kms_reset_done(struct vagx_device *vdev)
+{
+	struct vagx_kms *kms = vdev->kms;
+
+	if (!kms)
+		return;
+	if (kms->wb)
+		vagx_wb_reset(kms->wb);
+	vagx_kms_hw_restore(vdev);
+	if (kms->reset_vblank_off)
+		drm_crtc_vblank_on(&kms->crtc);
+	drm_modeset_drop_locks(&kms->reset_ctx);
+	drm_modeset_acquire_fini(&kms->reset_ctx);
 }
 
 /*

@@ -18,6 +18,8 @@ void vagx_kms_register(struct vagx_device *vdev);
 void vagx_kms_fini(struct vagx_device *vdev);
 void vagx_kms_irq(struct vagx_device *vdev, u32 pending);
 void vagx_kms_hw_restore(struct vagx_device *vdev);
+void vagx_kms_reset_prepare(struct vagx_device *vdev);
+void vagx_kms_reset_done(struct vagx_device *vdev);
 int vagx_kms_dumb_create(struct drm_file *file, struct drm_device *drm,
 			 struct drm_mode_create_dumb *args);
 

@@ -132,6 +132,25 @@ void vagx_mmu_recover_now(struct vagx_device *vdev)
 }
 
 /**
+ * vagx_mmu_quarantine_reset_done() - A PCI reset dropped every translation
+ * @vdev: Device, back in service after a PCI reset.
+ *
+ * What the quarantine holds can no longer be reached through a cached
+ * translation: its recovery runs now instead of at its back-off.
+ */
+void vagx_mmu_quarantine_reset_done(struct vagx_device *vdev)
+{
+	bool kick;
+
+	mutex_lock(&vdev->quarantine_lock);
+	kick = !list_empty(&vdev->quarantine_pts) ||
+	       !list_empty(&vdev->quarantine_vmas);
+	mutex_unlock(&vdev->quarantine_lock);
+	if (kick)
+		vagx_mmu_recover_now(vdev);
+}
+
+/**
  * vagx_mmu_quarantine_release() - Free what failed TLB invalidations kept
  * @vdev: Device, quiesced for good (vagx_device_fini(): global reset, bus
  *        mastering off), so it walks no table and touches no page; the

@@ -10,6 +10,7 @@ struct work_struct;
 void vagx_mmu_quarantine_kick(struct vagx_device *vdev);
 void vagx_mmu_quarantine_release(struct vagx_device *vdev);
 void vagx_mmu_recover_now(struct vagx_device *vdev);
+void vagx_mmu_quarantine_reset_done(struct vagx_device *vdev);
 void vagx_mmu_quarantine_work(struct work_struct *work);
 void vagx_mmu_fault_irq(struct vagx_device *vdev);
 void vagx_mmu_debugfs_show(struct vagx_device *vdev, struct seq_file *m);

@@ -248,18 +248,15 @@ static void vagx_ring_job_failed(struct vagx_ring *ring, struct vagx_job *job,
 	vagx_ring_cancel_queue(ring, queue);
 }
 
-/**
- * vagx_ring_irq() - Retire completed jobs of a ring (IRQ context)
- * @ring: Ring.
- * @error: The ring reported an error (it may be HALTED).
+/*
+ * Retire the jobs the device completed, in ring order (ring->lock held);
+ * stops at the first job without a result. Returns true if one failed.
  */
-void vagx_ring_irq(struct vagx_ring *ring, bool error)
+static bool vagx_ring_retire_locked(struct vagx_ring *ring)
 {
-	struct vagx_device *vdev = ring->vdev;
 	struct vagx_job *job, *tmp;
 	bool failed = false;
 
-	spin_lock(&ring->lock);
 	list_for_each_entry_safe(job, tmp, &ring->inflight, node) {
 		u32 *w = vagx_ring_slot(ring, job->slot);
 		u32 status = READ_ONCE(w[VAGX_RING_SLOT_RESULT_OFFSET / 4]) & 0xff;
@@ -275,6 +272,21 @@ void vagx_ring_irq(struct vagx_ring *ring, bool error)
 			failed = true;
 		}
 	}
+	return failed;
+}
+
+/**
+ * vagx_ring_irq() - Retire completed jobs of a ring (IRQ context)
+ * @ring: Ring.
+ * @error: The ring reported an error (it may be HALTED).
+ */
+void vagx_ring_irq(struct vagx_ring *ring, bool error)
+{
+	struct vagx_device *vdev = ring->vdev;
+	bool failed;
+
+	spin_lock(&ring->lock);
+	failed = vagx_ring_retire_locked(ring);
 	if (error || failed) {
 		u32 st = vagx_read(vdev, VAGX_REG_Q_STATUS(ring->idx));
 
@@ -722,23 +734,16 @@ void vagx_rings_unplug(struct vagx_device *vdev)
 }
 
 /**
- * vagx_device_recover() - Bring a wedged device back into service
- * @vdev: Device, wedged (a TLB invalidation did not complete).
+ * vagx_rings_stop() - Park every ring before a reset of the whole device
+ * @vdev: Device.
  *
- * With every ring's scheduler parked: a global reset, which stops every
- * queue and ends every job without a completion write; if TLB_INV_STATUS
- * is then idle the device is no longer wedged. Either way the jobs the
- * rings held end with -ECANCELED (their queues marked innocent unless
- * they already timed out or faulted: a wedged device, not the job, ended
- * them) and the rings are programmed again, so that later jobs run.
- *
- * Return: 0 when the device is in service again, else -ETIMEDOUT.
+ * Takes @vdev->reset_lock (so no ring recovery or entity teardown runs),
+ * parks every ring's scheduler (run_job() writes no slot) and waits for
+ * running interrupt handlers. vagx_rings_restart() undoes it.
  */
-int vagx_device_recover(struct vagx_device *vdev)
+void vagx_rings_stop(struct vagx_device *vdev)
 {
-	struct vagx_job *job, *tmp;
-	unsigned long flags;
-	int ret, i;
+	int i;
 	u32 q;
 
 	mutex_lock(&vdev->reset_lock);
@@ -746,19 +751,31 @@ int vagx_device_recover(struct vagx_device *vdev)
 		drm_sched_wqueue_stop(&vdev->rings[q].sched);
 	for (i = 0; i < vdev->nvec; i++)
 		synchronize_irq(pci_irq_vector(vdev->pdev, i));
+}
 
-	mutex_lock(&vdev->tlb_lock);
-	ret = vagx_device_reset(vdev);
-	if (!ret)
-		ret = vagx_device_tlb_idle(vdev);
-	if (!ret)
-		WRITE_ONCE(vdev->tlb_wedged, false);
-	mutex_unlock(&vdev->tlb_lock);
+/**
+ * vagx_rings_restart() - End what a device reset dropped, restart the rings
+ * @vdev: Device, stopped by vagx_rings_stop(), then reset (global or PCI
+ *        reset: no job runs any more, none will write its result).
+ *
+ * Jobs that completed before the reset (their interrupt may not have been
+ * handled) are retired with their result. The others were dropped: they
+ * end with -ECANCELED, their queues marked innocent unless they already
+ * timed out or faulted (the reset, not the job, ended them). Every ring is
+ * programmed again, the schedulers restarted and @vdev->reset_lock
+ * released, so later jobs run.
+ */
+void vagx_rings_restart(struct vagx_device *vdev)
+{
+	struct vagx_job *job, *tmp;
+	unsigned long flags;
+	u32 q;
 
 	for (q = 0; q < vdev->num_rings; q++) {
 		struct vagx_ring *ring = &vdev->rings[q];
 
 		spin_lock_irqsave(&ring->lock, flags);
+		vagx_ring_retire_locked(ring);
 		list_for_each_entry_safe(job, tmp, &ring->inflight, node) {
 			if (!(atomic_read(&job->queue->state) &
 			      (DRM_VAGX_QUEUE_STATE_TIMEDOUT |
@@ -767,12 +784,40 @@ int vagx_device_recover(struct vagx_device *vdev)
 					  &job->queue->state);
 			vagx_job_fence_signal(job, -ECANCELED);
 		}
+		ring->fault_valid = false;
 		vagx_ring_program(ring);
 		spin_unlock_irqrestore(&ring->lock, flags);
 	}
 	for (q = 0; q < vdev->num_rings; q++)
 		drm_sched_wqueue_start(&vdev->rings[q].sched);
 	mutex_unlock(&vdev->reset_lock);
+}
+
+/**
+ * vagx_device_recover() - Bring a wedged device back into service
+ * @vdev: Device, wedged (a TLB invalidation did not complete).
+ *
+ * With every ring's scheduler parked: a global reset, which stops every
+ * queue and ends every job without a completion write; if TLB_INV_STATUS
+ * is then idle the device is no longer wedged. Either way the jobs the
+ * reset dropped end with -ECANCELED (vagx_rings_restart()) and the rings
+ * are programmed again, so that later jobs run.
+ *
+ * Return: 0 when the device is in service again, else -ETIMEDOUT.
+ */
+int vagx_device_recover(struct vagx_device *vdev)
+{
+	int ret;
+
+	vagx_rings_stop(vdev);
+	mutex_lock(&vdev->tlb_lock);
+	ret = vagx_device_reset(vdev);
+	if (!ret)
+		ret = vagx_device_tlb_idle(vdev);
+	if (!ret)
+		WRITE_ONCE(vdev->tlb_wedged, false);
+	mutex_unlock(&vdev->tlb_lock);
+	vagx_rings_restart(vdev);
 	return ret;
 }
 
@@ -877,6 +922,7 @@ void vagx_rings_debugfs_show(struct vagx_device *vdev, struct seq_file *m)
 		return;
 	seq_printf(m, "hw_runs_jobs: %d\n", vdev->hw_runs_jobs);
 	seq_printf(m, "abort_match: %d\n", vdev->abort_match);
+	seq_printf(m, "pci_resets: %d\n", atomic_read(&vdev->pci_resets));
 	for (q = 0; q < vdev->num_rings; q++) {
 		struct vagx_ring *ring = &vdev->rings[q];
 		struct vagx_job *job;

@@ -68,6 +68,8 @@ struct vagx_job {
 
 int vagx_rings_init(struct vagx_device *vdev);
 void vagx_rings_unplug(struct vagx_device *vdev);
+void vagx_rings_stop(struct vagx_device *vdev);
+void vagx_rings_restart(struct vagx_device *vdev);
 int vagx_device_recover(struct vagx_device *vdev);
 void vagx_rings_fini(struct vagx_device *vdev);
 bool vagx_rings_probe_nop(struct vagx_device *vdev);

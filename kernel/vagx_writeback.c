@@ -139,6 +139,11 @@ static void vagx_wb_atomic_commit(struct drm_connector *connector,
 		drm_writeback_signal_completion(conn, -ENODEV);
 		return;
 	}
+	/* Debugfs: the job stays queued, as if a reset had dropped the arm. */
+	if (atomic_add_unless(&vdev->inject_wb_drop, -1, 0)) {
+		drm_dev_exit(idx);
+		return;
+	}
 	vagx_write(vdev, VAGX_REG_SCANOUT_WB_FORMAT,
 		   VAGX_SCANOUT_WB_FORMAT_FORMAT(vagx_kms_hw_format(fb->format->format)));
 	vagx_write(vdev, VAGX_REG_SCANOUT_WB_PITCH, fb->pitches[0]);
@@ -212,6 +217,22 @@ void vagx_wb_irq(struct vagx_wb *wb)
 	/* Takes the job list's lock; an interrupt with no job is ignored. */
 	if (!list_empty_careful(&wb->conn.job_queue))
 		drm_writeback_signal_completion(&wb->conn, ret);
+}
+
+/**
+ * vagx_wb_reset() - End the writeback jobs a PCI reset dropped
+ * @wb: Writeback connector; modeset locks held, interrupts masked until
+ *      the reset was undone (vagx_kms_reset_prepare()), so no job is being
+ *      queued or signalled meanwhile.
+ *
+ * The reset disarmed the device: no WRITEBACK interrupt will come for the
+ * queued job, whose out-fence ends with -ECANCELED (nothing, or part of
+ * the frame, was written).
+ */
+void vagx_wb_reset(struct vagx_wb *wb)
+{
+	while (!list_empty_careful(&wb->conn.job_queue))
+		drm_writeback_signal_completion(&wb->conn, -ECANCELED);
 }
 
 /**

@@ -34,9 +34,11 @@ ${CC:-cc} -std=gnu11 -O2 -g -Wall -Wextra -Wno-sign-compare \
 	-I"$top/uapi/drm" -I"$gen" -I/usr/include/libdrm \
 	-o "$out/vagx_bench" "$top/tests/uapi/vagx_bench.c"
 echo "uapi-tests: built $out/vagx_bench"
-# KMS tests and the screendump pattern helper (display, vagx_kms.c).
+# KMS tests (with the PCI reset tests, which run jobs too: vagx_test.h) and
+# the screendump pattern helper (display, vagx_kms.c).
 ${CC:-cc} -std=gnu11 -O2 -g -Wall -Wextra -Wno-sign-compare \
 	-Wno-missing-field-initializers -Wno-unused-parameter -Wno-misleading-indentation \
+	-Wno-unused-function \
 	-I"$top/build/linux-tools/tools/testing/selftests" \
 	-I"$top/uapi/drm" -I"$gen" -I/usr/include/libdrm \
 	-o "$out/vagx_kms" "$top/tests/uapi/vagx_kms.c"

@@ -14,111 +14,11 @@
  * frees the old device.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
-#include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
 
 #include "kselftest_harness.h"
 #include "vagx_test.h"
-
-#define PCI_DEVICES "/sys/bus/pci/devices"
-
-/* The PCI function with the contract's identity ("0000:00:04.0"). */
-static int find_slot(char *slot, size_t len)
-{
-	struct dirent *de;
-	DIR *d = opendir(PCI_DEVICES);
-	int found = 0;
-
-	if (!d)
-		return 0;
-	while (!found && (de = readdir(d))) {
-		char path[512], buf[32];
-		unsigned int ven = 0, dev = 0;
-		FILE *f;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), PCI_DEVICES "/%s/vendor", de->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(buf, sizeof(buf), f))
-			ven = strtoul(buf, NULL, 16);
-		fclose(f);
-		snprintf(path, sizeof(path), PCI_DEVICES "/%s/device", de->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(buf, sizeof(buf), f))
-			dev = strtoul(buf, NULL, 16);
-		fclose(f);
-		if (ven == VAGX_PCI_VENDOR_ID && dev == VAGX_PCI_DEVICE_ID) {
-			snprintf(slot, len, "%s", de->d_name);
-			found = 1;
-		}
-	}
-	closedir(d);
-	return found;
-}
-
-static int sysfs_write(const char *path, const char *val)
-{
-	int f = open(path, O_WRONLY), ret;
-
-	if (f < 0)
-		return -errno;
-	ret = write(f, val, strlen(val)) < 0 ? -errno : 0;
-	close(f);
-	return ret;
-}
-
-static int bound_to_vagx(const char *slot)
-{
-	char path[512], link[256];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), PCI_DEVICES "/%s/driver", slot);
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n < 0)
-		return 0;
-	link[n] = 0;
-	return !strcmp(strrchr(link, '/') + 1, "vagx");
-}
-
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Export the fence a binary syncobj holds now as a sync_file. */
-static int export_sync_file(int fd, uint32_t syncobj)
-{
-	struct drm_syncobj_handle h = {
-		.handle = syncobj,
-		.flags = DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE,
-		.fd = -1,
-	};
-
-	return ioctl(fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &h) ? -errno : h.fd;
-}
-
-/* Wait up to @ms for a sync_file; its status (1, or the fence error). */
-static int sync_file_status(int sf, int ms)
-{
-	struct pollfd p = { .fd = sf, .events = POLLIN };
-	struct sync_file_info info = { 0 };
-
-	if (poll(&p, 1, ms) != 1)
-		return -1000;
-	if (ioctl(sf, SYNC_IOC_FILE_INFO, &info))
-		return -2000 - errno;
-	return info.status;
-}
 
 static sigjmp_buf bus_jmp;
 

@@ -33,6 +33,7 @@
 #include "vagx_drm.h"
 #include "vagx_hw.h"
 #include "kselftest_harness.h"
+#include "vagx_test.h"
 
 #define CARD "/dev/dri/card0"
 
@@ -1154,6 +1155,7 @@ TEST_F(kms, crc)
 
 #include "vagx_kms_overlay.c.inc"
 #include "vagx_kms_writeback.c.inc"
+#include "vagx_kms_reset.c.inc"
 
 /* Vblank counts and timestamps keep increasing across modesets. */
 TEST_F(kms, vblank_across_modeset)

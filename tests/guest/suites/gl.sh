@@ -39,12 +39,7 @@ env=$top/userspace/vagx-env
 bin=$top/build/gl-tests
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n $1"; shift; for l in "$@"; do echo "# $l"; done; }
-log() { sed 's/^/#   /' "$1" | head -"${2:-15}"; }
-splat() { dmesg | grep -c -E 'WARNING:|BUG:|Oops|Call Trace|general protection'; }
+. "$top/tests/guest/suites/tap.sh"
 
 # the test programs are normally built on the host (tests/gl/run, make check);
 # the guest's root overlay is writable, so build them here if missing
@@ -215,7 +210,6 @@ done
 mkfifo "$tmp/in"
 timeout 180 "$env" kmscube -c 60 <>"$tmp/in" >"$tmp/kmscube.log" 2>&1
 krc=$?
-after=$(splat)
 if [ $krc = 0 ] && grep -q 'renderer: "vagx' "$tmp/kmscube.log" &&
 	grep -q '^Rendered 5[0-9] frames\|^Rendered 60 frames\|^Rendered [0-9]* frames' "$tmp/kmscube.log" &&
 	! grep -q -i -e '^vagx: ' -e 'GL_INVALID' -e 'failed' "$tmp/kmscube.log"; then
@@ -223,11 +217,5 @@ if [ $krc = 0 ] && grep -q 'renderer: "vagx' "$tmp/kmscube.log" &&
 else
 	nok "kmscube -c 60: exit 0, renderer vagx, no errors (exit $krc)"; log "$tmp/kmscube.log" 40
 fi
-if [ "$after" = "$before" ]; then
-	ok "no kernel warning or oops during the GL runs"
-else
-	nok "no kernel warning or oops during the GL runs"
-	dmesg | grep -E -A5 'WARNING:|BUG:|Oops|Call Trace' | tail -30 | sed 's/^/#   /'
-fi
-echo "1..$n"
-[ $fails = 0 ]
+splat_check "$before" "no kernel warning or oops during the GL runs"
+tap_end
