@@ -128,21 +128,47 @@ query_end_in_batches(struct vagx_context *ctx, struct vagx_query *q)
    }
 }
 
+/* The context's slot for the active query of q's kind: draws begin the
+ * query of each slot in their batch's control stream (vagx_draw.c).  One
+ * occlusion-like query and one of each primitive counter are active at a
+ * time. */
+static struct vagx_query **
+query_active_slot(struct vagx_context *ctx, struct vagx_query *q)
+{
+   if (q->type == PIPE_QUERY_PRIMITIVES_GENERATED || q->type == PIPE_QUERY_PRIMITIVES_EMITTED)
+      return &ctx->prim_query[q->type == PIPE_QUERY_PRIMITIVES_EMITTED];
+   return &ctx->occlusion;
+}
+
+/* q becomes the active query of *slot, ending the one it replaces; earlier
+ * uses of this query object must land before the reset. */
+static void
+query_activate(struct vagx_context *ctx, struct vagx_query **slot, struct vagx_query *q)
+{
+   query_reset(ctx, q);
+   if (*slot && *slot != q)
+      query_end_in_batches(ctx, *slot);
+   *slot = q;
+}
+
+/* q stops being the active query of *slot, if it was. */
+static void
+query_deactivate(struct vagx_context *ctx, struct vagx_query **slot, struct vagx_query *q)
+{
+   if (*slot == q) {
+      query_end_in_batches(ctx, q);
+      *slot = NULL;
+   }
+}
+
 static void
 vagx_destroy_query(struct pipe_context *pctx, struct pipe_query *pq)
 {
    struct vagx_context *ctx = vagx_context(pctx);
    struct vagx_query *q = (struct vagx_query *)pq;
-   if (ctx->occlusion == q) {
-      query_end_in_batches(ctx, q);
-      ctx->occlusion = NULL;
-   }
-   for (unsigned k = 0; k < 2; k++) {
-      if (ctx->prim_query[k] == q) {
-         query_end_in_batches(ctx, q);
-         ctx->prim_query[k] = NULL;
-      }
-   }
+   query_deactivate(ctx, &ctx->occlusion, q);
+   for (unsigned k = 0; k < 2; k++)
+      query_deactivate(ctx, &ctx->prim_query[k], q);
    if (ctx->cond_query == q)
       ctx->cond_query = NULL;
    /* batches reference the BO, so it outlives pending control streams */
@@ -162,23 +188,8 @@ vagx_begin_query(struct pipe_context *pctx, struct pipe_query *pq)
       return true;
    case PIPE_QUERY_TIMESTAMP:
       return true;
-   case PIPE_QUERY_PRIMITIVES_GENERATED:
-   case PIPE_QUERY_PRIMITIVES_EMITTED: {
-      const unsigned k = q->type == PIPE_QUERY_PRIMITIVES_EMITTED;
-      query_reset(ctx, q);
-      if (ctx->prim_query[k] && ctx->prim_query[k] != q)
-         query_end_in_batches(ctx, ctx->prim_query[k]);
-      /* draws begin it in their batch's control stream (vagx_draw.c) */
-      ctx->prim_query[k] = q;
-      return true;
-   }
    default:
-      /* earlier uses of this query object must land before the reset */
-      query_reset(ctx, q);
-      if (ctx->occlusion && ctx->occlusion != q)
-         query_end_in_batches(ctx, ctx->occlusion);
-      /* draws begin it in their batch's control stream (vagx_draw_vbo) */
-      ctx->occlusion = q;
+      query_activate(ctx, query_active_slot(ctx, q), q);
       return true;
    }
 }
@@ -194,20 +205,8 @@ vagx_end_query(struct pipe_context *pctx, struct pipe_query *pq)
       wait_context_idle(ctx);
       q->end = pctx->screen->get_timestamp(pctx->screen);
       return true;
-   case PIPE_QUERY_PRIMITIVES_GENERATED:
-   case PIPE_QUERY_PRIMITIVES_EMITTED: {
-      const unsigned k = q->type == PIPE_QUERY_PRIMITIVES_EMITTED;
-      if (ctx->prim_query[k] == q) {
-         query_end_in_batches(ctx, q);
-         ctx->prim_query[k] = NULL;
-      }
-      return true;
-   }
    default:
-      if (ctx->occlusion == q) {
-         query_end_in_batches(ctx, q);
-         ctx->occlusion = NULL;
-      }
+      query_deactivate(ctx, query_active_slot(ctx, q), q);
       return true;
    }
 }
