@@ -117,6 +117,15 @@ wait_context_idle(struct vagx_context *ctx)
    vagx_screen_wait_seq(ctx->screen, ctx->last_seq, INT64_MAX);
 }
 
+/* The device's time once every job the context submitted has completed:
+ * the start or end of a time query */
+static uint64_t
+idle_timestamp(struct vagx_context *ctx)
+{
+   wait_context_idle(ctx);
+   return ctx->base.screen->get_timestamp(ctx->base.screen);
+}
+
 /* end the query in the control stream of every batch that has it begun */
 static void
 query_end_in_batches(struct vagx_context *ctx, struct vagx_query *q)
@@ -181,17 +190,11 @@ vagx_begin_query(struct pipe_context *pctx, struct pipe_query *pq)
 {
    struct vagx_context *ctx = vagx_context(pctx);
    struct vagx_query *q = (struct vagx_query *)pq;
-   switch (q->type) {
-   case PIPE_QUERY_TIME_ELAPSED:
-      wait_context_idle(ctx);
-      q->start = pctx->screen->get_timestamp(pctx->screen);
-      return true;
-   case PIPE_QUERY_TIMESTAMP:
-      return true;
-   default:
+   if (q->type == PIPE_QUERY_TIME_ELAPSED)
+      q->start = idle_timestamp(ctx);
+   else if (q->type != PIPE_QUERY_TIMESTAMP)
       query_activate(ctx, query_active_slot(ctx, q), q);
-      return true;
-   }
+   return true;
 }
 
 static bool
@@ -199,16 +202,11 @@ vagx_end_query(struct pipe_context *pctx, struct pipe_query *pq)
 {
    struct vagx_context *ctx = vagx_context(pctx);
    struct vagx_query *q = (struct vagx_query *)pq;
-   switch (q->type) {
-   case PIPE_QUERY_TIME_ELAPSED:
-   case PIPE_QUERY_TIMESTAMP:
-      wait_context_idle(ctx);
-      q->end = pctx->screen->get_timestamp(pctx->screen);
-      return true;
-   default:
+   if (q->type == PIPE_QUERY_TIME_ELAPSED || q->type == PIPE_QUERY_TIMESTAMP)
+      q->end = idle_timestamp(ctx);
+   else
       query_deactivate(ctx, query_active_slot(ctx, q), q);
-      return true;
-   }
+   return true;
 }
 
 static bool
