@@ -285,6 +285,39 @@ vagx_render_condition_passes(struct vagx_context *ctx)
    return v != ctx->cond_cond;
 }
 
+/* The device's query type of batch slot prim_query[k] */
+static unsigned
+prim_query_type(unsigned k)
+{
+   return k ? VAGX_QUERY_TYPE_PRIMITIVES_EMITTED : VAGX_QUERY_TYPE_PRIMITIVES_GENERATED;
+}
+
+/* cmd_query_end of the query of `type` in b's control stream */
+static void
+batch_end_query_type(struct vagx_batch *b, unsigned type)
+{
+   struct vagx_cmd_query_end qe;
+   vagx_cmd_query_end_init(&qe);
+   qe.type = type;
+   vagx_cmd_query_end_pack(vagx_cs_emit(b, VAGX_CMD_QUERY_END_LENGTH), &qe);
+}
+
+/* cmd_query_begin of q as the device's query `type` in b's control stream,
+ * charged to the job's geometry budget; q's BO is written by b's job */
+static void
+batch_begin_query(struct vagx_batch *b, unsigned type, struct vagx_query *q)
+{
+   struct vagx_cmd_query_begin qb;
+   vagx_cmd_query_begin_init(&qb);
+   qb.type = type;
+   qb.result_va = query_bo(q)->va + q->offset;
+   vagx_cmd_query_begin_pack(vagx_cs_emit(b, VAGX_CMD_QUERY_BEGIN_LENGTH), &qb);
+   b->geometry += VAGX_RENDER_GEOMETRY_QUERY_COST;
+   vagx_batch_add_bo_write(b, query_bo(q));
+   q->batch_mask |= 1u << b->idx;
+   q->in_job = true;
+}
+
 /* Ends every query begun in the control stream (occlusion, primitives
  * generated / emitted); a later draw begins the ones still active again and
  * the counters accumulate in their u64. */
@@ -299,10 +332,7 @@ vagx_batch_end_query(struct vagx_batch *b)
    for (unsigned k = 0; k < 2; k++) {
       if (!b->prim_query[k])
          continue;
-      struct vagx_cmd_query_end qe;
-      vagx_cmd_query_end_init(&qe);
-      qe.type = k ? VAGX_QUERY_TYPE_PRIMITIVES_EMITTED : VAGX_QUERY_TYPE_PRIMITIVES_GENERATED;
-      vagx_cmd_query_end_pack(vagx_cs_emit(b, VAGX_CMD_QUERY_END_LENGTH), &qe);
+      batch_end_query_type(b, prim_query_type(k));
       b->prim_query[k] = NULL;
    }
 }
@@ -316,26 +346,11 @@ batch_update_prim_queries(struct vagx_context *ctx, struct vagx_batch *b)
       struct vagx_query *want = ctx->queries_paused ? NULL : ctx->prim_query[k];
       if (b->prim_query[k] == want)
          continue;
-      const unsigned type =
-         k ? VAGX_QUERY_TYPE_PRIMITIVES_EMITTED : VAGX_QUERY_TYPE_PRIMITIVES_GENERATED;
-      if (b->prim_query[k]) {
-         struct vagx_cmd_query_end qe;
-         vagx_cmd_query_end_init(&qe);
-         qe.type = type;
-         vagx_cmd_query_end_pack(vagx_cs_emit(b, VAGX_CMD_QUERY_END_LENGTH), &qe);
-      }
+      if (b->prim_query[k])
+         batch_end_query_type(b, prim_query_type(k));
       b->prim_query[k] = want;
-      if (!want)
-         continue;
-      struct vagx_cmd_query_begin qb;
-      vagx_cmd_query_begin_init(&qb);
-      qb.type = type;
-      qb.result_va = query_bo(want)->va + want->offset;
-      vagx_cmd_query_begin_pack(vagx_cs_emit(b, VAGX_CMD_QUERY_BEGIN_LENGTH), &qb);
-   b->geometry += VAGX_RENDER_GEOMETRY_QUERY_COST;
-      vagx_batch_add_bo_write(b, query_bo(want));
-      want->batch_mask |= 1u << b->idx;
-      want->in_job = true;
+      if (want)
+         batch_begin_query(b, prim_query_type(k), want);
    }
 }
 
@@ -352,16 +367,11 @@ batch_update_query(struct vagx_context *ctx, struct vagx_batch *b)
    vagx_batch_end_query(b);
    if (!want)
       return;
-   struct vagx_cmd_query_begin qb;
-   vagx_cmd_query_begin_init(&qb);
-   qb.type = want->type == PIPE_QUERY_OCCLUSION_COUNTER ? VAGX_QUERY_TYPE_OCCLUSION_COUNTER
-                                                         : VAGX_QUERY_TYPE_OCCLUSION_PREDICATE;
-   qb.result_va = query_bo(want)->va + want->offset;
-   vagx_cmd_query_begin_pack(vagx_cs_emit(b, VAGX_CMD_QUERY_BEGIN_LENGTH), &qb);
-   b->geometry += VAGX_RENDER_GEOMETRY_QUERY_COST;
-   vagx_batch_add_bo_write(b, query_bo(want));
-   want->batch_mask |= 1u << b->idx;
-   want->in_job = true;
+   batch_begin_query(b,
+                     want->type == PIPE_QUERY_OCCLUSION_COUNTER
+                        ? VAGX_QUERY_TYPE_OCCLUSION_COUNTER
+                        : VAGX_QUERY_TYPE_OCCLUSION_PREDICATE,
+                     want);
    b->query = want;
 }
 
