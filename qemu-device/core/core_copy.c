@@ -7,14 +7,19 @@
  */
 #include "core_priv.h"
 
+/* A payload that does not unpack: INVALID_JOB, pointing at the payload. */
+static int payload_invalid(struct core_job *job)
+{
+   core_job_fail(job, VAGX_JOB_STATUS_INVALID_JOB, VAGX_UNIT_COPY, VAGX_RING_SLOT_PAYLOAD_OFFSET,
+                 job->slot_pa + VAGX_RING_SLOT_PAYLOAD_OFFSET);
+   return -1;
+}
+
 int core_copy_setup(struct core_job *job, const uint32_t *payload)
 {
    const char *err = NULL;
-   if (!vagx_copy_job_unpack(payload, &job->u.copy, &err)) {
-      core_job_fail(job, VAGX_JOB_STATUS_INVALID_JOB, VAGX_UNIT_COPY, VAGX_RING_SLOT_PAYLOAD_OFFSET,
-                    job->slot_pa + VAGX_RING_SLOT_PAYLOAD_OFFSET);
-      return -1;
-   }
+   if (!vagx_copy_job_unpack(payload, &job->u.copy, &err))
+      return payload_invalid(job);
    job->total = job->u.copy.size;
    return 0;
 }
@@ -22,11 +27,8 @@ int core_copy_setup(struct core_job *job, const uint32_t *payload)
 int core_fill_setup(struct core_job *job, const uint32_t *payload)
 {
    const char *err = NULL;
-   if (!vagx_fill_job_unpack(payload, &job->u.fill, &err)) {
-      core_job_fail(job, VAGX_JOB_STATUS_INVALID_JOB, VAGX_UNIT_COPY, VAGX_RING_SLOT_PAYLOAD_OFFSET,
-                    job->slot_pa + VAGX_RING_SLOT_PAYLOAD_OFFSET);
-      return -1;
-   }
+   if (!vagx_fill_job_unpack(payload, &job->u.fill, &err))
+      return payload_invalid(job);
    job->total = job->u.fill.size;
    return 0;
 }

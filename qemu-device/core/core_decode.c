@@ -32,31 +32,24 @@ struct dctx {
  * the fault and returns false. */
 static bool vread(struct dctx *d, uint64_t va, void *buf, uint64_t len, const char *what)
 {
-   uint8_t *out = buf;
-   while (len) {
-      struct core_xlate x;
-      struct core_fault f;
-      uint64_t off = va % VAGX_PAGE_SIZE;
-      uint64_t n = VAGX_PAGE_SIZE - off;
-      if (n > len)
-         n = len;
-      if (!core_walk(d->ops->read, d->opaque, d->root, va, VAGX_FAULT_ACCESS_READ, &x, &f)) {
-         P(d, "    <%s @ 0x%llx: translation fault: %s at level %u>\n", what,
-           (unsigned long long)va, vagx_fault_reason_name(f.reason), f.level);
+   struct core_span s;
+   struct core_fault f;
+   int r;
+   core_span_init(&s, d->ops->read, d->opaque, d->root, va, len, VAGX_FAULT_ACCESS_READ);
+   while ((r = core_span_next(&s, &f)) > 0) {
+      uint8_t *out = (uint8_t *)buf + s.done;
+      if (s.x.null)
+         memset(out, 0, s.n);
+      else if (d->ops->read(d->opaque, s.x.pa + s.off, out, s.n)) {
+         P(d, "    <%s @ 0x%llx: page 0x%llx outside guest RAM>\n", what,
+           (unsigned long long)s.va, (unsigned long long)s.x.pa);
          return false;
       }
-      if (x.null)
-         memset(out, 0, n);
-      else if (d->ops->read(d->opaque, x.pa + off, out, n)) {
-         P(d, "    <%s @ 0x%llx: page 0x%llx outside guest RAM>\n", what, (unsigned long long)va,
-           (unsigned long long)x.pa);
-         return false;
-      }
-      out += n;
-      va += n;
-      len -= n;
    }
-   return true;
+   if (r < 0)
+      P(d, "    <%s @ 0x%llx: translation fault: %s at level %u>\n", what,
+        (unsigned long long)f.va, vagx_fault_reason_name(f.reason), f.level);
+   return r == 0;
 }
 
 static void decode_code(struct dctx *d, uint64_t code_va)

@@ -111,45 +111,88 @@ bool core_mmu_translate(struct core_mmu_ctx *m, uint64_t root, uint64_t va,
    return check_access(x, root, va, access, f);
 }
 
-/* Copies len bytes at va page by page, out of the VM into `out` (a read) or
- * from `in` into it (a write, out NULL): a NULL page reads as zero and drops
- * writes; a page the host cannot map goes through the bus callbacks. */
-static inline bool mmu_copy(struct core_mmu_ctx *m, uint64_t root, uint64_t va, uint8_t *out,
-                            const uint8_t *in, uint64_t len, struct core_fault *f)
+void core_span_init(struct core_span *s, core_read_fn rd, void *opaque, uint64_t root, uint64_t va,
+                    uint64_t len, enum vagx_fault_access access)
 {
-   const enum vagx_fault_access acc = out ? VAGX_FAULT_ACCESS_READ : VAGX_FAULT_ACCESS_WRITE;
-   while (len) {
-      struct core_xlate x;
-      if (!core_mmu_translate(m, root, va, acc, &x, f))
-         return false;
-      uint64_t off = va & PAGE_MASK;
-      uint64_t n = VAGX_PAGE_SIZE - off;
-      if (n > len)
-         n = len;
+   memset(s, 0, sizeof(*s));
+   s->rd = rd;
+   s->opaque = opaque;
+   s->root = root;
+   s->access = access;
+   s->next_va = va;
+   s->left = len;
+}
+
+int core_span_next(struct core_span *s, struct core_fault *f)
+{
+   if (!s->left)
+      return 0;
+   s->done += s->n;
+   s->va = s->next_va;
+   s->off = s->va & PAGE_MASK;
+   s->n = VAGX_PAGE_SIZE - s->off;
+   if (s->n > s->left)
+      s->n = s->left;
+   const bool ok = s->mmu ? core_mmu_translate(s->mmu, s->root, s->va, s->access, &s->x, f)
+                          : core_walk(s->rd, s->opaque, s->root, s->va, s->access, &s->x, f) &&
+                               check_access(&s->x, s->root, s->va, s->access, f);
+   if (!ok)
+      return -1;
+   s->next_va += s->n;
+   s->left -= s->n;
+   return 1;
+}
+
+/* Copies a span out of the VM into `out` (a read) or from `in` into it (a
+ * write, out NULL): a NULL page reads as zero and drops writes; a page the
+ * host did not map goes through the bus callbacks. */
+static bool span_copy(struct core_span *s, const struct vagx_core_host_ops *ops, void *opaque,
+                      uint8_t *out, const uint8_t *in, struct core_fault *f)
+{
+   int r;
+   while ((r = core_span_next(s, f)) > 0) {
       int bus_error = 0;
       if (out) {
-         if (x.null)
-            memset(out, 0, n);
-         else if (x.host)
-            memcpy(out, x.host + off, n);
+         if (s->x.null)
+            memset(out + s->done, 0, s->n);
+         else if (s->x.host)
+            memcpy(out + s->done, s->x.host + s->off, s->n);
          else
-            bus_error = m->core->ops.read(m->core->opaque, x.pa + off, out, n);
-         out += n;
+            bus_error = ops->read(opaque, s->x.pa + s->off, out + s->done, s->n);
       } else {
-         if (x.null)
+         if (s->x.null)
             ; /* dropped */
-         else if (x.host)
-            memcpy(x.host + off, in, n);
+         else if (s->x.host)
+            memcpy(s->x.host + s->off, in + s->done, s->n);
          else
-            bus_error = m->core->ops.write(m->core->opaque, x.pa + off, in, n);
-         in += n;
+            bus_error = ops->write(opaque, s->x.pa + s->off, in + s->done, s->n);
       }
       if (bus_error)
-         return fail(f, root, va, acc, VAGX_FAULT_REASON_BUS_ERROR, VAGX_PT_LEVELS - 1);
-      va += n;
-      len -= n;
+         return fail(f, s->root, s->va, s->access, VAGX_FAULT_REASON_BUS_ERROR,
+                     VAGX_PT_LEVELS - 1);
    }
-   return true;
+   return r == 0;
+}
+
+bool core_span_copy(const struct vagx_core_host_ops *ops, void *opaque, uint64_t root, uint64_t va,
+                    void *out, const void *in, uint64_t len, struct core_fault *f)
+{
+   struct core_span s;
+   core_span_init(&s, ops->read, opaque, root, va, len,
+                  out ? VAGX_FAULT_ACCESS_READ : VAGX_FAULT_ACCESS_WRITE);
+   return span_copy(&s, ops, opaque, out, in, f);
+}
+
+/* The same copy through the thread's TLB and the host's map. */
+static bool mmu_copy(struct core_mmu_ctx *m, uint64_t root, uint64_t va, uint8_t *out,
+                     const uint8_t *in, uint64_t len, struct core_fault *f)
+{
+   struct vagx_core *core = m->core;
+   struct core_span s;
+   core_span_init(&s, core->ops.read, core->opaque, root, va, len,
+                  out ? VAGX_FAULT_ACCESS_READ : VAGX_FAULT_ACCESS_WRITE);
+   s.mmu = m;
+   return span_copy(&s, &core->ops, core->opaque, out, in, f);
 }
 
 bool core_mmu_read(struct core_mmu_ctx *m, uint64_t root, uint64_t va, void *buf, uint64_t len,

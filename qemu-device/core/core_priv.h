@@ -86,6 +86,46 @@ typedef int (*core_read_fn)(void *opaque, uint64_t pa, void *buf, size_t len);
 bool core_walk(core_read_fn rd, void *opaque, uint64_t root, uint64_t va,
                enum vagx_fault_access access, struct core_xlate *x, struct core_fault *f);
 
+/* A VA range walked page by page: the one loop that cuts a range at page
+ * boundaries, under core_mmu_read/write (through a thread's TLB: set
+ * s.mmu after init) and on raw callbacks (core_walk: no TLB, no host map)
+ * for the threads that own no core_mmu_ctx (the display, the writeback,
+ * the decoder):
+ *
+ *    struct core_span s;
+ *    core_span_init(&s, rd, opaque, root, va, len, access);
+ *    while ((r = core_span_next(&s, &f)) > 0)
+ *       use s.x for the s.n bytes at s.va (s.off into its page, s.done
+ *       bytes after the range's start);
+ *    r == 0: the whole range was walked; r < 0: a fault, in f.
+ *
+ * Each piece is checked against `access` as core_mmu_translate does (NULL
+ * pages never fault, a write to a READ_ONLY page does); only a TLB
+ * translation gives s.x.host. */
+struct core_span {
+   core_read_fn rd;
+   void *opaque;
+   uint64_t root;
+   enum vagx_fault_access access;
+   struct core_mmu_ctx *mmu; /* NULL: walk on rd, else translate through it */
+   uint64_t next_va, left;   /* what is still to walk */
+   /* the current piece, after core_span_next returned 1 */
+   uint64_t va, off, n, done;
+   struct core_xlate x;
+};
+
+void core_span_init(struct core_span *s, core_read_fn rd, void *opaque, uint64_t root, uint64_t va,
+                    uint64_t len, enum vagx_fault_access access);
+/* 1: the next piece is in s; 0: the range is done; -1: *f holds the fault
+ * of the piece at s->va (unit left for the caller). */
+int core_span_next(struct core_span *s, struct core_fault *f);
+/* Copies len bytes at va out of the VM into `out` (a read) or from `in`
+ * into it (a write, out NULL) through core_span on ops: NULL pages read as
+ * zero and drop writes, and a failed ops->read/write is BUS_ERROR at the
+ * last level.  True, or false with *f (unit left for the caller). */
+bool core_span_copy(const struct vagx_core_host_ops *ops, void *opaque, uint64_t root, uint64_t va,
+                    void *out, const void *in, uint64_t len, struct core_fault *f);
+
 /* --------------------------------------------------------------- pool -- */
 
 struct core_worker;

@@ -344,37 +344,15 @@ int vagx_core_scanout_read(struct vagx_core *core, uint64_t va, void *buf, size_
    pthread_mutex_unlock(&core->lock);
    /* Walk without TLB: the display runs on its own thread. */
    struct core_fault f;
-   uint8_t *out = buf;
-   while (len) {
-      struct core_xlate x;
-      uint64_t off = va % VAGX_PAGE_SIZE;
-      size_t n = VAGX_PAGE_SIZE - off;
-      if (n > len)
-         n = len;
-      bool ok = core_walk(core->ops.read, core->opaque, root, va, VAGX_FAULT_ACCESS_READ, &x, &f);
-      if (ok && x.null)
-         memset(out, 0, n);
-      else if (ok && core->ops.read(core->opaque, x.pa + off, out, n)) {
-         f.va = va;
-         f.root = root;
-         f.access = VAGX_FAULT_ACCESS_READ;
-         f.reason = VAGX_FAULT_REASON_BUS_ERROR;
-         f.level = VAGX_PT_LEVELS - 1;
-         ok = false;
-      }
-      if (!ok) {
-         f.unit = VAGX_UNIT_SCANOUT;
-         core_latch_fault(core, &f, VAGX_FAULT_QUEUE_SCANOUT);
-         pthread_mutex_lock(&core->lock);
-         core->scanout.status |= VAGX_SCANOUT_STATUS_FAULT(1);
-         core_int_set(core, VAGX_INT_SCANOUT_FAULT(1));
-         pthread_mutex_unlock(&core->lock);
-         core_flush_irqs(core);
-         return -1;
-      }
-      out += n;
-      va += n;
-      len -= n;
+   if (!core_span_copy(&core->ops, core->opaque, root, va, buf, NULL, len, &f)) {
+      f.unit = VAGX_UNIT_SCANOUT;
+      core_latch_fault(core, &f, VAGX_FAULT_QUEUE_SCANOUT);
+      pthread_mutex_lock(&core->lock);
+      core->scanout.status |= VAGX_SCANOUT_STATUS_FAULT(1);
+      core_int_set(core, VAGX_INT_SCANOUT_FAULT(1));
+      pthread_mutex_unlock(&core->lock);
+      core_flush_irqs(core);
+      return -1;
    }
    pthread_mutex_lock(&core->lock);
    core->scanout.status &= ~VAGX_SCANOUT_STATUS_FAULT__MASK;

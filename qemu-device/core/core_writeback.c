@@ -91,41 +91,17 @@ static size_t convert_row(uint8_t *dst, const uint32_t *src, uint32_t format, ui
    return (size_t)w * vagx_scanout_format_bpp((enum vagx_scanout_format)format);
 }
 
-/* Writes len bytes at va through wb->root, page by page; on a fault it
- * latches it (ACCESS WRITE, UNIT SCANOUT) and returns false. */
+/* Writes len bytes at va through wb->root; on a fault it latches it
+ * (ACCESS WRITE, UNIT SCANOUT) and returns false. */
 static bool wb_write(struct vagx_core *core, const struct core_wb *wb, uint64_t va, const uint8_t *buf,
                      size_t len)
 {
-   while (len) {
-      struct core_xlate x;
-      struct core_fault f;
-      uint64_t off = va % VAGX_PAGE_SIZE;
-      size_t n = VAGX_PAGE_SIZE - off;
-      if (n > len)
-         n = len;
-      bool ok = core_walk(core->ops.read, core->opaque, wb->root, va, VAGX_FAULT_ACCESS_WRITE, &x, &f);
-      if (ok && !x.null && x.ro) {
-         f.reason = VAGX_FAULT_REASON_READ_ONLY;
-         f.level = VAGX_PT_LEVELS - 1;
-         ok = false;
-      } else if (ok && !x.null && core->ops.write(core->opaque, x.pa + off, buf, n)) {
-         f.reason = VAGX_FAULT_REASON_BUS_ERROR;
-         f.level = VAGX_PT_LEVELS - 1;
-         ok = false;
-      }
-      if (!ok) {
-         f.va = va;
-         f.root = wb->root;
-         f.access = VAGX_FAULT_ACCESS_WRITE;
-         f.unit = VAGX_UNIT_SCANOUT;
-         core_latch_fault(core, &f, VAGX_FAULT_QUEUE_SCANOUT);
-         return false;
-      }
-      buf += n;
-      va += n;
-      len -= n;
-   }
-   return true;
+   struct core_fault f;
+   if (core_span_copy(&core->ops, core->opaque, wb->root, va, NULL, buf, len, &f))
+      return true;
+   f.unit = VAGX_UNIT_SCANOUT;
+   core_latch_fault(core, &f, VAGX_FAULT_QUEUE_SCANOUT);
+   return false;
 }
 
 void core_wb_store_row(struct vagx_core *core, struct core_wb *wb, uint32_t y, const uint32_t *row,

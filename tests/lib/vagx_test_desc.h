@@ -73,21 +73,36 @@ static inline void t_render_job_1rt(struct vagx_render_job *rj, uint32_t w, uint
 }
 
 /* A single-level, single-sample linear 2D image of w x h `format` pixels at
- * `va`, rows `stride` bytes apart, as the PBE writes it. */
+ * `va`, rows `stride` bytes apart: the same fields in the descriptor the
+ * PBE writes it through (struct vagx_pbe) and in the one the sampler reads
+ * it through (struct vagx_texture), so one description fills both. */
+#define T_LINEAR_2D(d, format_, w, h, stride_, va)                                              \
+   do {                                                                                        \
+      (d)->format = (format_);                                                                 \
+      (d)->dimension = VAGX_DIMENSION_2D;                                                      \
+      (d)->layout = VAGX_IMAGE_LAYOUT_LINEAR;                                                  \
+      (d)->samples = VAGX_MSAA_1X;                                                             \
+      (d)->width = (w);                                                                        \
+      (d)->height = (h);                                                                       \
+      (d)->depth = 1;                                                                          \
+      (d)->levels = 1;                                                                         \
+      (d)->stride = (stride_);                                                                 \
+      (d)->base_va = (va);                                                                     \
+   } while (0)
+
 static inline void t_pbe_linear_2d(struct vagx_pbe *pbe, enum vagx_format format, uint32_t w,
                                    uint32_t h, uint32_t stride, uint64_t va)
 {
    vagx_pbe_init(pbe);
-   pbe->format = format;
-   pbe->dimension = VAGX_DIMENSION_2D;
-   pbe->layout = VAGX_IMAGE_LAYOUT_LINEAR;
-   pbe->samples = VAGX_MSAA_1X;
-   pbe->width = w;
-   pbe->height = h;
-   pbe->depth = 1;
-   pbe->levels = 1;
-   pbe->stride = stride;
-   pbe->base_va = va;
+   T_LINEAR_2D(pbe, format, w, h, stride, va);
+}
+
+/* The same image as a texture (its swizzle left at the descriptor's default). */
+static inline void t_texture_linear_2d(struct vagx_texture *t, enum vagx_format format,
+                                       uint32_t w, uint32_t h, uint32_t stride, uint64_t va)
+{
+   vagx_texture_init(t);
+   T_LINEAR_2D(t, format, w, h, stride, va);
 }
 
 #endif

@@ -55,16 +55,6 @@ static void report(const char *what, double *v, int n)
 	       floor_us > 0 ? med / floor_us : 1.0);
 }
 
-static int timeline_wait(int fd, uint32_t h, uint64_t point)
-{
-	struct drm_syncobj_timeline_wait w = {
-		.handles = (uintptr_t)&h, .points = (uintptr_t)&point,
-		.timeout_nsec = abs_timeout(30), .count_handles = 1,
-	};
-
-	return vioctl(fd, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &w);
-}
-
 /* One compute command that signals @h (binary, or timeline @point). */
 static int submit_signal(int fd, uint32_t q, uint64_t desc, uint32_t h,
 			 uint64_t point)
@@ -255,8 +245,8 @@ int main(int argc, char **argv)
 				t0 = now_us();
 				for (i = 0; i < jobs_per_trial; i++) {
 					if (point - first >= (uint64_t)n) {
-						ret = timeline_wait(fd, tl,
-								    point + 1 - n);
+						ret = syncobj_wait_sec(fd, tl,
+								    point + 1 - n, 30);
 						if (ret)
 							return fail("timeline wait", ret);
 					}
@@ -265,7 +255,7 @@ int main(int argc, char **argv)
 					if (ret)
 						return fail("throughput submit", ret);
 				}
-				ret = timeline_wait(fd, tl, point);
+				ret = syncobj_wait_sec(fd, tl, point, 30);
 				if (ret)
 					return fail("timeline wait", ret);
 				v[t] = (now_us() - t0) / jobs_per_trial;

@@ -242,14 +242,20 @@ static int64_t abs_timeout(int sec)
 	return (int64_t)(ts.tv_sec + sec) * 1000000000ll + ts.tv_nsec;
 }
 
-static int syncobj_wait(int fd, uint32_t handle, uint64_t point)
+/* Waits for @point of @handle (0: a binary syncobj) for up to @sec seconds. */
+static int syncobj_wait_sec(int fd, uint32_t handle, uint64_t point, int sec)
 {
 	struct drm_syncobj_timeline_wait w = {
 		.handles = (uintptr_t)&handle, .points = (uintptr_t)&point,
-		.timeout_nsec = abs_timeout(5), .count_handles = 1,
+		.timeout_nsec = abs_timeout(sec), .count_handles = 1,
 	};
 
 	return vioctl(fd, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &w);
+}
+
+static int syncobj_wait(int fd, uint32_t handle, uint64_t point)
+{
+	return syncobj_wait_sec(fd, handle, point, 5);
 }
 
 static int queue_create(int fd, uint32_t vm, uint32_t type, uint32_t prio,

@@ -217,48 +217,46 @@ void *r_map(struct rjob *j, unsigned worker, uint64_t va, uint32_t size, unsigne
    return p;
 }
 
-bool r_read(struct rjob *j, unsigned worker, uint64_t va, void *dst, uint64_t len,
-            enum vagx_unit unit)
+/* Copies len bytes at va out of the job's memory into `out` (a read) or
+ * from `in` into it (a write, out NULL), span by span as the translation
+ * gives them; the first address that does not translate is the fault. */
+static bool r_copy(struct rjob *j, unsigned worker, uint64_t va, uint8_t *out, const uint8_t *in,
+                   uint64_t len, enum vagx_unit unit)
 {
-   uint8_t *d = dst;
+   const unsigned acc = out ? VAGX_USC_ACC_READ : VAGX_USC_ACC_WRITE;
    while (len) {
       uint64_t span = 0;
       uint32_t chunk = len > 4096 ? 4096 : (uint32_t)len;
-      void *p = j->env->mem->translate(j->dev->w[worker].mem_ctx, va, 1, VAGX_USC_ACC_READ, &span);
+      void *p = j->env->mem->translate(j->dev->w[worker].mem_ctx, va, 1, acc, &span);
       if (!p) {
-         r_fault(j, worker, unit, va, VAGX_USC_ACC_READ);
+         r_fault(j, worker, unit, va, acc);
          return false;
       }
       if (span < chunk)
          chunk = (uint32_t)span;
-      memcpy(d, p, chunk);
-      d += chunk;
+      if (out) {
+         memcpy(out, p, chunk);
+         out += chunk;
+      } else {
+         memcpy(p, in, chunk);
+         in += chunk;
+      }
       va += chunk;
       len -= chunk;
    }
    return true;
 }
 
+bool r_read(struct rjob *j, unsigned worker, uint64_t va, void *dst, uint64_t len,
+            enum vagx_unit unit)
+{
+   return r_copy(j, worker, va, dst, NULL, len, unit);
+}
+
 bool r_write(struct rjob *j, unsigned worker, uint64_t va, const void *src, uint64_t len,
              enum vagx_unit unit)
 {
-   const uint8_t *s = src;
-   while (len) {
-      uint64_t span = 0;
-      uint32_t chunk = len > 4096 ? 4096 : (uint32_t)len;
-      void *p = j->env->mem->translate(j->dev->w[worker].mem_ctx, va, 1, VAGX_USC_ACC_WRITE, &span);
-      if (!p) {
-         r_fault(j, worker, unit, va, VAGX_USC_ACC_WRITE);
-         return false;
-      }
-      if (span < chunk)
-         chunk = (uint32_t)span;
-      memcpy(p, s, chunk);
-      s += chunk;
-      va += chunk;
-      len -= chunk;
-   }
-   return true;
+   return r_copy(j, worker, va, NULL, src, len, unit);
 }
 
 /* ------------------------------------------------------------ programs -- */

@@ -146,28 +146,27 @@ cases_ok() {
 timeout 180 "$env" "$bin/gl_sync" >"$tmp/sync.log" 2>&1
 cases_ok gl_sync "$tmp/sync.log" $?
 
+# cases_ok_quiet PROG LOG: PROG's cases (cases_ok), and no kernel warning
+# while it ran
+cases_ok_quiet() {
+	spbefore=$(splat)
+	timeout 300 "$env" "$bin/$1" >"$2" 2>&1
+	cases_ok "$1" "$2" $?
+	if [ "$(splat)" -eq "$spbefore" ]; then
+		ok "$1: no kernel warning"
+	else
+		nok "$1: no kernel warning" "$(dmesg | grep -m3 -E 'WARNING:|BUG:|Oops')"
+	fi
+}
+
 # 2c. GL_ARB_sparse_buffer on vagx.ko (tests/gl/gl_sparse.c, renderD128):
 # commitment changes as asynchronous VM_BINDs (MAP over NULL, MAP_NULL over
 # memory) ordered against rendering by syncobjs, checked per pixel and word;
 # no kernel warning while it ran
-spbefore=$(splat)
-timeout 300 "$env" "$bin/gl_sparse" >"$tmp/sparse.log" 2>&1
-cases_ok gl_sparse "$tmp/sparse.log" $?
-if [ "$(splat)" -eq "$spbefore" ]; then
-	ok "gl_sparse: no kernel warning"
-else
-	nok "gl_sparse: no kernel warning" "$(dmesg | grep -m3 -E 'WARNING:|BUG:|Oops')"
-fi
+cases_ok_quiet gl_sparse "$tmp/sparse.log"
 # GL_ARB_sparse_texture (tests/gl/gl_sparse_tex.c): pages of a texture
 # and its mip tails committed between draws, checked per texel
-spbefore=$(splat)
-timeout 300 "$env" "$bin/gl_sparse_tex" >"$tmp/sparse_tex.log" 2>&1
-cases_ok gl_sparse_tex "$tmp/sparse_tex.log" $?
-if [ "$(splat)" -eq "$spbefore" ]; then
-	ok "gl_sparse_tex: no kernel warning"
-else
-	nok "gl_sparse_tex: no kernel warning" "$(dmesg | grep -m3 -E 'WARNING:|BUG:|Oops')"
-fi
+cases_ok_quiet gl_sparse_tex "$tmp/sparse_tex.log"
 
 # 2c. compute on vagx.ko's compute queue (tests/gl/gl_compute.c, each case
 # checks its exact values); the draws and dispatches of no_cpu_wait depend

@@ -9,6 +9,7 @@
 #ifndef VAGX_CORE_TEST_H
 #define VAGX_CORE_TEST_H
 
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -264,6 +265,13 @@ static inline void wr(struct tdev *d, uint32_t off, uint32_t v)
    vagx_core_mmio_write(d->core, off, v, 4);
 }
 
+/* A 64-bit value into a register pair (low word first). */
+static inline void wr64(struct tdev *d, uint32_t lo, uint32_t hi, uint64_t v)
+{
+   wr(d, lo, (uint32_t)v);
+   wr(d, hi, (uint32_t)(v >> 32));
+}
+
 static inline void tdev_init(struct tdev *d, uint64_t ram, unsigned workers, bool nomap)
 {
    memset(d, 0, sizeof(*d));
@@ -409,5 +417,31 @@ static inline double t_now_s(void)
          usleep(200);                                                           \
       t_ok_;                                                                    \
    })
+
+/* ------------------------------------------------------ decoder output -- */
+
+/* What the decoder prints (vagx_core_print_fn), kept as one string. */
+struct sbuf {
+   char buf[1 << 16];
+   size_t len;
+};
+
+static inline void sbuf_print(void *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static inline void sbuf_print(void *ctx, const char *fmt, ...)
+{
+   struct sbuf *b = (struct sbuf *)ctx;
+   va_list ap;
+   va_start(ap, fmt);
+   int n = vsnprintf(b->buf + b->len, sizeof(b->buf) - b->len, fmt, ap);
+   va_end(ap);
+   if (n > 0)
+      b->len += (size_t)n < sizeof(b->buf) - b->len ? (size_t)n : sizeof(b->buf) - b->len - 1;
+}
+
+static inline void sbuf_clear(struct sbuf *b)
+{
+   b->len = 0;
+   b->buf[0] = 0;
+}
 
 #endif

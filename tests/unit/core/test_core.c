@@ -1555,23 +1555,6 @@ static void test_render(unsigned workers)
 
 /* ------------------------------------------------------------- decoder -- */
 
-struct sbuf {
-   char buf[1 << 16];
-   size_t len;
-};
-
-static void sbuf_print(void *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sbuf_print(void *ctx, const char *fmt, ...)
-{
-   struct sbuf *b = (struct sbuf *)ctx;
-   va_list ap;
-   va_start(ap, fmt);
-   int n = vsnprintf(b->buf + b->len, sizeof(b->buf) - b->len, fmt, ap);
-   va_end(ap);
-   if (n > 0)
-      b->len += (size_t)n < sizeof(b->buf) - b->len ? (size_t)n : sizeof(b->buf) - b->len - 1;
-}
-
 static void test_decode(void)
 {
    struct tdev d;
@@ -1606,8 +1589,7 @@ static void test_decode(void)
    CHECK(vagx_core_decode_job(&fake_ops, d.f, slot, sbuf_print, b) == 0, "decode");
    CHECK(strstr(b->buf, "COMPUTE") && strstr(b->buf, "grid_x") && strstr(b->buf, "mov") &&
          strstr(b->buf, "seqno"), "decoded text:\n%s", b->buf);
-   b->len = 0;
-   b->buf[0] = 0;
+   sbuf_clear(b);
    CHECK(vagx_core_decode_ring(&fake_ops, d.f, t.ring_pa, 2, 0, 2, sbuf_print, b) == 0, "ring");
    CHECK(strstr(b->buf, "FILL") && strstr(b->buf, "pattern"), "ring text:\n%s", b->buf);
 
@@ -1671,15 +1653,7 @@ static const char *k_tex =
 static void tex_pack_image(struct cenv *c, unsigned i, uint64_t va)
 {
    struct vagx_pbe p;
-   vagx_pbe_init(&p);
-   p.format = VAGX_FORMAT_RGBA8_UNORM;
-   p.dimension = VAGX_DIMENSION_2D;
-   p.layout = VAGX_IMAGE_LAYOUT_LINEAR;
-   p.width = p.height = 8;
-   p.depth = p.levels = 1;
-   p.samples = VAGX_MSAA_1X;
-   p.stride = 32;
-   p.base_va = va;
+   t_pbe_linear_2d(&p, VAGX_FORMAT_RGBA8_UNORM, 8, 8, 32, va);
    vagx_pbe_pack(cdata(c, 0x200 + i * 32), &p);
 }
 
@@ -1694,15 +1668,7 @@ static void test_compute_tex(unsigned workers)
    set_ptr(uni, 0, DATA_VA + TEX_OUT);
 
    struct vagx_texture tx;
-   vagx_texture_init(&tx);
-   tx.format = VAGX_FORMAT_RGBA8_UNORM;
-   tx.dimension = VAGX_DIMENSION_2D;
-   tx.layout = VAGX_IMAGE_LAYOUT_LINEAR;
-   tx.width = tx.height = 8;
-   tx.depth = tx.levels = 1;
-   tx.samples = VAGX_MSAA_1X;
-   tx.stride = 32;
-   tx.base_va = DATA_VA + TEX_SRC;
+   t_texture_linear_2d(&tx, VAGX_FORMAT_RGBA8_UNORM, 8, 8, 32, DATA_VA + TEX_SRC);
    vagx_texture_pack(cdata(&c, 0), &tx);
    struct vagx_sampler sm;
    vagx_sampler_init(&sm);

@@ -7,6 +7,7 @@
  * The harness is render_test_harness.h, main() in test_render.c.
  */
 #include "render_test_harness.h"
+#include "render_test_prims.h"
 
 void test_triangle(void)
 {
@@ -1071,59 +1072,36 @@ void test_point_size_min(void)
 
 /* Draws longer than the device's vertex batch (1536): strips, fans, loops
  * and lists whose runs cross batch boundaries, with restarts next to them,
- * against the test's own primitive assembly.  The zigzag strip tiles a band
- * once (fs_count counts hits); BACK culling catches a lost odd-triangle
- * swap. */
+ * against the test's own primitive assembly (render_test_prims.h).  The
+ * zigzag strip tiles a band once (fs_count counts hits); BACK culling
+ * catches a lost odd-triangle swap. */
 static void ref_assemble(enum vagx_primitive prim, const double (*v)[2], const uint32_t *idx,
                          unsigned n, unsigned *cnt)
 {
-   unsigned s0 = 0;
-   for (unsigned i = 0; i <= n; i++) {
-      if (i < n && idx[i] != 0xffffffffu)
+   static int64_t ids[4096];
+   static uint32_t out[3 * 4096];
+   if (n > 4096) {
+      CHECK(false, "ref_assemble: %u vertices, more than it holds", n);
+      return;
+   }
+   for (unsigned i = 0; i < n; i++)
+      ids[i] = idx[i] == 0xffffffffu ? -1 : (int64_t)idx[i];
+   unsigned words = 0, nv;
+   const unsigned prims = ref_decompose(prim, ids, n, false, out, &words, &nv);
+   for (unsigned p = 0; p < prims; p++) {
+      const double *a = v[out[p * nv]], *b = v[out[p * nv + 1]];
+      if (nv == 2) {
+         ref_line(cnt, a[0], a[1], b[0], b[1], 1);
          continue;
-      const unsigned m = i - s0;
-      const uint32_t *r = idx + s0;
-#define V(k) v[r[k]]
-#define TRI(a, b, c)                                                                   \
-   do {                                                                                \
-      const double t_[3][2] = {{V(a)[0], V(a)[1]}, {V(b)[0], V(b)[1]}, {V(c)[0], V(c)[1]}}; \
-      const double ar_ = (t_[1][0] - t_[0][0]) * (t_[2][1] - t_[0][1]) -                 \
-                         (t_[2][0] - t_[0][0]) * (t_[1][1] - t_[0][1]);                  \
-      if (ar_ > 0) /* clockwise on screen = front (CW), BACK culled */                   \
-         for (unsigned y_ = 0; y_ < H; y_++)                                            \
-            for (unsigned x_ = 0; x_ < W; x_++)                                         \
-               cnt[y_ * W + x_] += ref_inside(t_, x_ + 0.5, y_ + 0.5);                   \
-   } while (0)
-      switch (prim) {
-      case VAGX_PRIMITIVE_TRIANGLE_STRIP:
-         for (unsigned k = 0; k + 2 < m; k++) {
-            if (k & 1)
-               TRI(k + 1, k, k + 2);
-            else
-               TRI(k, k + 1, k + 2);
-         }
-         break;
-      case VAGX_PRIMITIVE_TRIANGLE_FAN:
-         for (unsigned k = 1; k + 1 < m; k++)
-            TRI(0, k, k + 1);
-         break;
-      case VAGX_PRIMITIVE_TRIANGLES:
-         for (unsigned k = 0; k + 2 < m; k += 3)
-            TRI(k, k + 1, k + 2);
-         break;
-      case VAGX_PRIMITIVE_LINE_STRIP:
-      case VAGX_PRIMITIVE_LINE_LOOP:
-         for (unsigned k = 0; k + 1 < m; k++)
-            ref_line(cnt, V(k)[0], V(k)[1], V(k + 1)[0], V(k + 1)[1], 1);
-         if (prim == VAGX_PRIMITIVE_LINE_LOOP && m >= 2)
-            ref_line(cnt, V(m - 1)[0], V(m - 1)[1], V(0)[0], V(0)[1], 1);
-         break;
-      default:
-         break;
       }
-#undef TRI
-#undef V
-      s0 = i + 1;
+      const double *c = v[out[p * nv + 2]];
+      const double t[3][2] = {{a[0], a[1]}, {b[0], b[1]}, {c[0], c[1]}};
+      const double area = (t[1][0] - t[0][0]) * (t[2][1] - t[0][1]) -
+                          (t[2][0] - t[0][0]) * (t[1][1] - t[0][1]);
+      if (area > 0) /* clockwise on screen = front (CW), BACK culled */
+         for (unsigned y = 0; y < H; y++)
+            for (unsigned x = 0; x < W; x++)
+               cnt[y * W + x] += ref_inside(t, x + 0.5, y + 0.5);
    }
 }
 

@@ -276,6 +276,38 @@ static void tex_fast_run(const struct prog *fs, const struct job_opts *o, unsign
    vagx_render_set_options(dev, 0);
 }
 
+/* fs becomes fs_uv_affine with uniforms for uv = M (x, y) + (tu, tv), M a
+ * rotation by a scaled to k texels of td per pixel. */
+static void uv_affine(struct prog *fs, const struct texdesc *td, double a, double k, double tu,
+                      double tv)
+{
+   const float u[6] = {(float)(k * cos(a) / td->w), (float)(-k * sin(a) / td->w), (float)tu,
+                       (float)(k * sin(a) / td->h), (float)(k * cos(a) / td->h), (float)tv};
+   fs->code = assemble(fs_uv_affine);
+   memcpy(fs->uni, u, sizeof(u));
+}
+
+/* Draws fs in `mode` (0: the generic path; 1: fast; 2: fast, baseline SIMD;
+ * 3: fast, page by page) and checks its status (`what` names the case).
+ * The reference draw saves the target in ref and returns 0; the others
+ * return the number of target rows that differ from ref. */
+static unsigned tex_mode_rows_differ(const struct prog *fs, unsigned mode, bool reference,
+                                     uint8_t *ref, const char *what)
+{
+   const struct job_opts o = {.clear = {0, 0, 0, 0}};
+   enum vagx_job_status st;
+   struct vagx_render_fault fault;
+   __typeof__(io_first) first;
+   tex_fast_run(fs, &o, mode ? 0 : VAGX_RENDER_OPT_NO_FAST_IO,
+                mode == 2 ? USC_SIMD_GENERIC : USC_SIMD_AUTO, mode == 3, &st, &fault, &first);
+   CHECK(st == VAGX_JOB_STATUS_OK, "%s mode %u: status %d", what, mode, st);
+   if (reference) {
+      target_save(ref);
+      return 0;
+   }
+   return target_rows_differ(ref);
+}
+
 void test_tex_fast_sampling(void)
 {
    W = 64; H = 64;
@@ -300,34 +332,18 @@ void test_tex_fast_sampling(void)
                                                               : VAGX_MIP_FILTER_LINEAR;
                struct prog fs = {.tex = make_texture(&td, fill_hash), .ntex = 1, .nuni = 6, .nsmp = 1,
                                  .smp = make_sampler(f, f, mf, wraps[wi], 0, 16, 0)};
-               fs.code = assemble(fs_uv_affine);
-               /* uv = M (x, y) + t: rotation by a, scale 2^e texels per pixel */
+               /* rotation by a, scale 2^e texels per pixel */
                rng = rng * 6364136223846793005ull + 1442695040888963407ull;
                const double a = (double)(rng >> 40 & 1023) / 1024 * 6.2832;
                const double e = (double)(rng >> 20 & 1023) / 1024 * 5 - 2.5;
-               const double k = exp2(e);
-               const float u[6] = {(float)(k * cos(a) / td.w), (float)(-k * sin(a) / td.w),
-                                   (float)((double)(rng >> 50 & 255) / 64 - 2),
-                                   (float)(k * sin(a) / td.h), (float)(k * cos(a) / td.h),
-                                   (float)((double)(rng >> 8 & 255) / 64 - 2)};
-               memcpy(fs.uni, u, sizeof(u));
-               struct job_opts o = {.clear = {0, 0, 0, 0}};
-               /* 0: generic path (reference); 1: fast; 2: fast, baseline SIMD;
-                * 3: fast, page by page */
+               uv_affine(&fs, &td, a, exp2(e), (double)(rng >> 50 & 255) / 64 - 2,
+                         (double)(rng >> 8 & 255) / 64 - 2);
+               const struct job_opts o = {.clear = {0, 0, 0, 0}};
+               char what[48];
+               snprintf(what, sizeof(what), "fast sampling case %u", cases);
+               /* every mode against mode 0, the generic path */
                for (unsigned mode = 0; mode < 4; mode++) {
-                  enum vagx_job_status st;
-                  struct vagx_render_fault fault;
-                  __typeof__(io_first) first;
-                  tex_fast_run(&fs, &o, mode ? 0 : VAGX_RENDER_OPT_NO_FAST_IO,
-                               mode == 2 ? USC_SIMD_GENERIC : USC_SIMD_AUTO, mode == 3, &st,
-                               &fault, &first);
-                  CHECK(st == VAGX_JOB_STATUS_OK, "fast sampling case %u mode %u: status %d", cases,
-                        mode, st);
-                  if (!mode) {
-                     target_save(ref);
-                     continue;
-                  }
-                  const unsigned bad = target_rows_differ(ref);
+                  const unsigned bad = tex_mode_rows_differ(&fs, mode, !mode, ref, what);
                   if (bad && !diffs++)
                      fprintf(stderr, "  first differing case: %ux%u %s %s wrap %d filter %d mip %d "
                              "mode %u, %u rows differ\n", td.w, td.h, bgra ? "BGRA8" : "RGBA8",
@@ -423,25 +439,11 @@ void test_tex_sparse(void)
                      tex_layout.level[0].tilesize_el.width_el,
                      tex_layout.level[0].tilesize_el.height_el);
             }
-            fs.code = assemble(fs_uv_affine);
-            const double a = views[vi].a, k = views[vi].k;
-            const float u[6] = {(float)(k * cos(a) / td.w), (float)(-k * sin(a) / td.w), 0.01f,
-                                (float)(k * sin(a) / td.h), (float)(k * cos(a) / td.h), 0.02f};
-            memcpy(fs.uni, u, sizeof(u));
-            struct job_opts o = {.clear = {0, 0, 0, 0}};
+            uv_affine(&fs, &td, views[vi].a, views[vi].k, 0.01f, 0.02f);
+            char what[48];
+            snprintf(what, sizeof(what), "tex_sparse %u B view %u sparse %u", fmts[fi].bpb, vi, sp);
             for (unsigned mode = 0; mode < 2; mode++) {
-               enum vagx_job_status st;
-               struct vagx_render_fault fault;
-               __typeof__(io_first) first;
-               tex_fast_run(&fs, &o, mode ? 0 : VAGX_RENDER_OPT_NO_FAST_IO, USC_SIMD_AUTO, false,
-                            &st, &fault, &first);
-               CHECK(st == VAGX_JOB_STATUS_OK, "tex_sparse %u B view %u sparse %u mode %u: status %d",
-                     fmts[fi].bpb, vi, sp, mode, st);
-               if (!sp && !mode) {
-                  target_save(ref);
-                  continue;
-               }
-               const unsigned bad = target_rows_differ(ref);
+               const unsigned bad = tex_mode_rows_differ(&fs, mode, !sp && !mode, ref, what);
                if (bad && !diffs++)
                   fprintf(stderr, "  tex_sparse: first difference %u B view %u sparse %u mode %u: "
                           "%u rows\n", fmts[fi].bpb, vi, sp, mode, bad);

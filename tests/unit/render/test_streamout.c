@@ -20,6 +20,7 @@
 /* ------------------------------------------------------------ memory -- */
 #define MEM_SIZE (32u << 20)
 #include "render_test_job.h"
+#include "render_test_prims.h"
 
 #define HOLE_VA (MEM_BASE + MEM_SIZE + 0x10000) /* never translates */
 static uint32_t *wptr(uint64_t va) { return (uint32_t *)ptr(va); }
@@ -213,73 +214,6 @@ static void rec1(uint32_t v, uint32_t inst, uint32_t r[2])
 }
 
 /* ------------------------------------------------------------ reference -- */
-/* GL decomposition (render.md, stream output) of one draw: appends vertex
- * ids, nv per primitive, to out; returns the primitive count. */
-static unsigned ref_decompose(enum vagx_primitive p, const int64_t *ids, unsigned n, bool first,
-                              uint32_t *out, unsigned *nout_words, unsigned *nv)
-{
-   unsigned prims = 0, k = *nout_words;
-   *nv = p == VAGX_PRIMITIVE_POINTS ? 1 : p <= VAGX_PRIMITIVE_LINE_STRIP ? 2 : 3;
-   for (unsigned s = 0; s < n;) {
-      unsigned e = s;
-      while (e < n && ids[e] >= 0)
-         e++;
-      const int64_t *r = ids + s;
-      const unsigned m = e - s;
-#define P1(a) (out[k++] = (uint32_t)r[a], prims++)
-#define P2(a, b) (out[k++] = (uint32_t)r[a], out[k++] = (uint32_t)r[b], prims++)
-#define P3(a, b, c)                                                                   \
-   (out[k++] = (uint32_t)r[a], out[k++] = (uint32_t)r[b], out[k++] = (uint32_t)r[c], prims++)
-      switch (p) {
-      case VAGX_PRIMITIVE_POINTS:
-         for (unsigned i = 0; i < m; i++)
-            P1(i);
-         break;
-      case VAGX_PRIMITIVE_LINES:
-         for (unsigned i = 0; i + 1 < m; i += 2)
-            P2(i, i + 1);
-         break;
-      case VAGX_PRIMITIVE_LINE_STRIP:
-      case VAGX_PRIMITIVE_LINE_LOOP:
-         for (unsigned i = 0; i + 1 < m; i++)
-            P2(i, i + 1);
-         if (p == VAGX_PRIMITIVE_LINE_LOOP && m >= 2)
-            P2(m - 1, 0);
-         break;
-      case VAGX_PRIMITIVE_TRIANGLES:
-         for (unsigned i = 0; i + 2 < m; i += 3)
-            P3(i, i + 1, i + 2);
-         break;
-      case VAGX_PRIMITIVE_TRIANGLE_STRIP:
-         for (unsigned i = 0; i + 2 < m; i++) {
-            if (!(i & 1))
-               P3(i, i + 1, i + 2);
-            else if (first)
-               P3(i, i + 2, i + 1);
-            else
-               P3(i + 1, i, i + 2);
-         }
-         break;
-      case VAGX_PRIMITIVE_TRIANGLE_FAN:
-         for (unsigned i = 0; i + 2 < m; i++) {
-            if (first)
-               P3(i + 1, i + 2, 0);
-            else
-               P3(0, i + 1, i + 2);
-         }
-         break;
-      default:
-         break;
-      }
-#undef P1
-#undef P2
-#undef P3
-      s = e + 1;
-   }
-   *nout_words = k;
-   return prims;
-}
-
 /* Checks the records of buffer 0/1 against the expected vertex list. */
 static int check_records(const struct sobuf *b0, const struct sobuf *b1, const uint32_t *verts,
                          const uint32_t *inst, unsigned nverts, const char *what)

@@ -40,15 +40,42 @@ vagx_format_from_pipe(enum pipe_format f)
    }
 }
 
+/* The frame both programs share: an empty fragment program ... */
+static unsigned
+bg_eot_begin(vagx_ir *ir, const struct vagx_bg_eot_key *key, struct vagx_shader_info *info)
+{
+   memset(info, 0, sizeof(*info));
+   info->stage = MESA_SHADER_FRAGMENT;
+   vagx_ir_init(ir, info, MESA_SHADER_FRAGMENT);
+   return key->samples == 4 ? 4 : 1;
+}
+
+/* ... the pixel's (x, y) in the render target, for image fetches and
+ * stores ... */
+static uint32_t
+bg_eot_pixel_coord(vagx_ir *ir)
+{
+   uint32_t coord = vagx_ir_new_vreg(ir, 2);
+   vagx_ir_emit(ir, VAGX_OP_MOV, coord, 0, ir_file(IR_SR, VAGX_SR_PIX_X), ir_none(), ir_none());
+   vagx_ir_emit(ir, VAGX_OP_MOV, coord, 1, ir_file(IR_SR, VAGX_SR_PIX_Y), ir_none(), ir_none());
+   return coord;
+}
+
+/* ... and its END, register allocation and encoding. */
+static bool
+bg_eot_end(vagx_ir *ir)
+{
+   vagx_ir_emit(ir, VAGX_OP_END, -1, 0, ir_none(), ir_none(), ir_none());
+   bool ok = vagx_ir_finish(ir);
+   vagx_ir_fini(ir);
+   return ok;
+}
+
 bool
 vagx_compile_bg(const struct vagx_bg_eot_key *key, struct vagx_shader_info *info)
 {
    vagx_ir ir;
-   memset(info, 0, sizeof(*info));
-   info->stage = MESA_SHADER_FRAGMENT;
-   vagx_ir_init(&ir, info, MESA_SHADER_FRAGMENT);
-   const unsigned samples = key->samples == 4 ? 4 : 1;
-   bool any_load = false;
+   const unsigned samples = bg_eot_begin(&ir, key, info);
    for (unsigned rt = 0; rt < key->nr_cbufs; rt++) {
       if (key->op[rt] == VAGX_BG_CLEAR) {
          uint32_t v = vagx_ir_new_vreg(&ir, 4);
@@ -65,9 +92,7 @@ vagx_compile_bg(const struct vagx_bg_eot_key *key, struct vagx_shader_info *info
       } else if (key->op[rt] == VAGX_BG_LOAD) {
          /* texture rt = the render target's current contents; a 4X image
           * is fetched per sample (2dms: src1 = sample index) */
-         uint32_t coord = vagx_ir_new_vreg(&ir, 2);
-         vagx_ir_emit(&ir, VAGX_OP_MOV, coord, 0, ir_file(IR_SR, VAGX_SR_PIX_X), ir_none(), ir_none());
-         vagx_ir_emit(&ir, VAGX_OP_MOV, coord, 1, ir_file(IR_SR, VAGX_SR_PIX_Y), ir_none(), ir_none());
+         uint32_t coord = bg_eot_pixel_coord(&ir);
          for (unsigned s = 0; s < samples; s++) {
             uint32_t v = vagx_ir_new_vreg(&ir, 4);
             vagx_ir_instr *I = vagx_ir_emit(&ir, VAGX_OP_TEX, v, 0, ir_vreg(coord, 0), ir_imm(s),
@@ -78,27 +103,17 @@ vagx_compile_bg(const struct vagx_bg_eot_key *key, struct vagx_shader_info *info
             I->mod = rt;
          }
          info->texture_count = MAX2(info->texture_count, rt + 1);
-         any_load = true;
       }
    }
-   (void)any_load;
-   vagx_ir_emit(&ir, VAGX_OP_END, -1, 0, ir_none(), ir_none(), ir_none());
-   bool ok = vagx_ir_finish(&ir);
-   vagx_ir_fini(&ir);
-   return ok;
+   return bg_eot_end(&ir);
 }
 
 bool
 vagx_compile_eot(const struct vagx_bg_eot_key *key, struct vagx_shader_info *info)
 {
    vagx_ir ir;
-   memset(info, 0, sizeof(*info));
-   info->stage = MESA_SHADER_FRAGMENT;
-   vagx_ir_init(&ir, info, MESA_SHADER_FRAGMENT);
-   const unsigned samples = key->samples == 4 ? 4 : 1;
-   uint32_t coord = vagx_ir_new_vreg(&ir, 2);
-   vagx_ir_emit(&ir, VAGX_OP_MOV, coord, 0, ir_file(IR_SR, VAGX_SR_PIX_X), ir_none(), ir_none());
-   vagx_ir_emit(&ir, VAGX_OP_MOV, coord, 1, ir_file(IR_SR, VAGX_SR_PIX_Y), ir_none(), ir_none());
+   const unsigned samples = bg_eot_begin(&ir, key, info);
+   uint32_t coord = bg_eot_pixel_coord(&ir);
    for (unsigned rt = 0; rt < key->nr_cbufs; rt++) {
       if (!key->op[rt])
          continue;
@@ -112,8 +127,5 @@ vagx_compile_eot(const struct vagx_bg_eot_key *key, struct vagx_shader_info *inf
       }
       info->image_count = MAX2(info->image_count, rt + 1);
    }
-   vagx_ir_emit(&ir, VAGX_OP_END, -1, 0, ir_none(), ir_none(), ir_none());
-   bool ok = vagx_ir_finish(&ir);
-   vagx_ir_fini(&ir);
-   return ok;
+   return bg_eot_end(&ir);
 }

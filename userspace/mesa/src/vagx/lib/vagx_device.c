@@ -323,9 +323,8 @@ vagx_bo_free(struct vagx_bo *bo)
 }
 
 struct vagx_bo *
-vagx_bo_create_flags(struct vagx_device *dev, uint64_t size, uint32_t flags, const char *label)
+vagx_bo_new(struct vagx_device *dev, uint64_t size, uint32_t flags, const char *label)
 {
-   size = align64(MAX2(size, 1), VAGX_BO_VA_ALIGN);
    struct vagx_bo *bo = calloc(1, sizeof(*bo));
    if (!bo)
       return NULL;
@@ -333,8 +332,18 @@ vagx_bo_create_flags(struct vagx_device *dev, uint64_t size, uint32_t flags, con
    bo->size = size;
    bo->refcnt = 1;
    bo->label = label;
-   bo->flags = flags & VAGX_BO_SHAREABLE;
+   bo->flags = flags;
    bo->prime_fd = -1;
+   return bo;
+}
+
+struct vagx_bo *
+vagx_bo_create_flags(struct vagx_device *dev, uint64_t size, uint32_t flags, const char *label)
+{
+   size = align64(MAX2(size, 1), VAGX_BO_VA_ALIGN);
+   struct vagx_bo *bo = vagx_bo_new(dev, size, flags & VAGX_BO_SHAREABLE, label);
+   if (!bo)
+      return NULL;
    /* Everything else is private to our VM: it shares the VM's resv, which
     * keeps submits cheap, and cannot leak to other processes. */
    uint32_t vm_id = (flags & VAGX_BO_SHAREABLE) ? 0 : dev->vm_id;
@@ -440,16 +449,13 @@ import_locked(struct vagx_device *dev, uint32_t handle, int prime_fd, bool borro
       fprintf(stderr, "vagx: import of a dma-buf of unusable size %lld\n", (long long)size);
       goto fail;
    }
-   bo = calloc(1, sizeof(*bo));
+   bo = vagx_bo_new(dev, size,
+                    VAGX_BO_SHAREABLE | VAGX_BO_SHARED | (borrowed ? VAGX_BO_BORROWED_HANDLE : 0),
+                    "imported");
    if (!bo)
       goto fail;
-   bo->dev = dev;
    bo->handle = handle;
-   bo->size = size;
-   bo->refcnt = 1;
-   bo->label = "imported";
    bo->prime_fd = prime_fd;
-   bo->flags = VAGX_BO_SHAREABLE | VAGX_BO_SHARED | (borrowed ? VAGX_BO_BORROWED_HANDLE : 0);
    if (!bo_map_all(bo)) {
       fprintf(stderr, "vagx: imported BO of %lld bytes cannot be mapped (GPU VA or mmap)\n",
               (long long)size);

@@ -136,6 +136,10 @@ void vagx_device_close(struct vagx_device *dev);
 struct vagx_bo *vagx_bo_create(struct vagx_device *dev, uint64_t size, const char *label);
 struct vagx_bo *vagx_bo_create_flags(struct vagx_device *dev, uint64_t size, uint32_t flags,
                                      const char *label);
+/* The record of a new BO of the library's own constructors (create,
+ * import, sparse): one reference, no handle, mapping or dma-buf yet. */
+struct vagx_bo *vagx_bo_new(struct vagx_device *dev, uint64_t size, uint32_t flags,
+                            const char *label);
 void vagx_bo_unreference(struct vagx_bo *bo);
 /* Frees an unreferenced BO (a BO cache's eviction) */
 void vagx_bo_free(struct vagx_bo *bo);

@@ -249,17 +249,11 @@ vagx_bo_create_sparse(struct vagx_device *dev, uint64_t size, const char *label)
       return NULL;
    size = align64(MAX2(size, 1), VAGX_SPARSE_PAGE_SIZE);
    const uint64_t pages = size / VAGX_SPARSE_PAGE_SIZE;
-   struct vagx_bo *bo = calloc(1, sizeof(*bo));
+   struct vagx_bo *bo = vagx_bo_new(dev, size, VAGX_BO_SPARSE, label);
    struct vagx_sparse *sp = calloc(1, sizeof(*sp) + pages * sizeof(sp->pages[0]));
    if (!bo || !sp)
       goto fail;
    sp->page_count = pages;
-   bo->dev = dev;
-   bo->size = size;
-   bo->refcnt = 1;
-   bo->label = label;
-   bo->flags = VAGX_BO_SPARSE;
-   bo->prime_fd = -1;
    bo->sparse = sp;
    /* the identity: an empty VM-private GEM object, never mapped */
    if (dev->ops->bo_create(dev, 4096, DRM_VAGX_BO_NO_MMAP, dev->vm_id, &bo->handle))

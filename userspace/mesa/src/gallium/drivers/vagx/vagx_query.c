@@ -117,6 +117,15 @@ wait_context_idle(struct vagx_context *ctx)
    vagx_screen_wait_seq(ctx->screen, ctx->last_seq, INT64_MAX);
 }
 
+/* The device's time once every job the context submitted has completed:
+ * the start or end of a time query */
+static uint64_t
+idle_timestamp(struct vagx_context *ctx)
+{
+   wait_context_idle(ctx);
+   return ctx->base.screen->get_timestamp(ctx->base.screen);
+}
+
 /* end the query in the control stream of every batch that has it begun */
 static void
 query_end_in_batches(struct vagx_context *ctx, struct vagx_query *q)
@@ -128,21 +137,47 @@ query_end_in_batches(struct vagx_context *ctx, struct vagx_query *q)
    }
 }
 
+/* The context's slot for the active query of q's kind: draws begin the
+ * query of each slot in their batch's control stream (vagx_draw.c).  One
+ * occlusion-like query and one of each primitive counter are active at a
+ * time. */
+static struct vagx_query **
+query_active_slot(struct vagx_context *ctx, struct vagx_query *q)
+{
+   if (q->type == PIPE_QUERY_PRIMITIVES_GENERATED || q->type == PIPE_QUERY_PRIMITIVES_EMITTED)
+      return &ctx->prim_query[q->type == PIPE_QUERY_PRIMITIVES_EMITTED];
+   return &ctx->occlusion;
+}
+
+/* q becomes the active query of *slot, ending the one it replaces; earlier
+ * uses of this query object must land before the reset. */
+static void
+query_activate(struct vagx_context *ctx, struct vagx_query **slot, struct vagx_query *q)
+{
+   query_reset(ctx, q);
+   if (*slot && *slot != q)
+      query_end_in_batches(ctx, *slot);
+   *slot = q;
+}
+
+/* q stops being the active query of *slot, if it was. */
+static void
+query_deactivate(struct vagx_context *ctx, struct vagx_query **slot, struct vagx_query *q)
+{
+   if (*slot == q) {
+      query_end_in_batches(ctx, q);
+      *slot = NULL;
+   }
+}
+
 static void
 vagx_destroy_query(struct pipe_context *pctx, struct pipe_query *pq)
 {
    struct vagx_context *ctx = vagx_context(pctx);
    struct vagx_query *q = (struct vagx_query *)pq;
-   if (ctx->occlusion == q) {
-      query_end_in_batches(ctx, q);
-      ctx->occlusion = NULL;
-   }
-   for (unsigned k = 0; k < 2; k++) {
-      if (ctx->prim_query[k] == q) {
-         query_end_in_batches(ctx, q);
-         ctx->prim_query[k] = NULL;
-      }
-   }
+   query_deactivate(ctx, &ctx->occlusion, q);
+   for (unsigned k = 0; k < 2; k++)
+      query_deactivate(ctx, &ctx->prim_query[k], q);
    if (ctx->cond_query == q)
       ctx->cond_query = NULL;
    /* batches reference the BO, so it outlives pending control streams */
@@ -155,32 +190,11 @@ vagx_begin_query(struct pipe_context *pctx, struct pipe_query *pq)
 {
    struct vagx_context *ctx = vagx_context(pctx);
    struct vagx_query *q = (struct vagx_query *)pq;
-   switch (q->type) {
-   case PIPE_QUERY_TIME_ELAPSED:
-      wait_context_idle(ctx);
-      q->start = pctx->screen->get_timestamp(pctx->screen);
-      return true;
-   case PIPE_QUERY_TIMESTAMP:
-      return true;
-   case PIPE_QUERY_PRIMITIVES_GENERATED:
-   case PIPE_QUERY_PRIMITIVES_EMITTED: {
-      const unsigned k = q->type == PIPE_QUERY_PRIMITIVES_EMITTED;
-      query_reset(ctx, q);
-      if (ctx->prim_query[k] && ctx->prim_query[k] != q)
-         query_end_in_batches(ctx, ctx->prim_query[k]);
-      /* draws begin it in their batch's control stream (vagx_draw.c) */
-      ctx->prim_query[k] = q;
-      return true;
-   }
-   default:
-      /* earlier uses of this query object must land before the reset */
-      query_reset(ctx, q);
-      if (ctx->occlusion && ctx->occlusion != q)
-         query_end_in_batches(ctx, ctx->occlusion);
-      /* draws begin it in their batch's control stream (vagx_draw_vbo) */
-      ctx->occlusion = q;
-      return true;
-   }
+   if (q->type == PIPE_QUERY_TIME_ELAPSED)
+      q->start = idle_timestamp(ctx);
+   else if (q->type != PIPE_QUERY_TIMESTAMP)
+      query_activate(ctx, query_active_slot(ctx, q), q);
+   return true;
 }
 
 static bool
@@ -188,28 +202,11 @@ vagx_end_query(struct pipe_context *pctx, struct pipe_query *pq)
 {
    struct vagx_context *ctx = vagx_context(pctx);
    struct vagx_query *q = (struct vagx_query *)pq;
-   switch (q->type) {
-   case PIPE_QUERY_TIME_ELAPSED:
-   case PIPE_QUERY_TIMESTAMP:
-      wait_context_idle(ctx);
-      q->end = pctx->screen->get_timestamp(pctx->screen);
-      return true;
-   case PIPE_QUERY_PRIMITIVES_GENERATED:
-   case PIPE_QUERY_PRIMITIVES_EMITTED: {
-      const unsigned k = q->type == PIPE_QUERY_PRIMITIVES_EMITTED;
-      if (ctx->prim_query[k] == q) {
-         query_end_in_batches(ctx, q);
-         ctx->prim_query[k] = NULL;
-      }
-      return true;
-   }
-   default:
-      if (ctx->occlusion == q) {
-         query_end_in_batches(ctx, q);
-         ctx->occlusion = NULL;
-      }
-      return true;
-   }
+   if (q->type == PIPE_QUERY_TIME_ELAPSED || q->type == PIPE_QUERY_TIMESTAMP)
+      q->end = idle_timestamp(ctx);
+   else
+      query_deactivate(ctx, query_active_slot(ctx, q), q);
+   return true;
 }
 
 static bool
@@ -288,6 +285,39 @@ vagx_render_condition_passes(struct vagx_context *ctx)
    return v != ctx->cond_cond;
 }
 
+/* The device's query type of batch slot prim_query[k] */
+static unsigned
+prim_query_type(unsigned k)
+{
+   return k ? VAGX_QUERY_TYPE_PRIMITIVES_EMITTED : VAGX_QUERY_TYPE_PRIMITIVES_GENERATED;
+}
+
+/* cmd_query_end of the query of `type` in b's control stream */
+static void
+batch_end_query_type(struct vagx_batch *b, unsigned type)
+{
+   struct vagx_cmd_query_end qe;
+   vagx_cmd_query_end_init(&qe);
+   qe.type = type;
+   vagx_cmd_query_end_pack(vagx_cs_emit(b, VAGX_CMD_QUERY_END_LENGTH), &qe);
+}
+
+/* cmd_query_begin of q as the device's query `type` in b's control stream,
+ * charged to the job's geometry budget; q's BO is written by b's job */
+static void
+batch_begin_query(struct vagx_batch *b, unsigned type, struct vagx_query *q)
+{
+   struct vagx_cmd_query_begin qb;
+   vagx_cmd_query_begin_init(&qb);
+   qb.type = type;
+   qb.result_va = query_bo(q)->va + q->offset;
+   vagx_cmd_query_begin_pack(vagx_cs_emit(b, VAGX_CMD_QUERY_BEGIN_LENGTH), &qb);
+   b->geometry += VAGX_RENDER_GEOMETRY_QUERY_COST;
+   vagx_batch_add_bo_write(b, query_bo(q));
+   q->batch_mask |= 1u << b->idx;
+   q->in_job = true;
+}
+
 /* Ends every query begun in the control stream (occlusion, primitives
  * generated / emitted); a later draw begins the ones still active again and
  * the counters accumulate in their u64. */
@@ -302,10 +332,7 @@ vagx_batch_end_query(struct vagx_batch *b)
    for (unsigned k = 0; k < 2; k++) {
       if (!b->prim_query[k])
          continue;
-      struct vagx_cmd_query_end qe;
-      vagx_cmd_query_end_init(&qe);
-      qe.type = k ? VAGX_QUERY_TYPE_PRIMITIVES_EMITTED : VAGX_QUERY_TYPE_PRIMITIVES_GENERATED;
-      vagx_cmd_query_end_pack(vagx_cs_emit(b, VAGX_CMD_QUERY_END_LENGTH), &qe);
+      batch_end_query_type(b, prim_query_type(k));
       b->prim_query[k] = NULL;
    }
 }
@@ -319,26 +346,11 @@ batch_update_prim_queries(struct vagx_context *ctx, struct vagx_batch *b)
       struct vagx_query *want = ctx->queries_paused ? NULL : ctx->prim_query[k];
       if (b->prim_query[k] == want)
          continue;
-      const unsigned type =
-         k ? VAGX_QUERY_TYPE_PRIMITIVES_EMITTED : VAGX_QUERY_TYPE_PRIMITIVES_GENERATED;
-      if (b->prim_query[k]) {
-         struct vagx_cmd_query_end qe;
-         vagx_cmd_query_end_init(&qe);
-         qe.type = type;
-         vagx_cmd_query_end_pack(vagx_cs_emit(b, VAGX_CMD_QUERY_END_LENGTH), &qe);
-      }
+      if (b->prim_query[k])
+         batch_end_query_type(b, prim_query_type(k));
       b->prim_query[k] = want;
-      if (!want)
-         continue;
-      struct vagx_cmd_query_begin qb;
-      vagx_cmd_query_begin_init(&qb);
-      qb.type = type;
-      qb.result_va = query_bo(want)->va + want->offset;
-      vagx_cmd_query_begin_pack(vagx_cs_emit(b, VAGX_CMD_QUERY_BEGIN_LENGTH), &qb);
-   b->geometry += VAGX_RENDER_GEOMETRY_QUERY_COST;
-      vagx_batch_add_bo_write(b, query_bo(want));
-      want->batch_mask |= 1u << b->idx;
-      want->in_job = true;
+      if (want)
+         batch_begin_query(b, prim_query_type(k), want);
    }
 }
 
@@ -355,16 +367,11 @@ batch_update_query(struct vagx_context *ctx, struct vagx_batch *b)
    vagx_batch_end_query(b);
    if (!want)
       return;
-   struct vagx_cmd_query_begin qb;
-   vagx_cmd_query_begin_init(&qb);
-   qb.type = want->type == PIPE_QUERY_OCCLUSION_COUNTER ? VAGX_QUERY_TYPE_OCCLUSION_COUNTER
-                                                         : VAGX_QUERY_TYPE_OCCLUSION_PREDICATE;
-   qb.result_va = query_bo(want)->va + want->offset;
-   vagx_cmd_query_begin_pack(vagx_cs_emit(b, VAGX_CMD_QUERY_BEGIN_LENGTH), &qb);
-   b->geometry += VAGX_RENDER_GEOMETRY_QUERY_COST;
-   vagx_batch_add_bo_write(b, query_bo(want));
-   want->batch_mask |= 1u << b->idx;
-   want->in_job = true;
+   batch_begin_query(b,
+                     want->type == PIPE_QUERY_OCCLUSION_COUNTER
+                        ? VAGX_QUERY_TYPE_OCCLUSION_COUNTER
+                        : VAGX_QUERY_TYPE_OCCLUSION_PREDICATE,
+                     want);
    b->query = want;
 }
 

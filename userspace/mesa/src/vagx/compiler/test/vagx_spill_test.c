@@ -149,6 +149,29 @@ check_outputs(vagx_ir *ir, unsigned n, uint32_t (*want)(unsigned))
    return NULL;
 }
 
+/* Whether the allocation went through the stack at all: in its statistics
+ * or in the program. */
+static bool
+stack_used(vagx_ir *ir)
+{
+   return t_info.stat_spills || t_info.stat_fills || t_info.stack_size ||
+          count_op(ir, VAGX_OP_STACK_LD) || count_op(ir, VAGX_OP_STACK_ST);
+}
+
+/* Allocates a program that must spill (after building its CFG) and checks
+ * its first n outputs against want(). */
+static void
+spill_and_check(vagx_ir *ir, unsigned n, uint32_t (*want)(unsigned), const char *name)
+{
+   vagx_ir_build_cfg(ir);
+   const char *e = !vagx_ra(ir) ? ir->error : NULL;
+   if (!e && !t_info.stat_spills)
+      e = "nothing spilled";
+   if (!e)
+      e = check_outputs(ir, n, want);
+   t_result(name, e, ir);
+}
+
 static void
 test_straight(void)
 {
@@ -176,8 +199,7 @@ test_fits(void)
    vagx_ir ir;
    straight(&ir, VAGX_MAX_GPRS, false);
    const char *e = !vagx_ra(&ir) ? ir.error : NULL;
-   if (!e && (t_info.stat_spills || t_info.stat_fills || t_info.stack_size ||
-              count_op(&ir, VAGX_OP_STACK_LD) || count_op(&ir, VAGX_OP_STACK_ST)))
+   if (!e && stack_used(&ir))
       e = "spilled although VAGX_MAX_GPRS values fit";
    if (!e)
       e = check_outputs(&ir, VAGX_MAX_GPRS, value);
@@ -235,13 +257,8 @@ test_control_flow(void)
    vagx_ir_emit(&ir, VAGX_OP_ST_VAR, -1, 0, ir_imm(0), ir_imm(n + 1), ir_none());
    t_cf(&ir, VAGX_OP_ENDIF, ir_none(), 0);
    t_cf(&ir, VAGX_OP_END, ir_none(), 0);
-   vagx_ir_build_cfg(&ir);
-   const char *e = !vagx_ra(&ir) ? ir.error : NULL;
-   if (!e && !t_info.stat_spills)
-      e = "nothing spilled";
-   if (!e)
-      e = check_outputs(&ir, n + 1, loop_value);
-   t_result("spill: values live around a loop and across an if spill and come back", e, &ir);
+   spill_and_check(&ir, n + 1, loop_value,
+                   "spill: values live around a loop and across an if spill and come back");
 }
 
 /* vec4 vregs, written and read component by component, all live at once:
@@ -261,13 +278,7 @@ test_vectors(void)
       for (unsigned c = 0; c < 4; c++)
          vagx_ir_emit(&ir, VAGX_OP_ST_VAR, -1, 0, ir_vreg(k, c), ir_imm(4 * k + c), ir_none());
    t_cf(&ir, VAGX_OP_END, ir_none(), 0);
-   vagx_ir_build_cfg(&ir);
-   const char *e = !vagx_ra(&ir) ? ir.error : NULL;
-   if (!e && !t_info.stat_spills)
-      e = "nothing spilled";
-   if (!e)
-      e = check_outputs(&ir, 4 * nvec, value);
-   t_result("spill: vec4 values spill by component and come back", e, &ir);
+   spill_and_check(&ir, 4 * nvec, value, "spill: vec4 values spill by component and come back");
 }
 
 static void
@@ -290,8 +301,7 @@ test_remat(void)
    const unsigned n = VAGX_MAX_GPRS + VAGX_MAX_STACK_BYTES / 4 + 64;
    straight(&ir, n, true);
    const char *e = !vagx_ra(&ir) ? ir.error : NULL;
-   if (!e && (t_info.stat_spills || t_info.stat_fills || t_info.stack_size ||
-              count_op(&ir, VAGX_OP_STACK_LD) || count_op(&ir, VAGX_OP_STACK_ST)))
+   if (!e && stack_used(&ir))
       e = "copies of immediates went through the stack";
    if (!e && t_info.gpr_count > VAGX_MAX_GPRS)
       e = "registers beyond the contract";
