@@ -110,6 +110,19 @@ static uint64_t cube_sampler(enum vagx_filter f, bool seamless)
    return va;
 }
 
+/* A fragment program that loads its pixel's direction and cube index
+ * (the buffer at dva) into r4..r7, samples with `tex` (which leaves its
+ * result in r0..r3) and stores r0..r3 */
+static struct prog cube_prog(uint64_t tex, uint64_t smp, uint64_t dva, const char *op)
+{
+   struct prog fs = {.tex = tex, .ntex = 1, .nsmp = 1, .nuni = 2, .smp = smp};
+   fs.uni[0] = (uint32_t)dva;
+   fs.uni[1] = (uint32_t)(dva >> 32);
+   fs.code = assemblef("imul r8, sr.pix_y, #%u\niadd r8, r8, sr.pix_x\nshl r8, r8, #4\n"
+                       "ld_global.b128 r4, u0, r8\n%s\nst_tile.rt0 r0, #0\nend\n", W, op);
+   return fs;
+}
+
 /* Directions with fixed seeds, most of them within a texel of an edge or
  * a corner, of both cubes; some exactly on an edge (s or t = 1). */
 static float *cube_dirs(void)
@@ -280,14 +293,9 @@ void test_tex_cube_seamless(void)
    for (unsigned fmt = 0; fmt < 2; fmt++)
       for (unsigned lin = 0; lin < 2; lin++)
          for (unsigned sl = 0; sl < 2; sl++) {
-            struct prog fs = {.tex = tex[fmt], .ntex = 1, .nsmp = 1, .nuni = 2,
-                              .smp = cube_sampler(lin ? VAGX_FILTER_LINEAR : VAGX_FILTER_NEAREST, sl)};
-            fs.uni[0] = (uint32_t)dva;
-            fs.uni[1] = (uint32_t)(dva >> 32);
-            fs.code = assemblef("imul r8, sr.pix_y, #%u\niadd r8, r8, sr.pix_x\nshl r8, r8, #4\n"
-                                "ld_global.b128 r4, u0, r8\nmov r9, #0\n"
-                                "tex.lod.t0.s0.cube.array r0, r4, r9, r0\nst_tile.rt0 r0, #0\nend\n",
-                                W);
+            const struct prog fs =
+               cube_prog(tex[fmt], cube_sampler(lin ? VAGX_FILTER_LINEAR : VAGX_FILTER_NEAREST, sl),
+                         dva, "mov r9, #0\ntex.lod.t0.s0.cube.array r0, r4, r9, r0");
             struct job_opts o = {.rt_format = VAGX_FORMAT_RGBA32_FLOAT};
             /* path 0: generic (VAGX_RENDER_OPT_NO_FAST_IO), 1: fast */
             for (unsigned path = 0; path < 2; path++) {
@@ -336,14 +344,9 @@ void test_tex_cube_seamless(void)
    CHECK(changed > 0, "seamless never changed a sample");
 
    /* gather of component 1, seamless, RGBA8 */
-   struct prog fs = {.tex = tex[0], .ntex = 1, .nsmp = 1, .nuni = 2,
-                     .smp = cube_sampler(VAGX_FILTER_LINEAR, true)};
-   fs.uni[0] = (uint32_t)dva;
-   fs.uni[1] = (uint32_t)(dva >> 32);
-   fs.code = assemblef("imul r8, sr.pix_y, #%u\niadd r8, r8, sr.pix_x\nshl r8, r8, #4\n"
-                       "ld_global.b128 r4, u0, r8\nmov r10, #1\nmov r11, #0\n"
-                       "tex.gather.t0.s0.cube.array r0, r4, r10, r11\nst_tile.rt0 r0, #0\nend\n",
-                       W);
+   const struct prog fs = cube_prog(tex[0], cube_sampler(VAGX_FILTER_LINEAR, true), dva,
+                                    "mov r10, #1\nmov r11, #0\n"
+                                    "tex.gather.t0.s0.cube.array r0, r4, r10, r11");
    struct job_opts o = {.rt_format = VAGX_FORMAT_RGBA32_FLOAT};
    CHECK(draw_fullscreen(&fs, &o) == VAGX_JOB_STATUS_OK, "cube gather: status");
    unsigned bad = 0, judged = 0;
