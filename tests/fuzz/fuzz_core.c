@@ -300,6 +300,7 @@ static uint64_t random_texture(uint64_t *smp)
    s.min_lod = chance(80) ? 0 : rnd_float();
    s.max_lod = chance(80) ? 1000 : rnd_float();
    s.lod_bias = chance(80) ? 0 : rnd_float();
+   s.seamless_cube = chance(50);
    *smp = alloc(32, 32);
    vagx_sampler_pack(ptr(*smp), &s);
    return va;
@@ -459,13 +460,14 @@ static uint64_t build_render(struct fuzz *F)
       uint64_t fs;
       if (chance(40)) {
          tex = random_texture(&smp);
-         static const char *modes[] = {"auto", "lod", "bias", "grad", "fetch", "size", "levels"};
+         static const char *modes[] = {"auto", "lod", "bias", "grad", "fetch", "size", "levels",
+                                       "gather"};
          static const char *dims[] = {"1d", "2d", "3d", "cube", "2dms", "buf"};
          char src[256];
          snprintf(src, sizeof(src),
                   "mov r0, u0\nmov r1, u1\nmov r2, u2\nmov r3, u3\n"
                   "tex.%s.t0.s0.%s%s r4, r0, %s, r2\nst_tile.rt0 r4, #0\nend\n",
-                  modes[below(7)], dims[below(6)], chance(30) ? ".array" : "",
+                  modes[below(8)], dims[below(6)], chance(30) ? ".array" : "",
                   chance(50) ? "r8" : chance(50) ? "u1" : "#0x7fc00000");
          fs = random_program(F, chance(30) ? below(8) : 0, src, false);
       } else {

@@ -16,6 +16,9 @@
  *   gather      textureGather (REPEAT), textureGatherOffset, an integer
  *               texture
  *   cube_array  a samplerCubeArray, the cube index clamped
+ *   cube_seamless      GL_TEXTURE_CUBE_MAP_SEAMLESS on and off: LINEAR
+ *               footprints past a face's edge read the neighbouring faces
+ *   cube_seamless_tex  the same per texture (AMD_seamless_cubemap_per_texture)
  *   depth_clamp GL_DEPTH_CLAMP with a depth range: clamped, not clipped
  * Usage: gl_tex31 OUTDIR [CASE...] | --list
  */
@@ -410,6 +413,131 @@ case_cube_array(void)
    return varied();
 }
 
+/* The 4x4 RGBA8 faces of the seamless cases: a gradient per face, except
+ * each face's corner texels, which take the colour of the cube's corner
+ * they touch (the sign of each component of their centre's direction), so
+ * that the three texels around a corner of the cube are equal: a footprint
+ * there has the same value whether the texel past both edges is their
+ * average (vagx, llvmpipe) or one of them (softpipe), and the image can be
+ * compared with softpipe's */
+static void
+seamless_faces(GLenum target)
+{
+   /* each face's normal N and the directions S, T of s and t (GL 4.6
+    * table 8.19) */
+   static const int axes[6][3][3] = {
+      { { 1, 0, 0 }, { 0, 0, -1 }, { 0, -1, 0 } },  { { -1, 0, 0 }, { 0, 0, 1 }, { 0, -1, 0 } },
+      { { 0, 1, 0 }, { 1, 0, 0 }, { 0, 0, 1 } },    { { 0, -1, 0 }, { 1, 0, 0 }, { 0, 0, -1 } },
+      { { 0, 0, 1 }, { 1, 0, 0 }, { 0, -1, 0 } },   { { 0, 0, -1 }, { -1, 0, 0 }, { 0, -1, 0 } },
+   };
+   for (int f = 0; f < 6; f++) {
+      unsigned char texels[4 * 4 * 4];
+      for (int y = 0; y < 4; y++)
+         for (int x = 0; x < 4; x++) {
+            unsigned char *o = texels + 4 * (4 * y + x);
+            if ((x == 0 || x == 3) && (y == 0 || y == 3)) {
+               for (int k = 0; k < 3; k++) {
+                  const int d = 2 * axes[f][0][k] + (x ? 1 : -1) * axes[f][1][k] +
+                                (y ? 1 : -1) * axes[f][2][k];
+                  o[k] = d > 0 ? 230 : 30;
+               }
+            } else {
+               o[0] = (unsigned char)(f * 40 + 20);
+               o[1] = (unsigned char)(x * 60 + 35);
+               o[2] = (unsigned char)(y * 60 + 35);
+            }
+            o[3] = 255;
+         }
+      glTexImage2D(GL_TEXTURE_CUBE_MAP_POSITIVE_X + f, 0, GL_RGBA8, 4, 4, 0, GL_RGBA,
+                   GL_UNSIGNED_BYTE, texels);
+   }
+   glTexParameteri(target, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+   glTexParameteri(target, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+   /* seamless filtering ignores the wrap modes; per face they apply */
+   glTexParameteri(target, GL_TEXTURE_WRAP_S, GL_REPEAT);
+   glTexParameteri(target, GL_TEXTURE_WRAP_T, GL_REPEAT);
+}
+
+/* Each half of the image (rows 0-31 and 32-63) looks at the same
+ * directions: the +Z face and the four faces around it, with four corners
+ * of the cube, LINEAR; a face is about 21 pixels wide */
+static const char *seamless_fs = "#version 140\n"
+                                 "uniform samplerCube t;\n"
+                                 "out vec4 color;\n"
+                                 "void main() {\n"
+                                 "   vec2 p = vec2(gl_FragCoord.x, mod(gl_FragCoord.y, 32.0) * 2.0);\n"
+                                 "   p = (p / 32.0 - 1.0) * 1.5;\n"
+                                 "   color = texture(t, vec3(p, 1.0));\n"
+                                 "}\n";
+
+/* Pixels whose half-image twins (x, y) and (x, y + 32) differ by more
+ * than 16 in a component: where seamless filtering (one half) reads other
+ * faces than per-face filtering (the other) */
+static unsigned
+halves_differ(void)
+{
+   unsigned n = 0;
+   for (int y = 0; y < H / 2; y++)
+      for (int x = 0; x < W; x++) {
+         bool d = false;
+         for (int k = 0; k < 3; k++)
+            d |= abs(pixel(x, y)[k] - pixel(x, y + H / 2)[k]) > 16;
+         n += d;
+      }
+   return n;
+}
+
+/* The bottom half drawn per face, the top half seamless: with
+ * GL_TEXTURE_CUBE_MAP_SEAMLESS enabled (GL_ARB_seamless_cube_map) or, with
+ * `per_texture`, set on the texture (GL_AMD_seamless_cubemap_per_texture)
+ * while the global enable stays off.  Seamless, the texels past a face's
+ * edge come from the neighbouring face; per face, from the wrap modes on
+ * the same face */
+static bool
+seamless_case(bool per_texture)
+{
+   GLuint p = gl_program(vs_src, seamless_fs);
+   if (!p)
+      return false;
+   GLuint tex;
+   glGenTextures(1, &tex);
+   glBindTexture(GL_TEXTURE_CUBE_MAP, tex);
+   seamless_faces(GL_TEXTURE_CUBE_MAP);
+   glUniform1i(glGetUniformLocation(p, "t"), 0);
+   glClearColor(0, 0, 0, 0);
+   glClear(GL_COLOR_BUFFER_BIT);
+   glEnable(GL_SCISSOR_TEST);
+   glScissor(0, 0, W, H / 2);
+   draw_quad();
+   if (per_texture)
+      glTexParameteri(GL_TEXTURE_CUBE_MAP, GL_TEXTURE_CUBE_MAP_SEAMLESS, GL_TRUE);
+   else
+      glEnable(GL_TEXTURE_CUBE_MAP_SEAMLESS);
+   glScissor(0, H / 2, W, H / 2);
+   draw_quad();
+   glDisable(GL_TEXTURE_CUBE_MAP_SEAMLESS);
+   glDisable(GL_SCISSOR_TEST);
+   glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
+   glDeleteTextures(1, &tex);
+   glDeleteProgram(p);
+   const unsigned d = halves_differ();
+   if (d < 64)
+      GL_FAIL("seamless filtering changed only %u pixels", d);
+   return varied();
+}
+
+static bool
+case_cube_seamless(void)
+{
+   return seamless_case(false);
+}
+
+static bool
+case_cube_seamless_tex(void)
+{
+   return seamless_case(true);
+}
+
 /* The full-screen quad at depth z (uniform zl) in colour (r, g, b) (uniform
  * cl), only in the scissor rectangle (x, y, w, h) */
 static void
@@ -486,6 +614,8 @@ static const struct gl_case cases[] = {
    { "core31", case_core31, true },
    { "gather", case_gather, true },
    { "cube_array", case_cube_array, true },
+   { "cube_seamless", case_cube_seamless, true },
+   { "cube_seamless_tex", case_cube_seamless_tex, true },
    { "depth_clamp", case_depth_clamp, true },
 };
 

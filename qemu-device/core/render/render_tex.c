@@ -5,6 +5,7 @@
 
 #include "render_filter.h"
 #include "render_io.h"
+#include "render_tex_cube.h"
 #include "render_tex_lanes.h"
 
 float r_half_to_float(uint16_t h)
@@ -800,6 +801,81 @@ static bool sample_level(struct rtexctx *c, struct tview *v, const struct vagx_s
    return true;
 }
 
+/* Texel-space position of normalised (u, t) on `level` minus 1/2 (the
+ * origin of a bilinear footprint) for a seamless cube face of n texels,
+ * kept within [-1/2, n - 1/2], where every face coordinate in [0, 1]
+ * lands: an unnormalized or NaN coordinate's footprint stays within one
+ * texel of the face. */
+static void cube_footprint_xy(struct tview *v, const struct vagx_sampler *s, unsigned level,
+                              double u, double t, int n, double *x, double *y)
+{
+   level_xy(v, s, level, u, t, x, y);
+   *x -= 0.5;
+   *y -= 0.5;
+   *x = !(*x >= -0.5) ? -0.5 : *x > n - 0.5 ? n - 0.5 : *x;
+   *y = !(*y >= -0.5) ? -0.5 : *y > n - 0.5 ? n - 0.5 : *y;
+}
+
+/* Whether a seamless cube footprint at (x0, y0) of `level` leaves the face
+ * (render.md, "Seamless cube maps"); a level that is not square never
+ * does (each face is filtered alone, clamped to its edges). */
+static inline bool cube_crosses(const struct tview *v, unsigned level, int x0, int y0)
+{
+   const int n = (int)v->l->level[level].width_px;
+   return (int)v->l->level[level].height_px == n && (x0 < 0 || y0 < 0 || x0 + 1 >= n || y0 + 1 >= n);
+}
+
+/* LINEAR sample of face `face` of the cube whose +X face is layer `cube`,
+ * seamless (render.md, "Seamless cube maps"): a footprint inside the face
+ * is sample_level's (and its fast path's); one that crosses an edge reads
+ * the texels past the edge from the neighbouring faces, and a texel past
+ * two edges (a corner of the cube, on no face) is the average of the
+ * footprint's other three, as GL recommends (8.13.1) and llvmpipe does. */
+static bool sample_cube_seamless(struct rtexctx *c, struct tview *v, const struct vagx_sampler *s,
+                                 unsigned level, unsigned cube, unsigned face, double u, double t,
+                                 float out[4])
+{
+   const int n = (int)v->l->level[level].width_px;
+   double x, y;
+   cube_footprint_xy(v, s, level, u, t, n, &x, &y);
+   const int x0 = floor_i(x), y0 = floor_i(y);
+   if (!cube_crosses(v, level, x0, y0))
+      return sample_level(c, v, s, level, cube + face, u, t, true, out);
+   struct r_cube_footprint fp;
+   r_cube_footprint(face, n, x0, y0, &fp);
+   float q[4][4];
+   for (unsigned i = 0; i < 4; i++) {
+      uint32_t raw[4];
+      if ((int)i == fp.corner)
+         continue;
+      if (!texel(c, v, level, cube + fp.face[i], fp.x[i], fp.y[i], 0, raw))
+         return false;
+      for (unsigned k = 0; k < 4; k++)
+         q[i][k] = r_f(raw[k]);
+   }
+   if (fp.corner >= 0) {
+      const unsigned a = ((unsigned)fp.corner + 1) & 3, b = (a + 1) & 3, d = (b + 1) & 3;
+      for (unsigned k = 0; k < 4; k++)
+         q[fp.corner][k] = (float)(((double)q[a][k] + q[b][k] + q[d][k]) / 3);
+   }
+   if (filter8(v))
+      bilerp8(q, x - x0, y - y0, out);
+   else
+      bilerp(q, x - x0, y - y0, out);
+   return true;
+}
+
+/* One level of a 2D, array or cube face sample: seamless cube LINEAR
+ * samples through sample_cube_seamless (layer = cube + face). */
+static inline bool sample_face(struct rtexctx *c, struct tview *v, const struct vagx_sampler *s,
+                               bool seamless, unsigned level, unsigned layer, unsigned face,
+                               double u, double t, bool lin, float out[4])
+{
+   if (seamless && lin)
+      return sample_cube_seamless(c, v, s, level, layer - face, face, u, t, out);
+   return sample_level(c, v, s, level, layer, u, t, lin, out);
+}
+
 /* 3D: the slice(s) at normalised r of `level` (wrap_r), bilinear inside a
  * slice; LINEAR also blends the two nearest slices (trilinear). */
 static bool sample_volume(struct rtexctx *c, struct tview *v, const struct vagx_sampler *s,
@@ -912,19 +988,47 @@ static uint32_t swz_int(const uint32_t *t, enum vagx_swizzle s)
    return s <= VAGX_SWIZZLE_A ? t[s] : s == VAGX_SWIZZLE_ONE ? 1u : 0u;
 }
 
+/* The average of three gathered results (a seamless cube footprint's
+ * corner, render.md): as floats, or as the format's integers. */
+static uint32_t gather_avg3(const struct tview *v, bool integer, bool compare, uint32_t a,
+                            uint32_t b, uint32_t d)
+{
+   if (compare || !integer)
+      return r_u((float)(((double)r_f(a) + r_f(b) + r_f(d)) / 3));
+   if (vagx_format_kind(v->t.format) == VAGX_FORMAT_KIND_SINT)
+      return (uint32_t)(int32_t)(((int64_t)(int32_t)a + (int32_t)b + (int32_t)d) / 3);
+   return (uint32_t)(((uint64_t)a + b + d) / 3);
+}
+
 /* gather (render.md, "Texture gather"): component `comp` of the four
  * texels of the bilinear footprint of (u, t) on `level`, in GL's order
  * (i0, j1), (i1, j1), (i1, j0), (i0, j0), each after the wrap modes
  * (border colour outside) and the descriptor's swizzle (ONE = 1.0 or the
  * integer 1); with `compare`, the compare result of each texel's first
- * component against ref as 0.0/1.0.  out: raw 32-bit results. */
+ * component against ref as 0.0/1.0.  A seamless cube footprint (layer =
+ * cube + face) takes its texels as sample_cube_seamless does, the corner's
+ * result the average of the other three.  out: raw 32-bit results. */
 static bool gather_level(struct rtexctx *c, struct tview *v, const struct vagx_sampler *s,
-                         unsigned level, unsigned layer, double u, double t, unsigned comp,
-                         bool integer, bool compare, float ref, uint32_t out[4])
+                         unsigned level, unsigned layer, bool seamless, unsigned face, double u,
+                         double t, unsigned comp, bool integer, bool compare, float ref,
+                         uint32_t out[4])
 {
    double x, y;
-   level_xy(v, s, level, u, t, &x, &y);
-   const int x0 = floor_i(x - 0.5), y0 = floor_i(y - 0.5);
+   int x0, y0, corner = -1;
+   struct r_cube_footprint fp;
+   bool fold = false;
+   if (seamless) {
+      cube_footprint_xy(v, s, level, u, t, (int)v->l->level[level].width_px, &x, &y);
+      x0 = floor_i(x);
+      y0 = floor_i(y);
+      fold = cube_crosses(v, level, x0, y0);
+      if (fold)
+         r_cube_footprint(face, (int)v->l->level[level].width_px, x0, y0, &fp);
+   } else {
+      level_xy(v, s, level, u, t, &x, &y);
+      x0 = floor_i(x - 0.5);
+      y0 = floor_i(y - 0.5);
+   }
    static const int di[4] = {0, 1, 1, 0}, dj[4] = {1, 1, 0, 0};
    const enum vagx_swizzle sz = comp == 0   ? v->t.swizzle_r
                                 : comp == 1 ? v->t.swizzle_g
@@ -932,8 +1036,14 @@ static bool gather_level(struct rtexctx *c, struct tview *v, const struct vagx_s
                                             : v->t.swizzle_a;
    for (unsigned k = 0; k < 4; k++) {
       uint32_t raw[4];
-      bool border;
-      if (!fetch_wrapped_raw(c, v, s, level, layer, x0 + di[k], y0 + dj[k], raw, &border))
+      bool border = false;
+      const unsigned fi = (unsigned)(di[k] + 2 * dj[k]); /* its place in fp */
+      if (fold && (int)fi == fp.corner) {
+         corner = (int)k;
+         continue;
+      }
+      if (fold ? !texel(c, v, level, layer - face + fp.face[fi], fp.x[fi], fp.y[fi], 0, raw)
+               : !fetch_wrapped_raw(c, v, s, level, layer, x0 + di[k], y0 + dj[k], raw, &border))
          return false;
       float f[4];
       if (border) {
@@ -952,6 +1062,9 @@ static bool gather_level(struct rtexctx *c, struct tview *v, const struct vagx_s
          out[k] = integer ? swz_int(raw, sz) : r_u(swz(f, sz));
       }
    }
+   if (corner >= 0)
+      out[corner] = gather_avg3(v, integer, compare, out[(corner + 1) & 3], out[(corner + 2) & 3],
+                                out[(corner + 3) & 3]);
    return true;
 }
 
@@ -1022,6 +1135,11 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
       if (st)
          return st;
    }
+   /* seamless cube maps ignore the wrap modes: NEAREST clamps to the face's
+    * edges, LINEAR reads past them from the neighbouring faces (render.md) */
+   const bool seamless = dim == VAGX_DIM_CUBE && s.seamless_cube;
+   if (seamless)
+      s.wrap_s = s.wrap_t = VAGX_WRAP_CLAMP_TO_EDGE;
    const unsigned nc = coord_count(dim, array);
    const unsigned r0 = I->src[0].idx;
    if (r0 + nc > pd->gpr_count || (mode == VAGX_TEXMODE_GRAD && I->src[1].idx + 2 * nc > pd->gpr_count))
@@ -1168,8 +1286,8 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
          if (mode == VAGX_TEXMODE_GATHER) {
             /* at the base level, never filtered; results already swizzled */
             uint32_t g[4];
-            if (!gather_level(c, &v, &s, base, layer, u, t, call->src[1][l] & 3, integer,
-                              shadow || s.compare_enable, r_f(call->src[2][l]), g))
+            if (!gather_level(c, &v, &s, base, layer, seamless, face, u, t, call->src[1][l] & 3,
+                              integer, shadow || s.compare_enable, r_f(call->src[2][l]), g))
                return VAGX_USC_FAULT;
             for (unsigned k = 0; k < 4; k++)
                call->out[k][l] = g[k];
@@ -1291,11 +1409,11 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
              * on store forwarding (17 % of effect2d's r_tex_exec) */
             float b[4];
             if (vol ? !sample_volume(c, &v, &s, l0, u, t, w3, lin, res)
-                    : !sample_level(c, &v, &s, l0, layer, u, t, lin, res))
+                    : !sample_face(c, &v, &s, seamless, l0, layer, face, u, t, lin, res))
                return VAGX_USC_FAULT;
             if (l1 != l0 && mf > 0) {
                if (vol ? !sample_volume(c, &v, &s, l1, u, t, w3, lin, b)
-                       : !sample_level(c, &v, &s, l1, layer, u, t, lin, b))
+                       : !sample_face(c, &v, &s, seamless, l1, layer, face, u, t, lin, b))
                   return VAGX_USC_FAULT;
                for (unsigned k = 0; k < 4; k++)
                   res[k] = (float)(res[k] * (1 - mf) + b[k] * mf);

@@ -117,6 +117,8 @@ void test_mipmaps(void);
 void test_tex_3d_array(void);
 void test_tex_cube(void);
 void test_cube_lod(void);
+/* test_render_cube.c */
+void test_tex_cube_seamless(void);
 void test_shadow_ref_clamp(void);
 void test_tex_span_safepoint(void);
 /* test_render_texbuf.c */

@@ -239,6 +239,12 @@ vagx_init_screen_caps(struct vagx_screen *screen)
    /* GL_ARB_texture_cube_map_array: the descriptor's CUBE_ARRAY, 6 layers a
     * cube, `tex .cube .array` (layer = cube index, render.md) */
    caps->cube_map_array = true;
+   /* GL_ARB_seamless_cube_map, GL_AMD_seamless_cubemap_per_texture: the
+    * sampler's seamless_cube (vagx_state.c), which the texture unit filters
+    * across face edges (render.md, "Seamless cube maps"); st sets it per
+    * sampler, and always in ES 3.0+ contexts */
+   caps->seamless_cube_map = true;
+   caps->seamless_cube_map_per_texture = true;
    /* GL_ARB_texture_gather: `tex .gather` (render.md, "Texture gather")
     * picks any of the 4 components; offsets, and textureGatherOffsets'
     * four, become coordinates in the compiler (nir_lower_tex), so any
