@@ -104,8 +104,11 @@ static bool usc_safepoint(void *vctx)
    struct core_run_ctx *r = vctx;
    core_worker_safepoint(r->w);
    const bool expired = r->seen_w != r->w || r->seen_drops != r->w->mmu.drops;
-   r->seen_w = r->w;
-   r->seen_drops = r->w->mmu.drops;
+   if (expired) {
+      /* written only then: the renderer calls this for every block */
+      r->seen_w = r->w;
+      r->seen_drops = r->w->mmu.drops;
+   }
    return expired;
 }
 

@@ -250,7 +250,7 @@ struct core_run_ctx {
    /* w and w->mmu.drops at the last safepoint (usc_safepoint) */
    const struct core_worker *seen_w;
    uint64_t seen_drops;
-};
+} __attribute__((aligned(64))); /* a line each: workers poll their own per block */
 extern const struct vagx_usc_mem_ops core_usc_mem_ops;
 bool core_compute_task(struct core_worker *w, struct core_task *t);
 void core_compute_free(struct core_job *job);

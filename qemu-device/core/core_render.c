@@ -128,7 +128,10 @@ unsigned core_render_setup(struct core_job *job)
    struct vagx_core *core = job->core;
    unsigned nw = core->pool.nworkers;
    struct core_render *r = calloc(1, sizeof(*r));
-   struct core_run_ctx *rctx = calloc(nw + 1, sizeof(*rctx));
+   /* each context on lines of its own (core_priv.h) */
+   struct core_run_ctx *rctx = aligned_alloc(_Alignof(struct core_run_ctx), (nw + 1) * sizeof(*rctx));
+   if (rctx)
+      memset(rctx, 0, (nw + 1) * sizeof(*rctx));
    if (!r || !rctx) {
       free(r);
       free(rctx);

@@ -52,9 +52,10 @@ bool r_ensure_workers(struct vagx_render_device *d, unsigned n)
    if (d->nw >= n)
       return true;
    free_workers(d);
-   d->w = calloc(n, sizeof(*d->w));
+   d->w = aligned_alloc(_Alignof(struct rworker), n * sizeof(*d->w));
    if (!d->w)
       return false;
+   memset(d->w, 0, n * sizeof(*d->w));
    d->nw = n;
    for (unsigned i = 0; i < n; i++) {
       struct rworker *w = &d->w[i];

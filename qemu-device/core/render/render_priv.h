@@ -226,7 +226,7 @@ struct rworker {
                                * stale, 0 means vis must be cleared first */
    uint64_t frag_lanes;       /* statistics of the current job */
    uint64_t fast_bg, fast_eot, fast_bands;
-};
+} __attribute__((aligned(64))); /* lines of its own: counters written per block */
 
 /* The last job's PPP output buffers, kept for the next job (render_primbuf.c). */
 struct rkeep {
