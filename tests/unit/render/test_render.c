@@ -841,6 +841,7 @@ int main(void)
       {"geometry_fault_order", test_geometry_fault_order},
       {"tex_buffer", test_tex_buffer},
       {"tex_gather", test_tex_gather},
+      {"tex_resid", test_tex_resid},
    };
    for (unsigned i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
       int before = t_failures;
