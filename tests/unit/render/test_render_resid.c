@@ -18,7 +18,7 @@
 #define RW 64
 #define RH 64
 
-static uint8_t null_buf[4096] __attribute__((aligned(4096)));
+static uint8_t null_buf[VAGX_PAGE_SIZE] __attribute__((aligned(VAGX_PAGE_SIZE)));
 static uint64_t null_lo, null_hi; /* texture pages [lo, hi) */
 
 /* a texture page is NULL: the second and the fourth of its four */
@@ -26,7 +26,7 @@ static bool va_null(uint64_t va)
 {
    if (va < null_lo || va >= null_hi)
       return false;
-   const uint64_t pg = (va - null_lo) / 4096;
+   const uint64_t pg = (va - null_lo) / VAGX_PAGE_SIZE;
    return pg == 1 || pg == 3;
 }
 
@@ -35,12 +35,12 @@ static void *xlate_null(void *ctx, uint64_t va, uint32_t size, unsigned access, 
    (void)ctx;
    if (va < MEM_BASE || va + size > MEM_BASE + MEM_SIZE || va + size < va)
       return NULL;
-   *span = 4096 - (va & 4095);
+   *span = VAGX_PAGE_SIZE - (va & (VAGX_PAGE_SIZE - 1));
    if (*span < size)
       return NULL; /* the test's accesses stay within a page */
    if (va_null(va))
       /* reads see zeros; the test never writes the texture */
-      return (access & VAGX_USC_ACC_WRITE) ? NULL : null_buf + (va & 4095);
+      return (access & VAGX_USC_ACC_WRITE) ? NULL : null_buf + (va & (VAGX_PAGE_SIZE - 1));
    return mem + (va - MEM_BASE);
 }
 static const struct vagx_usc_mem_ops null_ops = {.translate = xlate_null, .null_page = null_buf};
@@ -121,8 +121,9 @@ void test_tex_resid(void)
    struct texdesc td = {VAGX_FORMAT_RGBA8_UNORM, VAGX_DIMENSION_2D, RW, RH, 1, 1, 0, 0, false};
    const uint64_t tva = make_texture(&td, fill_r);
    null_lo = tex_base;
-   null_hi = null_lo + 4 * 4096;
-   CHECK(tex_base % 4096 == 0 && tex_layout.size_B == 4 * 4096, "resid: texture of 4 pages");
+   null_hi = null_lo + 4 * VAGX_PAGE_SIZE;
+   CHECK(tex_base % VAGX_PAGE_SIZE == 0 && tex_layout.size_B == 4 * VAGX_PAGE_SIZE,
+         "resid: texture of 4 pages");
    const uint64_t iva = pbe_of_texture(tva);
    const uint64_t near = make_sampler(VAGX_FILTER_NEAREST, VAGX_FILTER_NEAREST, VAGX_MIP_FILTER_NONE,
                                       VAGX_WRAP_CLAMP_TO_EDGE, 0, 16, 0);
