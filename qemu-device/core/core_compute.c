@@ -57,7 +57,7 @@ static void *usc_translate(void *vctx, uint64_t va, uint32_t size, unsigned acce
          memset(w->sink, 0, VAGX_PAGE_SIZE);
          p = w->sink + off;
       } else {
-         p = w->core->zero_page + off;
+         p = (uint8_t *)(uintptr_t)(core_null_page + off);
       }
       *span = VAGX_PAGE_SIZE - off;
       if (size > *span)
@@ -112,8 +112,11 @@ static bool usc_safepoint(void *vctx)
    return expired;
 }
 
+const uint8_t core_null_page[VAGX_PAGE_SIZE] __attribute__((aligned(64)));
+
 const struct vagx_usc_mem_ops core_usc_mem_ops = {.translate = usc_translate,
-                                                  .safepoint = usc_safepoint};
+                                                  .safepoint = usc_safepoint,
+                                                  .null_page = core_null_page};
 
 static void env_init(struct vagx_usc_env *env, struct core_job *job, struct core_run_ctx *r)
 {

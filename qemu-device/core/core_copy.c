@@ -82,7 +82,7 @@ bool core_copy_task(struct core_worker *w, struct core_task *t)
          /* dst_va and size are multiples of 4: the pattern stays in phase. */
          from = (const uint8_t *)bounce;
       } else if (src.null) {
-         from = core->zero_page;
+         from = core_null_page;
       } else if (src.host) {
          from = src.host + src_va % VAGX_PAGE_SIZE;
       } else {

@@ -13,7 +13,6 @@ static void free_core(struct vagx_core *core)
 {
    if (core->usc_cache)
       vagx_usc_cache_destroy(core->usc_cache);
-   free(core->zero_page);
    free(core->fe.sink);
    pthread_cond_destroy(&core->cond);
    pthread_mutex_destroy(&core->lock);
@@ -58,11 +57,9 @@ struct vagx_core *vagx_core_create(const struct vagx_core_host_ops *ops, void *o
    pthread_condattr_destroy(&ca);
    core_regs_reset_values(core);
 
-   core->zero_page = aligned_alloc(VAGX_PAGE_SIZE, VAGX_PAGE_SIZE);
    core->fe.sink = aligned_alloc(VAGX_PAGE_SIZE, VAGX_PAGE_SIZE);
-   if (!core->zero_page || !core->fe.sink)
+   if (!core->fe.sink)
       goto fail;
-   memset(core->zero_page, 0, VAGX_PAGE_SIZE);
    core->fe.core = core;
    core_mmu_ctx_init(&core->fe.mmu, core);
    core->usc_cache = vagx_usc_cache_create();

@@ -252,6 +252,10 @@ struct core_run_ctx {
    uint64_t seen_drops;
 } __attribute__((aligned(64))); /* a line each: workers poll their own per block */
 extern const struct vagx_usc_mem_ops core_usc_mem_ops;
+/* What every read of a NULL page sees (mmu.md): VAGX_PAGE_SIZE zero bytes,
+ * never written (writes to a NULL page go to a sink).  One for all cores,
+ * so that core_usc_mem_ops can name it (null_page, for tex.resid). */
+extern const uint8_t core_null_page[];
 bool core_compute_task(struct core_worker *w, struct core_task *t);
 void core_compute_free(struct core_job *job);
 void core_compute_trim(struct vagx_core *core);
@@ -353,7 +357,6 @@ struct vagx_core {
    struct core_pool pool;
    struct core_worker fe;         /* the front-end's MMU context */
    _Atomic bool tlb_pending;      /* tlb_busy, readable without the lock */
-   uint8_t *zero_page;            /* NULL-page read source */
 
    pthread_t fe_thread;
    bool fe_running, fe_stop;

@@ -35,6 +35,17 @@
  *            texelFetch and glGetTexImage: the committed pages hold what
  *            was written, the others zero
  *
+ *   residency  GL_ARB_sparse_texture2's residency codes: a 4 x 4-page RGBA8
+ *            texture with a checkerboard of pages committed, uploaded
+ *            whole; at every texel, sparseTexelFetchARB, sparseTextureARB
+ *            NEAREST at the texel's centre, sparseTextureARB LINEAR and
+ *            sparseTextureGatherARB at its top-right corner (the 2 x 2
+ *            footprint of texels (x, y) .. (x + 1, y + 1), clamped to the
+ *            edge, crossing page edges), sparseTexelsResidentARB of the
+ *            code into alpha: resident exactly when every texel of the
+ *            footprint is on a committed page, and the values the upload
+ *            (0 on uncommitted pages; LINEAR within 1 of the mean)
+ *
  * Prints "case NAME ok" or "case NAME error: ..."; "case NAME skip: ..."
  * without GL_ARB_sparse_texture.  tests/gl/run runs it on vagx with the
  * drm-shim holding every job 5 ms, so binds queue up behind rendering.
@@ -550,11 +561,139 @@ shapes_case(void)
    return true;
 }
 
+/* The residency case's lookups at texel (x, y) of a W x H texture: the
+ * value's r, g, b (gather: component r of the footprint's texels (x, y),
+ * (x + 1, y), (x, y + 1)) and in alpha 1 when resident, 0 when not */
+static const char *const resid_fs[] = {
+   "  int code = sparseTexelFetchARB(t, p, 0, v);\n",
+   "  int code = sparseTextureARB(t, (vec2(p) + 0.5) / size, v);\n",
+   "  int code = sparseTextureARB(t, (vec2(p) + 1.0) / size, v);\n",
+   "  int code = sparseTextureGatherARB(t, (vec2(p) + 1.0) / size, v);\n"
+   "  v = v.wzxy;\n",
+};
+static const char *const resid_name[] = { "sparseTexelFetchARB", "sparseTextureARB NEAREST",
+                                          "sparseTextureARB LINEAR", "sparseTextureGatherARB" };
+
+static GLuint
+resid_program(unsigned mode)
+{
+   char fs[1024];
+   snprintf(fs, sizeof(fs),
+            "#version 130\n"
+            "#extension GL_ARB_sparse_texture2 : require\n"
+            "#extension GL_ARB_texture_gather : enable\n"
+            "uniform sampler2D t;\n"
+            "uniform vec2 size;\n"
+            "void main() {\n"
+            "  ivec2 p = ivec2(gl_FragCoord.xy);\n"
+            "  vec4 v;\n"
+            "%s"
+            "  gl_FragColor = vec4(v.rgb, sparseTexelsResidentARB(code) ? 1.0 : 0.0);\n"
+            "}\n",
+            resid_fs[mode]);
+   return gl_program(quad_vs, fs);
+}
+
+static bool
+resid_committed(int x, int y)
+{
+   return !((x / page_w + y / page_h) & 1);
+}
+
+static bool
+residency_case(void)
+{
+   if (!gl_has_ext("GL_ARB_sparse_texture2"))
+      GL_FAIL("no GL_ARB_sparse_texture2");
+   const int W = PAGES_X * page_w, H = PAGES_Y * page_h;
+   GLuint tex = sparse_texture(GL_TEXTURE_2D, W, H, 1, 1);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+   for (int py = 0; py < PAGES_Y; py++)
+      for (int px = 0; px < PAGES_X; px++)
+         if (resid_committed(px * page_w, py * page_h))
+            page_commitment(GL_TEXTURE_2D, 0, px * page_w, py * page_h, 0, page_w, page_h, 1,
+                            GL_TRUE);
+   uint8_t *up = malloc((size_t)W * H * 4), *got = malloc((size_t)W * H * 4);
+   upload_level(tex, 0, W, H, up);
+   bool ok = true;
+   for (unsigned mode = 0; ok && mode < 4; mode++) {
+      const bool quad2 = mode >= 2;
+      GLuint p = resid_program(mode);
+      if (!p) {
+         ok = false;
+         break;
+      }
+      /* the target first: it binds a texture of its own */
+      gl_target_fbo(W, H);
+      glClearColor(1, 0, 1, 0.5f);
+      glClear(GL_COLOR_BUFFER_BIT);
+      glActiveTexture(GL_TEXTURE0);
+      glBindTexture(GL_TEXTURE_2D, tex);
+      const GLint filter = mode == 2 ? GL_LINEAR : GL_NEAREST;
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
+      glUseProgram(p);
+      glUniform1i(glGetUniformLocation(p, "t"), 0);
+      glUniform2f(glGetUniformLocation(p, "size"), (float)W, (float)H);
+      quad(p);
+      glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, got);
+      unsigned nonres = 0;
+      for (int y = 0; ok && y < H; y++)
+         for (int x = 0; ok && x < W; x++) {
+            /* the footprint: (x, y), and for the 2 x 2 lookups the texels
+             * right of and above it, clamped to the edge */
+            const int x1 = quad2 && x + 1 < W ? x + 1 : x, y1 = quad2 && y + 1 < H ? y + 1 : y;
+            const int fx[4] = { x, x1, x, x1 }, fy[4] = { y, y, y1, y1 };
+            bool resident = true;
+            int tx[4][4];
+            for (int k = 0; k < 4; k++) {
+               uint8_t e[4] = { 0, 0, 0, 0 };
+               if (resid_committed(fx[k], fy[k]))
+                  uploaded(fx[k], fy[k], 0, e);
+               else
+                  resident = false;
+               for (int c = 0; c < 4; c++)
+                  tx[k][c] = e[c];
+            }
+            int want[3];
+            for (int c = 0; c < 3; c++)
+               want[c] = mode == 3 ? tx[c][0]
+                         : mode == 2 ? (tx[0][c] + tx[1][c] + tx[2][c] + tx[3][c] + 2) / 4
+                                     : tx[0][c];
+            const uint8_t *g = got + 4 * (y * W + x);
+            nonres += !resident;
+            bool bad = g[3] != (resident ? 255 : 0);
+            for (int c = 0; c < 3; c++)
+               bad |= abs(g[c] - want[c]) > (mode == 2 ? 1 : 0);
+            if (bad) {
+               snprintf(gl_err, sizeof(gl_err),
+                        "%s at texel (%d, %d): %u,%u,%u resident %u, expected %d,%d,%d resident %d",
+                        resid_name[mode], x, y, g[0], g[1], g[2], g[3], want[0], want[1], want[2],
+                        resident ? 255 : 0);
+               ok = false;
+            }
+         }
+      if (ok && (!nonres || nonres == (unsigned)(W * H))) {
+         snprintf(gl_err, sizeof(gl_err), "%s: %u of %d texels not resident", resid_name[mode],
+                  nonres, W * H);
+         ok = false;
+      }
+      glDeleteProgram(p);
+   }
+   ok = ok && gl_check_error("the residency case");
+   glDeleteTextures(1, &tex);
+   free(up);
+   free(got);
+   return ok;
+}
+
 static const struct gl_case cases[] = {
    { "shapes", shapes_case },
    { "checker", checker_case },
    { "array", array_case },
    { "stress", stress_case },
+   { "residency", residency_case },
 };
 
 static bool

@@ -372,6 +372,12 @@ struct tview {
    struct raddr addr;
    unsigned addr_level, addr_layer; /* what addr was set up for; level ~0u: none */
    struct rdesc_tex *dc;       /* the descriptor cache's entry, or NULL */
+   /* tex.resid (isa.md, sparse residency): the host page every NULL page
+    * reads from (vagx_usc_mem_ops.null_page), NULL when not asked; the
+    * lane being sampled and the lanes that read a texel from that page */
+   const uint8_t *null_page;
+   unsigned lane;
+   uint32_t nonres;
 };
 
 static void tview_fast_init(struct rtexctx *c, struct tview *v)
@@ -385,6 +391,23 @@ static void tview_fast_init(struct rtexctx *c, struct tview *v)
    r_span_reset(&v->span);
    v->addr_level = ~0u;
    v->addr_layer = 0;
+   v->null_page = NULL;
+   v->lane = 0;
+   v->nonres = 0;
+}
+
+/* Whether host address p (of a texel read) is in the NULL page. */
+static inline bool null_hit(const uint8_t *null_page, const uint8_t *p)
+{
+   return null_page && (uintptr_t)p - (uintptr_t)null_page < VAGX_PAGE_SIZE;
+}
+
+/* tex.resid's fifth result: 1 for the lanes of `nonres`, 0 for the others. */
+static void resid_out(struct vagx_usc_gfx_call *call, uint32_t nonres)
+{
+   for (unsigned l = 0; l < 32; l++)
+      if (call->exec >> l & 1)
+         call->out[4][l] = nonres >> l & 1;
 }
 
 static enum vagx_usc_status get_desc(struct rtexctx *c, uint64_t table, unsigned count, unsigned i,
@@ -502,7 +525,11 @@ static uint8_t *tview_map_setup(struct rtexctx *c, struct tview *v, unsigned lev
    const unsigned bpb = l->bytes_per_block_B;
    if (!v->fast) {
       const uint64_t off = vagx_layout_offset_B(l, level, layer, x, y) + (uint64_t)sample * bpb;
-      return r_map(c->j, c->worker, v->va + off, bpb, access, unit);
+      uint8_t *p = r_map(c->j, c->worker, v->va + off, bpb, access, unit);
+      /* every texel of a tex.resid comes here (r_tex_exec) */
+      if (p && null_hit(v->null_page, p))
+         v->nonres |= 1u << v->lane;
+      return p;
    }
    if (v->addr_level != level || v->addr_layer != layer) {
       r_addr_init(&v->addr, l, level, layer);
@@ -1080,8 +1107,11 @@ static enum vagx_usc_status tex_buffer(struct rtexctx *c, struct vagx_usc_gfx_ca
    const bool integer = vagx_format_is_integer(v->t.format);
    const enum vagx_swizzle sz[4] = {v->t.swizzle_r, v->t.swizzle_g, v->t.swizzle_b,
                                     v->t.swizzle_a};
+   const uint8_t *null_page = vagx_dst_extra(call->instr) ? c->j->env->mem->null_page : NULL;
    if (r0 >= c->p->desc.gpr_count)
       return VAGX_USC_ILLEGAL_INSTRUCTION;
+   if (vagx_dst_extra(call->instr))
+      resid_out(call, 0);
    for (unsigned l = 0; l < 32; l++) {
       if (!(call->exec >> l & 1))
          continue;
@@ -1097,6 +1127,8 @@ static enum vagx_usc_status tex_buffer(struct rtexctx *c, struct vagx_usc_gfx_ca
                                   VAGX_USC_ACC_READ, VAGX_UNIT_TEX);
          if (!p)
             return VAGX_USC_FAULT;
+         if (null_hit(null_page, p))
+            call->out[4][l] = 1;
          r_fmt_unpack(v->t.format, p, t);
       } else if (mode != VAGX_TEXMODE_FETCH || dim != VAGX_DIM_BUF) {
          for (unsigned k = 0; k < 4; k++)
@@ -1127,6 +1159,13 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
       return tex_buffer(c, call, &v, mode, dim);
    v.va = v.t.base_va;
    tview_fast_init(c, &v);
+   const bool resid = vagx_dst_extra(I) != 0;
+   if (resid) {
+      /* the generic path, which sees every texel's host address (the fast
+       * paths reuse translations and do not look), the same results */
+      v.fast = v.unorm8 = false;
+      v.null_page = c->j->env->mem->null_page;
+   }
    struct vagx_sampler s;
    memset(&s, 0, sizeof(s));
    s.wrap_s = s.wrap_t = s.wrap_r = VAGX_WRAP_CLAMP_TO_EDGE;
@@ -1227,6 +1266,7 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
    for (unsigned l = 0; l < 32; l++) {
       if (!(call->exec >> l & 1))
          continue;
+      v.lane = l;
       float res[4] = {0, 0, 0, 0};
       uint32_t ires[4] = {0, 0, 0, 0};
       bool as_int = integer;
@@ -1446,6 +1486,8 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
          call->out[3][l] = r_u(swz(res, v.t.swizzle_a));
       }
    }
+   if (resid)
+      resid_out(call, v.nonres);
    return VAGX_USC_OK;
 }
 
@@ -1491,6 +1533,10 @@ enum vagx_usc_status r_img_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
    const bool store = I->op == VAGX_OP_IMG_ST;
    if (r0 + nc > pd->gpr_count || (store && I->src[1].idx + 4u > pd->gpr_count))
       return VAGX_USC_ILLEGAL_INSTRUCTION;
+   /* img_ld.resid: the texel's page, as tex.resid (isa.md) */
+   const uint8_t *null_page = vagx_dst_extra(I) ? c->j->env->mem->null_page : NULL;
+   if (vagx_dst_extra(I))
+      resid_out(call, 0);
    for (unsigned l = 0; l < 32; l++) {
       if (!(call->exec >> l & 1))
          continue;
@@ -1528,6 +1574,8 @@ enum vagx_usc_status r_img_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
          r_fmt_unpack(pbe.format, p, val);
          for (unsigned k = 0; k < 4; k++)
             call->out[k][l] = val[k];
+         if (null_hit(null_page, p))
+            call->out[4][l] = 1;
       }
    }
    return VAGX_USC_OK;

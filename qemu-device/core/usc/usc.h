@@ -77,6 +77,11 @@ struct vagx_usc_mem_ops {
     * sees that promise (env->safepoints); one that runs many short programs
     * calls safepoint itself between them (the renderer does, r_safepoint). */
    bool (*safepoint)(void *ctx);
+   /* May be NULL.  The host page translate returns (at the page's offset)
+    * for reads of a NULL page (mmu.md: sparse residency, reads give zeros):
+    * the texture unit tells a NULL page's texels from resident ones by it
+    * for tex.resid (isa.md).  Without it every texel counts as resident. */
+   const void *null_page;
 };
 
 /* A graphics-only instruction handed to the renderer (texture unit, iterator,
@@ -86,10 +91,11 @@ struct vagx_usc_gfx_call {
    uint32_t exec;               /* lanes to execute */
    const uint32_t *src[3];      /* scalar sources after modifiers, 32 lanes each */
    const uint32_t (*regs)[32];  /* register file, for vector sources (instr->src[i].idx) */
-   /* results: out[component][lane], up to 4.  A handler writes every lane
-    * of exec (0 where it has no value): for a vec4 result with every lane
-    * running, out may be the destination registers themselves (never rows
-    * the instruction reads).  After an error out holds anything. */
+   /* results: out[component][lane], up to 4, and a fifth for tex.resid (the
+    * residency code, vagx_dst_extra).  A handler writes every lane of exec
+    * (0 where it has no value): for a vec4 result with every lane running,
+    * out may be the destination registers themselves (never rows the
+    * instruction reads).  After an error out holds anything. */
    uint32_t (*out)[32];
    unsigned simd_id;            /* SIMD group within the threadgroup */
    const uint32_t (*sr)[32];    /* special registers of this group */

@@ -472,7 +472,7 @@ static inline __attribute__((always_inline)) void op_gfx(struct usc_grp *g, cons
 {
    const struct vagx_usc_env *env = g->run->env;
    const struct vagx_op_info *info = vagx_info(o->I.op);
-   uint32_t tmp[3][L], out[4][L];
+   uint32_t tmp[3][L], out[5][L];
    struct vagx_usc_gfx_call call;
 
    if (!env->gfx || !env->gfx->exec) {
@@ -486,6 +486,8 @@ static inline __attribute__((always_inline)) void op_gfx(struct usc_grp *g, cons
     * handler does not write read as zero: the rows written back (none for
     * stores, one for a scalar result). */
    const bool direct = info->dst == VAGX_DK_VEC4 && g->exec == ~0u && o->gfx_direct;
+   /* tex.resid's fifth row, the residency code (vagx_dst_extra) */
+   const bool extra = info->dst == VAGX_DK_VEC4 && vagx_dst_extra(&o->I);
    call.out = out;
    if (direct)
       call.out = (uint32_t (*)[L])(g->r + (size_t)o->dst * L);
@@ -493,6 +495,8 @@ static inline __attribute__((always_inline)) void op_gfx(struct usc_grp *g, cons
       rows_zero(out, 4);
    else if (info->dst == VAGX_DK_U32 || info->dst == VAGX_DK_F32)
       rows_zero(out, 1);
+   if (extra && !direct)
+      rows_zero(out + 4, 1);
    call.instr = &o->I;
    call.exec = g->exec;
    for (unsigned s = 0; s < o->nsrc; s++) {
@@ -517,9 +521,11 @@ static inline __attribute__((always_inline)) void op_gfx(struct usc_grp *g, cons
    } else if (info->dst == VAGX_DK_VEC4 && !direct) {
       if (g->exec == ~0u) {
          rows_copy(g->r + (size_t)o->dst * L, (const uint32_t (*)[L])out);
+         if (extra)
+            memcpy(g->r + (size_t)(o->dst + 4) * L, out[4], sizeof(out[4]));
          return;
       }
-      for (unsigned k = 0; k < 4; k++)
+      for (unsigned k = 0; k < 4u + extra; k++)
          usc_merge_lanes(g->r + (size_t)(o->dst + k) * L, out[k], g->lmask);
    }
 }

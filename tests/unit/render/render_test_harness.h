@@ -125,6 +125,8 @@ void test_tex_span_safepoint(void);
 void test_tex_buffer(void);
 /* test_render_gather.c */
 void test_tex_gather(void);
+/* test_render_resid.c */
+void test_tex_resid(void);
 /* test_render_formats.c */
 void test_formats(void);
 void test_tex_int_sampling(void);

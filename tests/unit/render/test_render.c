@@ -842,6 +842,7 @@ int main(void)
       {"tex_buffer", test_tex_buffer},
       {"tex_gather", test_tex_gather},
       {"tex_cube_seamless", test_tex_cube_seamless},
+      {"tex_resid", test_tex_resid},
    };
    for (unsigned i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
       int before = t_failures;

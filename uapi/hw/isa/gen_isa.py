@@ -89,12 +89,13 @@ static inline unsigned vagx_coord_regs(const struct vagx_instr *I)
    return n[(I->imm[1] >> 16) & 7] + ((I->imm[1] >> 19) & 1);
 }
 
+@DST_EXTRA@
 static inline unsigned vagx_dst_regs(const struct vagx_instr *I)
 {
    switch (vagx_info(I->op)->dst) {
    case VAGX_DK_NONE: return 0;
    case VAGX_DK_VEC: return vagx_memsize_regs[I->mod & 7];
-   case VAGX_DK_VEC4: return 4;
+   case VAGX_DK_VEC4: return 4 + vagx_dst_extra(I);
    default: return 1;
    }
 }
@@ -489,6 +490,10 @@ class Isa:
         elif f.get('flag'):
             d['type'] = 'flag'
             d['flagname'] = f.get('flag')
+            # a flag that makes the instruction write dst_regs more
+            # destination registers (tex .resid: the residency code)
+            d['dst_regs'] = int(f.get('dst_regs', '0'))
+            d['desc'] = f.get('desc', '')
         elif f.get('kind') == 'target':
             d['type'] = 'target'
         else:
@@ -616,6 +621,14 @@ def gen_header(isa):
             nm, names, nn, f['lo'], f['size'], f['type'].upper(), 1 if f['in_ext'] else 0))
     w('};')
     w('')
+    w('/* The bit of every flag field: VAGX_FLAG_<op>_<flag>, in imm1 (an')
+    w(' * extension field) or mod as the field table says. */')
+    for op in sorted(isa.ops, key=lambda x: x['op']):
+        for f in op['mf'] + op['ef']:
+            if f['type'] == 'flag':
+                w('#define VAGX_FLAG_%s_%s (1u << %d) /* %s */' % (
+                    cident(op['name']), cident(f['name']), f['lo'], 'imm1' if f['in_ext'] else 'mod'))
+    w('')
     w('static const struct vagx_op_info vagx_op_infos[VAGX_OP_COUNT] = {')
     byop = {op['op']: op for op in isa.ops}
     for code in range(256):
@@ -631,7 +644,29 @@ def gen_header(isa):
             len(op['mf']) + len(op['ef']), starts[code]))
     w('};')
     w('')
-    w(CODE)
+    xo = []
+    x = xo.append
+    x('/* Destination registers beyond the kind\'s that flags of the instruction')
+    x(' * add (vagx_isa.xml: a flag field\'s dst_regs). */')
+    x('static inline unsigned vagx_dst_extra(const struct vagx_instr *I)')
+    x('{')
+    extra = [(op, f) for op in sorted(isa.ops, key=lambda x: x['op'])
+             for f in op['mf'] + op['ef'] if f.get('dst_regs')]
+    if extra:
+        x('   switch (I->op) {')
+        for op in sorted({op['op'] for op, _ in extra}):
+            terms = ['((%s >> %d) & 1)' % ('I->imm[1]' if f['in_ext'] else 'I->mod', f['lo']) +
+                     (' * %du' % f['dst_regs'] if f['dst_regs'] > 1 else '')
+                     for o, f in extra if o['op'] == op]
+            x('   case VAGX_OP_%s: return %s;' % (cident(byop[op]['name']), ' + '.join(terms)))
+        x('   default: return 0;')
+        x('   }')
+    else:
+        x('   (void)I;')
+        x('   return 0;')
+    x('}')
+    x('')
+    w(CODE.replace('@DST_EXTRA@\n', '\n'.join(xo) + '\n'))
     w('#ifdef __cplusplus')
     w('}')
     w('#endif')
@@ -658,7 +693,8 @@ def gen_md(isa):
                     mods.append('%s[%d:%d] %s: %s' % (where, f['lo'] + f['size'] - 1, f['lo'], f['name'],
                                 '/'.join(n for n, _, _, _ in isa.enums[f['enum']][0])))
                 elif f['type'] == 'flag':
-                    mods.append('%s[%d] .%s' % (where, f['lo'], f['flagname']))
+                    mods.append('%s[%d] .%s' % (where, f['lo'], f['flagname']) +
+                                (' (%s)' % f['desc'].replace('|', '\\|') if f['desc'] else ''))
                 else:
                     mods.append('%s[%d:%d] %s (%s)' % (where, f['lo'] + f['size'] - 1, f['lo'],
                                                        f['name'], f['type']))

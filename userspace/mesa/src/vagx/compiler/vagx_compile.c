@@ -217,6 +217,28 @@ lower_tex_offset(nir_builder *b, nir_instr *instr, void *data)
    return true;
 }
 
+/* The residency codes of tex.resid / img_ld.resid are 0 (resident) or 1
+ * (a texel came from a NULL page; isa.md): a code is resident when 0, and
+ * two codes combine by OR (as radv and radeonsi do with theirs). */
+static bool
+lower_sparse_residency(nir_builder *b, nir_intrinsic_instr *intr, void *data)
+{
+   nir_def *r;
+   b->cursor = nir_before_instr(&intr->instr);
+   switch (intr->intrinsic) {
+   case nir_intrinsic_is_sparse_texels_resident:
+      r = nir_ieq_imm(b, intr->src[0].ssa, 0);
+      break;
+   case nir_intrinsic_sparse_residency_code_and:
+      r = nir_ior(b, intr->src[0].ssa, intr->src[1].ssa);
+      break;
+   default:
+      return false;
+   }
+   nir_def_replace(&intr->def, r);
+   return true;
+}
+
 void
 vagx_preprocess_nir(nir_shader *nir)
 {
@@ -254,6 +276,9 @@ vagx_preprocess_nir(nir_shader *nir)
    NIR_PASS(_, nir, nir_lower_tex, &txp);
    NIR_PASS(_, nir, nir_shader_instructions_pass, lower_tex_offset, nir_metadata_none, NULL);
    NIR_PASS(_, nir, nir_lower_tex, &tex);
+   /* after nir_lower_tex, which combines the codes of textureGatherOffsets' gathers */
+   NIR_PASS(_, nir, nir_shader_intrinsics_pass, lower_sparse_residency, nir_metadata_control_flow,
+            NULL);
 
    vagx_lower_mem_nir(nir);
    NIR_PASS(_, nir, nir_lower_frexp);
@@ -976,16 +1001,22 @@ emit_tex(struct ctx *c, nir_tex_instr *tex)
    if (mode == VAGX_TEXMODE_SIZE || mode == VAGX_TEXMODE_LEVELS)
       ncoord = 0;
    uint32_t cv = make_vec(c, coords, nregs);
-   uint32_t d = vagx_ir_new_vreg(ir, 4);
+   /* a sparse lookup (sparseTextureARB & co.): tex.resid, whose fifth
+    * register is the residency code, NIR's last component (isa.md) */
+   const bool sparse = tex->is_sparse;
+   uint32_t d = vagx_ir_new_vreg(ir, 4 + sparse);
    vagx_ir_instr *I = vagx_ir_emit(ir, VAGX_OP_TEX, d, 0, ir_vreg(cv, 0), lod, ref);
    I->mod = mode;
    I->ext = (tex->texture_index & 0xff) | ((tex->sampler_index & 0xff) << 8) | (dim << 16) |
-            (tex->is_array ? (1u << 19) : 0) | (tex->is_shadow ? (1u << 20) : 0);
+            (tex->is_array ? (1u << 19) : 0) | (tex->is_shadow ? (1u << 20) : 0) |
+            (sparse ? VAGX_FLAG_TEX_RESID : 0);
    c->info->texture_count = MAX2(c->info->texture_count, tex->texture_index + 1);
    if (nir_tex_instr_need_sampler(tex))
       c->info->sampler_count = MAX2(c->info->sampler_count, tex->sampler_index + 1);
-   for (unsigned i = 0; i < tex->def.num_components; i++)
+   for (unsigned i = 0; i + sparse < tex->def.num_components; i++)
       set_def(c, &tex->def, i, ir_vreg(d, i));
+   if (sparse)
+      set_def(c, &tex->def, tex->def.num_components - 1, ir_vreg(d, 4));
    /* size of a 1D array: the layer count is the result's third component
     * (width, height = 1, layers; render.md), GL wants (width, layers) */
    if (mode == VAGX_TEXMODE_SIZE && dim == VAGX_DIM__1D && tex->is_array &&

@@ -169,17 +169,23 @@ vagx_emit_image_intrinsic(struct ctx *c, nir_intrinsic_instr *intr)
    c->info->image_count = MAX2(c->info->image_count, unit + 1);
    const uint32_t ext = unit | (dim << 16) | (array ? (1u << 19) : 0);
    switch (intr->intrinsic) {
-   case nir_intrinsic_image_load: {
+   case nir_intrinsic_image_load:
+   case nir_intrinsic_image_sparse_load: {
       if (intr->def.bit_size != 32) {
          ir->error = "image load of other than 32-bit components";
          return false;
       }
+      /* sparseImageLoadARB: img_ld.resid, the residency code in the fifth
+       * register and NIR's last component (isa.md) */
+      const bool sparse = intr->intrinsic == nir_intrinsic_image_sparse_load;
       uint32_t cv = image_coords(c, intr, unit, dim, array);
-      uint32_t d = vagx_ir_new_vreg(ir, 4);
+      uint32_t d = vagx_ir_new_vreg(ir, 4 + sparse);
       vagx_ir_instr *I = vagx_ir_emit(ir, VAGX_OP_IMG_LD, d, 0, ir_vreg(cv, 0), ir_imm(0), ir_none());
-      I->ext = ext;
-      for (unsigned i = 0; i < intr->def.num_components; i++)
+      I->ext = ext | (sparse ? VAGX_FLAG_IMG_LD_RESID : 0);
+      for (unsigned i = 0; i + sparse < intr->def.num_components; i++)
          set_def(c, &intr->def, i, ir_vreg(d, MIN2(i, 3)));
+      if (sparse)
+         set_def(c, &intr->def, intr->def.num_components - 1, ir_vreg(d, 4));
       return true;
    }
    case nir_intrinsic_image_store: {

@@ -96,6 +96,7 @@ is_image_intrinsic(nir_intrinsic_op op)
 {
    switch (op) {
    case nir_intrinsic_image_load:
+   case nir_intrinsic_image_sparse_load:
    case nir_intrinsic_image_store:
    case nir_intrinsic_image_size:
    case nir_intrinsic_image_samples:

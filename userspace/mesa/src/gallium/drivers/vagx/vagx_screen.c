@@ -174,6 +174,11 @@ vagx_init_screen_caps(struct vagx_screen *screen)
       caps->max_sparse_3d_texture_size = 2048;
       caps->max_sparse_array_texture_layers = VAGX_MAX_TEXTURE_LAYERS;
       caps->sparse_texture_full_array_cube_mipmaps = true;
+      /* residency codes (GL_ARB_sparse_texture2: sparseTextureARB,
+       * sparseTexelFetchARB, sparseTextureGatherARB, sparseImageLoadARB):
+       * tex.resid / img_ld.resid tell a NULL page's texels (contract 1.8,
+       * isa.md; vagx_compile.c, vagx_emit_image.c) */
+      caps->query_sparse_texture_residency = true;
    }
    caps->conditional_render = true;
    /* compute jobs on the compute queue (vagx_compute.c) and shader buffers

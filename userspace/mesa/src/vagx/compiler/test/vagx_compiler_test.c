@@ -134,6 +134,82 @@ fs_out(nir_builder *b, nir_def *v)
    b->shader->info.io_lowered = true;
 }
 
+/* Whether an instruction after code[i] reads r`reg` before one writes it. */
+static bool
+read_after(unsigned i, unsigned reg)
+{
+   for (unsigned k = i + 1; k < n_code; k++) {
+      for (unsigned s = 0; s < vagx_nsrc(&code[k]); s++)
+         if (code[k].src[s].file == VAGX_FILE_R && code[k].src[s].idx <= reg &&
+             reg < code[k].src[s].idx + vagx_src_regs(&code[k], s))
+            return true;
+      const unsigned nd = vagx_dst_regs(&code[k]);
+      if (nd && code[k].dst <= reg && reg < code[k].dst + nd)
+         return false;
+   }
+   return false;
+}
+
+/* GL_ARB_sparse_texture2 (contract 1.8, isa.md): sparseTexelFetchARB and
+ * sparseTextureARB are tex.fetch.resid and tex.auto.resid, whose code in
+ * dst + 4 is used; sparseTexelsResidentARB(code_a & code_b) is an or of
+ * the codes compared with 0; sparseImageLoadARB is img_ld.resid; a lookup
+ * without residency has no .resid. */
+static bool
+test_sparse_residency(void)
+{
+   struct vagx_shader_info info;
+   struct vagx_fs_key ikey = { .nr_cbufs = 1 };
+   ikey.rt_format[0] = PIPE_FORMAT_R32G32B32A32_SINT;
+   nir_builder b = nir_builder_init_simple_shader(MESA_SHADER_FRAGMENT, &vagx_nir_options, "sparse");
+   nir_def *fl = nir_load_input(&b, 2, 32, nir_imm_int(&b, 0),
+                                .io_semantics.location = VARYING_SLOT_VAR0, .dest_type = nir_type_int32);
+   nir_def *bary = nir_load_barycentric_pixel(&b, 32, .interp_mode = INTERP_MODE_SMOOTH);
+   nir_def *sm = nir_load_interpolated_input(&b, 2, 32, bary, nir_imm_int(&b, 0),
+                                             .io_semantics.location = VARYING_SLOT_VAR1);
+   nir_def *f = build_tex(&b, nir_texop_txf, GLSL_SAMPLER_DIM_2D, false, nir_type_float32, 5, fl,
+                          nir_imm_int(&b, 0), NULL, NULL);
+   nir_instr_as_tex(f->parent_instr)->is_sparse = true;
+   nir_def *s = build_tex(&b, nir_texop_tex, GLSL_SAMPLER_DIM_2D, false, nir_type_float32, 5, sm,
+                          NULL, NULL, NULL);
+   nir_instr_as_tex(s->parent_instr)->is_sparse = true;
+   nir_def *p = build_tex(&b, nir_texop_tex, GLSL_SAMPLER_DIM_2D, false, nir_type_float32, 4, sm,
+                          NULL, NULL, NULL);
+   nir_def *rc = nir_sparse_residency_code_and(&b, nir_channel(&b, f, 4), nir_channel(&b, s, 4));
+   nir_def *img = nir_image_sparse_load(&b, 5, 32, nir_imm_int(&b, 0), nir_pad_vec4(&b, fl),
+                                        nir_imm_int(&b, 0), nir_imm_int(&b, 0),
+                                        .image_dim = GLSL_SAMPLER_DIM_2D, .dest_type = nir_type_float32);
+   nir_def *res = nir_b2i32(&b, nir_is_sparse_texels_resident(&b, 1, rc));
+   nir_def *ires = nir_b2i32(&b, nir_is_sparse_texels_resident(&b, 1, nir_channel(&b, img, 4)));
+   fs_out(&b, nir_vec4(&b, res, nir_f2i32(&b, nir_fadd(&b, nir_channel(&b, f, 0), nir_channel(&b, p, 1))),
+                       nir_f2i32(&b, nir_fadd(&b, nir_channel(&b, s, 2), nir_channel(&b, img, 0))), ires));
+   const char *err = compile_decoded(b.shader, &ikey, &info);
+   if (!err) {
+      unsigned resid = 0, plain = 0, codes_used = 0, img_resid = 0;
+      for (unsigned i = 0; i < n_code; i++) {
+         if (code[i].op == VAGX_OP_TEX) {
+            const bool r = code[i].imm[1] & VAGX_FLAG_TEX_RESID;
+            resid += r;
+            plain += !r;
+            codes_used += r && read_after(i, code[i].dst + 4);
+         }
+         if (code[i].op == VAGX_OP_IMG_LD && (code[i].imm[1] & VAGX_FLAG_IMG_LD_RESID)) {
+            img_resid++;
+            codes_used += read_after(i, code[i].dst + 4);
+         }
+      }
+      if (resid != 2 || plain != 1)
+         err = "expected two tex.resid (the sparse fetch and lookup) and one tex without";
+      else if (img_resid != 1)
+         err = "sparseImageLoadARB is not img_ld.resid";
+      else if (codes_used != 3)
+         err = "a residency code (dst + 4) is not read";
+      else if (!count_op(VAGX_OP_OR))
+         err = "sparse_residency_code_and is not an or of the codes";
+   }
+   return report("sparse-residency", err, b.shader, err ? NULL : &info);
+}
+
 static bool
 test_glsl130(void)
 {
@@ -1016,6 +1092,7 @@ main(void)
    all &= ok;
    all &= test_glsl130();
    all &= test_vs_output_words();
+   all &= test_sparse_residency();
    all &= test_mem();
    all &= test_uniform_cf();
    printf("1..%d\n", n_test);
