@@ -36,6 +36,10 @@ struct tctx {
    bool iter_on;
    struct vagx_usc_iter iter;
    double ix[32], iy[32];
+   /* the environment of runs of program env_p (per block the same but
+    * for iter): built once per program and tile, not per block */
+   struct vagx_usc_env env;
+   const struct rprog *env_p;
    uint32_t cov[32];             /* per lane sample coverage (after tests) */
    uint32_t helper;              /* lanes that are helpers */
    uint32_t live;                /* lanes shaded for their coverage (not helpers); 1X: the
@@ -411,13 +415,14 @@ static inline void lane_xy(unsigned l, int *x, int *y)
 
 static bool run_prog(struct tctx *c, uint32_t exec, uint32_t sr[][32])
 {
-   struct vagx_usc_env env;
-   r_usc_env(c->j, c->worker, c->p, &env, &frag_ops, c);
-   if (c->stage == ST_FRAG && c->iter_on)
-      env.iter = &c->iter;
+   if (c->env_p != c->p) {
+      r_usc_env(c->j, c->worker, c->p, &c->env, &frag_ops, c);
+      c->env_p = c->p;
+   }
+   c->env.iter = c->stage == ST_FRAG && c->iter_on ? &c->iter : NULL;
    struct vagx_usc_result res;
    memset(&res, 0, sizeof(res));
-   if (vagx_usc_run_simd(c->w->usc, c->p->prog, &env, (const uint32_t(*)[32])sr, exec, &res) !=
+   if (vagx_usc_run_simd(c->w->usc, c->p->prog, &c->env, (const uint32_t(*)[32])sr, exec, &res) !=
        VAGX_USC_OK) {
       r_usc_fail(c->j, c->worker, &res, c->p);
       return false;
