@@ -200,6 +200,15 @@ struct rdesc_tex {
     * page while the TLB holds instead of one per instruction */
    struct rspan span[2];
    uint64_t span_sp;
+   /* r_tex_exec's lane path (2D, AUTO, one level and filter) for this
+    * texture with the sampler at lanes_smp, once r_tex_exec has taken it:
+    * the sampler's part of the lanes' parameters, so that the next tex of
+    * the job with the same pair skips the descriptors' unpacked copies and
+    * the tests that chose the path (descriptors do not change during a job,
+    * and the cache is emptied for each) */
+   bool lanes_ok, lanes_linear, lanes_unnormalized;
+   uint8_t lanes_wrap_s, lanes_wrap_t;
+   uint64_t lanes_smp;
 };
 struct rdesc_cache {
    unsigned ntex, nsmp, next_tex, next_smp;

@@ -483,6 +483,7 @@ static enum vagx_usc_status tex_desc(struct rtexctx *c, unsigned ti, struct tvie
       e->t = v->t;
       e->l = v->l_buf;
       e->base_fit = -1;
+      e->lanes_ok = false;
       r_span_reset(&e->span[0]);
       r_span_reset(&e->span[1]);
       v->l = &e->l;
@@ -1144,6 +1145,55 @@ static enum vagx_usc_status tex_buffer(struct rtexctx *c, struct vagx_usc_gfx_ca
    return VAGX_USC_OK;
 }
 
+/* The lane parameters of a->addr's texture with the current span state
+ * (render_io.h: translations kept while no safepoint expired them). */
+static void lanes_spans(struct rtexctx *c, struct rdesc_tex *e, struct rtex_lanes *a)
+{
+   const uint64_t sp = c->j->dev->w[c->worker].safepoints;
+   if (e->span_sp != sp) {
+      r_span_reset(&e->span[0]);
+      r_span_reset(&e->span[1]);
+   }
+   e->span_sp = sp;
+   a->span = &e->span[0];
+   a->span2 = &e->span[1];
+}
+
+/* A 2D AUTO sample of the texture and sampler pair whose lane path
+ * r_tex_exec took before in this job (rdesc_tex.lanes_ok): the same
+ * parameters from the descriptor cache, without unpacking or testing
+ * again.  Returns -1 when the pair has no such entry (r_tex_exec decides). */
+static int tex2d_lanes_again(struct rtexctx *c, struct vagx_usc_gfx_call *call, unsigned ti,
+                             unsigned si, unsigned r0)
+{
+   const struct vagx_usc_program *pd = &c->p->desc;
+   struct rdesc_cache *dc = desc_cache(c, ti, pd->texture_count);
+   if (!dc || si >= pd->sampler_count || r0 + 2 > pd->gpr_count)
+      return -1;
+   const uint64_t va = pd->texture_va + ti * 32ull, sva = pd->sampler_va + si * 32ull;
+   for (unsigned i = 0; i < dc->ntex; i++) {
+      struct rdesc_tex *e = &dc->tex[i];
+      if (e->va != va)
+         continue;
+      if (!e->lanes_ok || e->lanes_smp != sva)
+         return -1;
+      const unsigned base = e->t.base_level;
+      struct rtex_lanes a = {
+         .j = c->j, .worker = c->worker, .addr = &e->base_addr, .va = e->t.base_va,
+         .width = (int)e->l.level[base].width_px, .height = (int)e->l.level[base].height_px,
+         .wrap_s = e->lanes_wrap_s, .wrap_t = e->lanes_wrap_t,
+         .unnormalized = e->lanes_unnormalized, .linear = e->lanes_linear,
+         .swap_rb = e->t.format == VAGX_FORMAT_BGRA8_UNORM ? 2 : 0,
+         .swizzle = {e->t.swizzle_r, e->t.swizzle_g, e->t.swizzle_b, e->t.swizzle_a},
+         .fit = (enum r_lanes_fit)e->base_fit, .exec = call->exec, .u = call->regs[r0],
+         .t = call->regs[r0 + 1], .out = call->out,
+      };
+      lanes_spans(c, e, &a);
+      return r_tex2d_unorm8_lanes(&a) ? VAGX_USC_OK : VAGX_USC_FAULT;
+   }
+   return -1;
+}
+
 enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *call)
 {
    const struct vagx_instr *I = call->instr;
@@ -1151,6 +1201,12 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
    const unsigned dim = (I->imm[1] >> 16) & 7;
    const bool array = (I->imm[1] >> 19) & 1, shadow = (I->imm[1] >> 20) & 1;
    const struct vagx_usc_program *pd = &c->p->desc;
+   if (mode == VAGX_TEXMODE_AUTO && dim == VAGX_DIM__2D && !array && !shadow && c->fragment &&
+       !vagx_dst_extra(I)) {
+      const int again = tex2d_lanes_again(c, call, ti, si, I->src[0].idx);
+      if (again >= 0)
+         return (enum vagx_usc_status)again;
+   }
    struct tview v;
    enum vagx_usc_status st = tex_desc(c, ti, &v);
    if (st)
@@ -1215,21 +1271,25 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
          struct rspan span2, *span = &v.span, *spanb = &span2;
          const struct raddr *addr = &v.addr;
          enum r_lanes_fit fit;
-         const uint64_t sp = c->j->dev->w[c->worker].safepoints;
          if (e) {
             if (e->base_fit < 0) {
                r_addr_init(&e->base_addr, v.l, base, 0);
                e->base_fit = r_tex2d_lanes_fit(&e->base_addr, w, h);
             }
-            if (e->span_sp != sp) {
-               r_span_reset(&e->span[0]);
-               r_span_reset(&e->span[1]);
-            }
-            e->span_sp = sp;
-            span = &e->span[0];
-            spanb = &e->span[1];
+            struct rtex_lanes sp;
+            lanes_spans(c, e, &sp);
+            span = sp.span;
+            spanb = sp.span2;
             addr = &e->base_addr;
             fit = (enum r_lanes_fit)e->base_fit;
+            /* the next tex of this pair goes straight to the lanes
+             * (tex2d_lanes_again) */
+            e->lanes_ok = fit != R_LANES_NONE;
+            e->lanes_smp = pd->sampler_va + si * 32ull;
+            e->lanes_linear = lin;
+            e->lanes_unnormalized = s.unnormalized;
+            e->lanes_wrap_s = (uint8_t)s.wrap_s;
+            e->lanes_wrap_t = (uint8_t)s.wrap_t;
          } else {
             r_span_reset(&span2);
             r_addr_init(&v.addr, v.l, base, 0);

@@ -121,9 +121,13 @@ static void encode_rgba8_lanes(const uint32_t *r, const uint32_t *g, const uint3
                                const uint32_t *a, unsigned sw, uint32_t *word)
 {
    const uint32_t *ch[4] = {r, g, b, a};
+   /* the first component assigns (zeroing the words first became a
+    * `rep stos`, 8 % of frag_exec on effect2d for its start-up); each loop
+    * vectorises */
+   const unsigned sh0 = 8 * sw;
    for (unsigned l = 0; l < 32; l++)
-      word[l] = 0;
-   for (unsigned k = 0; k < 4; k++) {
+      word[l] = (uint32_t)(int32_t)r_unorm_round(r_f(r[l]), 255.0) << sh0;
+   for (unsigned k = 1; k < 4; k++) {
       const unsigned sh = 8 * ((k & 1) ? k : k ^ sw);
       const uint32_t *v = ch[k];
       for (unsigned l = 0; l < 32; l++)
