@@ -1350,6 +1350,25 @@ static void zs_block_z24s8_1x(bool store, bool dl, bool sl, uint8_t *h, float *d
          stencil[i] = (uint8_t)(rows[i] >> 24);
 }
 
+/* The store of zs_block_z24s8_1x for a tile whose every pixel holds depth
+ * z and stencil st (the clear values: no primitive touched the tile): the
+ * one encoding written to every word, a depth-only store keeping the
+ * stencil bytes in memory. */
+static void zs_fill_z24s8_1x(bool sl, uint8_t *h, float z, uint8_t st)
+{
+   const uint32_t w = (uint32_t)(int32_t)r_unorm_round(z, R_Z24_MAX) | (uint32_t)st << 24;
+   uint32_t mort[R_TS * R_TS];
+   if (sl) {
+      for (uint32_t i = 0; i < R_TS * R_TS; i++)
+         mort[i] = r_le32(w);
+   } else {
+      memcpy(mort, h, sizeof(mort));
+      for (uint32_t i = 0; i < R_TS * R_TS; i++)
+         mort[i] = (mort[i] & r_le32(0xff000000u)) | r_le32(w & 0xffffffu);
+   }
+   memcpy(h, mort, sizeof(mort));
+}
+
 static bool zs_block_z24s8(enum vagx_format f, bool store, bool dl, bool sl, uint8_t *h,
                            uint32_t E, unsigned ns, float *depth, uint8_t *stencil)
 {
@@ -1416,8 +1435,8 @@ static bool zs_block_z24s8(enum vagx_format f, bool store, bool dl, bool sl, uin
    return true;
 }
 
-static bool zs_io_fast(struct tctx *c, bool store, bool dl, bool sl, uint32_t x0, uint32_t x1,
-                       uint32_t y0, uint32_t y1)
+static bool zs_io_fast(struct tctx *c, bool store, bool dl, bool sl, bool untouched, uint32_t x0,
+                       uint32_t x1, uint32_t y0, uint32_t y1)
 {
    struct rjob *j = c->j;
    const struct vagx_render_job *rj = &j->rj;
@@ -1434,8 +1453,16 @@ static bool zs_io_fast(struct tctx *c, bool store, bool dl, bool sl, uint32_t x0
       return false;
    float *depth = c->w->depth;
    uint8_t *stencil = c->w->stencil;
-   if (r_addr_block_contiguous(&a) && x1 - x0 == R_TS && y1 - y0 == R_TS &&
-       sp.end - va0 >= (uint64_t)R_TS * R_TS * a.E) {
+   const bool whole = r_addr_block_contiguous(&a) && x1 - x0 == R_TS && y1 - y0 == R_TS &&
+                      sp.end - va0 >= (uint64_t)R_TS * R_TS * a.E;
+   if (untouched) {
+      if (whole && f == VAGX_FORMAT_Z24_UNORM_S8_UINT && dl && a.E == 4) {
+         zs_fill_z24s8_1x(sl, h, (float)zq_depth(c, rj->clear_depth), (uint8_t)rj->clear_stencil);
+         return true;
+      }
+      zs_clear(c);
+   }
+   if (whole) {
       if (zs_block_z24s8(f, store, dl, sl, h, a.E, ns, depth, stencil))
          return true;
       for (uint32_t ly = 0; ly < R_TS; ly++)
@@ -1478,7 +1505,12 @@ static bool zs_io(struct tctx *c, bool store)
       c->zs_pending = true;
    if (!j->have_zs || (!dl && !sl))
       return true;
-   zs_clear(c);
+   /* a tile no primitive tested depth/stencil in holds the clear values:
+    * the fast path stores their encoding without filling and converting
+    * the tile's buffers first */
+   const bool untouched = store && c->zs_pending;
+   if (!untouched || !c->fast_io)
+      zs_clear(c);
    const enum vagx_format f = j->zs.format;
    const struct vagx_layout *l = &j->zs_layout;
    const struct vagx_layout_level *lv = &l->level[rj->zs_level];
@@ -1493,7 +1525,7 @@ static bool zs_io(struct tctx *c, bool store)
    if (x0 >= x1 || y0 >= y1)
       return true;
    if (c->fast_io)
-      return zs_io_fast(c, store, dl, sl, x0, x1, y0, y1);
+      return zs_io_fast(c, store, dl, sl, untouched, x0, x1, y0, y1);
    for (uint32_t gy = y0; gy < y1; gy++)
       for (uint32_t gx = x0; gx < x1; gx++) {
          uint64_t off = vagx_layout_offset_B(l, rj->zs_level, rj->zs_layer, gx, gy);

@@ -807,6 +807,7 @@ int main(void)
       {"faults", test_faults},
       {"stencil_zs_io", test_stencil},
       {"depth_quantize", test_depth_quantize},
+      {"zs_untouched_store", test_zs_untouched_store},
       {"points", test_points},
       {"clip_distances", test_clip_distances},
       {"mipmaps", test_mipmaps},
