@@ -239,7 +239,7 @@ quad(void)
 }
 
 static void
-round_steps(struct queues *s, int r)
+steps_1_2(struct queues *s, int r)
 {
    /* 1. compute writes set A */
    toggle(s);
@@ -268,21 +268,23 @@ round_steps(struct queues *s, int r)
    glMemoryBarrier(GL_ALL_BARRIER_BITS);
 }
 
-/* What row r of the result image must show: the models of set A after
- * step 2's commitment change */
+/* Row r of a result as the models say it must be: the buffer's pages' set
+ * A (b false) or B, then the texture's; for the result image (set A after
+ * step 2's commitment change) and the result buffer (set B after step 4's) */
 static void
-expect_row(const struct queues *s, int r, uint32_t *want)
+expect(const struct queues *s, int r, bool b, uint32_t *want)
 {
    for (int q = 0; q < NP; q++)
       for (int i = 0; i < NW; i++) {
-         want[r * 2 * NP * NW + q * NW + i] = s->bm[q].a[i];
-         want[r * 2 * NP * NW + (NP + q) * NW + i] = s->tm[q].a[i];
+         want[r * 2 * NP * NW + q * NW + i] = b ? s->bm[q].b[i] : s->bm[q].a[i];
+         want[r * 2 * NP * NW + (NP + q) * NW + i] = b ? s->tm[q].b[i] : s->tm[q].a[i];
       }
 }
 
 static void
-round_writes(struct queues *s, int r)
+steps_3_4(struct queues *s, int r)
 {
+   /* step 2's stores of word set B, before step 3's commitment change */
    for (int q = 0; q < NP; q++)
       for (int i = 0; i < NW; i++)
          model_write(&s->bm[q], s->bm[q].b, b_value(r, q, i), i);
@@ -307,16 +309,6 @@ round_writes(struct queues *s, int r)
    glBindImageTexture(0, s->tex, 0, GL_FALSE, 0, GL_READ_ONLY, GL_RGBA8);
    glDispatchCompute(NP, 1, 1);
    glMemoryBarrier(GL_ALL_BARRIER_BITS);
-}
-
-static void
-expect_res(const struct queues *s, int r, uint32_t *want)
-{
-   for (int q = 0; q < NP; q++)
-      for (int i = 0; i < NW; i++) {
-         want[r * 2 * NP * NW + q * NW + i] = s->bm[q].b[i];
-         want[r * 2 * NP * NW + (NP + q) * NW + i] = s->tm[q].b[i];
-      }
 }
 
 /* Compares got with the model's want (UNDEF: not checked); counts the
@@ -429,10 +421,10 @@ stress_case(void)
                      page_h, 1, GL_TRUE);
    }
    for (int r = 0; ok && r < ROUNDS; r++) {
-      round_steps(&s, r);
-      expect_row(&s, r, want_img);
-      round_writes(&s, r);
-      expect_res(&s, r, want_res);
+      steps_1_2(&s, r);
+      expect(&s, r, false, want_img);
+      steps_3_4(&s, r);
+      expect(&s, r, true, want_res);
    }
    int counts[2] = { 0, 0 };
    if (ok) {
