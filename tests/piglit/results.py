@@ -8,8 +8,9 @@ results.py select GROUPS_FILE       the test names of the quick profile
                                     name starts with one of the group prefixes
 results.py compare GROUPS VAGX LLVM counts per group and driver, then the
                                     tests whose status differs
-results.py tap EXPECTED STATUS [RESULTS_DIR]
-                                    TAP against the expectation list; with
+results.py tap EXPECTED STATUS [RESULTS_DIR...]
+                                    TAP against the expectation list (its
+                                    "env" lines are the runner's); with
                                     the results, an unexpected failure is
                                     followed by the test's command and output
                                     as TAP diagnostics
@@ -161,23 +162,34 @@ def diagnostics(res, name):
     return out
 
 
-def cmd_tap(epath, spath, rdir=None):
+def cmd_tap(epath, spath, rdirs=()):
     st = read_status(spath)
-    res = load_results(rdir) if rdir else None
+    # the tests of every results directory (one per environment)
+    res = None
+    for d in rdirs:
+        r = load_results(d)
+        if res is None:
+            res = r
+        else:
+            res['tests'].update(r['tests'])
     cause = None
+    env = ''
     tests = []
     for ln in open(epath):
         ln = ln.rstrip('\n')
+        if ln.startswith('env '):
+            env = ln[4:].strip()
+            continue
         if ln.startswith('## '):
             cause = ln[3:].strip()
             continue
-        if not ln.strip() or ln.startswith('#'):
+        if not ln.strip() or ln.startswith('#') or ln.startswith('env '):
             continue
         exp, name = ln.split(None, 1)
-        tests.append((exp, name.strip().lower(), cause))
+        tests.append((exp, name.strip().lower(), cause, env))
     print('1..%d' % len(tests))
     fails = 0
-    for i, (exp, name, cause) in enumerate(tests, 1):
+    for i, (exp, name, cause, env) in enumerate(tests, 1):
         got = st.get(name, 'missing')
         if exp == 'pass':
             if got == 'pass':
@@ -185,10 +197,12 @@ def cmd_tap(epath, spath, rdir=None):
             else:
                 fails += 1
                 print('not ok %d - %s: %s, expected pass' % (i, name, got))
+                if env:
+                    print('# environment: ' + env)
                 if res:
                     print('\n'.join(diagnostics(res, name)))
         elif got == 'pass':
-            print('ok %d - %s (expected %s, now passes: update tests/piglit/fast.expected)'
+            print('ok %d - %s (expected %s, now passes: update tests/piglit/*.expected)'
                   % (i, name, exp))
         else:
             print('ok %d - %s # SKIP expected %s (%s): %s' % (i, name, exp, got, cause))
@@ -233,7 +247,7 @@ def main():
     elif a[:1] == ['draft-fast']:
         cmd_draft_fast(a[1], a[2], int(a[3]))
     elif a[:1] == ['tap']:
-        return cmd_tap(a[1], a[2], a[3] if len(a) > 3 else None)
+        return cmd_tap(a[1], a[2], a[3:])
     else:
         print(__doc__)
         return 2

@@ -89,6 +89,9 @@ TEST_F(vagx, query_gpu_info)
 	uint8_t big[sizeof(*i) + 64];
 
 	EXPECT_EQ(0x58474156u, i->gpu_id);
+	/* The VERSION register: the contract this tree's device implements. */
+	EXPECT_EQ(VAGX_VERSION_MAJOR(VAGX_HW_VERSION_MAJOR) |
+		  VAGX_VERSION_MINOR(VAGX_HW_VERSION_MINOR), i->gpu_revision);
 	EXPECT_EQ(48, i->va_bits);
 	EXPECT_NE(0, i->va_start);
 	EXPECT_EQ(0, i->va_start % PAGE);

@@ -435,7 +435,12 @@ struct drm_vagx_gpu_info {
 	/** @gpu_id: Hardware identification (ID register of the device). */
 	__u32 gpu_id;
 
-	/** @gpu_revision: Hardware revision. */
+	/**
+	 * @gpu_revision: The device's VERSION register: the hardware
+	 * contract version it implements, major in bits 31:16, minor in
+	 * bits 15:0 (docs/hw/registers.md). Userspace enables what a minor
+	 * version added only when the minor is at least that version.
+	 */
 	__u32 gpu_revision;
 
 	/** @features: Combination of &enum drm_vagx_feature. */

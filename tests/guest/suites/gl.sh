@@ -31,6 +31,10 @@
 #    kernel's asynchronous VM_BIND, no kernel warning;
 #  - build/gl-tests/gl_sparse_tex (renderD128): GL_ARB_sparse_texture, pages
 #    and mip tails of textures on the same binds, no kernel warning;
+#  - build/gl-tests/gl_sparse_queues (renderD128): a sparse buffer and a
+#    sparse texture used by compute jobs and draws in turn with commitment
+#    changes between them (both queues and the binds in flight together),
+#    no kernel warning;
 #  - kmscube -c 60 on card0: exit 0, GL_RENDERER vagx, no driver error or GL
 #    error in its output, no kernel warning/oops while it ran.
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -44,7 +48,8 @@ trap 'rm -rf "$tmp"' EXIT
 # the test programs are normally built on the host (tests/gl/run, make check);
 # the guest's root overlay is writable, so build them here if missing
 if [ ! -x "$bin/gl_triangle" ] || [ ! -x "$bin/gl_info" ] || [ ! -x "$bin/gl_sync" ] || [ ! -x "$bin/shim_sync" ] ||
-	[ ! -x "$bin/gl_compute" ] || [ ! -x "$bin/gl_sparse" ] || [ ! -x "$bin/gl_sparse_tex" ]; then
+	[ ! -x "$bin/gl_compute" ] || [ ! -x "$bin/gl_sparse" ] || [ ! -x "$bin/gl_sparse_tex" ] ||
+	[ ! -x "$bin/gl_sparse_queues" ]; then
 	make -s -C tests/gl >"$tmp/build.log" 2>&1 || { echo "1..0 # SKIP cannot build tests/gl"; log "$tmp/build.log"; exit 1; }
 fi
 
@@ -167,6 +172,10 @@ cases_ok_quiet gl_sparse "$tmp/sparse.log"
 # GL_ARB_sparse_texture (tests/gl/gl_sparse_tex.c): pages of a texture
 # and its mip tails committed between draws, checked per texel
 cases_ok_quiet gl_sparse_tex "$tmp/sparse_tex.log"
+# both queues (tests/gl/gl_sparse_queues.c): compute jobs and draws write
+# and read a sparse buffer and texture, a page of each committed or
+# decommitted before every job, checked per word and texel
+cases_ok_quiet gl_sparse_queues "$tmp/sparse_queues.log"
 
 # 2c. compute on vagx.ko's compute queue (tests/gl/gl_compute.c, each case
 # checks its exact values); the draws and dispatches of no_cpu_wait depend

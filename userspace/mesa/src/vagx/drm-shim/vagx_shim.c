@@ -48,6 +48,8 @@ static struct {
    struct shim_queue queue[16];
    struct shim_queue bind_queue[16]; /* per VM: asynchronous VM_BINDs */
    unsigned delay_ms;  /* VAGX_SHIM_DELAY_MS: every job waits that long before it runs */
+   unsigned bind_delay_ms; /* VAGX_SHIM_BIND_DELAY_MS: the same for asynchronous binds */
+   uint32_t hw_version; /* gpu_revision: the VERSION register, or VAGX_SHIM_HW_VERSION */
 } S;
 
 static int run_bind(struct shim_job *job);
@@ -164,7 +166,8 @@ vagx_ioctl_dev_query(int fd, unsigned long request, void *arg)
    case DRM_VAGX_DEV_QUERY_GPU_INFO:
       size = sizeof(u.gi);
       u.gi.gpu_id = VAGX_PCI_DEVICE_ID;
-      u.gi.gpu_revision = VAGX_PCI_REVISION;
+      /* as vagx.ko: the device's VERSION register (the contract version) */
+      u.gi.gpu_revision = S.hw_version;
       /* as vagx.ko derives them from the device's FEATURES register */
       mtx_lock(&S.lock); /* the queue threads drive the core */
       uint32_t hwf = vagx_core_mmio_read(S.core, VAGX_REG_FEATURES, 4);
@@ -264,7 +267,7 @@ vagx_ioctl_vm_create(int fd, unsigned long request, void *arg)
          mtx_unlock(&S.lock);
          if (!S.vm_root[i])
             return -ENOMEM;
-         int r = shim_queue_start(&S.bind_queue[i], run_bind, 0);
+         int r = shim_queue_start(&S.bind_queue[i], run_bind, S.bind_delay_ms);
          if (r)
             S.vm_root[i] = 0;
          return r;
@@ -733,6 +736,28 @@ static ioctl_fn_t driver_ioctls[] = {
    [DRM_VAGX_SUBMIT] = vagx_ioctl_submit_abi,
 };
 
+/* The contract version GPU_INFO reports: the core's VERSION register, or
+ * with VAGX_SHIM_HW_VERSION=MAJOR.MINOR an older one of the same major, so
+ * tests can check what the driver leaves out on an older device (the core
+ * itself still implements its own version).  Anything else is refused. */
+static uint32_t
+shim_hw_version(uint32_t core)
+{
+   const char *v = getenv("VAGX_SHIM_HW_VERSION");
+   if (!v)
+      return core;
+   unsigned major, minor;
+   char end;
+   if (sscanf(v, "%u.%u%c", &major, &minor, &end) != 2 ||
+       major != VAGX_VERSION_MAJOR_GET(core) || minor > VAGX_VERSION_MINOR_GET(core)) {
+      fprintf(stderr, "vagx-shim: VAGX_SHIM_HW_VERSION=%s: not MAJOR.MINOR of the core's "
+              "major %u and at most its minor %u\n", v, VAGX_VERSION_MAJOR_GET(core),
+              VAGX_VERSION_MINOR_GET(core));
+      abort();
+   }
+   return VAGX_VERSION_MAJOR(major) | VAGX_VERSION_MINOR(minor);
+}
+
 void
 drm_shim_driver_init(void)
 {
@@ -775,6 +800,10 @@ drm_shim_driver_init(void)
     * memory reliably (tests/gl/run uses it). */
    const char *delay = getenv("VAGX_SHIM_DELAY_MS");
    S.delay_ms = delay ? strtoul(delay, NULL, 10) : 0;
+   /* and every asynchronous bind (after its waits): a job that does not
+    * wait for a bind before it then runs on the old mapping */
+   const char *bind_delay = getenv("VAGX_SHIM_BIND_DELAY_MS");
+   S.bind_delay_ms = bind_delay ? strtoul(bind_delay, NULL, 10) : 0;
    S.mem = mmap(NULL, SHIM_MEM_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, shim_device.mem_fd, 0);
    if (S.mem == MAP_FAILED) {
       fprintf(stderr, "vagx-shim: cannot map shim memory\n");
@@ -786,6 +815,7 @@ drm_shim_driver_init(void)
       fprintf(stderr, "vagx-shim: vagx_core_create failed\n");
       abort();
    }
+   S.hw_version = shim_hw_version(vagx_core_mmio_read(S.core, VAGX_REG_VERSION, 4));
    S.completion_pa = alloc_pages(VAGX_PAGE_SIZE);
    for (unsigned q = 0; q < 2; q++) {
       S.ring_pa[q] = alloc_pages((1u << RING_LOG2) * VAGX_RING_ENTRY_SIZE);

@@ -150,6 +150,9 @@ vagx_get_sparse_texture_virtual_page_size(struct pipe_screen *pscreen,
                                           enum pipe_format format, unsigned offset,
                                           unsigned size, int *x, int *y, int *z)
 {
+   /* none on a device without the sparse layout (vagx_screen.c) */
+   if (!pscreen->caps.max_sparse_texture_size)
+      return 0;
    switch (target) {
    case PIPE_TEXTURE_2D:
    case PIPE_TEXTURE_RECT:

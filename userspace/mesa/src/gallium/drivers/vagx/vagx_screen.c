@@ -35,6 +35,17 @@ vagx_get_screen_fd(struct pipe_screen *pscreen)
    return vagx_screen(pscreen)->dev.fd;
 }
 
+/* Does the device implement contract major.minor (or a later compatible
+ * minor)?  GPU_INFO's gpu_revision is its VERSION register (vagx.ko and the
+ * drm-shim); the minor versions' additions are HW_VERSION_MINOR's list in
+ * vagx_hw.xml. */
+static bool
+vagx_contract_at_least(const struct vagx_screen *screen, unsigned major, unsigned minor)
+{
+   const uint32_t v = screen->dev.info.gpu_revision;
+   return VAGX_VERSION_MAJOR_GET(v) == major && VAGX_VERSION_MINOR_GET(v) >= minor;
+}
+
 static void
 vagx_init_screen_caps(struct vagx_screen *screen)
 {
@@ -165,20 +176,25 @@ vagx_init_screen_caps(struct vagx_screen *screen)
       caps->sparse_buffer_page_size = VAGX_SPARSE_PAGE_SIZE;
       /* sparse textures (GL_ARB_sparse_texture): 2D, cube and their
        * arrays, pages of vagx_layout_sparse_block, the standard sparse
-       * block shapes (page sizes: vagx_commit.c; contract 1.7).  3D images have no page size, so no 3D image is
-       * sparse whatever the 3D limit says (GL's minimum, 2048, as the
-       * extension requires a value).  Every layer of an array or cube has
-       * its own mip tail (FULL_ARRAY_CUBE_MIPMAPS): the sparse layout puts
-       * layers whole pages apart (texture.sparse, contract 1.5) */
-      caps->max_sparse_texture_size = VAGX_MAX_TEXTURE_SIZE;
-      caps->max_sparse_3d_texture_size = 2048;
-      caps->max_sparse_array_texture_layers = VAGX_MAX_TEXTURE_LAYERS;
-      caps->sparse_texture_full_array_cube_mipmaps = true;
+       * block shapes (page sizes: vagx_commit.c), which is contract 1.7's
+       * sparse layout (1.5 and 1.6 placed its texels otherwise).  3D
+       * images have no page size, so no 3D image is sparse whatever the 3D
+       * limit says (GL's minimum, 2048, as the extension requires a
+       * value).  Every layer of an array or cube has its own mip tail
+       * (FULL_ARRAY_CUBE_MIPMAPS): the sparse layout puts layers whole
+       * pages apart (texture.sparse) */
+      if (vagx_contract_at_least(screen, 1, 7)) {
+         caps->max_sparse_texture_size = VAGX_MAX_TEXTURE_SIZE;
+         caps->max_sparse_3d_texture_size = 2048;
+         caps->max_sparse_array_texture_layers = VAGX_MAX_TEXTURE_LAYERS;
+         caps->sparse_texture_full_array_cube_mipmaps = true;
+      }
       /* residency codes (GL_ARB_sparse_texture2: sparseTextureARB,
        * sparseTexelFetchARB, sparseTextureGatherARB, sparseImageLoadARB):
        * tex.resid / img_ld.resid tell a NULL page's texels (contract 1.8,
-       * isa.md; vagx_compile.c, vagx_emit_image.c) */
-      caps->query_sparse_texture_residency = true;
+       * isa.md; vagx_compile.c, vagx_emit_image.c); an older device has
+       * no residency code */
+      caps->query_sparse_texture_residency = vagx_contract_at_least(screen, 1, 8);
    }
    caps->conditional_render = true;
    /* compute jobs on the compute queue (vagx_compute.c) and shader buffers
