@@ -593,11 +593,16 @@ static uint32_t block_cover(const struct rprim *p, int64_t fx0, int64_t fy0, uns
             /* w = v - vmin in [0, vmax - vmin]; inside: w > tie - vmin */
             const int32_t thr = (int32_t)(tie - vmin), sx32 = (int32_t)sx, sy32 = (int32_t)sy;
             const int32_t w0 = (int32_t)(e0 - vmin);
+            /* the rows' lane bits are disjoint: OR-ed column by column (a
+             * vector), reduced once for the block rather than per row */
+            uint32_t acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
             for (unsigned ly = 0; ly < 4; ly++) {
                const int32_t r = w0 + sy32 * (int32_t)ly;
                for (unsigned lx = 0; lx < 8; lx++)
-                  m |= block_lane_bit[ly][lx] & (0u - (uint32_t)(r - sx32 * (int32_t)lx > thr));
+                  acc[lx] |= block_lane_bit[ly][lx] & (0u - (uint32_t)(r - sx32 * (int32_t)lx > thr));
             }
+            for (unsigned lx = 0; lx < 8; lx++)
+               m |= acc[lx];
          } else {
             for (unsigned ly = y0; ly < y1; ly++) {
                int64_t v = e0 + sy * (int64_t)ly - sx * (int64_t)x0;
@@ -1357,16 +1362,15 @@ static void zs_block_z24s8_1x(bool store, bool dl, bool sl, uint8_t *h, float *d
 static void zs_fill_z24s8_1x(bool sl, uint8_t *h, float z, uint8_t st)
 {
    const uint32_t w = (uint32_t)(int32_t)r_unorm_round(z, R_Z24_MAX) | (uint32_t)st << 24;
-   uint32_t mort[R_TS * R_TS];
-   if (sl) {
-      for (uint32_t i = 0; i < R_TS * R_TS; i++)
-         mort[i] = r_le32(w);
-   } else {
-      memcpy(mort, h, sizeof(mort));
-      for (uint32_t i = 0; i < R_TS * R_TS; i++)
-         mort[i] = (mort[i] & r_le32(0xff000000u)) | r_le32(w & 0xffffffu);
+   /* in place, 8 words at a time (guest memory: no alignment assumed) */
+   const uint32_t keep = sl ? 0 : r_le32(0xff000000u), put = r_le32(sl ? w : w & 0xffffffu);
+   for (uint32_t i = 0; i < R_TS * R_TS; i += 8) {
+      uint32_t v[8];
+      memcpy(v, h + 4 * i, sizeof(v));
+      for (unsigned k = 0; k < 8; k++)
+         v[k] = (v[k] & keep) | put;
+      memcpy(h + 4 * i, v, sizeof(v));
    }
-   memcpy(h, mort, sizeof(mort));
 }
 
 static bool zs_block_z24s8(enum vagx_format f, bool store, bool dl, bool sl, uint8_t *h,
