@@ -283,6 +283,12 @@ static void job_finish_locked(struct vagx_core *core, unsigned q)
       pthread_mutex_unlock(&core->lock);
       job_write_back(core, job);
       pthread_mutex_lock(&core->lock);
+   } else {
+      /* every JOB_START ends in a JOB_END or this */
+      const struct vagx_core_event ev = {
+         .kind = VAGX_CORE_EVENT_JOB_DROPPED, .queue = q, .seqno = job->seqno,
+      };
+      core_event(core, &ev);
    }
    qu->job = NULL;
 

@@ -63,6 +63,13 @@ bool core_wb_take_locked(struct vagx_core *core, const struct vagx_core_scanout 
    /* Registers may have changed since the arm: check the format again. */
    if (!vagx_scanout_format_is_valid(wb->format) ||
        (uint64_t)wb->pitch < (uint64_t)a->width * vagx_scanout_format_bpp((enum vagx_scanout_format)wb->format)) {
+      /* a guest error the host's trace shows; ERROR_STATUS stays as the
+       * contract says (only SCANOUT_WB_STATUS.INVALID reports it) */
+      const struct vagx_core_event ev = {
+         .kind = VAGX_CORE_EVENT_REG_ERROR, .code = VAGX_REG_ERROR_BAD_SCANOUT,
+         .offset = VAGX_REG_SCANOUT_WB_FORMAT,
+      };
+      core_event(core, &ev);
       core_wb_end_locked(core, VAGX_SCANOUT_WB_STATUS_INVALID(1));
       return false;
    }

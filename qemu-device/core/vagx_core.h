@@ -70,13 +70,21 @@ enum vagx_core_event_kind {
     * a failure unit, detail and address as in its job_result. */
    VAGX_CORE_EVENT_JOB_END,
    /* A register access the contract rejects (ERROR_STATUS): code (enum
-    * vagx_reg_error) and offset.  Every one, latched or not. */
+    * vagx_reg_error) and offset.  Every one, latched or not; also a
+    * latched writeback whose registers became invalid after its ARM (code
+    * BAD_SCANOUT, offset SCANOUT_WB_FORMAT), which only SCANOUT_WB_STATUS
+    * reports. */
    VAGX_CORE_EVENT_REG_ERROR,
    /* A translation fault (FAULT_STATUS): queue (VAGX_FAULT_QUEUE_SCANOUT for
     * the scanout engine), address (the VA), root, access, reason, level and
     * unit.  Every one, latched or not. */
    VAGX_CORE_EVENT_MMU_FAULT,
+   /* A job ended without a result: a queue or global reset, or the
+    * device's destruction, dropped it while it ran (no result, no
+    * completion write, no JOB_END): queue and seqno. */
+   VAGX_CORE_EVENT_JOB_DROPPED,
 };
+#define VAGX_CORE_EVENT_KINDS (VAGX_CORE_EVENT_JOB_DROPPED + 1)
 
 struct vagx_core_event {
    enum vagx_core_event_kind kind;

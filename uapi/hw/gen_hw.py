@@ -39,8 +39,12 @@ class Contract:
         root = ET.parse(path).getroot()
         if root.tag != 'vagx_hw':
             raise Error('root element must be <vagx_hw>')
-        self.major = parse_int(root.get('version_major'))
-        self.minor = parse_int(root.get('version_minor'))
+        # The contract version has one source, the HW_VERSION_MAJOR/MINOR
+        # constants (the device reports them in VERSION); the root carries
+        # no second copy to go stale.
+        if root.attrib:
+            raise Error('<vagx_hw> takes no attributes (the version is the '
+                        'HW_VERSION_MAJOR/MINOR constants): %s' % ' '.join(sorted(root.attrib)))
         self.consts = []        # (name, value, doc, page)
         self.const_val = {}
         self.enums = []
@@ -67,6 +71,11 @@ class Contract:
                 self.struct_by_name[s.name] = s
             else:
                 raise Error('unknown element <%s>' % el.tag)
+        for v in ('HW_VERSION_MAJOR', 'HW_VERSION_MINOR'):
+            if v not in self.const_val:
+                raise Error('the contract needs the const %s (its version)' % v)
+        self.major = self.const_val['HW_VERSION_MAJOR']
+        self.minor = self.const_val['HW_VERSION_MINOR']
         for s in self.structs:
             s.resolve()
         self.commands = [s for s in self.structs if s.opcode is not None]
@@ -635,8 +644,6 @@ class CWriter:
     def header(self):
         c = self.c
         self.w(*(PROLOGUE % {'major': c.major, 'minor': c.minor}).split('\n'))
-        self.w('#define VAGX_HW_XML_VERSION_MAJOR %d' % c.major,
-               '#define VAGX_HW_XML_VERSION_MINOR %d' % c.minor, '')
         self.w('/* ---- constants ---- */')
         for name, v, doc, _ in c.consts:
             self.w(*comment(doc))

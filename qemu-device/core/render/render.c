@@ -2,6 +2,7 @@
 /* vagx renderer: job entry point, memory access, program binding, errors. */
 #include <stdio.h>
 
+#include "render_grow.h"
 #include "render_priv.h"
 #include "usc_simd.h"
 
@@ -356,16 +357,12 @@ struct rprog *r_bind_program(struct rjob *j, const struct vagx_usc_program *d, e
    const enum vagx_unit bunit = unit == VAGX_UNIT_USC ? VAGX_UNIT_JOB : unit;
    if (!r_budget_charge(j, VAGX_RENDER_GEOMETRY_BIND_COST, bunit, where))
       return NULL;
-   if (j->nprogs == j->cap_progs) {
-      unsigned cap = j->cap_progs ? 2 * j->cap_progs : 16;
-      struct rprog **n = realloc(j->progs, cap * sizeof(*n));
-      if (!n) {
-         r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, unit, 0, 0);
-         return NULL;
-      }
-      j->progs = n;
-      j->cap_progs = cap;
+   struct rprog **progs = r_grow(j->progs, &j->cap_progs, j->nprogs + 1ull, sizeof(*progs), 16);
+   if (!progs) {
+      r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, unit, 0, 0);
+      return NULL;
    }
+   j->progs = progs;
    struct rprog *p = calloc(1, sizeof(*p));
    if (!p) {
       r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, unit, 0, 0);

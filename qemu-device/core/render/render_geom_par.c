@@ -8,6 +8,7 @@
  * that are appended to the job's in order, and an error is the one the
  * serial order meets first (VAGX_RENDER_OPT_SERIAL_GEOMETRY is that order;
  * test_render_geometry compares the two). */
+#include "render_grow.h"
 #include "render_priv.h"
 
 #define R_VS_GROUP 32
@@ -110,16 +111,12 @@ void r_ppp_flush(struct rjob *j, unsigned drawi)
       ppp_range(j, &j->pb, drawi, j->env->nworkers, 0, n);
       return;
    }
-   if (nc > j->cap_chunks) {
-      struct rprimbuf *c = realloc(j->chunks, nc * sizeof(*c));
-      if (!c) {
-         r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
-         return;
-      }
-      memset(c + j->cap_chunks, 0, (nc - j->cap_chunks) * sizeof(*c));
-      j->chunks = c;
-      j->cap_chunks = nc;
+   struct rprimbuf *chunks = r_grow(j->chunks, &j->cap_chunks, nc, sizeof(*chunks), 1);
+   if (!chunks) {
+      r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_PPP, 0, 0);
+      return;
    }
+   j->chunks = chunks;
    struct ppp_par p = {j, drawi, n};
    r_run(j, nc, ppp_chunk, &p);
    j->par_chunks += nc;

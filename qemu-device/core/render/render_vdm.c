@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* vagx renderer VDM: control-stream parsing, draws, vertex shading, primitive
  * assembly (the PPP proper is render_ppp.c). */
+#include "render_grow.h"
 #include "render_priv.h"
 
 #define MAX_COMMANDS (1u << 24)
@@ -248,14 +249,10 @@ static void flush_run(struct rjob *j, unsigned drawi, enum vagx_primitive prim,
 
 static bool push_draw(struct rjob *j, const struct rdraw *d)
 {
-   if (j->ndraws == j->cap_draws) {
-      unsigned cap = j->cap_draws ? 2 * j->cap_draws : 16;
-      struct rdraw *n = realloc(j->draws, cap * sizeof(*n));
-      if (!n)
-         return false;
-      j->draws = n;
-      j->cap_draws = cap;
-   }
+   struct rdraw *draws = r_grow(j->draws, &j->cap_draws, j->ndraws + 1ull, sizeof(*draws), 16);
+   if (!draws)
+      return false;
+   j->draws = draws;
    j->draws[j->ndraws++] = *d;
    return true;
 }
@@ -409,14 +406,10 @@ static bool do_draw(struct rjob *j, struct vstate *s, const struct vagx_cmd_draw
 static bool push_query(struct rjob *j, const struct vagx_cmd_query_begin *q)
 {
    /* the caller fails the job (DEVICE_ERROR) unless the budget already did */
-   if (j->nqueries == j->cap_queries) {
-      unsigned cap = j->cap_queries ? 2 * j->cap_queries : 8;
-      struct rquery *n = realloc(j->queries, cap * sizeof(*n));
-      if (!n)
-         return false;
-      j->queries = n;
-      j->cap_queries = cap;
-   }
+   struct rquery *queries = r_grow(j->queries, &j->cap_queries, j->nqueries + 1ull, sizeof(*queries), 8);
+   if (!queries)
+      return false;
+   j->queries = queries;
    struct rquery *r = &j->queries[j->nqueries++];
    r->result_va = q->result_va;
    r->type = q->type;

@@ -32,8 +32,8 @@ struct fake {
    _Atomic unsigned irq[VAGX_MSIX_VECTORS];
    _Atomic unsigned kicks;
    /* host_ops.event: count and last event of each kind */
-   _Atomic unsigned events[VAGX_CORE_EVENT_MMU_FAULT + 1];
-   struct vagx_core_event last[VAGX_CORE_EVENT_MMU_FAULT + 1];
+   _Atomic unsigned events[VAGX_CORE_EVENT_KINDS];
+   struct vagx_core_event last[VAGX_CORE_EVENT_KINDS];
 };
 
 static inline int f_read(void *o, uint64_t pa, void *buf, size_t len)

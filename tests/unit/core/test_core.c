@@ -284,6 +284,23 @@ static void test_writeback(void)
    CHECK(rd(&d, VAGX_REG_SCANOUT_WB_STATUS) == VAGX_SCANOUT_WB_STATUS_DONE(1) &&
             !(rd(&d, VAGX_REG_INT_STATUS) & VAGX_INT_MMU_FAULT(1)),
          "NULL target: done, no fault");
+
+   /* A pitch made too small after the arm: INVALID at the vblank, seen by
+    * the host as a REG_ERROR event; ERROR_STATUS does not latch it. */
+   const unsigned errs = d.f->events[VAGX_CORE_EVENT_REG_ERROR];
+   wr(&d, VAGX_REG_SCANOUT_SIZE, VAGX_SCANOUT_SIZE_WIDTH(w) | VAGX_SCANOUT_SIZE_HEIGHT(h));
+   wr(&d, VAGX_REG_SCANOUT_WB_VA_LO, (uint32_t)wb_va);
+   wr(&d, VAGX_REG_SCANOUT_WB_VA_HI, (uint32_t)(wb_va >> 32));
+   wr(&d, VAGX_REG_SCANOUT_WB_ARM, VAGX_SCANOUT_WB_ARM_ARM(1));
+   wr(&d, VAGX_REG_SCANOUT_WB_PITCH, 4 * w - 4);
+   wr(&d, VAGX_REG_SCANOUT_COMMIT, VAGX_SCANOUT_COMMIT_PENDING(1));
+   vagx_core_vblank(d.core, &so);
+   const struct vagx_core_event *e = &d.f->last[VAGX_CORE_EVENT_REG_ERROR];
+   CHECK(rd(&d, VAGX_REG_SCANOUT_WB_STATUS) == VAGX_SCANOUT_WB_STATUS_INVALID(1) &&
+            d.f->events[VAGX_CORE_EVENT_REG_ERROR] == errs + 1 &&
+            e->code == VAGX_REG_ERROR_BAD_SCANOUT && e->offset == VAGX_REG_SCANOUT_WB_FORMAT &&
+            !VAGX_ERROR_STATUS_VALID_GET(rd(&d, VAGX_REG_ERROR_STATUS)),
+         "pitch too small: INVALID, one REG_ERROR event, no ERROR_STATUS");
    tdev_fini(&d);
 }
 
@@ -763,6 +780,9 @@ static void test_long_jobs(void)
          rd(&d, VAGX_REG_Q_TAIL(0)) == 0 && rd(&d, VAGX_REG_Q_CONTROL(0)) == 0, "reset state");
    CHECK(slot_result(&d, slot).status == VAGX_JOB_STATUS_PENDING, "dropped: no result");
    CHECK(pa_u64(d.f, d.completion_pa) == 11, "dropped: no completion");
+   CHECK(d.f->events[VAGX_CORE_EVENT_JOB_DROPPED] == 1 &&
+         d.f->last[VAGX_CORE_EVENT_JOB_DROPPED].queue == 0 &&
+         d.f->last[VAGX_CORE_EVENT_JOB_DROPPED].seqno == 12, "dropped: JOB_DROPPED event");
    CHECK(rd(&d, VAGX_REG_INT_STATUS) & VAGX_INT_RESET_DONE(1), "reset done");
    CHECK(!(rd(&d, VAGX_REG_INT_STATUS) & (VAGX_INT_JOB_DONE(0) | VAGX_INT_QUEUE_ERROR(0))),
          "queue bits clear");
@@ -784,6 +804,8 @@ static void test_long_jobs(void)
    CHECK(q_state(&d, 0) == VAGX_QUEUE_STATE_STOPPED && q_state(&d, 1) == VAGX_QUEUE_STATE_STOPPED,
          "all stopped");
    CHECK(rd(&d, VAGX_REG_INT_STATUS) == VAGX_INT_RESET_DONE(1), "only RESET_DONE");
+   CHECK(d.f->events[VAGX_CORE_EVENT_JOB_DROPPED] == 3, "both dropped: %u JOB_DROPPED events",
+         d.f->events[VAGX_CORE_EVENT_JOB_DROPPED]);
    CHECK(WAIT_UNTIL(VAGX_STATUS_IDLE_GET(rd(&d, VAGX_REG_STATUS)), 5), "idle");
 
    /* disable while running: finishes the job then STOPPED */

@@ -23,6 +23,10 @@ CASES = [
     ('register offset clash', '<reg name="SCRATCH" offset="0x018"', '<reg name="SCRATCH" offset="0x014"'),
     ('unknown type', 'type="stencil_face"/>', 'type="stencil_fac"/>'),
     ('max beyond field', 'max="MAX_CF_BINDINGS"', 'max="64"'),
+    # the version's one source is HW_VERSION_MAJOR/MINOR: no second copy on
+    # the root, and no contract without them
+    ('version attributes on the root', '<vagx_hw>', '<vagx_hw version_major="1" version_minor="5">'),
+    ('no HW_VERSION_MINOR', 'name="HW_VERSION_MINOR"', 'name="HW_VERSION_MINOR_"'),
 ]
 
 failed = 0

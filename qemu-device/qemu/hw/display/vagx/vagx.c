@@ -411,6 +411,9 @@ static void vagx_host_event(void *opaque, const struct vagx_core_event *ev)
                            ev->address);
         }
         break;
+    case VAGX_CORE_EVENT_JOB_DROPPED:
+        trace_vagx_job_dropped(ev->queue, ev->seqno);
+        break;
     case VAGX_CORE_EVENT_REG_ERROR:
         VAGX_GUEST_ERR(vagx_err_register, "%s at register 0x%x",
                        vagx_name(vagx_reg_error_name(ev->code)), ev->offset);
@@ -477,9 +480,10 @@ static void vagx_dma_commit(MemoryListener *l)
     s->dma_flush_stuck =
         vagx_core_host_map_flush(s->core, (uint64_t)ms * SCALE_MS) != 0;
     if (s->dma_flush_stuck) {
-        qemu_log_mask(LOG_GUEST_ERROR, "vagx: a device thread did not drop "
-                      "its guest-memory pointers within %u ms of a memory map "
-                      "change; it does at its next safepoint\n", ms);
+        VAGX_GUEST_ERR(vagx_err_dma_flush_timeout, "a device thread did not "
+                       "drop its guest-memory pointers within %u ms of a "
+                       "memory map change; it does at its next safepoint",
+                       ms);
     }
 }
 
@@ -934,9 +938,9 @@ static void vagx_reset_hold(Object *obj, ResetType type)
                                              MAX(left, 0) * SCALE_MS);
     }
     if (!done) {
-        qemu_log_mask(LOG_GUEST_ERROR, "vagx: reset: a job did not stop "
-                      "within %u ms; the device stays in reset (RESET_BUSY) "
-                      "until it does\n", s->reset_timeout_ms);
+        VAGX_GUEST_ERR(vagx_err_reset_timeout, "reset: a job did not stop "
+                       "within %u ms; the device stays in reset (RESET_BUSY) "
+                       "until it does", s->reset_timeout_ms);
     }
     qatomic_set(&s->irq_deferred, 0);
     memset(&s->active, 0, sizeof(s->active));
