@@ -27,7 +27,8 @@ uint32_t core_head_read_locked(struct vagx_core *core, unsigned h, uint32_t reg)
    case VAGX_REG_SCANOUT_COMMIT: return VAGX_SCANOUT_COMMIT_PENDING(hd->commit_pending);
    case VAGX_REG_SCANOUT_VBLANK_COUNT: return hd->vblank_count;
    case VAGX_REG_SCANOUT_REFRESH: return VAGX_REG_SCANOUT_REFRESH_RESET;
-   case VAGX_REG_SCANOUT_STATUS: return hd->status;
+   case VAGX_REG_SCANOUT_STATUS:
+      return hd->status | VAGX_SCANOUT_STATUS_CONNECTED(core->head_connected[h]);
    case VAGX_REG_SCANOUT_MAX_SIZE: return VAGX_REG_SCANOUT_MAX_SIZE_RESET;
    case VAGX_REG_SCANOUT_VBLANK_TS_LO:
       /* Latch, like TIMESTAMP_LO: LO then HI is one consistent value. */

@@ -348,6 +348,9 @@ struct vagx_core {
       uint32_t wb_status, wb_count;
       enum core_wb_state wb_state;
    } head[VAGX_SCANOUT_MAX_HEADS];
+   /* SCANOUT_STATUS.CONNECTED per head: the cable, which no reset touches
+    * (vagx_core_set_connected()). */
+   bool head_connected[VAGX_SCANOUT_MAX_HEADS];
    /* Per head, used by that head's vblank only (the display timer): resets
     * clear the registers above, not these. */
    struct core_head_buf {
@@ -372,7 +375,8 @@ struct vagx_core {
 /* INT bits of the display domain: global RESET leaves them alone. */
 #define CORE_INT_DISPLAY \
    (VAGX_INT_VBLANK__MASK | VAGX_INT_SCANOUT_FAULT__MASK | VAGX_INT_WRITEBACK__MASK | \
-    VAGX_INT_HEAD1_VBLANK__MASK | VAGX_INT_HEAD1_SCANOUT_FAULT__MASK | VAGX_INT_HEAD1_WRITEBACK__MASK)
+    VAGX_INT_HEAD1_VBLANK__MASK | VAGX_INT_HEAD1_SCANOUT_FAULT__MASK | VAGX_INT_HEAD1_WRITEBACK__MASK | \
+    VAGX_INT_HOTPLUG__MASK)
 
 /* A head's events and their INT bits (registers.md, heads): head 0 keeps
  * the bits of 1.0-1.8, head 1 has the HEAD1_ bits. */

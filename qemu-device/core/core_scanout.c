@@ -295,6 +295,19 @@ unsigned vagx_core_num_heads(const struct vagx_core *core)
    return core->nheads;
 }
 
+void vagx_core_set_connected(struct vagx_core *core, unsigned head, bool connected)
+{
+   if (head >= core->nheads)
+      return;
+   pthread_mutex_lock(&core->lock);
+   if (core->head_connected[head] != connected) {
+      core->head_connected[head] = connected;
+      core_int_set(core, VAGX_INT_HOTPLUG(1));
+   }
+   pthread_mutex_unlock(&core->lock);
+   core_flush_irqs(core);
+}
+
 void vagx_core_vblank(struct vagx_core *core, unsigned head, struct vagx_core_scanout *active)
 {
    vagx_core_vblank_late(core, head, active, 0, 1);

@@ -219,6 +219,9 @@ struct vagx_core_scanout {
  * `head` arguments below are 0..vagx_core_num_heads()-1; a larger one does
  * nothing (vblank) or fails (reads, compose). */
 unsigned vagx_core_num_heads(const struct vagx_core *core);
+/* A display was (dis)connected to head `head`: SCANOUT_STATUS.CONNECTED,
+ * and INT HOTPLUG if it changed.  The MMIO thread (QEMU: BQL held). */
+void vagx_core_set_connected(struct vagx_core *core, unsigned head, bool connected);
 /* Called by head `head`'s display timer at each vblank (front-end or
  * display thread; raises the head's VBLANK bit from the calling thread):
  * latches a pending commit, counts, records the vblank's timestamp

@@ -3,8 +3,8 @@
  * The scanout heads of contract 1.9 at the core's level: head 1's register
  * block (SCANOUT_HEAD_BASE + SCANOUT_HEAD_STRIDE) works as head 0's and
  * apart from it (commit, vblank count and INT bit, CRC, writeback, fault,
- * refused commit), head 0 keeps the offsets and INT bits of 1.8, and a
- * one-head device has no head 1.
+ * refused commit), head 0 keeps the offsets and INT bits of 1.8, hotplug
+ * per head, and a one-head device has no head 1.
  */
 #include "core_test.h"
 
@@ -192,6 +192,39 @@ static void test_two_heads(void)
    tdev_fini(&d);
 }
 
+/* Hotplug: SCANOUT_STATUS.CONNECTED per head, INT HOTPLUG on a change
+ * only, kept across a global reset. */
+static void test_hotplug(void)
+{
+   struct tdev d;
+   tdev_init(&d, RAM, 1, false);
+   wr(&d, VAGX_REG_INT_STATUS, ~0u);
+   for (unsigned h = 0; h < 2; h++)
+      CHECK(rd(&d, HR(h, VAGX_REG_SCANOUT_STATUS)) == VAGX_REG_SCANOUT_STATUS_RESET &&
+               VAGX_SCANOUT_STATUS_CONNECTED_GET(VAGX_REG_SCANOUT_STATUS_RESET),
+            "head %u connected at power-on", h);
+   unsigned irqs = display_irqs(&d);
+   vagx_core_set_connected(d.core, 1, false);
+   CHECK(!VAGX_SCANOUT_STATUS_CONNECTED_GET(rd(&d, HR(1, VAGX_REG_SCANOUT_STATUS))) &&
+            VAGX_SCANOUT_STATUS_CONNECTED_GET(rd(&d, VAGX_REG_SCANOUT_STATUS)),
+         "head 1 unplugged, head 0 not");
+   CHECK(rd(&d, VAGX_REG_INT_STATUS) == VAGX_INT_HOTPLUG(1) && display_irqs(&d) == irqs + 1, "HOTPLUG");
+   wr(&d, VAGX_REG_INT_STATUS, ~0u);
+   vagx_core_set_connected(d.core, 1, false);
+   CHECK(rd(&d, VAGX_REG_INT_STATUS) == 0 && display_irqs(&d) == irqs + 1, "no change, no HOTPLUG");
+   wr(&d, VAGX_REG_RESET, VAGX_RESET_START(1));
+   wr(&d, VAGX_REG_INT_STATUS, ~0u);
+   CHECK(!VAGX_SCANOUT_STATUS_CONNECTED_GET(rd(&d, HR(1, VAGX_REG_SCANOUT_STATUS))), "reset keeps it");
+   vagx_core_set_connected(d.core, 1, true);
+   CHECK(VAGX_SCANOUT_STATUS_CONNECTED_GET(rd(&d, HR(1, VAGX_REG_SCANOUT_STATUS))) &&
+            rd(&d, VAGX_REG_INT_STATUS) == VAGX_INT_HOTPLUG(1),
+         "plugged back");
+   /* A head the device lacks: nothing. */
+   vagx_core_set_connected(d.core, VAGX_SCANOUT_MAX_HEADS, false);
+   CHECK(rd(&d, VAGX_REG_INT_STATUS) == VAGX_INT_HOTPLUG(1), "absent head ignored");
+   tdev_fini(&d);
+}
+
 /* heads = 1: the device of 1.8 as far as the display goes. */
 static void test_one_head(void)
 {
@@ -228,6 +261,7 @@ static void test_one_head(void)
 int main(void)
 {
    test_two_heads();
+   test_hotplug();
    test_one_head();
    printf("core heads: %d checks, %d failures\n", t_checks, t_failures);
    return t_failures ? 1 : 0;

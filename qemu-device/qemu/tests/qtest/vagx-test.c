@@ -36,7 +36,7 @@
                  VAGX_INT_VBLANK__MASK | VAGX_INT_SCANOUT_FAULT__MASK | \
                  VAGX_INT_WRITEBACK__MASK | VAGX_INT_HEAD1_VBLANK__MASK | \
                  VAGX_INT_HEAD1_SCANOUT_FAULT__MASK | \
-                 VAGX_INT_HEAD1_WRITEBACK__MASK)
+                 VAGX_INT_HEAD1_WRITEBACK__MASK | VAGX_INT_HOTPLUG__MASK)
 
 typedef struct {
     QOSState *qs;
@@ -1055,7 +1055,8 @@ static void test_scanout(void)
     wr(&v, VAGX_REG_INT_ENABLE, INT_ALL);
     msi_clear(&v);
     wr(&v, VAGX_REG_SCANOUT_COMMIT, VAGX_SCANOUT_COMMIT_PENDING(1));
-    g_assert_cmpuint(rd(&v, VAGX_REG_SCANOUT_STATUS), ==, 0);
+    g_assert_cmpuint(rd(&v, VAGX_REG_SCANOUT_STATUS), ==,
+                     VAGX_SCANOUT_STATUS_CONNECTED(1));
     wr(&v, VAGX_REG_SCANOUT_CONTROL, VAGX_SCANOUT_CONTROL_ENABLE(1));
 
     /* Vblanks follow QEMU_CLOCK_VIRTUAL: step two frames. */

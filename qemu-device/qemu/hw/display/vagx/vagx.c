@@ -42,6 +42,7 @@
 #include "qemu/atomic.h"
 #include "qemu/bswap.h"
 #include "qapi/error.h"
+#include "qapi/visitor.h"
 #include "hw/pci/pci_device.h"
 #include "hw/pci/msix.h"
 #include "hw/pci/pcie.h"
@@ -77,6 +78,7 @@ typedef struct VagxHead {
     int64_t vblank_due;         /* QEMU_CLOCK_VIRTUAL time of the next vblank */
     struct vagx_core_scanout active;
     uint8_t *row_buf;           /* VAGX_SCANOUT_MAX_WIDTH * 4 bytes */
+    bool connected;             /* property head<h>-connected */
 } VagxHead;
 
 /* Largest scanout frame we convert (bytes of source framebuffer per row). */
@@ -857,6 +859,9 @@ static void vagx_realize(PCIDevice *pdev, Error **errp)
         hd->s = s;
         hd->index = h;
         hd->con = graphic_console_init(DEVICE(pdev), h, &vagx_gfx_ops, hd);
+        /* Unplugged before the machine started: the reset that follows
+         * clears the HOTPLUG this latches. */
+        vagx_core_set_connected(s->core, h, hd->connected);
         hd->vblank_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, vagx_vblank_timer,
                                         hd);
         hd->vblank_due = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
@@ -997,9 +1002,54 @@ static void vagx_config_write(PCIDevice *pdev, uint32_t addr, uint32_t val,
     }
 }
 
+/*
+ * head<h>-connected (contract 1.9 hotplug): whether a display is plugged
+ * into head h, SCANOUT_STATUS.CONNECTED; qom-set at run time unplugs or
+ * plugs it (INT HOTPLUG).  Main loop, BQL held.
+ */
+static void vagx_get_connected(Object *obj, Visitor *v, const char *name,
+                               void *opaque, Error **errp)
+{
+    VagxHead *hd = opaque;
+    bool value = hd->connected;
+
+    visit_type_bool(v, name, &value, errp);
+}
+
+static void vagx_set_connected(Object *obj, Visitor *v, const char *name,
+                               void *opaque, Error **errp)
+{
+    VagxHead *hd = opaque;
+    VagxState *s = VAGX(obj);
+    bool value;
+
+    if (!visit_type_bool(v, name, &value, errp)) {
+        return;
+    }
+    if (s->core && hd->index >= s->num_heads) {
+        error_setg(errp, "vagx: the device has %u head(s)", s->num_heads);
+        return;
+    }
+    hd->connected = value;
+    if (s->core) {
+        vagx_core_set_connected(s->core, hd->index, value);
+    }
+}
+
 static void vagx_instance_init(Object *obj)
 {
+    VagxState *s = VAGX(obj);
+
     PCI_DEVICE(obj)->cap_present |= QEMU_PCI_CAP_EXPRESS;
+    for (unsigned h = 0; h < VAGX_SCANOUT_MAX_HEADS; h++) {
+        g_autofree char *name = g_strdup_printf("head%u-connected", h);
+
+        s->head[h].s = s;
+        s->head[h].index = h;
+        s->head[h].connected = true;
+        object_property_add(obj, name, "bool", vagx_get_connected,
+                            vagx_set_connected, NULL, &s->head[h]);
+    }
 }
 
 static const Property vagx_props[] = {
