@@ -35,6 +35,12 @@ struct vagx_core *vagx_core_create(const struct vagx_core_host_ops *ops, void *o
                                         : VAGX_CONFIG_NUM_QUEUES_GET(VAGX_REG_CONFIG_RESET);
    if (core->nqueues > VAGX_MAX_QUEUES)
       core->nqueues = VAGX_MAX_QUEUES;
+   core->nheads = core->cfg.num_heads ? core->cfg.num_heads
+                                      : VAGX_CONFIG_NUM_SCANOUTS_GET(VAGX_REG_CONFIG_RESET);
+   if (core->nheads > VAGX_SCANOUT_MAX_HEADS)
+      core->nheads = VAGX_SCANOUT_MAX_HEADS;
+   for (unsigned h = 0; h < VAGX_SCANOUT_MAX_HEADS; h++)
+      core->head_connected[h] = true;
    unsigned nw = core->cfg.num_workers;
    if (!nw) {
       long n = sysconf(_SC_NPROCESSORS_ONLN);

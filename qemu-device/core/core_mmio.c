@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The register file (BAR0): MMIO read/write semantics of the contract, the
- * global registers and the per-queue blocks.
+ * global registers and the per-queue blocks (the scanout heads' blocks are
+ * in core_head_mmio.c).
  *
  * Every MMIO access takes core->lock briefly and never calls read/write/map;
  * interrupts decided under the lock are raised after it is dropped.
@@ -12,7 +13,7 @@ static uint32_t config_value(struct vagx_core *core)
 {
    return VAGX_CONFIG_NUM_QUEUES(core->nqueues) | VAGX_CONFIG_NUM_CORES(core->pool.nworkers) |
           VAGX_CONFIG_NUM_MSIX(VAGX_MSIX_VECTORS) |
-          VAGX_CONFIG_NUM_SCANOUTS(VAGX_CONFIG_NUM_SCANOUTS_GET(VAGX_REG_CONFIG_RESET));
+          VAGX_CONFIG_NUM_SCANOUTS(core->nheads);
 }
 
 static uint32_t queue_read_locked(struct vagx_core *core, unsigned q, uint32_t reg)
@@ -55,10 +56,11 @@ uint32_t vagx_core_mmio_read(struct vagx_core *core, uint32_t offset, unsigned s
       pthread_mutex_unlock(&core->lock);
       return v;
    }
-   if (offset >= VAGX_SCANOUT_OVERLAY_BASE &&
-       offset < VAGX_SCANOUT_OVERLAY_BASE + VAGX_SCANOUT_OVERLAY_STRIDE * VAGX_SCANOUT_OVERLAYS) {
-      uint32_t rel = offset - VAGX_SCANOUT_OVERLAY_BASE;
-      v = core->scanout.overlay[rel / VAGX_SCANOUT_OVERLAY_STRIDE][rel % VAGX_SCANOUT_OVERLAY_STRIDE / 4];
+   if (offset >= VAGX_SCANOUT_HEAD_BASE &&
+       offset < VAGX_SCANOUT_HEAD_BASE + VAGX_SCANOUT_HEAD_STRIDE * VAGX_SCANOUT_MAX_HEADS) {
+      unsigned h = (offset - VAGX_SCANOUT_HEAD_BASE) / VAGX_SCANOUT_HEAD_STRIDE;
+      if (h < core->nheads)
+         v = core_head_read_locked(core, h, offset - h * VAGX_SCANOUT_HEAD_STRIDE);
       pthread_mutex_unlock(&core->lock);
       return v;
    }
@@ -101,43 +103,6 @@ uint32_t vagx_core_mmio_read(struct vagx_core *core, uint32_t offset, unsigned s
       break;
    case VAGX_REG_TIMESTAMP_HI: v = (uint32_t)(core->ts_latched >> 32); break;
    case VAGX_REG_TIMESTAMP_FREQ: v = VAGX_REG_TIMESTAMP_FREQ_RESET; break;
-   case VAGX_REG_SCANOUT_CONTROL: v = core->scanout.control; break;
-   case VAGX_REG_SCANOUT_FORMAT: v = core->scanout.format; break;
-   case VAGX_REG_SCANOUT_SIZE: v = core->scanout.size; break;
-   case VAGX_REG_SCANOUT_PITCH: v = core->scanout.pitch; break;
-   case VAGX_REG_SCANOUT_FB_VA_LO: v = core->scanout.va_lo; break;
-   case VAGX_REG_SCANOUT_FB_VA_HI: v = core->scanout.va_hi; break;
-   case VAGX_REG_SCANOUT_ROOT_LO: v = core->scanout.root_lo; break;
-   case VAGX_REG_SCANOUT_ROOT_HI: v = core->scanout.root_hi; break;
-   case VAGX_REG_SCANOUT_COMMIT: v = VAGX_SCANOUT_COMMIT_PENDING(core->scanout.commit_pending); break;
-   case VAGX_REG_SCANOUT_VBLANK_COUNT: v = core->scanout.vblank_count; break;
-   case VAGX_REG_SCANOUT_REFRESH: v = VAGX_REG_SCANOUT_REFRESH_RESET; break;
-   case VAGX_REG_SCANOUT_STATUS: v = core->scanout.status; break;
-   case VAGX_REG_SCANOUT_MAX_SIZE: v = VAGX_REG_SCANOUT_MAX_SIZE_RESET; break;
-   case VAGX_REG_SCANOUT_VBLANK_TS_LO:
-      /* Latch, like TIMESTAMP_LO: LO then HI is one consistent value. */
-      core->scanout.vblank_ts_latched = core->scanout.vblank_ts;
-      v = (uint32_t)core->scanout.vblank_ts_latched;
-      break;
-   case VAGX_REG_SCANOUT_VBLANK_TS_HI: v = (uint32_t)(core->scanout.vblank_ts_latched >> 32); break;
-   case VAGX_REG_SCANOUT_CURSOR_CONTROL: v = core->scanout.cursor_control; break;
-   case VAGX_REG_SCANOUT_CURSOR_POS: v = core->scanout.cursor_pos; break;
-   case VAGX_REG_SCANOUT_CURSOR_SIZE: v = core->scanout.cursor_size; break;
-   case VAGX_REG_SCANOUT_CURSOR_PITCH: v = core->scanout.cursor_pitch; break;
-   case VAGX_REG_SCANOUT_CURSOR_VA_LO: v = core->scanout.cursor_va_lo; break;
-   case VAGX_REG_SCANOUT_CURSOR_VA_HI: v = core->scanout.cursor_va_hi; break;
-   case VAGX_REG_SCANOUT_CRC_CONTROL: v = core->scanout.crc_control; break;
-   case VAGX_REG_SCANOUT_CRC_VALUE: v = core->scanout.crc_value; break;
-   case VAGX_REG_SCANOUT_CRC_COUNT: v = core->scanout.crc_count; break;
-   case VAGX_REG_SCANOUT_WB_FORMAT: v = core->scanout.wb_format; break;
-   case VAGX_REG_SCANOUT_WB_PITCH: v = core->scanout.wb_pitch; break;
-   case VAGX_REG_SCANOUT_WB_VA_LO: v = core->scanout.wb_va_lo; break;
-   case VAGX_REG_SCANOUT_WB_VA_HI: v = core->scanout.wb_va_hi; break;
-   case VAGX_REG_SCANOUT_WB_ROOT_LO: v = core->scanout.wb_root_lo; break;
-   case VAGX_REG_SCANOUT_WB_ROOT_HI: v = core->scanout.wb_root_hi; break;
-   case VAGX_REG_SCANOUT_WB_ARM: v = VAGX_SCANOUT_WB_ARM_ARM(core->scanout.wb_state != CORE_WB_IDLE); break;
-   case VAGX_REG_SCANOUT_WB_STATUS: v = core->scanout.wb_status; break;
-   case VAGX_REG_SCANOUT_WB_COUNT: v = core->scanout.wb_count; break;
    default: v = 0; break;
    }
    pthread_mutex_unlock(&core->lock);
@@ -272,30 +237,6 @@ static bool queue_write_locked(struct vagx_core *core, unsigned q, uint32_t reg,
       return false;
    }
 }
-/* A SCANOUT_OVERLAY shadow register; the block's unused offsets are
- * reserved (BAD_ACCESS), CONTROL's reserved bits are dropped. */
-static void overlay_write_locked(struct vagx_core *core, uint32_t offset, uint32_t v)
-{
-   uint32_t rel = offset - VAGX_SCANOUT_OVERLAY_BASE;
-   uint32_t *regs = core->scanout.overlay[rel / VAGX_SCANOUT_OVERLAY_STRIDE];
-   switch (rel % VAGX_SCANOUT_OVERLAY_STRIDE) {
-   case VAGX_SCANOUT_OVERLAY_CONTROL:
-      v &= VAGX_SCANOUT_OVERLAY_CONTROL_ENABLE__MASK | VAGX_SCANOUT_OVERLAY_CONTROL_FORMAT__MASK |
-           VAGX_SCANOUT_OVERLAY_CONTROL_ZPOS__MASK | VAGX_SCANOUT_OVERLAY_CONTROL_ALPHA__MASK;
-      break;
-   case VAGX_SCANOUT_OVERLAY_POS:
-   case VAGX_SCANOUT_OVERLAY_SIZE:
-   case VAGX_SCANOUT_OVERLAY_PITCH:
-   case VAGX_SCANOUT_OVERLAY_VA_LO:
-   case VAGX_SCANOUT_OVERLAY_VA_HI:
-      break;
-   default:
-      core_error_latch(core, VAGX_REG_ERROR_BAD_ACCESS, offset);
-      return;
-   }
-   regs[rel % VAGX_SCANOUT_OVERLAY_STRIDE / 4] = v;
-}
-
 void vagx_core_mmio_write(struct vagx_core *core, uint32_t offset, uint32_t v, unsigned size)
 {
    (void)size;
@@ -312,9 +253,13 @@ void vagx_core_mmio_write(struct vagx_core *core, uint32_t offset, uint32_t v, u
          core_error_latch(core, VAGX_REG_ERROR_BAD_ACCESS, offset);
       goto out;
    }
-   if (offset >= VAGX_SCANOUT_OVERLAY_BASE &&
-       offset < VAGX_SCANOUT_OVERLAY_BASE + VAGX_SCANOUT_OVERLAY_STRIDE * VAGX_SCANOUT_OVERLAYS) {
-      overlay_write_locked(core, offset, v);
+   if (offset >= VAGX_SCANOUT_HEAD_BASE &&
+       offset < VAGX_SCANOUT_HEAD_BASE + VAGX_SCANOUT_HEAD_STRIDE * VAGX_SCANOUT_MAX_HEADS) {
+      unsigned h = (offset - VAGX_SCANOUT_HEAD_BASE) / VAGX_SCANOUT_HEAD_STRIDE;
+      if (h < core->nheads)
+         core_head_write_locked(core, h, offset - h * VAGX_SCANOUT_HEAD_STRIDE, v, offset);
+      else
+         core_error_latch(core, VAGX_REG_ERROR_BAD_ACCESS, offset);
       goto out;
    }
    switch (offset) {
@@ -369,58 +314,6 @@ void vagx_core_mmio_write(struct vagx_core *core, uint32_t offset, uint32_t v, u
       if (VAGX_FAULT_ACK_ACK_GET(v)) {
          core->fault_status = 0;
          core->fault_addr = core->fault_root = 0;
-      }
-      break;
-   case VAGX_REG_SCANOUT_CONTROL:
-      core->scanout.control = v & (VAGX_SCANOUT_CONTROL_ENABLE__MASK |
-                                   VAGX_SCANOUT_CONTROL_BLANK__MASK);
-      core->scanout.active.enable = VAGX_SCANOUT_CONTROL_ENABLE_GET(v);
-      core->scanout.active.blank = VAGX_SCANOUT_CONTROL_BLANK_GET(v);
-      if (!core->scanout.active.enable && core->scanout.commit_pending)
-         core_scanout_apply_locked(core);
-      if (!core->scanout.active.enable)
-         core_wb_abort_locked(core);
-      break;
-   case VAGX_REG_SCANOUT_FORMAT: core->scanout.format = v; break;
-   case VAGX_REG_SCANOUT_SIZE: core->scanout.size = v; break;
-   case VAGX_REG_SCANOUT_PITCH: core->scanout.pitch = v; break;
-   case VAGX_REG_SCANOUT_FB_VA_LO: core->scanout.va_lo = v; break;
-   case VAGX_REG_SCANOUT_FB_VA_HI: core->scanout.va_hi = v; break;
-   case VAGX_REG_SCANOUT_ROOT_LO: core->scanout.root_lo = v; break;
-   case VAGX_REG_SCANOUT_ROOT_HI: core->scanout.root_hi = v; break;
-   case VAGX_REG_SCANOUT_CURSOR_CONTROL:
-      core->scanout.cursor_control = v & VAGX_SCANOUT_CURSOR_CONTROL_ENABLE__MASK;
-      break;
-   case VAGX_REG_SCANOUT_CURSOR_POS: core->scanout.cursor_pos = v; break;
-   case VAGX_REG_SCANOUT_CURSOR_SIZE: core->scanout.cursor_size = v; break;
-   case VAGX_REG_SCANOUT_CURSOR_PITCH: core->scanout.cursor_pitch = v; break;
-   case VAGX_REG_SCANOUT_CURSOR_VA_LO: core->scanout.cursor_va_lo = v; break;
-   case VAGX_REG_SCANOUT_CURSOR_VA_HI: core->scanout.cursor_va_hi = v; break;
-   case VAGX_REG_SCANOUT_CRC_CONTROL:
-      core->scanout.crc_control = v & VAGX_SCANOUT_CRC_CONTROL_ENABLE__MASK;
-      break;
-   case VAGX_REG_SCANOUT_WB_FORMAT: core->scanout.wb_format = v & VAGX_SCANOUT_WB_FORMAT_FORMAT__MASK; break;
-   case VAGX_REG_SCANOUT_WB_PITCH: core->scanout.wb_pitch = v; break;
-   case VAGX_REG_SCANOUT_WB_VA_LO: core->scanout.wb_va_lo = v; break;
-   case VAGX_REG_SCANOUT_WB_VA_HI: core->scanout.wb_va_hi = v; break;
-   case VAGX_REG_SCANOUT_WB_ROOT_LO: core->scanout.wb_root_lo = v; break;
-   case VAGX_REG_SCANOUT_WB_ROOT_HI: core->scanout.wb_root_hi = v; break;
-   case VAGX_REG_SCANOUT_WB_ARM:
-      if (VAGX_SCANOUT_WB_ARM_ARM_GET(v))
-         core_wb_arm_locked(core);
-      break;
-   case VAGX_REG_SCANOUT_COMMIT:
-      if (VAGX_SCANOUT_COMMIT_PENDING_GET(v)) {
-         if (!core_scanout_config_ok(core)) {
-            core->scanout.status |= VAGX_SCANOUT_STATUS_INVALID(1);
-            core_error_latch(core, VAGX_REG_ERROR_BAD_SCANOUT, offset);
-            break;
-         }
-         core->scanout.status &= ~VAGX_SCANOUT_STATUS_INVALID__MASK;
-         core_wb_commit_locked(core);
-         core->scanout.commit_pending = true;
-         if (!VAGX_SCANOUT_CONTROL_ENABLE_GET(core->scanout.control))
-            core_scanout_apply_locked(core);
       }
       break;
    default:

@@ -330,7 +330,9 @@ struct vagx_core {
    uint64_t fault_addr, fault_root;
    uint64_t ts_latched;
 
-   struct {
+   /* Scanout heads 0..nheads-1 (contract 1.9): one register block each. */
+   unsigned nheads;
+   struct core_head {
       uint32_t control, format, size, pitch, va_lo, va_hi, root_lo, root_hi;
       uint32_t cursor_control, cursor_pos, cursor_size, cursor_pitch;
       uint32_t cursor_va_lo, cursor_va_hi;
@@ -345,12 +347,17 @@ struct vagx_core {
       uint32_t wb_format, wb_pitch, wb_va_lo, wb_va_hi, wb_root_lo, wb_root_hi;
       uint32_t wb_status, wb_count;
       enum core_wb_state wb_state;
-   } scanout;
-   /* The writeback's converted row (display timer thread only). */
-   uint8_t wb_row[VAGX_SCANOUT_MAX_WIDTH * 4];
-   /* The vblank's frame CRC (display timer thread only). */
-   uint32_t crc_row[VAGX_SCANOUT_MAX_WIDTH];
-   uint8_t crc_scratch[VAGX_SCANOUT_MAX_WIDTH * 4];
+   } head[VAGX_SCANOUT_MAX_HEADS];
+   /* SCANOUT_STATUS.CONNECTED per head: the cable, which no reset touches
+    * (vagx_core_set_connected()). */
+   bool head_connected[VAGX_SCANOUT_MAX_HEADS];
+   /* Per head, used by that head's vblank only (the display timer): resets
+    * clear the registers above, not these. */
+   struct core_head_buf {
+      uint8_t wb_row[VAGX_SCANOUT_MAX_WIDTH * 4];     /* writeback's converted row */
+      uint32_t crc_row[VAGX_SCANOUT_MAX_WIDTH];       /* the frame CRC's row */
+      uint8_t crc_scratch[VAGX_SCANOUT_MAX_WIDTH * 4];
+   } head_buf[VAGX_SCANOUT_MAX_HEADS];
 
    struct core_queue q[VAGX_MAX_QUEUES];
 
@@ -367,7 +374,22 @@ struct vagx_core {
 
 /* INT bits of the display domain: global RESET leaves them alone. */
 #define CORE_INT_DISPLAY \
-   (VAGX_INT_VBLANK__MASK | VAGX_INT_SCANOUT_FAULT__MASK | VAGX_INT_WRITEBACK__MASK)
+   (VAGX_INT_VBLANK__MASK | VAGX_INT_SCANOUT_FAULT__MASK | VAGX_INT_WRITEBACK__MASK | \
+    VAGX_INT_HEAD1_VBLANK__MASK | VAGX_INT_HEAD1_SCANOUT_FAULT__MASK | VAGX_INT_HEAD1_WRITEBACK__MASK | \
+    VAGX_INT_HOTPLUG__MASK)
+
+/* A head's events and their INT bits (registers.md, heads): head 0 keeps
+ * the bits of 1.0-1.8, head 1 has the HEAD1_ bits. */
+enum core_head_event { CORE_HEAD_VBLANK, CORE_HEAD_FAULT, CORE_HEAD_WRITEBACK, CORE_HEAD_EVENTS };
+static_assert(VAGX_SCANOUT_MAX_HEADS == 2, "core_head_int() lists the INT bits of two heads");
+static inline uint32_t core_head_int(unsigned h, enum core_head_event e)
+{
+   static const uint32_t bits[VAGX_SCANOUT_MAX_HEADS][CORE_HEAD_EVENTS] = {
+      { VAGX_INT_VBLANK__MASK, VAGX_INT_SCANOUT_FAULT__MASK, VAGX_INT_WRITEBACK__MASK },
+      { VAGX_INT_HEAD1_VBLANK__MASK, VAGX_INT_HEAD1_SCANOUT_FAULT__MASK, VAGX_INT_HEAD1_WRITEBACK__MASK },
+   };
+   return bits[h][e];
+}
 
 /* Sleep of the bounded polls (TLB flush, host reset): short against any
  * bound a caller gives, long enough not to steal a core from the threads
@@ -408,22 +430,28 @@ struct core_wb {
    uint64_t va, root;
    bool faulted;      /* a store faulted: the rest is not written */
 };
-void core_wb_arm_locked(struct vagx_core *core);
-void core_wb_commit_locked(struct vagx_core *core);
-void core_wb_abort_locked(struct vagx_core *core);
-void core_wb_end_locked(struct vagx_core *core, uint32_t status);
-bool core_wb_take_locked(struct vagx_core *core, const struct vagx_core_scanout *a,
+void core_wb_arm_locked(struct vagx_core *core, unsigned h, uint32_t offset);
+void core_wb_commit_locked(struct vagx_core *core, unsigned h);
+void core_wb_abort_locked(struct vagx_core *core, unsigned h);
+void core_wb_end_locked(struct vagx_core *core, unsigned h, uint32_t status);
+bool core_wb_take_locked(struct vagx_core *core, unsigned h, const struct vagx_core_scanout *a,
                          struct core_wb *wb);
-/* Stores composed row y (0x00RRGGBB, w pixels); after a fault, nothing. */
-void core_wb_store_row(struct vagx_core *core, struct core_wb *wb, uint32_t y, const uint32_t *row,
-                       uint32_t w);
+/* Stores composed row y (0x00RRGGBB, w pixels) of head h; after a fault,
+ * nothing. */
+void core_wb_store_row(struct vagx_core *core, unsigned h, struct core_wb *wb, uint32_t y,
+                       const uint32_t *row, uint32_t w);
 /* Ends a running writeback: DONE or FAULT, WB_COUNT = vblank. */
-void core_wb_finish(struct vagx_core *core, const struct core_wb *wb, uint32_t vblank);
+void core_wb_finish(struct vagx_core *core, unsigned h, const struct core_wb *wb, uint32_t vblank);
 
-/* Scanout (core_scanout.c): the shadow registers form a valid
- * configuration; the committed registers become the active scanout. */
-bool core_scanout_config_ok(struct vagx_core *core);
-void core_scanout_apply_locked(struct vagx_core *core);
+/* Scanout (core_scanout.c): head h's shadow registers form a valid
+ * configuration; its committed registers become its active scanout. */
+bool core_scanout_config_ok(const struct core_head *hd);
+void core_scanout_apply_locked(struct core_head *hd);
+/* Head h's register block (core_head_mmio.c): reg is the head-0 offset
+ * (SCANOUT_HEAD_BASE..+STRIDE), offset the real one (for ERROR_STATUS). */
+uint32_t core_head_read_locked(struct vagx_core *core, unsigned h, uint32_t reg);
+void core_head_write_locked(struct vagx_core *core, unsigned h, uint32_t reg, uint32_t v,
+                            uint32_t offset);
 
 static inline uint64_t core_ring_pa(const struct core_queue *q)
 {

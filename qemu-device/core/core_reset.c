@@ -78,9 +78,11 @@ void core_regs_reset_values(struct vagx_core *core)
    core->fault_status = 0;
    core->fault_addr = core->fault_root = 0;
    core->ts_latched = 0;
-   memset(&core->scanout, 0, sizeof(core->scanout));
-   core->scanout.format = VAGX_REG_SCANOUT_FORMAT_RESET;
-   core->scanout.wb_format = VAGX_REG_SCANOUT_WB_FORMAT_RESET;
+   memset(core->head, 0, sizeof(core->head));
+   for (unsigned h = 0; h < VAGX_SCANOUT_MAX_HEADS; h++) {
+      core->head[h].format = VAGX_REG_SCANOUT_FORMAT_RESET;
+      core->head[h].wb_format = VAGX_REG_SCANOUT_WB_FORMAT_RESET;
+   }
    for (unsigned q = 0; q < VAGX_MAX_QUEUES; q++) {
       struct core_queue *qu = &core->q[q];
       memset(qu, 0, sizeof(*qu));

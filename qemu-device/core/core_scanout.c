@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The scanout: checking and applying the committed shadow registers
+ * A scanout head (each head of contract 1.9 alike): checking and applying the committed shadow registers
  * (framebuffer, overlay and cursor layers), composing a frame's rows, the
  * vblank (count, time stamp, CRC and writeback of the composed frame,
  * VBLANK interrupt) and the display's reads of the framebuffer through the
@@ -28,50 +28,50 @@ static bool overlay_config_ok(const uint32_t *regs)
           regs[OVL(VA_LO)] % 4 == 0;
 }
 
-bool core_scanout_config_ok(struct vagx_core *core)
+bool core_scanout_config_ok(const struct core_head *hd)
 {
-   uint32_t fmt = VAGX_SCANOUT_FORMAT_FORMAT_GET(core->scanout.format);
-   uint32_t w = VAGX_SCANOUT_SIZE_WIDTH_GET(core->scanout.size);
-   uint32_t h = VAGX_SCANOUT_SIZE_HEIGHT_GET(core->scanout.size);
+   uint32_t fmt = VAGX_SCANOUT_FORMAT_FORMAT_GET(hd->format);
+   uint32_t w = VAGX_SCANOUT_SIZE_WIDTH_GET(hd->size);
+   uint32_t h = VAGX_SCANOUT_SIZE_HEIGHT_GET(hd->size);
    if (!vagx_scanout_format_is_valid(fmt) || w < 1 || h < 1 || w > VAGX_SCANOUT_MAX_WIDTH ||
        h > VAGX_SCANOUT_MAX_HEIGHT)
       return false;
-   uint32_t pitch = core->scanout.pitch;
+   uint32_t pitch = hd->pitch;
    if (pitch % 4 != 0 || (uint64_t)pitch < (uint64_t)w * vagx_scanout_format_bpp((enum vagx_scanout_format)fmt) ||
-       core->scanout.va_lo % 4 != 0)
+       hd->va_lo % 4 != 0)
       return false;
    for (unsigned n = 0; n < VAGX_SCANOUT_OVERLAYS; n++)
-      if (!overlay_config_ok(core->scanout.overlay[n]))
+      if (!overlay_config_ok(hd->overlay[n]))
          return false;
-   if (!VAGX_SCANOUT_CURSOR_CONTROL_ENABLE_GET(core->scanout.cursor_control))
+   if (!VAGX_SCANOUT_CURSOR_CONTROL_ENABLE_GET(hd->cursor_control))
       return true;
    /* The cursor layer: ARGB8888, its position is free (clipped at compose). */
-   uint32_t cw = VAGX_SCANOUT_CURSOR_SIZE_WIDTH_GET(core->scanout.cursor_size);
-   uint32_t ch = VAGX_SCANOUT_CURSOR_SIZE_HEIGHT_GET(core->scanout.cursor_size);
-   uint32_t cpitch = core->scanout.cursor_pitch;
+   uint32_t cw = VAGX_SCANOUT_CURSOR_SIZE_WIDTH_GET(hd->cursor_size);
+   uint32_t ch = VAGX_SCANOUT_CURSOR_SIZE_HEIGHT_GET(hd->cursor_size);
+   uint32_t cpitch = hd->cursor_pitch;
    return cw >= 1 && ch >= 1 && cw <= VAGX_SCANOUT_CURSOR_MAX_WIDTH && ch <= VAGX_SCANOUT_CURSOR_MAX_HEIGHT &&
-          cpitch % 4 == 0 && (uint64_t)cpitch >= (uint64_t)cw * 4 && core->scanout.cursor_va_lo % 4 == 0;
+          cpitch % 4 == 0 && (uint64_t)cpitch >= (uint64_t)cw * 4 && hd->cursor_va_lo % 4 == 0;
 }
 
-void core_scanout_apply_locked(struct vagx_core *core)
+void core_scanout_apply_locked(struct core_head *hd)
 {
-   struct vagx_core_scanout *a = &core->scanout.active;
-   a->format = VAGX_SCANOUT_FORMAT_FORMAT_GET(core->scanout.format);
-   a->width = VAGX_SCANOUT_SIZE_WIDTH_GET(core->scanout.size);
-   a->height = VAGX_SCANOUT_SIZE_HEIGHT_GET(core->scanout.size);
-   a->pitch = core->scanout.pitch;
-   a->fb_va = ((uint64_t)core->scanout.va_hi << 32) | core->scanout.va_lo;
-   a->root = ((uint64_t)core->scanout.root_hi << 32) |
-             (core->scanout.root_lo & ~(uint32_t)(VAGX_PAGE_SIZE - 1));
-   a->cursor_enable = VAGX_SCANOUT_CURSOR_CONTROL_ENABLE_GET(core->scanout.cursor_control);
-   a->cursor_x = (int16_t)VAGX_SCANOUT_CURSOR_POS_X_GET(core->scanout.cursor_pos);
-   a->cursor_y = (int16_t)VAGX_SCANOUT_CURSOR_POS_Y_GET(core->scanout.cursor_pos);
-   a->cursor_width = VAGX_SCANOUT_CURSOR_SIZE_WIDTH_GET(core->scanout.cursor_size);
-   a->cursor_height = VAGX_SCANOUT_CURSOR_SIZE_HEIGHT_GET(core->scanout.cursor_size);
-   a->cursor_pitch = core->scanout.cursor_pitch;
-   a->cursor_va = ((uint64_t)core->scanout.cursor_va_hi << 32) | core->scanout.cursor_va_lo;
+   struct vagx_core_scanout *a = &hd->active;
+   a->format = VAGX_SCANOUT_FORMAT_FORMAT_GET(hd->format);
+   a->width = VAGX_SCANOUT_SIZE_WIDTH_GET(hd->size);
+   a->height = VAGX_SCANOUT_SIZE_HEIGHT_GET(hd->size);
+   a->pitch = hd->pitch;
+   a->fb_va = ((uint64_t)hd->va_hi << 32) | hd->va_lo;
+   a->root = ((uint64_t)hd->root_hi << 32) |
+             (hd->root_lo & ~(uint32_t)(VAGX_PAGE_SIZE - 1));
+   a->cursor_enable = VAGX_SCANOUT_CURSOR_CONTROL_ENABLE_GET(hd->cursor_control);
+   a->cursor_x = (int16_t)VAGX_SCANOUT_CURSOR_POS_X_GET(hd->cursor_pos);
+   a->cursor_y = (int16_t)VAGX_SCANOUT_CURSOR_POS_Y_GET(hd->cursor_pos);
+   a->cursor_width = VAGX_SCANOUT_CURSOR_SIZE_WIDTH_GET(hd->cursor_size);
+   a->cursor_height = VAGX_SCANOUT_CURSOR_SIZE_HEIGHT_GET(hd->cursor_size);
+   a->cursor_pitch = hd->cursor_pitch;
+   a->cursor_va = ((uint64_t)hd->cursor_va_hi << 32) | hd->cursor_va_lo;
    for (unsigned n = 0; n < VAGX_SCANOUT_OVERLAYS; n++) {
-      const uint32_t *regs = core->scanout.overlay[n];
+      const uint32_t *regs = hd->overlay[n];
       struct vagx_core_overlay *o = &a->overlay[n];
       uint32_t control = regs[OVL(CONTROL)];
       o->enable = VAGX_SCANOUT_OVERLAY_CONTROL_ENABLE_GET(control);
@@ -90,7 +90,7 @@ void core_scanout_apply_locked(struct vagx_core *core)
          a->overlay_order[k] = a->overlay_order[k - 1];
       a->overlay_order[k] = (uint8_t)n;
    }
-   core->scanout.commit_pending = false;
+   hd->commit_pending = false;
 }
 
 static inline uint32_t ld32(const uint8_t *p)
@@ -196,8 +196,8 @@ static bool layer_span(int32_t lx, uint32_t lw, uint32_t w, int64_t *x0, int64_t
 }
 
 /* Blends the part of overlay o on screen row y into dst. */
-static int compose_overlay(struct vagx_core *core, const struct vagx_core_overlay *o, uint32_t y,
-                           uint32_t w, uint32_t *dst, uint8_t *scratch)
+static int compose_overlay(struct vagx_core *core, unsigned head, const struct vagx_core_overlay *o,
+                           uint32_t y, uint32_t w, uint32_t *dst, uint8_t *scratch)
 {
    int64_t oy = (int64_t)y - o->y, x0, x1;
    if (!o->enable || o->alpha == 0 || !vagx_scanout_format_is_valid(o->format) ||
@@ -205,7 +205,7 @@ static int compose_overlay(struct vagx_core *core, const struct vagx_core_overla
        !layer_span(o->x, o->width, w, &x0, &x1))
       return 0;
    uint32_t bpp = vagx_scanout_format_bpp((enum vagx_scanout_format)o->format);
-   if (vagx_core_scanout_read(core, o->va + (uint64_t)oy * o->pitch + (uint64_t)x0 * bpp, scratch,
+   if (vagx_core_scanout_read(core, head, o->va + (uint64_t)oy * o->pitch + (uint64_t)x0 * bpp, scratch,
                               (size_t)(x1 - x0) * bpp))
       return -1;
    for (int64_t ox = x0; ox < x1; ox++) {
@@ -215,20 +215,21 @@ static int compose_overlay(struct vagx_core *core, const struct vagx_core_overla
    return 0;
 }
 
-int vagx_core_scanout_compose_row(struct vagx_core *core, const struct vagx_core_scanout *a,
-                                  uint32_t y, uint32_t *dst, uint8_t *scratch)
+int vagx_core_scanout_compose_row(struct vagx_core *core, unsigned head,
+                                  const struct vagx_core_scanout *a, uint32_t y, uint32_t *dst,
+                                  uint8_t *scratch)
 {
    uint32_t w = a->width;
    if (w > VAGX_SCANOUT_MAX_WIDTH || !vagx_scanout_format_is_valid(a->format))
       return -1;
    uint32_t bpp = vagx_scanout_format_bpp((enum vagx_scanout_format)a->format);
-   if (vagx_core_scanout_read(core, a->fb_va + (uint64_t)y * a->pitch, scratch, (size_t)w * bpp))
+   if (vagx_core_scanout_read(core, head, a->fb_va + (uint64_t)y * a->pitch, scratch, (size_t)w * bpp))
       return -1;
    convert_row(dst, scratch, a->format, w);
 
    for (unsigned n = 0; n < VAGX_SCANOUT_OVERLAYS; n++) {
       uint32_t i = a->overlay_order[n];
-      if (i < VAGX_SCANOUT_OVERLAYS && compose_overlay(core, &a->overlay[i], y, w, dst, scratch))
+      if (i < VAGX_SCANOUT_OVERLAYS && compose_overlay(core, head, &a->overlay[i], y, w, dst, scratch))
          return -1;
    }
 
@@ -238,7 +239,7 @@ int vagx_core_scanout_compose_row(struct vagx_core *core, const struct vagx_core
        a->cursor_height > VAGX_SCANOUT_CURSOR_MAX_HEIGHT || cy < 0 || cy >= a->cursor_height ||
        !layer_span(a->cursor_x, a->cursor_width, w, &x0, &x1))
       return 0;
-   if (vagx_core_scanout_read(core, a->cursor_va + (uint64_t)cy * a->cursor_pitch + (uint64_t)x0 * 4, scratch,
+   if (vagx_core_scanout_read(core, head, a->cursor_va + (uint64_t)cy * a->cursor_pitch + (uint64_t)x0 * 4, scratch,
                               (size_t)(x1 - x0) * 4))
       return -1;
    for (int64_t cx = x0; cx < x1; cx++) {
@@ -252,70 +253,93 @@ int vagx_core_scanout_compose_row(struct vagx_core *core, const struct vagx_core
  * CRC-32 over its rows as XRGB8888 little-endian bytes) and its writeback
  * (wb, if any: registers.md, Writeback).  Black if it is blanked or a read
  * faults; the rows already written back are then written again, black. */
-static uint32_t frame_pass(struct vagx_core *core, const struct vagx_core_scanout *a, struct core_wb *wb)
+static uint32_t frame_pass(struct vagx_core *core, unsigned head, const struct vagx_core_scanout *a,
+                           struct core_wb *wb)
 {
+   uint32_t *row = core->head_buf[head].crc_row;
    uint32_t w = a->width, h = a->height, crc = 0;
    bool black = a->blank || w < 1 || h < 1 || w > VAGX_SCANOUT_MAX_WIDTH || h > VAGX_SCANOUT_MAX_HEIGHT;
    for (uint32_t y = 0; !black && y < h; y++) {
-      if (vagx_core_scanout_compose_row(core, a, y, core->crc_row, core->crc_scratch)) {
+      if (vagx_core_scanout_compose_row(core, head, a, y, row, core->head_buf[head].crc_scratch)) {
          black = true;
          break;
       }
       if (wb)
-         core_wb_store_row(core, wb, y, core->crc_row, w);
+         core_wb_store_row(core, head, wb, y, row, w);
       for (uint32_t x = 0; x < w; x++) {
-         uint8_t *b = (uint8_t *)&core->crc_row[x];
-         uint32_t v = core->crc_row[x];
+         uint8_t *b = (uint8_t *)&row[x];
+         uint32_t v = row[x];
          b[0] = v & 0xff;
          b[1] = (v >> 8) & 0xff;
          b[2] = (v >> 16) & 0xff;
          b[3] = 0;
       }
-      crc = vagx_core_crc32(crc, core->crc_row, (size_t)w * 4);
+      crc = vagx_core_crc32(crc, row, (size_t)w * 4);
    }
    if (!black)
       return crc;
-   memset(core->crc_row, 0, sizeof(core->crc_row));
+   memset(row, 0, sizeof(core->head_buf[head].crc_row));
    w = w > VAGX_SCANOUT_MAX_WIDTH ? VAGX_SCANOUT_MAX_WIDTH : w;
    h = h > VAGX_SCANOUT_MAX_HEIGHT ? VAGX_SCANOUT_MAX_HEIGHT : h;
    crc = 0;
    for (uint32_t y = 0; y < h; y++) {
       if (wb)
-         core_wb_store_row(core, wb, y, core->crc_row, w);
-      crc = vagx_core_crc32(crc, core->crc_row, (size_t)w * 4);
+         core_wb_store_row(core, head, wb, y, row, w);
+      crc = vagx_core_crc32(crc, row, (size_t)w * 4);
    }
    return crc;
 }
 
-void vagx_core_vblank(struct vagx_core *core, struct vagx_core_scanout *active)
+unsigned vagx_core_num_heads(const struct vagx_core *core)
 {
-   vagx_core_vblank_late(core, active, 0, 1);
+   return core->nheads;
 }
 
-void vagx_core_vblank_late(struct vagx_core *core, struct vagx_core_scanout *active,
+void vagx_core_set_connected(struct vagx_core *core, unsigned head, bool connected)
+{
+   if (head >= core->nheads)
+      return;
+   pthread_mutex_lock(&core->lock);
+   if (core->head_connected[head] != connected) {
+      core->head_connected[head] = connected;
+      core_int_set(core, VAGX_INT_HOTPLUG(1));
+   }
+   pthread_mutex_unlock(&core->lock);
+   core_flush_irqs(core);
+}
+
+void vagx_core_vblank(struct vagx_core *core, unsigned head, struct vagx_core_scanout *active)
+{
+   vagx_core_vblank_late(core, head, active, 0, 1);
+}
+
+void vagx_core_vblank_late(struct vagx_core *core, unsigned head, struct vagx_core_scanout *active,
                            uint64_t late_ns, uint32_t count)
 {
+   if (head >= core->nheads)
+      return;
+   struct core_head *hd = &core->head[head];
    const uint64_t ns_per_s = 1000000000ull;
    uint64_t ts = core_timestamp(core); /* host op: outside the lock */
    uint64_t late = (uint64_t)((unsigned __int128)late_ns * VAGX_REG_TIMESTAMP_FREQ_RESET / ns_per_s);
    ts = late < ts ? ts - late : 1; /* 0 means "no vblank yet" */
    pthread_mutex_lock(&core->lock);
-   if (core->scanout.commit_pending)
-      core_scanout_apply_locked(core);
-   core->scanout.active.enable = VAGX_SCANOUT_CONTROL_ENABLE_GET(core->scanout.control);
-   core->scanout.active.blank = VAGX_SCANOUT_CONTROL_BLANK_GET(core->scanout.control);
-   struct vagx_core_scanout a = core->scanout.active;
-   bool crc = a.enable && VAGX_SCANOUT_CRC_CONTROL_ENABLE_GET(core->scanout.crc_control);
+   if (hd->commit_pending)
+      core_scanout_apply_locked(hd);
+   hd->active.enable = VAGX_SCANOUT_CONTROL_ENABLE_GET(hd->control);
+   hd->active.blank = VAGX_SCANOUT_CONTROL_BLANK_GET(hd->control);
+   struct vagx_core_scanout a = hd->active;
+   bool crc = a.enable && VAGX_SCANOUT_CRC_CONTROL_ENABLE_GET(hd->crc_control);
    struct core_wb wb;
-   bool writeback = core_wb_take_locked(core, &a, &wb);
-   uint32_t vblank = core->scanout.vblank_count + count;
+   bool writeback = core_wb_take_locked(core, head, &a, &wb);
+   uint32_t vblank = hd->vblank_count + count;
    if (a.enable) {
       /* Count and time stamp change together under the lock: a reader of
        * VBLANK_COUNT then VBLANK_TS sees the time of that vblank or a later. */
-      core->scanout.vblank_count = vblank;
-      core->scanout.vblank_ts = ts;
+      hd->vblank_count = vblank;
+      hd->vblank_ts = ts;
       if (!crc && !writeback)
-         core_int_set(core, VAGX_INT_VBLANK(1));
+         core_int_set(core, core_head_int(head, CORE_HEAD_VBLANK));
    }
    if (active)
       *active = a;
@@ -323,24 +347,27 @@ void vagx_core_vblank_late(struct vagx_core *core, struct vagx_core_scanout *act
    if (crc || writeback) {
       /* Reads and writes guest memory: outside the lock.  The CRC and the
        * written frame are there before the VBLANK interrupt of the frame. */
-      uint32_t value = frame_pass(core, &a, writeback ? &wb : NULL);
+      uint32_t value = frame_pass(core, head, &a, writeback ? &wb : NULL);
       if (writeback)
-         core_wb_finish(core, &wb, vblank);
+         core_wb_finish(core, head, &wb, vblank);
       pthread_mutex_lock(&core->lock);
       if (crc) {
-         core->scanout.crc_value = value;
-         core->scanout.crc_count = vblank;
+         hd->crc_value = value;
+         hd->crc_count = vblank;
       }
-      core_int_set(core, VAGX_INT_VBLANK(1));
+      core_int_set(core, core_head_int(head, CORE_HEAD_VBLANK));
       pthread_mutex_unlock(&core->lock);
    }
    core_flush_irqs(core);
 }
 
-int vagx_core_scanout_read(struct vagx_core *core, uint64_t va, void *buf, size_t len)
+int vagx_core_scanout_read(struct vagx_core *core, unsigned head, uint64_t va, void *buf, size_t len)
 {
+   if (head >= core->nheads)
+      return -1;
+   struct core_head *hd = &core->head[head];
    pthread_mutex_lock(&core->lock);
-   uint64_t root = core->scanout.active.root;
+   uint64_t root = hd->active.root;
    pthread_mutex_unlock(&core->lock);
    /* Walk without TLB: the display runs on its own thread. */
    struct core_fault f;
@@ -348,14 +375,14 @@ int vagx_core_scanout_read(struct vagx_core *core, uint64_t va, void *buf, size_
       f.unit = VAGX_UNIT_SCANOUT;
       core_latch_fault(core, &f, VAGX_FAULT_QUEUE_SCANOUT);
       pthread_mutex_lock(&core->lock);
-      core->scanout.status |= VAGX_SCANOUT_STATUS_FAULT(1);
-      core_int_set(core, VAGX_INT_SCANOUT_FAULT(1));
+      hd->status |= VAGX_SCANOUT_STATUS_FAULT(1);
+      core_int_set(core, core_head_int(head, CORE_HEAD_FAULT));
       pthread_mutex_unlock(&core->lock);
       core_flush_irqs(core);
       return -1;
    }
    pthread_mutex_lock(&core->lock);
-   core->scanout.status &= ~VAGX_SCANOUT_STATUS_FAULT__MASK;
+   hd->status &= ~VAGX_SCANOUT_STATUS_FAULT__MASK;
    pthread_mutex_unlock(&core->lock);
    return 0;
 }

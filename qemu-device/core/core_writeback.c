@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The scanout writeback (contract 1.7, registers.md "Writeback"): arming
+ * A head's scanout writeback (contract 1.7, registers.md "Writeback"): arming
  * and its checks, the latch by SCANOUT_COMMIT, the abort on disable, and
  * the stores of the composed rows through the MMU with SCANOUT_WB_ROOT.
  * core_scanout.c composes the frame and calls core_wb_store_row() per row.
@@ -9,71 +9,77 @@
 
 /* SCANOUT_WB_ARM.ARM = 1 (MMIO, lock held): checked at once, so that a
  * driver learns of a bad target without waiting for a vblank. */
-void core_wb_arm_locked(struct vagx_core *core)
+void core_wb_arm_locked(struct vagx_core *core, unsigned h, uint32_t offset)
 {
-   uint32_t fmt = VAGX_SCANOUT_WB_FORMAT_FORMAT_GET(core->scanout.wb_format);
-   if (core->scanout.wb_state != CORE_WB_IDLE || !vagx_scanout_format_is_valid(fmt) ||
-       core->scanout.wb_pitch % 4 != 0 || core->scanout.wb_va_lo % 4 != 0) {
-      core->scanout.wb_status |= VAGX_SCANOUT_WB_STATUS_INVALID(1);
-      core_error_latch(core, VAGX_REG_ERROR_BAD_SCANOUT, VAGX_REG_SCANOUT_WB_ARM);
+   struct core_head *hd = &core->head[h];
+   uint32_t fmt = VAGX_SCANOUT_WB_FORMAT_FORMAT_GET(hd->wb_format);
+   if (hd->wb_state != CORE_WB_IDLE || !vagx_scanout_format_is_valid(fmt) ||
+       hd->wb_pitch % 4 != 0 || hd->wb_va_lo % 4 != 0) {
+      hd->wb_status |= VAGX_SCANOUT_WB_STATUS_INVALID(1);
+      core_error_latch(core, VAGX_REG_ERROR_BAD_SCANOUT, offset);
       return;
    }
-   core->scanout.wb_status = 0;
-   core->scanout.wb_state = CORE_WB_ARMED;
+   hd->wb_status = 0;
+   hd->wb_state = CORE_WB_ARMED;
 }
 
 /* An accepted SCANOUT_COMMIT latches an armed writeback: it is done at the
  * first vblank (ENABLE = 1) showing that commit. */
-void core_wb_commit_locked(struct vagx_core *core)
+void core_wb_commit_locked(struct vagx_core *core, unsigned h)
 {
-   if (core->scanout.wb_state == CORE_WB_ARMED)
-      core->scanout.wb_state = CORE_WB_LATCHED;
+   struct core_head *hd = &core->head[h];
+   if (hd->wb_state == CORE_WB_ARMED)
+      hd->wb_state = CORE_WB_LATCHED;
 }
 
 /* Ends the armed writeback with `status` (lock held): ARM reads 0 and
  * INT WRITEBACK latches. */
-void core_wb_end_locked(struct vagx_core *core, uint32_t status)
+void core_wb_end_locked(struct vagx_core *core, unsigned h, uint32_t status)
 {
-   core->scanout.wb_state = CORE_WB_IDLE;
-   core->scanout.wb_status = status;
-   core_int_set(core, VAGX_INT_WRITEBACK(1));
+   struct core_head *hd = &core->head[h];
+   hd->wb_state = CORE_WB_IDLE;
+   hd->wb_status = status;
+   core_int_set(core, core_head_int(h, CORE_HEAD_WRITEBACK));
 }
 
 /* SCANOUT_CONTROL.ENABLE = 0 (lock held): no vblank will come.  A
  * writeback already running (its vblank happened) completes. */
-void core_wb_abort_locked(struct vagx_core *core)
+void core_wb_abort_locked(struct vagx_core *core, unsigned h)
 {
-   if (core->scanout.wb_state == CORE_WB_ARMED || core->scanout.wb_state == CORE_WB_LATCHED)
-      core_wb_end_locked(core, VAGX_SCANOUT_WB_STATUS_ABORTED(1));
+   struct core_head *hd = &core->head[h];
+   if (hd->wb_state == CORE_WB_ARMED || hd->wb_state == CORE_WB_LATCHED)
+      core_wb_end_locked(core, h, VAGX_SCANOUT_WB_STATUS_ABORTED(1));
 }
 
 /* At a vblank (lock held): the writeback this frame does, if any.  False
  * if none; an impossible pitch ends it INVALID here. */
-bool core_wb_take_locked(struct vagx_core *core, const struct vagx_core_scanout *a,
+bool core_wb_take_locked(struct vagx_core *core, unsigned h, const struct vagx_core_scanout *a,
                          struct core_wb *wb)
 {
-   if (!a->enable || core->scanout.wb_state != CORE_WB_LATCHED)
+   struct core_head *hd = &core->head[h];
+   if (!a->enable || hd->wb_state != CORE_WB_LATCHED)
       return false;
-   wb->format = VAGX_SCANOUT_WB_FORMAT_FORMAT_GET(core->scanout.wb_format);
-   wb->pitch = core->scanout.wb_pitch;
-   wb->va = ((uint64_t)core->scanout.wb_va_hi << 32) | core->scanout.wb_va_lo;
-   wb->root = ((uint64_t)core->scanout.wb_root_hi << 32) |
-              (core->scanout.wb_root_lo & ~(uint32_t)(VAGX_PAGE_SIZE - 1));
+   wb->format = VAGX_SCANOUT_WB_FORMAT_FORMAT_GET(hd->wb_format);
+   wb->pitch = hd->wb_pitch;
+   wb->va = ((uint64_t)hd->wb_va_hi << 32) | hd->wb_va_lo;
+   wb->root = ((uint64_t)hd->wb_root_hi << 32) |
+              (hd->wb_root_lo & ~(uint32_t)(VAGX_PAGE_SIZE - 1));
    wb->faulted = false;
    /* Registers may have changed since the arm: check the format again. */
    if (!vagx_scanout_format_is_valid(wb->format) ||
        (uint64_t)wb->pitch < (uint64_t)a->width * vagx_scanout_format_bpp((enum vagx_scanout_format)wb->format)) {
-      /* a guest error the host's trace shows; ERROR_STATUS stays as the
-       * contract says (only SCANOUT_WB_STATUS.INVALID reports it) */
+      /* a guest error the host's trace shows (at the head's register);
+       * ERROR_STATUS stays as the contract says (only
+       * SCANOUT_WB_STATUS.INVALID reports it) */
       const struct vagx_core_event ev = {
          .kind = VAGX_CORE_EVENT_REG_ERROR, .code = VAGX_REG_ERROR_BAD_SCANOUT,
-         .offset = VAGX_REG_SCANOUT_WB_FORMAT,
+         .offset = VAGX_REG_SCANOUT_WB_FORMAT + h * VAGX_SCANOUT_HEAD_STRIDE,
       };
       core_event(core, &ev);
-      core_wb_end_locked(core, VAGX_SCANOUT_WB_STATUS_INVALID(1));
+      core_wb_end_locked(core, h, VAGX_SCANOUT_WB_STATUS_INVALID(1));
       return false;
    }
-   core->scanout.wb_state = CORE_WB_RUNNING;
+   hd->wb_state = CORE_WB_RUNNING;
    return true;
 }
 
@@ -111,23 +117,25 @@ static bool wb_write(struct vagx_core *core, const struct core_wb *wb, uint64_t 
    return false;
 }
 
-void core_wb_store_row(struct vagx_core *core, struct core_wb *wb, uint32_t y, const uint32_t *row,
-                       uint32_t w)
+void core_wb_store_row(struct vagx_core *core, unsigned h, struct core_wb *wb, uint32_t y,
+                       const uint32_t *row, uint32_t w)
 {
+   uint8_t *buf = core->head_buf[h].wb_row;
    if (wb->faulted || w > VAGX_SCANOUT_MAX_WIDTH)
       return;
-   size_t n = convert_row(core->wb_row, row, wb->format, w);
-   if (!wb_write(core, wb, wb->va + (uint64_t)y * wb->pitch, core->wb_row, n))
+   size_t n = convert_row(buf, row, wb->format, w);
+   if (!wb_write(core, wb, wb->va + (uint64_t)y * wb->pitch, buf, n))
       wb->faulted = true;
 }
 
-void core_wb_finish(struct vagx_core *core, const struct core_wb *wb, uint32_t vblank)
+void core_wb_finish(struct vagx_core *core, unsigned h, const struct core_wb *wb, uint32_t vblank)
 {
+   struct core_head *hd = &core->head[h];
    pthread_mutex_lock(&core->lock);
    /* A reset or a disable may have ended it meanwhile. */
-   if (core->scanout.wb_state == CORE_WB_RUNNING) {
-      core->scanout.wb_count = vblank;
-      core_wb_end_locked(core, wb->faulted ? VAGX_SCANOUT_WB_STATUS_FAULT(1) : VAGX_SCANOUT_WB_STATUS_DONE(1));
+   if (hd->wb_state == CORE_WB_RUNNING) {
+      hd->wb_count = vblank;
+      core_wb_end_locked(core, h, wb->faulted ? VAGX_SCANOUT_WB_STATUS_FAULT(1) : VAGX_SCANOUT_WB_STATUS_DONE(1));
    }
    pthread_mutex_unlock(&core->lock);
 }

@@ -132,6 +132,7 @@ struct vagx_core_host_ops {
 struct vagx_core_config {
    unsigned num_queues;  /* implemented queues, 1..VAGX_MAX_QUEUES; 0 = contract default */
    unsigned num_workers; /* worker threads (CONFIG.NUM_CORES); 0 = host CPUs */
+   unsigned num_heads;   /* scanout heads (CONFIG.NUM_SCANOUTS), 1..VAGX_SCANOUT_MAX_HEADS; 0 = contract default */
    /* Test hooks (0 = defaults): number of threadgroups a worker runs before it
     * yields to other jobs, bytes per copy/fill slice. */
    unsigned tg_per_slice;
@@ -222,20 +223,30 @@ struct vagx_core_scanout {
    struct vagx_core_overlay overlay[VAGX_SCANOUT_OVERLAYS];
    uint8_t overlay_order[VAGX_SCANOUT_OVERLAYS];
 };
-/* Called by the display timer at each vblank (front-end or display thread;
- * raises VBLANK from the calling thread): latches a pending commit, counts,
- * records the vblank's timestamp (SCANOUT_VBLANK_TS, calls host_ops.now_ns),
- * sets INT_STATUS.VBLANK.  Returns the active configuration. */
-void vagx_core_vblank(struct vagx_core *core, struct vagx_core_scanout *active);
+/* Scanout heads of the device (CONFIG.NUM_SCANOUTS, contract 1.9): the
+ * `head` arguments below are 0..vagx_core_num_heads()-1; a larger one does
+ * nothing (vblank) or fails (reads, compose). */
+unsigned vagx_core_num_heads(const struct vagx_core *core);
+/* A display was (dis)connected to head `head`: SCANOUT_STATUS.CONNECTED,
+ * and INT HOTPLUG if it changed.  The MMIO thread (QEMU: BQL held). */
+void vagx_core_set_connected(struct vagx_core *core, unsigned head, bool connected);
+/* Called by head `head`'s display timer at each vblank (front-end or
+ * display thread; raises the head's VBLANK bit from the calling thread):
+ * latches a pending commit, counts, records the vblank's timestamp
+ * (SCANOUT_VBLANK_TS, calls host_ops.now_ns), sets the head's INT_STATUS
+ * VBLANK bit.  Returns the head's active configuration. */
+void vagx_core_vblank(struct vagx_core *core, unsigned head, struct vagx_core_scanout *active);
 /* The same for `count` (>= 1) vblanks at once, the last of which was due
  * late_ns ago (the display timer ran late): SCANOUT_VBLANK_COUNT advances
  * by count, SCANOUT_VBLANK_TS records the time the last one was due. */
-void vagx_core_vblank_late(struct vagx_core *core, struct vagx_core_scanout *active,
+void vagx_core_vblank_late(struct vagx_core *core, unsigned head, struct vagx_core_scanout *active,
                            uint64_t late_ns, uint32_t count);
-/* Reads `len` bytes of the scanout framebuffer VA range through the MMU
- * (NULL pages read as zero).  On failure sets SCANOUT_STATUS.FAULT, latches
- * the fault (unit SCANOUT) and returns nonzero. */
-int vagx_core_scanout_read(struct vagx_core *core, uint64_t va, void *buf, size_t len);
+/* Reads `len` bytes of head `head`'s framebuffer VA range through the MMU
+ * with its active root (NULL pages read as zero).  On failure sets the
+ * head's SCANOUT_STATUS.FAULT and SCANOUT_FAULT bit, latches the fault
+ * (unit SCANOUT) and returns nonzero. */
+int vagx_core_scanout_read(struct vagx_core *core, unsigned head, uint64_t va, void *buf,
+                           size_t len);
 /* Composes row y (< a->width, a->height checked by the caller) of the frame
  * `a` describes into dst[0..a->width-1] as XRGB8888 (u32 0x00RRGGBB): the
  * framebuffer row converted to 8 bits per channel, the enabled overlays
@@ -243,8 +254,9 @@ int vagx_core_scanout_read(struct vagx_core *core, uint64_t va, void *buf, size_
  * through vagx_core_scanout_read(); returns nonzero on a fault (the frame is
  * then shown black).  Never reads outside the rectangles that `a` names,
  * whatever the overlay and cursor positions. */
-int vagx_core_scanout_compose_row(struct vagx_core *core, const struct vagx_core_scanout *a,
-                                  uint32_t y, uint32_t *dst, uint8_t *scratch);
+int vagx_core_scanout_compose_row(struct vagx_core *core, unsigned head,
+                                  const struct vagx_core_scanout *a, uint32_t y, uint32_t *dst,
+                                  uint8_t *scratch);
 /* The frame CRC's CRC-32 (ISO-HDLC, as zlib's crc32()): continue `crc` over
  * n bytes (start with 0). */
 uint32_t vagx_core_crc32(uint32_t crc, const void *buf, size_t n);

@@ -139,7 +139,7 @@ static void test_registers(void)
    wr(&d, VAGX_REG_SCANOUT_CONTROL, 1);
    uint64_t ts0 = rd(&d, VAGX_REG_TIMESTAMP_LO);
    ts0 |= (uint64_t)rd(&d, VAGX_REG_TIMESTAMP_HI) << 32;
-   vagx_core_vblank(d.core, &so);
+   vagx_core_vblank(d.core, 0, &so);
    uint64_t ts1 = rd(&d, VAGX_REG_TIMESTAMP_LO);
    ts1 |= (uint64_t)rd(&d, VAGX_REG_TIMESTAMP_HI) << 32;
    uint64_t vts = rd(&d, VAGX_REG_SCANOUT_VBLANK_TS_LO);
@@ -159,7 +159,7 @@ static void test_registers(void)
    for (int y = 0; y < 32; y++)
       black = vagx_core_crc32(black, zeros, sizeof(zeros));
    wr(&d, VAGX_REG_SCANOUT_CRC_CONTROL, VAGX_SCANOUT_CRC_CONTROL_ENABLE(1));
-   vagx_core_vblank(d.core, &so);
+   vagx_core_vblank(d.core, 0, &so);
    CHECK(so.enable && so.blank && rd(&d, VAGX_REG_SCANOUT_VBLANK_COUNT) == 2, "blank: engine runs");
    CHECK(rd(&d, VAGX_REG_SCANOUT_CRC_VALUE) == black && rd(&d, VAGX_REG_SCANOUT_CRC_COUNT) == 2,
          "crc of a blank frame");
@@ -170,14 +170,14 @@ static void test_registers(void)
             (VAGX_SCANOUT_CONTROL_ENABLE(1) | VAGX_SCANOUT_CONTROL_BLANK(1)) &&
             (rd(&d, VAGX_REG_INT_STATUS) & VAGX_INT_VBLANK(1)),
          "reset keeps scanout");
-   vagx_core_vblank(d.core, &so);
+   vagx_core_vblank(d.core, 0, &so);
    CHECK(so.enable && so.width == 64 && rd(&d, VAGX_REG_SCANOUT_VBLANK_COUNT) == 3,
          "vblanks go on after reset");
    /* a display timer that missed vblanks counts them at once, time-stamped
     * when the last one was due */
    uint64_t now0 = rd(&d, VAGX_REG_TIMESTAMP_LO);
    now0 |= (uint64_t)rd(&d, VAGX_REG_TIMESTAMP_HI) << 32;
-   vagx_core_vblank_late(d.core, &so, 50000000, 7);   /* due 50 ms ago */
+   vagx_core_vblank_late(d.core, 0, &so, 50000000, 7);   /* due 50 ms ago */
    uint64_t lts = rd(&d, VAGX_REG_SCANOUT_VBLANK_TS_LO);
    lts |= (uint64_t)rd(&d, VAGX_REG_SCANOUT_VBLANK_TS_HI) << 32;
    const uint64_t late_ticks = 50000000ull * VAGX_REG_TIMESTAMP_FREQ_RESET / 1000000000ull;
@@ -236,10 +236,10 @@ static void test_writeback(void)
    for (unsigned i = 0; i < 2; i++) {
       wr(&d, VAGX_REG_SCANOUT_WB_FORMAT, formats[i]);
       wr(&d, VAGX_REG_SCANOUT_WB_ARM, VAGX_SCANOUT_WB_ARM_ARM(1));
-      vagx_core_vblank(d.core, &so);
+      vagx_core_vblank(d.core, 0, &so);
       CHECK(rd(&d, VAGX_REG_SCANOUT_WB_ARM) == 1, "waits for a commit");
       wr(&d, VAGX_REG_SCANOUT_COMMIT, VAGX_SCANOUT_COMMIT_PENDING(1));
-      vagx_core_vblank(d.core, &so);
+      vagx_core_vblank(d.core, 0, &so);
       CHECK(rd(&d, VAGX_REG_SCANOUT_WB_ARM) == 0 &&
                rd(&d, VAGX_REG_SCANOUT_WB_STATUS) == VAGX_SCANOUT_WB_STATUS_DONE(1) &&
                rd(&d, VAGX_REG_SCANOUT_WB_COUNT) == rd(&d, VAGX_REG_SCANOUT_VBLANK_COUNT) &&
@@ -263,11 +263,11 @@ static void test_writeback(void)
 
    /* Blanked: black, 4th byte 255. */
    wr(&d, VAGX_REG_SCANOUT_CONTROL, VAGX_SCANOUT_CONTROL_ENABLE(1) | VAGX_SCANOUT_CONTROL_BLANK(1));
-   vagx_core_vblank(d.core, &so);
+   vagx_core_vblank(d.core, 0, &so);
    wr(&d, VAGX_REG_SCANOUT_WB_FORMAT, VAGX_SCANOUT_FORMAT_XRGB8888);
    wr(&d, VAGX_REG_SCANOUT_WB_ARM, VAGX_SCANOUT_WB_ARM_ARM(1));
    wr(&d, VAGX_REG_SCANOUT_COMMIT, VAGX_SCANOUT_COMMIT_PENDING(1));
-   vagx_core_vblank(d.core, &so);
+   vagx_core_vblank(d.core, 0, &so);
    CHECK(rd(&d, VAGX_REG_SCANOUT_WB_STATUS) == VAGX_SCANOUT_WB_STATUS_DONE(1) &&
             *pa_u32(d.f, wb_pa + (h - 1) * wpitch + 4 * (w - 1)) == 0xff000000u,
          "blank frame written black");
@@ -280,7 +280,7 @@ static void test_writeback(void)
    wr(&d, VAGX_REG_SCANOUT_WB_PITCH, 4);
    wr(&d, VAGX_REG_SCANOUT_WB_ARM, VAGX_SCANOUT_WB_ARM_ARM(1));
    wr(&d, VAGX_REG_SCANOUT_COMMIT, VAGX_SCANOUT_COMMIT_PENDING(1));
-   vagx_core_vblank(d.core, &so);
+   vagx_core_vblank(d.core, 0, &so);
    CHECK(rd(&d, VAGX_REG_SCANOUT_WB_STATUS) == VAGX_SCANOUT_WB_STATUS_DONE(1) &&
             !(rd(&d, VAGX_REG_INT_STATUS) & VAGX_INT_MMU_FAULT(1)),
          "NULL target: done, no fault");

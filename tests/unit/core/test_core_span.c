@@ -65,7 +65,7 @@ static void scanout_on(struct tdev *d, uint64_t root, uint64_t fb_va, uint32_t w
    wr64(d, VAGX_REG_SCANOUT_ROOT_LO, VAGX_REG_SCANOUT_ROOT_HI, root);
    wr(d, VAGX_REG_SCANOUT_CONTROL, VAGX_SCANOUT_CONTROL_ENABLE(1));
    wr(d, VAGX_REG_SCANOUT_COMMIT, VAGX_SCANOUT_COMMIT_PENDING(1));
-   vagx_core_vblank(d->core, &so);
+   vagx_core_vblank(d->core, 0, &so);
 }
 
 static void test_scanout_read(void)
@@ -81,7 +81,7 @@ static void test_scanout_read(void)
 
    /* mapped into NULL: its bytes, then zeros */
    memset(buf, 0xee, sizeof(buf));
-   CHECK(vagx_core_scanout_read(d.core, VA + PG - 8, buf, 16) == 0, "mapped + NULL: read");
+   CHECK(vagx_core_scanout_read(d.core, 0, VA + PG - 8, buf, 16) == 0, "mapped + NULL: read");
    bool ok = true;
    for (unsigned i = 0; i < 16; i++)
       ok &= buf[i] == (i < 8 ? 0x11 : 0);
@@ -90,19 +90,19 @@ static void test_scanout_read(void)
          "mapped + NULL: no fault");
 
    /* read-only (read: fine) into absent: the fault at the absent page */
-   CHECK(vagx_core_scanout_read(d.core, VA + 3 * PG - 4, buf, 8) < 0, "absent: read fails");
+   CHECK(vagx_core_scanout_read(d.core, 0, VA + 3 * PG - 4, buf, 8) < 0, "absent: read fails");
    check_fault(&d, f0, v.root, VA + 3 * PG, VAGX_FAULT_ACCESS_READ, VAGX_FAULT_REASON_NOT_PRESENT,
                LEAF, "scanout, absent page");
    CHECK(rd(&d, VAGX_REG_SCANOUT_STATUS) & VAGX_SCANOUT_STATUS_FAULT(1), "absent: SCANOUT FAULT");
    CHECK(rd(&d, VAGX_REG_INT_STATUS) & VAGX_INT_SCANOUT_FAULT(1), "absent: SCANOUT_FAULT int");
 
    /* outside guest RAM: BUS_ERROR at the last level, at the range's start */
-   CHECK(vagx_core_scanout_read(d.core, VA + 4 * PG + 100, buf, 8) < 0, "outside RAM: read fails");
+   CHECK(vagx_core_scanout_read(d.core, 0, VA + 4 * PG + 100, buf, 8) < 0, "outside RAM: read fails");
    check_fault(&d, f0 + 1, v.root, VA + 4 * PG + 100, VAGX_FAULT_ACCESS_READ,
                VAGX_FAULT_REASON_BUS_ERROR, LEAF, "scanout, outside RAM");
 
    /* a read that works clears SCANOUT_STATUS.FAULT again */
-   CHECK(vagx_core_scanout_read(d.core, VA + 2 * PG, buf, 8) == 0 && buf[0] == 0x22 &&
+   CHECK(vagx_core_scanout_read(d.core, 0, VA + 2 * PG, buf, 8) == 0 && buf[0] == 0x22 &&
             !(rd(&d, VAGX_REG_SCANOUT_STATUS) & VAGX_SCANOUT_STATUS_FAULT(1)),
          "read-only page reads, FAULT cleared");
    tdev_fini(&d);
@@ -119,7 +119,7 @@ static uint32_t writeback_at(struct tdev *d, uint64_t root, uint64_t wb_va)
    wr64(d, VAGX_REG_SCANOUT_WB_ROOT_LO, VAGX_REG_SCANOUT_WB_ROOT_HI, root);
    wr(d, VAGX_REG_SCANOUT_WB_ARM, VAGX_SCANOUT_WB_ARM_ARM(1));
    wr(d, VAGX_REG_SCANOUT_COMMIT, VAGX_SCANOUT_COMMIT_PENDING(1));
-   vagx_core_vblank(d->core, &so);
+   vagx_core_vblank(d->core, 0, &so);
    return rd(d, VAGX_REG_SCANOUT_WB_STATUS);
 }
 

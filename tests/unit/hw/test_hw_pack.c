@@ -202,12 +202,28 @@ static void test_contract_consistency(void)
 	CHECK(VAGX_FAULT_QUEUE_SCANOUT == 15, "1.0 scanout fault queue");
 	CHECK(VAGX_FAULT_STATUS_QUEUE_GET(VAGX_FAULT_STATUS_QUEUE(VAGX_FAULT_QUEUE_SCANOUT)) ==
 	      VAGX_FAULT_QUEUE_SCANOUT && VAGX_FAULT_QUEUE_SCANOUT >= VAGX_MAX_QUEUES, "scanout queue fits");
-	CHECK(VAGX_HW_VERSION_MAJOR == 1 && VAGX_HW_VERSION_MINOR == 8, "contract 1.8");
+	CHECK(VAGX_HW_VERSION_MAJOR == 1 && VAGX_HW_VERSION_MINOR == 9, "contract 1.9");
 	/* 1.7's writeback block stays in the scanout's 0x400-0x4ff, after the
 	 * overlay blocks. */
 	CHECK(VAGX_REG_SCANOUT_WB_FORMAT >= VAGX_SCANOUT_OVERLAY_BASE +
 	                                     VAGX_SCANOUT_OVERLAYS * VAGX_SCANOUT_OVERLAY_STRIDE &&
 	      VAGX_REG_SCANOUT_WB_COUNT < 0x500, "writeback block placement");
+	/* 1.9's heads: head 0 where 1.0-1.8 put the scanout, every head's copy
+	 * of that block (overlays and writeback included) before the queues. */
+	CHECK(VAGX_SCANOUT_HEAD_BASE == VAGX_REG_SCANOUT_CONTROL &&
+	      VAGX_REG_SCANOUT_WB_COUNT < VAGX_SCANOUT_HEAD_BASE + VAGX_SCANOUT_HEAD_STRIDE &&
+	      VAGX_SCANOUT_OVERLAY_BASE + VAGX_SCANOUT_OVERLAYS * VAGX_SCANOUT_OVERLAY_STRIDE <=
+	      VAGX_SCANOUT_HEAD_BASE + VAGX_SCANOUT_HEAD_STRIDE &&
+	      VAGX_SCANOUT_HEAD_BASE + VAGX_SCANOUT_MAX_HEADS * VAGX_SCANOUT_HEAD_STRIDE <= VAGX_QUEUE_BLOCK_BASE,
+	      "scanout head blocks");
+	CHECK(VAGX_CONFIG_NUM_SCANOUTS_GET(VAGX_REG_CONFIG_RESET) == VAGX_SCANOUT_MAX_HEADS &&
+	      VAGX_SCANOUT_MAX_HEADS <= VAGX_CONFIG_NUM_SCANOUTS__MASK >> VAGX_CONFIG_NUM_SCANOUTS__SHIFT,
+	      "config heads");
+	/* Head 1's INT bits are new bits: a 1.8 driver's masks never see them. */
+	CHECK(!((VAGX_INT_HEAD1_VBLANK__MASK | VAGX_INT_HEAD1_SCANOUT_FAULT__MASK | VAGX_INT_HEAD1_WRITEBACK__MASK) &
+	        (VAGX_INT_VBLANK__MASK | VAGX_INT_SCANOUT_FAULT__MASK | VAGX_INT_WRITEBACK__MASK |
+	         VAGX_INT_DEVICE_ERROR__MASK | VAGX_INT_JOB_DONE__MASK | VAGX_INT_QUEUE_ERROR__MASK)),
+	      "head 1 int bits");
 
 	/* Register helpers. */
 	int q;

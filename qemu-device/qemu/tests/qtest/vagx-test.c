@@ -34,7 +34,9 @@
                  VAGX_INT_MMU_FAULT__MASK | VAGX_INT_TLB_INV_DONE__MASK | \
                  VAGX_INT_RESET_DONE__MASK | VAGX_INT_DEVICE_ERROR__MASK | \
                  VAGX_INT_VBLANK__MASK | VAGX_INT_SCANOUT_FAULT__MASK | \
-                 VAGX_INT_WRITEBACK__MASK)
+                 VAGX_INT_WRITEBACK__MASK | VAGX_INT_HEAD1_VBLANK__MASK | \
+                 VAGX_INT_HEAD1_SCANOUT_FAULT__MASK | \
+                 VAGX_INT_HEAD1_WRITEBACK__MASK | VAGX_INT_HOTPLUG__MASK)
 
 typedef struct {
     QOSState *qs;
@@ -419,7 +421,8 @@ static void test_identity(void)
     g_assert_cmpuint(VAGX_CONFIG_NUM_QUEUES_GET(cfg), ==, 3);
     g_assert_cmpuint(VAGX_CONFIG_NUM_CORES_GET(cfg), ==, 2);
     g_assert_cmpuint(VAGX_CONFIG_NUM_MSIX_GET(cfg), ==, VAGX_MSIX_VECTORS);
-    g_assert_cmpuint(VAGX_CONFIG_NUM_SCANOUTS_GET(cfg), ==, 1);
+    g_assert_cmpuint(VAGX_CONFIG_NUM_SCANOUTS_GET(cfg), ==,
+                     VAGX_SCANOUT_MAX_HEADS);
     g_assert_cmphex(rd(&v, VAGX_REG_TIMESTAMP_FREQ), ==,
                     VAGX_REG_TIMESTAMP_FREQ_RESET);
     g_assert_cmphex(rd(&v, VAGX_REG_SCANOUT_REFRESH), ==,
@@ -929,8 +932,18 @@ static void screendump_check(Vagx *v, uint32_t format, bool black)
     screendump_check_cursor(v, format, black, NULL);
 }
 
+static void screendump_check_head(Vagx *v, unsigned head, uint32_t format,
+                                  bool black, const struct cursor_at *c);
+
 static void screendump_check_cursor(Vagx *v, uint32_t format, bool black,
                                     const struct cursor_at *c)
+{
+    screendump_check_head(v, 0, format, black, c);
+}
+
+/* Head `head`'s console (the device's graphic console number `head`). */
+static void screendump_check_head(Vagx *v, unsigned head, uint32_t format,
+                                  bool black, const struct cursor_at *c)
 {
     g_autofree char *ppm = g_strdup_printf("%s/vagx-test-%d.ppm",
                                            g_get_tmp_dir(), getpid());
@@ -941,7 +954,8 @@ static void screendump_check_cursor(Vagx *v, uint32_t format, bool black,
     int w = 0, h = 0, max = 0, hdr = 0;
 
     qtest_qmp_assert_success(v->qts, "{'execute':'screendump','arguments':"
-                             "{'filename':%s,'device':'gpu0'}}", ppm);
+                             "{'filename':%s,'device':'gpu0','head':%u}}",
+                             ppm, head);
     g_assert(g_file_get_contents(ppm, &data, &len, NULL));
     unlink(ppm);
     g_assert_cmpint(sscanf(data, "P6 %d %d %d%n", &w, &h, &max, &hdr), ==, 3);
@@ -966,8 +980,8 @@ static void screendump_check_cursor(Vagx *v, uint32_t format, bool black,
 
     /* PNG works too (QEMU is built with libpng). */
     qtest_qmp_assert_success(v->qts, "{'execute':'screendump','arguments':"
-                             "{'filename':%s,'device':'gpu0','format':'png'}}",
-                             png);
+                             "{'filename':%s,'device':'gpu0','head':%u,"
+                             "'format':'png'}}", png, head);
     g_free(data);
     data = NULL;
     g_assert(g_file_get_contents(png, &data, &len, NULL));
@@ -1041,7 +1055,8 @@ static void test_scanout(void)
     wr(&v, VAGX_REG_INT_ENABLE, INT_ALL);
     msi_clear(&v);
     wr(&v, VAGX_REG_SCANOUT_COMMIT, VAGX_SCANOUT_COMMIT_PENDING(1));
-    g_assert_cmpuint(rd(&v, VAGX_REG_SCANOUT_STATUS), ==, 0);
+    g_assert_cmpuint(rd(&v, VAGX_REG_SCANOUT_STATUS), ==,
+                     VAGX_SCANOUT_STATUS_CONNECTED(1));
     wr(&v, VAGX_REG_SCANOUT_CONTROL, VAGX_SCANOUT_CONTROL_ENABLE(1));
 
     /* Vblanks follow QEMU_CLOCK_VIRTUAL: step two frames. */
@@ -1369,7 +1384,10 @@ static void test_fuzz(void)
             off = g_rand_int_range(rng, 0, 0x2000) & ~3u;
             break;
         case 3:
-            off = g_rand_int_range(rng, 0, 0x500) & ~3u;
+            /* The global block and every head's scanout registers. */
+            off = g_rand_int_range(rng, 0, VAGX_SCANOUT_HEAD_BASE +
+                                   VAGX_SCANOUT_MAX_HEADS *
+                                   VAGX_SCANOUT_HEAD_STRIDE) & ~3u;
             break;
         case 4: {
             /* Random ring contents, and a ring pointing at them. */
@@ -1450,6 +1468,7 @@ static void test_fuzz(void)
 #include "vagx-test-robust.c.inc"
 #include "vagx-test-overlay.c.inc"
 #include "vagx-test-writeback.c.inc"
+#include "vagx-test-heads.c.inc"
 
 int main(int argc, char **argv)
 {
@@ -1467,6 +1486,8 @@ int main(int argc, char **argv)
     qtest_add_func("/vagx/scanout-cursor-crc", test_scanout_cursor_crc);
     qtest_add_func("/vagx/scanout-overlay", test_scanout_overlay);
     qtest_add_func("/vagx/scanout-writeback", test_scanout_writeback);
+    qtest_add_func("/vagx/scanout-heads", test_scanout_heads);
+    qtest_add_func("/vagx/scanout-one-head", test_scanout_one_head);
     qtest_add_func("/vagx/fuzz", test_fuzz);
     robust_add_tests();
     return g_test_run();

@@ -42,6 +42,7 @@
 #include "qemu/atomic.h"
 #include "qemu/bswap.h"
 #include "qapi/error.h"
+#include "qapi/visitor.h"
 #include "hw/pci/pci_device.h"
 #include "hw/pci/msix.h"
 #include "hw/pci/pcie.h"
@@ -67,6 +68,18 @@
 
 #define TYPE_VAGX "vagx"
 OBJECT_DECLARE_SIMPLE_TYPE(VagxState, VAGX)
+
+/* One scanout head (contract 1.9): its own console and vblank timer. */
+typedef struct VagxHead {
+    VagxState *s;
+    unsigned index;
+    QemuConsole *con;
+    QEMUTimer *vblank_timer;
+    int64_t vblank_due;         /* QEMU_CLOCK_VIRTUAL time of the next vblank */
+    struct vagx_core_scanout active;
+    uint8_t *row_buf;           /* VAGX_SCANOUT_MAX_WIDTH * 4 bytes */
+    bool connected;             /* property head<h>-connected */
+} VagxHead;
 
 /* Largest scanout frame we convert (bytes of source framebuffer per row). */
 #define VAGX_DEFAULT_XRES 640
@@ -115,12 +128,9 @@ struct VagxState {
     QemuMutex stall_lock;
     QemuCond stall_cond;        /* reset_stall went false */
 
-    /* scanout */
-    QemuConsole *con;
-    QEMUTimer *vblank_timer;
-    int64_t vblank_due;         /* QEMU_CLOCK_VIRTUAL time of the next vblank */
-    struct vagx_core_scanout active;
-    uint8_t *row_buf;           /* VAGX_SCANOUT_MAX_WIDTH * 4 bytes */
+    /* scanout heads 0..num_heads-1 */
+    uint32_t num_heads;
+    VagxHead head[VAGX_SCANOUT_MAX_HEADS];
 
     /* Sees every change of the bus-master address space (bus mastering
      * toggled, BARs moved, RAM added or removed): cached host pointers of
@@ -639,12 +649,13 @@ static bool vagx_scanout_usable(const struct vagx_core_scanout *a)
 /* Main loop, BQL held: on display refresh and for screendump. */
 static void vagx_gfx_update(void *opaque)
 {
-    VagxState *s = opaque;
-    struct vagx_core_scanout a = s->active;
+    VagxHead *hd = opaque;
+    VagxState *s = hd->s;
+    struct vagx_core_scanout a = hd->active;
     bool usable = vagx_scanout_usable(&a);
     /* SCANOUT_CONTROL.BLANK: black at the configured size, nothing read. */
     bool ok = usable && !a.blank;
-    DisplaySurface *ds = qemu_console_surface(s->con);
+    DisplaySurface *ds = qemu_console_surface(hd->con);
     uint32_t w, h;
 
     if (usable) {
@@ -660,12 +671,12 @@ static void vagx_gfx_update(void *opaque)
     if (!ds || surface_width(ds) != w || surface_height(ds) != h ||
         surface_format(ds) != PIXMAN_x8r8g8b8) {
         ds = qemu_create_displaysurface(w, h);
-        dpy_gfx_replace_surface(s->con, ds);
+        dpy_gfx_replace_surface(hd->con, ds);
     }
 
     if (ok) {
-        if (!s->row_buf) {
-            s->row_buf = g_malloc(VAGX_SCANOUT_MAX_WIDTH * 4);
+        if (!hd->row_buf) {
+            hd->row_buf = g_malloc(VAGX_SCANOUT_MAX_WIDTH * 4);
         }
         for (uint32_t y = 0; y < h; y++) {
             uint32_t *dst = (uint32_t *)(surface_data(ds) +
@@ -673,8 +684,8 @@ static void vagx_gfx_update(void *opaque)
             /* The framebuffer row with the cursor blended over it.  Faults
              * set SCANOUT_STATUS.FAULT and latch FAULT_* (unit SCANOUT) in
              * the core; the frame is shown black. */
-            if (vagx_core_scanout_compose_row(s->core, &a, y, dst,
-                                              s->row_buf)) {
+            if (vagx_core_scanout_compose_row(s->core, hd->index, &a, y,
+                                              dst, hd->row_buf)) {
                 ok = false;
                 break;
             }
@@ -686,7 +697,7 @@ static void vagx_gfx_update(void *opaque)
                    (size_t)w * 4);
         }
     }
-    dpy_gfx_update_full(s->con);
+    dpy_gfx_update_full(hd->con);
 }
 
 static void vagx_gfx_invalidate(void *opaque)
@@ -698,9 +709,10 @@ static const GraphicHwOps vagx_gfx_ops = {
     .gfx_update = vagx_gfx_update,
 };
 
-static int64_t vagx_frame_ns(VagxState *s)
+static int64_t vagx_frame_ns(VagxHead *hd)
 {
-    uint32_t mhz = vagx_core_mmio_read(s->core, VAGX_REG_SCANOUT_REFRESH, 4);
+    uint32_t mhz = vagx_core_mmio_read(hd->s->core, VAGX_REG_SCANOUT_REFRESH +
+                                       hd->index * VAGX_SCANOUT_HEAD_STRIDE, 4);
 
     if (mhz < 1000 || mhz > 1000000) {
         mhz = VAGX_SCANOUT_REFRESH_MHZ;
@@ -724,26 +736,28 @@ static int64_t vagx_frame_ns(VagxState *s)
  */
 static void vagx_vblank_timer(void *opaque)
 {
-    VagxState *s = opaque;
+    VagxHead *hd = opaque;
+    struct vagx_core *core = hd->s->core;
     int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
-    int64_t frame = vagx_frame_ns(s);
-    int64_t due = now < s->vblank_due ? 1 : (now - s->vblank_due) / frame + 1;
+    int64_t frame = vagx_frame_ns(hd);
+    int64_t due = now < hd->vblank_due ? 1 : (now - hd->vblank_due) / frame + 1;
 
     if (due > VAGX_VBLANK_MAX_CATCHUP) {
         int64_t batch = due - VAGX_VBLANK_MAX_CATCHUP + 1;
-        int64_t last = s->vblank_due + (batch - 1) * frame;
+        int64_t last = hd->vblank_due + (batch - 1) * frame;
 
-        vagx_core_vblank_late(s->core, &s->active, now - last,
+        vagx_core_vblank_late(core, hd->index, &hd->active, now - last,
                               (uint32_t)MIN(batch, UINT32_MAX));
-        s->vblank_due = last + frame;
+        hd->vblank_due = last + frame;
         due = VAGX_VBLANK_MAX_CATCHUP - 1;
     }
     for (; due > 0; due--) {
-        vagx_core_vblank_late(s->core, &s->active,
-                              now > s->vblank_due ? now - s->vblank_due : 0, 1);
-        s->vblank_due += frame;
+        vagx_core_vblank_late(core, hd->index, &hd->active,
+                              now > hd->vblank_due ? now - hd->vblank_due : 0,
+                              1);
+        hd->vblank_due += frame;
     }
-    timer_mod(s->vblank_timer, s->vblank_due);
+    timer_mod(hd->vblank_timer, hd->vblank_due);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -774,9 +788,15 @@ static void vagx_realize(PCIDevice *pdev, Error **errp)
         error_setg(errp, "vagx: xres/yres out of range");
         return;
     }
+    if (s->num_heads < 1 || s->num_heads > VAGX_SCANOUT_MAX_HEADS) {
+        error_setg(errp, "vagx: heads must be in 1..%d",
+                   VAGX_SCANOUT_MAX_HEADS);
+        return;
+    }
 
     cfg.num_queues = s->num_queues;
     cfg.num_workers = s->num_workers;
+    cfg.num_heads = s->num_heads;
     qemu_mutex_init(&s->stall_lock);
     qemu_cond_init(&s->stall_cond);
     s->core = vagx_core_create(&vagx_host_ops, s, &cfg);
@@ -835,23 +855,40 @@ static void vagx_realize(PCIDevice *pdev, Error **errp)
     memory_listener_register(&s->dma_listener, pci_get_address_space(pdev));
     s->dma_listener_on = true;
 
-    s->con = graphic_console_init(DEVICE(pdev), 0, &vagx_gfx_ops, s);
-    s->vblank_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, vagx_vblank_timer, s);
-    s->vblank_due = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + vagx_frame_ns(s);
-    timer_mod(s->vblank_timer, s->vblank_due);
+    /* One console per head, numbered by head (QMP screendump's `head`), as
+     * virtio-gpu's outputs. */
+    for (unsigned h = 0; h < s->num_heads; h++) {
+        VagxHead *hd = &s->head[h];
+
+        hd->s = s;
+        hd->index = h;
+        hd->con = graphic_console_init(DEVICE(pdev), h, &vagx_gfx_ops, hd);
+        /* Unplugged before the machine started: the reset that follows
+         * clears the HOTPLUG this latches. */
+        vagx_core_set_connected(s->core, h, hd->connected);
+        hd->vblank_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, vagx_vblank_timer,
+                                        hd);
+        hd->vblank_due = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                         vagx_frame_ns(hd);
+        timer_mod(hd->vblank_timer, hd->vblank_due);
+    }
 }
 
 static void vagx_exit(PCIDevice *pdev)
 {
     VagxState *s = VAGX(pdev);
 
-    if (s->vblank_timer) {
-        timer_free(s->vblank_timer);
-        s->vblank_timer = NULL;
-    }
-    if (s->con) {
-        graphic_console_close(s->con);
-        s->con = NULL;
+    for (unsigned h = 0; h < VAGX_SCANOUT_MAX_HEADS; h++) {
+        VagxHead *hd = &s->head[h];
+
+        if (hd->vblank_timer) {
+            timer_free(hd->vblank_timer);
+            hd->vblank_timer = NULL;
+        }
+        if (hd->con) {
+            graphic_console_close(hd->con);
+            hd->con = NULL;
+        }
     }
     if (s->vmse) {
         qemu_del_vm_change_state_handler(s->vmse);
@@ -897,8 +934,10 @@ static void vagx_exit(PCIDevice *pdev)
         qemu_bh_delete(s->irq_bh);
         s->irq_bh = NULL;
     }
-    g_free(s->row_buf);
-    s->row_buf = NULL;
+    for (unsigned h = 0; h < VAGX_SCANOUT_MAX_HEADS; h++) {
+        g_free(s->head[h].row_buf);
+        s->head[h].row_buf = NULL;
+    }
     msix_uninit(pdev, &s->bar0, &s->bar0);
     if (pdev->cap_present & QEMU_PCI_CAP_EXPRESS) {
         pcie_cap_exit(pdev);
@@ -943,7 +982,9 @@ static void vagx_reset_hold(Object *obj, ResetType type)
                        "until it does", s->reset_timeout_ms);
     }
     qatomic_set(&s->irq_deferred, 0);
-    memset(&s->active, 0, sizeof(s->active));
+    for (unsigned h = 0; h < VAGX_SCANOUT_MAX_HEADS; h++) {
+        memset(&s->head[h].active, 0, sizeof(s->head[h].active));
+    }
     s->in_reset = false;
     qemu_mutex_lock(&s->stall_lock);
     qatomic_set(&s->reset_stall, false);
@@ -965,9 +1006,54 @@ static void vagx_config_write(PCIDevice *pdev, uint32_t addr, uint32_t val,
     }
 }
 
+/*
+ * head<h>-connected (contract 1.9 hotplug): whether a display is plugged
+ * into head h, SCANOUT_STATUS.CONNECTED; qom-set at run time unplugs or
+ * plugs it (INT HOTPLUG).  Main loop, BQL held.
+ */
+static void vagx_get_connected(Object *obj, Visitor *v, const char *name,
+                               void *opaque, Error **errp)
+{
+    VagxHead *hd = opaque;
+    bool value = hd->connected;
+
+    visit_type_bool(v, name, &value, errp);
+}
+
+static void vagx_set_connected(Object *obj, Visitor *v, const char *name,
+                               void *opaque, Error **errp)
+{
+    VagxHead *hd = opaque;
+    VagxState *s = VAGX(obj);
+    bool value;
+
+    if (!visit_type_bool(v, name, &value, errp)) {
+        return;
+    }
+    if (s->core && hd->index >= s->num_heads) {
+        error_setg(errp, "vagx: the device has %u head(s)", s->num_heads);
+        return;
+    }
+    hd->connected = value;
+    if (s->core) {
+        vagx_core_set_connected(s->core, hd->index, value);
+    }
+}
+
 static void vagx_instance_init(Object *obj)
 {
+    VagxState *s = VAGX(obj);
+
     PCI_DEVICE(obj)->cap_present |= QEMU_PCI_CAP_EXPRESS;
+    for (unsigned h = 0; h < VAGX_SCANOUT_MAX_HEADS; h++) {
+        g_autofree char *name = g_strdup_printf("head%u-connected", h);
+
+        s->head[h].s = s;
+        s->head[h].index = h;
+        s->head[h].connected = true;
+        object_property_add(obj, name, "bool", vagx_get_connected,
+                            vagx_set_connected, NULL, &s->head[h]);
+    }
 }
 
 static const Property vagx_props[] = {
@@ -975,6 +1061,10 @@ static const Property vagx_props[] = {
     DEFINE_PROP_UINT32("workers", VagxState, num_workers, 0),
     DEFINE_PROP_UINT32("xres", VagxState, xres, VAGX_DEFAULT_XRES),
     DEFINE_PROP_UINT32("yres", VagxState, yres, VAGX_DEFAULT_YRES),
+    /* CONFIG.NUM_SCANOUTS: the contract's 2 (1.9), or 1 for a device that
+     * looks like a 1.8 one to the display side (one console). */
+    DEFINE_PROP_UINT32("heads", VagxState, num_heads,
+                       VAGX_CONFIG_NUM_SCANOUTS_GET(VAGX_REG_CONFIG_RESET)),
     DEFINE_PROP_UINT32("reset-timeout-ms", VagxState, reset_timeout_ms,
                        VAGX_DEFAULT_RESET_TIMEOUT_MS),
     DEFINE_PROP_BOOL("x-stall-in-reset", VagxState, x_stall_in_reset, false),
