@@ -294,7 +294,7 @@ static void test_writeback(void)
    wr(&d, VAGX_REG_SCANOUT_WB_ARM, VAGX_SCANOUT_WB_ARM_ARM(1));
    wr(&d, VAGX_REG_SCANOUT_WB_PITCH, 4 * w - 4);
    wr(&d, VAGX_REG_SCANOUT_COMMIT, VAGX_SCANOUT_COMMIT_PENDING(1));
-   vagx_core_vblank(d.core, &so);
+   vagx_core_vblank(d.core, 0, &so);
    const struct vagx_core_event *e = &d.f->last[VAGX_CORE_EVENT_REG_ERROR];
    CHECK(rd(&d, VAGX_REG_SCANOUT_WB_STATUS) == VAGX_SCANOUT_WB_STATUS_INVALID(1) &&
             d.f->events[VAGX_CORE_EVENT_REG_ERROR] == errs + 1 &&
