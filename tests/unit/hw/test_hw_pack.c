@@ -202,7 +202,7 @@ static void test_contract_consistency(void)
 	CHECK(VAGX_FAULT_QUEUE_SCANOUT == 15, "1.0 scanout fault queue");
 	CHECK(VAGX_FAULT_STATUS_QUEUE_GET(VAGX_FAULT_STATUS_QUEUE(VAGX_FAULT_QUEUE_SCANOUT)) ==
 	      VAGX_FAULT_QUEUE_SCANOUT && VAGX_FAULT_QUEUE_SCANOUT >= VAGX_MAX_QUEUES, "scanout queue fits");
-	CHECK(VAGX_HW_VERSION_MAJOR == 1 && VAGX_HW_VERSION_MINOR == 8, "contract 1.8");
+	CHECK(VAGX_HW_VERSION_MAJOR == 1 && VAGX_HW_VERSION_MINOR == 9, "contract 1.9");
 	/* 1.7's writeback block stays in the scanout's 0x400-0x4ff, after the
 	 * overlay blocks. */
 	CHECK(VAGX_REG_SCANOUT_WB_FORMAT >= VAGX_SCANOUT_OVERLAY_BASE +
