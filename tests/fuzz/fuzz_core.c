@@ -307,12 +307,13 @@ static uint64_t random_texture(uint64_t *smp)
 }
 
 /* Commands a draw does not need, at random: stream output, timestamps,
- * blend constants, barriers, no-ops, queries, jumps and calls. */
+ * blend constants, barriers, no-ops, queries, jumps and calls, draw id
+ * bases. */
 static void extra_commands(void)
 {
    const unsigned n = chance(50) ? 0 : below(4);
    for (unsigned i = 0; i < n; i++) {
-      switch (below(9)) {
+      switch (below(10)) {
       case 0: {
          const uint32_t stride = 4 * (1 + below(8));
          RTJ_EMIT(cmd_stream_out_buffer, v_.index = below(VAGX_MAX_STREAM_OUT_BUFFERS);
@@ -344,6 +345,7 @@ static void extra_commands(void)
          RTJ_EMIT(cmd_blend_constant, v_.color[0] = rnd_float(); v_.color[3] = rnd_float());
          break;
       case 4: RTJ_EMIT(cmd_barrier, (void)v_); break;
+      case 8: RTJ_EMIT(cmd_draw_id_base, v_.base = rnd()); break;
       case 5: RTJ_EMIT(cmd_nop, (void)v_); break;
       case 6:
          RTJ_EMIT(cmd_query_end, v_.type = (enum vagx_query_type)below(VAGX_QUERY_TYPE_MAX_VALUE + 1));
@@ -514,6 +516,7 @@ static uint64_t build_render(struct fuzz *F)
       dr.count = chance(4) ? 0xffffffffu : 1 + below(nv * 2);
       dr.instance_count = chance(3) ? 0xffffffffu : 1 + below(3);
       dr.first = chance(90) ? 0 : interesting_u32();
+      dr.draw_id = chance(80) ? 0 : below(VAGX_MAX_DRAW_ID + 1);
       if (chance(35)) {
          dr.index_size = (enum vagx_index_size)(1 + below(3));
          const unsigned ni = below(96);

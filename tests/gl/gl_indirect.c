@@ -16,13 +16,13 @@
  * `budget_points` needs the draws' own charge to the job's geometry budget.
  */
 #include "gl_desktop.h"
+#include "gl_cells.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #define W 64
 #define H 64
-#define CELLS 8 /* per row and column */
 
 static unsigned char px[W * H * 4];
 
@@ -54,15 +54,6 @@ static const char *fs_white_src =
    "void main() { gl_FragColor = vec4(1.0); }\n";
 
 static GLuint prog, prog_xfb, vbo_tris, vbo_quads, ibo;
-
-/* One cell's corner in clip space */
-static void
-cell_xy(int cell, int corner, float *out)
-{
-   const float s = 2.0f / CELLS;
-   out[0] = -1 + s * (cell % CELLS + (corner & 1));
-   out[1] = -1 + s * (cell / CELLS + (corner >> 1));
-}
 
 static void
 cell_color(int cell, float *out)
@@ -206,25 +197,6 @@ case_instanced(void)
    glDrawElementsInstancedBaseVertex(GL_TRIANGLES, 6, GL_UNSIGNED_SHORT, (void *)12, 3, 4 * 2);
    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, 0);
    return true;
-}
-
-/* A GL_DRAW_INDIRECT_BUFFER holding `size` bytes of arguments */
-static GLuint
-indirect_buffer(const void *args, GLsizeiptr size)
-{
-   GLuint buf;
-   glGenBuffers(1, &buf);
-   glBindBuffer(GL_DRAW_INDIRECT_BUFFER, buf);
-   glBufferData(GL_DRAW_INDIRECT_BUFFER, size, args, GL_STATIC_DRAW);
-   return buf;
-}
-
-static void
-end_indirect(GLuint buf)
-{
-   glBindBuffer(GL_DRAW_INDIRECT_BUFFER, 0);
-   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, 0);
-   glDeleteBuffers(1, &buf);
 }
 
 /* glDrawArraysIndirect: count, instances, first from the buffer, at an

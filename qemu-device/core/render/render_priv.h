@@ -270,6 +270,8 @@ struct rjob {
    bool have_zs;
    struct vagx_layout zs_layout;
    uint32_t base_instance;    /* the current draw's: sr.base_instance of its vertex shaders */
+   int32_t base_vertex;       /* the current draw's sr.base_vertex (0 if not indexed) */
+   uint32_t draw_id;          /* the current draw's sr.draw_id (cmd_draw.draw_id + base) */
 
    /* results of the geometry phase */
    struct rprog bg, eot;

@@ -12,6 +12,7 @@ struct vstate {
    struct rprog *vs;
    struct rdraw cur;
    int query;                 /* active query or -1 */
+   uint32_t draw_id_base;     /* cmd_draw_id_base's (0 at the job's start) */
 };
 
 /* ---- vertex shader hook ---- */
@@ -76,6 +77,8 @@ bool r_run_vs(struct rjob *j, unsigned worker, const struct rprog *vs, const int
          sr[VAGX_SR_VERTEX_ID][l] = (uint32_t)ids[base + l];
          sr[VAGX_SR_INSTANCE_ID][l] = instance;
          sr[VAGX_SR_BASE_INSTANCE][l] = j->base_instance;
+         sr[VAGX_SR_BASE_VERTEX][l] = (uint32_t)j->base_vertex;
+         sr[VAGX_SR_DRAW_ID][l] = j->draw_id;
          if (ids[base + l] >= 0 || ids[base + l] < -1)
             exec |= 1u << l;
       }
@@ -284,8 +287,11 @@ static bool do_draw(struct rjob *j, struct vstate *s, const struct vagx_cmd_draw
          base_instance = a[3];
       }
    }
-   /* read by the vertex shaders of this draw only (r_run_vs) */
+   /* read by the vertex shaders of this draw only (r_run_vs); a
+    * non-indexed draw has no base vertex (GL's gl_BaseVertex is 0) */
    j->base_instance = base_instance;
+   j->base_vertex = indexed ? base_vertex : 0;
+   j->draw_id = s->draw_id_base + dr->draw_id;
    if (!r_so_draw_begin(j, vp_nout(&s->vp), cmd_va))
       return false;
    if (!count || !instances)
@@ -594,6 +600,13 @@ void r_geometry(struct rjob *j)
          ok = vagx_cmd_stream_out_unpack(cmd, &c, &err);
          if (ok && !r_so_set(j, &c, cva))
             return;
+         break;
+      }
+      case VAGX_CMD_OPCODE_DRAW_ID_BASE: {
+         struct vagx_cmd_draw_id_base c;
+         ok = vagx_cmd_draw_id_base_unpack(cmd, &c, &err);
+         if (ok)
+            s.draw_id_base = c.base;
          break;
       }
       case VAGX_CMD_OPCODE_TIMESTAMP: {

@@ -54,6 +54,14 @@ static uint32_t tag(uint32_t v, unsigned i) { return 0x40000000u | v << 4 | i; }
 /* the last output word of instance i (from 0) of a draw with base b */
 static uint32_t inst_word(uint32_t i, uint32_t b) { return (b + i) ^ b << 20; }
 
+/* With draw_params set, the last word is param_word(sr.base_vertex,
+ * sr.draw_id, sr.instance_id) instead (contract 1.9). */
+static bool draw_params;
+static uint32_t param_word(int32_t base_vertex, uint32_t draw_id, uint32_t instance)
+{
+   return (uint32_t)base_vertex << 12 ^ draw_id ^ instance << 28;
+}
+
 static uint64_t vs_code(void)
 {
    char src[2048];
@@ -62,9 +70,15 @@ static uint64_t vs_code(void)
       n += snprintf(src + n, sizeof(src) - n,
                     "iadd r2, r1, #%u\nld_global.b32 r%u, u0, r2\nst_var r%u, #%u\n", i * 4,
                     8 + i, 8 + i, i);
-   snprintf(src + n, sizeof(src) - n,
-            "shl r4, sr.base_instance, #20\nxor r3, sr.instance_id, r4\nst_var r3, #%u\nend\n",
-            4 + NVAR);
+   if (draw_params)
+      snprintf(src + n, sizeof(src) - n,
+               "shl r4, sr.base_vertex, #12\nxor r3, sr.draw_id, r4\nshl r5, sr.instance_id, #28\n"
+               "xor r3, r3, r5\nst_var r3, #%u\nend\n",
+               4 + NVAR);
+   else
+      snprintf(src + n, sizeof(src) - n,
+               "shl r4, sr.base_instance, #20\nxor r3, sr.instance_id, r4\nst_var r3, #%u\nend\n",
+               4 + NVAR);
    return assemble(src);
 }
 
@@ -363,6 +377,87 @@ static void test_indirect_base_instance(void)
          *wptr(b0.offset_va) / L_STRIDE0, k);
 }
 
+/* Draw parameters (contract 1.9): sr.base_vertex is an indexed draw's
+ * base_vertex (negative too; an indirect draw's from memory) and 0 for a
+ * non-indexed draw whatever cmd_draw.base_vertex holds; sr.draw_id is
+ * cmd_draw.draw_id (up to MAX_DRAW_ID) plus cmd_draw_id_base's base, for
+ * direct and indirect draws. */
+static void test_draw_parameters(void)
+{
+   brk_ = 0;
+   draw_params = true;
+   fill_vertices();
+   struct sobuf b0 = make_buf(64 * L_STRIDE0, L_STRIDE0), b1 = make_buf(64 * L_STRIDE1, L_STRIDE1);
+   const uint32_t args[] = {3, 1, 4, 9,                   /* draw_indirect_args */
+                            3, 2, 0, (uint32_t)-10, 7};   /* draw_indexed_indirect_args */
+   const uint64_t args_va = put(args, sizeof(args), 4);
+   static const uint16_t idx[] = {12, 10, 11};
+   const uint64_t idx_va = put(idx, sizeof(idx), 4);
+   stream_two(&b0, &b1, false);
+   /* non-indexed: first 4, a base_vertex field that must not show */
+   EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 3; v_.instance_count = 1;
+        v_.first = 4; v_.base_vertex = 5; v_.draw_id = 3);
+   /* indexed, base vertex -10 and 20, the largest draw id */
+   EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 3; v_.instance_count = 1;
+        v_.index_size = VAGX_INDEX_SIZE_U16; v_.index_va = idx_va; v_.index_buffer_size = 6;
+        v_.base_vertex = -10; v_.draw_id = VAGX_MAX_DRAW_ID);
+   EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 3; v_.instance_count = 1;
+        v_.index_size = VAGX_INDEX_SIZE_U16; v_.index_va = idx_va; v_.index_buffer_size = 6;
+        v_.base_vertex = 20; v_.draw_id = 0);
+   /* indirect: the base vertex from memory (cmd_draw's ignored), the draw
+    * id from cmd_draw */
+   EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.indirect = 1; v_.base_vertex = 5;
+        v_.draw_id = 1; v_.indirect_va = args_va);
+   EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.indirect = 1; v_.base_vertex = 99;
+        v_.index_size = VAGX_INDEX_SIZE_U16; v_.index_va = idx_va; v_.index_buffer_size = 6;
+        v_.draw_id = 2; v_.indirect_va = args_va + 16);
+   /* a base for larger draw indices, then back to 0 */
+   EMIT(cmd_draw_id_base, v_.base = 0x12340000);
+   EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 3; v_.instance_count = 1;
+        v_.first = 7; v_.draw_id = 5);
+   EMIT(cmd_draw_id_base, v_.base = 0);
+   EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 3; v_.instance_count = 1;
+        v_.first = 7; v_.draw_id = 6);
+   struct vagx_render_fault f;
+   enum vagx_job_status st = run(make_job(), &f);
+   draw_params = false;
+   CHECK(st == VAGX_JOB_STATUS_OK, "draw parameters: status %d", st);
+   uint32_t verts[24], word[24];
+   unsigned k = 0;
+   for (uint32_t v = 0; v < 3; v++, k++) {
+      verts[k] = 4 + v;
+      word[k] = param_word(0, 3, 0);
+   }
+   for (uint32_t v = 0; v < 3; v++, k++) {
+      verts[k] = idx[v] - 10;
+      word[k] = param_word(-10, VAGX_MAX_DRAW_ID, 0);
+   }
+   for (uint32_t v = 0; v < 3; v++, k++) {
+      verts[k] = idx[v] + 20;
+      word[k] = param_word(20, 0, 0);
+   }
+   for (uint32_t v = 0; v < 3; v++, k++) {
+      verts[k] = 4 + v;
+      word[k] = param_word(0, 1, 9);
+   }
+   for (uint32_t i = 0; i < 2; i++)
+      for (uint32_t v = 0; v < 3; v++, k++) {
+         verts[k] = idx[v] - 10;
+         word[k] = param_word(-10, 2, 7 + i);
+      }
+   for (uint32_t v = 0; v < 3; v++, k++) {
+      verts[k] = 7 + v;
+      word[k] = param_word(0, 0x12340005, 0);
+   }
+   for (uint32_t v = 0; v < 3; v++, k++) {
+      verts[k] = 7 + v;
+      word[k] = param_word(0, 6, 0);
+   }
+   CHECK(!check_records(&b0, &b1, verts, word, k, "draw parameters"), "draw parameters: records");
+   CHECK(*wptr(b0.offset_va) == k * L_STRIDE0, "draw parameters: %u vertices written, expected %u",
+         *wptr(b0.offset_va) / L_STRIDE0, k);
+}
+
 /* Long non-indexed draws cross the device's vertex batches: strips must keep
  * their parity, fans their centre, loops their first vertex. */
 static void test_long_draws(void)
@@ -646,6 +741,7 @@ int main(void)
    test_topologies();
    test_long_draws();
    test_indirect_base_instance();
+   test_draw_parameters();
    test_overflow();
    test_append();
    test_discard();

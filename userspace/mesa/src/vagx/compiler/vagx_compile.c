@@ -819,6 +819,15 @@ emit_intrinsic(struct ctx *c, nir_intrinsic_instr *intr)
       /* the device's, so an indirect draw's base instance from memory too */
       set_def(c, &intr->def, 0, ir_file(IR_SR, VAGX_SR_BASE_INSTANCE));
       return true;
+   case nir_intrinsic_load_base_vertex:
+      /* gl_BaseVertex: an indexed draw's base vertex, 0 for non-indexed
+       * draws (the device's rule, GL 4.6 11.1.3.9), also of indirect draws */
+      set_def(c, &intr->def, 0, ir_file(IR_SR, VAGX_SR_BASE_VERTEX));
+      return true;
+   case nir_intrinsic_load_draw_id:
+      /* gl_DrawID: the driver numbers a multi-draw's cmd_draws (vagx_draw.c) */
+      set_def(c, &intr->def, 0, ir_file(IR_SR, VAGX_SR_DRAW_ID));
+      return true;
    case nir_intrinsic_load_sample_id:
       set_def(c, &intr->def, 0, ir_file(IR_SR, VAGX_SR_SAMPLE_ID));
       return true;

@@ -271,6 +271,7 @@ vagx_get_batch(struct vagx_context *ctx)
    b->seq = ++ctx->batch_seq;
    b->clear = 0;
    b->draws = 0;
+   b->draw_id_base = 0;
    b->geometry = VAGX_BG_EOT_GEOMETRY;
    if (b->programs)
       _mesa_set_clear(b->programs, NULL);

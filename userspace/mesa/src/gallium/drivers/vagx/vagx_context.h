@@ -199,6 +199,8 @@ struct vagx_batch {
    double clear_depth;
    unsigned clear_stencil;
    unsigned draws;
+   uint32_t draw_id_base;          /* cmd_draw_id_base's base in the control stream (the
+                                    * device starts every job at 0) */
    /* upper bound of the job's geometry budget use (docs/hw/render.md): its
     * primitives, draws, pipeline binds, distinct programs and queries */
    uint64_t geometry;

@@ -82,6 +82,8 @@ fs_key(struct vagx_context *ctx, enum mesa_prim prim)
 struct draw_emit {
    const struct pipe_draw_info *info;
    const struct pipe_draw_indirect_info *indirect;
+   unsigned drawid_offset;       /* gl_DrawID of the call's first draw */
+   uint32_t draw_id_base;        /* cmd_draw_id_base's base for the next cmd_draw */
    const struct vagx_compiled_shader *vs, *fs;
    struct pipe_resource *ibuf;   /* index buffer (uploaded user indices) */
    unsigned ib_offset;           /* bytes: index 0 of the draws */
@@ -146,6 +148,13 @@ draw_emit_one(struct vagx_context *ctx, struct draw_emit *e, const struct vagx_c
       return false;
    }
    b->geometry += geometry;
+   if (b->draw_id_base != e->draw_id_base) {
+      struct vagx_cmd_draw_id_base base;
+      vagx_cmd_draw_id_base_init(&base);
+      base.base = e->draw_id_base;
+      vagx_cmd_draw_id_base_pack(vagx_cs_emit(b, VAGX_CMD_DRAW_ID_BASE_LENGTH), &base);
+      b->draw_id_base = e->draw_id_base;
+   }
    vagx_cmd_draw_pack(vagx_cs_emit(b, VAGX_CMD_DRAW_LENGTH), d);
    b->draws++;
    /* a draw that can write depth or stencil defines them again */
@@ -155,6 +164,21 @@ draw_emit_one(struct vagx_context *ctx, struct draw_emit *e, const struct vagx_c
        (ctx->fs->nir->info.outputs_written & BITFIELD64_BIT(FRAG_RESULT_STENCIL)))
       b->stencil_used = true;
    return true;
+}
+
+/* cmd_draw.draw_id (sr.draw_id, gl_DrawID) of the call's draw i: GL
+ * numbers the draws of glMultiDraw* and glMultiDraw*Indirect from 0 (st
+ * sets increment_draw_id for direct multi-draws; every record of an
+ * indirect multi-draw has its index, which its arguments do not hold, so
+ * the driver writes it into the record's cmd_draw).  The field has the low
+ * bits, cmd_draw_id_base the rest (draw_emit_one emits it when it changes). */
+static void
+draw_set_id(struct draw_emit *e, struct vagx_cmd_draw *d, unsigned i)
+{
+   const bool increment = e->indirect || e->info->increment_draw_id;
+   const uint32_t id = e->drawid_offset + (increment ? i : 0);
+   d->draw_id = id & VAGX_MAX_DRAW_ID;
+   e->draw_id_base = id & ~(uint32_t)VAGX_MAX_DRAW_ID;
 }
 
 /* cmd_draw fields every draw of the call shares */
@@ -190,6 +214,7 @@ draw_direct(struct vagx_context *ctx, struct draw_emit *e,
       d.first = draws[i].start;
       if (e->info->index_size)
          d.base_vertex = draws[e->info->index_bias_varies ? i : 0].index_bias;
+      draw_set_id(e, &d, i);
       if (!draw_emit_one(ctx, e, &d, d.count, d.instance_count))
          return;
    }
@@ -230,6 +255,7 @@ draw_indirect(struct vagx_context *ctx, struct draw_emit *e)
       else
          args = (const uint32_t *)((const uint8_t *)r->bo->map + off);
       d.indirect_va = r->bo->va + off;
+      draw_set_id(e, &d, i);
       if (!draw_emit_one(ctx, e, &d, args[0], args[1]))
          return;
    }
@@ -310,7 +336,7 @@ draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info, unsigned 
       ctx->variant_tri = tri;
       ctx->dirty &= ~VAGX_DIRTY_FS_VARIANT;
    }
-   struct draw_emit e = { .info = info, .indirect = indirect };
+   struct draw_emit e = { .info = info, .indirect = indirect, .drawid_offset = drawid_offset };
    e.vs = ctx->vs_variant;
    e.fs = ctx->fs_variant;
    if (!e.vs || !e.fs || !e.vs->ok || !e.fs->ok) {

@@ -245,6 +245,12 @@ vagx_init_screen_caps(struct vagx_screen *screen)
     * has none. */
    caps->draw_indirect = true;
    caps->multi_draw_indirect = true;
+   /* GL_ARB_shader_draw_parameters: gl_BaseVertex is sr.base_vertex (an
+    * indexed draw's, also read from an indirect draw's arguments; 0 when
+    * not indexed), gl_BaseInstance sr.base_instance, gl_DrawID sr.draw_id
+    * from cmd_draw.draw_id, which the driver numbers (vagx_draw.c,
+    * contract 1.9) */
+   caps->draw_parameters = true;
    caps->min_line_width = caps->min_line_width_aa = 1;
    caps->min_point_size = caps->min_point_size_aa = 1;
    caps->point_size_granularity = caps->line_width_granularity = 0.1f;

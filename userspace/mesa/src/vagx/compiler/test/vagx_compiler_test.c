@@ -73,6 +73,19 @@ count_op(unsigned op)
    return n;
 }
 
+/* sources reading special register sr (of instructions of opcode op;
+ * any opcode if op is negative) */
+static unsigned
+count_sr_reads(unsigned sr, int op)
+{
+   unsigned n = 0;
+   for (unsigned i = 0; i < n_code; i++)
+      for (unsigned k = 0; k < 3; k++)
+         n += code[i].src[k].file == VAGX_FILE_SR && code[i].src[k].idx == sr &&
+              (op < 0 || code[i].op == (unsigned)op);
+   return n;
+}
+
 static const struct vagx_instr *
 find_op(unsigned op, unsigned nth)
 {
@@ -461,14 +474,8 @@ test_glsl130(void)
    b.shader->info.io_lowered = true;
    err = compile_decoded(b.shader, NULL, &info);
    if (!err) {
-      unsigned base_reads = 0, inst_reads = 0;
-      for (unsigned i = 0; i < n_code; i++)
-         for (unsigned k = 0; k < 3; k++) {
-            base_reads += code[i].src[k].file == VAGX_FILE_SR &&
-                          code[i].src[k].idx == VAGX_SR_BASE_INSTANCE;
-            inst_reads += code[i].src[k].file == VAGX_FILE_SR &&
-                          code[i].src[k].idx == VAGX_SR_INSTANCE_ID;
-         }
+      const unsigned base_reads = count_sr_reads(VAGX_SR_BASE_INSTANCE, -1);
+      const unsigned inst_reads = count_sr_reads(VAGX_SR_INSTANCE_ID, -1);
       bool divisor = false;
       for (unsigned i = 0; i < info.push_count; i++)
          divisor |= info.push[i].kind == VAGX_PUSH_VBO_DIVISOR;
@@ -483,6 +490,26 @@ test_glsl130(void)
          err = "expected isub (instance - base) and iadd (+ base)";
    }
    all &= report("vs-base-instance", err, b.shader, err ? NULL : &info);
+
+   /* draw parameters (contract 1.9): gl_BaseVertex reads sr.base_vertex,
+    * gl_DrawID sr.draw_id, each once and without a uniform word (an
+    * indirect draw's base vertex is in memory, a draw's index in cmd_draw) */
+   b = nir_builder_init_simple_shader(MESA_SHADER_VERTEX, &vagx_nir_options, "draw-params");
+   nir_store_output(&b, nir_vec4(&b, nir_u2f32(&b, nir_load_base_vertex(&b)),
+                                 nir_u2f32(&b, nir_load_draw_id(&b)), nir_imm_float(&b, 0.0),
+                                 nir_imm_float(&b, 1.0)),
+                    nir_imm_int(&b, 0), .io_semantics.location = VARYING_SLOT_POS, .write_mask = 0xf);
+   b.shader->info.outputs_written = VARYING_BIT_POS;
+   b.shader->info.io_lowered = true;
+   err = compile_decoded(b.shader, NULL, &info);
+   if (!err) {
+      if (count_sr_reads(VAGX_SR_BASE_VERTEX, VAGX_OP_U2F) != 1 ||
+          count_sr_reads(VAGX_SR_DRAW_ID, VAGX_OP_U2F) != 1)
+         err = "expected one u2f of sr.base_vertex and one of sr.draw_id";
+      else if (info.push_count)
+         err = "draw parameters must not read uniform words";
+   }
+   all &= report("vs-draw-parameters", err, b.shader, err ? NULL : &info);
 
    /* a uniform block (GL_ARB_uniform_buffer_object: block 0 is constant
     * buffer 1): ld_global.b128 from the address in two adjacent uniform
