@@ -384,6 +384,13 @@ struct copy_args {
    uint32_t tiles_x;
 };
 
+/* Rows are walked in the linear image's order, the element offset inside a
+ * tile kept as its spread x and y bits.  A pair of rows that starts on an
+ * even row, with an even start column and width, goes a 2x2 quad at a
+ * time: the quad's elements are consecutive in the tile ((x, y), (x + 1, y),
+ * (x, y + 1), (x + 1, y + 1)), so it is two copies of two elements, one per
+ * row (a window system's readback of a whole frame, glReadPixels, is such
+ * a copy). */
 #define VAGX_DEFINE_TWIDDLED_COPY(N, DIR, STORE)                              \
    static void copy_twiddled_##DIR##_##N(const struct copy_args *a)          \
    {                                                                          \
@@ -391,14 +398,41 @@ struct copy_args {
       const uint32_t mask_x = vagx_layout_spread_bits(a->tw - 1);             \
       const uint32_t mask_y = vagx_layout_spread_bits(a->th - 1) << 1;        \
       const uint32_t xoff0 = vagx_layout_spread_bits(a->x_el & (a->tw - 1));  \
+      const uint32_t y_end = a->y_el + a->h_el;                               \
+      const bool quads = a->tw >= 2 && a->th >= 2 &&                         \
+                         ((a->x_el | a->w_el) & 1) == 0;                      \
       uint32_t yoff = vagx_layout_spread_bits(a->y_el & (a->th - 1)) << 1;    \
       uint8_t *lin_row = a->linear;                                           \
-      for (uint32_t y = a->y_el; y < a->y_el + a->h_el; y++) {                \
+      for (uint32_t y = a->y_el; y < y_end;) {                                \
          uint8_t *tile_row =                                                  \
             a->image + (uint64_t)(y >> a->log2_th) * a->tiles_x * tile_B;     \
          uint8_t *tile = tile_row + (uint64_t)(a->x_el >> a->log2_tw) * tile_B; \
          uint32_t xoff = xoff0;                                               \
          uint8_t *lin = lin_row;                                              \
+         if (quads && !(y & 1) && y + 1 < y_end) {                            \
+            uint8_t *lin2 = lin_row + a->linear_stride_B;                     \
+            for (uint32_t x = a->x_el; x < a->x_el + a->w_el; x += 2) {       \
+               uint8_t *t = tile + (uint64_t)(xoff | yoff) * (N);             \
+               if (STORE) {                                                   \
+                  copy_bytes(t, lin, 2 * (N));                                \
+                  copy_bytes(t + 2 * (N), lin2, 2 * (N));                     \
+               } else {                                                       \
+                  copy_bytes(lin, t, 2 * (N));                                \
+                  copy_bytes(lin2, t + 2 * (N), 2 * (N));                     \
+               }                                                              \
+               lin += 2 * (N);                                                \
+               lin2 += 2 * (N);                                               \
+               xoff = (xoff - mask_x) & mask_x;                               \
+               xoff = (xoff - mask_x) & mask_x;                               \
+               if (xoff == 0)                                                 \
+                  tile += tile_B;                                             \
+            }                                                                 \
+            yoff = (yoff - mask_y) & mask_y;                                  \
+            yoff = (yoff - mask_y) & mask_y;                                  \
+            lin_row += 2 * (uint64_t)a->linear_stride_B;                      \
+            y += 2;                                                           \
+            continue;                                                         \
+         }                                                                    \
          for (uint32_t x = a->x_el; x < a->x_el + a->w_el; x++) {             \
             uint8_t *t = tile + (uint64_t)(xoff | yoff) * (N);                \
             if (STORE)                                                        \
@@ -412,6 +446,7 @@ struct copy_args {
          }                                                                    \
          yoff = (yoff - mask_y) & mask_y;                                     \
          lin_row += a->linear_stride_B;                                       \
+         y++;                                                                 \
       }                                                                       \
    }
 
