@@ -50,6 +50,17 @@ struct vagx_screen {
 
 static inline struct vagx_screen *vagx_screen(struct pipe_screen *p) { return (struct vagx_screen *)p; }
 
+/* Does the device implement contract major.minor (or a later compatible
+ * minor)?  GPU_INFO's gpu_revision is its VERSION register (vagx.ko and the
+ * drm-shim); the minor versions' additions are HW_VERSION_MINOR's list in
+ * vagx_hw.xml. */
+static inline bool
+vagx_contract_at_least(const struct vagx_screen *screen, unsigned major, unsigned minor)
+{
+   const uint32_t v = screen->dev.info.gpu_revision;
+   return VAGX_VERSION_MAJOR_GET(v) == major && VAGX_VERSION_MINOR_GET(v) >= minor;
+}
+
 struct vagx_resource {
    struct pipe_resource base;
    struct vagx_bo *bo;

@@ -83,6 +83,7 @@ struct draw_emit {
    const struct pipe_draw_info *info;
    const struct pipe_draw_indirect_info *indirect;
    unsigned drawid_offset;       /* gl_DrawID of the call's first draw */
+   bool draw_ids;                /* the device has cmd_draw.draw_id (contract 1.9) */
    uint32_t draw_id_base;        /* cmd_draw_id_base's base for the next cmd_draw */
    const struct vagx_compiled_shader *vs, *fs;
    struct pipe_resource *ibuf;   /* index buffer (uploaded user indices) */
@@ -171,12 +172,14 @@ draw_emit_one(struct vagx_context *ctx, struct draw_emit *e, const struct vagx_c
  * sets increment_draw_id for direct multi-draws; every record of an
  * indirect multi-draw has its index, which its arguments do not hold, so
  * the driver writes it into the record's cmd_draw).  The field has the low
- * bits, cmd_draw_id_base the rest (draw_emit_one emits it when it changes). */
+ * bits, cmd_draw_id_base the rest (draw_emit_one emits it when it changes).
+ * A device older than 1.9 has neither (the bits are reserved there, and
+ * GL_ARB_shader_draw_parameters is not exposed): always 0. */
 static void
 draw_set_id(struct draw_emit *e, struct vagx_cmd_draw *d, unsigned i)
 {
    const bool increment = e->indirect || e->info->increment_draw_id;
-   const uint32_t id = e->drawid_offset + (increment ? i : 0);
+   const uint32_t id = e->draw_ids ? e->drawid_offset + (increment ? i : 0) : 0;
    d->draw_id = id & VAGX_MAX_DRAW_ID;
    e->draw_id_base = id & ~(uint32_t)VAGX_MAX_DRAW_ID;
 }
@@ -336,7 +339,8 @@ draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info, unsigned 
       ctx->variant_tri = tri;
       ctx->dirty &= ~VAGX_DIRTY_FS_VARIANT;
    }
-   struct draw_emit e = { .info = info, .indirect = indirect, .drawid_offset = drawid_offset };
+   struct draw_emit e = { .info = info, .indirect = indirect, .drawid_offset = drawid_offset,
+                          .draw_ids = vagx_contract_at_least(ctx->screen, 1, 9) };
    e.vs = ctx->vs_variant;
    e.fs = ctx->fs_variant;
    if (!e.vs || !e.fs || !e.vs->ok || !e.fs->ok) {

@@ -35,17 +35,6 @@ vagx_get_screen_fd(struct pipe_screen *pscreen)
    return vagx_screen(pscreen)->dev.fd;
 }
 
-/* Does the device implement contract major.minor (or a later compatible
- * minor)?  GPU_INFO's gpu_revision is its VERSION register (vagx.ko and the
- * drm-shim); the minor versions' additions are HW_VERSION_MINOR's list in
- * vagx_hw.xml. */
-static bool
-vagx_contract_at_least(const struct vagx_screen *screen, unsigned major, unsigned minor)
-{
-   const uint32_t v = screen->dev.info.gpu_revision;
-   return VAGX_VERSION_MAJOR_GET(v) == major && VAGX_VERSION_MINOR_GET(v) >= minor;
-}
-
 static void
 vagx_init_screen_caps(struct vagx_screen *screen)
 {
@@ -249,8 +238,8 @@ vagx_init_screen_caps(struct vagx_screen *screen)
     * indexed draw's, also read from an indirect draw's arguments; 0 when
     * not indexed), gl_BaseInstance sr.base_instance, gl_DrawID sr.draw_id
     * from cmd_draw.draw_id, which the driver numbers (vagx_draw.c,
-    * contract 1.9) */
-   caps->draw_parameters = true;
+    * contract 1.9: an older device has neither register) */
+   caps->draw_parameters = vagx_contract_at_least(screen, 1, 9);
    caps->min_line_width = caps->min_line_width_aa = 1;
    caps->min_point_size = caps->min_point_size_aa = 1;
    caps->point_size_granularity = caps->line_width_granularity = 0.1f;
