@@ -112,6 +112,7 @@ void test_desc_cache(void);
 void test_tex_linear_stride(void);
 void test_tex_fast_sampling(void);
 void test_tex_fast_bits(void);
+void test_tex_fast_floor(void);
 void test_tex_filter8_bits(void);
 void test_tex_sparse(void);
 void test_mipmaps(void);

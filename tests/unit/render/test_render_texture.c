@@ -560,6 +560,60 @@ void test_tex_fast_bits(void)
    printf("  tex_fast_bits: 4 components x 256 bytes x 3 paths\n");
 }
 
+/* Texel columns of nearest sampling at coordinates next to texel edges:
+ * pixel (x, y) samples u = fl(k / w) moved by (y & 3) - 1 ulps, k = 9 x +
+ * (y >> 2), t likewise with x and y swapped, where the product u * w
+ * rounded to float lands on an integer the exact product is below.  The
+ * fast paths' texel index (floor of the exact product, as the generic
+ * path's double) must match the generic path's; the test first checks that
+ * the coordinates do contain such products. */
+void test_tex_fast_floor(void)
+{
+   static const struct { unsigned w, h; } sizes[] = {{37, 23}, {600, 5}, {5, 600}};
+   static uint8_t ref[64 * 64 * 4];
+   unsigned naive_wrong = 0, bad = 0;
+   W = 64; H = 64;
+   for (unsigned si = 0; si < 3; si++) {
+      const unsigned tw = sizes[si].w, th = sizes[si].h;
+      struct texdesc td = {VAGX_FORMAT_RGBA8_UNORM, VAGX_DIMENSION_2D, tw, th, 1, 1, 0, 0, false};
+      struct prog fs = {.tex = make_texture(&td, fill_hash), .ntex = 1, .nuni = 2, .nsmp = 1,
+                        .smp = make_sampler(VAGX_FILTER_NEAREST, VAGX_FILTER_NEAREST,
+                                            VAGX_MIP_FILTER_NONE, VAGX_WRAP_CLAMP_TO_EDGE, 0, 16, 0)};
+      const float inv[2] = {1.0f / (float)tw, 1.0f / (float)th};
+      memcpy(fs.uni, inv, sizeof(inv));
+      fs.code = assemble("imul r4, sr.pix_x, #9\nshr r6, sr.pix_y, #2\niadd r4, r4, r6\n"
+                         "u2f r4, r4\nfmul r4, r4, u0\nand r6, sr.pix_y, #3\n"
+                         "iadd r4, r4, r6\nisub r4, r4, #1\n"
+                         "imul r5, sr.pix_y, #9\nshr r7, sr.pix_x, #2\niadd r5, r5, r7\n"
+                         "u2f r5, r5\nfmul r5, r5, u1\nand r7, sr.pix_x, #3\n"
+                         "iadd r5, r5, r7\nisub r5, r5, #1\n"
+                         "tex.auto.t0.s0.2d r0, r4, r0, r0\nst_tile.rt0 r0, #0\nend\n");
+      for (unsigned y = 0; y < H; y++)
+         for (unsigned x = 0; x < W; x++) {
+            const unsigned k[2] = {9 * x + (y >> 2), 9 * y + (x >> 2)};
+            const int ulps[2] = {(int)(y & 3) - 1, (int)(x & 3) - 1};
+            const unsigned size[2] = {tw, th};
+            for (unsigned c = 0; c < 2; c++) {
+               float u = (float)k[c] * inv[c];
+               uint32_t bits;
+               memcpy(&bits, &u, 4);
+               bits += (uint32_t)ulps[c];
+               memcpy(&u, &bits, 4);
+               naive_wrong += floorf(u * (float)size[c]) != floor((double)u * size[c]);
+            }
+         }
+      char what[48];
+      snprintf(what, sizeof(what), "fast floor %ux%u", tw, th);
+      for (unsigned mode = 0; mode < 4; mode++)
+         bad += tex_mode_rows_differ(&fs, mode, !mode, ref, what);
+   }
+   vagx_render_set_options(dev, 0);
+   CHECK(naive_wrong > 0, "no coordinate whose float product rounds onto an integer");
+   CHECK(bad == 0, "fast nearest sampling picks other texels than the generic path: %u rows", bad);
+   printf("  tex_fast_floor: 3 sizes x 4 paths, %u coordinates where a float floor is wrong\n",
+          naive_wrong);
+}
+
 static void fill_filter8(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *o)
 {
    (void)lv; (void)layer;
