@@ -202,6 +202,53 @@ static inline AVX2 __m256 bilerp8(const __m256i tx[4], __m128i sh, __m256 wx, __
    return _mm256_div_ps(sum, _mm256_set1_ps(R_FILTER8_ONE));
 }
 
+/* What the second half of r_tex2d_unorm8_lanes_avx2 writes, per output
+ * component */
+struct tex_out {
+   bool constant[4];
+   __m256 value[4];   /* the constant */
+   __m128i shift[4];  /* the channel's bit offset in the texel */
+   uint32_t *out[4];
+};
+
+/* The texels of the 32 lanes (loaded from `from` at off - lo, or taken from
+ * texel[] when from is NULL), filtered and decoded into o's outputs; the
+ * active lanes of exec written.  Inlined with `linear` a constant, so that
+ * each filter gets its own loops without a test per component. */
+static inline AVX2 __attribute__((always_inline)) void
+tex_out_groups(const struct tex_out *o, uint32_t exec, const uint8_t *from, uint32_t lo,
+               uint32_t (*off)[32], uint32_t (*texel)[32], const __m256 *wx, const __m256 *wy,
+               bool linear)
+{
+   const unsigned taps = linear ? 4 : 1;
+   const __m256i vlo = _mm256_set1_epi32((int)lo);
+   for (unsigned g = 0; g < 4; g++) {
+      const __m256i on = active8(exec, g);
+      const bool full = (exec >> 8 * g & 0xff) == 0xff;
+      __m256i tx[4];
+      for (unsigned i = 0; i < taps; i++) {
+         if (from) {
+            /* inactive lanes read the lowest texel: index 0 */
+            const __m256i idx = _mm256_and_si256(
+               _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)&off[i][8 * g]), vlo), on);
+            tx[i] = load8(from, idx);
+         } else {
+            tx[i] = _mm256_loadu_si256((const __m256i *)&texel[i][8 * g]);
+         }
+      }
+      for (unsigned k = 0; k < 4; k++) {
+         __m256 v = o->value[k];
+         if (!o->constant[k])
+            v = linear ? bilerp8(tx, o->shift[k], wx[g], wy[g]) : unorm8(tx[0], o->shift[k]);
+         uint32_t *d = o->out[k] + 8 * g;
+         __m256i w = _mm256_castps_si256(v);
+         if (!full)
+            w = _mm256_blendv_epi8(_mm256_loadu_si256((const __m256i *)d), w, on);
+         _mm256_storeu_si256((__m256i *)d, w);
+      }
+   }
+}
+
 AVX2 bool r_tex2d_unorm8_lanes_avx2(const struct rtex_lanes *a)
 {
    /* locals: the stores to a->out (uint32_t) could alias a's fields, which
@@ -263,44 +310,21 @@ AVX2 bool r_tex2d_unorm8_lanes_avx2(const struct rtex_lanes *a)
          return false;
    }
 
-   unsigned sw[4];
-   __m128i shift[4];
+   /* output component k: the byte of channel swizzle[k] (its shift in
+    * the texel), or a constant (ZERO, ONE; other values read as ZERO) */
+   struct tex_out o;
    for (unsigned k = 0; k < 4; k++) {
-      sw[k] = a->swizzle[k] <= VAGX_SWIZZLE_ONE ? a->swizzle[k] : VAGX_SWIZZLE_ZERO;
-      shift[k] = _mm_cvtsi32_si128((int)(8 * ((k & 1) ? k : k ^ a->swap_rb)));
+      const unsigned c = a->swizzle[k];
+      o.constant[k] = c > VAGX_SWIZZLE_A;
+      o.value[k] = _mm256_set1_ps(c == VAGX_SWIZZLE_ONE ? 1.0f : 0.0f);
+      o.shift[k] = _mm_cvtsi32_si128((int)(8 * ((c & 1) ? c : c ^ a->swap_rb)));
+      o.out[k] = a->out[k];
    }
-   const __m256i vlo_1 = _mm256_set1_epi32((int)lo);
-   for (unsigned g = 0; g < 4; g++) {
-      const __m256i on = active8(exec, g);
-      __m256i tx[4];
-      for (unsigned i = 0; i < taps; i++) {
-         if (base) {
-            /* inactive lanes read the lowest texel: index 0 */
-            const __m256i idx = _mm256_and_si256(
-               _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)&off[i][8 * g]), vlo_1), on);
-            tx[i] = load8(base + lo, idx);
-         } else {
-            tx[i] = _mm256_loadu_si256((const __m256i *)&texel[i][8 * g]);
-         }
-      }
-      __m256 ch[6];
-      for (unsigned k = 0; k < 4; k++) {
-         const __m128i sh = shift[k];
-         if (linear) {
-            ch[k] = bilerp8(tx, sh, wx[g], wy[g]);
-         } else {
-            ch[k] = unorm8(tx[0], sh);
-         }
-      }
-      ch[VAGX_SWIZZLE_ZERO] = _mm256_setzero_ps();
-      ch[VAGX_SWIZZLE_ONE] = _mm256_set1_ps(1.0f);
-      for (unsigned k = 0; k < 4; k++) {
-         uint32_t *o = a->out[k] + 8 * g;
-         const __m256i old = _mm256_loadu_si256((const __m256i *)o);
-         const __m256i v = _mm256_blendv_epi8(old, _mm256_castps_si256(ch[sw[k]]), on);
-         _mm256_storeu_si256((__m256i *)o, v);
-      }
-   }
+   const uint8_t *from = base ? base + lo : NULL;
+   if (linear)
+      tex_out_groups(&o, exec, from, lo, off, texel, wx, wy, true);
+   else
+      tex_out_groups(&o, exec, from, lo, off, texel, wx, wy, false);
    return true;
 }
 

@@ -332,6 +332,19 @@ void test_tex_fast_sampling(void)
                                                               : VAGX_MIP_FILTER_LINEAR;
                struct prog fs = {.tex = make_texture(&td, fill_hash), .ntex = 1, .nuni = 6, .nsmp = 1,
                                  .smp = make_sampler(f, f, mf, wraps[wi], 0, 16, 0)};
+               /* a swizzle per case: identity, RGB1 (GL_RGB), channels
+                * moved with constants, one channel everywhere */
+               static const enum vagx_swizzle swz[4][4] = {
+                  {VAGX_SWIZZLE_R, VAGX_SWIZZLE_G, VAGX_SWIZZLE_B, VAGX_SWIZZLE_A},
+                  {VAGX_SWIZZLE_R, VAGX_SWIZZLE_G, VAGX_SWIZZLE_B, VAGX_SWIZZLE_ONE},
+                  {VAGX_SWIZZLE_B, VAGX_SWIZZLE_ZERO, VAGX_SWIZZLE_A, VAGX_SWIZZLE_ONE},
+                  {VAGX_SWIZZLE_G, VAGX_SWIZZLE_G, VAGX_SWIZZLE_G, VAGX_SWIZZLE_G}};
+               const enum vagx_swizzle *sz = swz[cases % 4];
+               struct vagx_texture tdesc;
+               CHECK(vagx_texture_unpack(ptr(fs.tex), &tdesc, NULL), "texture descriptor unpacks");
+               tdesc.swizzle_r = sz[0]; tdesc.swizzle_g = sz[1];
+               tdesc.swizzle_b = sz[2]; tdesc.swizzle_a = sz[3];
+               vagx_texture_pack(ptr(fs.tex), &tdesc);
                /* rotation by a, scale 2^e texels per pixel */
                rng = rng * 6364136223846793005ull + 1442695040888963407ull;
                const double a = (double)(rng >> 40 & 1023) / 1024 * 6.2832;
@@ -612,6 +625,41 @@ void test_tex_fast_floor(void)
    CHECK(bad == 0, "fast nearest sampling picks other texels than the generic path: %u rows", bad);
    printf("  tex_fast_floor: 3 sizes x 4 paths, %u coordinates where a float floor is wrong\n",
           naive_wrong);
+}
+
+/* tex with some lanes of its 32 inactive (a divergent if): the inactive
+ * lanes keep their destination registers.  Pixel (x, y) with x + y odd
+ * samples a 64x64 texture (nearest and linear, every path); the others
+ * keep the 0.25 written before the if. */
+void test_tex_fast_inactive(void)
+{
+   static uint8_t ref[64 * 64 * 4];
+   unsigned bad = 0, kept = 0;
+   W = 64; H = 64;
+   for (unsigned lin = 0; lin < 2; lin++) {
+      struct texdesc td = {VAGX_FORMAT_RGBA8_UNORM, VAGX_DIMENSION_2D, 64, 64, 1, 1, 0, 0, false};
+      const enum vagx_filter f = lin ? VAGX_FILTER_LINEAR : VAGX_FILTER_NEAREST;
+      struct prog fs = {.tex = make_texture(&td, fill_hash), .ntex = 1, .nsmp = 1,
+                        .smp = make_sampler(f, f, VAGX_MIP_FILTER_NONE, VAGX_WRAP_REPEAT, 0, 16, 0)};
+      fs.code = assemble("mov r0, #0x3e800000\nmov r1, #0x3e800000\nmov r2, #0x3e800000\n"
+                         "mov r3, #0x3e800000\n"
+                         "u2f r4, sr.pix_x\nfadd r4, r4, #0.3\nfmul r4, r4, #0.0156\n"
+                         "u2f r5, sr.pix_y\nfadd r5, r5, #0.6\nfmul r5, r5, #0.0156\n"
+                         "iadd r6, sr.pix_x, sr.pix_y\nand r6, r6, #1\nif.nz r6\n"
+                         "tex.auto.t0.s0.2d r0, r4, r0, r0\nendif\nst_tile.rt0 r0, #0\nend\n");
+      for (unsigned mode = 0; mode < 4; mode++) {
+         bad += tex_mode_rows_differ(&fs, mode, !mode, ref, "fast inactive lanes");
+         for (unsigned y = 0; y < H; y++)
+            for (unsigned x = 0; x < W; x++)
+               if (!((x + y) & 1))
+                  kept += !memcmp(px(x, y), "\x40\x40\x40\x40", 4);
+      }
+   }
+   vagx_render_set_options(dev, 0);
+   CHECK(bad == 0, "tex with inactive lanes: %u rows differ from the generic path", bad);
+   CHECK(kept == 2 * 4 * 64 * 32, "tex wrote inactive lanes: %u of %u pixels kept 0.25", kept,
+         2 * 4 * 64 * 32);
+   printf("  tex_fast_inactive: 2 filters x 4 paths\n");
 }
 
 static void fill_filter8(unsigned lv, unsigned layer, unsigned x, unsigned y, uint8_t *o)
