@@ -114,25 +114,60 @@ static inline uint8_t *st_rgba8_px(const struct tctx *c, const struct vagx_usc_g
    return base + ((size_t)ly * R_TS + (size_t)lx) * 4;
 }
 
+/* r_unorm_enc(v, 8) in float, where it is exact: t = v * 255 rounded to
+ * float, clamped (NaN to 0), rounded to the nearest integer k by adding
+ * 2^23.  The float product is within half an ulp of the exact one, and
+ * rounding can move it onto a half-integer (a float) but never past one, so
+ * k is the exact product's nearest integer unless t is a half-integer, that
+ * is |t - k| = 0.5.  *tie keeps the minimum over the lanes of a word that
+ * is 0 exactly then (|t - k|'s bits xor 0.5's: a min reduction vectorises,
+ * a compare's did not), and the caller takes r_unorm_round's double path.
+ * Eight lanes per AVX2 operation instead of four doubles. */
+static inline uint32_t unorm8_f(uint32_t bits, uint32_t *tie)
+{
+   float t = r_f(bits) * 255.0f;
+   t = t > 0 ? t : 0;
+   t = t < 255.0f ? t : 255.0f;
+   const float k = (t + 0x1p23f) - 0x1p23f;
+   const uint32_t d = (r_u(t - k) & 0x7fffffffu) ^ 0x3f000000u;
+   *tie = *tie < d ? *tie : d;
+   return (uint32_t)(int32_t)k;
+}
+
+static inline uint32_t unorm8_enc(uint32_t bits, bool dbl, uint32_t *tie)
+{
+   return dbl ? (uint32_t)(int32_t)r_unorm_round(r_f(bits), 255.0) : unorm8_f(bits, tie);
+}
+
+/* The words of encode_rgba8_lanes, with r_unorm_round (dbl) or unorm8_f;
+ * whether a lane met a tie (unorm8_f).  The first component assigns
+ * (zeroing the words first became a `rep stos`, 8 % of frag_exec on
+ * effect2d for its start-up); each loop vectorises. */
+static inline __attribute__((always_inline)) bool
+encode_rgba8_words(const uint32_t *const ch[4], unsigned sw, bool dbl, uint32_t *word)
+{
+   uint32_t tie = ~0u;
+   const unsigned sh0 = 8 * sw;
+   for (unsigned l = 0; l < 32; l++)
+      word[l] = unorm8_enc(ch[0][l], dbl, &tie) << sh0;
+   for (unsigned k = 1; k < 4; k++) {
+      const unsigned sh = 8 * ((k & 1) ? k : k ^ sw);
+      const uint32_t *v = ch[k];
+      for (unsigned l = 0; l < 32; l++)
+         word[l] |= unorm8_enc(v[l], dbl, &tie) << sh;
+   }
+   return tie == 0;
+}
+
 /* r_unorm_enc(v, 8) of the four channels of all 32 lanes (r_unorm_round),
  * as the words an RGBA8 (sw = 0) or BGRA8 (sw = 2) pixel holds (byte k at
  * bits 8k, as r_wr32 stores them). */
 static void encode_rgba8_lanes(const uint32_t *r, const uint32_t *g, const uint32_t *b,
                                const uint32_t *a, unsigned sw, uint32_t *word)
 {
-   const uint32_t *ch[4] = {r, g, b, a};
-   /* the first component assigns (zeroing the words first became a
-    * `rep stos`, 8 % of frag_exec on effect2d for its start-up); each loop
-    * vectorises */
-   const unsigned sh0 = 8 * sw;
-   for (unsigned l = 0; l < 32; l++)
-      word[l] = (uint32_t)(int32_t)r_unorm_round(r_f(r[l]), 255.0) << sh0;
-   for (unsigned k = 1; k < 4; k++) {
-      const unsigned sh = 8 * ((k & 1) ? k : k ^ sw);
-      const uint32_t *v = ch[k];
-      for (unsigned l = 0; l < 32; l++)
-         word[l] |= (uint32_t)(int32_t)r_unorm_round(r_f(v[l]), 255.0) << sh;
-   }
+   const uint32_t *const ch[4] = {r, g, b, a};
+   if (encode_rgba8_words(ch, sw, false, word))
+      encode_rgba8_words(ch, sw, true, word);
 }
 
 static enum vagx_usc_status frag_exec(void *ctx, struct vagx_usc_gfx_call *call)

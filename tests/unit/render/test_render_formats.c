@@ -655,3 +655,51 @@ void test_frag_outputs(void)
    if (bad[0] || bad[1] || bad[2] || bad[3])
       save_ppm("frag-outputs");
 }
+
+/* st_tile's RGBA8 encoding (r_unorm_enc: round(v * 255) of the exact
+ * product, ties to even) at values next to the half-integers where it
+ * rounds: pixel (x, y) writes v = fl((k + 0.5) / 255) moved by
+ * (y >> 2) - 8 + c ulps in channel c, k = x + 64 (y & 3).  The renderer
+ * encodes whole blocks in float and must fall back where the float product
+ * is a half-integer; every pixel is checked against the double computation,
+ * with the AVX2 and the baseline copy of the tile phase. */
+void test_st_tile_rgba8_round(void)
+{
+   W = 64; H = 64;
+   struct prog fs = {.nuni = 1};
+   const float inv = 1.0f / 255.0f;
+   memcpy(fs.uni, &inv, 4);
+   fs.code = assemble("and r8, sr.pix_y, #3\nshl r8, r8, #6\niadd r8, r8, sr.pix_x\n"
+                      "u2f r8, r8\nfadd r8, r8, #0.5\nfmul r8, r8, u0\n"
+                      "shr r9, sr.pix_y, #2\niadd r8, r8, r9\nisub r8, r8, #8\n"
+                      "mov r0, r8\niadd r1, r8, #1\niadd r2, r8, #2\niadd r3, r8, #3\n"
+                      "st_tile.rt0 r0, #0\nend\n");
+   unsigned bad = 0, float_ties = 0;
+   for (unsigned simd = 0; simd < 2; simd++) {
+      usc_simd_force(simd ? USC_SIMD_GENERIC : USC_SIMD_AUTO);
+      const struct job_opts o = {.clear = {0, 0, 0, 0}};
+      struct vagx_render_fault f;
+      CHECK(run(fullscreen_job(&fs, &o), &f) == VAGX_JOB_STATUS_OK, "st_tile rounding job");
+      for (unsigned y = 0; y < H; y++)
+         for (unsigned x = 0; x < W; x++)
+            for (unsigned c = 0; c < 4; c++) {
+               float v = ((float)(x + 64 * (y & 3)) + 0.5f) * inv;
+               uint32_t bits;
+               memcpy(&bits, &v, 4);
+               bits += (y >> 2) - 8 + c;
+               memcpy(&v, &bits, 4);
+               const double t = (double)v * 255.0;
+               const unsigned want = t <= 0 ? 0 : t >= 255 ? 255 : (unsigned)nearbyint(t);
+               const float tf = v * 255.0f;
+               float_ties += !simd && tf < 255.0f && tf - floorf(tf) == 0.5f && (double)tf != t;
+               if (px(x, y)[c] != want && !bad++)
+                  fprintf(stderr, "  st_tile rgba8 pixel %u,%u channel %u: %u, want %u (v %.9g)\n",
+                          x, y, c, px(x, y)[c], want, v);
+            }
+   }
+   usc_simd_force(USC_SIMD_AUTO);
+   CHECK(float_ties > 0, "no value whose float product is a half-integer the exact one is not");
+   CHECK(bad == 0, "st_tile RGBA8 encoding: %u channels differ from round(v * 255)", bad);
+   printf("  st_tile_rgba8_round: 2 SIMD levels, %u values whose float product is a wrong tie\n",
+          float_ties);
+}
