@@ -61,21 +61,11 @@ setup(void)
       for (int v = 0; v < 4; v++)
          cell_xy(c, v, quads[c * 4 + v]);
    }
-   static const uint16_t idx[12] = { 0, 1, 2, 2, 1, 3, 4, 5, 6, 6, 5, 7 };
    if (!gl_has_ext("GL_ARB_shader_draw_parameters"))
       GL_FAIL("skip: no GL_ARB_shader_draw_parameters");
    if (!gl_has_ext("GL_ARB_multi_draw_indirect") || !gl_has_ext("GL_ARB_base_instance"))
       GL_FAIL("GL_ARB_multi_draw_indirect or GL_ARB_base_instance missing");
-   glGenBuffers(1, &vbo_tris);
-   glBindBuffer(GL_ARRAY_BUFFER, vbo_tris);
-   glBufferData(GL_ARRAY_BUFFER, sizeof(tris), tris, GL_STATIC_DRAW);
-   glGenBuffers(1, &vbo_quads);
-   glBindBuffer(GL_ARRAY_BUFFER, vbo_quads);
-   glBufferData(GL_ARRAY_BUFFER, sizeof(quads), quads, GL_STATIC_DRAW);
-   glGenBuffers(1, &ibo);
-   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, ibo);
-   glBufferData(GL_ELEMENT_ARRAY_BUFFER, sizeof(idx), idx, GL_STATIC_DRAW);
-   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, 0);
+   cell_buffers(tris, sizeof(tris), quads, sizeof(quads), &vbo_tris, &vbo_quads, &ibo);
    prog = gl_program(vs_src, fs_src);
    if (!prog)
       return false;

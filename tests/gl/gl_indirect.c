@@ -87,18 +87,7 @@ setup(void)
          cell_color(c, quads[c * 4 + v].color);
       }
    }
-   /* two quads' worth, so `first` picks the second one */
-   static const uint16_t idx[12] = { 0, 1, 2, 2, 1, 3, 4, 5, 6, 6, 5, 7 };
-   glGenBuffers(1, &vbo_tris);
-   glBindBuffer(GL_ARRAY_BUFFER, vbo_tris);
-   glBufferData(GL_ARRAY_BUFFER, sizeof(tris), tris, GL_STATIC_DRAW);
-   glGenBuffers(1, &vbo_quads);
-   glBindBuffer(GL_ARRAY_BUFFER, vbo_quads);
-   glBufferData(GL_ARRAY_BUFFER, sizeof(quads), quads, GL_STATIC_DRAW);
-   glGenBuffers(1, &ibo);
-   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, ibo);
-   glBufferData(GL_ELEMENT_ARRAY_BUFFER, sizeof(idx), idx, GL_STATIC_DRAW);
-   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, 0);
+   cell_buffers(tris, sizeof(tris), quads, sizeof(quads), &vbo_tris, &vbo_quads, &ibo);
 
    if (!gl_has_ext("GL_ARB_draw_instanced") || !gl_has_ext("GL_ARB_draw_elements_base_vertex"))
       GL_FAIL("GL_ARB_draw_instanced or GL_ARB_draw_elements_base_vertex missing");

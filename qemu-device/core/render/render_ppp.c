@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "render_priv.h"
+#include "render_grow.h"
 
 /* A clip-space vertex in the scratch: pos[4], cd[8], attrs[na], and its
  * clip-space barycentrics of the primitive's vertices, bary[3]. */
@@ -182,11 +183,10 @@ static bool plane_on(const struct rdraw *d, const struct layout *l, unsigned pl)
 static double *scratch(struct rprimbuf *pb, size_t n)
 {
    if (n > pb->scratch_cap) {
-      double *s = realloc(pb->scratch, n * sizeof(double));
+      double *s = r_grow(pb->scratch, &pb->scratch_cap, n, sizeof(double), 256);
       if (!s)
          return NULL;
       pb->scratch = s;
-      pb->scratch_cap = n;
    }
    return pb->scratch;
 }

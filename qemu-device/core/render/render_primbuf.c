@@ -3,23 +3,18 @@
  * lists) and the in-order append of a primitive chunk's output to the job's.
  * Every byte kept here was charged to the geometry budget by the PPP. */
 #include "render_priv.h"
+#include "render_grow.h"
 
+/* The PPP's arrays grow by r_grow() (render_grow.h) from these first sizes.
+ * A count of 0 needs nothing, even before the first allocation. */
 bool r_grow_prims(struct rprimbuf *pb, uint64_t n)
 {
    if (n <= pb->cap_prims)
       return true;
-   if (n > UINT32_MAX)
-      return false;
-   uint64_t cap = pb->cap_prims ? 2ull * pb->cap_prims : 256;
-   while (cap < n)
-      cap *= 2;
-   if (cap > UINT32_MAX)
-      cap = UINT32_MAX;
-   struct rprim *p = realloc(pb->prims, cap * sizeof(*p));
+   struct rprim *p = r_grow(pb->prims, &pb->cap_prims, n, sizeof(*p), 256);
    if (!p)
       return false;
    pb->prims = p;
-   pb->cap_prims = (uint32_t)cap;
    return true;
 }
 
@@ -27,26 +22,20 @@ bool r_grow_cfs(struct rprimbuf *pb, uint64_t n)
 {
    if (n <= pb->cap_cfs)
       return true;
-   uint64_t cap = pb->cap_cfs ? 2 * pb->cap_cfs : 4096;
-   while (cap < n)
-      cap *= 2;
-   struct vagx_usc_plane *c = realloc(pb->cfs, cap * sizeof(*c));
+   struct vagx_usc_plane *c = r_grow(pb->cfs, &pb->cap_cfs, n, sizeof(*c), 4096);
    if (!c)
       return false;
    pb->cfs = c;
-   pb->cap_cfs = cap;
    return true;
 }
 
 bool r_bin_append(struct rlist *b, uint32_t prim)
 {
    if (b->n == b->cap) {
-      uint32_t cap = b->cap ? 2 * b->cap : 16;
-      uint32_t *n = realloc(b->v, cap * sizeof(*n));
-      if (!n)
+      uint32_t *v = r_grow(b->v, &b->cap, b->n + 1ull, sizeof(*v), 16);
+      if (!v)
          return false;
-      b->v = n;
-      b->cap = cap;
+      b->v = v;
    }
    b->v[b->n++] = prim;
    return true;
@@ -55,12 +44,10 @@ bool r_bin_append(struct rlist *b, uint32_t prim)
 bool r_log_bin(struct rprimbuf *pb, uint32_t tile, uint32_t prim)
 {
    if (pb->nents == pb->cap_ents) {
-      uint32_t cap = pb->cap_ents ? 2 * pb->cap_ents : 256;
-      struct rbin_ent *n = realloc(pb->ents, cap * sizeof(*n));
-      if (!n)
+      struct rbin_ent *e = r_grow(pb->ents, &pb->cap_ents, pb->nents + 1ull, sizeof(*e), 256);
+      if (!e)
          return false;
-      pb->ents = n;
-      pb->cap_ents = cap;
+      pb->ents = e;
    }
    pb->ents[pb->nents++] = (struct rbin_ent){tile, prim};
    return true;

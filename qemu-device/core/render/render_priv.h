@@ -105,11 +105,11 @@ struct rbin_ent {
 };
 struct rprimbuf {
    struct rprim *prims; uint32_t nprims, cap_prims;
-   struct vagx_usc_plane *cfs; uint64_t ncfs, cap_cfs;
+   struct vagx_usc_plane *cfs; uint64_t ncfs; uint32_t cap_cfs;
    struct rbin_ent *ents; uint32_t nents, cap_ents;
    bool chunk;
    double *scratch;           /* the clipper's vertices */
-   size_t scratch_cap;
+   uint32_t scratch_cap;
 };
 
 /* One assembled primitive waiting for the PPP: nv vertex pointers into the

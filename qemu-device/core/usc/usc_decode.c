@@ -11,6 +11,7 @@
 #include "usc_jit.h"
 #include "usc_priv.h"
 #include "usc_simd.h"
+#include "../render/render_grow.h"
 
 enum { CONS_IF, CONS_LOOP };
 
@@ -59,14 +60,8 @@ static int pass1(const uint64_t *w, size_t nwords, bool more, struct dec *d,
    int stack[VAGX_USC_MAX_DEPTH];
    int depth = 0, loops = 0;
    uint64_t max_target = 0;
-   size_t cap = 64, ccap = 16, pos = 0;
-
-   d->ins = malloc(cap * sizeof(*d->ins));
-   d->pcw = malloc(cap * sizeof(*d->pcw));
-   d->scope = malloc(cap * sizeof(*d->scope));
-   d->cons = malloc(ccap * sizeof(*d->cons));
-   if (!d->ins || !d->pcw || !d->scope || !d->cons)
-      return nomem(res);
+   unsigned cap_ins = 0, cap_pcw = 0, cap_scope = 0, cap_cons = 0;
+   size_t pos = 0;
 
    for (;;) {
       struct vagx_instr I;
@@ -79,15 +74,15 @@ static int pass1(const uint64_t *w, size_t nwords, bool more, struct dec *d,
          return USC_DECODE_NEED_MORE;
       if (n < 0)
          return illegal(res, (uint32_t)pos, n);
-      if (d->nops == cap) {
-         cap *= 2;
-         void *a = realloc(d->ins, cap * sizeof(*d->ins));
-         void *b = a ? realloc(d->pcw, cap * sizeof(*d->pcw)) : NULL;
-         void *c = b ? realloc(d->scope, cap * sizeof(*d->scope)) : NULL;
+      if (d->nops == cap_ins || d->nops == cap_pcw || d->nops == cap_scope) {
+         /* the renderer's growth rule; an array that grew stays valid */
+         void *a = r_grow(d->ins, &cap_ins, d->nops + 1ull, sizeof(*d->ins), 64);
          if (a)
             d->ins = a;
+         void *b = a ? r_grow(d->pcw, &cap_pcw, d->nops + 1ull, sizeof(*d->pcw), 64) : NULL;
          if (b)
             d->pcw = b;
+         void *c = b ? r_grow(d->scope, &cap_scope, d->nops + 1ull, sizeof(*d->scope), 64) : NULL;
          if (c)
             d->scope = c;
          if (!a || !b || !c)
@@ -103,9 +98,8 @@ static int pass1(const uint64_t *w, size_t nwords, bool more, struct dec *d,
       case VAGX_OP_LOOP:
          if (depth == VAGX_USC_MAX_DEPTH)
             return illegal(res, (uint32_t)pos, VAGX_ISA_EOPERAND);
-         if (d->ncons == ccap) {
-            ccap *= 2;
-            void *a = realloc(d->cons, ccap * sizeof(*d->cons));
+         if (d->ncons == cap_cons) {
+            void *a = r_grow(d->cons, &cap_cons, d->ncons + 1ull, sizeof(*d->cons), 16);
             if (!a)
                return nomem(res);
             d->cons = a;

@@ -57,8 +57,15 @@ static inline int f_write(void *o, uint64_t pa, const void *buf, size_t len)
 /* The core's access brackets (host_ops.access_begin/end): a thread may hold
  * map pointers only inside one, and brackets do not nest.  Every test of
  * the core checks both through the fake host. */
-static __thread int f_depth;
+#ifdef VAGX_CHECK_SHARED
+/* A program of several files (vagx_check.h) keeps one set, which one of
+ * its files defines. */
+extern _Thread_local int f_depth;
+extern _Atomic unsigned f_maps_outside, f_bracket_errors;
+#else
+static _Thread_local int f_depth;
 static _Atomic unsigned f_maps_outside, f_bracket_errors;
+#endif
 
 static inline void f_begin(void *o)
 {

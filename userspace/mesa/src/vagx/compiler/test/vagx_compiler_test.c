@@ -147,6 +147,17 @@ fs_out(nir_builder *b, nir_def *v)
    b->shader->info.io_lowered = true;
 }
 
+/* A fragment shader named `name` in *b; returns its input VARYING_SLOT_VAR1
+ * (`comps` components, smooth) */
+static nir_def *
+fs_smooth_var1(nir_builder *b, const char *name, unsigned comps)
+{
+   *b = nir_builder_init_simple_shader(MESA_SHADER_FRAGMENT, &vagx_nir_options, "%s", name);
+   nir_def *bary = nir_load_barycentric_pixel(b, 32, .interp_mode = INTERP_MODE_SMOOTH);
+   return nir_load_interpolated_input(b, comps, 32, bary, nir_imm_int(b, 0),
+                                      .io_semantics.location = VARYING_SLOT_VAR1);
+}
+
 /* Whether an instruction after code[i] reads r`reg` before one writes it. */
 static bool
 read_after(unsigned i, unsigned reg)
@@ -336,10 +347,7 @@ test_glsl130(void)
     * register lod, 1/size, then the lookup (tex.auto) */
    struct vagx_fs_key fkey = { .nr_cbufs = 1 };
    fkey.rt_format[0] = PIPE_FORMAT_R8G8B8A8_UNORM;
-   b = nir_builder_init_simple_shader(MESA_SHADER_FRAGMENT, &vagx_nir_options, "offset");
-   bary = nir_load_barycentric_pixel(&b, 32, .interp_mode = INTERP_MODE_SMOOTH);
-   sm = nir_load_interpolated_input(&b, 2, 32, bary, nir_imm_int(&b, 0),
-                                    .io_semantics.location = VARYING_SLOT_VAR1);
+   sm = fs_smooth_var1(&b, "offset", 2);
    fs_out(&b, build_tex(&b, nir_texop_tex, GLSL_SAMPLER_DIM_2D, false, nir_type_float32, 4, sm,
                         NULL, NULL, nir_imm_ivec2(&b, 1, -1)));
    err = compile_decoded(b.shader, &fkey, &info);
@@ -365,10 +373,7 @@ test_glsl130(void)
     * texels of the level sampled, so the size is queried at the level
     * derived from the shader's lod (tex.levels to clamp it, tex.size with
     * a register lod), then tex.lod */
-   b = nir_builder_init_simple_shader(MESA_SHADER_FRAGMENT, &vagx_nir_options, "lodoffset");
-   bary = nir_load_barycentric_pixel(&b, 32, .interp_mode = INTERP_MODE_SMOOTH);
-   sm = nir_load_interpolated_input(&b, 3, 32, bary, nir_imm_int(&b, 0),
-                                    .io_semantics.location = VARYING_SLOT_VAR1);
+   sm = fs_smooth_var1(&b, "lodoffset", 3);
    fs_out(&b, build_tex(&b, nir_texop_txl, GLSL_SAMPLER_DIM_2D, false, nir_type_float32, 4,
                         nir_trim_vector(&b, sm, 2), nir_channel(&b, sm, 2), NULL,
                         nir_imm_ivec2(&b, -2, 2)));
@@ -404,10 +409,7 @@ test_glsl130(void)
    /* textureGradOffset(sampler1DArray, vec2(s, layer), dPdx, dPdy, 1): the
     * gradients have one component (the layer has none); the level comes
     * from them (lower_txd turns the lookup into tex.lod) */
-   b = nir_builder_init_simple_shader(MESA_SHADER_FRAGMENT, &vagx_nir_options, "gradoffset");
-   bary = nir_load_barycentric_pixel(&b, 32, .interp_mode = INTERP_MODE_SMOOTH);
-   sm = nir_load_interpolated_input(&b, 4, 32, bary, nir_imm_int(&b, 0),
-                                    .io_semantics.location = VARYING_SLOT_VAR1);
+   sm = fs_smooth_var1(&b, "gradoffset", 4);
    {
       nir_tex_instr *t = nir_tex_instr_create(b.shader, 4);
       t->op = nir_texop_txd;
