@@ -1599,27 +1599,28 @@ static bool peek(struct rjob *j, unsigned worker, uint64_t va, void *dst, size_t
 /* Job setup (r_fast_setup and what only it calls): once per job, so only in
  * the baseline copy (render_tile_avx2.c). */
 #ifndef R_TILE_AVX2_COPY
-/* Decodes a straight-line program (at most `max` instructions before END);
- * 0 if it is longer or does not decode. */
-static unsigned fast_decode(struct rjob *j, const struct rprog *p, struct vagx_instr *ins,
-                            unsigned max)
+/* Decodes a straight-line program of at most 64 instructions ending in
+ * END: the number of instructions before the END, or -1 if it is longer
+ * or does not decode. */
+static int fast_decode(struct rjob *j, const struct rprog *p, struct vagx_instr ins[64])
 {
    uint64_t words[64];
    size_t n = vagx_usc_program_words(p->prog);
    if (n > 64)
       n = 64;
    if (!n || !peek(j, j->env->nworkers, p->desc.code_va, words, n * 8))
-      return 0;
-   unsigned k = 0;
-   for (size_t w = 0; w < n && k < max;) {
+      return -1;
+   int k = 0;
+   for (size_t w = 0; w < n && k < 64;) {
       int len = vagx_decode(&words[w], n - w, &ins[k]);
       if (len <= 0)
-         return 0;
+         return -1;
       w += (size_t)len;
-      if (ins[k++].op == VAGX_OP_END)
+      if (ins[k].op == VAGX_OP_END)
          return k;
+      k++;
    }
-   return 0;
+   return -1;
 }
 
 static bool plain_src(const struct vagx_src *s, enum vagx_file f)
@@ -1639,16 +1640,15 @@ static void bg_setup(struct rjob *j)
 {
    struct vagx_instr ins[64];
    const struct rprog *p = &j->bg;
-   const unsigned n = fast_decode(j, p, ins, 64), gprs = p->desc.gpr_count;
+   const int n = fast_decode(j, p, ins);
+   const unsigned gprs = p->desc.gpr_count;
    uint32_t val[VAGX_MAX_GPRS];
    bool known[VAGX_MAX_GPRS] = {false};
    uint32_t covered = 0;        /* bit rt * 4 + s */
-   if (!n)
+   if (n < 0)
       return;
-   for (unsigned i = 0; i < n; i++) {
+   for (int i = 0; i < n; i++) {
       const struct vagx_instr *I = &ins[i];
-      if (I->op == VAGX_OP_END)
-         break;
       if (I->op == VAGX_OP_MOV && plain_dst(I, gprs, 1) && plain_src(&I->src[0], VAGX_FILE_U)) {
          const unsigned u = I->src[0].idx;
          val[I->dst] = u < p->desc.uniform_count ? p->uniforms[u] : 0;
@@ -1735,15 +1735,14 @@ static void eot_setup(struct rjob *j)
    enum { UNK = 0, PX, PY, TILE };
    struct vagx_instr ins[64];
    const struct rprog *p = &j->eot;
-   const unsigned n = fast_decode(j, p, ins, 64), gprs = p->desc.gpr_count;
+   const int n = fast_decode(j, p, ins);
+   const unsigned gprs = p->desc.gpr_count;
    uint8_t kind[VAGX_MAX_GPRS] = {0};
    uint16_t what[VAGX_MAX_GPRS]; /* TILE: rt << 8 | s << 4 | component */
-   if (!n)
+   if (n < 0)
       return;
-   for (unsigned i = 0; i < n; i++) {
+   for (int i = 0; i < n; i++) {
       const struct vagx_instr *I = &ins[i];
-      if (I->op == VAGX_OP_END)
-         break;
       if (I->op == VAGX_OP_MOV && plain_dst(I, gprs, 1) && plain_src(&I->src[0], VAGX_FILE_SR) &&
           (I->src[0].idx == VAGX_SR_PIX_X || I->src[0].idx == VAGX_SR_PIX_Y)) {
          kind[I->dst] = I->src[0].idx == VAGX_SR_PIX_X ? PX : PY;
