@@ -1159,6 +1159,85 @@ static void lanes_spans(struct rtexctx *c, struct rdesc_tex *e, struct rtex_lane
    a->span2 = &e->span[1];
 }
 
+/* The lane path's view of v's base level (layer 0): its addressing and
+ * the last translations while no safepoint intervened, from the
+ * descriptor cache when v has an entry there (else in v and *span2), the
+ * size, format and swizzle; the caller sets the sampling fields. */
+static void lanes_base(struct rtexctx *c, struct tview *v, struct rtex_lanes *a,
+                       struct rspan *span2)
+{
+   const unsigned base = v->t.base_level;
+   const int w = (int)v->l->level[base].width_px, h = (int)v->l->level[base].height_px;
+   struct rdesc_tex *e = v->dc;
+   memset(a, 0, sizeof(*a));
+   a->j = c->j;
+   a->worker = c->worker;
+   a->va = v->va;
+   a->width = w;
+   a->height = h;
+   a->swap_rb = v->swap_rb;
+   a->swizzle[0] = v->t.swizzle_r;
+   a->swizzle[1] = v->t.swizzle_g;
+   a->swizzle[2] = v->t.swizzle_b;
+   a->swizzle[3] = v->t.swizzle_a;
+   if (e) {
+      if (e->base_fit < 0) {
+         r_addr_init(&e->base_addr, v->l, base, 0);
+         e->base_fit = r_tex2d_lanes_fit(&e->base_addr, w, h);
+      }
+      lanes_spans(c, e, a);
+      a->addr = &e->base_addr;
+      a->fit = (enum r_lanes_fit)e->base_fit;
+   } else {
+      r_span_reset(span2);
+      r_addr_init(&v->addr, v->l, base, 0);
+      v->addr_level = base;
+      v->addr_layer = 0;
+      a->span = &v->span;
+      a->span2 = span2;
+      a->addr = &v->addr;
+      a->fit = r_tex2d_lanes_fit(&v->addr, w, h);
+   }
+}
+
+/* texelFetch of level 0 of an RGBA8/BGRA8 2D texture (the background
+ * program's load of a render target, every lane at its own pixel) by the
+ * lane path: with every active lane inside the base level at LOD 0, the
+ * texel at (x, y) is what NEAREST sampling returns at the unnormalized
+ * centre (x + 0.5, y + 0.5) (exact in float below 2^23, inside the level
+ * so no wrap applies).  Returns -1 when a lane is outside or at another
+ * LOD (r_tex_exec's generic loop returns zero texels or other levels). */
+static int tex2d_fetch_lanes(struct rtexctx *c, struct vagx_usc_gfx_call *call, struct tview *v,
+                             unsigned r0)
+{
+   const unsigned base = v->t.base_level;
+   if (base > v->t.max_level || base >= v->l->levels_alloc || v->l->layers == 0 ||
+       v->t.dimension != VAGX_DIMENSION_2D || v->l->sample_count_sa != 1)
+      return -1;
+   const uint32_t w = v->l->level[base].width_px, h = v->l->level[base].height_px;
+   uint32_t u[32], t[32], out_of = 0;
+   for (unsigned l = 0; l < 32; l++) {
+      const uint32_t x = call->regs[r0][l], y = call->regs[r0 + 1][l];
+      out_of |= (call->exec >> l & 1) & (uint32_t)(x >= w || y >= h || call->src[1][l] != 0);
+      u[l] = r_u((float)(x & 0xffffff) + 0.5f);
+      t[l] = r_u((float)(y & 0xffffff) + 0.5f);
+   }
+   if (out_of || w > 1u << 23 || h > 1u << 23)
+      return -1;
+   struct rtex_lanes a;
+   struct rspan span2;
+   lanes_base(c, v, &a, &span2);
+   if (a.fit == R_LANES_NONE)
+      return -1;
+   a.wrap_s = a.wrap_t = VAGX_WRAP_CLAMP_TO_EDGE;
+   a.unnormalized = true;
+   a.exec = call->exec;
+   a.u = u;
+   a.t = t;
+   a.out = call->out;
+   return r_tex2d_unorm8_lanes(&a) ? VAGX_USC_OK : VAGX_USC_FAULT;
+}
+
 /* A 2D AUTO sample of the texture and sampler pair whose lane path
  * r_tex_exec took before in this job (rdesc_tex.lanes_ok): the same
  * parameters from the descriptor cache, without unpacking or testing
@@ -1222,6 +1301,13 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
       v.fast = v.unorm8 = false;
       v.null_page = c->j->env->mem->null_page;
    }
+   const unsigned r0 = I->src[0].idx;
+   if (mode == VAGX_TEXMODE_FETCH && dim == VAGX_DIM__2D && !array && v.unorm8 &&
+       r0 + 2 <= pd->gpr_count) {
+      const int fetched = tex2d_fetch_lanes(c, call, &v, r0);
+      if (fetched >= 0)
+         return (enum vagx_usc_status)fetched;
+   }
    struct vagx_sampler s;
    memset(&s, 0, sizeof(s));
    s.wrap_s = s.wrap_t = s.wrap_r = VAGX_WRAP_CLAMP_TO_EDGE;
@@ -1236,7 +1322,6 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
    if (seamless)
       s.wrap_s = s.wrap_t = VAGX_WRAP_CLAMP_TO_EDGE;
    const unsigned nc = coord_count(dim, array);
-   const unsigned r0 = I->src[0].idx;
    if (r0 + nc > pd->gpr_count || (mode == VAGX_TEXMODE_GRAD && I->src[1].idx + 2 * nc > pd->gpr_count))
       return VAGX_USC_ILLEGAL_INSTRUCTION;
    const bool integer = vagx_format_is_integer(v.t.format) ||
@@ -1264,48 +1349,29 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
       const bool lin = s.min_filter == VAGX_FILTER_LINEAR;
       if (s.wrap_s != VAGX_WRAP_CLAMP_TO_BORDER && s.wrap_t != VAGX_WRAP_CLAMP_TO_BORDER &&
           base < v.l->levels_alloc && v.l->layers > 0) {
-         const int w = (int)v.l->level[base].width_px, h = (int)v.l->level[base].height_px;
-         /* the base level's addressing, and the last translation while no
-          * safepoint intervened, from the descriptor cache */
+         struct rtex_lanes a;
+         struct rspan span2;
+         lanes_base(c, &v, &a, &span2);
          struct rdesc_tex *e = v.dc;
-         struct rspan span2, *span = &v.span, *spanb = &span2;
-         const struct raddr *addr = &v.addr;
-         enum r_lanes_fit fit;
          if (e) {
-            if (e->base_fit < 0) {
-               r_addr_init(&e->base_addr, v.l, base, 0);
-               e->base_fit = r_tex2d_lanes_fit(&e->base_addr, w, h);
-            }
-            struct rtex_lanes sp;
-            lanes_spans(c, e, &sp);
-            span = sp.span;
-            spanb = sp.span2;
-            addr = &e->base_addr;
-            fit = (enum r_lanes_fit)e->base_fit;
             /* the next tex of this pair goes straight to the lanes
              * (tex2d_lanes_again) */
-            e->lanes_ok = fit != R_LANES_NONE;
+            e->lanes_ok = a.fit != R_LANES_NONE;
             e->lanes_smp = pd->sampler_va + si * 32ull;
             e->lanes_linear = lin;
             e->lanes_unnormalized = s.unnormalized;
             e->lanes_wrap_s = (uint8_t)s.wrap_s;
             e->lanes_wrap_t = (uint8_t)s.wrap_t;
-         } else {
-            r_span_reset(&span2);
-            r_addr_init(&v.addr, v.l, base, 0);
-            v.addr_level = base;
-            v.addr_layer = 0;
-            fit = r_tex2d_lanes_fit(&v.addr, w, h);
          }
-         const struct rtex_lanes a = {
-            .j = c->j, .worker = c->worker, .span = span, .span2 = spanb, .addr = addr, .va = v.va,
-            .width = w, .height = h,
-            .wrap_s = s.wrap_s, .wrap_t = s.wrap_t, .unnormalized = s.unnormalized, .linear = lin,
-            .swap_rb = v.swap_rb,
-            .swizzle = {v.t.swizzle_r, v.t.swizzle_g, v.t.swizzle_b, v.t.swizzle_a},
-            .fit = fit, .exec = call->exec, .u = call->regs[r0], .t = call->regs[r0 + 1], .out = call->out,
-         };
-         if (fit != R_LANES_NONE)
+         a.wrap_s = s.wrap_s;
+         a.wrap_t = s.wrap_t;
+         a.unnormalized = s.unnormalized;
+         a.linear = lin;
+         a.exec = call->exec;
+         a.u = call->regs[r0];
+         a.t = call->regs[r0 + 1];
+         a.out = call->out;
+         if (a.fit != R_LANES_NONE)
             return r_tex2d_unorm8_lanes(&a) ? VAGX_USC_OK : VAGX_USC_FAULT;
       }
       for (unsigned l = 0; l < 32; l++) {

@@ -114,6 +114,7 @@ void test_tex_fast_sampling(void);
 void test_tex_fast_bits(void);
 void test_tex_fast_floor(void);
 void test_tex_fast_inactive(void);
+void test_tex_fast_fetch(void);
 void test_st_tile_rgba8_round(void);
 void test_tex_filter8_bits(void);
 void test_tex_sparse(void);

@@ -815,6 +815,7 @@ int main(void)
       {"tex_fast_bits", test_tex_fast_bits},
       {"tex_fast_floor", test_tex_fast_floor},
       {"tex_fast_inactive", test_tex_fast_inactive},
+      {"tex_fast_fetch", test_tex_fast_fetch},
       {"st_tile_rgba8_round", test_st_tile_rgba8_round},
       {"tex_filter8_bits", test_tex_filter8_bits},
       {"tex_sparse", test_tex_sparse},
