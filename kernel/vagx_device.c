@@ -251,6 +251,12 @@ int vagx_device_tlb_invalidate_all(struct vagx_device *vdev)
 	return vagx_tlb_invalidate(vdev, 0, 0, 0, true);
 }
 
+/* The display's events, of every head (vagx_kms.c). */
+#define VAGX_INT_DISPLAY (VAGX_INT_VBLANK__MASK | VAGX_INT_SCANOUT_FAULT__MASK | \
+			  VAGX_INT_WRITEBACK__MASK | VAGX_INT_HEAD1_VBLANK__MASK | \
+			  VAGX_INT_HEAD1_SCANOUT_FAULT__MASK | \
+			  VAGX_INT_HEAD1_WRITEBACK__MASK | VAGX_INT_HOTPLUG__MASK)
+
 static irqreturn_t vagx_irq_handler(int irq, void *data)
 {
 	struct vagx_device *vdev = data;
@@ -268,8 +274,7 @@ static irqreturn_t vagx_irq_handler(int irq, void *data)
 	if (pending & VAGX_INT_MMU_FAULT__MASK)
 		vagx_mmu_fault_irq(vdev);
 
-	if (pending & (VAGX_INT_VBLANK__MASK | VAGX_INT_SCANOUT_FAULT__MASK |
-		       VAGX_INT_WRITEBACK__MASK))
+	if (pending & VAGX_INT_DISPLAY)
 		vagx_kms_irq(vdev, pending);
 
 	for (q = 0; q < vdev->num_rings; q++) {
@@ -499,6 +504,7 @@ void vagx_device_fini(struct vagx_device *vdev)
  */
 void vagx_device_reset_prepare(struct vagx_device *vdev)
 {
+	u32 wb;
 	int i;
 
 	vagx_kms_reset_prepare(vdev);
@@ -508,9 +514,11 @@ void vagx_device_reset_prepare(struct vagx_device *vdev)
 	for (i = 0; i < vdev->nvec; i++)
 		synchronize_irq(pci_irq_vector(vdev->pdev, i));
 	/* A writeback that ended before the mask keeps its result. */
-	if (vagx_read(vdev, VAGX_REG_INT_STATUS) & VAGX_INT_WRITEBACK__MASK) {
-		vagx_write(vdev, VAGX_REG_INT_STATUS, VAGX_INT_WRITEBACK__MASK);
-		vagx_kms_irq(vdev, VAGX_INT_WRITEBACK__MASK);
+	wb = vagx_read(vdev, VAGX_REG_INT_STATUS) &
+	     (VAGX_INT_WRITEBACK__MASK | VAGX_INT_HEAD1_WRITEBACK__MASK);
+	if (wb) {
+		vagx_write(vdev, VAGX_REG_INT_STATUS, wb);
+		vagx_kms_irq(vdev, wb);
 	}
 }
 

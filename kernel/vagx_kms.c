@@ -4,11 +4,15 @@
 /*
  * Display: atomic KMS on the scanout engine (docs/display.md).
  *
- * One CRTC, a primary, VAGX_SCANOUT_OVERLAYS overlay and a cursor plane, one
- * encoder and one always-connected virtual connector drive the single
- * scanout head (and a writeback connector, vagx_writeback.c, writes what it
- * shows into memory); the device composes the overlay layers (plane alpha,
- * z-order) and the cursor layer over the framebuffer and, on request,
+ * Every scanout head the device has (CONFIG.NUM_SCANOUTS: one before
+ * contract 1.9, two since) is a struct vagx_kms_head: a CRTC, a primary,
+ * VAGX_SCANOUT_OVERLAYS overlay and a cursor plane, an encoder and a virtual
+ * connector whose status is the head's SCANOUT_STATUS.CONNECTED (a writeback
+ * connector, vagx_writeback.c, writes what the head shows into memory). The
+ * heads are alike: the same code drives each through its register block
+ * (head h's SCANOUT_* at the head-0 offset + h * SCANOUT_HEAD_STRIDE) and its
+ * interrupt bits. The device composes each head's overlay layers (plane
+ * alpha, z-order) and cursor layer over its framebuffer and, on request,
  * computes a CRC of every composed frame (the CRTC's "auto" CRC source).
  * The engine reads the framebuffers through the device MMU, so every
  * framebuffer is mapped into a kernel-owned VM (vagx_vm_create_kernel(): an
@@ -20,10 +24,17 @@
  * next vblank (immediately while the head is disabled). The flip completes
  * on the first VBLANK interrupt at which PENDING reads 0; that is when the
  * page-flip event is sent.
+ *
+ * Hotplug (1.9): INT HOTPLUG says some head's CONNECTED changed; a work item
+ * runs drm_helper_hpd_irq_event(), which re-detects the connectors and sends
+ * the uevent. A disconnected head stays as its last commit left it until
+ * user space (or the fbdev client) disables it, as with any DRM connector.
  */
 
 #include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
 #include <linux/math64.h>
+#include <linux/pci.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -91,14 +102,58 @@ struct vagx_kms_regs {
 	u64 enable_ts;
 };
 
-struct vagx_kms {
-	struct vagx_device *vdev;
-	struct drm_plane primary;
-	struct drm_plane cursor;
-	struct drm_plane overlay[VAGX_SCANOUT_OVERLAYS];
+/* A plane of one head. */
+struct vagx_plane {
+	struct drm_plane base;
+	struct vagx_kms_head *head;
+};
+
+/* The INT bits of a head's events (head 0's are those of 1.0-1.8). */
+struct vagx_kms_head_ints {
+	u32 vblank;
+	u32 fault;
+	u32 writeback;
+};
+
+static const struct vagx_kms_head_ints vagx_kms_head_ints[] = {
+	{ VAGX_INT_VBLANK__MASK, VAGX_INT_SCANOUT_FAULT__MASK,
+	  VAGX_INT_WRITEBACK__MASK },
+	{ VAGX_INT_HEAD1_VBLANK__MASK, VAGX_INT_HEAD1_SCANOUT_FAULT__MASK,
+	  VAGX_INT_HEAD1_WRITEBACK__MASK },
+};
+
+static_assert(ARRAY_SIZE(vagx_kms_head_ints) == VAGX_SCANOUT_MAX_HEADS);
+
+/* One scanout head: its KMS objects and the state of its registers. */
+struct vagx_kms_head {
+	struct vagx_kms *kms;
+	/** @index: Head number, also the CRTC's index. */
+	unsigned int index;
+	/** @ints: The head's INT bits. */
+	const struct vagx_kms_head_ints *ints;
+	struct vagx_plane primary;
+	struct vagx_plane cursor;
+	struct vagx_plane overlay[VAGX_SCANOUT_OVERLAYS];
 	struct drm_crtc crtc;
 	struct drm_encoder encoder;
 	struct drm_connector connector;
+	/** @crc_count: SCANOUT_CRC_COUNT of the last reported CRC (irq). */
+	u32 crc_count;
+	/** @event: Flip completion pending on PENDING == 0 (event_lock). */
+	struct drm_pending_vblank_event *event;
+	/** @regs: Last programmed state (kms->irq_lock). */
+	struct vagx_kms_regs regs;
+	/** @wb: The writeback connector (FEATURES.WRITEBACK), or NULL. */
+	struct vagx_wb *wb;
+	/** @reset_vblank_off: A PCI reset turned the CRTC's vblanks off. */
+	bool reset_vblank_off;
+};
+
+struct vagx_kms {
+	struct vagx_device *vdev;
+	/** @heads: CONFIG.NUM_SCANOUTS, at most VAGX_SCANOUT_MAX_HEADS. */
+	unsigned int num_heads;
+	struct vagx_kms_head head[VAGX_SCANOUT_MAX_HEADS];
 	/** @refresh_mhz: SCANOUT_REFRESH. */
 	u32 refresh_mhz;
 	u32 max_width;
@@ -108,13 +163,13 @@ struct vagx_kms {
 	struct mutex vm_lock;
 	/** @mm: Where framebuffers are mapped in @vm. */
 	struct drm_mm mm;
-	/** @vm: The scanout's kernel VM (vagx_vm.c). */
+	/** @vm: The scanout's kernel VM (vagx_vm.c), shared by the heads. */
 	struct vagx_vm *vm;
 
 	/**
-	 * @irq_lock: Serialises @regs, the latched SCANOUT_VBLANK_TS and
-	 * TIMESTAMP reads, and (1.0 devices only) read-modify-writes of
-	 * INT_ENABLE.
+	 * @irq_lock: Serialises every head's @regs, the latched
+	 * SCANOUT_VBLANK_TS and TIMESTAMP reads, and (1.0 devices only)
+	 * read-modify-writes of INT_ENABLE.
 	 */
 	spinlock_t irq_lock;
 	/**
@@ -122,26 +177,20 @@ struct vagx_kms {
 	 * global reset that leaves the scanout running.
 	 */
 	bool hw_v11;
+	/** @has_hotplug: Contract 1.9: SCANOUT_STATUS.CONNECTED, INT HOTPLUG. */
+	bool has_hotplug;
 	/** @has_cursor: FEATURES.CURSOR: the cursor layer exists. */
 	bool has_cursor;
 	/** @has_overlay: FEATURES.OVERLAY: the overlay layers exist (1.6). */
 	bool has_overlay;
 	/** @has_crc: FEATURES.SCANOUT_CRC: the frame CRC exists. */
 	bool has_crc;
-	/** @crc_count: SCANOUT_CRC_COUNT of the last reported CRC (irq). */
-	u32 crc_count;
-	/** @event: Flip completion pending on PENDING == 0 (event_lock). */
-	struct drm_pending_vblank_event *event;
-	/** @regs: Last programmed state (irq_lock). */
-	struct vagx_kms_regs regs;
-	/** @faults: SCANOUT_FAULT interrupts seen. */
+	/** @faults: SCANOUT_FAULT interrupts seen, of every head. */
 	atomic_t faults;
-	/** @wb: The writeback connector (FEATURES.WRITEBACK), or NULL. */
-	struct vagx_wb *wb;
+	/** @hotplug_work: Re-detects the connectors after INT HOTPLUG. */
+	struct work_struct hotplug_work;
 	/** @reset_ctx: Modeset locks held across a PCI reset. */
 	struct drm_modeset_acquire_ctx reset_ctx;
-	/** @reset_vblank_off: A PCI reset turned the CRTC's vblanks off. */
-	bool reset_vblank_off;
 };
 
 struct vagx_fb {
@@ -186,6 +235,38 @@ static inline struct vagx_kms *to_vagx_kms(struct drm_device *drm)
 static inline struct vagx_fb *to_vagx_fb(struct drm_framebuffer *fb)
 {
 	return container_of(fb, struct vagx_fb, base);
+}
+
+static inline struct vagx_kms_head *crtc_to_head(struct drm_crtc *crtc)
+{
+	return container_of(crtc, struct vagx_kms_head, crtc);
+}
+
+static inline struct vagx_kms_head *plane_to_head(struct drm_plane *plane)
+{
+	return container_of(plane, struct vagx_plane, base)->head;
+}
+
+static inline struct vagx_kms_head *
+connector_to_head(struct drm_connector *connector)
+{
+	return container_of(connector, struct vagx_kms_head, connector);
+}
+
+/* Head h's copy of the SCANOUT_* register at head-0 offset @reg. */
+static inline u32 vagx_head_reg(const struct vagx_kms_head *head, u32 reg)
+{
+	return reg + head->index * VAGX_SCANOUT_HEAD_STRIDE;
+}
+
+static inline u32 vagx_head_read(struct vagx_kms_head *head, u32 reg)
+{
+	return vagx_read(head->kms->vdev, vagx_head_reg(head, reg));
+}
+
+static inline void vagx_head_write(struct vagx_kms_head *head, u32 reg, u32 v)
+{
+	vagx_write(head->kms->vdev, vagx_head_reg(head, reg), v);
 }
 
 /**
@@ -355,50 +436,52 @@ int vagx_kms_dumb_create(struct drm_file *file, struct drm_device *drm,
 
 /* ---- Hardware programming --------------------------------------------- */
 
-static void vagx_kms_write_overlay_regs(struct vagx_kms *kms)
+static void vagx_kms_write_overlay_regs(struct vagx_kms_head *head)
 {
-	struct vagx_device *vdev = kms->vdev;
 	unsigned int i;
 
 	for (i = 0; i < VAGX_SCANOUT_OVERLAYS; i++) {
-		const struct vagx_kms_overlay_regs *o = &kms->regs.overlay[i];
+		const struct vagx_kms_overlay_regs *o = &head->regs.overlay[i];
 
-		vagx_write(vdev, VAGX_REG_SCANOUT_OVERLAY_POS(i), o->pos);
-		vagx_write(vdev, VAGX_REG_SCANOUT_OVERLAY_SIZE(i), o->size);
-		vagx_write(vdev, VAGX_REG_SCANOUT_OVERLAY_PITCH(i), o->pitch);
-		vagx_write(vdev, VAGX_REG_SCANOUT_OVERLAY_VA_LO(i),
-			   lower_32_bits(o->va));
-		vagx_write(vdev, VAGX_REG_SCANOUT_OVERLAY_VA_HI(i),
-			   upper_32_bits(o->va));
-		vagx_write(vdev, VAGX_REG_SCANOUT_OVERLAY_CONTROL(i), o->control);
+		vagx_head_write(head, VAGX_REG_SCANOUT_OVERLAY_POS(i), o->pos);
+		vagx_head_write(head, VAGX_REG_SCANOUT_OVERLAY_SIZE(i), o->size);
+		vagx_head_write(head, VAGX_REG_SCANOUT_OVERLAY_PITCH(i),
+				o->pitch);
+		vagx_head_write(head, VAGX_REG_SCANOUT_OVERLAY_VA_LO(i),
+				lower_32_bits(o->va));
+		vagx_head_write(head, VAGX_REG_SCANOUT_OVERLAY_VA_HI(i),
+				upper_32_bits(o->va));
+		vagx_head_write(head, VAGX_REG_SCANOUT_OVERLAY_CONTROL(i),
+				o->control);
 	}
 }
 
-static void vagx_kms_write_regs(struct vagx_kms *kms)
+static void vagx_kms_write_regs(struct vagx_kms_head *head)
 {
-	struct vagx_device *vdev = kms->vdev;
+	struct vagx_kms *kms = head->kms;
+	const struct vagx_kms_regs *r = &head->regs;
 	u64 root = vagx_vm_root_dma(kms->vm);
 
-	vagx_write(vdev, VAGX_REG_SCANOUT_FORMAT, kms->regs.format);
-	vagx_write(vdev, VAGX_REG_SCANOUT_SIZE, kms->regs.size);
-	vagx_write(vdev, VAGX_REG_SCANOUT_PITCH, kms->regs.pitch);
-	vagx_write(vdev, VAGX_REG_SCANOUT_FB_VA_LO, lower_32_bits(kms->regs.va));
-	vagx_write(vdev, VAGX_REG_SCANOUT_FB_VA_HI, upper_32_bits(kms->regs.va));
-	vagx_write(vdev, VAGX_REG_SCANOUT_ROOT_LO, lower_32_bits(root));
-	vagx_write(vdev, VAGX_REG_SCANOUT_ROOT_HI, upper_32_bits(root));
+	vagx_head_write(head, VAGX_REG_SCANOUT_FORMAT, r->format);
+	vagx_head_write(head, VAGX_REG_SCANOUT_SIZE, r->size);
+	vagx_head_write(head, VAGX_REG_SCANOUT_PITCH, r->pitch);
+	vagx_head_write(head, VAGX_REG_SCANOUT_FB_VA_LO, lower_32_bits(r->va));
+	vagx_head_write(head, VAGX_REG_SCANOUT_FB_VA_HI, upper_32_bits(r->va));
+	vagx_head_write(head, VAGX_REG_SCANOUT_ROOT_LO, lower_32_bits(root));
+	vagx_head_write(head, VAGX_REG_SCANOUT_ROOT_HI, upper_32_bits(root));
 	if (kms->has_overlay)
-		vagx_kms_write_overlay_regs(kms);
+		vagx_kms_write_overlay_regs(head);
 	if (!kms->has_cursor)
 		return;
-	vagx_write(vdev, VAGX_REG_SCANOUT_CURSOR_POS, kms->regs.cursor_pos);
-	vagx_write(vdev, VAGX_REG_SCANOUT_CURSOR_SIZE, kms->regs.cursor_size);
-	vagx_write(vdev, VAGX_REG_SCANOUT_CURSOR_PITCH, kms->regs.cursor_pitch);
-	vagx_write(vdev, VAGX_REG_SCANOUT_CURSOR_VA_LO,
-		   lower_32_bits(kms->regs.cursor_va));
-	vagx_write(vdev, VAGX_REG_SCANOUT_CURSOR_VA_HI,
-		   upper_32_bits(kms->regs.cursor_va));
-	vagx_write(vdev, VAGX_REG_SCANOUT_CURSOR_CONTROL,
-		   kms->regs.cursor_control);
+	vagx_head_write(head, VAGX_REG_SCANOUT_CURSOR_POS, r->cursor_pos);
+	vagx_head_write(head, VAGX_REG_SCANOUT_CURSOR_SIZE, r->cursor_size);
+	vagx_head_write(head, VAGX_REG_SCANOUT_CURSOR_PITCH, r->cursor_pitch);
+	vagx_head_write(head, VAGX_REG_SCANOUT_CURSOR_VA_LO,
+			lower_32_bits(r->cursor_va));
+	vagx_head_write(head, VAGX_REG_SCANOUT_CURSOR_VA_HI,
+			upper_32_bits(r->cursor_va));
+	vagx_head_write(head, VAGX_REG_SCANOUT_CURSOR_CONTROL,
+			r->cursor_control);
 }
 
 static void vagx_kms_int_enable(struct vagx_kms *kms, u32 bits, bool on)
@@ -420,6 +503,46 @@ static void vagx_kms_int_enable(struct vagx_kms *kms, u32 bits, bool on)
 	spin_unlock_irqrestore(&kms->irq_lock, flags);
 }
 
+/*
+ * The INT bits the driver keeps enabled whatever the vblanks do: every
+ * head's SCANOUT_FAULT, its WRITEBACK if it has a writeback connector, and
+ * HOTPLUG on a 1.9 device.
+ */
+static u32 vagx_kms_int_always(struct vagx_kms *kms)
+{
+	u32 bits = kms->has_hotplug ? VAGX_INT_HOTPLUG__MASK : 0;
+	unsigned int h;
+
+	for (h = 0; h < kms->num_heads; h++) {
+		bits |= kms->head[h].ints->fault;
+		if (kms->head[h].wb)
+			bits |= kms->head[h].ints->writeback;
+	}
+	return bits;
+}
+
+/* One head's part of vagx_kms_hw_restore(); kms->irq_lock held. */
+static void vagx_kms_head_restore(struct vagx_kms_head *head)
+{
+	struct vagx_kms *kms = head->kms;
+
+	if (kms->has_crc) {
+		head->crc_count = vagx_head_read(head,
+						 VAGX_REG_SCANOUT_CRC_COUNT);
+		vagx_head_write(head, VAGX_REG_SCANOUT_CRC_CONTROL,
+				VAGX_SCANOUT_CRC_CONTROL_ENABLE(head->regs.crc));
+	}
+	if (!head->regs.enabled)
+		return;
+	/* Frames (and SCANOUT_VBLANK_TS) start again from here. */
+	head->regs.enable_ts = vagx_device_timestamp(kms->vdev);
+	vagx_kms_write_regs(head);
+	vagx_head_write(head, VAGX_REG_SCANOUT_COMMIT,
+			VAGX_SCANOUT_COMMIT_PENDING(1));
+	vagx_head_write(head, VAGX_REG_SCANOUT_CONTROL,
+			VAGX_SCANOUT_CONTROL_ENABLE(1));
+}
+
 /**
  * vagx_kms_hw_restore() - Reprogram the scanout after a global reset
  * @vdev: Device.
@@ -427,51 +550,42 @@ static void vagx_kms_int_enable(struct vagx_kms *kms, u32 bits, bool on)
  * A 1.1 device's global RESET.START leaves the scanout running (display
  * reset domain, docs/hw/registers.md); a 1.0 device's disables it, and a
  * PCI reset resets it on both. Call this after such a reset (and after
- * INT_ENABLE was rewritten) to show the current framebuffer again. The
- * vblank counter restarts at 0 after a reset that touched the scanout.
+ * INT_ENABLE was rewritten) to show every head's current framebuffer
+ * again. The vblank counters restart at 0 after a reset that touched the
+ * scanout.
  */
 void vagx_kms_hw_restore(struct vagx_device *vdev)
 {
 	struct vagx_kms *kms = vdev->kms;
-	struct drm_vblank_crtc *vblank;
-	u32 bits = VAGX_INT_SCANOUT_FAULT__MASK;
+	u32 bits;
 	unsigned long flags;
+	unsigned int h;
 
 	if (!kms)
 		return;
-	if (kms->wb)
-		bits |= VAGX_INT_WRITEBACK__MASK;
-	vblank = drm_crtc_vblank_crtc(&kms->crtc);
-	if (READ_ONCE(vblank->enabled))
-		bits |= VAGX_INT_VBLANK__MASK;
+	bits = vagx_kms_int_always(kms);
+	for (h = 0; h < kms->num_heads; h++) {
+		struct drm_vblank_crtc *vblank =
+			drm_crtc_vblank_crtc(&kms->head[h].crtc);
+
+		if (READ_ONCE(vblank->enabled))
+			bits |= kms->head[h].ints->vblank;
+	}
 	vagx_kms_int_enable(kms, bits, true);
 
 	spin_lock_irqsave(&kms->irq_lock, flags);
-	if (kms->has_crc) {
-		kms->crc_count = vagx_read(vdev, VAGX_REG_SCANOUT_CRC_COUNT);
-		vagx_write(vdev, VAGX_REG_SCANOUT_CRC_CONTROL,
-			   VAGX_SCANOUT_CRC_CONTROL_ENABLE(kms->regs.crc));
-	}
-	if (kms->regs.enabled) {
-		/* Frames (and SCANOUT_VBLANK_TS) start again from here. */
-		kms->regs.enable_ts = vagx_device_timestamp(vdev);
-		vagx_kms_write_regs(kms);
-		vagx_write(vdev, VAGX_REG_SCANOUT_COMMIT,
-			   VAGX_SCANOUT_COMMIT_PENDING(1));
-		vagx_write(vdev, VAGX_REG_SCANOUT_CONTROL,
-			   VAGX_SCANOUT_CONTROL_ENABLE(1));
-	}
+	for (h = 0; h < kms->num_heads; h++)
+		vagx_kms_head_restore(&kms->head[h]);
 	spin_unlock_irqrestore(&kms->irq_lock, flags);
 }
 
 /*
  * Wait until the CRTC's last commit has programmed the hardware (hw_done):
- * its tail writes no register after that, and @regs is its state. Bounded
- * as the atomic helpers' own waits are.
+ * its tail writes no register after that, and the head's regs are its
+ * state. Bounded as the atomic helpers' own waits are.
  */
-static void vagx_kms_wait_hw_done(struct vagx_kms *kms)
+static void vagx_kms_wait_hw_done(struct drm_crtc *crtc)
 {
-	struct drm_crtc *crtc = &kms->crtc;
 	struct drm_crtc_commit *commit;
 
 	spin_lock(&crtc->commit_lock);
@@ -492,14 +606,15 @@ static void vagx_kms_wait_hw_done(struct vagx_kms *kms)
  * @vdev: Device.
  *
  * Takes every modeset lock (no commit starts until vagx_kms_reset_done()),
- * waits for the last commit to reach the hardware, and turns the CRTC's
- * vblanks off while the counter still answers, so that DRM's count does
- * not jump when the reset restarts SCANOUT_VBLANK_COUNT at 0. A flip
- * waiting for its vblank completes after the reset.
+ * waits for each CRTC's last commit to reach the hardware, and turns the
+ * active CRTCs' vblanks off while the counters still answer, so that DRM's
+ * counts do not jump when the reset restarts SCANOUT_VBLANK_COUNT at 0. A
+ * flip waiting for its vblank completes after the reset.
  */
 void vagx_kms_reset_prepare(struct vagx_device *vdev)
 {
 	struct vagx_kms *kms = vdev->kms;
+	unsigned int h;
 
 	if (!kms)
 		return;
@@ -507,65 +622,111 @@ void vagx_kms_reset_prepare(struct vagx_device *vdev)
 	while (drm_modeset_lock_all_ctx(&vdev->drm, &kms->reset_ctx) ==
 	       -EDEADLK)
 		drm_modeset_backoff(&kms->reset_ctx);
-	vagx_kms_wait_hw_done(kms);
-	kms->reset_vblank_off = kms->crtc.state->active;
-	if (kms->reset_vblank_off)
-		drm_crtc_vblank_off(&kms->crtc);
+	for (h = 0; h < kms->num_heads; h++) {
+		struct vagx_kms_head *head = &kms->head[h];
+
+		vagx_kms_wait_hw_done(&head->crtc);
+		head->reset_vblank_off = head->crtc.state->active;
+		if (head->reset_vblank_off)
+			drm_crtc_vblank_off(&head->crtc);
+	}
 }
 
 /**
  * vagx_kms_reset_done() - Show the current atomic state again after a reset
  * @vdev: Device, its interrupt mask restored.
  *
- * The reset dropped an armed writeback: its job ends with -ECANCELED.
+ * The reset dropped the armed writebacks: their jobs end with -ECANCELED.
  * vagx_kms_hw_restore() programs the scanout from the registers of the
- * committed state; the vblanks come back on with DRM's count continuing.
+ * committed state; the vblanks come back on with DRM's counts continuing.
  */
 void vagx_kms_reset_done(struct vagx_device *vdev)
 {
 	struct vagx_kms *kms = vdev->kms;
+	unsigned int h;
 
 	if (!kms)
 		return;
-	if (kms->wb)
-		vagx_wb_reset(kms->wb);
+	for (h = 0; h < kms->num_heads; h++)
+		if (kms->head[h].wb)
+			vagx_wb_reset(kms->head[h].wb);
 	vagx_kms_hw_restore(vdev);
-	if (kms->reset_vblank_off)
-		drm_crtc_vblank_on(&kms->crtc);
+	for (h = 0; h < kms->num_heads; h++)
+		if (kms->head[h].reset_vblank_off)
+			drm_crtc_vblank_on(&kms->head[h].crtc);
 	drm_modeset_drop_locks(&kms->reset_ctx);
 	drm_modeset_acquire_fini(&kms->reset_ctx);
+	/* A display plugged or unplugged while INT_ENABLE was 0. */
+	if (kms->has_hotplug)
+		schedule_work(&kms->hotplug_work);
 }
 
 /*
  * The device computed the CRC of the frame that started at the vblank
- * SCANOUT_CRC_COUNT before raising VBLANK; report it with DRM's count of
- * that vblank.
+ * SCANOUT_CRC_COUNT before raising the head's VBLANK; report it with DRM's
+ * count of that vblank.
  */
-static void vagx_kms_crc_irq(struct vagx_kms *kms)
+static void vagx_kms_crc_irq(struct vagx_kms_head *head)
 {
-	struct vagx_device *vdev = kms->vdev;
+	struct vagx_kms *kms = head->kms;
 	u32 count, value, now;
 
 	spin_lock(&kms->irq_lock);
-	if (!kms->regs.crc) {
+	if (!head->regs.crc) {
 		spin_unlock(&kms->irq_lock);
 		return;
 	}
 	do {
-		count = vagx_read(vdev, VAGX_REG_SCANOUT_CRC_COUNT);
-		value = vagx_read(vdev, VAGX_REG_SCANOUT_CRC_VALUE);
-	} while (count != vagx_read(vdev, VAGX_REG_SCANOUT_CRC_COUNT));
-	now = vagx_read(vdev, VAGX_REG_SCANOUT_VBLANK_COUNT);
-	if (count == kms->crc_count) {
+		count = vagx_head_read(head, VAGX_REG_SCANOUT_CRC_COUNT);
+		value = vagx_head_read(head, VAGX_REG_SCANOUT_CRC_VALUE);
+	} while (count != vagx_head_read(head, VAGX_REG_SCANOUT_CRC_COUNT));
+	now = vagx_head_read(head, VAGX_REG_SCANOUT_VBLANK_COUNT);
+	if (count == head->crc_count) {
 		spin_unlock(&kms->irq_lock);
 		return;
 	}
-	kms->crc_count = count;
+	head->crc_count = count;
 	spin_unlock(&kms->irq_lock);
 
-	drm_crtc_add_crc_entry(&kms->crtc, true,
-			       drm_crtc_vblank_count(&kms->crtc) - (now - count),
+	drm_crtc_add_crc_entry(&head->crtc, true,
+			       drm_crtc_vblank_count(&head->crtc) - (now - count),
 			       &value);
+}
+
+/* One head's events among @pending; hard-irq context. */
+static void vagx_kms_head_irq(struct vagx_kms_head *head, u32 pending)
+{
+	struct vagx_kms *kms = head->kms;
+	struct vagx_device *vdev = kms->vdev;
+	struct drm_crtc *crtc = &head->crtc;
+	bool put = false;
+
+	if (pending & head->ints->fault) {
+		atomic_inc(&kms->faults);
+		drm_dbg_kms(&vdev->drm, "head %u: scanout fault, SCANOUT_STATUS %#x\n",
+			    head->index,
+			    vagx_head_read(head, VAGX_REG_SCANOUT_STATUS));
+	}
+	/* Before the flip's event: the frame was written before VBLANK. */
+	if ((pending & head->ints->writeback) && head->wb)
+		vagx_wb_irq(head->wb);
+	if (!(pending & head->ints->vblank))
+		return;
+
+	drm_crtc_handle_vblank(crtc);
+	if (kms->has_crc)
+		vagx_kms_crc_irq(head);
+	spin_lock(&vdev->drm.event_lock);
+	if (head->event &&
+	    !VAGX_SCANOUT_COMMIT_PENDING_GET(vagx_head_read(head,
+							    VAGX_REG_SCANOUT_COMMIT))) {
+		drm_crtc_send_vblank_event(crtc, head->event);
+		head->event = NULL;
+		put = true;
+	}
+	spin_unlock(&vdev->drm.event_lock);
+	if (put)
+		drm_crtc_vblank_put(crtc);
 }
 
 /**
@@ -573,42 +734,20 @@ static void vagx_kms_crc_irq(struct vagx_kms *kms)
  * @vdev: Device.
  * @pending: INT_PENDING bits already acknowledged by the caller.
  *
- * Called in hard-irq context.
+ * Called in hard-irq context: each head's bits go to its CRTC, HOTPLUG to
+ * the hotplug work.
  */
 void vagx_kms_irq(struct vagx_device *vdev, u32 pending)
 {
 	struct vagx_kms *kms = vdev->kms;
-	struct drm_crtc *crtc;
-	bool put = false;
+	unsigned int h;
 
 	if (!kms)
 		return;
-	crtc = &kms->crtc;
-	if (pending & VAGX_INT_SCANOUT_FAULT__MASK) {
-		atomic_inc(&kms->faults);
-		drm_dbg_kms(&vdev->drm, "scanout fault, SCANOUT_STATUS %#x\n",
-			    vagx_read(vdev, VAGX_REG_SCANOUT_STATUS));
-	}
-	/* Before the flip's event: the frame was written before VBLANK. */
-	if ((pending & VAGX_INT_WRITEBACK__MASK) && kms->wb)
-		vagx_wb_irq(kms->wb);
-	if (!(pending & VAGX_INT_VBLANK__MASK))
-		return;
-
-	drm_crtc_handle_vblank(crtc);
-	if (kms->has_crc)
-		vagx_kms_crc_irq(kms);
-	spin_lock(&vdev->drm.event_lock);
-	if (kms->event &&
-	    !VAGX_SCANOUT_COMMIT_PENDING_GET(vagx_read(vdev,
-						       VAGX_REG_SCANOUT_COMMIT))) {
-		drm_crtc_send_vblank_event(crtc, kms->event);
-		kms->event = NULL;
-		put = true;
-	}
-	spin_unlock(&vdev->drm.event_lock);
-	if (put)
-		drm_crtc_vblank_put(crtc);
+	for (h = 0; h < kms->num_heads; h++)
+		vagx_kms_head_irq(&kms->head[h], pending);
+	if ((pending & VAGX_INT_HOTPLUG__MASK) && kms->has_hotplug)
+		schedule_work(&kms->hotplug_work);
 }
 
 /* ---- Plane ------------------------------------------------------------ */
@@ -736,7 +875,9 @@ static void vagx_plane_atomic_update(struct drm_plane *plane,
 {
 	struct drm_plane_state *new = drm_atomic_get_new_plane_state(state,
 								      plane);
-	struct vagx_kms *kms = to_vagx_kms(plane->dev);
+	struct vagx_kms_head *head = plane_to_head(plane);
+	struct vagx_plane *vplane = container_of(plane, struct vagx_plane,
+						 base);
 	unsigned long flags;
 	int idx;
 
@@ -744,16 +885,16 @@ static void vagx_plane_atomic_update(struct drm_plane *plane,
 		return;
 	if (!drm_dev_enter(plane->dev, &idx))
 		return;
-	spin_lock_irqsave(&kms->irq_lock, flags);
+	spin_lock_irqsave(&head->kms->irq_lock, flags);
 	if (plane->type == DRM_PLANE_TYPE_CURSOR)
-		vagx_plane_cursor_regs(&kms->regs, new);
+		vagx_plane_cursor_regs(&head->regs, new);
 	else if (plane->type == DRM_PLANE_TYPE_OVERLAY)
-		vagx_plane_overlay_regs(&kms->regs.overlay[plane - kms->overlay],
+		vagx_plane_overlay_regs(&head->regs.overlay[vplane - head->overlay],
 					new);
 	else
-		vagx_plane_primary_regs(&kms->regs, new);
-	vagx_kms_write_regs(kms);
-	spin_unlock_irqrestore(&kms->irq_lock, flags);
+		vagx_plane_primary_regs(&head->regs, new);
+	vagx_kms_write_regs(head);
+	spin_unlock_irqrestore(&head->kms->irq_lock, flags);
 	drm_dev_exit(idx);
 }
 
@@ -864,8 +1005,7 @@ static int vagx_crtc_atomic_check(struct drm_crtc *crtc,
 static void vagx_crtc_atomic_flush(struct drm_crtc *crtc,
 				   struct drm_atomic_state *state)
 {
-	struct vagx_kms *kms = to_vagx_kms(crtc->dev);
-	struct vagx_device *vdev = kms->vdev;
+	struct vagx_kms_head *head = crtc_to_head(crtc);
 	struct drm_pending_vblank_event *event = crtc->state->event;
 	unsigned long flags;
 	int idx;
@@ -873,16 +1013,16 @@ static void vagx_crtc_atomic_flush(struct drm_crtc *crtc,
 	crtc->state->event = NULL;
 	if (crtc->state->active && drm_dev_enter(crtc->dev, &idx)) {
 		spin_lock_irqsave(&crtc->dev->event_lock, flags);
-		vagx_write(vdev, VAGX_REG_SCANOUT_COMMIT,
-			   VAGX_SCANOUT_COMMIT_PENDING(1));
+		vagx_head_write(head, VAGX_REG_SCANOUT_COMMIT,
+				VAGX_SCANOUT_COMMIT_PENDING(1));
 		/*
 		 * With vblank interrupts on, complete the flip at the first
 		 * vblank at which the commit was applied; otherwise (head
 		 * still off: the commit applied at once) complete it now.
 		 */
 		if (event && drm_crtc_vblank_get(crtc) == 0) {
-			WARN_ON(kms->event);
-			kms->event = event;
+			WARN_ON(head->event);
+			head->event = event;
 			event = NULL;
 		}
 		spin_unlock_irqrestore(&crtc->dev->event_lock, flags);
@@ -898,16 +1038,17 @@ static void vagx_crtc_atomic_flush(struct drm_crtc *crtc,
 static void vagx_crtc_atomic_enable(struct drm_crtc *crtc,
 				    struct drm_atomic_state *state)
 {
-	struct vagx_kms *kms = to_vagx_kms(crtc->dev);
+	struct vagx_kms_head *head = crtc_to_head(crtc);
+	struct vagx_kms *kms = head->kms;
 	unsigned long flags;
 	int idx;
 
 	if (drm_dev_enter(crtc->dev, &idx)) {
 		spin_lock_irqsave(&kms->irq_lock, flags);
-		kms->regs.enabled = true;
-		kms->regs.enable_ts = vagx_device_timestamp(kms->vdev);
-		vagx_write(kms->vdev, VAGX_REG_SCANOUT_CONTROL,
-			   VAGX_SCANOUT_CONTROL_ENABLE(1));
+		head->regs.enabled = true;
+		head->regs.enable_ts = vagx_device_timestamp(kms->vdev);
+		vagx_head_write(head, VAGX_REG_SCANOUT_CONTROL,
+				VAGX_SCANOUT_CONTROL_ENABLE(1));
 		spin_unlock_irqrestore(&kms->irq_lock, flags);
 		drm_dev_exit(idx);
 	}
@@ -917,24 +1058,24 @@ static void vagx_crtc_atomic_enable(struct drm_crtc *crtc,
 static void vagx_crtc_atomic_disable(struct drm_crtc *crtc,
 				     struct drm_atomic_state *state)
 {
-	struct vagx_kms *kms = to_vagx_kms(crtc->dev);
+	struct vagx_kms_head *head = crtc_to_head(crtc);
 	struct drm_pending_vblank_event *event;
 	unsigned long flags;
 	int idx;
 
 	drm_crtc_vblank_off(crtc);
 	if (drm_dev_enter(crtc->dev, &idx)) {
-		spin_lock_irqsave(&kms->irq_lock, flags);
-		kms->regs.enabled = false;
-		vagx_write(kms->vdev, VAGX_REG_SCANOUT_CONTROL, 0);
-		spin_unlock_irqrestore(&kms->irq_lock, flags);
+		spin_lock_irqsave(&head->kms->irq_lock, flags);
+		head->regs.enabled = false;
+		vagx_head_write(head, VAGX_REG_SCANOUT_CONTROL, 0);
+		spin_unlock_irqrestore(&head->kms->irq_lock, flags);
 		drm_dev_exit(idx);
 	}
 
 	/* A flip still waiting for its vblank completes now. */
 	spin_lock_irqsave(&crtc->dev->event_lock, flags);
-	event = kms->event;
-	kms->event = NULL;
+	event = head->event;
+	head->event = NULL;
 	if (event)
 		drm_crtc_send_vblank_event(crtc, event);
 	spin_unlock_irqrestore(&crtc->dev->event_lock, flags);
@@ -948,8 +1089,8 @@ static int vagx_crtc_enable_vblank(struct drm_crtc *crtc)
 
 	if (!drm_dev_enter(crtc->dev, &idx))
 		return -ENODEV;
-	vagx_kms_int_enable(to_vagx_kms(crtc->dev), VAGX_INT_VBLANK__MASK,
-			    true);
+	vagx_kms_int_enable(crtc_to_head(crtc)->kms,
+			    crtc_to_head(crtc)->ints->vblank, true);
 	drm_dev_exit(idx);
 	return 0;
 }
@@ -960,19 +1101,19 @@ static void vagx_crtc_disable_vblank(struct drm_crtc *crtc)
 
 	if (!drm_dev_enter(crtc->dev, &idx))
 		return;
-	vagx_kms_int_enable(to_vagx_kms(crtc->dev), VAGX_INT_VBLANK__MASK,
-			    false);
+	vagx_kms_int_enable(crtc_to_head(crtc)->kms,
+			    crtc_to_head(crtc)->ints->vblank, false);
 	drm_dev_exit(idx);
 }
 
 static u32 vagx_crtc_get_vblank_counter(struct drm_crtc *crtc)
 {
-	struct vagx_kms *kms = to_vagx_kms(crtc->dev);
 	u32 count = 0;
 	int idx;
 
 	if (drm_dev_enter(crtc->dev, &idx)) {
-		count = vagx_read(kms->vdev, VAGX_REG_SCANOUT_VBLANK_COUNT);
+		count = vagx_head_read(crtc_to_head(crtc),
+				       VAGX_REG_SCANOUT_VBLANK_COUNT);
 		drm_dev_exit(idx);
 	}
 	return count;
@@ -995,7 +1136,8 @@ static bool vagx_crtc_get_vblank_timestamp(struct drm_crtc *crtc,
 					   ktime_t *vblank_time,
 					   bool in_vblank_irq)
 {
-	struct vagx_kms *kms = to_vagx_kms(crtc->dev);
+	struct vagx_kms_head *head = crtc_to_head(crtc);
+	struct vagx_kms *kms = head->kms;
 	struct vagx_device *vdev = kms->vdev;
 	ktime_t before, after;
 	unsigned long flags;
@@ -1007,19 +1149,20 @@ static bool vagx_crtc_get_vblank_timestamp(struct drm_crtc *crtc,
 	if (!kms->hw_v11 || !vdev->ts_freq || !drm_dev_enter(crtc->dev, &idx))
 		return false;
 	spin_lock_irqsave(&kms->irq_lock, flags);
-	if (!kms->regs.enabled) {
+	if (!head->regs.enabled) {
 		/* Head off: no vblanks, the last one is stale. */
 		spin_unlock_irqrestore(&kms->irq_lock, flags);
 		drm_dev_exit(idx);
 		return false;
 	}
 	/* Reading _LO latches the 64-bit value for _HI. */
-	lo = vagx_read(vdev, VAGX_REG_SCANOUT_VBLANK_TS_LO);
-	vbl = (u64)vagx_read(vdev, VAGX_REG_SCANOUT_VBLANK_TS_HI) << 32 | lo;
+	lo = vagx_head_read(head, VAGX_REG_SCANOUT_VBLANK_TS_LO);
+	vbl = (u64)vagx_head_read(head, VAGX_REG_SCANOUT_VBLANK_TS_HI) << 32 |
+	      lo;
 	before = ktime_get();
 	now = vagx_device_timestamp(vdev);
 	after = ktime_get();
-	vbl = max(vbl, kms->regs.enable_ts);
+	vbl = max(vbl, head->regs.enable_ts);
 	spin_unlock_irqrestore(&kms->irq_lock, flags);
 	drm_dev_exit(idx);
 
@@ -1068,8 +1211,8 @@ static int vagx_crtc_verify_crc_source(struct drm_crtc *crtc,
  */
 static int vagx_crtc_set_crc_source(struct drm_crtc *crtc, const char *source)
 {
-	struct vagx_kms *kms = to_vagx_kms(crtc->dev);
-	struct vagx_device *vdev = kms->vdev;
+	struct vagx_kms_head *head = crtc_to_head(crtc);
+	struct vagx_kms *kms = head->kms;
 	unsigned long flags;
 	bool enable, old;
 	int idx, ret;
@@ -1088,17 +1231,17 @@ static int vagx_crtc_set_crc_source(struct drm_crtc *crtc, const char *source)
 		return -ENODEV;
 	}
 	spin_lock_irqsave(&kms->irq_lock, flags);
-	old = kms->regs.crc;
+	old = head->regs.crc;
 	if (!kms->has_crc) {
 		spin_unlock_irqrestore(&kms->irq_lock, flags);
 		drm_dev_exit(idx);
 		return 0;
 	}
-	kms->regs.crc = enable;
+	head->regs.crc = enable;
 	/* Only CRCs computed from now on are reported. */
-	kms->crc_count = vagx_read(vdev, VAGX_REG_SCANOUT_CRC_COUNT);
-	vagx_write(vdev, VAGX_REG_SCANOUT_CRC_CONTROL,
-		   VAGX_SCANOUT_CRC_CONTROL_ENABLE(enable));
+	head->crc_count = vagx_head_read(head, VAGX_REG_SCANOUT_CRC_COUNT);
+	vagx_head_write(head, VAGX_REG_SCANOUT_CRC_CONTROL,
+			VAGX_SCANOUT_CRC_CONTROL_ENABLE(enable));
 	spin_unlock_irqrestore(&kms->irq_lock, flags);
 	drm_dev_exit(idx);
 	if (old)
@@ -1171,7 +1314,40 @@ static const struct drm_connector_helper_funcs vagx_connector_helper_funcs = {
 	.get_modes = vagx_kms_get_modes,
 };
 
+/*
+ * The head's SCANOUT_STATUS.CONNECTED on a 1.9 device; an older one has no
+ * such bit and its one display is always there.
+ */
+static enum drm_connector_status
+vagx_connector_detect(struct drm_connector *connector, bool force)
+{
+	struct vagx_kms_head *head = connector_to_head(connector);
+	enum drm_connector_status status = connector_status_connected;
+	int idx;
+
+	if (!head->kms->has_hotplug)
+		return status;
+	/* Unplugged: keep the last status, no hotplug event at removal. */
+	if (!drm_dev_enter(connector->dev, &idx))
+		return connector->status;
+	if (!VAGX_SCANOUT_STATUS_CONNECTED_GET(vagx_head_read(head,
+							      VAGX_REG_SCANOUT_STATUS)))
+		status = connector_status_disconnected;
+	drm_dev_exit(idx);
+	return status;
+}
+
+/* INT HOTPLUG: re-detect the HPD connectors, send the uevent on a change. */
+static void vagx_kms_hotplug_work(struct work_struct *work)
+{
+	struct vagx_kms *kms = container_of(work, struct vagx_kms,
+					    hotplug_work);
+
+	drm_helper_hpd_irq_event(&kms->vdev->drm);
+}
+
 static const struct drm_connector_funcs vagx_connector_funcs = {
+	.detect = vagx_connector_detect,
 	.fill_modes = drm_helper_probe_single_connector_modes,
 	.reset = drm_atomic_helper_connector_reset,
 	.atomic_duplicate_state = drm_atomic_helper_connector_duplicate_state,
@@ -1224,19 +1400,23 @@ static void vagx_kms_release(struct drm_device *drm, void *data)
 	mutex_destroy(&kms->vm_lock);
 }
 
-static int vagx_kms_plane_init(struct drm_device *drm, struct drm_plane *plane,
+static int vagx_kms_plane_init(struct vagx_kms_head *head,
+			       struct vagx_plane *plane,
 			       enum drm_plane_type type, const u32 *formats,
 			       unsigned int num_formats,
 			       const struct drm_plane_helper_funcs *helpers)
 {
 	int ret;
 
-	ret = drm_universal_plane_init(drm, plane, 1, &vagx_plane_funcs,
+	plane->head = head;
+	/* The head's CRTC has the head's index. */
+	ret = drm_universal_plane_init(&head->kms->vdev->drm, &plane->base,
+				       BIT(head->index), &vagx_plane_funcs,
 				       formats, num_formats,
 				       vagx_kms_modifiers, type, NULL);
 	if (ret)
 		return ret;
-	drm_plane_helper_add(plane, helpers);
+	drm_plane_helper_add(&plane->base, helpers);
 	return 0;
 }
 
@@ -1245,21 +1425,21 @@ static int vagx_kms_plane_init(struct drm_device *drm, struct drm_plane *plane,
  * (each may take any of them; DRM normalises the order), the cursor is
  * above. A 1.4 or older device has no overlays: no zpos properties either.
  */
-static int vagx_kms_overlays_init(struct drm_device *drm, struct vagx_kms *kms)
+static int vagx_kms_overlays_init(struct vagx_kms_head *head)
 {
 	unsigned int i;
 	int ret;
 
-	if (!kms->has_overlay)
+	if (!head->kms->has_overlay)
 		return 0;
-	drm->mode_config.normalize_zpos = true;
-	ret = drm_plane_create_zpos_immutable_property(&kms->primary, 0);
+	ret = drm_plane_create_zpos_immutable_property(&head->primary.base, 0);
 	if (ret)
 		return ret;
 	for (i = 0; i < VAGX_SCANOUT_OVERLAYS; i++) {
-		struct drm_plane *plane = &kms->overlay[i];
+		struct drm_plane *plane = &head->overlay[i].base;
 
-		ret = vagx_kms_plane_init(drm, plane, DRM_PLANE_TYPE_OVERLAY,
+		ret = vagx_kms_plane_init(head, &head->overlay[i],
+					  DRM_PLANE_TYPE_OVERLAY,
 					  vagx_kms_formats,
 					  ARRAY_SIZE(vagx_kms_formats),
 					  &vagx_overlay_helper_funcs);
@@ -1276,6 +1456,85 @@ static int vagx_kms_overlays_init(struct drm_device *drm, struct vagx_kms *kms)
 	return 0;
 }
 
+/* The cursor layer (FEATURES.CURSOR), above every overlay. */
+static int vagx_kms_cursor_init(struct vagx_kms_head *head)
+{
+	int ret;
+
+	if (!head->kms->has_cursor)
+		return 0;
+	ret = vagx_kms_plane_init(head, &head->cursor, DRM_PLANE_TYPE_CURSOR,
+				  vagx_kms_cursor_formats,
+				  ARRAY_SIZE(vagx_kms_cursor_formats),
+				  &vagx_cursor_helper_funcs);
+	if (ret || !head->kms->has_overlay)
+		return ret;
+	/* The device composes the cursor last. */
+	return drm_plane_create_zpos_immutable_property(&head->cursor.base,
+							VAGX_SCANOUT_OVERLAYS + 1);
+}
+
+/*
+ * Head @index's planes, CRTC, encoder, connector (Virtual-<index + 1>) and,
+ * with FEATURES.WRITEBACK, its writeback connector. CRTC index = head index.
+ */
+static int vagx_kms_head_init(struct vagx_kms *kms, unsigned int index)
+{
+	struct vagx_kms_head *head = &kms->head[index];
+	struct drm_device *drm = &kms->vdev->drm;
+	int ret;
+
+	head->kms = kms;
+	head->index = index;
+	head->ints = &vagx_kms_head_ints[index];
+	ret = vagx_kms_plane_init(head, &head->primary, DRM_PLANE_TYPE_PRIMARY,
+				  vagx_kms_formats,
+				  ARRAY_SIZE(vagx_kms_formats),
+				  &vagx_plane_helper_funcs);
+	if (ret)
+		return ret;
+	ret = vagx_kms_overlays_init(head);
+	if (ret)
+		return ret;
+	ret = vagx_kms_cursor_init(head);
+	if (ret)
+		return ret;
+
+	ret = drmm_crtc_init_with_planes(drm, &head->crtc, &head->primary.base,
+					 kms->has_cursor ? &head->cursor.base :
+					 NULL, &vagx_crtc_funcs, NULL);
+	if (ret)
+		return ret;
+	drm_crtc_helper_add(&head->crtc, &vagx_crtc_helper_funcs);
+
+	ret = drmm_encoder_init(drm, &head->encoder, NULL,
+				DRM_MODE_ENCODER_VIRTUAL, NULL);
+	if (ret)
+		return ret;
+	head->encoder.possible_crtcs = drm_crtc_mask(&head->crtc);
+
+	ret = drmm_connector_init(drm, &head->connector, &vagx_connector_funcs,
+				  DRM_MODE_CONNECTOR_VIRTUAL, NULL);
+	if (ret)
+		return ret;
+	drm_connector_helper_add(&head->connector,
+				 &vagx_connector_helper_funcs);
+	/* INT HOTPLUG; drm_helper_hpd_irq_event() re-detects these. */
+	if (kms->has_hotplug)
+		head->connector.polled = DRM_CONNECTOR_POLL_HPD;
+	ret = drm_connector_attach_encoder(&head->connector, &head->encoder);
+	if (ret)
+		return ret;
+
+	if (VAGX_FEATURES_WRITEBACK_GET(kms->vdev->hw_features)) {
+		head->wb = vagx_wb_init(kms->vdev, index, &head->crtc,
+					&head->encoder);
+		if (IS_ERR(head->wb))
+			return PTR_ERR(head->wb);
+	}
+	return 0;
+}
+
 /**
  * vagx_kms_init() - Set up KMS on the scanout engine
  * @vdev: Device, initialised by vagx_device_init().
@@ -1288,6 +1547,7 @@ int vagx_kms_init(struct vagx_device *vdev)
 {
 	struct drm_device *drm = &vdev->drm;
 	struct vagx_kms *kms;
+	unsigned int h;
 	u32 max;
 	int ret;
 
@@ -1303,9 +1563,14 @@ int vagx_kms_init(struct vagx_device *vdev)
 		return -ENOMEM;
 	kms->vdev = vdev;
 	kms->hw_v11 = VAGX_VERSION_MINOR_GET(vdev->hw_version) >= 1;
+	kms->has_hotplug = VAGX_VERSION_MINOR_GET(vdev->hw_version) >= 9;
+	/* Heads beyond what the driver knows are left alone. */
+	kms->num_heads = min_t(u32, VAGX_CONFIG_NUM_SCANOUTS_GET(vdev->hw_config),
+			       VAGX_SCANOUT_MAX_HEADS);
 	spin_lock_init(&kms->irq_lock);
 	mutex_init(&kms->vm_lock);
 	atomic_set(&kms->faults, 0);
+	INIT_WORK(&kms->hotplug_work, vagx_kms_hotplug_work);
 	drm_mm_init(&kms->mm, VAGX_KMS_VA_START, VAGX_KMS_VA_SIZE);
 	/* Bounded by the scanout VA range, not charged to a file. */
 	kms->vm = vagx_vm_create_kernel(vdev, VAGX_KMS_VA_START,
@@ -1325,6 +1590,9 @@ int vagx_kms_init(struct vagx_device *vdev)
 	max = vagx_read(vdev, VAGX_REG_SCANOUT_MAX_SIZE);
 	kms->max_width = VAGX_SCANOUT_MAX_SIZE_WIDTH_GET(max) ?: VAGX_SCANOUT_MAX_WIDTH;
 	kms->max_height = VAGX_SCANOUT_MAX_SIZE_HEIGHT_GET(max) ?: VAGX_SCANOUT_MAX_HEIGHT;
+	kms->has_overlay = VAGX_FEATURES_OVERLAY_GET(vdev->hw_features);
+	kms->has_cursor = VAGX_FEATURES_CURSOR_GET(vdev->hw_features);
+	kms->has_crc = VAGX_FEATURES_SCANOUT_CRC_GET(vdev->hw_features);
 
 	ret = drmm_mode_config_init(drm);
 	if (ret)
@@ -1336,81 +1604,35 @@ int vagx_kms_init(struct vagx_device *vdev)
 	drm->mode_config.preferred_depth = 24;
 	drm->mode_config.funcs = &vagx_mode_config_funcs;
 	drm->mode_config.helper_private = &vagx_mode_config_helpers;
-
-	ret = vagx_kms_plane_init(drm, &kms->primary, DRM_PLANE_TYPE_PRIMARY,
-				  vagx_kms_formats,
-				  ARRAY_SIZE(vagx_kms_formats),
-				  &vagx_plane_helper_funcs);
-	if (ret)
-		return ret;
-
-	kms->has_overlay = VAGX_FEATURES_OVERLAY_GET(vdev->hw_features);
-	ret = vagx_kms_overlays_init(drm, kms);
-	if (ret)
-		return ret;
-
-	kms->has_cursor = VAGX_FEATURES_CURSOR_GET(vdev->hw_features);
-	kms->has_crc = VAGX_FEATURES_SCANOUT_CRC_GET(vdev->hw_features);
+	drm->mode_config.normalize_zpos = kms->has_overlay;
 	if (kms->has_cursor) {
-		ret = vagx_kms_plane_init(drm, &kms->cursor,
-					  DRM_PLANE_TYPE_CURSOR,
-					  vagx_kms_cursor_formats,
-					  ARRAY_SIZE(vagx_kms_cursor_formats),
-					  &vagx_cursor_helper_funcs);
-		if (ret)
-			return ret;
 		drm->mode_config.cursor_width = VAGX_SCANOUT_CURSOR_MAX_WIDTH;
 		drm->mode_config.cursor_height = VAGX_SCANOUT_CURSOR_MAX_HEIGHT;
 	}
-	/* Above every overlay: the device composes the cursor last. */
-	if (kms->has_cursor && kms->has_overlay) {
-		ret = drm_plane_create_zpos_immutable_property(&kms->cursor,
-							       VAGX_SCANOUT_OVERLAYS + 1);
+
+	for (h = 0; h < kms->num_heads; h++) {
+		ret = vagx_kms_head_init(kms, h);
 		if (ret)
 			return ret;
 	}
 
-	ret = drmm_crtc_init_with_planes(drm, &kms->crtc, &kms->primary,
-					 kms->has_cursor ? &kms->cursor : NULL,
-					 &vagx_crtc_funcs, NULL);
-	if (ret)
-		return ret;
-	drm_crtc_helper_add(&kms->crtc, &vagx_crtc_helper_funcs);
-
-	ret = drmm_encoder_init(drm, &kms->encoder, NULL,
-				DRM_MODE_ENCODER_VIRTUAL, NULL);
-	if (ret)
-		return ret;
-	kms->encoder.possible_crtcs = drm_crtc_mask(&kms->crtc);
-
-	ret = drmm_connector_init(drm, &kms->connector, &vagx_connector_funcs,
-				  DRM_MODE_CONNECTOR_VIRTUAL, NULL);
-	if (ret)
-		return ret;
-	drm_connector_helper_add(&kms->connector, &vagx_connector_helper_funcs);
-	ret = drm_connector_attach_encoder(&kms->connector, &kms->encoder);
-	if (ret)
-		return ret;
-
-	if (VAGX_FEATURES_WRITEBACK_GET(vdev->hw_features)) {
-		kms->wb = vagx_wb_init(vdev, &kms->crtc, &kms->encoder);
-		if (IS_ERR(kms->wb))
-			return PTR_ERR(kms->wb);
-	}
-
-	/* The vblank counter is SCANOUT_VBLANK_COUNT (32 bits, wraps). */
+	/* The vblank counters are SCANOUT_VBLANK_COUNT (32 bits, wrap). */
 	drm->max_vblank_count = U32_MAX;
-	ret = drm_vblank_init(drm, 1);
+	ret = drm_vblank_init(drm, kms->num_heads);
 	if (ret)
 		return ret;
+	if (kms->has_hotplug) {
+		ret = drmm_kms_helper_poll_init(drm);
+		if (ret)
+			return ret;
+	}
 
 	drm_mode_config_reset(drm);
 	vdev->kms = kms;
-	vagx_kms_int_enable(kms, VAGX_INT_SCANOUT_FAULT__MASK |
-			    (kms->wb ? VAGX_INT_WRITEBACK__MASK : 0), true);
-	drm_info(drm, "scanout: up to %ux%u, %u.%03u Hz\n", kms->max_width,
-		 kms->max_height, kms->refresh_mhz / 1000,
-		 kms->refresh_mhz % 1000);
+	vagx_kms_int_enable(kms, vagx_kms_int_always(kms), true);
+	drm_info(drm, "scanout: %u head(s), up to %ux%u, %u.%03u Hz\n",
+		 kms->num_heads, kms->max_width, kms->max_height,
+		 kms->refresh_mhz / 1000, kms->refresh_mhz % 1000);
 	return 0;
 }
 
@@ -1439,10 +1661,24 @@ void vagx_kms_register(struct vagx_device *vdev)
  */
 void vagx_kms_fini(struct vagx_device *vdev)
 {
-	if (!vdev->kms)
+	struct vagx_kms *kms = vdev->kms;
+	u32 bits = VAGX_INT_HOTPLUG__MASK;
+	unsigned int h;
+	int i;
+
+	if (!kms)
 		return;
 	drm_atomic_helper_shutdown(&vdev->drm);
-	vagx_kms_int_enable(vdev->kms, VAGX_INT_VBLANK__MASK |
-			    VAGX_INT_SCANOUT_FAULT__MASK |
-			    VAGX_INT_WRITEBACK__MASK, false);
+	for (h = 0; h < kms->num_heads; h++)
+		bits |= kms->head[h].ints->vblank | kms->head[h].ints->fault |
+			kms->head[h].ints->writeback;
+	/* A 1.8 device has no HOTPLUG bit: clearing it changes nothing. */
+	vagx_kms_int_enable(kms, bits, false);
+	/* No handler still running can queue the work after it is cancelled. */
+	for (i = 0; i < vdev->nvec; i++)
+		synchronize_irq(pci_irq_vector(vdev->pdev, i));
+	cancel_work_sync(&kms->hotplug_work);
+	/* No probe of a removed device schedules DRM's delayed hotplug work. */
+	if (kms->has_hotplug)
+		drm_kms_helper_poll_fini(&vdev->drm);
 }

@@ -2,10 +2,10 @@
 /* Copyright (C) 2025 The vagx authors */
 
 /*
- * Writeback connector (docs/display.md, "Writeback"): the scanout engine
- * writes the frame it composes (primary, overlays, cursor: what the CRC
- * covers) into a framebuffer, as vkms's writeback connector does in
- * software (contract 1.7, FEATURES.WRITEBACK).
+ * Writeback connectors (docs/display.md, "Writeback"), one per head: the
+ * head's scanout engine writes the frame it composes (primary, overlays,
+ * cursor: what the CRC covers) into a framebuffer, as vkms's writeback
+ * connector does in software (contract 1.7, FEATURES.WRITEBACK).
  *
  * A job's framebuffer is mapped writable into the scanout VM for the job's
  * life (prepare/cleanup_writeback_job): the mapping every framebuffer gets
@@ -37,6 +37,8 @@
 struct vagx_wb {
 	struct drm_writeback_connector conn;
 	struct vagx_device *vdev;
+	/** @reg_base: Offset of the head's SCANOUT_* block from head 0's. */
+	u32 reg_base;
 };
 
 /* A queued job: its framebuffer's writable VA range in the scanout VM. */
@@ -56,6 +58,17 @@ static const u32 vagx_wb_formats[] = {
 static inline struct vagx_wb *to_vagx_wb(struct drm_writeback_connector *c)
 {
 	return container_of(c, struct vagx_wb, conn);
+}
+
+/* The head's copy of SCANOUT_WB_* register @reg (a head-0 offset). */
+static inline u32 vagx_wb_read(struct vagx_wb *wb, u32 reg)
+{
+	return vagx_read(wb->vdev, wb->reg_base + reg);
+}
+
+static inline void vagx_wb_write(struct vagx_wb *wb, u32 reg, u32 v)
+{
+	vagx_write(wb->vdev, wb->reg_base + reg, v);
 }
 
 /* The image is the mode's size; the format is one of the list. */
@@ -127,7 +140,8 @@ static void vagx_wb_atomic_commit(struct drm_connector *connector,
 		drm_atomic_get_new_connector_state(state, connector);
 	struct drm_writeback_connector *conn =
 		drm_connector_to_writeback(connector);
-	struct vagx_device *vdev = to_vagx_wb(conn)->vdev;
+	struct vagx_wb *wb = to_vagx_wb(conn);
+	struct vagx_device *vdev = wb->vdev;
 	struct drm_framebuffer *fb = conn_state->writeback_job->fb;
 	struct vagx_wb_job *vjob = conn_state->writeback_job->priv;
 	u64 va = vjob->node.start + fb->offsets[0];
@@ -144,20 +158,20 @@ static void vagx_wb_atomic_commit(struct drm_connector *connector,
 		drm_dev_exit(idx);
 		return;
 	}
-	vagx_write(vdev, VAGX_REG_SCANOUT_WB_FORMAT,
-		   VAGX_SCANOUT_WB_FORMAT_FORMAT(vagx_kms_hw_format(fb->format->format)));
-	vagx_write(vdev, VAGX_REG_SCANOUT_WB_PITCH, fb->pitches[0]);
-	vagx_write(vdev, VAGX_REG_SCANOUT_WB_VA_LO, lower_32_bits(va));
-	vagx_write(vdev, VAGX_REG_SCANOUT_WB_VA_HI, upper_32_bits(va));
-	vagx_write(vdev, VAGX_REG_SCANOUT_WB_ROOT_LO, lower_32_bits(root));
-	vagx_write(vdev, VAGX_REG_SCANOUT_WB_ROOT_HI, upper_32_bits(root));
-	vagx_write(vdev, VAGX_REG_SCANOUT_WB_ARM, VAGX_SCANOUT_WB_ARM_ARM(1));
+	vagx_wb_write(wb, VAGX_REG_SCANOUT_WB_FORMAT,
+		      VAGX_SCANOUT_WB_FORMAT_FORMAT(vagx_kms_hw_format(fb->format->format)));
+	vagx_wb_write(wb, VAGX_REG_SCANOUT_WB_PITCH, fb->pitches[0]);
+	vagx_wb_write(wb, VAGX_REG_SCANOUT_WB_VA_LO, lower_32_bits(va));
+	vagx_wb_write(wb, VAGX_REG_SCANOUT_WB_VA_HI, upper_32_bits(va));
+	vagx_wb_write(wb, VAGX_REG_SCANOUT_WB_ROOT_LO, lower_32_bits(root));
+	vagx_wb_write(wb, VAGX_REG_SCANOUT_WB_ROOT_HI, upper_32_bits(root));
+	vagx_wb_write(wb, VAGX_REG_SCANOUT_WB_ARM, VAGX_SCANOUT_WB_ARM_ARM(1));
 	/*
 	 * Refused only if one is still armed, which the commit tail's wait
 	 * for flip_done rules out: the previous job ended before that flip.
 	 */
-	if (VAGX_SCANOUT_WB_STATUS_INVALID_GET(vagx_read(vdev,
-							 VAGX_REG_SCANOUT_WB_STATUS))) {
+	if (VAGX_SCANOUT_WB_STATUS_INVALID_GET(vagx_wb_read(wb,
+							    VAGX_REG_SCANOUT_WB_STATUS))) {
 		drm_err(connector->dev, "writeback arm refused\n");
 		drm_writeback_signal_completion(conn, -EIO);
 	}
@@ -198,12 +212,12 @@ static const struct drm_connector_funcs vagx_wb_connector_funcs = {
  * vagx_wb_irq() - The device ended the armed writeback
  * @wb: Writeback connector.
  *
- * Called in hard-irq context on INT WRITEBACK: signals the oldest queued
+ * Called in hard-irq context on the head's INT WRITEBACK: signals the oldest queued
  * job's out-fence, with an error unless SCANOUT_WB_STATUS.DONE.
  */
 void vagx_wb_irq(struct vagx_wb *wb)
 {
-	u32 status = vagx_read(wb->vdev, VAGX_REG_SCANOUT_WB_STATUS);
+	u32 status = vagx_wb_read(wb, VAGX_REG_SCANOUT_WB_STATUS);
 	int ret = 0;
 
 	if (VAGX_SCANOUT_WB_STATUS_FAULT_GET(status))
@@ -236,15 +250,16 @@ void vagx_wb_reset(struct vagx_wb *wb)
 }
 
 /**
- * vagx_wb_init() - Create the writeback connector
+ * vagx_wb_init() - Create a head's writeback connector
  * @vdev: Device with FEATURES.WRITEBACK.
+ * @head: The head: its SCANOUT_WB_* registers write back its frame.
  * @crtc: The head's CRTC.
  * @enc: The head's virtual encoder, made a clone of the writeback one.
  *
  * Returns: the connector or an ERR_PTR.
  */
-struct vagx_wb *vagx_wb_init(struct vagx_device *vdev, struct drm_crtc *crtc,
-			     struct drm_encoder *enc)
+struct vagx_wb *vagx_wb_init(struct vagx_device *vdev, unsigned int head,
+			     struct drm_crtc *crtc, struct drm_encoder *enc)
 {
 	struct drm_device *drm = &vdev->drm;
 	struct vagx_wb *wb;
@@ -255,6 +270,7 @@ struct vagx_wb *vagx_wb_init(struct vagx_device *vdev, struct drm_crtc *crtc,
 	if (!wb)
 		return ERR_PTR(-ENOMEM);
 	wb->vdev = vdev;
+	wb->reg_base = head * VAGX_SCANOUT_HEAD_STRIDE;
 	drm_connector_helper_add(&wb->conn.base, &vagx_wb_helper_funcs);
 	ret = drm_writeback_connector_init(drm, &wb->conn,
 					   &vagx_wb_connector_funcs, NULL,

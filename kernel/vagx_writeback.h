@@ -8,8 +8,8 @@ struct drm_encoder;
 struct vagx_device;
 struct vagx_wb;
 
-struct vagx_wb *vagx_wb_init(struct vagx_device *vdev, struct drm_crtc *crtc,
-			     struct drm_encoder *enc);
+struct vagx_wb *vagx_wb_init(struct vagx_device *vdev, unsigned int head,
+			     struct drm_crtc *crtc, struct drm_encoder *enc);
 void vagx_wb_irq(struct vagx_wb *wb);
 void vagx_wb_reset(struct vagx_wb *wb);
 

@@ -44,6 +44,7 @@
 #include "drm_mode.h"
 #include "drm_fourcc.h"
 #include "vagx_drm.h"
+#include "vagx_hw.h"
 
 #define PAGE		4096ull
 #define MAX_OBJS	48
@@ -631,23 +632,24 @@ static void do_fb(struct thread *t, int m)
 }
 
 /*
- * The cursor (legacy ioctls) and, through SETPLANE at any position and size,
- * the planes GETPLANERESOURCES lists without the universal-planes cap: the
- * overlays.
+ * The cursor (legacy ioctls) of any head's CRTC and, through SETPLANE at any
+ * position and size on any CRTC, the planes GETPLANERESOURCES lists without
+ * the universal-planes cap: every head's overlays.
  */
 static void do_cursor(struct thread *t, int m)
 {
-	struct drm_mode_card_res r = { .count_crtcs = 1 };
-	uint32_t crtc = 0, planes[4] = { 0 };
+	struct drm_mode_card_res r = { .count_crtcs = VAGX_SCANOUT_MAX_HEADS };
+	uint32_t crtcs[VAGX_SCANOUT_MAX_HEADS] = { 0 }, crtc, planes[8] = { 0 };
 	struct drm_mode_get_plane_res pr = {
-		.plane_id_ptr = (uintptr_t)planes, .count_planes = 4,
+		.plane_id_ptr = (uintptr_t)planes, .count_planes = 8,
 	};
 	int fd = t->p->card;
 
 	if (fd < 0)
 		return;
-	r.crtc_id_ptr = (uintptr_t)&crtc;
+	r.crtc_id_ptr = (uintptr_t)crtcs;
 	xioctl(t, OP_CURSOR, fd, DRM_IOCTL_MODE_GETRESOURCES, &r);
+	crtc = crtcs[below(t, VAGX_SCANOUT_MAX_HEADS)];
 	if (chance(t, 3)) {
 		struct drm_mode_set_plane sp = {
 			.crtc_id = crtc, .fb_id = pick(t, t->p->fbs),
@@ -656,7 +658,7 @@ static void do_cursor(struct thread *t, int m)
 		};
 
 		xioctl(t, OP_CURSOR, fd, DRM_IOCTL_MODE_GETPLANERESOURCES, &pr);
-		sp.plane_id = planes[below(t, 4)];
+		sp.plane_id = planes[below(t, 8)];
 		sp.src_w = (chance(t, 2) ? sp.crtc_w : below(t, 300)) << 16;
 		sp.src_h = (chance(t, 2) ? sp.crtc_h : below(t, 300)) << 16;
 		if (m)

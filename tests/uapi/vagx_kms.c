@@ -40,6 +40,9 @@
 struct kms {
 	int fd;
 	uint32_t crtc, conn, plane;
+	/* Every head's CRTC and connector (CONFIG.NUM_SCANOUTS, contract 1.9). */
+	uint32_t crtcs[VAGX_SCANOUT_MAX_HEADS], conns[VAGX_SCANOUT_MAX_HEADS];
+	unsigned int nheads;
 	struct drm_mode_modeinfo modes[64];
 	int nmodes;
 	int preferred;
@@ -65,7 +68,7 @@ static int kms_open(struct kms *k)
 {
 	struct drm_mode_card_res res = {};
 	struct drm_mode_get_connector conn = {};
-	uint32_t crtcs[4], conns[4], encs[4];
+	uint32_t crtcs[4], conns[4], encs[8];
 	int i;
 
 	memset(k, 0, sizeof(*k));
@@ -75,11 +78,14 @@ static int kms_open(struct kms *k)
 	if (kms_ioctl(k->fd, DRM_IOCTL_MODE_GETRESOURCES, &res))
 		return -1;
 	/*
-	 * The writeback connector is hidden without
-	 * DRM_CLIENT_CAP_WRITEBACK_CONNECTORS, its encoder is not.
+	 * One CRTC and connector per head. The writeback connectors are
+	 * hidden without DRM_CLIENT_CAP_WRITEBACK_CONNECTORS, their encoders
+	 * are not.
 	 */
-	if (res.count_crtcs != 1 || res.count_connectors != 1 ||
-	    res.count_encoders < 1 || res.count_encoders > 2)
+	if (res.count_crtcs < 1 || res.count_crtcs > VAGX_SCANOUT_MAX_HEADS ||
+	    res.count_connectors != res.count_crtcs ||
+	    res.count_encoders < res.count_crtcs ||
+	    res.count_encoders > 2 * res.count_crtcs)
 		return -2;
 	res.crtc_id_ptr = (uintptr_t)crtcs;
 	res.connector_id_ptr = (uintptr_t)conns;
@@ -87,6 +93,9 @@ static int kms_open(struct kms *k)
 	res.count_fbs = 0;
 	if (kms_ioctl(k->fd, DRM_IOCTL_MODE_GETRESOURCES, &res))
 		return -3;
+	k->nheads = res.count_crtcs;
+	memcpy(k->crtcs, crtcs, k->nheads * sizeof(crtcs[0]));
+	memcpy(k->conns, conns, k->nheads * sizeof(conns[0]));
 	k->crtc = crtcs[0];
 	k->conn = conns[0];
 
@@ -298,15 +307,15 @@ TEST_F(kms, primary_plane_formats)
 		DRM_FORMAT_XRGB8888, DRM_FORMAT_ARGB8888, DRM_FORMAT_XBGR8888,
 		DRM_FORMAT_ABGR8888, DRM_FORMAT_RGB565,
 	};
-	uint32_t planes[8], fmts[32];
+	uint32_t planes[16], fmts[32];
 	unsigned int i, j;
 
 	ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_SET_CLIENT_CAP,
 			       &(struct drm_set_client_cap){
 				       DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1 }));
 	ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_MODE_GETPLANERESOURCES, &pr));
-	/* The primary plane, the overlays, then the cursor plane. */
-	ASSERT_EQ(2 + VAGX_SCANOUT_OVERLAYS, pr.count_planes);
+	/* Per head: the primary plane, the overlays, then the cursor plane. */
+	ASSERT_EQ((2 + VAGX_SCANOUT_OVERLAYS) * self->k.nheads, pr.count_planes);
 	pr.plane_id_ptr = (uintptr_t)planes;
 	ASSERT_EQ(0, kms_ioctl(self->k.fd, DRM_IOCTL_MODE_GETPLANERESOURCES, &pr));
 	p.plane_id = planes[0];
@@ -788,20 +797,21 @@ static uint32_t prop_lookup(int fd, uint32_t obj, uint32_t type,
 	return 0;
 }
 
+/* The first plane of @type in plane-id order: head 0's. */
 static uint32_t find_plane(struct __test_metadata *_metadata, int fd,
 			   uint64_t type)
 {
 	struct drm_mode_get_plane_res pr = {};
-	uint32_t planes[8], i;
+	uint32_t planes[16], i;
 	uint64_t v;
 
 	EXPECT_EQ(0, kms_ioctl(fd, DRM_IOCTL_SET_CLIENT_CAP,
 			       &(struct drm_set_client_cap){
 				       DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1 }));
 	pr.plane_id_ptr = (uintptr_t)planes;
-	pr.count_planes = 8;
+	pr.count_planes = 16;
 	EXPECT_EQ(0, kms_ioctl(fd, DRM_IOCTL_MODE_GETPLANERESOURCES, &pr));
-	for (i = 0; i < pr.count_planes && i < 8; i++)
+	for (i = 0; i < pr.count_planes && i < 16; i++)
 		if (prop_lookup(fd, planes[i], DRM_MODE_OBJECT_PLANE, "type", &v) &&
 		    v == type)
 			return planes[i];
@@ -1030,15 +1040,16 @@ struct crc_reader {
 	bool have_frame;
 };
 
-static int crc_open(struct crc_reader *r)
+/* Start the "auto" CRC of CRTC @index (debugfs crtc-<index>/crc). */
+static int crc_open_crtc(struct crc_reader *r, unsigned int index)
 {
-	const char *dir = "/sys/kernel/debug/dri/0/crtc-0/crc";
-	char path[128];
+	char dir[64], path[128];
 	struct stat st;
 	int fd;
 
 	if (stat("/sys/kernel/debug/dri", &st))
 		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	snprintf(dir, sizeof(dir), "/sys/kernel/debug/dri/0/crtc-%u/crc", index);
 	snprintf(path, sizeof(path), "%s/control", dir);
 	fd = open(path, O_WRONLY);
 	if (fd < 0)
@@ -1052,6 +1063,11 @@ static int crc_open(struct crc_reader *r)
 	r->data = open(path, O_RDONLY);
 	r->have_frame = false;
 	return r->data < 0 ? -errno : 0;
+}
+
+static int crc_open(struct crc_reader *r)
+{
+	return crc_open_crtc(r, 0);
 }
 
 /* One "frame crc" entry; frames must increase. */
@@ -1156,6 +1172,7 @@ TEST_F(kms, crc)
 #include "vagx_kms_overlay.c.inc"
 #include "vagx_kms_writeback.c.inc"
 #include "vagx_kms_reset.c.inc"
+#include "vagx_kms_heads.c.inc"
 
 /* Vblank counts and timestamps keep increasing across modesets. */
 TEST_F(kms, vblank_across_modeset)

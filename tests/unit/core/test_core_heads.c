@@ -192,6 +192,75 @@ static void test_two_heads(void)
    tdev_fini(&d);
 }
 
+/* Head h's SCANOUT_VBLANK_TS (LO latches HI). */
+static uint64_t vblank_ts(struct tdev *d, unsigned h)
+{
+   uint64_t lo = rd(d, HR(h, VAGX_REG_SCANOUT_VBLANK_TS_LO));
+   return (uint64_t)rd(d, HR(h, VAGX_REG_SCANOUT_VBLANK_TS_HI)) << 32 | lo;
+}
+
+/* QEMU's vblank timer of a head keeps ticking (and its phase) while the
+ * head is off; registers.md: "While ENABLE = 0 nothing of this happens".
+ * So a disabled head's ticks, single or batched, raise no interrupt (CRC
+ * on) and leave its count, time stamp and CRC frozen, at power-on and
+ * after a disable; head 0 ticks on, and head 1 counts again once
+ * re-enabled. */
+static void test_disabled_head_quiet(void)
+{
+   struct tdev d;
+   struct vagx_core_scanout so;
+   tdev_init(&d, RAM, 1, false);
+   uint64_t root = vm_new(d.f);
+   struct fb a = fb_new(&d, root, VA, 16, 2), b = fb_new(&d, root, VA + 0x10000, 8, 4);
+   const uint32_t head1 = VAGX_INT_HEAD1_VBLANK(1) | VAGX_INT_HEAD1_SCANOUT_FAULT(1) |
+                          VAGX_INT_HEAD1_WRITEBACK(1);
+   wr(&d, VAGX_REG_INT_ENABLE_SET, VAGX_INT_VBLANK(1) | VAGX_INT_SCANOUT_FAULT(1) | head1);
+   wr(&d, VAGX_REG_INT_STATUS, ~0u);
+   unsigned irqs = display_irqs(&d);
+   bool quiet = true;
+   for (unsigned h = 0; h < 2; h++) {
+      for (unsigned i = 0; i < 3; i++) {
+         vagx_core_vblank(d.core, h, &so);
+         quiet &= !so.enable;
+      }
+      vagx_core_vblank_late(d.core, h, &so, 50000000, 5);
+      quiet &= !so.enable && rd(&d, HR(h, VAGX_REG_SCANOUT_VBLANK_COUNT)) == 0 && vblank_ts(&d, h) == 0;
+   }
+   CHECK(quiet && rd(&d, VAGX_REG_INT_STATUS) == 0 && display_irqs(&d) == irqs,
+         "heads off at power-on: ticks raise nothing");
+
+   head_show(&d, 0, root, &a);
+   head_show(&d, 1, root, &b);
+   vagx_core_vblank(d.core, 0, &so);
+   vagx_core_vblank(d.core, 1, &so);
+   uint32_t count = rd(&d, HR(1, VAGX_REG_SCANOUT_VBLANK_COUNT));
+   uint32_t crc_count = rd(&d, HR(1, VAGX_REG_SCANOUT_CRC_COUNT));
+   uint64_t ts = vblank_ts(&d, 1);
+   CHECK(count == 1 && crc_count == 1 && ts != 0, "head 1 on: counted");
+   wr(&d, HR(1, VAGX_REG_SCANOUT_CONTROL), 0);
+   wr(&d, VAGX_REG_INT_STATUS, ~0u);
+   irqs = display_irqs(&d);
+   for (unsigned i = 0; i < 4; i++) {
+      vagx_core_vblank(d.core, 1, &so);
+      quiet &= !so.enable;
+   }
+   vagx_core_vblank_late(d.core, 1, &so, 40000000, 3);
+   CHECK(quiet && !so.enable && rd(&d, VAGX_REG_INT_STATUS) == 0 && display_irqs(&d) == irqs &&
+            rd(&d, HR(1, VAGX_REG_SCANOUT_VBLANK_COUNT)) == count &&
+            rd(&d, HR(1, VAGX_REG_SCANOUT_CRC_COUNT)) == crc_count && vblank_ts(&d, 1) == ts,
+         "head 1 off: its ticks raise nothing, count %u, CRC count %u frozen", count, crc_count);
+   vagx_core_vblank(d.core, 0, &so);
+   CHECK(so.enable && rd(&d, VAGX_REG_INT_STATUS) == VAGX_INT_VBLANK(1) && display_irqs(&d) == irqs + 1,
+         "head 0 ticks on");
+   wr(&d, VAGX_REG_INT_STATUS, ~0u);
+   wr(&d, HR(1, VAGX_REG_SCANOUT_CONTROL), VAGX_SCANOUT_CONTROL_ENABLE(1));
+   vagx_core_vblank(d.core, 1, &so);
+   CHECK(so.enable && rd(&d, HR(1, VAGX_REG_SCANOUT_VBLANK_COUNT)) == count + 1 &&
+            (rd(&d, VAGX_REG_INT_STATUS) & head1) == VAGX_INT_HEAD1_VBLANK(1),
+         "head 1 on again: counts from %u", count);
+   tdev_fini(&d);
+}
+
 /* Hotplug: SCANOUT_STATUS.CONNECTED per head, INT HOTPLUG on a change
  * only, kept across a global reset. */
 static void test_hotplug(void)
@@ -261,6 +330,7 @@ static void test_one_head(void)
 int main(void)
 {
    test_two_heads();
+   test_disabled_head_quiet();
    test_hotplug();
    test_one_head();
    printf("core heads: %d checks, %d failures\n", t_checks, t_failures);
