@@ -43,15 +43,6 @@ static GLuint prog, pattern;
 static unsigned char px[W * H * 4];
 
 static void
-texel(int u, int v, unsigned char p[4])
-{
-   p[0] = u;
-   p[1] = v;
-   p[2] = u ^ v;
-   p[3] = 255 - (u + v) % 128;
-}
-
-static void
 quad(void)
 {
    static const float v[] = { -1, -1, 1, -1, -1, 1, 1, 1 };
@@ -91,7 +82,7 @@ check(const unsigned char *img, int x0, int y0, int w, int h, int k, const char 
       for (int x = 0; x < w; x++) {
          unsigned char e[4];
          const unsigned char *p = img + 4 * (y * w + x);
-         texel((x0 + x + k) % 256, (y0 + y) % 256, e);
+         gl_pattern_texel((x0 + x + k) % 256, (y0 + y) % 256, e);
          if (memcmp(p, e, 4))
             GL_FAIL("%s: pixel (%d, %d) is %u,%u,%u,%u, expected %u,%u,%u,%u", what, x0 + x,
                     y0 + y, p[0], p[1], p[2], p[3], e[0], e[1], e[2], e[3]);
@@ -109,19 +100,15 @@ read_check(int x0, int y0, int w, int h, int k, const char *what)
    return gl_check_error(what) && check(px, x0, y0, w, h, k, what);
 }
 
-/* A W x H RGBA8 texture (one level: nearest) and a framebuffer drawing to it */
+/* A W x H RGBA8 texture (one level: nearest, so that it can be sampled)
+ * and a framebuffer drawing to it, bound */
 static GLuint
 target(GLuint *fbo)
 {
    GLuint tex;
-   glGenTextures(1, &tex);
-   glBindTexture(GL_TEXTURE_2D, tex);
-   glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, W, H, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+   gl_color_target(GL_RGBA8, W, H, &tex, fbo);
    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-   glGenFramebuffers(1, fbo);
-   glBindFramebuffer(GL_FRAMEBUFFER, *fbo);
-   glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
    glBindTexture(GL_TEXTURE_2D, pattern);
    return tex;
 }
@@ -309,15 +296,7 @@ setup(void)
    prog = gl_program(vs_src, fs_src);
    if (!prog)
       return false;
-   static unsigned char img[256][256][4];
-   for (int v = 0; v < 256; v++)
-      for (int u = 0; u < 256; u++)
-         texel(u, v, img[v][u]);
-   glGenTextures(1, &pattern);
-   glBindTexture(GL_TEXTURE_2D, pattern);
-   glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 256, 256, 0, GL_RGBA, GL_UNSIGNED_BYTE, img);
-   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+   pattern = gl_pattern_texture();
    glUniform1i(glGetUniformLocation(prog, "pattern"), 0);
    glUniform1i(glGetUniformLocation(prog, "image"), 1);
    glUniform2f(glGetUniformLocation(prog, "size"), W, H);
