@@ -193,6 +193,28 @@ gl_texture_rgba(int w, int h, const void *texels, unsigned filter)
    return tex;
 }
 
+void
+gl_pattern_texel(int u, int v, unsigned char px[4])
+{
+   px[0] = u;
+   px[1] = v;
+   px[2] = u ^ v;
+   px[3] = 255 - (u + v) % 128;
+}
+
+unsigned
+gl_pattern_texture(void)
+{
+   static unsigned char img[256][256][4];
+   for (int v = 0; v < 256; v++)
+      for (int u = 0; u < 256; u++)
+         gl_pattern_texel(u, v, img[v][u]);
+   const GLuint tex = gl_texture_rgba(256, 256, img, GL_NEAREST);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_REPEAT);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_REPEAT);
+   return tex;
+}
+
 bool
 gl_color_target(unsigned ifmt, int w, int h, unsigned *tex_out, unsigned *fbo_out)
 {

@@ -67,6 +67,11 @@ bool gl_check_error(const char *what);
  * GL_RGBA (GLES 2 has no other), min and mag filter `filter`, clamped to
  * the edge; bound to the active unit */
 unsigned gl_texture_rgba(int w, int h, const void *texels, unsigned filter);
+/* The readback pattern (tests/gl/gl_readback.c, tests/bench/gl_readpixels.c):
+ * a 256x256 image whose every texel is known, (u, v, u ^ v, a diagonal);
+ * as a texture (nearest, repeated), bound to the active unit */
+void gl_pattern_texel(int u, int v, unsigned char px[4]);
+unsigned gl_pattern_texture(void);
 /* A w x h 2D texture of internal format ifmt as colour 0 of a new bound
  * framebuffer, and the viewport; the names in *tex, *fbo (if not NULL);
  * whether the framebuffer is complete */

@@ -8,7 +8,8 @@
  *  2. hand-worked examples, arithmetic in the comments;
  *  3. bijectivity / bounds of the offset function;
  *  4. tile/detile round trips on random data, and agreement of the copy
- *     routines with the offset function;
+ *     routines with the offset function (every alignment of a rectangle
+ *     to the 4x4 blocks copied whole, whole frames);
  *  5. rejection of invalid inputs.
  */
 #include <inttypes.h>
@@ -431,6 +432,77 @@ round_trip(const struct vagx_layout *l, const char *name)
    free(shadow);
 }
 
+/* Tile and detile of every alignment of a rectangle's edges to the 4x4
+ * blocks the copies take whole (x, y, width and height mod 4), across
+ * tile boundaries, checked element by element against the offset
+ * function; and whole levels of window-sized images (a glReadPixels of a
+ * frame), square and 2n x n tiles. */
+static void
+check_copy(const struct vagx_layout *l, uint32_t x0, uint32_t y0, uint32_t w,
+           uint32_t h, const char *name)
+{
+   const uint32_t E = l->element_size_B, pitch = w * E + 12;
+   uint8_t *image = malloc((size_t)l->size_B);
+   uint8_t *lin = malloc((size_t)pitch * h), *back = malloc((size_t)pitch * h);
+   for (uint64_t i = 0; i < l->size_B; i++)
+      image[i] = (uint8_t)rng();
+   memset(back, 0x5a, (size_t)pitch * h);
+   CHECK(vagx_layout_detile(l, image, back, pitch, 0, 0, x0, y0, w, h), "%s detile", name);
+   bool ok = true;
+   for (uint32_t y = 0; y < h && ok; y++)
+      for (uint32_t x = 0; x < w && ok; x++)
+         ok = !memcmp(back + (size_t)y * pitch + (size_t)x * E,
+                      image + vagx_layout_offset_B(l, 0, 0, x0 + x, y0 + y), E);
+   CHECK(ok, "%s: detile (%u,%u %ux%u) disagrees with offset_B", name, x0, y0, w, h);
+   /* the bytes between rows untouched */
+   for (uint32_t y = 0; y < h; y++)
+      for (uint32_t b = w * E; b < pitch; b++)
+         ok = ok && back[(size_t)y * pitch + b] == 0x5a;
+   CHECK(ok, "%s: detile (%u,%u %ux%u) wrote past a row", name, x0, y0, w, h);
+   for (size_t i = 0; i < (size_t)pitch * h; i++)
+      lin[i] = (uint8_t)rng();
+   CHECK(vagx_layout_tile(l, image, lin, pitch, 0, 0, x0, y0, w, h), "%s tile", name);
+   ok = true;
+   for (uint32_t y = 0; y < h && ok; y++)
+      for (uint32_t x = 0; x < w && ok; x++)
+         ok = !memcmp(lin + (size_t)y * pitch + (size_t)x * E,
+                      image + vagx_layout_offset_B(l, 0, 0, x0 + x, y0 + y), E);
+   CHECK(ok, "%s: tile (%u,%u %ux%u) disagrees with offset_B", name, x0, y0, w, h);
+   free(image);
+   free(lin);
+   free(back);
+}
+
+static void
+test_block_copies(void)
+{
+   for (uint32_t bpb = 1; bpb <= 16; bpb *= 2) {
+      /* two large tiles and a bit in each direction */
+      const struct vagx_tile t = vagx_layout_large_tile(bpb);
+      struct vagx_layout l = tw2d(2 * t.width_el + 9, 2 * t.height_el + 5, 1, bpb);
+      char name[80];
+      snprintf(name, sizeof(name), "blocks %ux%u %uB", l.width_px, l.height_px, bpb);
+      CHECK(vagx_layout_init(&l), "%s", name);
+      /* x, y, width and height mod 4: every combination */
+      for (uint32_t a = 0; a < 256; a++) {
+         const uint32_t x0 = t.width_el - 8 + (a & 3), y0 = t.height_el - 8 + ((a >> 2) & 3);
+         const uint32_t w = 12 + ((a >> 4) & 3), h = 8 + ((a >> 6) & 3);
+         check_copy(&l, x0, y0, w, h, name);
+      }
+      check_copy(&l, 0, 0, l.width_px, l.height_px, name);
+      check_copy(&l, 1, 2, 3, 2, name); /* no whole block */
+   }
+   /* frames: 1920x1080 RGBA8 (64x64 tiles), 800x600 RGBA8 and RG8 (128x64) */
+   static const uint32_t frames[][3] = { { 1920, 1080, 4 }, { 800, 600, 4 }, { 800, 600, 2 } };
+   for (unsigned i = 0; i < 3; i++) {
+      struct vagx_layout l = tw2d(frames[i][0], frames[i][1], 1, frames[i][2]);
+      char name[80];
+      snprintf(name, sizeof(name), "frame %ux%u %uB", frames[i][0], frames[i][1], frames[i][2]);
+      CHECK(vagx_layout_init(&l), "%s", name);
+      check_copy(&l, 0, 0, l.width_px, l.height_px, name);
+   }
+}
+
 static void
 test_copies(void)
 {
@@ -554,6 +626,7 @@ main(void)
    test_hand_worked();
    test_bijective();
    test_copies();
+   test_block_copies();
    test_invalid();
    printf("%d checks, %d failures\n", t_checks, t_failures);
    return t_failures ? 1 : 0;

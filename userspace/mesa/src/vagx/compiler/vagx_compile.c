@@ -27,6 +27,7 @@ static const struct debug_named_value vagx_debug_options[] = {
    { "nouniformcf", VAGX_DBG_NO_UNIFORM_CF, "Compile uniform branches with the mask stack, as divergent ones" },
    { "nosched", VAGX_DBG_NO_SCHED, "Skip the register-pressure scheduler" },
    { "cache", VAGX_DBG_CACHE, "Say whether each shader variant was compiled or loaded from the disk cache" },
+   { "twiddled", VAGX_DBG_TWIDDLED, "Keep images the CPU reads back whole again and again twiddled (no move to linear)" },
    DEBUG_NAMED_VALUE_END
 };
 DEBUG_GET_ONCE_FLAGS_OPTION(vagx_debug, "VAGX_DEBUG", vagx_debug_options, 0)

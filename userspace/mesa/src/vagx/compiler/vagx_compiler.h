@@ -202,6 +202,7 @@ void vagx_print_stats(FILE *fp, const struct vagx_shader_info *info, const char 
 #define VAGX_DBG_WAITS    (1u << 6)
 #define VAGX_DBG_NO_UNIFORM_CF (1u << 7)
 #define VAGX_DBG_NO_SCHED (1u << 8)
+#define VAGX_DBG_TWIDDLED (1u << 9)
 uint32_t vagx_debug_flags(void);
 
 /* Tile-buffer/PBE format for a gallium format (VAGX_FORMAT_INVALID = 0 if none). */

@@ -375,12 +375,21 @@ batch_cleanup(struct vagx_context *ctx, struct vagx_batch *b, uint64_t seq)
       ctx->batch = NULL;
 }
 
-/* VAGX_DEBUG=trace: the render job and its control stream, chunk by chunk
- * (what each draw bound, e.g. `opaque`) */
+/* VAGX_DEBUG=trace: the render job, the PBE descriptor of each render
+ * target (`layout`: tests/gl/run sees an image read back again and again
+ * become linear) and the control stream, chunk by chunk (what each draw
+ * bound, e.g. `opaque`) */
 static void
-trace_job(struct vagx_batch *b, const struct vagx_render_job *rj)
+trace_job(struct vagx_batch *b, const struct vagx_render_job *rj, const uint32_t *pbedesc)
 {
    vagx_render_job_print(vagx_print_file, stderr, rj, 0);
+   for (unsigned i = 0; pbedesc && i < b->key.nr_cbufs; i++) {
+      struct vagx_pbe pbe;
+      if (!b->key.cbufs[i] || !vagx_pbe_unpack(pbedesc + i * (VAGX_PBE_LENGTH / 4), &pbe, NULL))
+         continue;
+      fprintf(stderr, "pbe %u:\n", i);
+      vagx_pbe_print(vagx_print_file, stderr, &pbe, 1);
+   }
    util_dynarray_foreach(&b->cs_chunks, struct vagx_chunk, c) {
       const uint32_t *cs = c->bo->map;
       for (unsigned o = 0, n; o < c->used / 4; o += n)
@@ -516,7 +525,7 @@ submit_render(struct vagx_context *ctx, struct vagx_batch *b)
    vagx_render_job_pack(jd, &rj);
 
    if (ctx->screen->debug & VAGX_DBG_TRACE)
-      trace_job(b, &rj);
+      trace_job(b, &rj, pbedesc);
    return batch_submit(ctx, b, DRM_VAGX_QUEUE_TYPE_RENDER, jva);
 }
 

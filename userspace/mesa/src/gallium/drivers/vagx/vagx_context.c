@@ -147,6 +147,7 @@ vagx_context_destroy(struct pipe_context *pctx)
    if (ctx->stipple_sampler)
       pctx->delete_sampler_state(pctx, ctx->stipple_sampler);
    slab_destroy_child(&ctx->transfer_pool);
+   vagx_staging_fini(ctx);
    FREE(ctx);
 }
 

@@ -72,6 +72,8 @@ struct vagx_resource {
    /* invalidate_resource: the contents are undefined until a batch stores
     * it again, so batches begun meanwhile do not load it as depth/stencil */
    bool undefined;
+   /* whole-image CPU readbacks while twiddled (vagx_readback.c) */
+   unsigned whole_reads;
    struct vagx_resource *separate_stencil;
 };
 
@@ -80,6 +82,7 @@ static inline struct vagx_resource *vagx_resource(struct pipe_resource *p) { ret
 struct vagx_transfer {
    struct pipe_transfer base;
    void *staging;
+   size_t staging_capacity;   /* bytes allocated (vagx_staging_get) */
    unsigned staging_stride;
    /* sparse texture: the copy of its level that staging is detiled from
     * and tiled into (vagx_resource.c) */
@@ -309,6 +312,9 @@ struct vagx_context {
    struct pipe_context base;
    struct vagx_screen *screen;
    struct slab_child_pool transfer_pool;
+   /* the staging allocation kept for the next map (vagx_readback.c) */
+   void *staging;
+   size_t staging_size;
    struct blitter_context *blitter;
 
    struct pipe_framebuffer_state fb;
@@ -420,6 +426,17 @@ struct pipe_context *vagx_context_create(struct pipe_screen *pscreen, void *priv
 /* vagx_resource.c */
 void vagx_init_resource_functions(struct pipe_screen *pscreen);
 void vagx_init_context_resource_functions(struct pipe_context *pctx);
+/* vagx_readback.c: staging copies of maps, taken from and given back to
+ * the context's kept one (capacity: the bytes allocated) */
+void *vagx_staging_get(struct vagx_context *ctx, size_t size, size_t *capacity);
+void vagx_staging_put(struct vagx_context *ctx, void *p, size_t capacity);
+void vagx_staging_fini(struct vagx_context *ctx);
+/* A synchronized read map of the whole of a twiddled colour image with one
+ * level, layer and sample: counts it, and from the
+ * VAGX_LINEAR_AFTER_READS-th on moves the image to linear storage (the
+ * contents detiled into it).  Returns whether it did. */
+bool vagx_readback_make_linear(struct vagx_context *ctx, struct vagx_resource *rsrc,
+                               unsigned level, unsigned usage, const struct pipe_box *box);
 /* vagx_state.c */
 void vagx_init_state_functions(struct pipe_context *pctx);
 /* vagx_shader.c */

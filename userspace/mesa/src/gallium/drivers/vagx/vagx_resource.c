@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Resources: buffers and images laid out by the shared layout library
  * (linear or twiddled), transfers through u_transfer_helper with
- * twiddled <-> linear staging, and window-system sharing: scanout/shared
+ * twiddled <-> linear staging (the context's kept staging allocation, and
+ * images read back whole again and again made linear: vagx_readback.c),
+ * and window-system sharing: scanout/shared
  * resources live in shareable (non-VM-private) BOs with the linear layout
  * and are exported/imported as GEM handles or dma-bufs (DRM_FORMAT_MOD_LINEAR
  * only; implicit sync is done at submit, see vagx_device_submit). */
@@ -497,6 +499,8 @@ vagx_transfer_map(struct pipe_context *pctx, struct pipe_resource *prsc, unsigne
     * last use -- an upload after glBufferPageCommitmentARB -- needs neither) */
    const bool fresh = discard_range && (rsrc->bo->flags & VAGX_BO_SPARSE) &&
                       prsc->target == PIPE_BUFFER && vagx_sparse_is_fresh(ctx, rsrc, box);
+   /* another context's pending batch writes it: its storage stays */
+   const bool other_writer = rsrc->writer && rsrc->writer->ctx != ctx;
    if (!(usage & PIPE_MAP_UNSYNCHRONIZED) && !fresh &&
        !((usage & PIPE_MAP_DISCARD_WHOLE_RESOURCE) && buffer_rename(ctx, rsrc, NULL)) &&
        !(discard_range && buffer_rename(ctx, rsrc, box))) {
@@ -523,7 +527,7 @@ vagx_transfer_map(struct pipe_context *pctx, struct pipe_resource *prsc, unsigne
    if (sparse && prsc->target == PIPE_BUFFER) {
       /* no CPU mapping of the range: a staging copy of the committed
        * pages (zeros elsewhere), written back to them at unmap */
-      t->staging = malloc(MAX2(box->width, 1));
+      t->staging = vagx_staging_get(ctx, box->width, &t->staging_capacity);
       if (!t->staging) {
          pipe_resource_reference(&t->base.resource, NULL);
          slab_free(&ctx->transfer_pool, t);
@@ -541,6 +545,9 @@ vagx_transfer_map(struct pipe_context *pctx, struct pipe_resource *prsc, unsigne
    unsigned bw = util_format_get_blockwidth(prsc->format);
    unsigned bh = util_format_get_blockheight(prsc->format);
    unsigned bs = util_format_get_blocksize(prsc->format);
+   /* read back whole again and again: linear from now on */
+   if (!other_writer && vagx_readback_make_linear(ctx, rsrc, level, usage, box))
+      map = rsrc->bo->map;
    if (l->tiling == VAGX_TILING_LINEAR) {
       t->base.stride = l->level[level].stride_B;
       t->base.layer_stride = l->layer_stride_B;
@@ -551,14 +558,15 @@ vagx_transfer_map(struct pipe_context *pctx, struct pipe_resource *prsc, unsigne
    t->staging_stride = w_el * bs;
    t->base.stride = t->staging_stride;
    t->base.layer_stride = t->staging_stride * h_el;
-   t->staging = malloc((size_t)t->base.layer_stride * box->depth);
+   t->staging = vagx_staging_get(ctx, (size_t)t->base.layer_stride * box->depth,
+                                 &t->staging_capacity);
    if (sparse && t->staging) {
       /* no CPU mapping: a copy of the level's committed pages (zeros
        * elsewhere), which is detiled, and tiled and written back at unmap
        * (writes to uncommitted pages vanish, as the GPU's do) */
       t->sparse_level = sparse_level_read(rsrc, level, box->z, box->depth);
       if (!t->sparse_level) {
-         free(t->staging);
+         vagx_staging_put(ctx, t->staging, t->staging_capacity);
          t->staging = NULL;
       }
    }
@@ -592,7 +600,7 @@ vagx_transfer_unmap(struct pipe_context *pctx, struct pipe_transfer *ptrans)
    if (t->staging && (rsrc->bo->flags & VAGX_BO_SPARSE) && ptrans->resource->target == PIPE_BUFFER) {
       if (ptrans->usage & PIPE_MAP_WRITE)
          vagx_sparse_write(rsrc->bo, ptrans->box.x, t->staging, ptrans->box.width);
-      free(t->staging);
+      vagx_staging_put(ctx, t->staging, t->staging_capacity);
    } else if (t->staging) {
       if (ptrans->usage & PIPE_MAP_WRITE) {
          struct pipe_resource *prsc = ptrans->resource;
@@ -614,7 +622,7 @@ vagx_transfer_unmap(struct pipe_context *pctx, struct pipe_transfer *ptrans)
             sparse_level_write(rsrc, t->sparse_level);
       }
       free(t->sparse_level);
-      free(t->staging);
+      vagx_staging_put(ctx, t->staging, t->staging_capacity);
    }
    pipe_resource_reference(&ptrans->resource, NULL);
    slab_free(&ctx->transfer_pool, t);
