@@ -153,21 +153,40 @@ value_at(int x, int y, int k, unsigned char out[4])
    out[3] = 255;
 }
 
-/* every sample of every pixel at pattern position pos(s) (4: centre) */
+/* Every sample of every pixel against want(x, y, s) */
 static bool
-check_positions(bool per_sample)
+check_samples(void (*want_fn)(int x, int y, int s, unsigned char out[4]))
 {
    for (int y = 0; y < H; y++)
       for (int x = 0; x < W; x++)
          for (int s = 0; s < 4; s++) {
             unsigned char want[4];
-            value_at(x, y, per_sample ? s : 4, want);
+            want_fn(x, y, s, want);
             const unsigned char *got = sample_px(x, y, s);
             if (memcmp(got, want, 4))
                GL_FAIL("pixel (%d,%d) sample %d: (%u %u %u %u), want (%u %u %u %u)", x, y, s,
                        got[0], got[1], got[2], got[3], want[0], want[1], want[2], want[3]);
          }
    return true;
+}
+
+/* the varying at the sample's own position, and at the centre */
+static void
+want_at_sample(int x, int y, int s, unsigned char out[4])
+{
+   value_at(x, y, s, out);
+}
+
+static void
+want_at_centre(int x, int y, int s, unsigned char out[4])
+{
+   value_at(x, y, 4, out);
+}
+
+static bool
+check_positions(bool per_sample)
+{
+   return check_samples(per_sample ? want_at_sample : want_at_centre);
 }
 
 static bool
@@ -218,22 +237,28 @@ case_min_shading_half(void)
    return true;
 }
 
+/* gl_SampleID * 64 in red */
+static void
+want_sample_id(int x, int y, int s, unsigned char out[4])
+{
+   const unsigned char v[4] = { 64 * s, 0, 0, 255 };
+   memcpy(out, v, 4);
+}
+
 static bool
 case_sample_id(void)
 {
    static const char *fs = FS_HEAD
       "void main() { gl_FragColor = vec4(float(gl_SampleID) * 64.0 / 255.0, 0.0, 0.0, 1.0); }\n";
-   if (!draw(fs, 0))
-      return false;
-   for (int y = 0; y < H; y++)
-      for (int x = 0; x < W; x++)
-         for (int s = 0; s < 4; s++) {
-            const unsigned char *got = sample_px(x, y, s);
-            if (got[0] != 64 * s || got[1] || got[2] || got[3] != 255)
-               GL_FAIL("pixel (%d,%d) sample %d: (%u %u %u %u), want (%d 0 0 255)", x, y, s,
-                       got[0], got[1], got[2], got[3], 64 * s);
-         }
-   return true;
+   return draw(fs, 0) && check_samples(want_sample_id);
+}
+
+/* gl_SamplePosition * 16: the pattern */
+static void
+want_sample_position(int x, int y, int s, unsigned char out[4])
+{
+   const unsigned char v[4] = { pat[s][0], pat[s][1], 0, 255 };
+   memcpy(out, v, 4);
 }
 
 static bool
@@ -249,17 +274,17 @@ case_sample_position(void)
    }
    static const char *fs = FS_HEAD
       "void main() { gl_FragColor = vec4(gl_SamplePosition * 16.0 / 255.0, 0.0, 1.0); }\n";
-   if (!draw(fs, 0))
-      return false;
-   for (int y = 0; y < H; y++)
-      for (int x = 0; x < W; x++)
-         for (int s = 0; s < 4; s++) {
-            const unsigned char *got = sample_px(x, y, s);
-            if (got[0] != pat[s][0] || got[1] != pat[s][1] || got[2] || got[3] != 255)
-               GL_FAIL("pixel (%d,%d) sample %d: (%u %u %u %u), want (%d %d 0 255)", x, y, s,
-                       got[0], got[1], got[2], got[3], pat[s][0], pat[s][1]);
-         }
-   return true;
+   return draw(fs, 0) && check_samples(want_sample_position);
+}
+
+/* odd columns keep samples 0 and 2 (green), even ones 1 and 3; the others
+ * the clear red */
+static void
+want_sample_mask(int x, int y, int s, unsigned char out[4])
+{
+   const bool kept = ((x & 1) ? 0x5 : 0xa) >> s & 1;
+   const unsigned char v[4] = { kept ? 0 : 255, kept ? 255 : 0, 0, 255 };
+   memcpy(out, v, 4);
 }
 
 static bool
@@ -270,19 +295,7 @@ case_sample_mask(void)
       "   gl_SampleMask[0] = (int(p.x) & 1) != 0 ? 0x5 : 0xa;\n"
       "   gl_FragColor = vec4(0.0, 1.0, 0.0, 1.0);\n"
       "}\n";
-   if (!draw(fs, 0))
-      return false;
-   for (int y = 0; y < H; y++)
-      for (int x = 0; x < W; x++)
-         for (int s = 0; s < 4; s++) {
-            const bool kept = ((x & 1) ? 0x5 : 0xa) >> s & 1;
-            const unsigned char *got = sample_px(x, y, s);
-            if (got[0] != (kept ? 0 : 255) || got[1] != (kept ? 255 : 0) || got[2] ||
-                got[3] != 255)
-               GL_FAIL("pixel (%d,%d) sample %d: (%u %u %u %u), want %s", x, y, s, got[0],
-                       got[1], got[2], got[3], kept ? "green" : "the clear red");
-         }
-   return true;
+   return draw(fs, 0) && check_samples(want_sample_mask);
 }
 
 static const struct gl_case cases[] = {

@@ -242,10 +242,11 @@ lower_sparse_residency(nir_builder *b, nir_intrinsic_instr *intr, void *data)
 /* Per-variant fragment lowering for sample shading (GL_ARB_sample_shading).
  * gl_SamplePosition is the contract's 4X pattern at sr.sample_id, (0.5, 0.5)
  * in a single-sampled target.  gl_SampleMask: the device has no sample-mask
- * output (renderer-pipeline.md, contract gaps), so an invocation whose
- * sample (sample 0 in 1X) is not in the mask discards; in 4X the shader
- * runs per sample for it (fs_per_sample), which gives each sample the
- * outcome GL's coverage AND gives it. */
+ * output (renderer-pipeline.md, contract gaps), so in 4X an invocation
+ * whose sample is not in the mask discards, the shader running per sample
+ * for it (fs_per_sample), which gives each sample the outcome GL's coverage
+ * AND gives it; without multisample buffers GL ignores the mask (the AND
+ * is a multisample fragment operation, GL 4.6 17.3.3). */
 static bool
 lower_sample_io(nir_builder *b, nir_intrinsic_instr *intr, void *data)
 {
@@ -271,9 +272,10 @@ lower_sample_io(nir_builder *b, nir_intrinsic_instr *intr, void *data)
    }
    if (intr->intrinsic == nir_intrinsic_store_output &&
        nir_intrinsic_io_semantics(intr).location == FRAG_RESULT_SAMPLE_MASK) {
-      nir_def *id = ms ? nir_load_sample_id(b) : nir_imm_int(b, 0);
-      nir_def *bit = nir_iand_imm(b, nir_ushr(b, intr->src[0].ssa, id), 1);
-      nir_terminate_if(b, nir_ieq_imm(b, bit, 0));
+      if (ms) {
+         nir_def *bit = nir_iand_imm(b, nir_ushr(b, intr->src[0].ssa, nir_load_sample_id(b)), 1);
+         nir_terminate_if(b, nir_ieq_imm(b, bit, 0));
+      }
       nir_instr_remove(&intr->instr);
       return true;
    }

@@ -223,6 +223,22 @@ test_sparse_residency(void)
    return report("sparse-residency", err, b.shader, err ? NULL : &info);
 }
 
+/* A vertex shader writing attribute 0, gl_InstanceID and gl_BaseInstance
+ * to the position */
+static nir_builder
+base_instance_vs(const char *name)
+{
+   nir_builder b = nir_builder_init_simple_shader(MESA_SHADER_VERTEX, &vagx_nir_options, "%s", name);
+   nir_def *a0 = nir_load_input(&b, 1, 32, nir_imm_int(&b, 0), .base = 0,
+                                .io_semantics.location = VERT_ATTRIB_GENERIC0);
+   nir_store_output(&b, nir_vec4(&b, a0, nir_u2f32(&b, nir_load_instance_id(&b)),
+                                 nir_u2f32(&b, nir_load_base_instance(&b)), nir_imm_float(&b, 1.0)),
+                    nir_imm_int(&b, 0), .io_semantics.location = VARYING_SLOT_POS, .write_mask = 0xf);
+   b.shader->info.outputs_written = VARYING_BIT_POS;
+   b.shader->info.io_lowered = true;
+   return b;
+}
+
 static bool
 test_glsl130(void)
 {
@@ -464,14 +480,7 @@ test_glsl130(void)
     * sr.base_instance, gl_BaseInstance sr.base_instance, an attribute's
     * fetch index (instance_id - base) / divisor + base; no uniform word
     * holds a base instance (an indirect draw's is in memory) */
-   b = nir_builder_init_simple_shader(MESA_SHADER_VERTEX, &vagx_nir_options, "base-instance");
-   a0 = nir_load_input(&b, 1, 32, nir_imm_int(&b, 0), .base = 0,
-                       .io_semantics.location = VERT_ATTRIB_GENERIC0);
-   nir_store_output(&b, nir_vec4(&b, a0, nir_u2f32(&b, nir_load_instance_id(&b)),
-                                 nir_u2f32(&b, nir_load_base_instance(&b)), nir_imm_float(&b, 1.0)),
-                    nir_imm_int(&b, 0), .io_semantics.location = VARYING_SLOT_POS, .write_mask = 0xf);
-   b.shader->info.outputs_written = VARYING_BIT_POS;
-   b.shader->info.io_lowered = true;
+   b = base_instance_vs("base-instance");
    err = compile_decoded(b.shader, NULL, &info);
    if (!err) {
       const unsigned base_reads = count_sr_reads(VAGX_SR_BASE_INSTANCE, -1);
@@ -494,14 +503,7 @@ test_glsl130(void)
    /* before contract 1.7 (the key's no_base_instance): no sr.base_instance
     * (the driver draws from instance 0), gl_InstanceID is sr.instance_id,
     * the fetch index instance_id / divisor, gl_BaseInstance 0 */
-   b = nir_builder_init_simple_shader(MESA_SHADER_VERTEX, &vagx_nir_options, "base-instance-1.6");
-   a0 = nir_load_input(&b, 1, 32, nir_imm_int(&b, 0), .base = 0,
-                       .io_semantics.location = VERT_ATTRIB_GENERIC0);
-   nir_store_output(&b, nir_vec4(&b, a0, nir_u2f32(&b, nir_load_instance_id(&b)),
-                                 nir_u2f32(&b, nir_load_base_instance(&b)), nir_imm_float(&b, 1.0)),
-                    nir_imm_int(&b, 0), .io_semantics.location = VARYING_SLOT_POS, .write_mask = 0xf);
-   b.shader->info.outputs_written = VARYING_BIT_POS;
-   b.shader->info.io_lowered = true;
+   b = base_instance_vs("base-instance-1.6");
    struct vagx_fs_key old_dev = { .no_base_instance = true };
    err = compile_decoded(b.shader, &old_dev, &info);
    if (!err) {
@@ -1010,17 +1012,17 @@ test_sample_shading(void)
       snprintf(name, sizeof(name), "fs-sample-position-%ux", samples);
       all &= report(name, err, b.shader, err ? NULL : &info);
 
-      /* gl_SampleMask (of the pixel's x): a discard of the invocations
-       * whose sample is not in the mask (per sample in 4X), no sample-mask
-       * output */
+      /* gl_SampleMask (of the pixel's x): in 4X a discard of the
+       * invocations whose sample is not in the mask, per sample; ignored
+       * in 1X (no multisample buffers) */
       b = nir_builder_init_simple_shader(MESA_SHADER_FRAGMENT, &vagx_nir_options, "sample-mask");
       nir_def *mask = nir_f2u32(&b, nir_channel(&b, nir_load_frag_coord(&b), 0));
       nir_store_output(&b, mask, nir_imm_int(&b, 0),
                        .io_semantics.location = FRAG_RESULT_SAMPLE_MASK, .write_mask = 1);
       fs_out(&b, nir_imm_vec4(&b, 0, 1, 0, 1));
       err = compile_decoded(b.shader, &key, &info);
-      if (!err && (!info.fs_discards || info.fs_per_sample != ms))
-         err = "gl_SampleMask: discards, per sample in 4X only";
+      if (!err && (info.fs_discards != ms || info.fs_per_sample != ms))
+         err = "gl_SampleMask: a discard per sample in 4X, nothing in 1X";
       snprintf(name, sizeof(name), "fs-sample-mask-%ux", samples);
       all &= report(name, err, b.shader, err ? NULL : &info);
    }
