@@ -613,6 +613,83 @@ case_fs_ssbo(void)
    return true;
 }
 
+/* ---- fs_late_depth: a fragment shader that writes memory runs before
+ * the depth test (GL 4.6 14.9, 17.3) unless it asks for
+ * layout(early_fragment_tests): behind a nearer rectangle, each invocation
+ * of the counting shader adds 1; with early tests none runs ---- */
+
+static bool
+case_fs_late_depth(void)
+{
+   static const char *vs = "#version 130\n"
+      "in vec2 pos;\n"
+      "uniform float z;\n"
+      "void main() { gl_Position = vec4(pos, z, 1.0); }\n";
+   static const char *plain = "#version 130\n"
+      "void main() { gl_FragColor = vec4(1.0, 0.0, 0.0, 1.0); }\n";
+   /* early_fragment_tests is GL_ARB_shader_image_load_store's; Mesa's
+    * linker (gl_nir_linker.c link_fs_inout_layout_qualifiers) drops it
+    * below GLSL 1.50 unless GL_ARB_fragment_coord_conventions is enabled */
+#define COUNT_FS(early)                                                                \
+   FS_HEAD "#extension GL_ARB_shader_image_load_store : require\n"                      \
+      "#extension GL_ARB_fragment_coord_conventions : enable\n" early                  \
+      "layout(std430, binding = 0) buffer C { uint count[3]; };\n"                     \
+      "uniform int slot;\n"                                                            \
+      "void main() {\n"                                                                \
+      "   atomicAdd(count[slot], 1u);\n"                                                \
+      "   gl_FragColor = vec4(0.0, 1.0, float(slot) * 0.5, 1.0);\n"                    \
+      "}\n"
+   static const char *late = COUNT_FS(""), *early = COUNT_FS("layout(early_fragment_tests) in;\n");
+   GLuint p[3] = { gl_program(vs, plain), gl_program(vs, late), gl_program(vs, early) };
+   if (!p[0] || !p[1] || !p[2])
+      return false;
+   GLuint zs = gl_depth_buffer(GL_DEPTH_COMPONENT24, GL_DEPTH_ATTACHMENT, W, H);
+   GLuint b = buffer(GL_SHADER_STORAGE_BUFFER, 0, 12, NULL);
+   glClearColor(0, 0, 1, 1);
+   glClearDepth(1.0);
+   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+   glEnable(GL_DEPTH_TEST);
+   glDepthFunc(GL_LESS);
+   /* near: pixels 8..39 x 8..31 at z -0.5; the counting shaders behind it
+    * (slot 0 late, slot 1 early) and in front of it (slot 2, late) */
+   static const struct { int prog, slot; float z; } draws[] = {
+      { 0, 0, -0.5f }, { 1, 0, 0.5f }, { 2, 1, 0.5f }, { 1, 2, -0.9f } };
+   for (unsigned i = 0; i < 4; i++) {
+      glUseProgram(p[draws[i].prog]);
+      glUniform1f(glGetUniformLocation(p[draws[i].prog], "z"), draws[i].z);
+      if (draws[i].prog)
+         glUniform1i(glGetUniformLocation(p[draws[i].prog], "slot"), draws[i].slot);
+      if (i == 3)
+         draw_px_rect(8, 8, 24, 32);
+      else
+         draw_px_rect(8, 8, 40, 32);
+   }
+   glDisable(GL_DEPTH_TEST);
+   glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
+   glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+   uint32_t count[3];
+   read_buffer(GL_SHADER_STORAGE_BUFFER, b, 12, count);
+   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, 0);
+   glDeleteRenderbuffers(1, &zs);
+   if (!gl_check_error("draws"))
+      return false;
+   for (int y = 0; y < H; y++)
+      for (int x = 0; x < W; x++) {
+         const unsigned char *g = &px[(y * W + x) * 4];
+         const bool in = x >= 8 && x < 40 && y >= 8 && y < 32, front = in && x < 24;
+         const unsigned char want[4] = { in && !front ? 255 : 0, front ? 255 : 0,
+                                         front ? 255 : in ? 0 : 255, 255 };
+         if (memcmp(g, want, 4))
+            GL_FAIL("pixel (%d,%d): (%u %u %u %u), want (%u %u %u 255)", x, y, g[0], g[1],
+                    g[2], g[3], want[0], want[1], want[2]);
+      }
+   if (count[0] != 32 * 24 || count[1] != 0 || count[2] != 16 * 24)
+      GL_FAIL("invocations: %u behind (late tests), %u behind (early tests), %u in front; "
+              "want %u 0 %u",
+              count[0], count[1], count[2], 32 * 24, 16 * 24);
+   return gl_save_image(gl_outdir, "fs_late_depth", px, W, H);
+}
+
 /* ---- robust: out-of-range SSBO and shared accesses do not fault ---- */
 
 static bool
@@ -1084,6 +1161,7 @@ static const struct gl_case cases[] = {
    { "indirect", case_indirect },
    { "compute_vbo", case_compute_vbo },
    { "fs_ssbo", case_fs_ssbo },
+   { "fs_late_depth", case_fs_late_depth },
    { "robust", case_robust },
    { "range", case_range },
    { "no_cpu_wait", case_no_cpu_wait },

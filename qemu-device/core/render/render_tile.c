@@ -17,8 +17,11 @@
 
 enum stage { ST_FRAG, ST_BG, ST_EOT };
 
-/* 4X standard pattern in 1/16 pixel. */
-static const int s4x[4][2] = {{6, 2}, {14, 6}, {2, 10}, {10, 14}};
+/* 4X standard pattern in 1/VAGX_SAMPLE_POS_UNITS pixel (the contract's). */
+static const int s4x[4][2] = {{VAGX_SAMPLE_4X_0_X, VAGX_SAMPLE_4X_0_Y},
+                              {VAGX_SAMPLE_4X_1_X, VAGX_SAMPLE_4X_1_Y},
+                              {VAGX_SAMPLE_4X_2_X, VAGX_SAMPLE_4X_2_Y},
+                              {VAGX_SAMPLE_4X_3_X, VAGX_SAMPLE_4X_3_Y}};
 
 struct tctx {
    struct rjob *j;
@@ -79,8 +82,8 @@ static inline uint8_t *tb_at(struct tctx *c, unsigned rt, unsigned s, int lx, in
 static void sample_pos(const struct rjob *j, const struct rdraw *d, unsigned s, double *x, double *y)
 {
    if (j->samples == 4 && (!d || d->rs.multisample)) {
-      *x = s4x[s][0] / 16.0;
-      *y = s4x[s][1] / 16.0;
+      *x = s4x[s][0] / (double)VAGX_SAMPLE_POS_UNITS;
+      *y = s4x[s][1] / (double)VAGX_SAMPLE_POS_UNITS;
    } else {
       double h = (!d || d->rs.half_pixel_center) ? 0.5 : 0.0;
       *x = *y = h;
@@ -1000,14 +1003,18 @@ static void do_prim(struct tctx *c, const struct rprim *p, enum prim_mode mode, 
    const struct vagx_cmd_depth_stencil *ds = &d->ds;
    const struct vagx_stencil_face *sf = p->front ? &ds->front : &ds->back;
    /* Tests run after the shader when it can change their inputs or outcome
-    * (depth/stencil output, discard) unless early tests are forced; tile
-    * writes are then staged until the tests pass.  With discard only, a
-    * failing depth test (no stencil) can be taken early: nothing depends on
-    * whether such a fragment would have been discarded. */
+    * (depth/stencil output, discard) or has side effects that GL orders
+    * before them (1.10: memory writes happen for fragments that fail the
+    * tests), unless early tests are forced; tile writes are then staged
+    * until the tests pass.  With discard only, a failing depth test (no
+    * stencil) can be taken early: nothing depends on whether such a
+    * fragment would have been discarded. */
    if (ds->depth_test || ds->stencil_test)
       zs_clear(c);
-   c->late = !d->fp.early_tests && (d->fp.writes_depth || d->fp.writes_stencil || d->fp.discards);
-   const bool precull = c->late && !d->fp.writes_depth && !ds->stencil_test && ds->depth_test;
+   c->late = !d->fp.early_tests && (d->fp.writes_depth || d->fp.writes_stencil ||
+                                    d->fp.discards || d->fp.side_effects);
+   const bool precull = c->late && !d->fp.writes_depth && !d->fp.side_effects &&
+                        !ds->stencil_test && ds->depth_test;
    struct rquery *q = d->query >= 0 ? &j->queries[d->query] : NULL;
    uint64_t passed = 0;
    uint32_t (*sr)[32] = c->sr;

@@ -202,7 +202,13 @@ static void test_contract_consistency(void)
 	CHECK(VAGX_FAULT_QUEUE_SCANOUT == 15, "1.0 scanout fault queue");
 	CHECK(VAGX_FAULT_STATUS_QUEUE_GET(VAGX_FAULT_STATUS_QUEUE(VAGX_FAULT_QUEUE_SCANOUT)) ==
 	      VAGX_FAULT_QUEUE_SCANOUT && VAGX_FAULT_QUEUE_SCANOUT >= VAGX_MAX_QUEUES, "scanout queue fits");
-	CHECK(VAGX_HW_VERSION_MAJOR == 1 && VAGX_HW_VERSION_MINOR == 9, "contract 1.9");
+	CHECK(VAGX_HW_VERSION_MAJOR == 1 && VAGX_HW_VERSION_MINOR == 10, "contract 1.10");
+	/* 1.10's sample-position constants: 1.0's standard 4X pattern, in
+	 * 1/16 pixel, one sample per row and column quarter */
+	CHECK(VAGX_SAMPLE_POS_UNITS == 16 && VAGX_SAMPLE_4X_0_X == 6 && VAGX_SAMPLE_4X_0_Y == 2 &&
+	      VAGX_SAMPLE_4X_1_X == 14 && VAGX_SAMPLE_4X_1_Y == 6 && VAGX_SAMPLE_4X_2_X == 2 &&
+	      VAGX_SAMPLE_4X_2_Y == 10 && VAGX_SAMPLE_4X_3_X == 10 && VAGX_SAMPLE_4X_3_Y == 14,
+	      "4X sample pattern");
 	/* 1.7's writeback block stays in the scanout's 0x400-0x4ff, after the
 	 * overlay blocks. */
 	CHECK(VAGX_REG_SCANOUT_WB_FORMAT >= VAGX_SCANOUT_OVERLAY_BASE +

@@ -106,6 +106,7 @@ void test_depth_cull_query(void);
 void test_stencil(void);
 void test_depth_quantize(void);
 void test_zs_untouched_store(void);
+void test_side_effects_late(void);
 /* test_render_texture.c */
 void test_textures(void);
 void test_desc_cache(void);

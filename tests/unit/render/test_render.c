@@ -808,6 +808,7 @@ int main(void)
       {"stencil_zs_io", test_stencil},
       {"depth_quantize", test_depth_quantize},
       {"zs_untouched_store", test_zs_untouched_store},
+      {"side_effects_late", test_side_effects_late},
       {"points", test_points},
       {"clip_distances", test_clip_distances},
       {"mipmaps", test_mipmaps},

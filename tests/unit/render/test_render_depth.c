@@ -371,3 +371,68 @@ void test_zs_untouched_store(void)
          }
    printf("  zs_untouched_store: %u jobs, every pixel checked\n", cases);
 }
+
+/* ------------------------------------ side effects and late tests (1.10) -- */
+/* A fragment shader that writes memory runs before the depth test unless
+ * early tests are forced (GL 4.6 14.9 / 17.3; contract 1.10, render.md
+ * "Fragment outputs"): draw A (near, depth write) covers the target, then
+ * B, C and D draw behind it and E in front of it, each adding 1 per
+ * invocation (0 per helper invocation) to its own counter with
+ * atom_global.  B (side_effects) runs at
+ * every pixel though every fragment fails the depth test; C (side_effects
+ * and early_tests) runs at none; D (side_effects, a discard, no stencil
+ * test: the discard-only path that may cull failing fragments early) at
+ * every pixel too; E at every pixel, and its colour wins. */
+void test_side_effects_late(void)
+{
+   W = 32; H = 32;
+   ncs = 0;
+   double t[2][6][2];
+   float z[2][6];
+   for (unsigned i = 0; i < 2; i++) {
+      rect_tris(t[i], 0, 0, 32, 32, false);
+      for (unsigned k = 0; k < 6; k++)
+         z[i][k] = i ? 0.7f : 0.3f;
+   }
+   uint64_t vb = vbuf_tris(&t[0][0], 12, 0, NULL, NULL, &z[0][0]);
+   const uint64_t cnt = alloc(16, 16);
+   memset(ptr(cnt), 0, 16);
+   struct prog red = const_fs(1, 0, 0, 1);
+   emit_state(0, 0, 0, vb, &red, NULL, 0, 0, false);
+   EMIT(cmd_depth_stencil, v_.depth_test = 1; v_.depth_write = 1; v_.depth_func = VAGX_COMPARE_FUNC_LESS);
+   EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 6; v_.instance_count = 1);
+   static const char *const src[2] = {
+      "and r4, sr.helper, #1\nxor r4, r4, #1\natom_global.add r5, u0, r4, r4\n"
+      "mov r0, #0\nmov r1, #1.0\nmov r2, #0\nmov r3, #1.0\nst_tile.rt0 r0, #0\nend\n",
+      "and r4, sr.helper, #1\nxor r4, r4, #1\natom_global.add r5, u0, r4, r4\nmov r6, #0\n"
+      "discard.cond r6\n"
+      "mov r0, #0\nmov r1, #1.0\nmov r2, #0\nmov r3, #1.0\nst_tile.rt0 r0, #0\nend\n"};
+   for (unsigned i = 0; i < 4; i++) {
+      struct prog fs = {.code = assemble(src[i == 2]), .nuni = 2};
+      fs.uni[0] = (uint32_t)(cnt + 4 * i);
+      fs.uni[1] = (uint32_t)((cnt + 4 * i) >> 32);
+      EMIT(cmd_bind_fragment_pipeline, v_.slots32 = 1; v_.side_effects = 1;
+           v_.early_tests = i == 1; v_.discards = i == 2; to_usc(&fs, &v_.program));
+      /* E: the near rectangle again, under LEQUAL */
+      if (i == 3)
+         EMIT(cmd_depth_stencil, v_.depth_test = 1; v_.depth_write = 1;
+              v_.depth_func = VAGX_COMPARE_FUNC_LEQUAL);
+      EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 6;
+           v_.first = i == 3 ? 0 : 6; v_.instance_count = 1);
+   }
+   EMIT(cmd_end);
+   struct job_opts o = {.clear = {0, 0, 0, 0}, .zs = true, .zs_format = VAGX_FORMAT_Z32_FLOAT,
+                        .clear_depth = 1.0f};
+   struct vagx_render_fault f;
+   enum vagx_job_status st = run(make_job(&o), &f);
+   CHECK(st == VAGX_JOB_STATUS_OK, "side effects: status %d", st);
+   uint32_t n[4];
+   memcpy(n, ptr(cnt), sizeof(n));
+   unsigned bad = 0;
+   for (unsigned y = 0; y < H; y++)
+      for (unsigned x = 0; x < W; x++)
+         bad += px(x, y)[0] != 0 || px(x, y)[1] != 255;
+   CHECK(n[0] == W * H && n[1] == 0 && n[2] == W * H && n[3] == W * H && bad == 0,
+         "side effects: invocations %u %u %u %u (want %u 0 %u %u), %u pixels wrong", n[0], n[1],
+         n[2], n[3], W * H, W * H, W * H, bad);
+}

@@ -240,6 +240,49 @@ lower_sparse_residency(nir_builder *b, nir_intrinsic_instr *intr, void *data)
    return true;
 }
 
+/* Per-variant fragment lowering for sample shading (GL_ARB_sample_shading).
+ * gl_SamplePosition is the contract's 4X pattern at sr.sample_id, (0.5, 0.5)
+ * in a single-sampled target.  gl_SampleMask: the device has no sample-mask
+ * output (renderer-pipeline.md, contract gaps), so in 4X an invocation
+ * whose sample is not in the mask discards, the shader running per sample
+ * for it (fs_per_sample), which gives each sample the outcome GL's coverage
+ * AND gives it; without multisample buffers GL ignores the mask (the AND
+ * is a multisample fragment operation, GL 4.6 17.3.3). */
+static bool
+lower_sample_io(nir_builder *b, nir_intrinsic_instr *intr, void *data)
+{
+   const bool ms = *(const bool *)data;
+   b->cursor = nir_before_instr(&intr->instr);
+   if (intr->intrinsic == nir_intrinsic_load_sample_pos) {
+      nir_def *x = nir_imm_float(b, 0.5f), *y = nir_imm_float(b, 0.5f);
+      if (ms) {
+         nir_def *id = nir_load_sample_id(b);
+         float fx, fy;
+         vagx_sample_pos_4x(3, &fx, &fy);
+         x = nir_imm_float(b, fx);
+         y = nir_imm_float(b, fy);
+         for (int s = 2; s >= 0; s--) {
+            vagx_sample_pos_4x(s, &fx, &fy);
+            nir_def *is = nir_ieq_imm(b, id, s);
+            x = nir_bcsel(b, is, nir_imm_float(b, fx), x);
+            y = nir_bcsel(b, is, nir_imm_float(b, fy), y);
+         }
+      }
+      nir_def_replace(&intr->def, nir_vec2(b, x, y));
+      return true;
+   }
+   if (intr->intrinsic == nir_intrinsic_store_output &&
+       nir_intrinsic_io_semantics(intr).location == FRAG_RESULT_SAMPLE_MASK) {
+      if (ms) {
+         nir_def *bit = nir_iand_imm(b, nir_ushr(b, intr->src[0].ssa, nir_load_sample_id(b)), 1);
+         nir_terminate_if(b, nir_ieq_imm(b, bit, 0));
+      }
+      nir_instr_remove(&intr->instr);
+      return true;
+   }
+   return false;
+}
+
 void
 vagx_preprocess_nir(nir_shader *nir)
 {
@@ -470,6 +513,13 @@ const_src(nir_src *src, bool *ok)
    return *ok ? nir_src_as_uint(*src) : 0;
 }
 
+/* The key says the device predates sr.base_instance (contract 1.7). */
+static bool
+no_base_instance(const struct ctx *c)
+{
+   return c->fs_key && c->fs_key->no_base_instance;
+}
+
 static bool
 emit_vs_input(struct ctx *c, nir_intrinsic_instr *intr)
 {
@@ -488,11 +538,18 @@ emit_vs_input(struct ctx *c, nir_intrinsic_instr *intr)
    vagx_ir_src divisor = uniform_word(c, VAGX_PUSH_VBO_DIVISOR, attr);
    /* an instanced element's index is i / divisor + base_instance (GL 4.6
     * 10.5, with ARB_base_instance), i being sr.instance_id - sr.base_instance
-    * (the device's instance id counts from the base instance, render.md) */
-   vagx_ir_src base_inst = ir_file(IR_SR, VAGX_SR_BASE_INSTANCE);
-   vagx_ir_src inst = vagx_iadd(
-      ir, vagx_udiv(ir, vagx_isub(ir, ir_file(IR_SR, VAGX_SR_INSTANCE_ID), base_inst), divisor),
-      base_inst);
+    * (the device's instance id counts from the base instance, render.md).
+    * Before contract 1.7 there is no sr.base_instance and the driver draws
+    * with base instance 0 (no GL_ARB_base_instance): i is sr.instance_id */
+   vagx_ir_src inst;
+   if (no_base_instance(c)) {
+      inst = vagx_udiv(ir, ir_file(IR_SR, VAGX_SR_INSTANCE_ID), divisor);
+   } else {
+      vagx_ir_src base_inst = ir_file(IR_SR, VAGX_SR_BASE_INSTANCE);
+      inst = vagx_iadd(
+         ir, vagx_udiv(ir, vagx_isub(ir, ir_file(IR_SR, VAGX_SR_INSTANCE_ID), base_inst), divisor),
+         base_inst);
+   }
    vagx_ir_src idx = vagx_sel(ir, divisor, inst, ir_file(IR_SR, VAGX_SR_VERTEX_ID));
    unsigned have = 4;
    bool is_int = false;
@@ -585,8 +642,10 @@ emit_fs_input(struct ctx *c, nir_intrinsic_instr *intr, bool interpolated)
       if (bary->intrinsic == nir_intrinsic_load_barycentric_centroid)
          loc = VAGX_ITERLOC_CENTROID;
       else if (bary->intrinsic == nir_intrinsic_load_barycentric_sample) {
+         /* `sample` qualifier: at this invocation's sample, so per sample */
          loc = VAGX_ITERLOC_SAMPLE;
          sample = ir_file(IR_SR, VAGX_SR_SAMPLE_ID);
+         c->info->fs_per_sample |= c->fs_key && c->fs_key->samples == 4;
       }
    }
    if (location == VARYING_SLOT_PNTC)
@@ -684,7 +743,7 @@ emit_fs_output(struct ctx *c, nir_intrinsic_instr *intr)
       return true;
    }
    if (sem.location == FRAG_RESULT_SAMPLE_MASK) {
-      c->ir.error = "sample mask output not supported";
+      c->ir.error = "sample mask output not lowered"; /* lower_sample_io's */
       return false;
    }
    unsigned rt = sem.location == FRAG_RESULT_COLOR ? 0 : sem.location - FRAG_RESULT_DATA0;
@@ -813,12 +872,15 @@ emit_intrinsic(struct ctx *c, nir_intrinsic_instr *intr)
       return true;
    case nir_intrinsic_load_instance_id:
       set_def(c, &intr->def, 0,
-              vagx_isub(ir, ir_file(IR_SR, VAGX_SR_INSTANCE_ID),
-                        ir_file(IR_SR, VAGX_SR_BASE_INSTANCE)));
+              no_base_instance(c) ? ir_file(IR_SR, VAGX_SR_INSTANCE_ID)
+                                  : vagx_isub(ir, ir_file(IR_SR, VAGX_SR_INSTANCE_ID),
+                                              ir_file(IR_SR, VAGX_SR_BASE_INSTANCE)));
       return true;
    case nir_intrinsic_load_base_instance:
-      /* the device's, so an indirect draw's base instance from memory too */
-      set_def(c, &intr->def, 0, ir_file(IR_SR, VAGX_SR_BASE_INSTANCE));
+      /* the device's, so an indirect draw's base instance from memory too
+       * (0 before 1.7, where the driver draws every instance range from 0) */
+      set_def(c, &intr->def, 0,
+              no_base_instance(c) ? ir_imm(0) : ir_file(IR_SR, VAGX_SR_BASE_INSTANCE));
       return true;
    case nir_intrinsic_load_base_vertex:
       /* gl_BaseVertex: an indexed draw's base vertex, 0 for non-indexed
@@ -830,6 +892,9 @@ emit_intrinsic(struct ctx *c, nir_intrinsic_instr *intr)
       set_def(c, &intr->def, 0, ir_file(IR_SR, VAGX_SR_DRAW_ID));
       return true;
    case nir_intrinsic_load_sample_id:
+      /* gl_SampleID (and gl_SamplePosition, lower_sample_io) implies
+       * per-sample shading */
+      c->info->fs_per_sample |= c->fs_key && c->fs_key->samples == 4;
       set_def(c, &intr->def, 0, ir_file(IR_SR, VAGX_SR_SAMPLE_ID));
       return true;
    case nir_intrinsic_load_helper_invocation:
@@ -1307,6 +1372,13 @@ vagx_compile_shader(nir_shader *nir, const struct vagx_fs_key *fs_key,
 
    if (nir->info.stage == MESA_SHADER_FRAGMENT) {
       info->fs_cf_base = 2; /* cf0 = W, cf1 = Z (bound only when used) */
+      /* st's persample_shading variant (glMinSampleShading with a
+       * fraction times the samples above 1: every sample then, which GL
+       * allows) and `sample` inputs: once per sample */
+      bool ms = fs_key && fs_key->samples == 4;
+      info->fs_per_sample = ms && nir->info.fs.uses_sample_shading;
+      NIR_PASS(_, nir, nir_shader_intrinsics_pass, lower_sample_io, nir_metadata_control_flow,
+               &ms);
    }
 
    /* late lowering.  Variant passes (nir_lower_blend: logic ops, unorm

@@ -118,9 +118,13 @@ struct vagx_shader_info {
     * invocation writes (the driver's hidden-surface removal promise). */
    bool fs_reads_sample_mask;
    uint8_t fs_rt_always_written;
-   /* 4X only: the shader reads the tile buffer (blending), so it must run
-    * once per sample (cmd_bind_fragment_pipeline.per_sample) and ld_tile
-    * reads sample sr.sample_id */
+   /* 4X only: the shader runs once per sample
+    * (cmd_bind_fragment_pipeline.per_sample): it reads the tile buffer
+    * (blending: ld_tile reads sample sr.sample_id), asks for sample
+    * shading (GL_ARB_sample_shading: info.fs.uses_sample_shading), reads
+    * gl_SampleID / gl_SamplePosition, interpolates at the sample, or
+    * writes gl_SampleMask (which then discards the invocations of the
+    * samples it clears) */
    bool fs_per_sample;
 
    /* Shader buffers (SSBOs, and atomic counters lowered to them) the
@@ -154,7 +158,26 @@ struct vagx_fs_key {
     * vertex, or past the end of the buffer). */
    uint8_t vs_attr_comps[16];
    uint16_t vs_attr_int;
+   /* Vertex shaders on a device before contract 1.7, which has no
+    * sr.base_instance: the driver draws with base instance 0 (no
+    * GL_ARB_base_instance), so gl_InstanceID is sr.instance_id and
+    * gl_BaseInstance 0 */
+   bool no_base_instance;
 };
+
+/* Sample s of the 4X pattern, in pixels from the pixel's upper-left
+ * corner: the contract's constants (SAMPLE_4X_s_X/Y / SAMPLE_POS_UNITS), for
+ * the compiler's gl_SamplePosition and the driver's get_sample_position. */
+static inline void
+vagx_sample_pos_4x(unsigned s, float *x, float *y)
+{
+   static const uint8_t pos[4][2] = {{VAGX_SAMPLE_4X_0_X, VAGX_SAMPLE_4X_0_Y},
+                                     {VAGX_SAMPLE_4X_1_X, VAGX_SAMPLE_4X_1_Y},
+                                     {VAGX_SAMPLE_4X_2_X, VAGX_SAMPLE_4X_2_Y},
+                                     {VAGX_SAMPLE_4X_3_X, VAGX_SAMPLE_4X_3_Y}};
+   *x = pos[s & 3][0] / (float)VAGX_SAMPLE_POS_UNITS;
+   *y = pos[s & 3][1] / (float)VAGX_SAMPLE_POS_UNITS;
+}
 
 extern const nir_shader_compiler_options vagx_nir_options;
 

@@ -9,7 +9,6 @@
 #include "util/u_framebuffer.h"
 #include "util/u_helpers.h"
 #include "util/u_debug_cb.h"
-#include "util/u_sample_positions.h"
 #include "util/u_inlines.h"
 #include "util/u_memory.h"
 #include "util/u_upload_mgr.h"
@@ -157,6 +156,20 @@ vagx_texture_barrier(struct pipe_context *pctx, unsigned flags)
    vagx_flush_all(vagx_context(pctx));
 }
 
+/* The device's sample positions (gl_SamplePosition, GL_SAMPLE_POSITION):
+ * the contract's 4X pattern, the pixel centre otherwise, as the renderer and
+ * the compiler (lower_sample_io) place them. */
+static void
+vagx_get_sample_position(struct pipe_context *ctx, unsigned sample_count, unsigned sample_index,
+                         float *out_value)
+{
+   if (sample_count == 4) {
+      vagx_sample_pos_4x(sample_index, &out_value[0], &out_value[1]);
+   } else {
+      out_value[0] = out_value[1] = 0.5f;
+   }
+}
+
 struct pipe_context *
 vagx_context_create(struct pipe_screen *pscreen, void *priv, unsigned flags)
 {
@@ -173,7 +186,7 @@ vagx_context_create(struct pipe_screen *pscreen, void *priv, unsigned flags)
    p->blit = vagx_blit;
    p->texture_barrier = vagx_texture_barrier;
    p->set_debug_callback = u_default_set_debug_callback;
-   p->get_sample_position = u_default_get_sample_position;
+   p->get_sample_position = vagx_get_sample_position;
    vagx_init_context_fence_functions(p);
    vagx_init_query_functions(p);
    vagx_init_context_resource_functions(p);

@@ -79,6 +79,17 @@ vagx_init_screen_caps(struct vagx_screen *screen)
    /* 4X images can be sampled per sample (tex fetch .2dms): the resolve and
     * MSAA-copy blits of util_blitter need it, and GL_ARB_texture_multisample */
    caps->texture_multisample = true;
+   /* GL_ARB_sample_shading: cmd_bind_fragment_pipeline.per_sample runs a 4X
+    * shader once per covered sample (render.md), which every contract
+    * version has, so the cap needs no version.  st compiles a
+    * persample_shading variant (not force_persample_interp) when
+    * MinSampleShading x samples > 1, and the compiler makes it per-sample
+    * (vagx_compile.c): a fraction above 1/4 shades all four samples, which
+    * GL allows (at least that many); gl_SamplePosition is the contract's
+    * pattern, gl_SampleMask a discard per sample (lower_sample_io).
+    * OES_sample_shading / OES_sample_variables also need
+    * GL_ARB_gpu_shader5 in st, which vagx does not have */
+   caps->sample_shading = true;
    /* the sampler filters the FLOAT formats (enum format filter=1) */
    caps->texture_float_linear = true;
    caps->texture_half_float_linear = true;
@@ -216,10 +227,13 @@ vagx_init_screen_caps(struct vagx_screen *screen)
     * draw's base instance (render.md, contract 1.7), so the shader has
     * gl_InstanceID = i and the vertex fetch of an instanced element
     * i / divisor + base_instance (vagx_compile.c): GL_ARB_draw_instanced,
-    * GL_ARB_instanced_arrays, GL_ARB_base_instance */
+    * GL_ARB_instanced_arrays, GL_ARB_base_instance.  A device before 1.7
+    * has no sr.base_instance: there every draw starts at instance 0 (no
+    * GL_ARB_base_instance, so st passes 0) and the compiler reads
+    * sr.instance_id alone (vagx_fs_key.no_base_instance) */
    caps->vs_instanceid = true;
    caps->vertex_element_instance_divisor = true;
-   caps->start_instance = true;
+   caps->start_instance = vagx_contract_at_least(screen, 1, 7);
    /* vertex fetch is ld_global at VBO VA + index * stride with the stride
     * in a uniform word (vagx_compile.c): no limit of the device's, so
     * GL 4.4 / GLES 3.1's 2048 (MAX_VERTEX_ATTRIB_STRIDE) */

@@ -276,10 +276,14 @@ vagx_get_variant(struct vagx_context *ctx, struct vagx_uncompiled_shader *so,
          for (unsigned i = k.base.nr_cbufs; i < PIPE_MAX_COLOR_BUFS; i++)
             memset(&k.blend.rt[i], 0, sizeof(k.blend.rt[i]));
       }
-   } else if (so->nir->info.stage == MESA_SHADER_VERTEX && ctx->vtx) {
-      const unsigned n = MIN2(ctx->vtx->count, ARRAY_SIZE(k.base.vs_attr_comps));
-      memcpy(k.base.vs_attr_comps, ctx->vtx->attr_comps, n);
-      k.base.vs_attr_int = ctx->vtx->attr_int & BITFIELD_MASK(n);
+   } else if (so->nir->info.stage == MESA_SHADER_VERTEX) {
+      if (ctx->vtx) {
+         const unsigned n = MIN2(ctx->vtx->count, ARRAY_SIZE(k.base.vs_attr_comps));
+         memcpy(k.base.vs_attr_comps, ctx->vtx->attr_comps, n);
+         k.base.vs_attr_int = ctx->vtx->attr_int & BITFIELD_MASK(n);
+      }
+      /* sr.base_instance is contract 1.7's (vagx_screen.c start_instance) */
+      k.base.no_base_instance = !vagx_contract_at_least(ctx->screen, 1, 7);
    }
    const uint32_t hash = vagx_variant_key_hash(&k);
    struct hash_entry *he = _mesa_hash_table_search_pre_hashed(so->variants, hash, &k);

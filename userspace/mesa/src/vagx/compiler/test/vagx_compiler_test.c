@@ -234,6 +234,22 @@ test_sparse_residency(void)
    return report("sparse-residency", err, b.shader, err ? NULL : &info);
 }
 
+/* A vertex shader writing attribute 0, gl_InstanceID and gl_BaseInstance
+ * to the position */
+static nir_builder
+base_instance_vs(const char *name)
+{
+   nir_builder b = nir_builder_init_simple_shader(MESA_SHADER_VERTEX, &vagx_nir_options, "%s", name);
+   nir_def *a0 = nir_load_input(&b, 1, 32, nir_imm_int(&b, 0), .base = 0,
+                                .io_semantics.location = VERT_ATTRIB_GENERIC0);
+   nir_store_output(&b, nir_vec4(&b, a0, nir_u2f32(&b, nir_load_instance_id(&b)),
+                                 nir_u2f32(&b, nir_load_base_instance(&b)), nir_imm_float(&b, 1.0)),
+                    nir_imm_int(&b, 0), .io_semantics.location = VARYING_SLOT_POS, .write_mask = 0xf);
+   b.shader->info.outputs_written = VARYING_BIT_POS;
+   b.shader->info.io_lowered = true;
+   return b;
+}
+
 static bool
 test_glsl130(void)
 {
@@ -466,14 +482,7 @@ test_glsl130(void)
     * sr.base_instance, gl_BaseInstance sr.base_instance, an attribute's
     * fetch index (instance_id - base) / divisor + base; no uniform word
     * holds a base instance (an indirect draw's is in memory) */
-   b = nir_builder_init_simple_shader(MESA_SHADER_VERTEX, &vagx_nir_options, "base-instance");
-   a0 = nir_load_input(&b, 1, 32, nir_imm_int(&b, 0), .base = 0,
-                       .io_semantics.location = VERT_ATTRIB_GENERIC0);
-   nir_store_output(&b, nir_vec4(&b, a0, nir_u2f32(&b, nir_load_instance_id(&b)),
-                                 nir_u2f32(&b, nir_load_base_instance(&b)), nir_imm_float(&b, 1.0)),
-                    nir_imm_int(&b, 0), .io_semantics.location = VARYING_SLOT_POS, .write_mask = 0xf);
-   b.shader->info.outputs_written = VARYING_BIT_POS;
-   b.shader->info.io_lowered = true;
+   b = base_instance_vs("base-instance");
    err = compile_decoded(b.shader, NULL, &info);
    if (!err) {
       const unsigned base_reads = count_sr_reads(VAGX_SR_BASE_INSTANCE, -1);
@@ -492,6 +501,22 @@ test_glsl130(void)
          err = "expected isub (instance - base) and iadd (+ base)";
    }
    all &= report("vs-base-instance", err, b.shader, err ? NULL : &info);
+
+   /* before contract 1.7 (the key's no_base_instance): no sr.base_instance
+    * (the driver draws from instance 0), gl_InstanceID is sr.instance_id,
+    * the fetch index instance_id / divisor, gl_BaseInstance 0 */
+   b = base_instance_vs("base-instance-1.6");
+   struct vagx_fs_key old_dev = { .no_base_instance = true };
+   err = compile_decoded(b.shader, &old_dev, &info);
+   if (!err) {
+      if (count_sr_reads(VAGX_SR_BASE_INSTANCE, -1))
+         err = "sr.base_instance read for a pre-1.7 device";
+      else if (!count_sr_reads(VAGX_SR_INSTANCE_ID, -1) || !count_op(VAGX_OP_UDIV))
+         err = "expected sr.instance_id / divisor";
+      else if (count_op(VAGX_OP_ISUB))
+         err = "no base instance to subtract";
+   }
+   all &= report("vs-base-instance-pre-1.7", err, b.shader, err ? NULL : &info);
 
    /* draw parameters (contract 1.9): gl_BaseVertex reads sr.base_vertex,
     * gl_DrawID sr.draw_id, each once and without a uniform word (an
@@ -929,6 +954,83 @@ fs_halving_loop(bool uniform_bound)
    return b.shader;
 }
 
+/* GL_ARB_sample_shading: what makes a 4X fragment shader per-sample
+ * (fs_per_sample, cmd_bind_fragment_pipeline.per_sample), and
+ * gl_SamplePosition / gl_SampleMask (lower_sample_io) */
+static bool
+test_sample_shading(void)
+{
+   struct vagx_shader_info info;
+   const char *err;
+   bool all = true;
+   for (unsigned samples = 1; samples <= 4; samples += 3) {
+      struct vagx_fs_key key = { .nr_cbufs = 1, .samples = samples };
+      key.rt_format[0] = PIPE_FORMAT_R8G8B8A8_UNORM;
+      const bool ms = samples == 4;
+      char name[64];
+
+      /* st's persample_shading variant: uses_sample_shading, nothing read */
+      nir_builder b = nir_builder_init_simple_shader(MESA_SHADER_FRAGMENT, &vagx_nir_options,
+                                                     "min-sample-shading");
+      b.shader->info.fs.uses_sample_shading = true;
+      fs_out(&b, nir_imm_vec4(&b, 0, 1, 0, 1));
+      err = compile_decoded(b.shader, &key, &info);
+      if (!err && info.fs_per_sample != ms)
+         err = ms ? "uses_sample_shading: not per sample" : "1X: per sample";
+      snprintf(name, sizeof(name), "fs-uses-sample-shading-%ux", samples);
+      all &= report(name, err, b.shader, err ? NULL : &info);
+
+      /* gl_SampleID alone */
+      b = nir_builder_init_simple_shader(MESA_SHADER_FRAGMENT, &vagx_nir_options, "sample-id");
+      fs_out(&b, nir_vec4(&b, nir_u2f32(&b, nir_load_sample_id(&b)), nir_imm_float(&b, 0),
+                          nir_imm_float(&b, 0), nir_imm_float(&b, 1)));
+      err = compile_decoded(b.shader, &key, &info);
+      if (!err && (info.fs_per_sample != ms || !reads_sr(VAGX_SR_SAMPLE_ID)))
+         err = "gl_SampleID: sr.sample_id, per sample in 4X only";
+      snprintf(name, sizeof(name), "fs-sample-id-%ux", samples);
+      all &= report(name, err, b.shader, err ? NULL : &info);
+
+      /* gl_SamplePosition: 4X selects the contract's pattern by
+       * sr.sample_id (per sample); 1X is the centre, a constant */
+      b = nir_builder_init_simple_shader(MESA_SHADER_FRAGMENT, &vagx_nir_options, "sample-pos");
+      nir_def *pos = nir_load_sample_pos(&b);
+      fs_out(&b, nir_vec4(&b, nir_channel(&b, pos, 0), nir_channel(&b, pos, 1),
+                          nir_imm_float(&b, 0), nir_imm_float(&b, 1)));
+      err = compile_decoded(b.shader, &key, &info);
+      if (!err) {
+         bool seen[4] = { false, false, false, false };
+         for (unsigned i = 0; i < n_code; i++)
+            for (unsigned k = 0; k < 3; k++)
+               for (unsigned sm = 0; sm < 4 && code[i].src[k].file == VAGX_FILE_IMM; sm++) {
+                  float x, y;
+                  vagx_sample_pos_4x(sm, &x, &y);
+                  seen[sm] |= code[i].imm[code[i].src[k].idx & 1] == fui(x);
+               }
+         if (info.fs_per_sample != ms || reads_sr(VAGX_SR_SAMPLE_ID) != ms)
+            err = "gl_SamplePosition: per sample (sr.sample_id) in 4X only";
+         else if (ms && !(seen[0] && seen[1] && seen[2]))
+            err = "4X: the pattern's x positions are not immediates";
+      }
+      snprintf(name, sizeof(name), "fs-sample-position-%ux", samples);
+      all &= report(name, err, b.shader, err ? NULL : &info);
+
+      /* gl_SampleMask (of the pixel's x): in 4X a discard of the
+       * invocations whose sample is not in the mask, per sample; ignored
+       * in 1X (no multisample buffers) */
+      b = nir_builder_init_simple_shader(MESA_SHADER_FRAGMENT, &vagx_nir_options, "sample-mask");
+      nir_def *mask = nir_f2u32(&b, nir_channel(&b, nir_load_frag_coord(&b), 0));
+      nir_store_output(&b, mask, nir_imm_int(&b, 0),
+                       .io_semantics.location = FRAG_RESULT_SAMPLE_MASK, .write_mask = 1);
+      fs_out(&b, nir_imm_vec4(&b, 0, 1, 0, 1));
+      err = compile_decoded(b.shader, &key, &info);
+      if (!err && (info.fs_discards != ms || info.fs_per_sample != ms))
+         err = "gl_SampleMask: a discard per sample in 4X, nothing in 1X";
+      snprintf(name, sizeof(name), "fs-sample-mask-%ux", samples);
+      all &= report(name, err, b.shader, err ? NULL : &info);
+   }
+   return all;
+}
+
 static bool
 test_uniform_cf(void)
 {
@@ -1124,6 +1226,7 @@ main(void)
    all &= test_sparse_residency();
    all &= test_mem();
    all &= test_uniform_cf();
+   all &= test_sample_shading();
    printf("1..%d\n", n_test);
    glsl_type_singleton_decref();
    return all ? 0 : 1;
