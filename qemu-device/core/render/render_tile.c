@@ -974,6 +974,13 @@ static uint32_t block_depth_1x(struct tctx *c, const struct bdepth *b, int bx, i
    return live;
 }
 
+/* c->cov of the lanes of `live` (one sample) */
+static inline void lanes_to_cov(struct tctx *c, uint32_t live)
+{
+   for (unsigned l = 0; l < 32; l++)
+      c->cov[l] = live >> l & 1;
+}
+
 /* How do_prim treats a primitive: everything in order, or one of the two
  * passes of hidden-surface removal over a run of opaque primitives. */
 enum prim_mode {
@@ -1134,15 +1141,21 @@ static void do_prim(struct tctx *c, const struct rprim *p, enum prim_mode mode, 
                cand = 0;
             if (vis_only) {
                live = any;
-               for (unsigned l = 0; l < 32; l++)
-                  c->cov[l] = live >> l & 1;
+               lanes_to_cov(c, live);
                cand = 0;
             }
             if (fast_depth && cand) {
                live = block_depth_1x(c, &bd, bx, by, cand, mode == PM_DEPTH ? c->w->vis : NULL,
                                      id, &passed);
-               for (unsigned l = 0; l < 32; l++)
-                  c->cov[l] = live >> l & 1;
+               lanes_to_cov(c, live);
+               cand = 0;
+            }
+            if (mode == PM_NORMAL && !need_z && !need_test && cand) {
+               /* no depth, no stencil: every candidate lane passes (the
+                * loop below, without its per-lane steps) */
+               live = cand;
+               passed += (unsigned)__builtin_popcount(cand);
+               lanes_to_cov(c, live);
                cand = 0;
             }
             while (cand) {
