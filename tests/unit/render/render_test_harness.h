@@ -103,6 +103,7 @@ void test_point_size_min(void);
 void test_big_draws(void);
 /* test_render_depth.c */
 void test_depth_cull_query(void);
+void test_query_no_depth(void);
 void test_stencil(void);
 void test_depth_quantize(void);
 void test_zs_untouched_store(void);

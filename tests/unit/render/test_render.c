@@ -798,6 +798,7 @@ int main(void)
       {"varyings_bits", test_varyings_bits},
       {"noperspective_clipped", test_noperspective_clipped},
       {"depth_cull_query", test_depth_cull_query},
+      {"query_no_depth", test_query_no_depth},
       {"strip_fan_clip", test_strip_fan_clip},
       {"textures", test_textures},
       {"desc_cache", test_desc_cache},

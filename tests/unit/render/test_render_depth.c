@@ -65,6 +65,35 @@ void test_depth_cull_query(void)
       save_ppm("depth");
 }
 
+/* An occlusion query over triangles drawn without depth or stencil tests
+ * (the rasteriser's lanes pass as a whole, do_prim): the count is the
+ * number of covered pixels, overlaps counted twice. */
+void test_query_no_depth(void)
+{
+   W = 64; H = 64;
+   ncs = 0;
+   double t[6][2] = {{3, 2}, {61, 9}, {7, 58}, {20, 20}, {63, 40}, {30, 63}};
+   uint64_t vb = vbuf_tris(t, 6, 0, NULL, NULL, NULL);
+   struct prog red = const_fs(1, 0, 0, 1);
+   emit_state(0, 0, 0, vb, &red, NULL, 0, 0, false);
+   uint64_t qva = alloc(8, 8);
+   EMIT(cmd_query_begin, v_.type = VAGX_QUERY_TYPE_OCCLUSION_COUNTER; v_.result_va = qva);
+   EMIT(cmd_draw, v_.primitive = VAGX_PRIMITIVE_TRIANGLES; v_.count = 6; v_.instance_count = 1);
+   EMIT(cmd_query_end);
+   struct job_opts o = {.clear = {0, 0, 0, 1}};
+   struct vagx_render_fault f;
+   CHECK(run_stream(&o, &f) == VAGX_JOB_STATUS_OK, "query without depth: status");
+   unsigned want = 0;
+   for (unsigned y = 0; y < H; y++)
+      for (unsigned x = 0; x < W; x++)
+         for (unsigned k = 0; k < 2; k++)
+            want += ref_inside((const double(*)[2])t + 3 * k, x + 0.5, y + 0.5);
+   uint64_t q;
+   memcpy(&q, ptr(qva), 8);
+   CHECK(q == want, "occlusion count without depth test %llu, expected %u", (unsigned long long)q,
+         want);
+}
+
 /* ------------------------------------------------ stencil, depth/stencil I/O -- */
 /* Independent model of GL 4.6 17.3.5 (stencil) and 17.3.6 (depth) per pixel. */
 static uint8_t ref_sop(enum vagx_stencil_op op, uint8_t s, uint8_t ref)
