@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gl_readpixels [--reads N] [--frames F] [CASE...]: the cost of glReadPixels
+ * gl_readpixels [--load] [--reads N] [--frames F] [CASE...]: the cost of glReadPixels
  * (GL_RGBA, GL_UNSIGNED_BYTE) of a whole colour buffer, 1920x1080 and
  * 800x600 (issue 15, docs/performance.md "Readback").  Cases NAME-WxH:
  *   pbuffer   the window system's buffer: an EGL pbuffer surface of an
@@ -24,6 +24,9 @@
  *              vagx the renderer's workers too)
  * drawread_ms  a frame drawn and read back, mean of F: the readback's share
  *              of an application that reads every frame is drawread - draw
+ * With --load the frames are drawn without a glClear: vagx loads the
+ * render target into its tiles before drawing (the cost of an application
+ * that does not clear).
  * Every readback's pixels are checked against the pattern, exactly (RGBA8
  * texels sampled nearest and stored to RGBA8); a difference prints the
  * first bad pixel and makes the exit status 1.
@@ -31,6 +34,7 @@
  * Desktop GL on the EGL surfaceless platform: the same binary runs on vagx
  * (drm-shim) and on Debian's llvmpipe (tests/bench/readpixels runs both).
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <time.h>
 #include "gl_desktop.h"
@@ -98,12 +102,17 @@ static double cpu_now(void) { return clock_s(CLOCK_THREAD_CPUTIME_ID); }
  * too (what a frame costs the machine) */
 static double proc_cpu_now(void) { return clock_s(CLOCK_PROCESS_CPUTIME_ID); }
 
+/* --load: frames drawn without a clear, so that vagx loads the render
+ * target into its tiles first (the background program's texelFetch) */
+static bool load_frames;
+
 /* a frame as applications draw one: cleared (nothing loaded), drawn
  * (without the clear, vagx loads the render target: docs/performance.md) */
 static void
 draw(int k)
 {
-   glClear(GL_COLOR_BUFFER_BIT);
+   if (!load_frames)
+      glClear(GL_COLOR_BUFFER_BIT);
    glUniform1f(k_loc, (float)k);
    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
 }
@@ -197,6 +206,10 @@ int
 main(int argc, char **argv)
 {
    int reads = 20, frames = 5, a = 1;
+   while (a < argc && !strcmp(argv[a], "--load")) {
+      load_frames = true;
+      a++;
+   }
    while (a + 1 < argc && argv[a][0] == '-') {
       if (!strcmp(argv[a], "--reads"))
          reads = atoi(argv[a + 1]);
@@ -207,7 +220,7 @@ main(int argc, char **argv)
       a += 2;
    }
    if (reads < 1 || frames < 1 || (a < argc && argv[a][0] == '-')) {
-      fprintf(stderr, "usage: gl_readpixels [--reads N] [--frames F] [CASE...]\n");
+      fprintf(stderr, "usage: gl_readpixels [--load] [--reads N] [--frames F] [CASE...]\n");
       return 2;
    }
    EGLDisplay dpy = gl_display();
