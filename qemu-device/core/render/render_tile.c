@@ -132,7 +132,7 @@ static inline uint32_t unorm8_f(uint32_t bits, uint32_t *tie)
    t = t > 0 ? t : 0;
    t = t < 255.0f ? t : 255.0f;
    const float k = (t + 0x1p23f) - 0x1p23f;
-   const uint32_t d = (r_u(t - k) & 0x7fffffffu) ^ 0x3f000000u;
+   const uint32_t d = (r_u(t - k) & 0x7fffffffu) ^ r_u(0.5f);
    *tie = *tie < d ? *tie : d;
    return (uint32_t)(int32_t)k;
 }
