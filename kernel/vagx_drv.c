@@ -529,6 +529,7 @@ static int vagx_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = drm_dev_register(&vdev->drm, 0);
 	if (ret) {
 		vagx_device_fini(vdev);
+		vagx_kms_cancel_hotplug(vdev);
 		return ret;
 	}
 	vagx_kms_register(vdev);

@@ -1636,6 +1636,18 @@ int vagx_kms_init(struct vagx_device *vdev)
 	return 0;
 }
 
+/*
+ * Probe failed after vagx_kms_init() succeeded (drm_dev_register()): the
+ * caller has freed the interrupts, so nothing queues the hotplug work any
+ * more, but a work item queued before must not run once the device is
+ * released.
+ */
+void vagx_kms_cancel_hotplug(struct vagx_device *vdev)
+{
+	if (vdev->kms)
+		cancel_work_sync(&vdev->kms->hotplug_work);
+}
+
 /**
  * vagx_kms_register() - Start the fbdev console, after drm_dev_register()
  * @vdev: Device.

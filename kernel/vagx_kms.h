@@ -15,6 +15,7 @@ struct vagx_device;
 
 int vagx_kms_init(struct vagx_device *vdev);
 void vagx_kms_register(struct vagx_device *vdev);
+void vagx_kms_cancel_hotplug(struct vagx_device *vdev);
 void vagx_kms_fini(struct vagx_device *vdev);
 void vagx_kms_irq(struct vagx_device *vdev, u32 pending);
 void vagx_kms_hw_restore(struct vagx_device *vdev);
