@@ -94,10 +94,20 @@ static inline AVX2 __m256i spread8x8(__m256i v)
    return _mm256_and_si256(_mm256_or_si256(v, _mm256_slli_epi32(v, 1)), _mm256_set1_epi32(0x5555));
 }
 
-static inline AVX2 __m256i col8(__m256i x, const struct raddr *a)
+/* The layouts a specialisation of the sampling is built for (lanes_body):
+ * the level's own (a->linear read per call), or one known to be linear
+ * or twiddled, which drops the test from every group. */
+enum layout { LAYOUT_ANY, LAYOUT_LINEAR, LAYOUT_TWIDDLED };
+
+static inline AVX2 bool is_linear(const struct raddr *a, enum layout k)
+{
+   return k == LAYOUT_ANY ? a->linear : k == LAYOUT_LINEAR;
+}
+
+static inline AVX2 __m256i col8(__m256i x, const struct raddr *a, enum layout k)
 {
    const __m256i E = _mm256_set1_epi32((int)a->E);
-   if (a->linear)
+   if (is_linear(a, k))
       return _mm256_mullo_epi32(x, E);
    const __m256i tile = _mm256_srl_epi32(x, _mm_cvtsi32_si128((int)a->tw_log2));
    const __m256i in = spread8x8(_mm256_and_si256(x, _mm256_set1_epi32((int)a->tw_mask)));
@@ -105,10 +115,10 @@ static inline AVX2 __m256i col8(__m256i x, const struct raddr *a)
                            _mm256_mullo_epi32(in, E));
 }
 
-static inline AVX2 __m256i row8(__m256i y, const struct raddr *a)
+static inline AVX2 __m256i row8(__m256i y, const struct raddr *a, enum layout k)
 {
    const __m256i E = _mm256_set1_epi32((int)a->E), base = _mm256_set1_epi32((int)a->base);
-   if (a->linear)
+   if (is_linear(a, k))
       return _mm256_add_epi32(base, _mm256_mullo_epi32(y, _mm256_set1_epi32((int)a->row_B)));
    const __m256i tile = _mm256_srl_epi32(y, _mm_cvtsi32_si128((int)a->th_log2));
    const __m256i in = spread8x8(_mm256_and_si256(y, _mm256_set1_epi32((int)a->th_mask)));
@@ -249,15 +259,18 @@ tex_out_groups(const struct tex_out *o, uint32_t exec, const uint8_t *from, uint
    }
 }
 
-AVX2 bool r_tex2d_unorm8_lanes_avx2(const struct rtex_lanes *a)
+/* The sampling, inlined into a copy per filter, wrap modes and layout
+ * given as constants (r_tex2d_unorm8_lanes_avx2), so that the common
+ * copies carry no test of them in their per-group loops. */
+static inline AVX2 __attribute__((always_inline)) bool
+lanes_body(const struct rtex_lanes *a, const bool linear, const enum vagx_wrap ws,
+           const enum vagx_wrap wt, const enum layout lk)
 {
    /* locals: the stores to a->out (uint32_t) could alias a's fields, which
     * would reload and re-broadcast them for every group */
    const int w = a->width, h = a->height;
    const struct raddr ad = *a->addr;
-   const enum vagx_wrap ws = a->wrap_s, wt = a->wrap_t;
    const uint32_t exec = a->exec;
-   const bool linear = a->linear;
    const __m256d sx = _mm256_set1_pd(a->unnormalized ? 1.0 : (double)w);
    const __m256d sy = _mm256_set1_pd(a->unnormalized ? 1.0 : (double)h);
    const __m256d half = _mm256_set1_pd(linear ? 0.5 : 0.0);
@@ -279,8 +292,8 @@ AVX2 bool r_tex2d_unorm8_lanes_avx2(const struct rtex_lanes *a)
       const __m256d fxl = floor_sat4(xl), fxh = floor_sat4(xh);
       const __m256d fyl = floor_sat4(yl), fyh = floor_sat4(yh);
       const __m256i x0 = to_i32x8(fxl, fxh), y0 = to_i32x8(fyl, fyh);
-      const __m256i c0 = col8(wrap8(x0, w, ws), &ad);
-      const __m256i r0 = row8(wrap8(y0, h, wt), &ad);
+      const __m256i c0 = col8(wrap8(x0, w, ws), &ad, lk);
+      const __m256i r0 = row8(wrap8(y0, h, wt), &ad, lk);
       const __m256i on = active8(exec, g);
       __m256i o[4];
       o[0] = _mm256_add_epi32(r0, c0);
@@ -289,8 +302,8 @@ AVX2 bool r_tex2d_unorm8_lanes_avx2(const struct rtex_lanes *a)
                                                      weight4(_mm256_sub_pd(xl, fxl))));
          wy[g] = _mm256_cvtepi32_ps(_mm256_set_m128i(weight4(_mm256_sub_pd(yh, fyh)),
                                                      weight4(_mm256_sub_pd(yl, fyl))));
-         const __m256i c1 = col8(wrap8(_mm256_add_epi32(x0, one), w, ws), &ad);
-         const __m256i r1 = row8(wrap8(_mm256_add_epi32(y0, one), h, wt), &ad);
+         const __m256i c1 = col8(wrap8(_mm256_add_epi32(x0, one), w, ws), &ad, lk);
+         const __m256i r1 = row8(wrap8(_mm256_add_epi32(y0, one), h, wt), &ad, lk);
          o[1] = _mm256_add_epi32(r0, c1);
          o[2] = _mm256_add_epi32(r1, c0);
          o[3] = _mm256_add_epi32(r1, c1);
@@ -326,6 +339,18 @@ AVX2 bool r_tex2d_unorm8_lanes_avx2(const struct rtex_lanes *a)
    else
       tex_out_groups(&o, exec, from, lo, off, texel, wx, wy, false);
    return true;
+}
+
+AVX2 bool r_tex2d_unorm8_lanes_avx2(const struct rtex_lanes *a)
+{
+   /* what real frames sample (glmark2's scenes, render-target loads):
+    * CLAMP_TO_EDGE on both axes of a twiddled level; the rest through
+    * the copy that reads the modes */
+   const enum vagx_wrap c = VAGX_WRAP_CLAMP_TO_EDGE;
+   if (a->wrap_s == c && a->wrap_t == c && !a->addr->linear)
+      return a->linear ? lanes_body(a, true, c, c, LAYOUT_TWIDDLED)
+                       : lanes_body(a, false, c, c, LAYOUT_TWIDDLED);
+   return lanes_body(a, a->linear, a->wrap_s, a->wrap_t, LAYOUT_ANY);
 }
 
 #else
