@@ -1342,6 +1342,50 @@ static bool hsr_run(struct tctx *c, const uint32_t *idx, uint32_t n)
    return true;
 }
 
+/* A tile plane of n-byte elements between rows (element (x, y) at
+ * (y * R_TS + x) * n) and Morton order (at r_tile_morton(x, y) * n).  A
+ * 2x2 quad is 4 consecutive elements, (0,0) (1,0) (0,1) (1,1), and the 4
+ * quads of a 4x4 block are 4 consecutive quads in the same order, so a 4x4
+ * block is 16 consecutive elements at 16 times its own Morton index: one
+ * index per 16 elements, then 8 copies of two elements (rows 0 and 1, then
+ * 2 and 3), each of a constant size. */
+static inline __attribute__((always_inline)) void
+morton_blocks(uint8_t *mort, uint8_t *rows, unsigned n, bool to_morton)
+{
+   const size_t row = (size_t)R_TS * n;
+   for (uint32_t by = 0; by < R_TS / 4; by++)
+      for (uint32_t bx = 0; bx < R_TS / 4; bx++) {
+         uint8_t *m = mort + (size_t)((uint32_t)r_spread[bx] | (uint32_t)r_spread[by] << 1) * 16 * n;
+         uint8_t *r = rows + (by * 4 * row + bx * 4 * n);
+#define MORTON_PAIR(k, off)                                                  \
+   if (to_morton)                                                            \
+      memcpy(m + (k) * 2 * n, r + (off), 2 * n);                             \
+   else                                                                      \
+      memcpy(r + (off), m + (k) * 2 * n, 2 * n)
+         MORTON_PAIR(0, 0);
+         MORTON_PAIR(1, row);
+         MORTON_PAIR(2, 2 * n);
+         MORTON_PAIR(3, row + 2 * n);
+         MORTON_PAIR(4, 2 * row);
+         MORTON_PAIR(5, 3 * row);
+         MORTON_PAIR(6, 2 * row + 2 * n);
+         MORTON_PAIR(7, 3 * row + 2 * n);
+#undef MORTON_PAIR
+      }
+}
+
+static inline __attribute__((always_inline)) void
+rows_to_morton(uint8_t *mort, const uint8_t *rows, unsigned n)
+{
+   morton_blocks(mort, (uint8_t *)rows, n, true);
+}
+
+static inline __attribute__((always_inline)) void
+morton_to_rows(uint8_t *rows, const uint8_t *mort, unsigned n)
+{
+   morton_blocks((uint8_t *)mort, rows, n, false);
+}
+
 /* Depth/stencil load (store = false) or store of the tile.  Without a load
  * the clear is deferred until a primitive tests depth/stencil or the tile
  * stores them: most clears of colour-only passes never touch them.
@@ -1357,9 +1401,8 @@ static bool hsr_run(struct tctx *c, const uint32_t *idx, uint32_t n)
  * depth every frame but rarely stencil, so most passes load the stencil
  * alone.)  False for anything else. */
 /* The single-sampled block (4-byte elements): the tile's words reordered
- * between Morton order and rows a 2x2 quad at a time (a quad is 4
- * consecutive elements, (0,0) (1,0) (0,1) (1,1): two pairs, one per row)
- * and converted a row of words at a time, every loop without a branch
+ * between Morton order and rows (morton_blocks) and converted a row of
+ * words at a time, every loop without a branch
  * (vectorised).  The same values as the per-sample loop of
  * zs_block_z24s8 below. */
 static void zs_block_z24s8_1x(bool store, bool dl, bool sl, uint8_t *h, float *depth,
@@ -1375,13 +1418,7 @@ static void zs_block_z24s8_1x(bool store, bool dl, bool sl, uint8_t *h, float *d
          for (uint32_t i = 0; i < R_TS * R_TS; i++)
             rows[i] |= (uint32_t)stencil[i] << 24;
       uint32_t q[R_TS * R_TS];
-      for (uint32_t qy = 0; qy < R_TS / 2; qy++)
-         for (uint32_t qx = 0; qx < R_TS / 2; qx++) {
-            uint32_t *d = q + ((uint32_t)r_spread[qx] | (uint32_t)r_spread[qy] << 1) * 4;
-            const uint32_t *s = rows + qy * 2 * R_TS + qx * 2;
-            memcpy(d, s, 8);
-            memcpy(d + 2, s + R_TS, 8);
-         }
+      rows_to_morton((uint8_t *)q, (const uint8_t *)rows, 4);
       if (sl) {
          for (uint32_t i = 0; i < R_TS * R_TS; i++)
             mort[i] = r_le32(q[i]);
@@ -1393,13 +1430,7 @@ static void zs_block_z24s8_1x(bool store, bool dl, bool sl, uint8_t *h, float *d
       memcpy(h, mort, sizeof(mort));
       return;
    }
-   for (uint32_t qy = 0; qy < R_TS / 2; qy++)
-      for (uint32_t qx = 0; qx < R_TS / 2; qx++) {
-         const uint32_t *s = mort + ((uint32_t)r_spread[qx] | (uint32_t)r_spread[qy] << 1) * 4;
-         uint32_t *d = rows + qy * 2 * R_TS + qx * 2;
-         memcpy(d, s, 8);
-         memcpy(d + R_TS, s + 2, 8);
-      }
+   morton_to_rows((uint8_t *)rows, (const uint8_t *)mort, 4);
    for (uint32_t i = 0; i < R_TS * R_TS; i++)
       rows[i] = r_le32(rows[i]);
    if (dl)
@@ -1870,28 +1901,15 @@ static inline void copy_row(uint8_t *dst, const uint8_t *src, uint32_t len)
  * Morton-ordered block whose element (lx, ly) is at block + morton * E. */
 static void copy_to_morton(uint8_t *block, uint32_t E, const uint8_t *src, unsigned bpp)
 {
-   /* Elements without gaps (E == bpp): a 2x2 quad is 4 consecutive
-    * elements, (0,0) (1,0) (0,1) (1,1), so a quad is two copies of two
-    * pixels, one from each row, at the quad's Morton index. */
-#define QUADS_TO_MORTON(n)                                                                     \
-   for (uint32_t qy = 0; qy < R_TS / 2; qy++)                                                  \
-      for (uint32_t qx = 0; qx < R_TS / 2; qx++) {                                             \
-         uint8_t *d_ = block + (size_t)((uint32_t)r_spread[qx] | (uint32_t)r_spread[qy] << 1) * 4 * (n); \
-         const uint8_t *s_ = src + ((size_t)qy * 2 * R_TS + qx * 2) * (n);                     \
-         memcpy(d_, s_, 2 * (n));                                                              \
-         memcpy(d_ + 2 * (n), s_ + (size_t)R_TS * (n), 2 * (n));                               \
-      }                                                                                        \
-   return
    if (E == bpp) {
       switch (bpp) {
-      case 4: QUADS_TO_MORTON(4);
-      case 8: QUADS_TO_MORTON(8);
-      case 16: QUADS_TO_MORTON(16);
-      case 2: QUADS_TO_MORTON(2);
+      case 4: rows_to_morton(block, src, 4); return;
+      case 8: rows_to_morton(block, src, 8); return;
+      case 16: rows_to_morton(block, src, 16); return;
+      case 2: rows_to_morton(block, src, 2); return;
       default: break;
       }
    }
-#undef QUADS_TO_MORTON
 #define TO_MORTON(n)                                                                 for (uint32_t ly = 0; ly < R_TS; ly++)                                               for (uint32_t lx = 0; lx < R_TS; lx++)                                               memcpy(block + (size_t)r_tile_morton(lx, ly) * E, src + ((size_t)ly * R_TS + lx) * (n), n);    return
    switch (bpp) {
    case 4: TO_MORTON(4);
