@@ -1543,8 +1543,10 @@ static bool zs_io_fast(struct tctx *c, bool store, bool dl, bool sl, bool untouc
       return false;
    float *depth = c->w->depth;
    uint8_t *stencil = c->w->stencil;
-   const bool whole = r_addr_block_contiguous(&a) && x1 - x0 == R_TS && y1 - y0 == R_TS &&
-                      sp.end - va0 >= (uint64_t)R_TS * R_TS * a.E;
+   /* the tile's whole Morton block translated at once (a tile cut by the
+    * framebuffer's or level's edge too: its block is still one) */
+   const bool block = r_addr_block_contiguous(&a) && sp.end - va0 >= (uint64_t)R_TS * R_TS * a.E;
+   const bool whole = block && x1 - x0 == R_TS && y1 - y0 == R_TS;
    if (untouched) {
       if (whole && f == VAGX_FORMAT_Z24_UNORM_S8_UINT && dl && a.E == 4) {
          zs_fill_z24s8_1x(sl, h, (float)zq_depth(c, rj->clear_depth), (uint8_t)rj->clear_stencil);
@@ -1557,6 +1559,22 @@ static bool zs_io_fast(struct tctx *c, bool store, bool dl, bool sl, bool untouc
          return true;
       for (uint32_t ly = 0; ly < R_TS; ly++)
          for (uint32_t lx = 0; lx < R_TS; lx++) {
+            uint8_t *p = h + (size_t)r_tile_morton(lx, ly) * a.E;
+            for (unsigned s = 0; s < ns; s++, p += bpb) {
+               const size_t zi = (size_t)s * R_TS * R_TS + (size_t)ly * R_TS + lx;
+               if (store)
+                  r_zs_store_px(f, p, dl, sl, depth[zi], stencil[zi]);
+               else
+                  r_zs_load_px(f, p, dl, sl, &depth[zi], &stencil[zi]);
+            }
+         }
+      return true;
+   }
+   if (block) {
+      /* only the pixels inside: the block's others may be outside the
+       * render area but inside the level */
+      for (uint32_t ly = 0; ly < y1 - y0; ly++)
+         for (uint32_t lx = 0; lx < x1 - x0; lx++) {
             uint8_t *p = h + (size_t)r_tile_morton(lx, ly) * a.E;
             for (unsigned s = 0; s < ns; s++, p += bpb) {
                const size_t zi = (size_t)s * R_TS * R_TS + (size_t)ly * R_TS + lx;
@@ -1967,8 +1985,10 @@ static bool eot_plan(struct tctx *c, const struct rfast_eot_st *st, struct eot_d
    uint8_t *h = r_span_map(j, c->worker, &sp, va0, bpp, VAGX_USC_ACC_WRITE, VAGX_UNIT_NONE);
    if (!h)
       return false;
-   if (r_addr_block_contiguous(&d->a) && x1 - x0 == R_TS && y1 - y0 == R_TS &&
-       sp.end - va0 >= (uint64_t)(R_TS * R_TS - 1) * d->a.E + bpp) {
+   /* the tile's whole Morton block translated at once, also when the
+    * framebuffer's or level's edge cuts the tile (eot_store then writes
+    * only the pixels inside) */
+   if (r_addr_block_contiguous(&d->a) && sp.end - va0 >= (uint64_t)(R_TS * R_TS - 1) * d->a.E + bpp) {
       d->block = h;
       return true;
    }
@@ -1989,8 +2009,15 @@ static bool eot_store(struct tctx *c, const struct eot_dst *d, const uint8_t *sr
          copy_row(d->row[y - y0], src + (size_t)(y - y0) * R_TS * bpp, (d->x1 - x0) * bpp);
       return true;
    }
-   if (d->block) {
+   if (d->block && d->x1 - x0 == R_TS && d->y1 - y0 == R_TS) {
       copy_to_morton(d->block, d->a.E, src, bpp);
+      return true;
+   }
+   if (d->block) {
+      for (uint32_t ly = 0; ly < d->y1 - y0; ly++)
+         for (uint32_t lx = 0; lx < d->x1 - x0; lx++)
+            memcpy(d->block + (size_t)r_tile_morton(lx, ly) * d->a.E,
+                   src + ((size_t)ly * R_TS + lx) * bpp, bpp);
       return true;
    }
    struct rspan sp;
