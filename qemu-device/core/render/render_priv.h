@@ -466,6 +466,11 @@ struct rtexctx {
    bool fragment;          /* derivatives available (quads) */
 };
 enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *call);
+/* vagx_usc_gfx_ops.tex_regs of a fragment program: a 2D AUTO `tex` whose
+ * texture and sampler r_tex_exec already sampled by the lane path in this
+ * job, written into the registers; -1 for anything else. */
+int r_tex_lanes_regs(struct rtexctx *c, const struct vagx_instr *I, uint32_t exec,
+                     uint32_t (*regs)[32]);
 enum vagx_usc_status r_img_exec(struct rtexctx *c, struct vagx_usc_gfx_call *call, int eot_layer);
 
 static inline float r_f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }

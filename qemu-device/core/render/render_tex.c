@@ -1242,8 +1242,8 @@ static int tex2d_fetch_lanes(struct rtexctx *c, struct vagx_usc_gfx_call *call, 
  * r_tex_exec took before in this job (rdesc_tex.lanes_ok): the same
  * parameters from the descriptor cache, without unpacking or testing
  * again.  Returns -1 when the pair has no such entry (r_tex_exec decides). */
-static int tex2d_lanes_again(struct rtexctx *c, struct vagx_usc_gfx_call *call, unsigned ti,
-                             unsigned si, unsigned r0)
+static int tex2d_lanes_again(struct rtexctx *c, uint32_t exec, const uint32_t (*regs)[32],
+                             uint32_t (*out)[32], unsigned ti, unsigned si, unsigned r0)
 {
    const struct vagx_usc_program *pd = &c->p->desc;
    struct rdesc_cache *dc = desc_cache(c, ti, pd->texture_count);
@@ -1264,13 +1264,34 @@ static int tex2d_lanes_again(struct rtexctx *c, struct vagx_usc_gfx_call *call, 
          .unnormalized = e->lanes_unnormalized, .linear = e->lanes_linear,
          .swap_rb = e->t.format == VAGX_FORMAT_BGRA8_UNORM ? 2 : 0,
          .swizzle = {e->t.swizzle_r, e->t.swizzle_g, e->t.swizzle_b, e->t.swizzle_a},
-         .fit = (enum r_lanes_fit)e->base_fit, .exec = call->exec, .u = call->regs[r0],
-         .t = call->regs[r0 + 1], .out = call->out,
+         .fit = (enum r_lanes_fit)e->base_fit, .exec = exec, .u = regs[r0],
+         .t = regs[r0 + 1], .out = out,
       };
       lanes_spans(c, e, &a);
       return r_tex2d_unorm8_lanes(&a) ? VAGX_USC_OK : VAGX_USC_FAULT;
    }
    return -1;
+}
+
+/* Whether `tex` I may take an earlier lane path again (tex2d_lanes_again):
+ * a fragment's 2D AUTO sample without array, comparison or residency. */
+static bool lanes_again_ok(const struct rtexctx *c, const struct vagx_instr *I)
+{
+   const unsigned mode = I->mod & 7, dim = (I->imm[1] >> 16) & 7;
+   const bool array = (I->imm[1] >> 19) & 1, shadow = (I->imm[1] >> 20) & 1;
+   return mode == VAGX_TEXMODE_AUTO && dim == VAGX_DIM__2D && !array && !shadow && c->fragment &&
+          !vagx_dst_extra(I);
+}
+
+int r_tex_lanes_regs(struct rtexctx *c, const struct vagx_instr *I, uint32_t exec,
+                     uint32_t (*regs)[32])
+{
+   /* the lane path reads every coordinate before it writes a result, so
+    * the destination may overlap the coordinates */
+   if (!lanes_again_ok(c, I))
+      return -1;
+   return tex2d_lanes_again(c, exec, (const uint32_t (*)[32])regs, regs + I->dst, I->imm[1] & 0xff,
+                            (I->imm[1] >> 8) & 0xff, I->src[0].idx);
 }
 
 enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *call)
@@ -1280,9 +1301,8 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
    const unsigned dim = (I->imm[1] >> 16) & 7;
    const bool array = (I->imm[1] >> 19) & 1, shadow = (I->imm[1] >> 20) & 1;
    const struct vagx_usc_program *pd = &c->p->desc;
-   if (mode == VAGX_TEXMODE_AUTO && dim == VAGX_DIM__2D && !array && !shadow && c->fragment &&
-       !vagx_dst_extra(I)) {
-      const int again = tex2d_lanes_again(c, call, ti, si, I->src[0].idx);
+   if (lanes_again_ok(c, I)) {
+      const int again = tex2d_lanes_again(c, call->exec, call->regs, call->out, ti, si, I->src[0].idx);
       if (again >= 0)
          return (enum vagx_usc_status)again;
    }

@@ -436,7 +436,16 @@ static enum vagx_usc_status frag_exec(void *ctx, struct vagx_usc_gfx_call *call)
       return VAGX_USC_ILLEGAL_INSTRUCTION;
    }
 }
-static const struct vagx_usc_gfx_ops frag_ops = {.exec = frag_exec};
+static int frag_tex_regs(void *ctx, const struct vagx_instr *I, uint32_t exec, uint32_t (*regs)[32])
+{
+   struct tctx *c = ctx;
+   if (c->stage != ST_FRAG)
+      return -1;
+   struct rtexctx t = {c->j, c->worker, c->p, true};
+   return r_tex_lanes_regs(&t, I, exec, regs);
+}
+
+static const struct vagx_usc_gfx_ops frag_ops = {.exec = frag_exec, .tex_regs = frag_tex_regs};
 
 /* Lane -> pixel inside an 8x4 block of 2x2 quads. */
 /* lane_xy's x and y of every lane (a block's lanes in vector adds) */

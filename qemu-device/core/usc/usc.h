@@ -105,6 +105,14 @@ struct vagx_usc_gfx_ops {
    /* Executes call->instr for call->exec lanes, writing call->out when the
     * instruction has a destination (the core writes it back under the mask). */
    enum vagx_usc_status (*exec)(void *ctx, struct vagx_usc_gfx_call *call);
+   /* Optional: a `tex` the renderer takes whole when it has the sampling's
+    * parameters at hand (render_tex.c's lane path), without a
+    * vagx_usc_gfx_call: it reads every source row it needs before it
+    * writes, and writes the destination rows of regs (the group's register
+    * file, 32 lanes a row) for the lanes of exec only.  Returns -1 when it
+    * does not take the instruction (the core then calls exec), else the
+    * instruction's status. */
+   int (*tex_regs)(void *ctx, const struct vagx_instr *instr, uint32_t exec, uint32_t (*regs)[32]);
 };
 
 /* A plane of the iterator (iter, ldcf): the value c + a*x + b*y at a point

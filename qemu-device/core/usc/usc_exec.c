@@ -479,6 +479,16 @@ static inline __attribute__((always_inline)) void op_gfx(struct usc_grp *g, cons
       usc_error(g, o, VAGX_USC_NOT_IMPLEMENTED);
       return;
    }
+   /* the renderer's lane path takes the common `tex` without the call's
+    * set-up (its sources, zeroed results and the merge under the mask) */
+   if (o->I.op == VAGX_OP_TEX && env->gfx->tex_regs) {
+      const int st = env->gfx->tex_regs(env->gfx_ctx, &o->I, g->exec, (uint32_t (*)[L])g->r);
+      if (st >= 0) {
+         if (st != VAGX_USC_OK)
+            usc_error(g, o, (enum vagx_usc_status)st);
+         return;
+      }
+   }
    memset(&call, 0, sizeof(call));
    /* Every lane runs and the instruction reads none of its destination's
     * rows: the results go straight into the registers (a handler writes
