@@ -217,7 +217,9 @@ void vagx_liveness(vagx_ir *ir);
 bool vagx_ra(vagx_ir *ir);
 
 /* vagx_spill.c: moves the vregs in `spill` (a BITSET over vregs) to slots
- * of the private stack (info->stack_size grows), with a stack_st after
+ * of the private stack, shared by values never live at once (the vregs'
+ * start/end hulls from vagx_ra, and the stack words' liveness of earlier
+ * rounds; info->stack_size grows to the highest word), with a stack_st after
  * every write and a stack_ld before every read, into new vregs that
  * (*no_spill)[] -- num_vregs entries, grown with them -- marks as not
  * worth spilling; counts info->stat_spills and stat_fills.  Copies of

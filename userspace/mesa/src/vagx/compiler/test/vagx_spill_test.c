@@ -8,7 +8,8 @@
  * code, values live across an if/else and around a loop with a
  * loop-carried register, vectors spilled by component; programs that fit
  * spill nothing; a program whose slots would exceed VAGX_MAX_STACK_BYTES
- * fails cleanly; copies of immediates are rematerialised instead. */
+ * fails cleanly; copies of immediates are rematerialised instead; values
+ * never live at once share stack slots. */
 #include "vagx_hw.h"
 #include "vagx_test_asm.h"
 
@@ -311,6 +312,58 @@ test_remat(void)
             "stack would hold)", e, &ir);
 }
 
+/* `phases` times: VAGX_MAX_GPRS + 8 values computed, then all read: the
+ * values of one phase are dead before the next starts, so the next
+ * phase's spills can reuse the slots of the earlier ones (spilled in an
+ * earlier round of allocation). */
+static void
+phased(vagx_ir *ir, unsigned phases)
+{
+   const unsigned n = VAGX_MAX_GPRS + 8;
+   t_begin(ir);
+   for (unsigned p = 0; p < phases; p++) {
+      const uint32_t first = ir->num_vregs;
+      for (unsigned k = 0; k < n; k++)
+         compute(ir, vagx_ir_new_vreg(ir, 1), p * n + k);
+      for (unsigned k = n; k-- > 0;)
+         vagx_ir_emit(ir, VAGX_OP_ST_VAR, -1, 0, ir_vreg(first + k, 0), ir_imm(p * n + k),
+                      ir_none());
+   }
+   t_cf(ir, VAGX_OP_END, ir_none(), 0);
+   vagx_ir_build_cfg(ir);
+}
+
+static void
+test_slot_sharing(void)
+{
+   static char err[160];
+   vagx_ir ir;
+   phased(&ir, 1);
+   const char *e = !vagx_ra(&ir) ? ir.error : NULL;
+   const unsigned one_stack = t_info.stack_size, one_spills = t_info.stat_spills;
+   if (!e && !one_spills)
+      e = "one phase spills nothing";
+   vagx_ir_fini(&ir);
+   if (!e) {
+      phased(&ir, 3);
+      e = !vagx_ra(&ir) ? ir.error : NULL;
+      if (!e && t_info.stat_spills < 3 * one_spills)
+         e = "three phases spill less than three times one";
+      if (!e && t_info.stack_size > one_stack) {
+         snprintf(err, sizeof(err), "stack %u bytes for three phases, %u for one",
+                  t_info.stack_size, one_stack);
+         e = err;
+      }
+      if (!e)
+         e = check_outputs(&ir, 3 * (VAGX_MAX_GPRS + 8), value);
+      t_result("spill: values never live at once share slots (three phases, one phase's stack)",
+               e, &ir);
+   } else {
+      t_result("spill: values never live at once share slots (three phases, one phase's stack)",
+               e, NULL);
+   }
+}
+
 int
 main(void)
 {
@@ -321,5 +374,6 @@ main(void)
    test_vectors();
    test_stack_full();
    test_remat();
+   test_slot_sharing();
    return t_finish();
 }
