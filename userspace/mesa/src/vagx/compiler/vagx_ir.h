@@ -222,14 +222,16 @@ bool vagx_ra(vagx_ir *ir);
  * rounds; info->stack_size grows to the highest word), with a stack_st after
  * every write and a stack_ld before every read, into new vregs that
  * (*no_spill)[] -- num_vregs entries, grown with them -- marks as not
- * worth spilling; counts info->stat_spills and stat_fills.  Copies of
- * constants are rematerialised instead (vagx_remat_sources).  False
- * (ir->error) when the slots do not fit in VAGX_MAX_STACK_BYTES. */
+ * worth spilling; counts info->stat_spills and stat_fills.  Values an
+ * instruction computes from immediates, uniforms and special registers
+ * are rematerialised instead (vagx_remat_defs).  False (ir->error) when
+ * the slots do not fit in VAGX_MAX_STACK_BYTES. */
 bool vagx_spill(vagx_ir *ir, const BITSET_WORD *spill, bool **no_spill);
-/* remat[v]: the immediate or uniform v copies (its one write is that mov),
- * which vagx_spill repeats before v's reads instead of spilling v;
- * IR_NONE for the others.  remat has num_vregs entries. */
-void vagx_remat_sources(const vagx_ir *ir, vagx_ir_src *remat);
+/* def[v]: the index of v's one write when vagx_spill repeats that
+ * instruction before v's reads instead of spilling v (a scalar ALU result
+ * from immediates, uniforms and special registers that nothing changes),
+ * else -1.  def has num_vregs entries. */
+void vagx_remat_defs(const vagx_ir *ir, int *def);
 
 /* vagx_lower_uniform_cf.c, after register allocation: the uniform
  * constructs become br/jmp (targets: instruction indices, made word

@@ -27,11 +27,15 @@
  * did, whatever the other lanes did (a NIR register written on both sides
  * of an if, a loop-carried value).
  *
- * A victim that is a copy of a constant -- an SSA scalar whose one write
- * is a mov of an immediate or a uniform register, which no instruction
- * changes -- is rematerialised instead: its mov goes, and the mov is
- * repeated into a new vreg before every read, with no slot, store or load
- * (vagx_ra.c chooses such victims first). */
+ * A victim computed from what holds the same value everywhere -- an SSA
+ * scalar whose one write is an ALU instruction (no cf, memory or graphics
+ * opcode, no derivative) reading only immediates, uniform registers and
+ * special registers but the sample mask and the helper flag: a copy of a
+ * constant, `u2f sr.pix_x`, `iadd u0, #4` -- is rematerialised instead:
+ * its instruction goes, and is repeated into a new vreg before every
+ * read, with no slot, store or load (vagx_ra.c chooses such victims
+ * first).  One instruction per read, as a fill, without the store and the
+ * memory traffic. */
 #include <stdlib.h>
 #include <string.h>
 #include "util/u_qsort.h"
@@ -45,25 +49,46 @@ memsize_of(unsigned n)
    return VAGX_MEMSIZE_B32 + n - 1;
 }
 
+/* An operand a repeated instruction reads the same everywhere: an
+ * immediate, a uniform or coefficient register, a special register but
+ * the sample mask and the helper flag (a discard changes them). */
+static bool
+fixed(const vagx_ir_src *s)
+{
+   switch (s->file) {
+   case IR_NONE:
+   case IR_IMM:
+   case IR_U:
+      return true;
+   case IR_SR:
+      return s->v != VAGX_SR_SAMPLE_MASK && s->v != VAGX_SR_HELPER;
+   default:
+      return false;
+   }
+}
+
 void
-vagx_remat_sources(const vagx_ir *ir, vagx_ir_src *remat)
+vagx_remat_defs(const vagx_ir *ir, int *def)
 {
    unsigned *writes = calloc(MAX2(ir->num_vregs, 1), sizeof(unsigned));
    for (unsigned v = 0; v < ir->num_vregs; v++)
-      remat[v] = ir_none();
+      def[v] = -1;
    for (unsigned i = 0; i < ir->num_instrs; i++) {
       const vagx_ir_instr *I = &ir->instrs[i];
       if (!I->has_dst || writes[I->dst]++)
          continue;
-      const vagx_ir_src *S = &I->src[0];
-      if (I->op == VAGX_OP_MOV && !I->sat && I->dst_comp == 0 &&
-          ir->vregs[I->dst].size == 1 && !ir->vregs[I->dst].reg &&
-          (S->file == IR_IMM || S->file == IR_U) && !S->abs && !S->neg)
-         remat[I->dst] = *S;
+      const struct vagx_op_info *info = vagx_info(I->op);
+      if (I->dst_comp || ir->vregs[I->dst].size != 1 || ir->vregs[I->dst].reg ||
+          (info->flags & (VAGX_OPF_CF | VAGX_OPF_MEM | VAGX_OPF_GFX)) ||
+          (info->dst != VAGX_DK_U32 && info->dst != VAGX_DK_F32) ||
+          I->op == VAGX_OP_FDDX || I->op == VAGX_OP_FDDY)
+         continue;
+      if (fixed(&I->src[0]) && fixed(&I->src[1]) && fixed(&I->src[2]))
+         def[I->dst] = i;
    }
    for (unsigned v = 0; v < ir->num_vregs; v++)
       if (writes[v] != 1)
-         remat[v] = ir_none();
+         def[v] = -1;
    free(writes);
 }
 
@@ -173,7 +198,7 @@ by_start(const void *a, const void *b, void *data)
  * they need, which may exceed VAGX_MAX_STACK_BYTES (then the caller
  * fails). */
 static unsigned
-assign_slots(const vagx_ir *ir, const BITSET_WORD *spill, const vagx_ir_src *remat,
+assign_slots(const vagx_ir *ir, const BITSET_WORD *spill, const int *remat,
              unsigned *slot)
 {
    enum { W = VAGX_MAX_STACK_BYTES / 4 };
@@ -185,7 +210,7 @@ assign_slots(const vagx_ir *ir, const BITSET_WORD *spill, const vagx_ir_src *rem
    const unsigned nv = ir->num_vregs;
    unsigned *order = malloc(MAX2(nv, 1) * sizeof(unsigned)), n = 0;
    for (unsigned v = 0; v < nv; v++)
-      if (BITSET_TEST(spill, v) && remat[v].file == IR_NONE)
+      if (BITSET_TEST(spill, v) && remat[v] < 0)
          order[n++] = v;
    util_qsort_r(order, n, sizeof(unsigned), by_start, ir->vregs);
 
@@ -227,8 +252,8 @@ vagx_spill(vagx_ir *ir, const BITSET_WORD *spill, bool **no_spill)
 {
    const unsigned nv = ir->num_vregs;
    unsigned *slot = malloc(MAX2(nv, 1) * sizeof(unsigned));
-   vagx_ir_src *remat = malloc(MAX2(nv, 1) * sizeof(vagx_ir_src));
-   vagx_remat_sources(ir, remat);
+   int *remat = malloc(MAX2(nv, 1) * sizeof(int));
+   vagx_remat_defs(ir, remat);
    const unsigned stack = assign_slots(ir, spill, remat, slot);
    if (stack > VAGX_MAX_STACK_BYTES) {
       free(slot);
@@ -251,9 +276,11 @@ vagx_spill(vagx_ir *ir, const BITSET_WORD *spill, bool **no_spill)
          if (I.src[s].file != IR_VREG || !BITSET_TEST(spill, I.src[s].v))
             continue;
          const uint32_t v = I.src[s].v;
-         if (remat[v].file != IR_NONE) {
+         if (remat[v] >= 0) {
             const uint32_t t = vagx_ir_new_vreg(ir, 1);
-            vagx_ir_emit(ir, VAGX_OP_MOV, t, 0, remat[v], ir_none(), ir_none());
+            vagx_ir_instr *R = vagx_ir_emit(ir, 0, -1, 0, ir_none(), ir_none(), ir_none());
+            *R = old.instrs[remat[v]];
+            R->dst = t;
             for (unsigned k = s; k < 3; k++)
                if (I.src[k].file == IR_VREG && I.src[k].v == v)
                   I.src[k].v = t;
@@ -284,7 +311,7 @@ vagx_spill(vagx_ir *ir, const BITSET_WORD *spill, bool **no_spill)
          *vagx_ir_emit(ir, 0, -1, 0, ir_none(), ir_none(), ir_none()) = I;
          continue;
       }
-      if (remat[I.dst].file != IR_NONE)
+      if (remat[I.dst] >= 0)
          continue; /* repeated before every read instead */
       /* a spill: the write goes to a new vreg, stored at once */
       const unsigned n = vagx_dst_regs(&M);
