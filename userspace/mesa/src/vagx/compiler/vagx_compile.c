@@ -1223,9 +1223,8 @@ emit_block(struct ctx *c, nir_block *block)
 /* The ifs whose condition and the loops whose breaks and continues NIR's
  * divergence analysis proves uniform, into c->uniform_cf: selection marks
  * their instructions `uniform` and vagx_lower_uniform_cf makes them plain
- * jumps.  Run on SSA, before nir_convert_from_ssa (whose registers the
- * analysis does not follow), and read back by node, which the conversion
- * keeps.  A loop stays divergent when one of its exits lies under a
+ * jumps.  Run on the SSA form selection reads, which it leaves as it is
+ * (the marks are read back by node).  A loop stays divergent when one of its exits lies under a
  * divergent if (NIR's divergent_break/continue say so already; checked
  * here because the jump must stay at the loop's depth). */
 static void

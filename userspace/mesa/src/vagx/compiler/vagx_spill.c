@@ -24,8 +24,8 @@
  * This is right under divergence because the stack is per lane and the
  * loads and stores run under the mask of the instruction they sit next
  * to: a lane's slot holds the last value that lane wrote, as the register
- * did, whatever the other lanes did (a NIR register written on both sides
- * of an if, a loop-carried value).
+ * did, whatever the other lanes did (a phi's destination written on both
+ * sides of an if, a loop-carried value).
  *
  * A victim computed from what holds the same value everywhere -- an SSA
  * scalar whose one write is an ALU instruction (no cf, memory or graphics
