@@ -257,6 +257,52 @@ test_dce(void)
    t_result("dce: unread phi and dead loop-carried cycle removed", e, &ir);
 }
 
+/* Six loop-carried values permuted at every iteration by a random
+ * permutation (fixed seed): cycles of every length, chains, fixed points,
+ * all in one parallel copy. */
+static void
+test_permutations(void)
+{
+   enum { K = 6, ITERS = 4 };
+   uint32_t seed = 0x5eed1234;
+   for (unsigned round = 0; round < 8; round++) {
+      unsigned perm[K];
+      for (unsigned j = 0; j < K; j++)
+         perm[j] = j;
+      for (unsigned j = K - 1; j > 0; j--) { /* Fisher-Yates, an LCG */
+         seed = seed * 1664525u + 1013904223u;
+         const unsigned r = (seed >> 16) % (j + 1), t = perm[j];
+         perm[j] = perm[r];
+         perm[r] = t;
+      }
+      char src[768], *o = src;
+      o += sprintf(o, "mov 1; mov 2; mov 3; mov 4; mov 5; mov 6; mov 0; mov 11; mov 40; loop;");
+      for (unsigned j = 0; j < K; j++)
+         o += sprintf(o, " phi %u %u %u;", 21 + j, 1 + j, 21 + perm[j]);
+      o += sprintf(o, " phi 30 0 31; ge 32 30 40; if 32; break; endif;");
+      for (unsigned j = 0; j < K; j++)
+         o += sprintf(o, " use %u;", 21 + j);
+      o += sprintf(o, " add 31 30 11; endloop;");
+      for (unsigned j = 0; j < K; j++)
+         o += sprintf(o, " use %u;", 21 + j);
+      sprintf(o, " end");
+
+      uint32_t want[K * (ITERS + 1)], a[K], b[K];
+      for (unsigned j = 0; j < K; j++)
+         a[j] = 1 + j;
+      for (unsigned t = 0; t <= ITERS; t++) {
+         memcpy(&want[t * K], a, sizeof(a));
+         for (unsigned j = 0; j < K; j++)
+            b[j] = a[perm[j]];
+         memcpy(a, b, sizeof(a));
+      }
+      char name[96];
+      snprintf(name, sizeof(name), "lower: loop-carried permutation %u%u%u%u%u%u", perm[0],
+               perm[1], perm[2], perm[3], perm[4], perm[5]);
+      check_lowering(name, src, false, want, ARRAY_SIZE(want));
+   }
+}
+
 /* --- the validator ----------------------------------------------------------- */
 
 static const char *phi_prog = "mov 1; mov 2; uni 3 1; if 3; add 4 1 2; endif; phi 5 1 4; use 5; end";
@@ -334,5 +380,6 @@ main(void)
    test_constant();
    test_swap();
    test_loop_header();
+   test_permutations();
    return t_finish();
 }
