@@ -19,6 +19,11 @@
  *              (the device pops the loop when no lane is active any more,
  *              and the lanes that broke go on after endloop);
  *  - end:      none.
+ * A block's predecessors are listed in ascending block order (edges are
+ * added source by source), which is the order of its phis' sources: a join
+ * after if/else/endif lists the then side's end first, an if without else
+ * its own block first; a loop header the block of `loop`, the continues,
+ * then the endloop.
  * Every block ends with one of these; blocks start after each of them, so
  * every target is a block start.  A block after an unconditional break or
  * continue (the endif or else that follows it) has no predecessor: it is
@@ -294,6 +299,15 @@ print_src(FILE *fp, const vagx_ir_src *s)
 void
 vagx_ir_print_instr(FILE *fp, const vagx_ir *ir, const vagx_ir_instr *I)
 {
+   if (I->op == VAGX_IR_OP_PHI) {
+      fprintf(fp, "phi v%u.0", I->dst);
+      for (unsigned k = 0; k < I->phi_count; k++) {
+         fprintf(fp, "%s[b%u: ", k ? ", " : " ", I->phi[k].pred);
+         print_src(fp, &I->phi[k].src);
+         fprintf(fp, "]");
+      }
+      return;
+   }
    const struct vagx_op_info *info = vagx_info(I->op);
    fprintf(fp, "%s", info->name ? info->name : "?");
    if (I->mod)

@@ -776,33 +776,6 @@ emit_intrinsic(struct ctx *c, nir_intrinsic_instr *intr)
    gl_shader_stage stage = c->nir->info.stage;
    bool ok;
    switch (intr->intrinsic) {
-   case nir_intrinsic_decl_reg: {
-      unsigned n = nir_intrinsic_num_components(intr);
-      unsigned arr = MAX2(nir_intrinsic_num_array_elems(intr), 1);
-      if (arr > 1 || nir_intrinsic_bit_size(intr) > 32) {
-         ir->error = "register arrays / 64-bit registers";
-         return false;
-      }
-      c->regs[intr->def.index] = vagx_ir_new_vreg(ir, n);
-      ir->vregs[c->regs[intr->def.index]].reg = true; /* written by each store_reg */
-      return true;
-   }
-   case nir_intrinsic_load_reg: {
-      nir_intrinsic_instr *decl = nir_reg_get_decl(intr->src[0].ssa);
-      uint32_t v = c->regs[decl->def.index];
-      def_from_vec(c, &intr->def, v);
-      return true;
-   }
-   case nir_intrinsic_store_reg: {
-      nir_intrinsic_instr *decl = nir_reg_get_decl(intr->src[1].ssa);
-      uint32_t v = c->regs[decl->def.index];
-      unsigned mask = nir_intrinsic_write_mask(intr);
-      for (unsigned i = 0; i < intr->src[0].ssa->num_components; i++)
-         if (mask & (1u << i))
-            vagx_ir_emit(ir, VAGX_OP_MOV, v, i, get_src(c, &intr->src[0], i), ir_none(),
-                         ir_none());
-      return true;
-   }
    case nir_intrinsic_load_input:
       if (stage == MESA_SHADER_VERTEX)
          return emit_vs_input(c, intr);
@@ -1102,12 +1075,101 @@ emit_tex(struct ctx *c, nir_tex_instr *tex)
 
 static bool emit_cf_list(struct ctx *c, struct exec_list *list);
 
+/* A phi of component `comp` of a NIR phi, at IR instruction `at`: its
+ * sources are known once every block is selected (a loop header's phi
+ * reads values of the body). */
+struct phi_fixup {
+   unsigned at, comp;
+   nir_phi_instr *phi;
+};
+
+/* Emit a control-flow instruction; the first one after a NIR block ends
+ * the IR block that NIR block's end is in (emit_block leaves it pending). */
+static vagx_ir_instr *
+emit_cf(struct ctx *c, unsigned op, vagx_ir_src cond, bool uniform)
+{
+   if (c->pending) {
+      c->block_end[c->pending->index] = c->ir.num_instrs;
+      c->pending = NULL;
+   }
+   vagx_ir_instr *I = vagx_ir_emit(&c->ir, op, -1, 0, cond, ir_none(), ir_none());
+   I->uniform = uniform;
+   return I;
+}
+
+static bool
+emit_phi(struct ctx *c, nir_phi_instr *phi)
+{
+   if (phi->def.bit_size > 32) {
+      c->ir.error = "64-bit phi";
+      return false;
+   }
+   for (unsigned k = 0; k < phi->def.num_components; k++) {
+      const uint32_t v = vagx_ir_new_vreg(&c->ir, 1);
+      struct phi_fixup f = { c->ir.num_instrs, k, phi };
+      vagx_ir_emit_phi(&c->ir, v, exec_list_length(&phi->srcs));
+      util_dynarray_append(&c->phis, struct phi_fixup, f);
+      set_def(c, &phi->def, k, ir_vreg(v, 0));
+   }
+   return true;
+}
+
+/* The sources of the phis, in the order of their IR block's predecessors
+ * (vagx_cfg.c): each NIR predecessor's value from the IR block its end is
+ * in; a predecessor no lane reaches (the endif or endloop after a break)
+ * has no NIR counterpart and takes 0. */
+static bool
+fill_phis(struct ctx *c)
+{
+   vagx_ir *ir = &c->ir;
+   vagx_ir_build_cfg(ir);
+   util_dynarray_foreach(&c->phis, struct phi_fixup, f) {
+      vagx_ir_instr *I = &ir->instrs[f->at];
+      const vagx_block *B = &ir->blocks[vagx_ir_block_of(ir, f->at)];
+      const unsigned npreds = util_dynarray_num_elements(&B->preds, unsigned);
+      I->phi = rerzalloc(ir->phi_mem, I->phi, struct vagx_phi_src, I->phi_count,
+                         MAX2(npreds, 1));
+      I->phi_count = npreds;
+      unsigned k = 0, found = 0;
+      util_dynarray_foreach(&B->preds, unsigned, p) {
+         struct vagx_phi_src *ps = &I->phi[k++];
+         ps->pred = *p;
+         ps->src = ir_imm(0);
+         bool have = false;
+         nir_foreach_phi_src(src, f->phi) {
+            const unsigned end = c->block_end[src->pred->index];
+            if (end == ~0u || vagx_ir_block_of(ir, end) != *p)
+               continue;
+            if (!c->defs[src->src.ssa->index]) {
+               ir->error = "phi source not selected";
+               return false;
+            }
+            ps->src = get_src(c, &src->src, f->comp);
+            have = true;
+         }
+         found += have;
+         if (!have && ir->blocks[*p].reachable) {
+            ir->error = "phi without a source for a predecessor";
+            return false;
+         }
+      }
+      if (found != exec_list_length(&f->phi->srcs)) {
+         ir->error = "phi source from a block that is not a predecessor";
+         return false;
+      }
+   }
+   return true;
+}
+
 static bool
 emit_block(struct ctx *c, nir_block *block)
 {
    nir_foreach_instr(instr, block) {
       bool ok = true;
       switch (instr->type) {
+      case nir_instr_type_phi:
+         ok = emit_phi(c, nir_instr_as_phi(instr));
+         break;
       case nir_instr_type_alu:
          ok = emit_alu(c, nir_instr_as_alu(instr));
          break;
@@ -1135,12 +1197,11 @@ emit_block(struct ctx *c, nir_block *block)
          nir_jump_instr *j = nir_instr_as_jump(instr);
          /* an exit of a uniform loop is uniform (mark_uniform_cf) */
          const bool uniform = c->loop && _mesa_set_search(c->uniform_cf, c->loop);
+         c->pending = block; /* the jump ends it */
          if (j->type == nir_jump_break)
-            vagx_ir_emit(&c->ir, VAGX_OP_BREAK, -1, 0, ir_none(), ir_none(), ir_none())->uniform =
-               uniform;
+            emit_cf(c, VAGX_OP_BREAK, ir_none(), uniform);
          else if (j->type == nir_jump_continue)
-            vagx_ir_emit(&c->ir, VAGX_OP_CONTINUE, -1, 0, ir_none(), ir_none(), ir_none())
-               ->uniform = uniform;
+            emit_cf(c, VAGX_OP_CONTINUE, ir_none(), uniform);
          else {
             c->ir.error = "unsupported jump";
             ok = false;
@@ -1154,15 +1215,16 @@ emit_block(struct ctx *c, nir_block *block)
       if (!ok)
          return false;
    }
+   if (!nir_block_ends_in_jump(block))
+      c->pending = block;
    return true;
 }
 
 /* The ifs whose condition and the loops whose breaks and continues NIR's
  * divergence analysis proves uniform, into c->uniform_cf: selection marks
  * their instructions `uniform` and vagx_lower_uniform_cf makes them plain
- * jumps.  Run on SSA, before nir_convert_from_ssa (whose registers the
- * analysis does not follow), and read back by node, which the conversion
- * keeps.  A loop stays divergent when one of its exits lies under a
+ * jumps.  Run on the SSA form selection reads, which it leaves as it is
+ * (the marks are read back by node).  A loop stays divergent when one of its exits lies under a
  * divergent if (NIR's divergent_break/continue say so already; checked
  * here because the jump must stay at the loop's depth). */
 static void
@@ -1210,18 +1272,19 @@ emit_cf_list(struct ctx *c, struct exec_list *list)
       case nir_cf_node_if: {
          nir_if *nif = nir_cf_node_as_if(node);
          const bool uniform = _mesa_set_search(c->uniform_cf, nif) != NULL;
-         vagx_ir_emit(&c->ir, VAGX_OP_IF, -1, 0, get_src(c, &nif->condition, 0), ir_none(),
-                      ir_none())->uniform = uniform;
+         const unsigned at_if = c->ir.num_instrs;
+         emit_cf(c, VAGX_OP_IF, get_src(c, &nif->condition, 0), uniform);
          if (!emit_cf_list(c, &nif->then_list))
             return false;
          if (!nir_cf_list_is_empty_block(&nif->else_list)) {
-            vagx_ir_emit(&c->ir, VAGX_OP_ELSE, -1, 0, ir_none(), ir_none(), ir_none())->uniform =
-               uniform;
+            emit_cf(c, VAGX_OP_ELSE, ir_none(), uniform);
             if (!emit_cf_list(c, &nif->else_list))
                return false;
+         } else {
+            /* no else: the if's not-taken edge is the empty else block's */
+            c->block_end[nir_if_first_else_block(nif)->index] = at_if;
          }
-         vagx_ir_emit(&c->ir, VAGX_OP_ENDIF, -1, 0, ir_none(), ir_none(), ir_none())->uniform =
-            uniform;
+         emit_cf(c, VAGX_OP_ENDIF, ir_none(), uniform);
          break;
       }
       case nir_cf_node_loop: {
@@ -1229,12 +1292,14 @@ emit_cf_list(struct ctx *c, struct exec_list *list)
          const bool uniform = _mesa_set_search(c->uniform_cf, loop) != NULL;
          nir_loop *outer = c->loop;
          c->loop = loop;
-         vagx_ir_emit(&c->ir, VAGX_OP_LOOP, -1, 0, ir_none(), ir_none(), ir_none())->uniform =
-            uniform;
+         if (nir_loop_has_continue_construct(loop)) {
+            c->ir.error = "loop with a continue construct";
+            return false;
+         }
+         emit_cf(c, VAGX_OP_LOOP, ir_none(), uniform);
          if (!emit_cf_list(c, &loop->body))
             return false;
-         vagx_ir_emit(&c->ir, VAGX_OP_ENDLOOP, -1, 0, ir_none(), ir_none(), ir_none())->uniform =
-            uniform;
+         emit_cf(c, VAGX_OP_ENDLOOP, ir_none(), uniform);
          c->loop = outer;
          break;
       }
@@ -1399,9 +1464,10 @@ vagx_compile_shader(nir_shader *nir, const struct vagx_fs_key *fs_key,
       nir_divergence_analysis(nir);
       mark_uniform_cf(&c, &nir_shader_get_entrypoint(nir)->body, NULL, false);
    }
-   NIR_PASS(_, nir, nir_convert_from_ssa, true, false);
-   nir_trivialize_registers(nir);
+   /* selected in SSA form: phis become IR phis (vagx_lower_phis leaves
+    * SSA after the backend's SSA passes) */
    nir_index_ssa_defs(nir_shader_get_entrypoint(nir));
+   nir_index_blocks(nir_shader_get_entrypoint(nir));
 
    if (vagx_debug_flags() & VAGX_DBG_NIR)
       nir_print_shader(nir, stderr);
@@ -1409,13 +1475,18 @@ vagx_compile_shader(nir_shader *nir, const struct vagx_fs_key *fs_key,
    nir_function_impl *impl = nir_shader_get_entrypoint(nir);
    vagx_ir_init(&c.ir, info, nir->info.stage);
    c.defs = calloc(impl->ssa_alloc + 1, sizeof(vagx_ir_src *));
-   c.regs = calloc(impl->ssa_alloc + 1, sizeof(uint32_t));
+   c.block_end = malloc((impl->num_blocks + 1) * sizeof(unsigned));
+   memset(c.block_end, 0xff, (impl->num_blocks + 1) * sizeof(unsigned));
+   util_dynarray_init(&c.phis, NULL);
    if (nir->info.stage == MESA_SHADER_VERTEX)
       vs_layout(&c);
 
    bool ok = emit_cf_list(&c, &impl->body);
    if (ok) {
-      vagx_ir_emit(&c.ir, VAGX_OP_END, -1, 0, ir_none(), ir_none(), ir_none());
+      emit_cf(&c, VAGX_OP_END, ir_none(), false);
+      ok = fill_phis(&c);
+   }
+   if (ok) {
       if (nir->info.stage == MESA_SHADER_FRAGMENT)
          fs_scan_ir(&c.ir, info);
       vagx_scan_mem_ir(nir, &c.ir, info);
@@ -1431,7 +1502,8 @@ vagx_compile_shader(nir_shader *nir, const struct vagx_fs_key *fs_key,
    for (unsigned i = 0; i <= impl->ssa_alloc; i++)
       free(c.defs[i]);
    free(c.defs);
-   free(c.regs);
+   free(c.block_end);
+   util_dynarray_fini(&c.phis);
    _mesa_set_destroy(c.uniform_cf, NULL);
    vagx_ir_fini(&c.ir);
    info->stat_compile_ns = os_time_get_nano() - t0;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include "compiler/nir/nir.h"
 #include "util/set.h"
+#include "util/u_dynarray.h"
 #include "vagx_ir.h"
 
 struct ctx {
@@ -16,7 +17,11 @@ struct ctx {
    struct vagx_shader_info *info;
    const struct vagx_fs_key *fs_key;
    vagx_ir_src **defs;    /* per SSA index: per component operand */
-   uint32_t *regs;        /* per nir register (decl_reg def index): vreg */
+   /* per NIR block index: the IR terminator that ends the IR block its
+    * last instruction is in (a phi's predecessor), ~0u none yet */
+   unsigned *block_end;
+   nir_block *pending;    /* the block the next terminator ends (emit_cf) */
+   struct util_dynarray phis; /* struct phi_fixup: the phis to fill in */
    struct set *uniform_cf; /* the nir_if and nir_loop selected as uniform (mark_uniform_cf) */
    nir_loop *loop;         /* the innermost loop selection is in */
    uint8_t user_loc_word[VARYING_SLOT_MAX]; /* vs: first user word of location, 0xff none */

@@ -22,6 +22,8 @@ vagx_ir_fini(vagx_ir *ir)
    free(ir->vregs);
    ralloc_free(ir->cfg_mem);
    ir->cfg_mem = NULL;
+   ralloc_free(ir->phi_mem);
+   ir->phi_mem = NULL;
 }
 
 uint32_t
@@ -69,6 +71,17 @@ vagx_ir_remove_nops(vagx_ir *ir)
          ir->instrs[n++] = ir->instrs[i];
    ir->num_instrs = n;
    vagx_ir_build_cfg(ir);
+}
+
+vagx_ir_instr *
+vagx_ir_emit_phi(vagx_ir *ir, uint32_t dst, unsigned n)
+{
+   if (!ir->phi_mem)
+      ir->phi_mem = ralloc_context(NULL);
+   vagx_ir_instr *I = vagx_ir_emit(ir, VAGX_IR_OP_PHI, dst, 0, ir_none(), ir_none(), ir_none());
+   I->phi = rzalloc_array(ir->phi_mem, struct vagx_phi_src, MAX2(n, 1));
+   I->phi_count = n;
+   return I;
 }
 
 vagx_ir_src
@@ -223,6 +236,8 @@ vagx_ir_finish(vagx_ir *ir)
    if (vagx_opt_cse(ir) && !vagx_ir_validate_after(ir, "common subexpression elimination", false))
       return false;
    if (vagx_opt_dce(ir) && !vagx_ir_validate_after(ir, "dead-code elimination", false))
+      return false;
+   if (vagx_lower_phis(ir) && !vagx_ir_validate_after(ir, "phi lowering", false))
       return false;
    legalise(ir);
    if (!vagx_ir_validate_after(ir, "legalisation", true))

@@ -12,10 +12,15 @@
  *
  * Values are SSA: every vreg is written once per component (a vector vreg
  * may be written component by component, by instructions of one block),
- * and every read is dominated by the writes of what it reads -- except the
- * vregs marked `reg`: NIR registers (phi webs and loop-carried values after
- * nir_convert_from_ssa), written by several instructions.  The validator
- * checks both, after every pass in debug builds. */
+ * and every read is dominated by the writes of what it reads.  Values
+ * merged by control flow are phis (VAGX_IR_OP_PHI) at the head of the
+ * join block or loop header, one source per predecessor block, each read
+ * at the end of its predecessor.  Selection writes no vreg twice;
+ * vagx_lower_phis turns the phis into copies at the ends of the
+ * predecessors before register allocation, and the vregs it writes more
+ * than once (phi destinations) are marked `reg`: from there on the
+ * validator checks SSA for the other vregs only.  The validator runs after
+ * every pass in debug builds. */
 #ifndef VAGX_IR_H
 #define VAGX_IR_H
 
@@ -44,6 +49,19 @@ typedef struct {
    uint32_t v;      /* vreg id, register index or immediate bits */
 } vagx_ir_src;
 
+/* A pseudo-instruction of the IR, not of the ISA: vagx_isa.xml leaves
+ * opcode 0xff undefined (the validator checks that it stays so).  Phis
+ * exist between selection and vagx_lower_phis only. */
+#define VAGX_IR_OP_PHI 0xff
+
+/* One source of a phi: the value it takes when control comes from block
+ * `pred` (a block index of the CFG: passes before vagx_lower_phis add or
+ * remove no terminator, so the block indices stay). */
+struct vagx_phi_src {
+   unsigned pred;
+   vagx_ir_src src;
+};
+
 typedef struct {
    uint8_t op, mod, sat;
    uint8_t has_dst;
@@ -58,11 +76,14 @@ typedef struct {
    vagx_ir_src src[3];
    uint32_t ext;        /* extension fields in imm1 (tex/img) */
    uint32_t target;     /* br/jmp: index of the instruction jumped to */
+   /* phi: its sources, one per predecessor of its block (ir->phi_mem) */
+   struct vagx_phi_src *phi;
+   unsigned phi_count;
 } vagx_ir_instr;
 
 typedef struct {
    uint8_t size;        /* consecutive 32-bit registers */
-   bool reg;            /* not SSA: a NIR register, written more than once */
+   bool reg;            /* not SSA: a phi's destination after vagx_lower_phis */
    int start, end;      /* live interval, instruction indices (vagx_ra.c) */
    int hw;              /* assigned GPR, -1 none */
 } vagx_vreg;
@@ -96,6 +117,7 @@ typedef struct {
    vagx_block *blocks;
    unsigned num_blocks;
    bool live_valid;             /* live_in/live_out computed for these blocks */
+   void *phi_mem;               /* ralloc context of the phis' sources */
 } vagx_ir;
 
 static inline vagx_ir_src ir_vreg(uint32_t v, unsigned comp)
@@ -135,6 +157,8 @@ vagx_ir_shape(const vagx_ir_instr *I)
 static inline unsigned
 vagx_ir_dst_regs(const vagx_ir_instr *I)
 {
+   if (I->op == VAGX_IR_OP_PHI)
+      return 1;
    const struct vagx_instr M = vagx_ir_shape(I);
    return vagx_dst_regs(&M);
 }
@@ -145,6 +169,10 @@ vagx_ir_instr *vagx_ir_emit(vagx_ir *ir, unsigned op, int dst, unsigned dst_comp
 /* Scalar helper: new vreg = op(s0, s1, s2). */
 vagx_ir_src vagx_ir_alu(vagx_ir *ir, unsigned op, unsigned mod,
                         vagx_ir_src s0, vagx_ir_src s1, vagx_ir_src s2);
+/* A phi writing the scalar vreg dst with n sources to fill in (pred and
+ * src of each); emitted where the block starts (before its other
+ * instructions). */
+vagx_ir_instr *vagx_ir_emit_phi(vagx_ir *ir, uint32_t dst, unsigned n);
 void vagx_ir_init(vagx_ir *ir, struct vagx_shader_info *info, gl_shader_stage stage);
 void vagx_ir_fini(vagx_ir *ir);
 /* Drop the nops a pass left (passes delete by turning instructions into
@@ -157,8 +185,10 @@ bool vagx_ir_finish(vagx_ir *ir);
 
 /* The IR invariants (vagx_validate.c): opcodes, operand files and kinds,
  * vreg ranges and sizes, structured control flow, the CFG (the blocks the
- * instructions make, symmetric edges), SSA (single writes, reads dominated
- * by their write, except `reg` vregs); with `legal` also what
+ * instructions make, symmetric edges), phis (at block heads, one source per
+ * predecessor, each source's write dominating the predecessor's end), SSA
+ * (single writes, reads dominated by their write, except `reg` vregs);
+ * with `legal` also no phi and what
  * the encoding needs (immediates and uniforms only where the operand form
  * takes them, immediate count).  On failure `why` says where. */
 bool vagx_validate_ir(const vagx_ir *ir, bool legal, char *why, size_t size);
@@ -187,17 +217,21 @@ void vagx_liveness(vagx_ir *ir);
 bool vagx_ra(vagx_ir *ir);
 
 /* vagx_spill.c: moves the vregs in `spill` (a BITSET over vregs) to slots
- * of the private stack (info->stack_size grows), with a stack_st after
+ * of the private stack, shared by values never live at once (the vregs'
+ * start/end hulls from vagx_ra, and the stack words' liveness of earlier
+ * rounds; info->stack_size grows to the highest word), with a stack_st after
  * every write and a stack_ld before every read, into new vregs that
  * (*no_spill)[] -- num_vregs entries, grown with them -- marks as not
- * worth spilling; counts info->stat_spills and stat_fills.  Copies of
- * constants are rematerialised instead (vagx_remat_sources).  False
- * (ir->error) when the slots do not fit in VAGX_MAX_STACK_BYTES. */
+ * worth spilling; counts info->stat_spills and stat_fills.  Values an
+ * instruction computes from immediates, uniforms and special registers
+ * are rematerialised instead (vagx_remat_defs).  False (ir->error) when
+ * the slots do not fit in VAGX_MAX_STACK_BYTES. */
 bool vagx_spill(vagx_ir *ir, const BITSET_WORD *spill, bool **no_spill);
-/* remat[v]: the immediate or uniform v copies (its one write is that mov),
- * which vagx_spill repeats before v's reads instead of spilling v;
- * IR_NONE for the others.  remat has num_vregs entries. */
-void vagx_remat_sources(const vagx_ir *ir, vagx_ir_src *remat);
+/* def[v]: the index of v's one write when vagx_spill repeats that
+ * instruction before v's reads instead of spilling v (a scalar ALU result
+ * from immediates, uniforms and special registers that nothing changes),
+ * else -1.  def has num_vregs entries. */
+void vagx_remat_defs(const vagx_ir *ir, int *def);
 
 /* vagx_lower_uniform_cf.c, after register allocation: the uniform
  * constructs become br/jmp (targets: instruction indices, made word
@@ -216,6 +250,13 @@ bool vagx_lower_uniform_cf(vagx_ir *ir);
  * its order unless the new one's estimated peak is lower.  Returns
  * whether it changed the IR; the blocks and their liveness stay valid. */
 bool vagx_schedule(vagx_ir *ir);
+
+/* vagx_lower_phis.c, the last pass on SSA: every phi becomes a copy at the
+ * end of each predecessor (before its terminator), the copies of one edge
+ * sequentialised as a parallel copy (a cycle broken with a temporary);
+ * the phi destinations become `reg` vregs.  Returns whether it changed
+ * the IR. */
+bool vagx_lower_phis(vagx_ir *ir);
 
 /* Passes, one per file; each returns whether it changed the IR. */
 bool vagx_opt_copyprop(vagx_ir *ir); /* vagx_opt_copyprop.c */

@@ -11,9 +11,11 @@
  * and every write of it is in this block (a vector built component by
  * component: nothing reads it before the block writes it, by dominance).
  *
- * The writes of NIR registers may be partial (store_reg with a write mask),
- * and then do not kill: such a vreg would be live up to the entry.  As in
- * other Mesa backends, a forward fixpoint of the vregs some write reaches,
+ * A `reg` vreg (a phi destination after vagx_lower_phis) is written in
+ * several blocks; a partial write of one would not kill, and one that a
+ * path leaves unwritten (a phi's predecessor no lane reaches gets no copy)
+ * would be live up to the entry.  As in other Mesa backends, a forward
+ * fixpoint of the vregs some write reaches,
  *
  *    def_in(b)  = U def_out(p) over the predecessors p of b
  *    def_out(b) = def_in(b) U written(b)

@@ -5,17 +5,19 @@
  * immediate or uniform only in u32/f32 operands; float modifiers only in
  * f32 operands).  The copies left unread go in vagx_opt_dce.
  *
- * The IR is not SSA: NIR registers (phis, loop-carried values) are vregs
- * written more than once.  A copy is propagated only when that is exact
- * without dataflow analysis:
- *  - t is written once, by the copy, as a whole scalar, and is not a NIR
- *    register (whose single write need not dominate its reads);
- *  - x cannot change after the copy ran: an immediate or uniform, or a vreg
- *    written once, before the copy;
- *  - the copy is outside every loop, so it runs at most once and x's
- *    single write, earlier in program order, has run its last time (a copy
- *    inside a loop could be skipped in a later iteration while x is
- *    rewritten: its readers would see the new x instead of the old copy).
+ * The IR is SSA (vagx_ir.h): t is written once, by the copy, and x's
+ * write dominates the copy, which dominates every reader of t; no write of
+ * x can come between the copy and a reader of t (it would be a path to the
+ * reader around the copy), so every reader may read x instead, in loops
+ * too.  Phi sources read t at the end of their predecessor, which the copy
+ * dominates as well: a plain `mov` folds into them (an immediate, uniform
+ * or register is what the copy vagx_lower_phis makes can read); an fmov,
+ * whose NaN canonicalisation a phi does not do, does not.
+ *
+ * The vregs marked `reg` (written by several copies after vagx_lower_phis)
+ * are neither propagated nor propagated from.  Special registers are not
+ * propagated either: the sample mask and the helper flag change with
+ * discard.
  */
 #include <stdlib.h>
 #include "vagx_ir.h"
@@ -80,38 +82,29 @@ vagx_opt_copyprop(vagx_ir *ir)
 {
    bool progress = false;
    unsigned *writes = calloc(ir->num_vregs + 1, sizeof(unsigned));
-   int *def = malloc((ir->num_vregs + 1) * sizeof(int));
 
-   for (unsigned i = 0; i < ir->num_instrs; i++) {
-      if (ir->instrs[i].has_dst) {
+   for (unsigned i = 0; i < ir->num_instrs; i++)
+      if (ir->instrs[i].has_dst)
          writes[ir->instrs[i].dst]++;
-         def[ir->instrs[i].dst] = i;
-      }
-   }
 
-   unsigned loop_depth = 0;
    for (unsigned i = 0; i < ir->num_instrs; i++) {
       const vagx_ir_instr *C = &ir->instrs[i];
-      loop_depth += C->op == VAGX_OP_LOOP;
-      loop_depth -= C->op == VAGX_OP_ENDLOOP;
-      if ((C->op != VAGX_OP_MOV && C->op != VAGX_OP_FMOV) || C->sat || loop_depth)
+      if ((C->op != VAGX_OP_MOV && C->op != VAGX_OP_FMOV) || C->sat)
          continue;
       const uint32_t t = C->dst;
       const vagx_ir_src *x = &C->src[0];
-      /* a NIR register written once is still not SSA: its one write may
-       * sit in a branch its readers after the branch do not need (a phi
-       * with an undefined source, e.g. the result of an atomic that
-       * helper invocations skip), so x's write need not dominate them */
       if (writes[t] != 1 || ir->vregs[t].size != 1 || ir->vregs[t].reg || C->dst_comp)
          continue;
       if (x->file == IR_VREG) {
-         if (writes[x->v] != 1 || def[x->v] >= (int)i)
+         if (ir->vregs[x->v].reg || (x->v == t))
             continue;
       } else if (x->file != IR_IMM && x->file != IR_U) {
          continue;
       }
-      for (unsigned j = i + 1; j < ir->num_instrs; j++) {
+      for (unsigned j = 0; j < ir->num_instrs; j++) {
          vagx_ir_instr *J = &ir->instrs[j];
+         if (j == i)
+            continue;
          for (unsigned s = 0; s < 3; s++) {
             vagx_ir_src n;
             if (J->src[s].file != IR_VREG || J->src[s].v != t ||
@@ -120,9 +113,14 @@ vagx_opt_copyprop(vagx_ir *ir)
             J->src[s] = n;
             progress = true;
          }
+         for (unsigned k = 0; k < J->phi_count && C->op == VAGX_OP_MOV; k++) {
+            if (J->phi[k].src.file != IR_VREG || J->phi[k].src.v != t)
+               continue;
+            J->phi[k].src = *x;
+            progress = true;
+         }
       }
    }
    free(writes);
-   free(def);
    return progress;
 }

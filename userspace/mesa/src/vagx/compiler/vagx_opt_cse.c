@@ -16,8 +16,8 @@
  *    run there);
  *  - operands that cannot change: immediates, uniforms, coefficient
  *    registers, special registers but the sample mask and the helper flag
- *    (discard changes them), SSA vregs (a NIR register may be written in
- *    between).
+ *    (discard changes them), vregs not marked `reg`;
+ *  - not a phi (its value depends on the edge control came by).
  * Program order visits a block's dominators before it (a structured CFG
  * in program order is a reverse postorder), so one walk sees every
  * candidate before the instructions it may replace, and rewrites each
@@ -78,6 +78,8 @@ static bool
 candidate(const vagx_ir *ir, const vagx_ir_instr *I)
 {
    const struct vagx_op_info *info = vagx_info(I->op);
+   if (I->op == VAGX_IR_OP_PHI)
+      return false; /* its value depends on the edge control came by */
    if (!I->has_dst || I->dst_comp || ir->vregs[I->dst].size != 1 || ir->vregs[I->dst].reg)
       return false;
    if ((info->flags & (VAGX_OPF_CF | VAGX_OPF_MEM | VAGX_OPF_GFX)) ||
@@ -129,6 +131,14 @@ vagx_opt_cse(vagx_ir *ir)
          }
          _mesa_hash_table_insert(seen, k, (void *)(uintptr_t)i);
       }
+   }
+   /* phi sources on back edges read values the walk reached after the
+    * phi: rewritten once every replacement is known */
+   for (unsigned i = 0; progress && i < ir->num_instrs; i++) {
+      vagx_ir_instr *I = &ir->instrs[i];
+      for (unsigned k = 0; k < I->phi_count; k++)
+         if (I->phi[k].src.file == IR_VREG)
+            I->phi[k].src.v = repl[I->phi[k].src.v];
    }
    ralloc_free(mem);
    if (progress)

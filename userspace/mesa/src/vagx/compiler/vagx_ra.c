@@ -26,8 +26,8 @@
  * When a vreg finds no registers, values are spilled (vagx_spill.c) and
  * allocation starts over.  The victims are chosen at the point of the
  * failing vreg's range where the most registers are live, among the vregs
- * live there that the instruction there does not touch, copies of
- * constants first (rematerialised, vagx_spill.c), then furthest next use
+ * live there that the instruction there does not touch, values
+ * rematerialised first (vagx_spill.c), then furthest next use
  * first (Belady's choice, as agx_spill makes it), until the registers they
  * free bring that point a little below VAGX_MAX_GPRS (and free at least
  * the failing vreg's size).  The short vregs spilling makes (a fill to its
@@ -262,8 +262,8 @@ struct victim {
    bool remat;
 };
 
-/* Copies of constants first (rematerialised: no memory traffic), then by
- * next use. */
+/* Values rematerialised (vagx_remat_defs: no memory traffic) first, then
+ * by next use. */
 static int
 by_next_use(const void *a, const void *b)
 {
@@ -295,8 +295,8 @@ choose_spills(const struct ra_ctx *ra, unsigned v, const bool *no_spill, BITSET_
          }
 
    const vagx_ir_instr *I = &ir->instrs[at];
-   vagx_ir_src *remat = ralloc_array(mem, vagx_ir_src, MAX2(ir->num_vregs, 1));
-   vagx_remat_sources(ir, remat);
+   int *remat = ralloc_array(mem, int, MAX2(ir->num_vregs, 1));
+   vagx_remat_defs(ir, remat);
    struct victim *c = ralloc_array(mem, struct victim, MAX2(ir->num_vregs, 1));
    unsigned n = 0;
    for (unsigned u = 0; u < ir->num_vregs; u++) {
@@ -308,7 +308,7 @@ choose_spills(const struct ra_ctx *ra, unsigned v, const bool *no_spill, BITSET_
       for (unsigned s = 0; s < 3; s++)
          touched |= I->src[s].file == IR_VREG && I->src[s].v == u;
       if (live && !touched)
-         c[n++] = (struct victim){ u, next_use(ir, u, at), remat[u].file != IR_NONE };
+         c[n++] = (struct victim){ u, next_use(ir, u, at), remat[u] >= 0 };
    }
    qsort(c, n, sizeof(*c), by_next_use);
    const unsigned want = MAX2(most > VAGX_MAX_GPRS - SPILL_SLACK ? most - (VAGX_MAX_GPRS - SPILL_SLACK) : 0,

@@ -10,8 +10,8 @@
  *  - a read after the write of its vreg (SSA vregs: one write, or the
  *    component writes of a vector, all in one block);
  *  - every access, in order, to a vreg written more than once in the
- *    region or marked `reg` (NIR registers: write after read and write
- *    after write);
+ *    region or marked `reg` (phi destinations after vagx_lower_phis: write
+ *    after read and write after write);
  *  - the order of the instructions with effects the operands do not show:
  *    memory, stack and graphics instructions (varyings, tile buffer, depth,
  *    textures), kept as they are.

@@ -100,6 +100,24 @@ validate(struct vctx *vc, bool legal, uint8_t *stack, bool *seen_else)
       const vagx_ir_instr *I = &ir->instrs[i];
       const struct vagx_op_info *info = vagx_info(I->op);
       const struct vagx_instr M = vagx_ir_shape(I);
+      if (I->op == VAGX_IR_OP_PHI) {
+         /* its sources and place: validate_phis, with the CFG */
+         if (info->name)
+            return fail(&v, i, "the phi pseudo-opcode 0x%x is an ISA opcode", I->op);
+         if (legal)
+            return fail(&v, i, "phi after phi lowering");
+         if (!I->has_dst || I->dst >= ir->num_vregs || I->dst_comp ||
+             ir->vregs[I->dst].size != 1)
+            return fail(&v, i, "a phi writes a whole scalar vreg");
+         for (unsigned s = 0; s < 3; s++)
+            if (I->src[s].file != IR_NONE)
+               return fail(&v, i, "a phi's sources are its phi sources");
+         if (I->mod || I->sat || I->uniform || I->ext)
+            return fail(&v, i, "modifiers on a phi");
+         continue;
+      }
+      if (I->phi_count)
+         return fail(&v, i, "phi sources on an instruction that is not a phi");
       if (!info->name)
          return fail(&v, i, "opcode 0x%x not in the ISA", I->op);
       if (I->sat && !(info->flags & VAGX_OPF_SAT))
@@ -262,10 +280,61 @@ validate_cfg(struct vctx *v)
    return true;
 }
 
+/* Phis: at the head of their block (after other phis only), one source
+ * per predecessor, each a scalar operand without modifiers; a loop
+ * header's phi fed by a conditional continue has no place for its copy
+ * (the lanes staying in the body still need the old value), and selection
+ * makes none. */
+static bool
+validate_phis(struct vctx *v)
+{
+   const vagx_ir *ir = v->ir;
+   for (unsigned i = 0; i < ir->num_instrs; i++) {
+      const vagx_ir_instr *I = &ir->instrs[i];
+      if (I->op != VAGX_IR_OP_PHI)
+         continue;
+      const vagx_block *B = &ir->blocks[vagx_ir_block_of(ir, i)];
+      if (i > B->start && ir->instrs[i - 1].op != VAGX_IR_OP_PHI)
+         return fail(v, i, "phi after a non-phi instruction of its block");
+      if (i == B->end - 1)
+         return fail(v, i, "phi as the last instruction of a block");
+      const unsigned npreds = util_dynarray_num_elements(&B->preds, unsigned);
+      if (I->phi_count != npreds)
+         return fail(v, i, "%u phi sources for %u predecessors", I->phi_count, npreds);
+      for (unsigned k = 0; k < I->phi_count; k++) {
+         const struct vagx_phi_src *ps = &I->phi[k];
+         if (ps->pred >= ir->num_blocks || count_pred(ir, B->index, ps->pred) != 1)
+            return fail(v, i, "phi source %u from block %u, not a predecessor", k, ps->pred);
+         for (unsigned j = 0; j < k; j++)
+            if (I->phi[j].pred == ps->pred)
+               return fail(v, i, "two phi sources from block %u", ps->pred);
+         const vagx_ir_instr *T = &ir->instrs[ir->blocks[ps->pred].end - 1];
+         if (T->op == VAGX_OP_CONTINUE && (T->mod & 1))
+            return fail(v, i, "phi source from a conditional continue");
+         switch (ps->src.file) {
+         case IR_VREG:
+            if (ps->src.v >= ir->num_vregs || ps->src.comp >= ir->vregs[ps->src.v].size)
+               return fail(v, i, "phi source %u: v%u.%u out of range", k, ps->src.v,
+                           ps->src.comp);
+            break;
+         case IR_IMM:
+         case IR_U:
+         case IR_SR:
+            break;
+         default:
+            return fail(v, i, "phi source %u: not a register, uniform or immediate", k);
+         }
+         if (ps->src.abs || ps->src.neg)
+            return fail(v, i, "phi source %u: float modifiers", k);
+      }
+   }
+   return true;
+}
+
 /* SSA: every register of a vreg not marked `reg` written at most once, and
- * every read of one dominated by its write (no phis: values merged by
- * control flow are NIR registers).  A register of a vector nobody writes
- * may be read (a don't-care component). */
+ * every read of one dominated by its write; a phi source's write must
+ * dominate the end of its predecessor.  A register of a vector nobody
+ * writes may be read (a don't-care component). */
 static bool
 validate_ssa(struct vctx *v)
 {
@@ -283,8 +352,7 @@ validate_ssa(struct vctx *v)
       const vagx_ir_instr *I = &ir->instrs[i];
       if (!I->has_dst || ir->vregs[I->dst].reg)
          continue;
-      const struct vagx_instr M = vagx_ir_shape(I);
-      for (unsigned c = 0; ok && c < vagx_dst_regs(&M); c++) {
+      for (unsigned c = 0; ok && c < vagx_ir_dst_regs(I); c++) {
          int *d = &def[base[I->dst] + I->dst_comp + c];
          if (*d >= 0)
             ok = fail(v, i, "SSA: v%u.%u written again (first by instr %d) but not marked reg",
@@ -310,6 +378,15 @@ validate_ssa(struct vctx *v)
                          "dominate it", s, src->v, src->comp + c, d);
          }
       }
+      for (unsigned k = 0; ok && k < I->phi_count; k++) {
+         const vagx_ir_src *src = &I->phi[k].src;
+         if (src->file != IR_VREG || ir->vregs[src->v].reg)
+            continue;
+         const int d = def[base[src->v] + src->comp];
+         if (d >= 0 && !vagx_block_dominates(ir, vagx_ir_block_of(ir, d), I->phi[k].pred))
+            ok = fail(v, i, "SSA: phi source from block %u reads v%u.%u, whose write (instr %d) "
+                      "does not dominate that block's end", I->phi[k].pred, src->v, src->comp, d);
+      }
    }
    free(def);
    free(base);
@@ -331,7 +408,7 @@ vagx_validate_ir(const vagx_ir *ir, bool legal, char *why, size_t size)
    uint8_t *stack = malloc(ir->num_instrs + 1);
    bool *seen_else = malloc((ir->num_instrs + 1) * sizeof(bool));
    bool ok = stack && seen_else && validate(&v, legal, stack, seen_else) &&
-             validate_cfg(&v) && validate_ssa(&v);
+             validate_cfg(&v) && validate_phis(&v) && validate_ssa(&v);
    free(stack);
    free(seen_else);
    return ok;

@@ -216,13 +216,14 @@ test_copyprop_modifiers(void)
    t_result("copyprop: fmov modifiers composed, f32 operands only", err, &ir);
 }
 
-/* Copies that must stay: the exactness conditions of the pass. */
+/* The exactness conditions of the pass: copies that must stay, and one
+ * in a loop that SSA makes exact. */
 static void
 test_copyprop_kept(void)
 {
    static const char *names[] = {
-      "copyprop: keeps a copy inside a loop",
-      "copyprop: keeps a copy of a vreg written again",
+      "copyprop: propagates a copy inside a loop (SSA: x cannot change in between)",
+      "copyprop: keeps a copy of a vreg written again (reg)",
       "copyprop: keeps a copy into a vreg written twice",
       /* a phi with an undefined source (nir_convert_from_ssa): the NIR
        * register's one write is in the if, the read after it, which x's
@@ -233,13 +234,15 @@ test_copyprop_kept(void)
       vagx_ir ir;
       t_begin(&ir);
       uint32_t x = vagx_ir_new_vreg(&ir, 1), t = vagx_ir_new_vreg(&ir, 1);
+      if (k == 1)
+         ir.vregs[x].reg = true;
       if (k == 3) {
          ir.vregs[t].reg = true;
          vagx_ir_emit(&ir, VAGX_OP_IF, -1, 0, ir_file(IR_U, 3), ir_none(), ir_none());
       }
       vagx_ir_emit(&ir, VAGX_OP_FADD, x, 0, ir_file(IR_U, 0), ir_file(IR_U, 1), ir_none());
-      if (k == 0) /* in a later iteration x changes, and a copy under a
-                   * condition could be skipped: t keeps the old x */
+      if (k == 0) /* SSA: x's one write dominates the copy, which
+                   * dominates t's readers, in every iteration */
          vagx_ir_emit(&ir, VAGX_OP_LOOP, -1, 0, ir_none(), ir_none(), ir_none());
       vagx_ir_emit(&ir, VAGX_OP_MOV, t, 0, ir_vreg(x, 0), ir_none(), ir_none());
       if (k == 1)
@@ -257,8 +260,11 @@ test_copyprop_kept(void)
       out(&ir, r, 0);
       end_program(&ir);
       vagx_opt_copyprop(&ir);
-      const vagx_ir_src want = ir_vreg(t, 0);
-      t_result(names[k], same_src(&ir.instrs[use].src[0], &want) ? NULL : "propagated", &ir);
+      const vagx_ir_src want = ir_vreg(k == 0 ? x : t, 0);
+      t_result(names[k], same_src(&ir.instrs[use].src[0], &want)
+                            ? NULL
+                            : (k == 0 ? "not propagated" : "propagated"),
+               &ir);
    }
 }
 

@@ -245,10 +245,11 @@ pressure(unsigned n, const char **err)
 {
    vagx_ir ir;
    t_begin(&ir);
-   /* computed values: copies of immediates would be rematerialised */
+   /* computed from the sample mask: values of immediates would be
+    * rematerialised */
    for (unsigned k = 0; k < n; k++)
-      vagx_ir_emit(&ir, VAGX_OP_IADD, vagx_ir_new_vreg(&ir, 1), 0, ir_imm(k), ir_imm(1),
-                   ir_none());
+      vagx_ir_emit(&ir, VAGX_OP_IADD, vagx_ir_new_vreg(&ir, 1), 0,
+                   ir_file(IR_SR, VAGX_SR_SAMPLE_MASK), ir_imm(k), ir_none());
    for (unsigned k = 0; k < n; k++)
       vagx_ir_emit(&ir, VAGX_OP_ST_VAR, -1, 0, ir_vreg(k, 0), ir_imm(k), ir_none());
    t_cf(&ir, VAGX_OP_END, ir_none(), 0);

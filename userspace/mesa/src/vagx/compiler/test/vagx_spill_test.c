@@ -8,11 +8,20 @@
  * code, values live across an if/else and around a loop with a
  * loop-carried register, vectors spilled by component; programs that fit
  * spill nothing; a program whose slots would exceed VAGX_MAX_STACK_BYTES
- * fails cleanly; copies of immediates are rematerialised instead. */
+ * fails cleanly; copies of immediates and values computed from uniforms
+ * are rematerialised instead; values never live at once share stack
+ * slots. */
 #include "vagx_hw.h"
 #include "vagx_test_asm.h"
 
 #define MAX_OUT 1024
+
+/* The uniform registers the evaluator reads. */
+static uint32_t
+t_uniform(unsigned u)
+{
+   return 0x100000 * (u + 1);
+}
 
 /* Runs the allocated program for one lane; outputs are the st_var values
  * by index (src1 immediate).  NULL or what went wrong. */
@@ -32,6 +41,8 @@ evaluate(const vagx_ir *ir, uint32_t *out, bool *written)
          const vagx_ir_src *S = &I->src[s];
          if (S->file == IR_IMM)
             v[s] = S->v;
+         else if (S->file == IR_U)
+            v[s] = t_uniform(S->v);
          else if (S->file == IR_VREG)
             v[s] = r[ir->vregs[S->v].hw + S->comp];
       }
@@ -105,13 +116,16 @@ value(unsigned k)
    return 0x1000 + 7 * k;
 }
 
-/* A value computed (not a copy of a constant, which would be
- * rematerialised instead of spilled): value(k) + 0. */
+/* A value computed from something a repeated instruction would not read
+ * the same (the sample mask, which a discard changes; 0 here), so it is
+ * spilled, not rematerialised: value(k) + 0. */
 static void
 compute(vagx_ir *ir, uint32_t v, unsigned k)
 {
-   vagx_ir_emit(ir, VAGX_OP_IADD, v, 0, ir_imm(value(k)), ir_imm(0), ir_none());
+   vagx_ir_emit(ir, VAGX_OP_IADD, v, 0, ir_file(IR_SR, VAGX_SR_SAMPLE_MASK), ir_imm(value(k)),
+                ir_none());
 }
+
 
 /* n scalars written (computed, or with `copies` copies of immediates), then
  * read in reverse order: n registers live at once. */
@@ -311,6 +325,99 @@ test_remat(void)
             "stack would hold)", e, &ir);
 }
 
+/* `phases` times: VAGX_MAX_GPRS + 8 values computed, then all read: the
+ * values of one phase are dead before the next starts, so the next
+ * phase's spills can reuse the slots of the earlier ones (spilled in an
+ * earlier round of allocation). */
+static void
+phased(vagx_ir *ir, unsigned phases)
+{
+   const unsigned n = VAGX_MAX_GPRS + 8;
+   t_begin(ir);
+   for (unsigned p = 0; p < phases; p++) {
+      const uint32_t first = ir->num_vregs;
+      for (unsigned k = 0; k < n; k++)
+         compute(ir, vagx_ir_new_vreg(ir, 1), p * n + k);
+      for (unsigned k = n; k-- > 0;)
+         vagx_ir_emit(ir, VAGX_OP_ST_VAR, -1, 0, ir_vreg(first + k, 0), ir_imm(p * n + k),
+                      ir_none());
+   }
+   t_cf(ir, VAGX_OP_END, ir_none(), 0);
+   vagx_ir_build_cfg(ir);
+}
+
+static void
+test_slot_sharing(void)
+{
+   static char err[160];
+   vagx_ir ir;
+   phased(&ir, 1);
+   const char *e = !vagx_ra(&ir) ? ir.error : NULL;
+   const unsigned one_stack = t_info.stack_size, one_spills = t_info.stat_spills;
+   if (!e && !one_spills)
+      e = "one phase spills nothing";
+   vagx_ir_fini(&ir);
+   if (!e) {
+      phased(&ir, 3);
+      e = !vagx_ra(&ir) ? ir.error : NULL;
+      if (!e && t_info.stat_spills < 3 * one_spills)
+         e = "three phases spill less than three times one";
+      if (!e && t_info.stack_size > one_stack) {
+         snprintf(err, sizeof(err), "stack %u bytes for three phases, %u for one",
+                  t_info.stack_size, one_stack);
+         e = err;
+      }
+      if (!e)
+         e = check_outputs(&ir, 3 * (VAGX_MAX_GPRS + 8), value);
+      t_result("spill: values never live at once share slots (three phases, one phase's stack)",
+               e, &ir);
+   } else {
+      t_result("spill: values never live at once share slots (three phases, one phase's stack)",
+               e, NULL);
+   }
+}
+
+static uint32_t
+remat_value(unsigned k)
+{
+   return value(k) + t_uniform(k % 4);
+}
+
+/* Values computed from uniforms and immediates are recomputed before their
+ * reads, not spilled: no stack, the outputs right, iadds moved next to
+ * their readers. */
+static void
+test_remat_alu(void)
+{
+   vagx_ir ir;
+   const unsigned n = VAGX_MAX_GPRS + 40;
+   t_begin(&ir);
+   for (unsigned k = 0; k < n; k++)
+      vagx_ir_emit(&ir, VAGX_OP_IADD, vagx_ir_new_vreg(&ir, 1), 0, ir_file(IR_U, k % 4),
+                   ir_imm(value(k)), ir_none());
+   for (unsigned k = n; k-- > 0;)
+      vagx_ir_emit(&ir, VAGX_OP_ST_VAR, -1, 0, ir_vreg(k, 0), ir_imm(k), ir_none());
+   t_cf(&ir, VAGX_OP_END, ir_none(), 0);
+   vagx_ir_build_cfg(&ir);
+   const char *e = !vagx_ra(&ir) ? ir.error : NULL;
+   if (!e && stack_used(&ir))
+      e = "values of uniforms went through the stack";
+   /* a recomputed value: its iadd just before the st_var reading it */
+   unsigned moved = 0;
+   for (unsigned i = 0; !e && i + 1 < ir.num_instrs; i++)
+      moved += ir.instrs[i].op == VAGX_OP_IADD && ir.instrs[i + 1].op == VAGX_OP_ST_VAR &&
+               ir.instrs[i + 1].src[0].file == IR_VREG &&
+               ir.instrs[i + 1].src[0].v == ir.instrs[i].dst;
+   if (!e && !moved)
+      e = "nothing recomputed";
+   if (!e && t_info.gpr_count > VAGX_MAX_GPRS)
+      e = "registers beyond the contract";
+   if (!e)
+      e = check_outputs(&ir, n, remat_value);
+   t_result("spill: values computed from uniforms and immediates are recomputed, not spilled", e,
+            &ir);
+}
+
 int
 main(void)
 {
@@ -321,5 +428,7 @@ main(void)
    test_vectors();
    test_stack_full();
    test_remat();
+   test_slot_sharing();
+   test_remat_alu();
    return t_finish();
 }

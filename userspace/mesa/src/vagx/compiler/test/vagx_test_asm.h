@@ -9,7 +9,9 @@
  *    copy N M       vN = vM (mov)
  *    ge N A B       vN = vA >= vB, unsigned (icmp.uge: ~0 or 0)
  *    use N          st_var vN (keeps vN alive)
- *    reg N          vN is a NIR register (not SSA)
+ *    phi N A [B [C]]  vN = phi of vA, vB, vC: one source per predecessor of
+ *                   the block, in the CFG's order of them (vagx_cfg.c)
+ *    reg N          vN is written more than once (not SSA)
  *    vec N S        vN has S registers
  *    if N | else | endif | loop | endloop | break | continue | end
  *    break N | continue N   the .cond forms, on vN
@@ -78,8 +80,8 @@ t_assemble(vagx_ir *ir, const char *src)
    char *text = strdup(src), *save = NULL;
    for (char *st = strtok_r(text, ";", &save); st; st = strtok_r(NULL, ";", &save)) {
       char op[16] = "";
-      int a = -1, b = -1, c = -1;
-      int n = sscanf(st, " %15s %d %d %d", op, &a, &b, &c);
+      int a = -1, b = -1, c = -1, d = -1;
+      int n = sscanf(st, " %15s %d %d %d %d", op, &a, &b, &c, &d);
       if (n < 1)
          continue;
       /* ".u": a construct proved uniform (vagx_ir_instr::uniform) */
@@ -90,6 +92,12 @@ t_assemble(vagx_ir *ir, const char *src)
          *dot = '\0';
       if (!strcmp(op, "mov")) {
          vagx_ir_emit(ir, VAGX_OP_MOV, t_vreg(ir, a), 0, ir_imm(a), ir_none(), ir_none());
+      } else if (!strcmp(op, "phi")) {
+         const int srcs[3] = { b, c, d };
+         t_vreg(ir, MAX2(MAX2(a, b), MAX2(c, d)));
+         vagx_ir_instr *I = vagx_ir_emit_phi(ir, a, n - 2);
+         for (int k = 0; k < n - 2; k++)
+            I->phi[k].src = ir_vreg(srcs[k], 0);
       } else if (!strcmp(op, "uni")) {
          vagx_ir_emit(ir, VAGX_OP_MOV, t_vreg(ir, a), 0, ir_file(IR_U, b), ir_none(), ir_none());
       } else if (!strcmp(op, "add")) {
@@ -138,6 +146,17 @@ t_assemble(vagx_ir *ir, const char *src)
    }
    free(text);
    vagx_ir_build_cfg(ir);
+   /* the phis' predecessors, in the order the CFG lists them */
+   for (unsigned i = 0; i < ir->num_instrs; i++) {
+      vagx_ir_instr *I = &ir->instrs[i];
+      if (I->op != VAGX_IR_OP_PHI)
+         continue;
+      const vagx_block *B = &ir->blocks[vagx_ir_block_of(ir, i)];
+      for (unsigned k = 0; k < I->phi_count; k++)
+         I->phi[k].pred = k < util_dynarray_num_elements(&B->preds, unsigned)
+                             ? *util_dynarray_element(&B->preds, unsigned, k)
+                             : ~0u;
+   }
 }
 
 /* How many instructions of opcode op the program has. */
