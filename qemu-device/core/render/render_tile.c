@@ -882,30 +882,46 @@ struct bdepth {
    double qmax;            /* unorm depth: 2^bits - 1; 0: float depth */
    bool wl, we, wg, wu;    /* the compare function passes when less, equal, greater, unordered */
    bool write;
+   /* a constant plane (za and zb 0, zc not 0: zc + za X + zb Y is zc at
+    * every pixel, bit for bit, whatever the signs of the zero products):
+    * its depth, computed once (screen-aligned 2D draws) */
+   bool flat;
+   float zflat;
 };
+
+/* The depth the early test compares at (X, Y) relative to the primitive's
+ * origin: frag_depth's plane, the depth clip or clamp, the viewport's
+ * range, then for a unorm format r_unorm_depth(r_unorm_enc(v, bits)). */
+static inline __attribute__((always_inline)) float
+plane_depth(const struct bdepth *b, double X, double Y, bool quant)
+{
+   const struct rprim *p = b->p;
+   double z = p->zc + p->za * X + p->zb * Y + p->zoff;
+   z = z < b->ulo ? b->ulo : z;
+   z = z > b->uhi ? b->uhi : z;
+   z = z < b->lo ? b->lo : z;
+   z = z > b->hi ? b->hi : z;
+   float v = (float)z;
+   if (quant) {
+      /* r_unorm_depth(r_unorm_enc(v, bits), max), every lane the same
+       * arithmetic */
+      v = (float)(r_unorm_round(v, b->qmax) * (1.0 / b->qmax));
+   }
+   return v;
+}
 
 static const uint32_t bit8[8] = {1, 2, 4, 8, 16, 32, 64, 128};
 
 /* One row of 8 pixels: the passing ones as ~0 in pm, their depth in zf.
- * `quant` is a constant at each call, so each loop is branch-free. */
+ * `quant` and `flat` are constants at each call, so each loop is
+ * branch-free. */
 static inline __attribute__((always_inline)) void
 row_depth(const struct bdepth *b, double X0, double Y, uint32_t m8, const float *dp, bool quant,
-          uint32_t *pm, float *zf)
+          bool flat, uint32_t *pm, float *zf)
 {
    const struct rprim *p = b->p;
    for (unsigned x = 0; x < 8; x++) {
-      const double X = X0 + (double)x - p->x0;
-      double z = p->zc + p->za * X + p->zb * Y + p->zoff;
-      z = z < b->ulo ? b->ulo : z;
-      z = z > b->uhi ? b->uhi : z;
-      z = z < b->lo ? b->lo : z;
-      z = z > b->hi ? b->hi : z;
-      float v = (float)z;
-      if (quant) {
-         /* r_unorm_depth(r_unorm_enc(v, bits), max), every lane the same
-          * arithmetic */
-         v = (float)(r_unorm_round(v, b->qmax) * (1.0 / b->qmax));
-      }
+      const float v = flat ? b->zflat : plane_depth(b, X0 + (double)x - p->x0, Y, quant);
       const double zd = v, d = dp[x];
       const bool lt = zd < d, eq = zd == d, gt = zd > d, un = !(lt | eq | gt);
       const bool pass = (lt & b->wl) | (eq & b->we) | (gt & b->wg) | (un & b->wu);
@@ -964,10 +980,12 @@ static uint32_t block_depth_1x(struct tctx *c, const struct bdepth *b, int bx, i
       const double Y = (double)(c->ty0 + by + (int)r) + b->sy - b->p->y0;
       uint32_t pm[8];
       float zf[8];
-      if (b->qmax > 0)
-         row_depth(b, X0, Y, m8, dp, true, pm, zf);
+      if (b->flat)
+         row_depth(b, X0, Y, m8, dp, false, true, pm, zf); /* b->zflat quantized once */
+      else if (b->qmax > 0)
+         row_depth(b, X0, Y, m8, dp, true, false, pm, zf);
       else
-         row_depth(b, X0, Y, m8, dp, false, pm, zf);
+         row_depth(b, X0, Y, m8, dp, false, false, pm, zf);
       uint32_t p8 = 0;
       for (unsigned x = 0; x < 8; x++)
          p8 |= pm[x] & bit8[x];
@@ -1093,6 +1111,10 @@ static void do_prim(struct tctx *c, const struct rprim *p, enum prim_mode mode, 
          .wu = f == VAGX_COMPARE_FUNC_NOTEQUAL || f == VAGX_COMPARE_FUNC_ALWAYS,
          .write = ds->depth_write,
       };
+      if (p->za == 0 && p->zb == 0 && p->zc != 0) {
+         bd.zflat = plane_depth(&bd, 0, 0, bd.qmax > 0);
+         bd.flat = true;
+      }
    }
    for (int by = by0; by < y1 - c->ty0; by += 4)
       for (int bx = bx0; bx < x1 - c->tx0; bx += 8) {
