@@ -10,6 +10,7 @@
 #include "compiler/nir/nir_builtin_builder.h"
 #include "compiler/nir/nir_lower_blend.h"
 #include "compiler/glsl_types.h"
+#include "util/format/u_format.h"
 #include "util/os_time.h"
 #include "util/u_debug.h"
 #include "util/u_math.h"
@@ -64,7 +65,9 @@ const nir_shader_compiler_options vagx_nir_options = {
    .lower_unpack_snorm_2x16 = true,
    .lower_unpack_unorm_4x8 = true,
    .lower_unpack_snorm_4x8 = true,
-   .lower_pack_split = true,
+   /* the split half-float packs are selected (h2f, f2h + pack16): their
+    * lowering makes 16-bit values, which the backend does not have */
+   .lower_pack_split = false,
    .lower_extract_byte = true,
    .lower_extract_word = true,
    .lower_insert_byte = true,
@@ -440,9 +443,16 @@ emit_alu(struct ctx *c, nir_alu_instr *alu)
       OP(iabs, IABS, 0)
       OP(ineg, INEG, 0)
       OP(bcsel, SEL, 0)
+      OP(unpack_half_2x16_split_x, H2F, 0)
       OP(f2f32, FMOV, 0)
       OP(i2i32, MOV, 0)
       OP(u2u32, MOV, 0)
+   case nir_op_unpack_half_2x16_split_y:
+      set_def(c, def, 0, vagx_h2f(ir, vagx_shr(ir, s[0], ir_imm(16))));
+      return true;
+   case nir_op_pack_half_2x16_split:
+      set_def(c, def, 0, vagx_pack16(ir, vagx_f2h(ir, s[0]), vagx_f2h(ir, s[1])));
+      return true;
    case nir_op_fsub:
       op = VAGX_OP_FADD;
       neg1 = true;
@@ -520,6 +530,56 @@ no_base_instance(const struct ctx *c)
    return c->fs_key && c->fs_key->no_base_instance;
 }
 
+/* The raw bytes of a converted vertex format (vagx_lower_vertex.c's
+ * convention): DIV_ROUND_UP(block bytes, 4) words of the element at `base`
+ * + `off`.  ld_global needs 4-byte alignment: a packed format has it (u_vbuf,
+ * PIPE_VERTEX_INPUT_ALIGNMENT_ELEMENT); an 8/16-bit one may start at any
+ * byte, so the words enclosing it are loaded (never a word past its last
+ * byte: that could be past the buffer's end) and shifted into place. */
+static bool
+emit_vs_input_raw(struct ctx *c, nir_intrinsic_instr *intr, enum pipe_format f, vagx_ir_src base,
+                  vagx_ir_src off)
+{
+   vagx_ir *ir = &c->ir;
+   const unsigned bytes = util_format_get_blocksize(f);
+   const unsigned words = DIV_ROUND_UP(bytes, 4);
+   if (nir_intrinsic_component(intr) != 0 || intr->def.num_components != words) {
+      ir->error = "vertex input of a converted format not lowered";
+      return false;
+   }
+   if (vagx_vertex_format_packed(f)) {
+      uint32_t v = vagx_ir_new_vreg(ir, words);
+      vagx_ir_instr *I = vagx_ir_emit(ir, VAGX_OP_LD_GLOBAL, v, 0, base, off, ir_none());
+      I->mod = VAGX_MEMSIZE_B32 + (words - 1);
+      def_from_vec(c, &intr->def, v);
+      return true;
+   }
+   /* the low address word decides the misalignment (offsets are signed:
+    * ld_global sign-extends them) */
+   vagx_ir_src lo = base;
+   vagx_ir_src mis = vagx_and(ir, vagx_iadd(ir, lo, off), ir_imm(3));
+   vagx_ir_src sh = vagx_shl(ir, mis, ir_imm(3));
+   vagx_ir_src first = vagx_isub(ir, off, mis);
+   vagx_ir_src end = vagx_iadd(ir, off, ir_imm(bytes - 1));
+   vagx_ir_src last = vagx_isub(ir, end, vagx_and(ir, vagx_iadd(ir, lo, end), ir_imm(3)));
+   vagx_ir_src w[3];
+   for (unsigned j = 0; j <= words; j++) {
+      vagx_ir_src o = j ? vagx_imin(ir, vagx_iadd(ir, first, ir_imm(4 * j)), last) : first;
+      uint32_t v = vagx_ir_new_vreg(ir, 1);
+      vagx_ir_instr *I = vagx_ir_emit(ir, VAGX_OP_LD_GLOBAL, v, 0, base, o, ir_none());
+      I->mod = VAGX_MEMSIZE_B32;
+      w[j] = ir_vreg(v, 0);
+   }
+   /* word i = w[i] >> sh | w[i + 1] << (32 - sh); the shift left is split
+    * in two so that sh = 0 (shifts take 5 bits) gives 0 */
+   vagx_ir_src rsh = vagx_isub(ir, ir_imm(31), sh);
+   for (unsigned i = 0; i < words; i++) {
+      vagx_ir_src hi = vagx_shl(ir, vagx_shl(ir, w[i + 1], ir_imm(1)), rsh);
+      set_def(c, &intr->def, i, vagx_or(ir, vagx_shr(ir, w[i], sh), hi));
+   }
+   return true;
+}
+
 static bool
 emit_vs_input(struct ctx *c, nir_intrinsic_instr *intr)
 {
@@ -551,6 +611,10 @@ emit_vs_input(struct ctx *c, nir_intrinsic_instr *intr)
          base_inst);
    }
    vagx_ir_src idx = vagx_sel(ir, divisor, inst, ir_file(IR_SR, VAGX_SR_VERTEX_ID));
+   if (c->fs_key && attr < ARRAY_SIZE(c->fs_key->vs_attr_format) &&
+       c->fs_key->vs_attr_format[attr])
+      return emit_vs_input_raw(c, intr, c->fs_key->vs_attr_format[attr], base,
+                               vagx_imul(ir, idx, stride));
    unsigned have = 4;
    bool is_int = false;
    if (c->fs_key && attr < ARRAY_SIZE(c->fs_key->vs_attr_comps) && c->fs_key->vs_attr_comps[attr]) {
@@ -1380,6 +1444,9 @@ vagx_compile_shader(nir_shader *nir, const struct vagx_fs_key *fs_key,
       NIR_PASS(_, nir, nir_shader_intrinsics_pass, lower_sample_io, nir_metadata_control_flow,
                &ms);
    }
+
+   if (nir->info.stage == MESA_SHADER_VERTEX && fs_key)
+      NIR_PASS(_, nir, vagx_lower_vertex_formats, fs_key);
 
    /* late lowering.  Variant passes (nir_lower_blend: logic ops, unorm
     * conversions) create ALU ops after preprocessing, e.g. fdiv, which only

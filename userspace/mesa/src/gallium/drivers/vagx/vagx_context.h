@@ -249,6 +249,9 @@ struct vagx_vertex_elements {
    /* vertex shader variant key bits (vagx_get_variant) */
    uint8_t attr_comps[PIPE_MAX_ATTRIBS];
    uint32_t attr_int;
+   /* the format of each element the shader converts (vagx_lower_vertex.c),
+    * PIPE_FORMAT_NONE for 32-bit formats */
+   uint16_t attr_format[PIPE_MAX_ATTRIBS];
 };
 
 struct vagx_blend_state {

@@ -238,6 +238,11 @@ vagx_init_screen_caps(struct vagx_screen *screen)
     * in a uniform word (vagx_compile.c): no limit of the device's, so
     * GL 4.4 / GLES 3.1's 2048 (MAX_VERTEX_ATTRIB_STRIDE) */
    caps->max_vertex_attrib_stride = 2048;
+   /* ld_global needs min(size, 4)-byte alignment: u_vbuf moves 32-bit
+    * elements off 4-byte boundaries, packed ones off their block size;
+    * 8/16-bit elements load the words around them (vagx_compile.c
+    * emit_vs_input_raw) */
+   caps->vertex_input_alignment = PIPE_VERTEX_INPUT_ALIGNMENT_ELEMENT;
    caps->primitive_restart = true;
    caps->primitive_restart_fixed_index = true;
    /* cmd_draw.indirect: the device reads the draw's arguments (GL's
@@ -420,7 +425,9 @@ vagx_is_format_supported(struct pipe_screen *pscreen, enum pipe_format format,
          return false;
    }
    if (usage & PIPE_BIND_VERTEX_BUFFER) {
-      /* vertex fetch is in-shader 32-bit loads; u_vbuf converts the rest */
+      /* vertex fetch is in-shader loads: 32-bit formats as they are, the
+       * 8/16-bit and packed ones converted in the shader
+       * (vagx_lower_vertex.c); u_vbuf converts the rest */
       switch (format) {
       case PIPE_FORMAT_R32_FLOAT: case PIPE_FORMAT_R32G32_FLOAT:
       case PIPE_FORMAT_R32G32B32_FLOAT: case PIPE_FORMAT_R32G32B32A32_FLOAT:
@@ -430,7 +437,8 @@ vagx_is_format_supported(struct pipe_screen *pscreen, enum pipe_format format,
       case PIPE_FORMAT_R32G32B32_SINT: case PIPE_FORMAT_R32G32B32A32_SINT:
          break;
       default:
-         return false;
+         if (!vagx_vertex_format_converted(format))
+            return false;
       }
       usage &= ~PIPE_BIND_VERTEX_BUFFER;
    }

@@ -281,6 +281,7 @@ vagx_get_variant(struct vagx_context *ctx, struct vagx_uncompiled_shader *so,
          const unsigned n = MIN2(ctx->vtx->count, ARRAY_SIZE(k.base.vs_attr_comps));
          memcpy(k.base.vs_attr_comps, ctx->vtx->attr_comps, n);
          k.base.vs_attr_int = ctx->vtx->attr_int & BITFIELD_MASK(n);
+         memcpy(k.base.vs_attr_format, ctx->vtx->attr_format, n * sizeof(k.base.vs_attr_format[0]));
       }
       /* sr.base_instance is contract 1.7's (vagx_screen.c start_instance) */
       k.base.no_base_instance = !vagx_contract_at_least(ctx->screen, 1, 7);

@@ -210,6 +210,8 @@ vagx_create_vertex_elements(struct pipe_context *p, unsigned count,
       v->attr_comps[i] = util_format_get_nr_components(el[i].src_format);
       if (util_format_is_pure_integer(el[i].src_format))
          v->attr_int |= BITFIELD_BIT(i);
+      if (vagx_vertex_format_converted(el[i].src_format))
+         v->attr_format[i] = el[i].src_format;
    }
    return v;
 }
