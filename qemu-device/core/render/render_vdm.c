@@ -268,8 +268,9 @@ static bool do_draw(struct rjob *j, struct vstate *s, const struct vagx_cmd_draw
    uint32_t base_instance = dr->base_instance;
    const bool indexed = dr->index_size != VAGX_INDEX_SIZE_NONE;
 
+   /* adjacency topologies (1.11) need a geometry pipeline */
    if (!s->have_vp || !s->have_fp || !s->have_viewport || !s->have_scissor || !s->have_rs ||
-       !s->have_ds) {
+       !s->have_ds || dr->primitive > VAGX_PRIMITIVE_TRIANGLE_FAN) {
       r_fail(j, VAGX_JOB_STATUS_INVALID_COMMAND, VAGX_UNIT_VDM, 0, cmd_va);
       return false;
    }

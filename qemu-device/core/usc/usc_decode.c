@@ -263,7 +263,7 @@ static struct vagx_usc_decoded *pass2(const uint64_t *w, uint32_t nwords, struct
       }
       /* A graphics hook gets the whole special-register file. */
       if (info->flags & VAGX_OPF_GFX)
-         p->sr_used = (uint32_t)((1ull << VAGX_SR_COUNT) - 1);
+         p->sr_used = (1ull << VAGX_SR_COUNT) - 1;
       o->nsrc = (uint8_t)vagx_nsrc(I);
       o->dst = I->dst;
       o->dshift = I->dst_half == VAGX_HALF_HI ? 16 : 0;
@@ -291,7 +291,7 @@ static struct vagx_usc_decoded *pass2(const uint64_t *w, uint32_t nwords, struct
                p->u_used[(src->idx + k) >> 6] |= 1ull << ((src->idx + k) & 63);
             break;
          case VAGX_FILE_SR:
-            p->sr_used |= 1u << src->idx;
+            p->sr_used |= 1ull << src->idx;
             break;
          case VAGX_FILE_IMM:
             r->idx = (uint16_t)p->nimm;

@@ -351,12 +351,12 @@ enum vagx_usc_status vagx_usc_run_threadgroup(struct vagx_usc *usc,
     * with graphics instructions reads all, see the decoder); inactive lanes of
     * the last group hold zeros.  Thread coordinates by counting (no division
     * per lane). */
-   const uint32_t used = prog->sr_used;
-   const bool tid = used & (1u << VAGX_SR_TID_X | 1u << VAGX_SR_TID_Y | 1u << VAGX_SR_TID_Z);
-   uint32_t filled = 1u << VAGX_SR_LANE_ID | 1u << VAGX_SR_TINDEX | 1u << VAGX_SR_SIMD_ID;
+   const uint64_t used = prog->sr_used;
+   const bool tid = used & (1ull << VAGX_SR_TID_X | 1ull << VAGX_SR_TID_Y | 1ull << VAGX_SR_TID_Z);
+   uint64_t filled = 1ull << VAGX_SR_LANE_ID | 1ull << VAGX_SR_TINDEX | 1ull << VAGX_SR_SIMD_ID;
    for (int k = 0; k < 3; k++)
-      filled |= 1u << (VAGX_SR_TID_X + k) | 1u << (VAGX_SR_TGID_X + k) |
-                1u << (VAGX_SR_NGROUPS_X + k) | 1u << (VAGX_SR_TGSIZE_X + k);
+      filled |= 1ull << (VAGX_SR_TID_X + k) | 1ull << (VAGX_SR_TGID_X + k) |
+                1ull << (VAGX_SR_NGROUPS_X + k) | 1ull << (VAGX_SR_TGSIZE_X + k);
    uint32_t tx = 0, ty = 0, tz = 0;
    for (unsigned i = 0; i < ngroups; i++) {
       struct usc_grp *g = &usc->groups[i];
@@ -364,8 +364,8 @@ enum vagx_usc_status vagx_usc_run_threadgroup(struct vagx_usc *usc,
       unsigned n = left < L ? (unsigned)left : L;
       uint32_t exec = n == L ? ~0u : (1u << n) - 1;
       /* Rows the loops below do not fill completely start as zeros. */
-      for (uint32_t bits = n < L ? used : used & ~filled; bits; bits &= bits - 1)
-         memset(g->sr[__builtin_ctz(bits)], 0, sizeof(g->sr[0]));
+      for (uint64_t bits = n < L ? used : used & ~filled; bits; bits &= bits - 1)
+         memset(g->sr[__builtin_ctzll(bits)], 0, sizeof(g->sr[0]));
       if (tid) {
          for (unsigned l = 0; l < n; l++) {
             g->sr[VAGX_SR_TID_X][l] = tx;

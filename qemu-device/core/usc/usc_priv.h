@@ -82,7 +82,7 @@ struct vagx_usc_decoded {
     * only accesses within VAGX_MAX_STACK_BYTES (the others always fault):
     * the executor keeps this many per lane, after the registers */
    uint32_t stack_bytes;
-   uint32_t sr_used;     /* bit per special register (all: a graphics hook may read them) */
+   uint64_t sr_used;     /* bit per special register (all: a graphics hook may read them) */
    uint64_t u_used[USC_NUM_U / 64]; /* bit per uniform register */
    /* cache bookkeeping (usc_cache.c) */
    uint64_t root, va, gen;

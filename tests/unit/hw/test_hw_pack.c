@@ -202,7 +202,40 @@ static void test_contract_consistency(void)
 	CHECK(VAGX_FAULT_QUEUE_SCANOUT == 15, "1.0 scanout fault queue");
 	CHECK(VAGX_FAULT_STATUS_QUEUE_GET(VAGX_FAULT_STATUS_QUEUE(VAGX_FAULT_QUEUE_SCANOUT)) ==
 	      VAGX_FAULT_QUEUE_SCANOUT && VAGX_FAULT_QUEUE_SCANOUT >= VAGX_MAX_QUEUES, "scanout queue fits");
-	CHECK(VAGX_HW_VERSION_MAJOR == 1 && VAGX_HW_VERSION_MINOR == 10, "contract 1.10");
+	CHECK(VAGX_HW_VERSION_MAJOR == 1 && VAGX_HW_VERSION_MINOR == 11, "contract 1.11");
+	/* 1.11's geometry stage: max_vertices positions-only vertices fit the
+	 * total, a lane's invocation id fits a SIMD group, and a command that
+	 * fits the 16-dword parser with its output layout checked at unpack */
+	CHECK(VAGX_MAX_GS_OUTPUT_VERTICES * 4 <= VAGX_MAX_GS_TOTAL_OUTPUT_WORDS &&
+	      VAGX_MAX_GS_OUTPUT_WORDS <= VAGX_MAX_GS_TOTAL_OUTPUT_WORDS &&
+	      VAGX_MAX_GS_INVOCATIONS == 32 && VAGX_RENDER_GEOMETRY_GS_VERTEX_COST > 0,
+	      "1.11 geometry limits");
+	CHECK(vagx_cmd_dwords(VAGX_CMD_OPCODE_BIND_GEOMETRY_PIPELINE) <= 16 &&
+	      vagx_cmd_dwords(VAGX_CMD_OPCODE_UNBIND_GEOMETRY_PIPELINE) == 1, "1.11 command sizes");
+	{
+		struct vagx_cmd_bind_geometry_pipeline g, u;
+		uint32_t w[16];
+		const char *e = NULL;
+		memset(&g, 0, sizeof(g));
+		g.input_primitive = VAGX_GS_INPUT_TRIANGLES;
+		g.output_primitive = VAGX_GS_OUTPUT_TRIANGLE_STRIP;
+		g.invocations = 1;
+		g.input_words = 8;
+		g.max_vertices = VAGX_MAX_GS_TOTAL_OUTPUT_WORDS / 8;
+		g.smooth32 = 4;
+		g.program.code_va = 1ull << 20;
+		g.program.gpr_count = 4;
+		vagx_cmd_bind_geometry_pipeline_pack(w, &g);
+		CHECK(vagx_cmd_bind_geometry_pipeline_unpack(w, &u, &e) && u.max_vertices == g.max_vertices &&
+		      u.input_words == 8 && u.smooth32 == 4, "geometry bind round trip");
+		g.max_vertices++;   /* 8 words x max_vertices over the total */
+		vagx_cmd_bind_geometry_pipeline_pack(w, &g);
+		CHECK(!vagx_cmd_bind_geometry_pipeline_unpack(w, &u, &e), "geometry total output checked");
+		g.max_vertices = 1;
+		g.invocations = 0;
+		vagx_cmd_bind_geometry_pipeline_pack(w, &g);
+		CHECK(!vagx_cmd_bind_geometry_pipeline_unpack(w, &u, &e), "geometry invocations >= 1");
+	}
 	/* 1.10's sample-position constants: 1.0's standard 4X pattern, in
 	 * 1/16 pixel, one sample per row and column quarter */
 	CHECK(VAGX_SAMPLE_POS_UNITS == 16 && VAGX_SAMPLE_4X_0_X == 6 && VAGX_SAMPLE_4X_0_Y == 2 &&
