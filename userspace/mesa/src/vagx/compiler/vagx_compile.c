@@ -636,6 +636,30 @@ emit_vs_input(struct ctx *c, nir_intrinsic_instr *intr)
    return true;
 }
 
+static int gs_input_word(const struct ctx *c, unsigned location, unsigned comp);
+
+/* Geometry: gl_in[v].x is ld_vin of vertex v (any operand) at the word
+ * the vertex shader wrote it to (gs_input_word); what it did not write
+ * reads 0 (GL leaves it undefined) */
+static bool
+emit_gs_input(struct ctx *c, nir_intrinsic_instr *intr)
+{
+   vagx_ir *ir = &c->ir;
+   bool ok;
+   const nir_io_semantics sem = nir_intrinsic_io_semantics(intr);
+   const unsigned location = sem.location + const_src(&intr->src[1], &ok);
+   if (!ok) {
+      ir->error = "indirect geometry input";
+      return false;
+   }
+   const vagx_ir_src vtx = get_src(c, &intr->src[0], 0);
+   for (unsigned i = 0; i < intr->def.num_components; i++) {
+      const int w = gs_input_word(c, location, nir_intrinsic_component(intr) + i);
+      set_def(c, &intr->def, i, w < 0 ? ir_imm(0) : vagx_ld_vin(ir, vtx, ir_imm(w)));
+   }
+   return true;
+}
+
 static unsigned
 fs_cf_for(struct ctx *c, unsigned location, unsigned comp, unsigned interp)
 {
@@ -867,6 +891,34 @@ emit_intrinsic(struct ctx *c, nir_intrinsic_instr *intr)
                          ir_none());
       return true;
    }
+   case nir_intrinsic_load_per_vertex_input:
+      return emit_gs_input(c, intr);
+   case nir_intrinsic_emit_vertex:
+   case nir_intrinsic_emit_vertex_with_counter:
+   case nir_intrinsic_end_primitive:
+   case nir_intrinsic_end_primitive_with_counter: {
+      /* one vertex stream (GL 3.2); the device counts and drops itself */
+      if (nir_intrinsic_stream_id(intr) != 0) {
+         ir->error = "geometry output stream other than 0";
+         return false;
+      }
+      const bool emit = intr->intrinsic == nir_intrinsic_emit_vertex ||
+                        intr->intrinsic == nir_intrinsic_emit_vertex_with_counter;
+      vagx_ir_emit(ir, emit ? VAGX_OP_EMIT : VAGX_OP_CUT, -1, 0, ir_none(), ir_none(), ir_none());
+      return true;
+   }
+   case nir_intrinsic_set_vertex_and_primitive_count:
+      return true; /* nir_lower_gs_intrinsics' counts: the device keeps its own */
+   case nir_intrinsic_load_primitive_id:
+      if (stage != MESA_SHADER_GEOMETRY) {
+         ir->error = "gl_PrimitiveID outside a geometry shader";
+         return false;
+      }
+      set_def(c, &intr->def, 0, ir_file(IR_SR, VAGX_SR_PRIMITIVE_ID));
+      return true;
+   case nir_intrinsic_load_invocation_id:
+      set_def(c, &intr->def, 0, ir_file(IR_SR, VAGX_SR_INVOCATION_ID));
+      return true;
    case nir_intrinsic_load_input:
       if (stage == MESA_SHADER_VERTEX)
          return emit_vs_input(c, intr);
@@ -893,7 +945,7 @@ emit_intrinsic(struct ctx *c, nir_intrinsic_instr *intr)
       return true;
    }
    case nir_intrinsic_store_output:
-      if (stage == MESA_SHADER_VERTEX)
+      if (stage == MESA_SHADER_VERTEX || stage == MESA_SHADER_GEOMETRY)
          return emit_vs_output(c, intr);
       return emit_fs_output(c, intr);
    case nir_intrinsic_load_output: {
@@ -1310,13 +1362,17 @@ emit_cf_list(struct ctx *c, struct exec_list *list)
    return true;
 }
 
-static void
-vs_layout(struct ctx *c)
+/* The user words of a vertex-output layout (position first, then 4
+ * words per written location in location order): the first word of each
+ * location in loc_word (0xff: none), the count returned.  The vertex
+ * shader's output layout, a geometry program's output layout, and the
+ * words a geometry program reads from its vertex shader (ld_vin). */
+static unsigned
+user_words(uint64_t written, uint8_t loc_word[VARYING_SLOT_MAX], uint8_t *word_location,
+           uint8_t *word_component)
 {
-   struct vagx_shader_info *info = c->info;
-   uint64_t written = c->nir->info.outputs_written;
    unsigned words = 0;
-   memset(c->user_loc_word, 0xff, sizeof(c->user_loc_word));
+   memset(loc_word, 0xff, VARYING_SLOT_MAX);
    u_foreach_bit64(loc, written) {
       /* gl_ClipVertex gets user words although nothing rasterises it:
        * transform feedback may capture it (vagx_vs_output_word) */
@@ -1329,13 +1385,66 @@ vs_layout(struct ctx *c)
          continue;
       if (words + 4 > VAGX_MAX_VARYING_WORDS)
          break;
-      c->user_loc_word[loc] = words;
-      for (unsigned k = 0; k < 4; k++) {
-         info->vs_word_location[words + k] = loc;
-         info->vs_word_component[words + k] = k;
+      loc_word[loc] = words;
+      for (unsigned k = 0; word_location && k < 4; k++) {
+         word_location[words + k] = loc;
+         word_component[words + k] = k;
       }
       words += 4;
    }
+   return words;
+}
+
+unsigned
+vagx_vs_output_words(uint64_t written, unsigned clip_distances)
+{
+   uint8_t loc_word[VARYING_SLOT_MAX];
+   return 4 + user_words(written, loc_word, NULL, NULL) + !!(written & VARYING_BIT_PSIZ) +
+          clip_distances + !!(written & VARYING_BIT_EDGE);
+}
+
+/* Geometry: where ld_vin finds the feeding vertex shader's outputs */
+static void
+gs_input_layout(struct ctx *c)
+{
+   const uint64_t written =
+      c->fs_key ? c->fs_key->gs_vs_outputs[0] | (uint64_t)c->fs_key->gs_vs_outputs[1] << 32
+                : VARYING_BIT_POS;
+   const unsigned words = user_words(written, c->in_loc_word, NULL, NULL);
+   c->in_psiz = !!(written & VARYING_BIT_PSIZ);
+   c->in_psiz_word = 4 + words;
+   c->in_clip_word = c->in_psiz_word + c->in_psiz;
+   c->in_clip_count = c->fs_key ? c->fs_key->gs_vs_clip_distances : 0;
+}
+
+/* The ld_vin word of (location, component) of the vertex shader's output,
+ * -1 if it does not write it */
+static int
+gs_input_word(const struct ctx *c, unsigned location, unsigned comp)
+{
+   if (location == VARYING_SLOT_POS)
+      return comp;
+   if (location == VARYING_SLOT_PSIZ)
+      return c->in_psiz && comp == 0 ? (int)c->in_psiz_word : -1;
+   if (location == VARYING_SLOT_CLIP_DIST0 || location == VARYING_SLOT_CLIP_DIST1) {
+      unsigned i = (location - VARYING_SLOT_CLIP_DIST0) * 4 + comp;
+      return i < c->in_clip_count ? (int)(c->in_clip_word + i) : -1;
+   }
+   if (location < VARYING_SLOT_MAX && c->in_loc_word[location] != 0xff)
+      return 4 + c->in_loc_word[location] + comp;
+   return -1;
+}
+
+/* Output layout of a vertex shader or geometry program (the same order) */
+static void
+vs_layout(struct ctx *c)
+{
+   struct vagx_shader_info *info = c->info;
+   uint64_t written = c->nir->info.outputs_written;
+   if (c->nir->info.stage == MESA_SHADER_GEOMETRY)
+      written &= ~VARYING_BIT_EDGE; /* no edge flag in a geometry pipeline */
+   unsigned words =
+      user_words(written, c->user_loc_word, info->vs_word_location, info->vs_word_component);
    info->vs_user_words = words;
    info->vs_point_size = !!(written & VARYING_BIT_PSIZ);
    c->psiz_word = 4 + words;
@@ -1477,8 +1586,10 @@ vagx_compile_shader(nir_shader *nir, const struct vagx_fs_key *fs_key,
    vagx_ir_init(&c.ir, info, nir->info.stage);
    c.defs = calloc(impl->ssa_alloc + 1, sizeof(vagx_ir_src *));
    c.regs = calloc(impl->ssa_alloc + 1, sizeof(uint32_t));
-   if (nir->info.stage == MESA_SHADER_VERTEX)
+   if (nir->info.stage == MESA_SHADER_VERTEX || nir->info.stage == MESA_SHADER_GEOMETRY)
       vs_layout(&c);
+   if (nir->info.stage == MESA_SHADER_GEOMETRY)
+      gs_input_layout(&c);
 
    bool ok = emit_cf_list(&c, &impl->body);
    if (ok) {

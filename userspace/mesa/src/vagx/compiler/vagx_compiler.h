@@ -167,6 +167,15 @@ struct vagx_fs_key {
     * GL_ARB_base_instance), so gl_InstanceID is sr.instance_id and
     * gl_BaseInstance 0 */
    bool no_base_instance;
+   /* Geometry shaders: the outputs_written and clip distance count of the
+    * vertex shader that feeds them.  With a geometry pipeline bound the
+    * vertex shader writes its usual output layout (vs_layout: position,
+    * user words in location order, point size, clip distances) as the
+    * pipeline's input_words raw words; ld_vin reads them at the same
+    * indices.  Two words: the key is hashed as bytes and must have no
+    * padding (vagx_variant.c). */
+   uint32_t gs_vs_outputs[2]; /* low, high 32 bits */
+   uint8_t gs_vs_clip_distances;
 };
 
 /* Sample s of the 4X pattern, in pixels from the pixel's upper-left
@@ -214,6 +223,10 @@ void vagx_shader_info_free(struct vagx_shader_info *info);
  * if not written (stream output declarations, vagx_draw.c). */
 int vagx_vs_output_word(const struct vagx_shader_info *info, unsigned location,
                         unsigned component);
+/* Words per vertex a vertex shader writing `outputs_written` and
+ * `clip_distances` writes (its output layout, edge flag included): a
+ * geometry pipeline's input_words. */
+unsigned vagx_vs_output_words(uint64_t outputs_written, unsigned clip_distances);
 /* Disassembly to a FILE* (VAGX_DEBUG=shaders). */
 void vagx_disassemble(FILE *fp, const uint64_t *code, unsigned words);
 /* "SHADER-DB: ..." line (parsed by tests/shader-stats/run) */
