@@ -457,6 +457,27 @@ static uint64_t build_render(struct fuzz *F)
                             "st_var r8, #0\nst_var r9, #1\nst_var r10, #2\nst_var r11, #3\nend\n";
       const uint64_t vs = chance(80) ? rtj_vs_fetch() : random_program(F, below(12), vs_tail, false);
       RTJ_EMIT(cmd_bind_vertex_pipeline, rtj_prog(&v_.program, vs, vu, 2));
+      if (chance(25)) {
+         /* a geometry stage (1.11): copies vertex 0 (or a random vertex and
+          * word, maybe out of range) a few times, with cuts; random
+          * topology match, invocations, max_vertices, output layout */
+         char gs_tail[512];
+         snprintf(gs_tail, sizeof(gs_tail),
+                  "ld_vin r8, #%u, #0\nld_vin r9, #0, #1\nld_vin r10, #0, #%u\nld_vin r11, #0, #3\n"
+                  "st_var r8, #0\nst_var r9, #1\nst_var r10, #2\nst_var r11, #3\nemit\n"
+                  "%s\nst_var r8, #0\nst_var sr.invocation_id, #1\nst_var r11, #3\nemit\n"
+                  "st_var r9, #0\nst_var sr.primitive_id, #4\nst_var r11, #3\nemit\nend\n",
+                  chance(95) ? 0 : below(8), chance(95) ? 2 : below(8), chance(50) ? "cut" : "nop");
+         const uint64_t gs = random_program(F, below(8), gs_tail, false);
+         RTJ_EMIT(cmd_bind_geometry_pipeline,
+                  v_.input_primitive = (enum vagx_gs_input)below(VAGX_GS_INPUT_MAX_VALUE + 1);
+                  v_.output_primitive = (enum vagx_gs_output)below(VAGX_GS_OUTPUT_MAX_VALUE + 1);
+                  v_.invocations = 1 + below(chance(10) ? VAGX_MAX_GS_INVOCATIONS : 3);
+                  v_.input_words = 4; v_.max_vertices = 1 + below(8); v_.smooth32 = below(3);
+                  rtj_prog(&v_.program, gs, vu, 2));
+      } else if (chance(10)) {
+         RTJ_EMIT(cmd_unbind_geometry_pipeline, (void)v_);
+      }
       uint32_t colour[4] = {rnd(), rnd(), rnd(), rnd()};
       uint64_t tex = 0, smp = 0;
       uint64_t fs;

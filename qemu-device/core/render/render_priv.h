@@ -299,6 +299,8 @@ struct rjob {
    struct rprimref *refs;     /* the current draw's primitives not yet set up */
    unsigned nrefs;
    bool record;               /* emit_prim queues primitives in refs */
+   struct rgs *gs;            /* the current draw's geometry stage, or NULL */
+   bool gs_out;               /* emit_prim gets the stage's output primitives */
    struct rprimbuf *chunks;   /* one per primitive chunk of a parallel PPP */
    unsigned cap_chunks;
    uint64_t par_groups, par_chunks; /* statistics */
@@ -397,6 +399,28 @@ bool r_geom_charge(struct rjob *j, uint64_t bytes);
  * the same budget; beyond it the job fails with INVALID_COMMAND at `addr`. */
 bool r_budget_charge(struct rjob *j, uint64_t bytes, enum vagx_unit unit, uint64_t addr);
 int64_t r_line_row(const struct rline *l, int64_t M);
+
+/* ---- geometry stage (render_gs.c; contract 1.11) ---- */
+struct rgs;
+unsigned r_gs_out_words(const struct vagx_cmd_bind_geometry_pipeline *b);
+bool r_gs_topology_ok(enum vagx_primitive prim, enum vagx_gs_input in);
+void r_gs_layout(const struct vagx_cmd_bind_geometry_pipeline *b,
+                 struct vagx_cmd_bind_vertex_pipeline *vp);
+/* The stage's state for draw drawi (NULL when out of memory). */
+struct rgs *r_gs_begin(struct rjob *j, const struct vagx_cmd_bind_geometry_pipeline *b,
+                       const struct rprog *p, const struct rdraw *d, unsigned drawi);
+void r_gs_end(struct rgs *g);
+/* Starts the draw's instance with sr.instance_id `instance`. */
+void r_gs_instance(struct rgs *g, uint32_t instance);
+/* Queues an input primitive (running a group when it is full) / runs the
+ * queued ones; false when the job failed. */
+bool r_gs_input(struct rjob *j, struct rgs *g, const float *const *v, unsigned nv,
+                unsigned provoking, bool provoking_first);
+bool r_gs_flush(struct rjob *j, struct rgs *g);
+/* Assembles output strips into primitives for stream output and the PPP
+ * (render_vdm.c). */
+void r_assemble_out(struct rjob *j, const struct rdraw *d, unsigned drawi,
+                    enum vagx_primitive prim, const float *const *v, unsigned n);
 
 /* ---- stream output (render_so.c) ---- */
 /* These return false when the job has failed (error recorded). */

@@ -10,6 +10,9 @@ struct vstate {
    bool have_vp, have_fp, have_viewport, have_scissor, have_rs, have_ds;
    struct vagx_cmd_bind_vertex_pipeline vp;
    struct rprog *vs;
+   bool have_gs;              /* a geometry pipeline is bound (1.11) */
+   struct vagx_cmd_bind_geometry_pipeline gs;
+   struct rprog *gsp;
    struct rdraw cur;
    int query;                 /* active query or -1 */
    uint32_t draw_id_base;     /* cmd_draw_id_base's (0 at the job's start) */
@@ -104,6 +107,12 @@ static void emit_prim(struct rjob *j, const struct rdraw *d, unsigned drawi,
                       const struct vagx_cmd_bind_vertex_pipeline *vp, const float *const *v,
                       unsigned nv, unsigned provoking)
 {
+   if (j->gs && !j->gs_out) {
+      /* an input primitive of the geometry stage (render_gs.c) */
+      if (!r_stop(j))
+         r_gs_input(j, j->gs, v, nv, provoking, d->rs.provoking == VAGX_PROVOKING_VERTEX_FIRST);
+      return;
+   }
    if (j->record) {
       struct rprimref *r = &j->refs[j->nrefs++];
       for (unsigned i = 0; i < nv; i++)
@@ -177,16 +186,95 @@ static void assemble(struct rjob *j, const struct rdraw *d, unsigned drawi,
    }
 }
 
+/* The geometry stage's output strips: primitives for stream output and
+ * the PPP, decomposed as a draw's (render_gs.c). */
+void r_assemble_out(struct rjob *j, const struct rdraw *d, unsigned drawi,
+                    enum vagx_primitive prim, const float *const *v, unsigned n)
+{
+   j->gs_out = true;
+   assemble(j, d, drawi, prim, v, n);
+   j->gs_out = false;
+}
+
 /* Batched assembly.  out[0] holds a run's first vertex, out[1..R_CARRY)
  * the vertices carried from the previous batch; vv[0..n) are the run's
  * vertices not yet (fully) assembled, in order. */
-#define R_CARRY 4
+#define R_CARRY 10   /* the first vertex + up to 9 of a triangle strip with adjacency */
 struct runbuf {
    float *out, *tmp;
    const float **vv;
    unsigned n, nout;
    uint64_t run_len;
+   uint64_t next_prim;        /* adjacency topologies: next primitive of the run */
 };
+
+static bool adjacency(enum vagx_primitive prim)
+{
+   return prim >= VAGX_PRIMITIVE_LINES_ADJACENCY && prim <= VAGX_PRIMITIVE_TRIANGLE_STRIP_ADJACENCY;
+}
+
+/* Adjacency topologies (1.11; only with a geometry pipeline): assembles
+ * every primitive of the run whose vertices are known (all at the run's
+ * end) by their indices in the run, vv[0] being vertex run_len - n, and
+ * returns how many of the last vertices later primitives still need.
+ * Vertex orders: render.md, geometry stage (GL 4.6 table 10.1). */
+static unsigned assemble_adj(struct rjob *j, const struct rdraw *d, unsigned drawi,
+                             enum vagx_primitive prim, struct runbuf *rb, bool last)
+{
+   const uint64_t c = rb->run_len, base = c - rb->n;
+   const bool first = d->rs.provoking == VAGX_PROVOKING_VERTEX_FIRST;
+   const float *t[6];
+#define V(i) rb->vv[(i) - base]
+   for (;; rb->next_prim++) {
+      const uint64_t k = rb->next_prim;
+      uint64_t a, need;
+      switch (prim) {
+      case VAGX_PRIMITIVE_LINES_ADJACENCY: a = 4 * k; need = a + 4; break;
+      case VAGX_PRIMITIVE_LINE_STRIP_ADJACENCY: a = k; need = a + 4; break;
+      case VAGX_PRIMITIVE_TRIANGLES_ADJACENCY: a = 6 * k; need = a + 6; break;
+      default:
+         /* triangle k of a strip: a = 2k; 2k+6 is its adjacent vertex unless
+          * it is the run's last triangle, which only the run's end tells */
+         a = 2 * k;
+         need = last ? a + 6 : a + 8;
+         break;
+      }
+      if (need > c)
+         break;
+      if (prim == VAGX_PRIMITIVE_TRIANGLE_STRIP_ADJACENCY) {
+         const uint64_t b = a + 7 < c ? a + 6 : a + 5, cc = k ? a - 2 : 1;
+         if (!(k & 1)) {
+            const float *e[6] = {V(a), V(cc), V(a + 2), V(b), V(a + 4), V(a + 3)};
+            memcpy(t, e, sizeof(t));
+         } else if (!first) {
+            const float *e[6] = {V(a + 2), V(cc), V(a), V(a + 3), V(a + 4), V(b)};
+            memcpy(t, e, sizeof(t));
+         } else {
+            const float *e[6] = {V(a), V(a + 3), V(a + 4), V(b), V(a + 2), V(cc)};
+            memcpy(t, e, sizeof(t));
+         }
+         emit_prim(j, d, drawi, &d->vpl, t, 6, 0);
+         continue;
+      }
+      const unsigned nv = prim == VAGX_PRIMITIVE_TRIANGLES_ADJACENCY ? 6 : 4;
+      for (unsigned i = 0; i < nv; i++)
+         t[i] = V(a + i);
+      emit_prim(j, d, drawi, &d->vpl, t, nv, 0);
+   }
+#undef V
+   /* the first vertex the next primitive reads */
+   const uint64_t k = rb->next_prim;
+   uint64_t from;
+   switch (prim) {
+   case VAGX_PRIMITIVE_LINES_ADJACENCY: from = 4 * k; break;
+   case VAGX_PRIMITIVE_LINE_STRIP_ADJACENCY: from = k; break;
+   case VAGX_PRIMITIVE_TRIANGLES_ADJACENCY: from = 6 * k; break;
+   default: from = k ? 2 * k - 2 : 0; break;
+   }
+   if (from < base)
+      from = base;
+   return from >= c ? 0 : (unsigned)(c - from);
+}
 
 /* Assembles vv[0..n) of the current run: everything when the run ends
  * (`last`), else every primitive that cannot depend on later vertices, and
@@ -199,9 +287,13 @@ static void flush_run(struct rjob *j, unsigned drawi, enum vagx_primitive prim,
    const unsigned n = rb->n;
    unsigned emit = n, keep = 0;     /* assemble vv[0..emit), carry vv[n-keep..n) */
    enum vagx_primitive ap = prim;
+   if (adjacency(prim)) {
+      keep = assemble_adj(j, d, drawi, prim, rb, last);
+      emit = 0;
+   }
    if (prim == VAGX_PRIMITIVE_LINE_LOOP)
       ap = VAGX_PRIMITIVE_LINE_STRIP;   /* the closing segment is added at the run's end */
-   if (!last) {
+   if (!last && !adjacency(prim)) {
       switch (prim) {
       case VAGX_PRIMITIVE_LINES: keep = n % 2; break;
       case VAGX_PRIMITIVE_TRIANGLES: keep = n % 3; break;
@@ -234,6 +326,7 @@ static void flush_run(struct rjob *j, unsigned drawi, enum vagx_primitive prim,
    if (last) {
       rb->n = 0;
       rb->run_len = 0;
+      rb->next_prim = 0;
       return;
    }
    /* carry: copy through tmp (carried vertices may already be carry slots) */
@@ -268,9 +361,11 @@ static bool do_draw(struct rjob *j, struct vstate *s, const struct vagx_cmd_draw
    uint32_t base_instance = dr->base_instance;
    const bool indexed = dr->index_size != VAGX_INDEX_SIZE_NONE;
 
-   /* adjacency topologies (1.11) need a geometry pipeline */
+   /* adjacency topologies (1.11) need a geometry pipeline, and a bound one
+    * its input primitive */
    if (!s->have_vp || !s->have_fp || !s->have_viewport || !s->have_scissor || !s->have_rs ||
-       !s->have_ds || dr->primitive > VAGX_PRIMITIVE_TRIANGLE_FAN) {
+       !s->have_ds || (s->have_gs ? !r_gs_topology_ok(dr->primitive, s->gs.input_primitive)
+                                  : adjacency(dr->primitive))) {
       r_fail(j, VAGX_JOB_STATUS_INVALID_COMMAND, VAGX_UNIT_VDM, 0, cmd_va);
       return false;
    }
@@ -293,13 +388,17 @@ static bool do_draw(struct rjob *j, struct vstate *s, const struct vagx_cmd_draw
    j->base_instance = base_instance;
    j->base_vertex = indexed ? base_vertex : 0;
    j->draw_id = s->draw_id_base + dr->draw_id;
-   if (!r_so_draw_begin(j, vp_nout(&s->vp), cmd_va))
+   /* with a geometry stage, stream output and the PPP see its output
+    * vertices and the vertex shader writes input_words words */
+   if (!r_so_draw_begin(j, s->have_gs ? r_gs_out_words(&s->gs) : vp_nout(&s->vp), cmd_va))
       return false;
    if (!count || !instances)
       return r_so_draw_end(j);
 
    struct rdraw d = s->cur;
    d.vpl = s->vp;
+   if (s->have_gs)
+      r_gs_layout(&s->gs, &d.vpl);
    d.query = s->query;
    if (!r_budget_charge(j, VAGX_RENDER_GEOMETRY_DRAW_COST, VAGX_UNIT_VDM, cmd_va))
       return false;
@@ -308,7 +407,7 @@ static bool do_draw(struct rjob *j, struct vstate *s, const struct vagx_cmd_draw
       return false;
    }
    const unsigned drawi = j->ndraws - 1;
-   const unsigned nout = vp_nout(&s->vp);
+   const unsigned nout = s->have_gs ? s->gs.input_words : vp_nout(&s->vp);
    j->draw_va = cmd_va;   /* a geometry budget overrun names this draw */
 
    /* Vertices are shaded and assembled in batches of R_VTX_BATCH, so a
@@ -320,9 +419,16 @@ static bool do_draw(struct rjob *j, struct vstate *s, const struct vagx_cmd_draw
    rb.nout = nout;
    /* at most one queued primitive per vertex of the batch and carried one,
     * plus a loop's closing segment */
-   const bool record = j->env->run && !j->so.active && !d.rs.discard;
+   const bool record = j->env->run && !j->so.active && !d.rs.discard && !s->have_gs;
    if (record && !j->refs)
       j->refs = malloc((R_VTX_BATCH + R_CARRY + 2) * sizeof(*j->refs));
+   if (s->have_gs) {
+      j->gs = r_gs_begin(j, &s->gs, s->gsp, &j->draws[drawi], drawi);
+      if (!j->gs) {
+         r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_VDM, 0, 0);
+         return false;
+      }
+   }
    int64_t *ids = malloc(R_VTX_BATCH * sizeof(*ids));
    rb.out = malloc((size_t)(R_VTX_BATCH + R_CARRY) * nout * sizeof(float));
    rb.vv = malloc((size_t)(R_VTX_BATCH + R_CARRY) * sizeof(*rb.vv));
@@ -332,6 +438,8 @@ static bool do_draw(struct rjob *j, struct vstate *s, const struct vagx_cmd_draw
       free(rb.out);
       free(rb.vv);
       free(rb.tmp);
+      r_gs_end(j->gs);
+      j->gs = NULL;
       r_fail(j, VAGX_JOB_STATUS_DEVICE_ERROR, VAGX_UNIT_VDM, 0, 0);
       return false;
    }
@@ -344,6 +452,9 @@ static bool do_draw(struct rjob *j, struct vstate *s, const struct vagx_cmd_draw
    for (uint32_t inst = 0; inst < instances && ok; inst++) {
       rb.n = 0;
       rb.run_len = 0;
+      rb.next_prim = 0;
+      if (j->gs)
+         r_gs_instance(j->gs, inst + base_instance);
       for (uint64_t b0 = 0; b0 < count && ok; b0 += R_VTX_BATCH) {
          /* every batch, whatever it turns out to need (all restarts, all
           * discarded): no draw runs unchecked */
@@ -382,8 +493,8 @@ static bool do_draw(struct rjob *j, struct vstate *s, const struct vagx_cmd_draw
             ok = false;
             break;
          }
-         if (d.rs.discard && !j->so.active)
-            continue;   /* nothing needs the primitives */
+         if (d.rs.discard && !j->so.active && !j->gs)
+            continue;   /* nothing needs the primitives (a GS may store) */
          for (unsigned i = 0; i < nb; i++) {
             if (ids[i] == -1) {
                flush_run(j, drawi, dr->primitive, &rb, true);
@@ -396,6 +507,10 @@ static bool do_draw(struct rjob *j, struct vstate *s, const struct vagx_cmd_draw
             rb.vv[rb.n++] = bout + (size_t)i * nout;
          }
          flush_run(j, drawi, dr->primitive, &rb, b0 + nb >= count);
+         /* the instance's last input primitives run before the next
+          * instance's (whose primitive ids start again) */
+         if (j->gs && b0 + nb >= count && !r_gs_flush(j, j->gs))
+            ok = false;
          r_ppp_flush(j, drawi);   /* before the next batch rewrites the vertices */
          if (r_stop(j))
             ok = false;
@@ -403,6 +518,8 @@ static bool do_draw(struct rjob *j, struct vstate *s, const struct vagx_cmd_draw
    }
    j->record = false;
    j->nrefs = 0;   /* a failed draw leaves its queue */
+   r_gs_end(j->gs);
+   j->gs = NULL;
    free(ids);
    free(rb.out);
    free(rb.vv);
@@ -495,6 +612,23 @@ void r_geometry(struct rjob *j)
                return;
             s.have_vp = true;
          }
+         break;
+      }
+      case VAGX_CMD_OPCODE_BIND_GEOMETRY_PIPELINE: {
+         ok = vagx_cmd_bind_geometry_pipeline_unpack(cmd, &s.gs, &err);
+         if (ok) {
+            s.gsp = r_bind_program(j, &s.gs.program, VAGX_UNIT_VDM, cva);
+            if (!s.gsp)
+               return;
+            s.have_gs = true;
+         }
+         break;
+      }
+      case VAGX_CMD_OPCODE_UNBIND_GEOMETRY_PIPELINE: {
+         struct vagx_cmd_unbind_geometry_pipeline c;
+         ok = vagx_cmd_unbind_geometry_pipeline_unpack(cmd, &c, &err);
+         if (ok)
+            s.have_gs = false;
          break;
       }
       case VAGX_CMD_OPCODE_BIND_FRAGMENT_PIPELINE: {

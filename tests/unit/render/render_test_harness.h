@@ -146,5 +146,13 @@ void test_bad_geometry(void);
 /* test_render_geometry.c */
 void test_geometry_workers(void);
 void test_geometry_fault_order(void);
+/* test_render_gs.c */
+void test_gs_passthrough(void);
+void test_gs_quads(void);
+void test_gs_strips(void);
+void test_gs_winding(void);
+void test_gs_adjacency(void);
+void test_gs_errors(void);
+void test_gs_budget(void);
 
 #endif
