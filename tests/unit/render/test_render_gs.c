@@ -51,6 +51,21 @@ static uint64_t so_setup(unsigned src, unsigned words, uint32_t size, uint64_t *
    return va;
 }
 
+/* A stream-output-only draw's state from an empty stream: nv vertices with
+ * nvar varyings for the fetching vertex shader, rasteriser discard, stream
+ * output of `words` output words from word `src`; returns the buffer. */
+static uint64_t so_scene(unsigned nv, unsigned nvar, const float (*pos)[4], const float *var,
+                         bool first, unsigned src, unsigned words, uint32_t size, uint64_t *off_va)
+{
+   brk_ = 0;
+   ncs = 0;
+   uint64_t vb = vbuf_put(nv, nvar, pos, var);
+   struct prog fs = const_fs(1, 0, 0, 1);
+   emit_state(nvar, 0, 0, vb, &fs, NULL, 0, 0, false);
+   rasterizer(true, first);
+   return so_setup(src, words, size, off_va);
+}
+
 /* The pass-through program: every vertex of a triangle, all `words` words. */
 static const char *passthrough(unsigned words)
 {
@@ -180,18 +195,12 @@ void test_gs_quads(void)
 void test_gs_strips(void)
 {
    W = 32; H = 32;
-   brk_ = 0;
-   ncs = 0;
    float pos[3][4], var[3];
    for (unsigned i = 0; i < 3; i++) {
       pos[i][0] = 10.0f + i; pos[i][1] = 0; pos[i][2] = 0; pos[i][3] = 1;
       var[i] = 0;
    }
-   uint64_t vb = vbuf_put(3, 1, pos, var);
-   struct prog fs = const_fs(1, 0, 0, 1);
-   emit_state(1, 0, 0, vb, &fs, NULL, 0, 0, false);
-   rasterizer(true, false);
-   uint64_t off_va, so = so_setup(0, 6, 4096, &off_va);
+   uint64_t off_va, so = so_scene(3, 1, (const float(*)[4])pos, var, false, 0, 6, 4096, &off_va);
    /* word 0 = x (first vertex only: emit clears it), 4 = primitive id,
     * 5 = 16 x invocation + k for the k-th emit; the fifth emit is dropped */
    bind_gs(VAGX_GS_INPUT_POINTS, VAGX_GS_OUTPUT_LINE_STRIP, 3, 5, 4, 2,
@@ -235,14 +244,8 @@ void test_gs_winding(void)
 {
    W = 32; H = 32;
    for (int first = 0; first < 2; first++) {
-      brk_ = 0;
-      ncs = 0;
       const float pos[1][4] = {{0, 0, 0, 1}};
-      uint64_t vb = vbuf_put(1, 0, pos, NULL);
-      struct prog fs = const_fs(1, 0, 0, 1);
-      emit_state(0, 0, 0, vb, &fs, NULL, 0, 0, false);
-      rasterizer(true, first);
-      uint64_t off_va, so = so_setup(4, 1, 4096, &off_va);
+      uint64_t off_va, so = so_scene(1, 0, pos, NULL, first, 4, 1, 4096, &off_va);
       bind_gs(VAGX_GS_INPUT_POINTS, VAGX_GS_OUTPUT_TRIANGLE_STRIP, 1, 4, 4, 1,
               "mov r0, #0\nst_var r0, #4\nemit\nmov r0, #1\nst_var r0, #4\nemit\n"
               "mov r0, #2\nst_var r0, #4\nemit\nmov r0, #3\nst_var r0, #4\nemit\nend\n");
@@ -319,14 +322,9 @@ void test_gs_adjacency(void)
       snprintf(src + len, sizeof(src) - len, "end\n");
       for (unsigned ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
          for (int first = 0; first < 2; first++) {
-            brk_ = 0;
-            ncs = 0;
             const unsigned c = counts[ci];
-            uint64_t vb = vbuf_put(c, 1, (const float(*)[4])pos, var);
-            struct prog fs = const_fs(1, 0, 0, 1);
-            emit_state(1, 0, 0, vb, &fs, NULL, 0, 0, false);
-            rasterizer(true, first);
-            uint64_t off_va, so = so_setup(4, 1, maxc * 6 * 4 + 64, &off_va);
+            uint64_t off_va, so = so_scene(c, 1, (const float(*)[4])pos, var, first, 4, 1,
+                                           maxc * 6 * 4 + 64, &off_va);
             bind_gs(tri ? VAGX_GS_INPUT_TRIANGLES_ADJACENCY : VAGX_GS_INPUT_LINES_ADJACENCY,
                     VAGX_GS_OUTPUT_POINTS, 1, 5, nin, 1, src);
             draw(prims[pi], c);
