@@ -230,6 +230,7 @@ stage_dirty(enum pipe_shader_type shader)
    /* compute state is encoded at each dispatch (vagx_compute.c) */
    return shader == PIPE_SHADER_VERTEX     ? VAGX_DIRTY_VS
           : shader == PIPE_SHADER_FRAGMENT ? VAGX_DIRTY_FS
+          : shader == PIPE_SHADER_GEOMETRY ? VAGX_DIRTY_GS
                                            : 0;
 }
 

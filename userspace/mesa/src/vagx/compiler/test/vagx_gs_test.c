@@ -10,6 +10,7 @@
 #include "vagx_compiler.h"
 #include "vagx_hw.h"
 #include "vagx_isa.h"
+#include "vagx_test_compile.h"
 
 #define MAX_DECODED 1024
 static struct vagx_instr code[MAX_DECODED];
@@ -51,21 +52,10 @@ compile_gs(nir_shader *nir, uint64_t vs_outputs, struct vagx_shader_info *info)
    struct vagx_fs_key key = { 0 };
    key.gs_vs_outputs[0] = (uint32_t)vs_outputs;
    key.gs_vs_outputs[1] = vs_outputs >> 32;
-   const char *err = "compile failed";
-   n_code = 0;
-   vagx_preprocess_nir(nir);
-   if (!vagx_compile_shader(nir, &key, info, &err))
-      return err;
-   for (unsigned w = 0; w < info->code_words;) {
-      int n = vagx_decode(info->code + w, info->code_words - w, &code[n_code]);
-      if (n < 0)
-         return vagx_isa_strerror(n);
-      if (++n_code == MAX_DECODED)
-         return "program too long for the test";
-      w += n;
-   }
-   vagx_disassemble(stdout, info->code, info->code_words);
-   return NULL;
+   const char *err = vagx_test_compile(nir, &key, info, code, MAX_DECODED, &n_code);
+   if (!err)
+      vagx_disassemble(stdout, info->code, info->code_words);
+   return err;
 }
 
 static unsigned

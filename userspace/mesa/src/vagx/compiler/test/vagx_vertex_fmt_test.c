@@ -10,6 +10,7 @@
 #include "vagx_compiler.h"
 #include "vagx_hw.h"
 #include "vagx_isa.h"
+#include "vagx_test_compile.h"
 
 #define MAX_DECODED 1024
 static struct vagx_instr code[MAX_DECODED];
@@ -31,26 +32,12 @@ compile_vs(enum pipe_format f)
    key.vs_attr_comps[0] = util_format_get_nr_components(f);
    key.vs_attr_int = util_format_is_pure_integer(f);
    key.vs_attr_format[0] = vagx_vertex_format_converted(f) ? f : PIPE_FORMAT_NONE;
-   struct vagx_shader_info info;
-   const char *err = "compile failed";
-   n_code = 0;
-   vagx_preprocess_nir(b.shader);
-   bool ok = vagx_compile_shader(b.shader, &key, &info, &err);
-   for (unsigned w = 0; ok && w < info.code_words;) {
-      int n = vagx_decode(info.code + w, info.code_words - w, &code[n_code]);
-      if (n < 0) {
-         err = vagx_isa_strerror(n);
-         ok = false;
-      } else if (++n_code == MAX_DECODED) {
-         err = "program too long for the test";
-         ok = false;
-      }
-      w += n;
-   }
-   if (ok)
+   struct vagx_shader_info info = { 0 };
+   const char *err = vagx_test_compile(b.shader, &key, &info, code, MAX_DECODED, &n_code);
+   if (info.code)
       vagx_shader_info_free(&info);
    ralloc_free(b.shader);
-   return ok ? NULL : err;
+   return err;
 }
 
 /* instructions of opcode op (and, for ld_global, of access size `size`,
