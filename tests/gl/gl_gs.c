@@ -124,6 +124,17 @@ cell_is(int cell, const unsigned char c[4])
 
 static const unsigned char none[4] = { 0, 0, 0, 0 };
 
+/* cell as two triangles (corners 0 1 2, 2 1 3) of colour c into v[0..5] */
+static void
+cell_tris(struct vtx *v, int cell, const unsigned char c[4])
+{
+   static const int corner[6] = { 0, 1, 2, 2, 1, 3 };
+   for (int i = 0; i < 6; i++) {
+      cell_xy(cell, corner[i], &v[i].x);
+      memcpy(v[i].c, c, 4);
+   }
+}
+
 static bool
 case_passthrough(void)
 {
@@ -142,16 +153,11 @@ case_passthrough(void)
    if (!gs_program(gs, NULL))
       return false;
    struct vtx v[12];
-   static const int corner[6] = { 0, 1, 2, 2, 1, 3 };
-   for (int k = 0; k < 2; k++)
-      for (int i = 0; i < 6; i++) {
-         cell_xy(k ? 27 : 9, corner[i], &v[k * 6 + i].x);
-         const unsigned char c[4] = { k ? 200 : 40, 100, k ? 10 : 250, 255 };
-         memcpy(v[k * 6 + i].c, c, 4);
-      }
+   const unsigned char a[4] = { 40, 100, 250, 255 }, b[4] = { 200, 100, 10, 255 };
+   cell_tris(v, 9, a);
+   cell_tris(v + 6, 27, b);
    vertices(v, 12);
    glDrawArrays(GL_TRIANGLES, 0, 12);
-   const unsigned char a[4] = { 40, 100, 250, 255 }, b[4] = { 200, 100, 10, 255 };
    return cell_is(9, a) && cell_is(27, b) && cell_is(10, none);
 }
 
@@ -327,16 +333,12 @@ case_primitive_id(void)
       "void main() { o = vec4(float(gl_PrimitiveID * 16 + 15) / 255.0, 0.0, 0.0, 1.0); }\n";
    if (!gs_program(gs, fs))
       return false;
-   /* cells 0..3 as two triangles each: ids 0..7, the even one covering
-    * the centre (corners 0, 1, 2 hold it only if the diagonal is 1-2:
-    * the centre is on it, so check the odd id below the centre instead) */
+   /* cells 0, 2, 4, 6 as two triangles each: ids 0..7, the first of a
+    * cell its lower-left half, the second its upper-right half */
    struct vtx v[24];
-   static const int corner[6] = { 0, 1, 2, 2, 1, 3 };
+   static const unsigned char white[4] = { 255, 255, 255, 255 };
    for (int c = 0; c < 4; c++)
-      for (int i = 0; i < 6; i++) {
-         cell_xy(c * 2, corner[i], &v[c * 6 + i].x);
-         memset(v[c * 6 + i].c, 255, 4);
-      }
+      cell_tris(v + 6 * c, c * 2, white);
    vertices(v, 24);
    glDrawArrays(GL_TRIANGLES, 0, 24);
    for (int c = 0; c < 4; c++) {
