@@ -357,6 +357,7 @@ struct gs_err {
    enum vagx_job_status st;
    enum vagx_unit unit;
    bool at_draw;              /* address = the draw (else: not checked) */
+   const char *vs;            /* replaces the vertex shader */
 };
 
 /* Every malformed input: the documented error, no crash. */
@@ -383,6 +384,11 @@ void test_gs_errors(void)
        VAGX_JOB_STATUS_INVALID_COMMAND, VAGX_UNIT_VDM, false},
       {"control ok", VAGX_PRIMITIVE_TRIANGLES, true, false, VAGX_GS_INPUT_TRIANGLES, 1, ok,
        VAGX_JOB_STATUS_OK, VAGX_UNIT_NONE, false},
+      {"emit in a vertex shader", VAGX_PRIMITIVE_TRIANGLES, false, false, 0, 1, ok,
+       VAGX_JOB_STATUS_ILLEGAL_INSTRUCTION, VAGX_UNIT_USC, false, "emit\nend\n"},
+      {"ld_vin in a vertex shader", VAGX_PRIMITIVE_TRIANGLES, true, false, VAGX_GS_INPUT_TRIANGLES,
+       1, ok, VAGX_JOB_STATUS_ILLEGAL_INSTRUCTION, VAGX_UNIT_USC, false,
+       "ld_vin r0, #0, #0\nend\n"},
    };
    for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
       const struct gs_err *e = &cases[i];
@@ -393,6 +399,10 @@ void test_gs_errors(void)
       uint64_t vb = vbuf_put(6, 0, pos, NULL);
       struct prog fs = const_fs(1, 0, 0, 1);
       emit_state(0, 0, 0, vb, &fs, NULL, 0, 0, false);
+      if (e->vs) {
+         struct prog vs = {.code = assemble(e->vs)};
+         EMIT(cmd_bind_vertex_pipeline, to_usc(&vs, &v_.program));
+      }
       if (e->gs) {
          /* max_vertices 0 is packed unchecked: the device must refuse it */
          struct prog gs = {.code = assemble(e->code)};
