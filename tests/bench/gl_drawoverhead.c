@@ -10,6 +10,9 @@
  *   blend_depth   the blend CSO (blending on/off) and the depth/stencil CSO
  *                 (depth function ALWAYS/LESS), each every other draw
  *   program       the program (two programs, alternately)
+ *   snorm16_pos   nothing, but the positions are SNORM16 (a vertex format
+ *                 vagx fetches in the shader; u_vbuf converted it on the
+ *                 CPU at every draw before, issue 19)
  * Prints "case NAME draws_per_s N draws_per_cpu_s C draws_per_thread_cpu_s T
  * frames F" per case, after drawing frames for at least SECONDS (default 1)
  * and glFinish: draws per second of wall time, per second of the process's
@@ -37,7 +40,7 @@
 #define DRAWS 500
 #define CELLS 64
 
-static GLuint progs[2], tex[2];
+static GLuint progs[2], tex[2], pos_vbo, snorm_vbo;
 static GLint off_loc[2];
 
 static const char *vs_src =
@@ -82,6 +85,15 @@ step_blend_depth(int i)
 
 static void step_program(int i) { glUseProgram(progs[i & 1]); }
 
+static void
+step_snorm16_pos(int i)
+{
+   if (i)
+      return;
+   glBindBuffer(GL_ARRAY_BUFFER, snorm_vbo);
+   glVertexAttribPointer(0, 2, GL_SHORT, GL_TRUE, 0, (void *)0);
+}
+
 static const struct {
    const char *name;
    void (*step)(int i);
@@ -91,6 +103,7 @@ static const struct {
    { "texture", step_texture },
    { "blend_depth", step_blend_depth },
    { "program", step_program },
+   { "snorm16_pos", step_snorm16_pos },
 };
 
 /* the state every case starts a frame with */
@@ -104,6 +117,8 @@ reset_state(void)
    glBlendFunc(GL_ONE, GL_ONE);
    glEnable(GL_DEPTH_TEST);
    glDepthFunc(GL_ALWAYS);
+   glBindBuffer(GL_ARRAY_BUFFER, pos_vbo);
+   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, (void *)0);
 }
 
 static void
@@ -176,7 +191,17 @@ setup(void)
       const float v[4][2] = { { x0, y0 }, { x1, y0 }, { x0, y1 }, { x1, y1 } };
       memcpy(quads[c], v, sizeof(v));
    }
-   gl_pos_buffer(quads, sizeof(quads));
+   /* the same corners as SNORM16: off by 1/65534 at most, far from any
+    * pixel centre (the corners are on pixel edges) */
+   short snorm[CELLS][4][2];
+   for (int c = 0; c < CELLS; c++)
+      for (int v = 0; v < 4; v++)
+         for (int k = 0; k < 2; k++)
+            snorm[c][v][k] = (short)(quads[c][v][k] * 32767.0f + (quads[c][v][k] < 0 ? -0.5f : 0.5f));
+   glGenBuffers(1, &snorm_vbo);
+   glBindBuffer(GL_ARRAY_BUFFER, snorm_vbo);
+   glBufferData(GL_ARRAY_BUFFER, sizeof(snorm), snorm, GL_STATIC_DRAW);
+   pos_vbo = gl_pos_buffer(quads, sizeof(quads));
    glClearColor(0, 0, 0, 1);
    glClearDepth(1.0);
    return glGetError() == GL_NO_ERROR;

@@ -10,6 +10,7 @@
 #include "compiler/nir/nir_builtin_builder.h"
 #include "compiler/nir/nir_lower_blend.h"
 #include "compiler/glsl_types.h"
+#include "util/format/u_format.h"
 #include "util/os_time.h"
 #include "util/u_debug.h"
 #include "util/u_math.h"
@@ -64,7 +65,9 @@ const nir_shader_compiler_options vagx_nir_options = {
    .lower_unpack_snorm_2x16 = true,
    .lower_unpack_unorm_4x8 = true,
    .lower_unpack_snorm_4x8 = true,
-   .lower_pack_split = true,
+   /* the split half-float packs are selected (h2f, f2h + pack16): their
+    * lowering makes 16-bit values, which the backend does not have */
+   .lower_pack_split = false,
    .lower_extract_byte = true,
    .lower_extract_word = true,
    .lower_insert_byte = true,
@@ -440,9 +443,16 @@ emit_alu(struct ctx *c, nir_alu_instr *alu)
       OP(iabs, IABS, 0)
       OP(ineg, INEG, 0)
       OP(bcsel, SEL, 0)
+      OP(unpack_half_2x16_split_x, H2F, 0)
       OP(f2f32, FMOV, 0)
       OP(i2i32, MOV, 0)
       OP(u2u32, MOV, 0)
+   case nir_op_unpack_half_2x16_split_y:
+      set_def(c, def, 0, vagx_h2f(ir, vagx_shr(ir, s[0], ir_imm(16))));
+      return true;
+   case nir_op_pack_half_2x16_split:
+      set_def(c, def, 0, vagx_pack16(ir, vagx_f2h(ir, s[0]), vagx_f2h(ir, s[1])));
+      return true;
    case nir_op_fsub:
       op = VAGX_OP_FADD;
       neg1 = true;
@@ -520,6 +530,56 @@ no_base_instance(const struct ctx *c)
    return c->fs_key && c->fs_key->no_base_instance;
 }
 
+/* The raw bytes of a converted vertex format (vagx_lower_vertex.c's
+ * convention): DIV_ROUND_UP(block bytes, 4) words of the element at `base`
+ * + `off`.  ld_global needs 4-byte alignment: a packed format has it (u_vbuf,
+ * PIPE_VERTEX_INPUT_ALIGNMENT_ELEMENT); an 8/16-bit one may start at any
+ * byte, so the words enclosing it are loaded (never a word past its last
+ * byte: that could be past the buffer's end) and shifted into place. */
+static bool
+emit_vs_input_raw(struct ctx *c, nir_intrinsic_instr *intr, enum pipe_format f, vagx_ir_src base,
+                  vagx_ir_src off)
+{
+   vagx_ir *ir = &c->ir;
+   const unsigned bytes = util_format_get_blocksize(f);
+   const unsigned words = DIV_ROUND_UP(bytes, 4);
+   if (nir_intrinsic_component(intr) != 0 || intr->def.num_components != words) {
+      ir->error = "vertex input of a converted format not lowered";
+      return false;
+   }
+   if (vagx_vertex_format_packed(f)) {
+      uint32_t v = vagx_ir_new_vreg(ir, words);
+      vagx_ir_instr *I = vagx_ir_emit(ir, VAGX_OP_LD_GLOBAL, v, 0, base, off, ir_none());
+      I->mod = VAGX_MEMSIZE_B32 + (words - 1);
+      def_from_vec(c, &intr->def, v);
+      return true;
+   }
+   /* the low address word decides the misalignment (offsets are signed:
+    * ld_global sign-extends them) */
+   vagx_ir_src lo = base;
+   vagx_ir_src mis = vagx_and(ir, vagx_iadd(ir, lo, off), ir_imm(3));
+   vagx_ir_src sh = vagx_shl(ir, mis, ir_imm(3));
+   vagx_ir_src first = vagx_isub(ir, off, mis);
+   vagx_ir_src end = vagx_iadd(ir, off, ir_imm(bytes - 1));
+   vagx_ir_src last = vagx_isub(ir, end, vagx_and(ir, vagx_iadd(ir, lo, end), ir_imm(3)));
+   vagx_ir_src w[3];
+   for (unsigned j = 0; j <= words; j++) {
+      vagx_ir_src o = j ? vagx_imin(ir, vagx_iadd(ir, first, ir_imm(4 * j)), last) : first;
+      uint32_t v = vagx_ir_new_vreg(ir, 1);
+      vagx_ir_instr *I = vagx_ir_emit(ir, VAGX_OP_LD_GLOBAL, v, 0, base, o, ir_none());
+      I->mod = VAGX_MEMSIZE_B32;
+      w[j] = ir_vreg(v, 0);
+   }
+   /* word i = w[i] >> sh | w[i + 1] << (32 - sh); the shift left is split
+    * in two so that sh = 0 (shifts take 5 bits) gives 0 */
+   vagx_ir_src rsh = vagx_isub(ir, ir_imm(31), sh);
+   for (unsigned i = 0; i < words; i++) {
+      vagx_ir_src hi = vagx_shl(ir, vagx_shl(ir, w[i + 1], ir_imm(1)), rsh);
+      set_def(c, &intr->def, i, vagx_or(ir, vagx_shr(ir, w[i], sh), hi));
+   }
+   return true;
+}
+
 static bool
 emit_vs_input(struct ctx *c, nir_intrinsic_instr *intr)
 {
@@ -551,6 +611,10 @@ emit_vs_input(struct ctx *c, nir_intrinsic_instr *intr)
          base_inst);
    }
    vagx_ir_src idx = vagx_sel(ir, divisor, inst, ir_file(IR_SR, VAGX_SR_VERTEX_ID));
+   if (c->fs_key && attr < ARRAY_SIZE(c->fs_key->vs_attr_format) &&
+       c->fs_key->vs_attr_format[attr])
+      return emit_vs_input_raw(c, intr, c->fs_key->vs_attr_format[attr], base,
+                               vagx_imul(ir, idx, stride));
    unsigned have = 4;
    bool is_int = false;
    if (c->fs_key && attr < ARRAY_SIZE(c->fs_key->vs_attr_comps) && c->fs_key->vs_attr_comps[attr]) {
@@ -569,6 +633,30 @@ emit_vs_input(struct ctx *c, nir_intrinsic_instr *intr)
    /* missing components: (0, 0, 0, 1) */
    for (unsigned i = nload; i < n; i++)
       set_def(c, &intr->def, i, ir_imm(comp + i == 3 ? (is_int ? 1u : fui(1.0f)) : 0u));
+   return true;
+}
+
+static int gs_input_word(const struct ctx *c, unsigned location, unsigned comp);
+
+/* Geometry: gl_in[v].x is ld_vin of vertex v (any operand) at the word
+ * the vertex shader wrote it to (gs_input_word); what it did not write
+ * reads 0 (GL leaves it undefined) */
+static bool
+emit_gs_input(struct ctx *c, nir_intrinsic_instr *intr)
+{
+   vagx_ir *ir = &c->ir;
+   bool ok;
+   const nir_io_semantics sem = nir_intrinsic_io_semantics(intr);
+   const unsigned location = sem.location + const_src(&intr->src[1], &ok);
+   if (!ok) {
+      ir->error = "indirect geometry input";
+      return false;
+   }
+   const vagx_ir_src vtx = get_src(c, &intr->src[0], 0);
+   for (unsigned i = 0; i < intr->def.num_components; i++) {
+      const int w = gs_input_word(c, location, nir_intrinsic_component(intr) + i);
+      set_def(c, &intr->def, i, w < 0 ? ir_imm(0) : vagx_ld_vin(ir, vtx, ir_imm(w)));
+   }
    return true;
 }
 
@@ -776,6 +864,34 @@ emit_intrinsic(struct ctx *c, nir_intrinsic_instr *intr)
    gl_shader_stage stage = c->nir->info.stage;
    bool ok;
    switch (intr->intrinsic) {
+   case nir_intrinsic_load_per_vertex_input:
+      return emit_gs_input(c, intr);
+   case nir_intrinsic_emit_vertex:
+   case nir_intrinsic_emit_vertex_with_counter:
+   case nir_intrinsic_end_primitive:
+   case nir_intrinsic_end_primitive_with_counter: {
+      /* one vertex stream (GL 3.2); the device counts and drops itself */
+      if (nir_intrinsic_stream_id(intr) != 0) {
+         ir->error = "geometry output stream other than 0";
+         return false;
+      }
+      const bool emit = intr->intrinsic == nir_intrinsic_emit_vertex ||
+                        intr->intrinsic == nir_intrinsic_emit_vertex_with_counter;
+      vagx_ir_emit(ir, emit ? VAGX_OP_EMIT : VAGX_OP_CUT, -1, 0, ir_none(), ir_none(), ir_none());
+      return true;
+   }
+   case nir_intrinsic_set_vertex_and_primitive_count:
+      return true; /* nir_lower_gs_intrinsics' counts: the device keeps its own */
+   case nir_intrinsic_load_primitive_id:
+      if (stage != MESA_SHADER_GEOMETRY) {
+         ir->error = "gl_PrimitiveID outside a geometry shader";
+         return false;
+      }
+      set_def(c, &intr->def, 0, ir_file(IR_SR, VAGX_SR_PRIMITIVE_ID));
+      return true;
+   case nir_intrinsic_load_invocation_id:
+      set_def(c, &intr->def, 0, ir_file(IR_SR, VAGX_SR_INVOCATION_ID));
+      return true;
    case nir_intrinsic_load_input:
       if (stage == MESA_SHADER_VERTEX)
          return emit_vs_input(c, intr);
@@ -802,7 +918,7 @@ emit_intrinsic(struct ctx *c, nir_intrinsic_instr *intr)
       return true;
    }
    case nir_intrinsic_store_output:
-      if (stage == MESA_SHADER_VERTEX)
+      if (stage == MESA_SHADER_VERTEX || stage == MESA_SHADER_GEOMETRY)
          return emit_vs_output(c, intr);
       return emit_fs_output(c, intr);
    case nir_intrinsic_load_output: {
@@ -1311,13 +1427,17 @@ emit_cf_list(struct ctx *c, struct exec_list *list)
    return true;
 }
 
-static void
-vs_layout(struct ctx *c)
+/* The user words of a vertex-output layout (position first, then 4
+ * words per written location in location order): the first word of each
+ * location in loc_word (0xff: none), the count returned.  The vertex
+ * shader's output layout, a geometry program's output layout, and the
+ * words a geometry program reads from its vertex shader (ld_vin). */
+static unsigned
+user_words(uint64_t written, uint8_t loc_word[VARYING_SLOT_MAX], uint8_t *word_location,
+           uint8_t *word_component)
 {
-   struct vagx_shader_info *info = c->info;
-   uint64_t written = c->nir->info.outputs_written;
    unsigned words = 0;
-   memset(c->user_loc_word, 0xff, sizeof(c->user_loc_word));
+   memset(loc_word, 0xff, VARYING_SLOT_MAX);
    u_foreach_bit64(loc, written) {
       /* gl_ClipVertex gets user words although nothing rasterises it:
        * transform feedback may capture it (vagx_vs_output_word) */
@@ -1330,13 +1450,66 @@ vs_layout(struct ctx *c)
          continue;
       if (words + 4 > VAGX_MAX_VARYING_WORDS)
          break;
-      c->user_loc_word[loc] = words;
-      for (unsigned k = 0; k < 4; k++) {
-         info->vs_word_location[words + k] = loc;
-         info->vs_word_component[words + k] = k;
+      loc_word[loc] = words;
+      for (unsigned k = 0; word_location && k < 4; k++) {
+         word_location[words + k] = loc;
+         word_component[words + k] = k;
       }
       words += 4;
    }
+   return words;
+}
+
+unsigned
+vagx_vs_output_words(uint64_t written, unsigned clip_distances)
+{
+   uint8_t loc_word[VARYING_SLOT_MAX];
+   return 4 + user_words(written, loc_word, NULL, NULL) + !!(written & VARYING_BIT_PSIZ) +
+          clip_distances + !!(written & VARYING_BIT_EDGE);
+}
+
+/* Geometry: where ld_vin finds the feeding vertex shader's outputs */
+static void
+gs_input_layout(struct ctx *c)
+{
+   const uint64_t written =
+      c->fs_key ? c->fs_key->gs_vs_outputs[0] | (uint64_t)c->fs_key->gs_vs_outputs[1] << 32
+                : VARYING_BIT_POS;
+   const unsigned words = user_words(written, c->in_loc_word, NULL, NULL);
+   c->in_psiz = !!(written & VARYING_BIT_PSIZ);
+   c->in_psiz_word = 4 + words;
+   c->in_clip_word = c->in_psiz_word + c->in_psiz;
+   c->in_clip_count = c->fs_key ? c->fs_key->gs_vs_clip_distances : 0;
+}
+
+/* The ld_vin word of (location, component) of the vertex shader's output,
+ * -1 if it does not write it */
+static int
+gs_input_word(const struct ctx *c, unsigned location, unsigned comp)
+{
+   if (location == VARYING_SLOT_POS)
+      return comp;
+   if (location == VARYING_SLOT_PSIZ)
+      return c->in_psiz && comp == 0 ? (int)c->in_psiz_word : -1;
+   if (location == VARYING_SLOT_CLIP_DIST0 || location == VARYING_SLOT_CLIP_DIST1) {
+      unsigned i = (location - VARYING_SLOT_CLIP_DIST0) * 4 + comp;
+      return i < c->in_clip_count ? (int)(c->in_clip_word + i) : -1;
+   }
+   if (location < VARYING_SLOT_MAX && c->in_loc_word[location] != 0xff)
+      return 4 + c->in_loc_word[location] + comp;
+   return -1;
+}
+
+/* Output layout of a vertex shader or geometry program (the same order) */
+static void
+vs_layout(struct ctx *c)
+{
+   struct vagx_shader_info *info = c->info;
+   uint64_t written = c->nir->info.outputs_written;
+   if (c->nir->info.stage == MESA_SHADER_GEOMETRY)
+      written &= ~VARYING_BIT_EDGE; /* no edge flag in a geometry pipeline */
+   unsigned words =
+      user_words(written, c->user_loc_word, info->vs_word_location, info->vs_word_component);
    info->vs_user_words = words;
    info->vs_point_size = !!(written & VARYING_BIT_PSIZ);
    c->psiz_word = 4 + words;
@@ -1446,6 +1619,9 @@ vagx_compile_shader(nir_shader *nir, const struct vagx_fs_key *fs_key,
                &ms);
    }
 
+   if (nir->info.stage == MESA_SHADER_VERTEX && fs_key)
+      NIR_PASS(_, nir, vagx_lower_vertex_formats, fs_key);
+
    /* late lowering.  Variant passes (nir_lower_blend: logic ops, unorm
     * conversions) create ALU ops after preprocessing, e.g. fdiv, which only
     * nir_opt_algebraic lowers for the options (lower_fdiv etc.) */
@@ -1478,8 +1654,10 @@ vagx_compile_shader(nir_shader *nir, const struct vagx_fs_key *fs_key,
    c.block_end = malloc((impl->num_blocks + 1) * sizeof(unsigned));
    memset(c.block_end, 0xff, (impl->num_blocks + 1) * sizeof(unsigned));
    util_dynarray_init(&c.phis, NULL);
-   if (nir->info.stage == MESA_SHADER_VERTEX)
+   if (nir->info.stage == MESA_SHADER_VERTEX || nir->info.stage == MESA_SHADER_GEOMETRY)
       vs_layout(&c);
+   if (nir->info.stage == MESA_SHADER_GEOMETRY)
+      gs_input_layout(&c);
 
    bool ok = emit_cf_list(&c, &impl->body);
    if (ok) {

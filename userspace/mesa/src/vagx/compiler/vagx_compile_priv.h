@@ -26,6 +26,10 @@ struct ctx {
    nir_loop *loop;         /* the innermost loop selection is in */
    uint8_t user_loc_word[VARYING_SLOT_MAX]; /* vs: first user word of location, 0xff none */
    unsigned psiz_word, clip_word, edge_word;
+   /* geometry: the feeding vertex shader's output layout (ld_vin words) */
+   uint8_t in_loc_word[VARYING_SLOT_MAX];
+   unsigned in_psiz_word, in_clip_word, in_clip_count;
+   bool in_psiz;
 };
 
 static inline vagx_ir_src

@@ -158,11 +158,24 @@ struct vagx_fs_key {
     * vertex, or past the end of the buffer). */
    uint8_t vs_attr_comps[16];
    uint16_t vs_attr_int;
+   /* Vertex shaders: the format of each element the shader converts
+    * (vagx_vertex_format_converted; vagx_lower_vertex.c), PIPE_FORMAT_NONE
+    * for a 32-bit format loaded as it is */
+   uint16_t vs_attr_format[16];
    /* Vertex shaders on a device before contract 1.7, which has no
     * sr.base_instance: the driver draws with base instance 0 (no
     * GL_ARB_base_instance), so gl_InstanceID is sr.instance_id and
     * gl_BaseInstance 0 */
    bool no_base_instance;
+   /* Geometry shaders: the outputs_written and clip distance count of the
+    * vertex shader that feeds them.  With a geometry pipeline bound the
+    * vertex shader writes its usual output layout (vs_layout: position,
+    * user words in location order, point size, clip distances) as the
+    * pipeline's input_words raw words; ld_vin reads them at the same
+    * indices.  Two words: the key is hashed as bytes and must have no
+    * padding (vagx_variant.c). */
+   uint32_t gs_vs_outputs[2]; /* low, high 32 bits */
+   uint8_t gs_vs_clip_distances;
 };
 
 /* Sample s of the 4X pattern, in pixels from the pixel's upper-left
@@ -210,6 +223,10 @@ void vagx_shader_info_free(struct vagx_shader_info *info);
  * if not written (stream output declarations, vagx_draw.c). */
 int vagx_vs_output_word(const struct vagx_shader_info *info, unsigned location,
                         unsigned component);
+/* Words per vertex a vertex shader writing `outputs_written` and
+ * `clip_distances` writes (its output layout, edge flag included): a
+ * geometry pipeline's input_words. */
+unsigned vagx_vs_output_words(uint64_t outputs_written, unsigned clip_distances);
 /* Disassembly to a FILE* (VAGX_DEBUG=shaders). */
 void vagx_disassemble(FILE *fp, const uint64_t *code, unsigned words);
 /* "SHADER-DB: ..." line (parsed by tests/shader-stats/run) */
@@ -227,6 +244,16 @@ void vagx_print_stats(FILE *fp, const struct vagx_shader_info *info, const char 
 #define VAGX_DBG_NO_SCHED (1u << 8)
 #define VAGX_DBG_TWIDDLED (1u << 9)
 uint32_t vagx_debug_flags(void);
+
+/* vagx_lower_vertex.c: vertex formats fetched in the shader.  The vertex
+ * buffer formats are the 32-bit ones (loaded as they are) and those
+ * vagx_vertex_format_converted accepts (loaded raw and unpacked in NIR by
+ * vagx_lower_vertex_formats, in the variant compile); u_vbuf converts the
+ * rest.  Packed ones are aligned to their 4-byte block by u_vbuf
+ * (PIPE_VERTEX_INPUT_ALIGNMENT_ELEMENT), the others may sit at any byte. */
+bool vagx_vertex_format_converted(enum pipe_format f);
+bool vagx_vertex_format_packed(enum pipe_format f);
+bool vagx_lower_vertex_formats(nir_shader *nir, const struct vagx_fs_key *key);
 
 /* Tile-buffer/PBE format for a gallium format (VAGX_FORMAT_INVALID = 0 if none). */
 unsigned vagx_format_from_pipe(enum pipe_format f);

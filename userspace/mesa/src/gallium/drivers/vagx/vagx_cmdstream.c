@@ -334,6 +334,11 @@ vagx_prim(enum mesa_prim p)
    case MESA_PRIM_LINE_STRIP: return VAGX_PRIMITIVE_LINE_STRIP;
    case MESA_PRIM_TRIANGLE_STRIP: return VAGX_PRIMITIVE_TRIANGLE_STRIP;
    case MESA_PRIM_TRIANGLE_FAN: return VAGX_PRIMITIVE_TRIANGLE_FAN;
+   /* only with a geometry pipeline of the matching input (GL's rule too) */
+   case MESA_PRIM_LINES_ADJACENCY: return VAGX_PRIMITIVE_LINES_ADJACENCY;
+   case MESA_PRIM_LINE_STRIP_ADJACENCY: return VAGX_PRIMITIVE_LINE_STRIP_ADJACENCY;
+   case MESA_PRIM_TRIANGLES_ADJACENCY: return VAGX_PRIMITIVE_TRIANGLES_ADJACENCY;
+   case MESA_PRIM_TRIANGLE_STRIP_ADJACENCY: return VAGX_PRIMITIVE_TRIANGLE_STRIP_ADJACENCY;
    default: return VAGX_PRIMITIVE_TRIANGLES;
    }
 }
@@ -382,8 +387,70 @@ emit_vertex_pipeline(struct vagx_context *ctx, struct vagx_batch *b,
    return true;
 }
 
+static unsigned
+gs_input(enum mesa_prim p)
+{
+   switch (p) {
+   case MESA_PRIM_POINTS: return VAGX_GS_INPUT_POINTS;
+   case MESA_PRIM_LINES: return VAGX_GS_INPUT_LINES;
+   case MESA_PRIM_LINES_ADJACENCY: return VAGX_GS_INPUT_LINES_ADJACENCY;
+   case MESA_PRIM_TRIANGLES_ADJACENCY: return VAGX_GS_INPUT_TRIANGLES_ADJACENCY;
+   default: return VAGX_GS_INPUT_TRIANGLES;
+   }
+}
+
+static unsigned
+gs_output(enum mesa_prim p)
+{
+   switch (p) {
+   case MESA_PRIM_POINTS: return VAGX_GS_OUTPUT_POINTS;
+   case MESA_PRIM_LINE_STRIP: return VAGX_GS_OUTPUT_LINE_STRIP;
+   default: return VAGX_GS_OUTPUT_TRIANGLE_STRIP;
+   }
+}
+
+/* cmd_bind_geometry_pipeline (contract 1.11) with its uniforms and
+ * descriptors: the output layout is the geometry program's (vs_layout's
+ * order), the input words the vertex shader's whole output vertex (the
+ * layout the variant's ld_vin words come from, vagx_fs_key.gs_vs_outputs)
+ * (vagx_vs_output_words of the vertex shader's outputs); or
+ * cmd_unbind_geometry_pipeline without a geometry shader */
+static bool
+emit_geometry_pipeline(struct vagx_context *ctx, struct vagx_batch *b,
+                       const struct vagx_compiled_shader *gs)
+{
+   if (!gs) {
+      struct vagx_cmd_unbind_geometry_pipeline u;
+      vagx_cmd_unbind_geometry_pipeline_init(&u);
+      vagx_cmd_unbind_geometry_pipeline_pack(
+         vagx_cs_emit(b, VAGX_CMD_UNBIND_GEOMETRY_PIPELINE_LENGTH), &u);
+      return true;
+   }
+   const struct shader_info *si = &ctx->gs->nir->info;
+   uint32_t push[VAGX_MAX_PUSH];
+   struct vagx_cmd_bind_geometry_pipeline gp;
+   vagx_cmd_bind_geometry_pipeline_init(&gp);
+   gp.input_primitive = gs_input(si->gs.input_primitive);
+   gp.output_primitive = gs_output(si->gs.output_primitive);
+   gp.invocations = MAX2(si->gs.invocations, 1);
+   gp.smooth32 = gs->info.vs_user_words;
+   gp.point_size = gs->info.vs_point_size;
+   gp.clip_distances = gs->info.vs_clip_distances;
+   const struct shader_info *vsi = &ctx->vs->nir->info;
+   gp.input_words = vagx_vs_output_words(vsi->outputs_written, vsi->clip_distance_array_size);
+   /* max_vertices = 0 (valid GLSL) emits nothing GL defines: 1 is as good */
+   gp.max_vertices = MAX2(si->gs.vertices_out, 1);
+   vagx_fill_push(ctx, b, &gs->info, PIPE_SHADER_GEOMETRY, push);
+   if (!vagx_program_for(ctx, b, &gs->info, gs->bo, push, &gp.program, PIPE_SHADER_GEOMETRY, -1))
+      return false;
+   vagx_cmd_bind_geometry_pipeline_pack(vagx_cs_emit(b, VAGX_CMD_BIND_GEOMETRY_PIPELINE_LENGTH),
+                                        &gp);
+   return true;
+}
+
 /* cmd_bind_fragment_pipeline with its coefficient bindings (generated from
- * the vertex shader's output layout), uniforms and descriptors */
+ * the output layout of the last vertex stage `vs`: the vertex shader's, or
+ * the geometry program's), uniforms and descriptors */
 static bool
 emit_fragment_pipeline(struct vagx_context *ctx, struct vagx_batch *b,
                        const struct vagx_compiled_shader *vs,
@@ -629,34 +696,49 @@ push_reads_buffer(const struct vagx_context *ctx, const struct vagx_shader_info 
  * pipelines when the variants or bound buffers' storage changed. */
 bool
 vagx_emit_draw_state(struct vagx_context *ctx, struct vagx_batch *b,
-                     const struct vagx_compiled_shader *vs, const struct vagx_compiled_shader *fs)
+                     const struct vagx_compiled_shader *vs, const struct vagx_compiled_shader *gs,
+                     const struct vagx_compiled_shader *fs)
 {
    if (ctx->state_seq != b->seq) {
       ctx->dirty = VAGX_DIRTY_ALL;
       ctx->state_seq = b->seq;
+      ctx->bound_gs = NULL;
    }
    const unsigned renames = p_atomic_read(&ctx->screen->renames);
    if (ctx->rename_seen != renames) {
       ctx->dirty |= VAGX_DIRTY_VS | VAGX_DIRTY_FS;
       ctx->rename_seen = renames;
    }
-   /* the fragment pipeline's bindings follow the vertex shader's outputs */
+   /* the fragment pipeline's bindings follow the last vertex stage's
+    * outputs, the geometry pipeline's input words the vertex shader's */
    if (vs != ctx->bound_vs)
-      ctx->dirty |= VAGX_DIRTY_VS | VAGX_DIRTY_FS;
+      ctx->dirty |= VAGX_DIRTY_VS | VAGX_DIRTY_FS | VAGX_DIRTY_GS;
+   if (gs != ctx->bound_gs)
+      ctx->dirty |= VAGX_DIRTY_GS | VAGX_DIRTY_FS;
    if (fs != ctx->bound_fs)
       ctx->dirty |= VAGX_DIRTY_FS;
    if (push_reads_buffer(ctx, &vs->info, PIPE_SHADER_VERTEX))
       ctx->dirty |= VAGX_DIRTY_VS;
    if (push_reads_buffer(ctx, &fs->info, PIPE_SHADER_FRAGMENT))
       ctx->dirty |= VAGX_DIRTY_FS;
+   if (gs && push_reads_buffer(ctx, &gs->info, PIPE_SHADER_GEOMETRY))
+      ctx->dirty |= VAGX_DIRTY_GS;
 
    if (ctx->dirty & VAGX_DIRTY_VS) {
       if (!emit_vertex_pipeline(ctx, b, vs))
          return false;
       ctx->bound_vs = vs;
    }
+   /* a job starts with no geometry pipeline: without a geometry shader
+    * nothing is emitted unless one was bound (so a device before 1.11,
+    * which has neither command nor geometry shaders, never sees them) */
+   if ((ctx->dirty & VAGX_DIRTY_GS) && (gs || ctx->bound_gs)) {
+      if (!emit_geometry_pipeline(ctx, b, gs))
+         return false;
+      ctx->bound_gs = gs;
+   }
    if (ctx->dirty & VAGX_DIRTY_FS) {
-      if (!emit_fragment_pipeline(ctx, b, vs, fs))
+      if (!emit_fragment_pipeline(ctx, b, gs ? gs : vs, fs))
          return false;
       ctx->bound_fs = fs;
    }
@@ -668,6 +750,6 @@ vagx_emit_draw_state(struct vagx_context *ctx, struct vagx_batch *b,
       emit_rasterizer(ctx, b);
    if (ctx->dirty & VAGX_DIRTY_ZS)
       emit_depth_stencil(ctx, b);
-   ctx->dirty &= VAGX_DIRTY_VS_VARIANT | VAGX_DIRTY_FS_VARIANT;
+   ctx->dirty &= VAGX_DIRTY_VARIANTS;
    return true;
 }

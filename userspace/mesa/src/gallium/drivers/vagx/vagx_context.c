@@ -33,6 +33,7 @@ blitter_save(struct vagx_context *ctx)
    util_blitter_save_vertex_buffers(ctx->blitter, ctx->vb, ctx->vb_count);
    util_blitter_save_vertex_elements(ctx->blitter, ctx->vtx);
    util_blitter_save_vertex_shader(ctx->blitter, ctx->vs);
+   util_blitter_save_geometry_shader(ctx->blitter, ctx->gs);
    util_blitter_save_rasterizer(ctx->blitter, ctx->rast);
    util_blitter_save_viewport(ctx->blitter, &ctx->viewport);
    util_blitter_save_scissor(ctx->blitter, &ctx->scissor);

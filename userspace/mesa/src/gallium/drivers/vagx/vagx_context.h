@@ -249,6 +249,9 @@ struct vagx_vertex_elements {
    /* vertex shader variant key bits (vagx_get_variant) */
    uint8_t attr_comps[PIPE_MAX_ATTRIBS];
    uint32_t attr_int;
+   /* the format of each element the shader converts (vagx_lower_vertex.c),
+    * PIPE_FORMAT_NONE for 32-bit formats */
+   uint16_t attr_format[PIPE_MAX_ATTRIBS];
 };
 
 struct vagx_blend_state {
@@ -305,7 +308,11 @@ enum vagx_dirty {
    VAGX_DIRTY_ZS = BITFIELD_BIT(5),       /* cmd_depth_stencil */
    VAGX_DIRTY_VS_VARIANT = BITFIELD_BIT(6), /* the vertex shader variant to look up again */
    VAGX_DIRTY_FS_VARIANT = BITFIELD_BIT(7), /* the fragment shader variant to look up again */
-   VAGX_DIRTY_ALL = BITFIELD_MASK(8),
+   VAGX_DIRTY_GS = BITFIELD_BIT(8),       /* cmd_(un)bind_geometry_pipeline */
+   VAGX_DIRTY_GS_VARIANT = BITFIELD_BIT(9), /* the geometry shader variant to look up again */
+   VAGX_DIRTY_ALL = BITFIELD_MASK(10),
+   /* what a draw's state emission leaves for the next draw */
+   VAGX_DIRTY_VARIANTS = VAGX_DIRTY_VS_VARIANT | VAGX_DIRTY_FS_VARIANT | VAGX_DIRTY_GS_VARIANT,
 };
 
 struct vagx_context {
@@ -337,7 +344,7 @@ struct vagx_context {
    struct vagx_rasterizer_state *rast;
    struct vagx_zsa_state *zsa;
    struct vagx_vertex_elements *vtx;
-   struct vagx_uncompiled_shader *vs, *fs, *cs;
+   struct vagx_uncompiled_shader *vs, *fs, *cs, *gs;
 
    /* dirty tracking (enum vagx_dirty) */
    uint32_t dirty;
@@ -346,9 +353,11 @@ struct vagx_context {
    /* the variants of the last draw (valid without VAGX_DIRTY_*_VARIANT, the
     * fragment one for the same variant_tri) and those bound in the control
     * stream */
-   struct vagx_compiled_shader *vs_variant, *fs_variant;
+   struct vagx_compiled_shader *vs_variant, *fs_variant, *gs_variant;
    bool variant_tri;
    const struct vagx_compiled_shader *bound_vs, *bound_fs;
+   /* the geometry pipeline the batch's stream has bound, NULL: unbound */
+   const struct vagx_compiled_shader *bound_gs;
    struct pipe_vertex_buffer vb[PIPE_MAX_ATTRIBS];
    unsigned vb_count;
    struct pipe_constant_buffer cb[PIPE_SHADER_TYPES][PIPE_MAX_CONSTANT_BUFFERS];
@@ -394,6 +403,14 @@ struct vagx_context {
 };
 
 static inline struct vagx_context *vagx_context(struct pipe_context *p) { return (struct vagx_context *)p; }
+
+/* The stage whose outputs reach stream output and the rasteriser: the
+ * geometry shader when one is bound */
+static inline struct vagx_uncompiled_shader *
+vagx_last_vertex_stage(const struct vagx_context *ctx)
+{
+   return ctx->gs ? ctx->gs : ctx->vs;
+}
 
 /* vagx_fence.c: fences and the submission timeline */
 void vagx_init_screen_fence_functions(struct pipe_screen *pscreen);
@@ -488,8 +505,10 @@ void vagx_pack_pbe(struct vagx_resource *r, enum pipe_format fmt, unsigned level
                    uint32_t *out);
 unsigned vagx_prim(enum mesa_prim p);
 void vagx_sampler_view_desc(struct pipe_sampler_view *v);
+/* gs: the geometry shader's variant, NULL without one */
 bool vagx_emit_draw_state(struct vagx_context *ctx, struct vagx_batch *b,
                           const struct vagx_compiled_shader *vs,
+                          const struct vagx_compiled_shader *gs,
                           const struct vagx_compiled_shader *fs);
 /* The uniform words of a program for a stage, and its usc_program
  * (uniforms and descriptors in the batch's memory); false without memory */
@@ -508,6 +527,7 @@ void vagx_batch_update_queries(struct vagx_context *ctx, struct vagx_batch *b);
 void vagx_batch_end_query(struct vagx_batch *b);
 /* vagx_streamout.c */
 void vagx_init_streamout_functions(struct pipe_context *pctx);
+/* vs: the last vertex stage's variant (the geometry shader's if bound) */
 bool vagx_batch_update_so(struct vagx_context *ctx, struct vagx_batch *b,
                           const struct vagx_compiled_shader *vs);
 void vagx_draw_from_so(struct pipe_context *pctx, const struct pipe_draw_info *info,

@@ -29,11 +29,23 @@ draw_geometry_bound(const struct vagx_context *ctx, enum mesa_prim mode, unsigne
    const struct pipe_rasterizer_state *rs = &ctx->rast->base;
    if (!count || !instances)
       return 0;
-   if (rs->rasterizer_discard)
-      return VAGX_RENDER_GEOMETRY_DRAW_COST;
    uint64_t prims = (uint64_t)u_decomposed_prims_for_vertices(mode, count) * instances;
    /* beyond the budget in any case; keeps the products below in range */
    prims = MIN2(prims, VAGX_RENDER_GEOMETRY_BUDGET);
+   /* a geometry program: every invocation of every input primitive may
+    * emit max_vertices vertices (each charged), each vertex at most one
+    * output primitive; vi is then the program's output layout */
+   uint64_t gs_vertices = 0;
+   if (ctx->gs) {
+      const struct shader_info *si = &ctx->gs->nir->info;
+      gs_vertices = MIN2(prims * MAX2(si->gs.invocations, 1) * MAX2(si->gs.vertices_out, 1),
+                         VAGX_RENDER_GEOMETRY_BUDGET);
+      prims = gs_vertices;
+      mode = si->gs.output_primitive;
+   }
+   const uint64_t gs_cost = gs_vertices * VAGX_RENDER_GEOMETRY_GS_VERTEX_COST;
+   if (rs->rasterizer_discard)
+      return VAGX_RENDER_GEOMETRY_DRAW_COST + gs_cost;
    if (u_reduced_prim(mode) == MESA_PRIM_TRIANGLES) {
       bool poly_mode = rs->fill_front != PIPE_POLYGON_MODE_FILL ||
                        rs->fill_back != PIPE_POLYGON_MODE_FILL;
@@ -56,7 +68,7 @@ draw_geometry_bound(const struct vagx_context *ctx, enum mesa_prim mode, unsigne
     * cf + 2 * count), which is up to 4 past the registers the bindings fill
     * (cmd_bind_fragment_pipeline.cf_count; a binding covers at most 4) */
    unsigned cfs = fi->fs_cf_base + fi->fs_cf_count + 4;
-   return VAGX_RENDER_GEOMETRY_DRAW_COST +
+   return VAGX_RENDER_GEOMETRY_DRAW_COST + gs_cost +
           prims * (VAGX_RENDER_GEOMETRY_PRIM_COST + (uint64_t)cfs * VAGX_RENDER_GEOMETRY_CF_COST +
                    tiles * VAGX_RENDER_GEOMETRY_BIN_COST);
 }
@@ -86,6 +98,7 @@ struct draw_emit {
    bool draw_ids;                /* the device has cmd_draw.draw_id (contract 1.9) */
    uint32_t draw_id_base;        /* cmd_draw_id_base's base for the next cmd_draw */
    const struct vagx_compiled_shader *vs, *fs;
+   const struct vagx_compiled_shader *gs; /* NULL: no geometry shader */
    struct pipe_resource *ibuf;   /* index buffer (uploaded user indices) */
    unsigned ib_offset;           /* bytes: index 0 of the draws */
    uint64_t batch_seq;           /* vagx_batch.seq of the batch that has the state */
@@ -97,10 +110,10 @@ struct draw_emit {
 static bool
 draw_begin_batch(struct vagx_context *ctx, struct draw_emit *e, struct vagx_batch *b)
 {
-   if (!vagx_emit_draw_state(ctx, b, e->vs, e->fs))
+   if (!vagx_emit_draw_state(ctx, b, e->vs, e->gs, e->fs))
       return false;
    vagx_batch_update_queries(ctx, b);
-   if (!vagx_batch_update_so(ctx, b, e->vs))
+   if (!vagx_batch_update_so(ctx, b, e->gs ? e->gs : e->vs))
       return false;
    if (e->ibuf)
       vagx_batch_read(b, vagx_resource(e->ibuf));
@@ -118,8 +131,9 @@ draw_begin_batch(struct vagx_context *ctx, struct draw_emit *e, struct vagx_batc
 static uint64_t
 draw_state_bound(const struct draw_emit *e)
 {
-   return 2 * VAGX_RENDER_GEOMETRY_BIND_COST +
-          (uint64_t)(e->vs->info.code_words + e->fs->info.code_words + 4) *
+   const unsigned gs_words = e->gs ? e->gs->info.code_words + 2 : 0;
+   return (e->gs ? 3 : 2) * VAGX_RENDER_GEOMETRY_BIND_COST +
+          (uint64_t)(e->vs->info.code_words + e->fs->info.code_words + 4 + gs_words) *
              VAGX_RENDER_GEOMETRY_CODE_COST +
           3 * VAGX_RENDER_GEOMETRY_QUERY_COST;
 }
@@ -133,8 +147,8 @@ static bool
 draw_emit_one(struct vagx_context *ctx, struct draw_emit *e, const struct vagx_cmd_draw *d,
               unsigned count, unsigned instances)
 {
-   uint64_t geometry =
-      draw_geometry_bound(ctx, e->info->mode, count, instances, &e->vs->info, &e->fs->info);
+   uint64_t geometry = draw_geometry_bound(ctx, e->info->mode, count, instances,
+                                           &(e->gs ? e->gs : e->vs)->info, &e->fs->info);
    struct vagx_batch *b = vagx_get_batch(ctx);
    if (b->draws &&
        (vagx_batch_is_full(b) ||
@@ -328,13 +342,19 @@ draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info, unsigned 
    /* the variants depend on the shaders, the vertex elements, the blend
     * CSO, the framebuffer and, for the stipple, on whether the draw fills
     * triangles: looked up again only when one of those changed */
-   const bool tri = u_reduced_prim(info->mode) == MESA_PRIM_TRIANGLES;
+   /* with a geometry shader its output primitives are rasterised */
+   const enum mesa_prim raster_prim = ctx->gs ? ctx->gs->nir->info.gs.output_primitive : info->mode;
+   const bool tri = u_reduced_prim(raster_prim) == MESA_PRIM_TRIANGLES;
    if (ctx->dirty & VAGX_DIRTY_VS_VARIANT) {
       ctx->vs_variant = vagx_get_variant(ctx, ctx->vs, NULL);
       ctx->dirty &= ~VAGX_DIRTY_VS_VARIANT;
    }
+   if (ctx->dirty & VAGX_DIRTY_GS_VARIANT) {
+      ctx->gs_variant = ctx->gs ? vagx_get_variant(ctx, ctx->gs, NULL) : NULL;
+      ctx->dirty &= ~VAGX_DIRTY_GS_VARIANT;
+   }
    if ((ctx->dirty & VAGX_DIRTY_FS_VARIANT) || tri != ctx->variant_tri) {
-      struct vagx_fs_key key = fs_key(ctx, info->mode);
+      struct vagx_fs_key key = fs_key(ctx, raster_prim);
       ctx->fs_variant = vagx_get_variant(ctx, ctx->fs, &key);
       ctx->variant_tri = tri;
       ctx->dirty &= ~VAGX_DIRTY_FS_VARIANT;
@@ -343,7 +363,8 @@ draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info, unsigned 
                           .draw_ids = vagx_contract_at_least(ctx->screen, 1, 9) };
    e.vs = ctx->vs_variant;
    e.fs = ctx->fs_variant;
-   if (!e.vs || !e.fs || !e.vs->ok || !e.fs->ok) {
+   e.gs = ctx->gs_variant;
+   if (!e.vs || !e.fs || !e.vs->ok || !e.fs->ok || (ctx->gs && (!e.gs || !e.gs->ok))) {
       /* the compile error was printed when the variant was made */
       b->failed = true;
       return;

@@ -121,11 +121,28 @@ vagx_init_screen_caps(struct vagx_screen *screen)
     * only with GL 3.0 (version.c), otherwise GLSL stays 1.20; it also
     * turns on GL_EXT_texture_integer */
    caps->glsl_feature_level = 140;
+   /* Geometry shaders run on the device's geometry stage (contract 1.11,
+    * render.md): GLSL 1.50, whence GL 3.2 (with EXT_vertex_array_bgra,
+    * vagx_lower_vertex.c).  GLSL 3.30 adds nothing the compiler lacks
+    * (explicit locations, bit casts, GL_ARB_shader_bit_encoding), and with
+    * GL_ARB_vertex_type_2_10_10_10_rev every GL 3.3 extension is there
+    * (version.c): GL 3.3 */
+   if (vagx_contract_at_least(screen, 1, 11)) {
+      caps->glsl_feature_level = 330;
+      caps->max_geometry_output_vertices = VAGX_MAX_GS_OUTPUT_VERTICES;
+      caps->max_geometry_total_output_components = VAGX_MAX_GS_TOTAL_OUTPUT_WORDS;
+      /* 0 (u_screen's default is 32) although the device has
+       * VAGX_MAX_GS_INVOCATIONS: with 32 st exposes OES_geometry_shader on
+       * ES 3.1, which also needs layered rendering (gl_Layer) that vagx
+       * lacks; GLSL's layout(invocations) needs GL_ARB_gpu_shader5 anyway */
+      caps->max_gs_invocations = 0;
+      caps->max_vertex_streams = 1;
+   }
    /* GLSL 1.30's gl_MaxVaryingComponents minimum (64): 16 vec4 varyings
     * are 64 smooth32 words (VAGX_MAX_VARYING_WORDS 127) and, with
     * bindings merged (vagx_draw.c), 16-20 cf bindings */
    caps->max_varyings = 16;
-   caps->glsl_feature_level_compatibility = 140;
+   caps->glsl_feature_level_compatibility = caps->glsl_feature_level;
    /* GLSL ES 3.10: with compute, shader buffers, images, atomic counters,
     * indirect draws, stencil texturing, multisample textures, gather,
     * framebuffers without attachments and a vertex attribute stride of
@@ -221,6 +238,14 @@ vagx_init_screen_caps(struct vagx_screen *screen)
                                 BITFIELD_BIT(MESA_PRIM_TRIANGLES) |
                                 BITFIELD_BIT(MESA_PRIM_TRIANGLE_STRIP) |
                                 BITFIELD_BIT(MESA_PRIM_TRIANGLE_FAN);
+   /* the adjacency topologies go to the geometry stage as they are (1.11,
+    * render.md: GL's vertex orders; u_primconvert's strip-to-list
+    * conversion would not keep GL's order for TRIANGLE_STRIP_ADJACENCY) */
+   if (vagx_contract_at_least(screen, 1, 11))
+      caps->supported_prim_modes |= BITFIELD_BIT(MESA_PRIM_LINES_ADJACENCY) |
+                                    BITFIELD_BIT(MESA_PRIM_LINE_STRIP_ADJACENCY) |
+                                    BITFIELD_BIT(MESA_PRIM_TRIANGLES_ADJACENCY) |
+                                    BITFIELD_BIT(MESA_PRIM_TRIANGLE_STRIP_ADJACENCY);
    caps->supported_prim_modes_with_restart = caps->supported_prim_modes;
    /* cmd_draw has instance_count/base_instance (an indirect draw's in
     * memory); sr.instance_id is i + base_instance and sr.base_instance the
@@ -238,6 +263,11 @@ vagx_init_screen_caps(struct vagx_screen *screen)
     * in a uniform word (vagx_compile.c): no limit of the device's, so
     * GL 4.4 / GLES 3.1's 2048 (MAX_VERTEX_ATTRIB_STRIDE) */
    caps->max_vertex_attrib_stride = 2048;
+   /* ld_global needs min(size, 4)-byte alignment: u_vbuf moves 32-bit
+    * elements off 4-byte boundaries, packed ones off their block size;
+    * 8/16-bit elements load the words around them (vagx_compile.c
+    * emit_vs_input_raw) */
+   caps->vertex_input_alignment = PIPE_VERTEX_INPUT_ALIGNMENT_ELEMENT;
    caps->primitive_restart = true;
    caps->primitive_restart_fixed_index = true;
    /* cmd_draw.indirect: the device reads the draw's arguments (GL's
@@ -290,7 +320,8 @@ vagx_get_shader_param(struct pipe_screen *pscreen, enum pipe_shader_type shader,
                       enum pipe_shader_cap param)
 {
    if (shader != PIPE_SHADER_VERTEX && shader != PIPE_SHADER_FRAGMENT &&
-       shader != PIPE_SHADER_COMPUTE)
+       shader != PIPE_SHADER_COMPUTE &&
+       (shader != PIPE_SHADER_GEOMETRY || !vagx_contract_at_least(vagx_screen(pscreen), 1, 11)))
       return 0;
    switch (param) {
    case PIPE_SHADER_CAP_MAX_INSTRUCTIONS:
@@ -324,11 +355,15 @@ vagx_get_shader_param(struct pipe_screen *pscreen, enum pipe_shader_type shader,
    case PIPE_SHADER_CAP_SUPPORTED_IRS:
       return 1 << PIPE_SHADER_IR_NIR;
    case PIPE_SHADER_CAP_MAX_SHADER_IMAGES:
+      if (shader == PIPE_SHADER_GEOMETRY)
+         return 0; /* GL 4.2's; the geometry stage's bindings are not dirty-tracked for them */
       /* img_ld / img_st on the program's image table (VAGX_MAX_IMAGES
        * entries), atomics on texel addresses (vagx_emit_image.c); GL 4.3
        * asks for 8 in the fragment and compute stages */
       return 16;
    case PIPE_SHADER_CAP_MAX_SHADER_BUFFERS:
+      if (shader == PIPE_SHADER_GEOMETRY)
+         return 0;
       /* st gives half of them to atomic counter buffers (no hardware
        * atomic counters): 8 + 8, GL 4.3's and GLES 3.1's compute minimums */
       return 16;
@@ -420,7 +455,9 @@ vagx_is_format_supported(struct pipe_screen *pscreen, enum pipe_format format,
          return false;
    }
    if (usage & PIPE_BIND_VERTEX_BUFFER) {
-      /* vertex fetch is in-shader 32-bit loads; u_vbuf converts the rest */
+      /* vertex fetch is in-shader loads: 32-bit formats as they are, the
+       * 8/16-bit and packed ones converted in the shader
+       * (vagx_lower_vertex.c); u_vbuf converts the rest */
       switch (format) {
       case PIPE_FORMAT_R32_FLOAT: case PIPE_FORMAT_R32G32_FLOAT:
       case PIPE_FORMAT_R32G32B32_FLOAT: case PIPE_FORMAT_R32G32B32A32_FLOAT:
@@ -430,7 +467,8 @@ vagx_is_format_supported(struct pipe_screen *pscreen, enum pipe_format format,
       case PIPE_FORMAT_R32G32B32_SINT: case PIPE_FORMAT_R32G32B32A32_SINT:
          break;
       default:
-         return false;
+         if (!vagx_vertex_format_converted(format))
+            return false;
       }
       usage &= ~PIPE_BIND_VERTEX_BUFFER;
    }

@@ -281,8 +281,18 @@ vagx_get_variant(struct vagx_context *ctx, struct vagx_uncompiled_shader *so,
          const unsigned n = MIN2(ctx->vtx->count, ARRAY_SIZE(k.base.vs_attr_comps));
          memcpy(k.base.vs_attr_comps, ctx->vtx->attr_comps, n);
          k.base.vs_attr_int = ctx->vtx->attr_int & BITFIELD_MASK(n);
+         memcpy(k.base.vs_attr_format, ctx->vtx->attr_format, n * sizeof(k.base.vs_attr_format[0]));
       }
       /* sr.base_instance is contract 1.7's (vagx_screen.c start_instance) */
+      k.base.no_base_instance = !vagx_contract_at_least(ctx->screen, 1, 7);
+   } else if (so->nir->info.stage == MESA_SHADER_GEOMETRY) {
+      /* ld_vin reads the bound vertex shader's output layout */
+      if (ctx->vs) {
+         const uint64_t w = ctx->vs->nir->info.outputs_written;
+         k.base.gs_vs_outputs[0] = (uint32_t)w;
+         k.base.gs_vs_outputs[1] = (uint32_t)(w >> 32);
+         k.base.gs_vs_clip_distances = ctx->vs->nir->info.clip_distance_array_size;
+      }
       k.base.no_base_instance = !vagx_contract_at_least(ctx->screen, 1, 7);
    }
    const uint32_t hash = vagx_variant_key_hash(&k);
@@ -320,7 +330,18 @@ vagx_bind_vs(struct pipe_context *p, void *s)
 {
    struct vagx_context *ctx = vagx_context(p);
    ctx->vs = s;
-   ctx->dirty |= VAGX_DIRTY_VS_VARIANT | VAGX_DIRTY_VS | VAGX_DIRTY_FS;
+   /* a geometry shader's variant reads the vertex shader's layout */
+   ctx->dirty |= VAGX_DIRTY_VS_VARIANT | VAGX_DIRTY_VS | VAGX_DIRTY_FS | VAGX_DIRTY_GS_VARIANT |
+                 VAGX_DIRTY_GS;
+}
+
+/* the fragment pipeline's bindings follow the last vertex stage's layout */
+static void
+vagx_bind_gs(struct pipe_context *p, void *s)
+{
+   struct vagx_context *ctx = vagx_context(p);
+   ctx->gs = s;
+   ctx->dirty |= VAGX_DIRTY_GS_VARIANT | VAGX_DIRTY_GS | VAGX_DIRTY_FS;
 }
 
 static void
@@ -358,6 +379,9 @@ vagx_init_shader_functions(struct pipe_context *p)
    p->bind_vs_state = vagx_bind_vs;
    p->delete_vs_state = vagx_delete_shader_state;
    p->create_fs_state = vagx_create_shader_state;
+   p->create_gs_state = vagx_create_shader_state;
+   p->bind_gs_state = vagx_bind_gs;
+   p->delete_gs_state = vagx_delete_shader_state;
    p->bind_fs_state = vagx_bind_fs;
    p->delete_fs_state = vagx_delete_shader_state;
 }

@@ -210,6 +210,8 @@ vagx_create_vertex_elements(struct pipe_context *p, unsigned count,
       v->attr_comps[i] = util_format_get_nr_components(el[i].src_format);
       if (util_format_is_pure_integer(el[i].src_format))
          v->attr_int |= BITFIELD_BIT(i);
+      if (vagx_vertex_format_converted(el[i].src_format))
+         v->attr_format[i] = el[i].src_format;
    }
    return v;
 }
@@ -228,6 +230,7 @@ stage_dirty(enum pipe_shader_type shader)
    /* compute state is encoded at each dispatch (vagx_compute.c) */
    return shader == PIPE_SHADER_VERTEX     ? VAGX_DIRTY_VS
           : shader == PIPE_SHADER_FRAGMENT ? VAGX_DIRTY_FS
+          : shader == PIPE_SHADER_GEOMETRY ? VAGX_DIRTY_GS
                                            : 0;
 }
 

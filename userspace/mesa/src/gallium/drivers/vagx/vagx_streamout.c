@@ -36,14 +36,17 @@ so_add(uint32_t *decl, unsigned *n, struct vagx_stream_out_decl *last, int word,
    vagx_stream_out_decl_pack(&decl[(*n)++], last);
 }
 
-/* The vertex shader's stream output as hardware declarations: each captured
- * component becomes (vertex-output word, buffer, dword), with the words the
- * compiler assigned (vagx_vs_output_word).  Strides in bytes per buffer. */
+/* The last vertex stage's stream output (the geometry shader's when one
+ * is bound: the device captures its output primitives) as hardware
+ * declarations: each captured component becomes (output word, buffer,
+ * dword), with the words the compiler assigned (vagx_vs_output_word: a
+ * geometry program's output layout has the vertex shader's order).
+ * Strides in bytes per buffer. */
 static unsigned
 so_decls(struct vagx_context *ctx, const struct vagx_shader_info *vi, uint32_t *decl,
          unsigned *stride)
 {
-   const struct vagx_uncompiled_shader *vs = ctx->vs;
+   const struct vagx_uncompiled_shader *vs = vagx_last_vertex_stage(ctx);
    const nir_xfb_info *xfb = vs->nir->xfb_info;
    struct vagx_stream_out_decl last;
    unsigned n = 0;
@@ -104,7 +107,8 @@ bool
 vagx_batch_update_so(struct vagx_context *ctx, struct vagx_batch *b,
                 const struct vagx_compiled_shader *vs)
 {
-   const bool want = ctx->so_num && vs_has_so(ctx->vs);
+   const struct vagx_uncompiled_shader *last = vagx_last_vertex_stage(ctx);
+   const bool want = ctx->so_num && vs_has_so(last);
    if (!want) {
       if (b->so_on) {
          struct vagx_cmd_stream_out so;
@@ -114,7 +118,7 @@ vagx_batch_update_so(struct vagx_context *ctx, struct vagx_batch *b,
       }
       return true;
    }
-   if (b->so_on && b->so_gen == ctx->so_gen && b->so_vs == ctx->vs)
+   if (b->so_on && b->so_gen == ctx->so_gen && b->so_vs == last)
       return true;
    uint32_t *decl;
    unsigned stride[PIPE_MAX_SO_BUFFERS];
@@ -154,7 +158,7 @@ vagx_batch_update_so(struct vagx_context *ctx, struct vagx_batch *b,
    vagx_cmd_stream_out_pack(vagx_cs_emit(b, VAGX_CMD_STREAM_OUT_LENGTH), &so);
    b->so_on = true;
    b->so_gen = ctx->so_gen;
-   b->so_vs = ctx->vs;
+   b->so_vs = last;
    return true;
 }
 

@@ -34,7 +34,10 @@ key_for(struct vagx_variant_key *k, const struct pipe_blend_state *bs, unsigned 
    vagx_blend_key_init(&k->blend, bs, nr_cbufs);
 }
 
-/* Key number i of the birthday search: blend state i of render target 0 */
+/* Key number i of the birthday search: blend state i of render target 0.
+ * Its factors and colour mask vary: with the four factors alone (bytes
+ * the hash mixes little) the search found no pair once the key had grown
+ * by the geometry-shader fields, whatever the expected 32. */
 static void
 search_key(struct vagx_variant_key *k, unsigned i)
 {
@@ -45,7 +48,8 @@ search_key(struct vagx_variant_key *k, unsigned i)
    bs.rt[0].rgb_src_factor = i & 31;
    bs.rt[0].rgb_dst_factor = (i >> 5) & 31;
    bs.rt[0].alpha_src_factor = (i >> 10) & 31;
-   bs.rt[0].alpha_dst_factor = (i >> 15) & 31;
+   bs.rt[0].alpha_dst_factor = (i >> 15) & 3;
+   bs.rt[0].colormask = PIPE_MASK_RGBA ^ ((i >> 17) & 3);
    key_for(k, &bs, 1);
 }
 
