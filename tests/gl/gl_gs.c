@@ -445,6 +445,80 @@ case_xfb(void)
    return true;
 }
 
+/* the quad of quad_gs, selecting layer 1 */
+static const char *layer_gs =
+   "#version 150\n"
+   "layout(points) in;\n"
+   "layout(triangle_strip, max_vertices = 4) out;\n"
+   "in vec4 vcol[];\n"
+   "flat out vec4 gcol;\n"
+   "void main() {\n"
+   "   for (int i = 0; i < 4; i++) {\n"
+   "      vec2 d = vec2(i & 1, i >> 1) * 2.0 - 1.0;\n"
+   "      gl_Position = gl_in[0].gl_Position + vec4(d * 0.0625, 0.0, 0.0);\n"
+   "      gl_Layer = 1;\n"
+   "      gcol = vcol[0];\n"
+   "      EmitVertex();\n"
+   "   }\n"
+   "}\n";
+
+static bool
+case_layer_ignored(void)
+{
+   /* GL ignores gl_Layer on a framebuffer that is not layered */
+   if (!gs_program(layer_gs, NULL))
+      return false;
+   struct vtx v = { 0, 0, { 200, 40, 90, 255 } };
+   cell_centre(27, &v.x, &v.y);
+   vertices(&v, 1);
+   glDrawArrays(GL_POINTS, 0, 1);
+   return cell_is(27, v.c) && cell_is(28, none);
+}
+
+static bool
+case_layer_layered(void)
+{
+   /* a layered attachment (2 layers of an array texture): the quad goes
+    * to layer 1 only.  vagx renders one layer per job and must drop the
+    * draw (reported on stderr) rather than draw into layer 0. */
+   if (!gs_program(layer_gs, NULL))
+      return false;
+   GLuint tex, fbo;
+   glGenTextures(1, &tex);
+   glBindTexture(GL_TEXTURE_2D_ARRAY, tex);
+   glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GL_RGBA8, W, H, 2, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+   glGenFramebuffers(1, &fbo);
+   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+   glFramebufferTexture(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, tex, 0);
+   if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
+      GL_FAIL("layered framebuffer incomplete");
+   struct vtx v = { 0, 0, { 30, 200, 160, 255 } };
+   cell_centre(27, &v.x, &v.y);
+   vertices(&v, 1);
+   glDrawArrays(GL_POINTS, 0, 1);
+   unsigned char got[2][4];
+   for (int l = 0; l < 2; l++) {
+      GLuint rfbo;
+      glGenFramebuffers(1, &rfbo);
+      glBindFramebuffer(GL_READ_FRAMEBUFFER, rfbo);
+      glFramebufferTextureLayer(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, tex, 0, l);
+      glReadPixels((27 % CELLS) * (W / CELLS) + W / CELLS / 2,
+                   (27 / CELLS) * (H / CELLS) + H / CELLS / 2, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE,
+                   got[l]);
+      glDeleteFramebuffers(1, &rfbo);
+   }
+   glDeleteFramebuffers(1, &fbo);
+   glDeleteTextures(1, &tex);
+   gl_target_fbo(W, H);
+   if (memcmp(got[0], none, 4))
+      GL_FAIL("layer 0 drawn: (%u %u %u %u)", got[0][0], got[0][1], got[0][2], got[0][3]);
+   if (!memcmp(got[1], none, 4))
+      GL_FAIL("skip: layered rendering (gl_Layer) is not supported, the draw was dropped");
+   if (memcmp(got[1], v.c, 4))
+      GL_FAIL("layer 1: (%u %u %u %u)", got[1][0], got[1][1], got[1][2], got[1][3]);
+   return true;
+}
+
 static bool
 setup(void)
 {
@@ -463,6 +537,8 @@ static const struct gl_case cases[] = {
    { "primitive_id", case_primitive_id, true },
    { "adjacency", case_adjacency, true },
    { "xfb", case_xfb, false },
+   { "layer_ignored", case_layer_ignored, true },
+   { "layer_layered", case_layer_layered, false },
 };
 
 int

@@ -309,6 +309,21 @@ draw_unsupported(const char *why)
    assert(!"draw the driver cannot encode");
 }
 
+/* Whether the bound geometry shader selects layers or viewports that the
+ * bound framebuffer has: a surface of more than one layer (GL's layered
+ * attachment) with gl_Layer or gl_ViewportIndex written. */
+static bool
+gs_selects_layer(const struct vagx_context *ctx)
+{
+   if (!(ctx->gs->nir->info.outputs_written & (VARYING_BIT_LAYER | VARYING_BIT_VIEWPORT)))
+      return false;
+   const struct pipe_framebuffer_state *fb = &ctx->fb;
+   for (unsigned i = 0; i < fb->nr_cbufs; i++)
+      if (fb->cbufs[i] && fb->cbufs[i]->u.tex.first_layer != fb->cbufs[i]->u.tex.last_layer)
+         return true;
+   return fb->zsbuf && fb->zsbuf->u.tex.first_layer != fb->zsbuf->u.tex.last_layer;
+}
+
 static void
 draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info, unsigned drawid_offset,
          const struct pipe_draw_indirect_info *indirect,
@@ -366,6 +381,17 @@ draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info, unsigned 
    e.gs = ctx->gs_variant;
    if (!e.vs || !e.fs || !e.vs->ok || !e.fs->ok || (ctx->gs && (!e.gs || !e.gs->ok))) {
       /* the compile error was printed when the variant was made */
+      b->failed = true;
+      return;
+   }
+   if (ctx->gs && gs_selects_layer(ctx)) {
+      /* the device renders one layer per job (no layer output in the
+       * contract): a geometry shader's gl_Layer / gl_ViewportIndex cannot
+       * be honoured on a layered framebuffer (on any other GL ignores
+       * them), so the draw fails visibly instead of drawing every
+       * primitive into the first layer */
+      fprintf(stderr, "vagx: geometry shader writes gl_Layer or gl_ViewportIndex to a layered "
+                      "framebuffer: layered rendering is not supported, draw dropped\n");
       b->failed = true;
       return;
    }
