@@ -161,21 +161,25 @@ case_passthrough(void)
    return cell_is(9, a) && cell_is(27, b) && cell_is(10, none);
 }
 
-/* a quad of half a cell around each point */
-static const char *quad_gs =
-   "#version 150\n"
-   "layout(points) in;\n"
-   "layout(triangle_strip, max_vertices = 4) out;\n"
-   "in vec4 vcol[];\n"
-   "flat out vec4 gcol;\n"
-   "void main() {\n"
-   "   for (int i = 0; i < 4; i++) {\n"
-   "      vec2 d = vec2(i & 1, i >> 1) * 2.0 - 1.0;\n"
-   "      gl_Position = gl_in[0].gl_Position + vec4(d * 0.0625, 0.0, 0.0);\n"
-   "      gcol = vcol[0];\n"
-   "      EmitVertex();\n"
-   "   }\n"
-   "}\n";
+/* a quad of half a cell around each point, each vertex also running
+ * `extra` */
+#define QUAD_GS(extra)                                                      \
+   "#version 150\n"                                                         \
+   "layout(points) in;\n"                                                   \
+   "layout(triangle_strip, max_vertices = 4) out;\n"                        \
+   "in vec4 vcol[];\n"                                                      \
+   "flat out vec4 gcol;\n"                                                  \
+   "void main() {\n"                                                        \
+   "   for (int i = 0; i < 4; i++) {\n"                                     \
+   "      vec2 d = vec2(i & 1, i >> 1) * 2.0 - 1.0;\n"                      \
+   "      gl_Position = gl_in[0].gl_Position + vec4(d * 0.0625, 0.0, 0.0);\n" \
+   extra                                                                    \
+   "      gcol = vcol[0];\n"                                                \
+   "      EmitVertex();\n"                                                  \
+   "   }\n"                                                                 \
+   "}\n"
+
+static const char *quad_gs = QUAD_GS("");
 
 static bool
 case_points_quads(void)
@@ -446,21 +450,7 @@ case_xfb(void)
 }
 
 /* the quad of quad_gs, selecting layer 1 */
-static const char *layer_gs =
-   "#version 150\n"
-   "layout(points) in;\n"
-   "layout(triangle_strip, max_vertices = 4) out;\n"
-   "in vec4 vcol[];\n"
-   "flat out vec4 gcol;\n"
-   "void main() {\n"
-   "   for (int i = 0; i < 4; i++) {\n"
-   "      vec2 d = vec2(i & 1, i >> 1) * 2.0 - 1.0;\n"
-   "      gl_Position = gl_in[0].gl_Position + vec4(d * 0.0625, 0.0, 0.0);\n"
-   "      gl_Layer = 1;\n"
-   "      gcol = vcol[0];\n"
-   "      EmitVertex();\n"
-   "   }\n"
-   "}\n";
+static const char *layer_gs = QUAD_GS("      gl_Layer = 1;\n");
 
 static bool
 case_layer_ignored(void)

@@ -1585,25 +1585,11 @@ static bool zs_io_fast(struct tctx *c, bool store, bool dl, bool sl, bool untouc
       }
       zs_clear(c);
    }
-   if (whole) {
-      if (zs_block_z24s8(f, store, dl, sl, h, a.E, ns, depth, stencil))
-         return true;
-      for (uint32_t ly = 0; ly < R_TS; ly++)
-         for (uint32_t lx = 0; lx < R_TS; lx++) {
-            uint8_t *p = h + (size_t)r_tile_morton(lx, ly) * a.E;
-            for (unsigned s = 0; s < ns; s++, p += bpb) {
-               const size_t zi = (size_t)s * R_TS * R_TS + (size_t)ly * R_TS + lx;
-               if (store)
-                  r_zs_store_px(f, p, dl, sl, depth[zi], stencil[zi]);
-               else
-                  r_zs_load_px(f, p, dl, sl, &depth[zi], &stencil[zi]);
-            }
-         }
+   if (whole && zs_block_z24s8(f, store, dl, sl, h, a.E, ns, depth, stencil))
       return true;
-   }
    if (block) {
-      /* only the pixels inside: the block's others may be outside the
-       * render area but inside the level */
+      /* only the pixels inside: a tile cut by an edge has block elements
+       * outside the render area but inside the level */
       for (uint32_t ly = 0; ly < y1 - y0; ly++)
          for (uint32_t lx = 0; lx < x1 - x0; lx++) {
             uint8_t *p = h + (size_t)r_tile_morton(lx, ly) * a.E;
