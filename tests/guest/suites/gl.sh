@@ -5,7 +5,7 @@
 #  - eglinfo on the GBM platform (card0) reports the vagx EGL driver without
 #    a loader warning (driconf names the DRI driver of kernel driver vagx), and
 #    build/gl-tests/gl_info (surfaceless platform: renderD128) a vagx renderer
-#    with GL 3.1 compatibility and a 3.1 core profile;
+#    with GL 3.3 compatibility and a 3.3 core profile (GLSL 3.30);
 #  - build/gl-tests/gl_triangle --gbm renders every GLES2 case of tests/gl
 #    into a 64x64 ARGB8888 GBM window surface on card0 and reads it back; after
 #    eglSwapBuffers the front buffer, mapped with gbm_bo_map, must equal the
@@ -73,12 +73,13 @@ if grep -q "^ES .*renderer vagx" "$tmp/gl_info"; then
 else
 	nok "gl_info (surfaceless, renderD128): GLES renderer vagx"; log "$tmp/gl_info"
 fi
-# GL 3.1: buffer textures and GLSL 1.40 (docs/mesa-driver.md, GL versions)
-if grep -q "^compat *3\.1 .*renderer vagx" "$tmp/gl_info" &&
-	grep -q "^core *3\.1 (Core Profile) .*renderer vagx" "$tmp/gl_info"; then
-	ok "gl_info (surfaceless, renderD128): GL 3.1 compatibility and 3.1 core profile"
+# GL 3.3: geometry shaders (contract 1.11), the vertex formats, GLSL 3.30
+# (docs/mesa-driver.md, GL versions and geometry shaders)
+if grep -q "^compat *3\.3 .*| GLSL 3\.30 |.*renderer vagx" "$tmp/gl_info" &&
+	grep -q "^core *3\.3 (Core Profile) .*| GLSL 3\.30 |.*renderer vagx" "$tmp/gl_info"; then
+	ok "gl_info (surfaceless, renderD128): GL 3.3 compatibility and 3.3 core profile, GLSL 3.30"
 else
-	nok "gl_info (surfaceless, renderD128): GL 3.1 compatibility and 3.1 core profile"; log "$tmp/gl_info"
+	nok "gl_info (surfaceless, renderD128): GL 3.3 compatibility and 3.3 core profile, GLSL 3.30"; log "$tmp/gl_info"
 fi
 
 # 2. GLES2 cases in a GBM surface on card0 vs softpipe, PRIME to renderD128
