@@ -1301,11 +1301,9 @@ enum vagx_usc_status r_tex_exec(struct rtexctx *c, struct vagx_usc_gfx_call *cal
    const unsigned dim = (I->imm[1] >> 16) & 7;
    const bool array = (I->imm[1] >> 19) & 1, shadow = (I->imm[1] >> 20) & 1;
    const struct vagx_usc_program *pd = &c->p->desc;
-   if (lanes_again_ok(c, I)) {
-      const int again = tex2d_lanes_again(c, call->exec, call->regs, call->out, ti, si, I->src[0].idx);
-      if (again >= 0)
-         return (enum vagx_usc_status)again;
-   }
+   /* a fragment's tex that an earlier lane path could take again did not
+    * get here: the shader core offered it to r_tex_lanes_regs first
+    * (vagx_usc_gfx_ops.tex_regs), which found no such entry */
    struct tview v;
    enum vagx_usc_status st = tex_desc(c, ti, &v);
    if (st)

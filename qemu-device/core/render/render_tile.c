@@ -1417,20 +1417,6 @@ morton_to_rows(uint8_t *rows, const uint8_t *mort, unsigned n)
    morton_blocks((uint8_t *)mort, rows, n, false);
 }
 
-/* Depth/stencil load (store = false) or store of the tile.  Without a load
- * the clear is deferred until a primitive tests depth/stencil or the tile
- * stores them: most clears of colour-only passes never touch them.
- * Pixels (x, y) in [x0, x1) x [y0, y1), samples in order, each through
- * r_map as the reference path does it; the fast path (render_io.h) takes a
- * whole twiddled block at once when the first sample's translation reaches
- * over it, and otherwise goes in the same order through a span cache, so
- * a fault is met at the same sample. */
-/* A whole twiddled block of Z24S8 (the depth buffer of most GL
- * applications) loaded, or stored with its depth, with the format's
- * conversion written out once for the block: r_zs_load_px / r_zs_store_px
- * per sample, exactly, without their per-sample dispatch.  (GL clears
- * depth every frame but rarely stencil, so most passes load the stencil
- * alone.)  False for anything else. */
 /* The single-sampled block (4-byte elements): the tile's words reordered
  * between Morton order and rows (morton_blocks) and converted a row of
  * words at a time, every loop without a branch
@@ -1490,6 +1476,12 @@ static void zs_fill_z24s8_1x(bool sl, uint8_t *h, float z, uint8_t st)
    }
 }
 
+/* A whole twiddled block of Z24S8 (the depth buffer of most GL
+ * applications) loaded, or stored with its depth, with the format's
+ * conversion written out once for the block: r_zs_load_px / r_zs_store_px
+ * per sample, exactly, without their per-sample dispatch.  (GL clears
+ * depth every frame but rarely stencil, so most passes load the stencil
+ * alone.)  False for anything else. */
 static bool zs_block_z24s8(enum vagx_format f, bool store, bool dl, bool sl, uint8_t *h,
                            uint32_t E, unsigned ns, float *depth, uint8_t *stencil)
 {
@@ -1620,6 +1612,15 @@ static bool zs_io_fast(struct tctx *c, bool store, bool dl, bool sl, bool untouc
    return true;
 }
 
+/* Depth/stencil load (store = false) or store of the tile.  Without a load
+ * the clear is deferred until a primitive tests depth/stencil or the tile
+ * stores them: most clears of colour-only passes never touch them.
+ * Pixels (x, y) in [x0, x1) x [y0, y1), samples in order, each through
+ * r_map as the reference path does it; the fast path (zs_io_fast) takes
+ * the tile's twiddled block at once when the first sample's translation
+ * reaches over all of it (a tile cut by an edge too, touching only its
+ * pixels inside), and otherwise goes in the same order through a span
+ * cache, so a fault is met at the same sample. */
 static bool zs_io(struct tctx *c, bool store)
 {
    struct rjob *j = c->j;
